@@ -1,0 +1,139 @@
+# traza — build, test, demo, install.
+#
+#   make            build libtraza (static + shared) and the traza binary into build/
+#   make test       install missing Debian packages, build, run every test, then run
+#                   the suite again under ASan+UBSan (build/asan/)
+#   make demo       install, build, import the bundled examples and write an HTML report
+#   make install    PREFIX=/usr/local DESTDIR= : binary, library, headers, pkg-config, man
+#   make fuzz       build the libFuzzer harnesses (clang) into build/fuzz/
+#   make bench      run the benchmarks in bench/ (slow; see bench/README.md)
+#
+# Sources are found by wildcard: a new file under src/<area>/ is part of libtraza,
+# a new src/cli/cmd_*.c is part of the CLI, a new tests/<area>/test_*.c is a test.
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+SAN     ?= 0
+CC      ?= cc
+ifeq ($(CC),cc)
+CC := gcc
+endif
+
+ifeq ($(SAN),1)
+BUILD   ?= build/asan
+OPT     ?= -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+LDSAN   := -fsanitize=address,undefined
+else
+BUILD   ?= build
+OPT     ?= -O2
+LDSAN   :=
+endif
+
+VERSION := 0.1.0
+# Libraries found through pkg-config. Optional-by-design features are not optional
+# at build time: a missing package is installed by scripts/install-deps.sh.
+PKGS    := sqlite3 libpcre2-8 libzstd liblzma zlib jansson
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
+CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -g $(OPT) $(WARN) -fPIC -Iinclude -Isrc $(PKG_CFLAGS) $(CFLAGS)
+LDLIBS_ALL := $(PKG_LIBS) -ldl -lpthread -lm $(LDLIBS)
+
+LIB_SRC := $(sort $(shell find src -name '*.c' -not -path 'src/cli/*'))
+CLI_SRC := $(sort $(wildcard src/cli/*.c))
+TEST_SRC := $(sort $(wildcard tests/*/test_*.c))
+PLUGIN_SRC := $(sort $(wildcard examples/plugins/*.c))
+FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
+
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
+PLUGIN_SO := $(patsubst examples/plugins/%.c,$(BUILD)/plugins/%.so,$(PLUGIN_SRC))
+# Fuzz harnesses also build as plain programs that replay their seed corpus (no clang
+# needed): that is how `make test` keeps them honest.
+REPLAY_BIN := $(patsubst fuzz/%.c,$(BUILD)/fuzz-replay/%,$(FUZZ_SRC))
+
+.PHONY: all lib cli tests deps test test-fast test-san demo install uninstall fuzz bench clean plugins
+all: deps-check $(BUILD)/libtraza.a $(BUILD)/libtraza.so $(BUILD)/traza plugins
+
+deps-check:
+	@pkg-config --exists $(PKGS) || { echo "missing libraries: run 'make deps' (or 'make test')" >&2; exit 1; }
+.PHONY: deps-check
+
+deps:
+	@bash scripts/install-deps.sh
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+$(BUILD)/libtraza.a: $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/libtraza.so: $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,libtraza.so.0 $(LDSAN) -o $@ $^ $(LDLIBS_ALL)
+
+$(BUILD)/traza: $(CLI_OBJ) $(BUILD)/libtraza.a
+	$(CC) $(LDSAN) -rdynamic -o $@ $(CLI_OBJ) $(BUILD)/libtraza.a $(LDLIBS_ALL)
+
+plugins: $(PLUGIN_SO)
+$(BUILD)/plugins/%.so: examples/plugins/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -shared $(LDSAN) -o $@ $<
+
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libtraza.a tests/testutil.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itests $(LDSAN) -o $@ $< $(BUILD)/libtraza.a $(LDLIBS_ALL) -lcmocka
+
+$(BUILD)/fuzz-replay/%: fuzz/%.c fuzz/replay_main.c $(BUILD)/libtraza.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(LDSAN) -o $@ $< fuzz/replay_main.c $(BUILD)/libtraza.a $(LDLIBS_ALL)
+
+tests: all $(TEST_BIN) $(REPLAY_BIN)
+
+# The whole suite: normal build, then the same tests under ASan+UBSan.
+test: deps
+	$(MAKE) tests
+	$(MAKE) SAN=1 tests
+	@bash tests/run.sh build build/asan
+
+# One pass without the sanitizer build (quicker while developing).
+test-fast: deps tests
+	@bash tests/run.sh $(BUILD)
+
+demo: deps all
+	@bash scripts/demo.sh $(BUILD)/traza
+
+fuzz:
+	@mkdir -p build/fuzz
+	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
+	  echo "clang -fsanitize=fuzzer $$f"; \
+	  clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Isrc $(PKG_CFLAGS) \
+	    -o build/fuzz/$$n $$f $(LIB_SRC) $(PKG_LIBS) -ldl -lpthread -lm || exit 1; done
+
+bench: all
+	@bash bench/run-all.sh $(BUILD)/traza
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/traza $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(BUILD)/traza $(DESTDIR)$(PREFIX)/bin/traza
+	install -m 644 $(BUILD)/libtraza.a $(DESTDIR)$(PREFIX)/lib/libtraza.a
+	install -m 755 $(BUILD)/libtraza.so $(DESTDIR)$(PREFIX)/lib/libtraza.so.$(VERSION)
+	ln -sf libtraza.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libtraza.so.0
+	ln -sf libtraza.so.0 $(DESTDIR)$(PREFIX)/lib/libtraza.so
+	install -m 644 include/traza/*.h $(DESTDIR)$(PREFIX)/include/traza/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' -e 's|@PKGS@|$(PKGS)|g' \
+	  scripts/traza.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/traza.pc
+	install -m 644 man/traza.1 $(DESTDIR)$(PREFIX)/share/man/man1/traza.1
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/traza $(DESTDIR)$(PREFIX)/lib/libtraza.* \
+	  $(DESTDIR)$(PREFIX)/lib/pkgconfig/traza.pc $(DESTDIR)$(PREFIX)/share/man/man1/traza.1
+	rm -rf $(DESTDIR)$(PREFIX)/include/traza
+
+clean:
+	rm -rf build
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,45 @@
+/* traza — importing trace files into a workspace. */
+#ifndef TRAZA_IMPORT_H
+#define TRAZA_IMPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "traza/store.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct traza_import_opts {
+    const char *format;   /* NULL or "auto" = detect by content */
+    const char *name;     /* trace name; NULL = derived from the first file name */
+    const char *map;      /* csv: the column map "ts=0,end=1,type=4,producer=5,..." */
+    int time_unit;        /* override of the format's default unit; 0 = format default... */
+    int has_time_unit;    /* ...unless this is set */
+} traza_import_opts;
+
+typedef struct traza_importer {
+    const char *name;     /* "paje", "kptrace", "pc", "csv", ... */
+    const char *tool_name; /* its name as a registered tool: "import-paje", ... */
+    const char *summary;
+    /* Confidence 0..100 that `head` (the first bytes of the file) is this format. */
+    int (*detect)(const char *path, const unsigned char *head, size_t len);
+    /* Reads the files into the writer (which the caller commits or aborts). */
+    int (*read)(traza_ctx *ctx, traza_writer *w, const char *const *paths, size_t npaths,
+                const traza_import_opts *opts, traza_err *err);
+} traza_importer;
+
+size_t traza_importer_count(void);
+const traza_importer *traza_importer_at(size_t i);
+const traza_importer *traza_importer_find(const char *name);
+/* Picks the importer by content; error lists what was tried. */
+const traza_importer *traza_importer_detect(const char *path, traza_err *err);
+
+/* Imports files as one new trace. On any failure the workspace is unchanged. */
+int traza_import(traza_workspace *ws, const char *const *paths, size_t npaths,
+                 const traza_import_opts *opts, traza_trace_info *out, traza_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

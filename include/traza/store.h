@@ -1,0 +1,156 @@
+/* traza — workspaces, trace stores, import writers and queries.
+ *
+ * A workspace holds a catalogue of traces and one store per trace. The backend
+ * (SQLite directory, or PostgreSQL) is chosen by the workspace location; all SQL
+ * stays behind this API. */
+#ifndef TRAZA_STORE_H
+#define TRAZA_STORE_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "traza/ctx.h"
+#include "traza/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct traza_workspace traza_workspace;
+typedef struct traza_trace traza_trace;
+typedef struct traza_writer traza_writer;
+typedef struct traza_cursor traza_cursor;
+
+/* ---- workspace ---------------------------------------------------------- */
+
+/* The default workspace location: $TRAZA_WORKSPACE, else $XDG_DATA_HOME/traza, else
+ * ~/.local/share/traza. Writes into buf; returns buf or NULL if nothing fits. */
+const char *traza_workspace_default(char *buf, size_t size);
+
+/* Opens (creating if needed) a workspace: a directory path (SQLite backend) or a
+ * postgresql:// URI when that backend is built in. */
+traza_workspace *traza_workspace_open(traza_ctx *ctx, const char *location, traza_err *err);
+void traza_workspace_close(traza_workspace *ws);
+const char *traza_workspace_backend(const traza_workspace *ws);
+traza_ctx *traza_workspace_ctx(traza_workspace *ws);
+const char *traza_workspace_location(const traza_workspace *ws);
+
+/* All traces, ordered by id. Free with traza_trace_info_array_free. */
+int traza_workspace_list(traza_workspace *ws, traza_trace_info **out, size_t *n, traza_err *err);
+/* Looks a trace up by name, or by numeric id given as text. */
+int traza_workspace_find(traza_workspace *ws, const char *name_or_id, traza_trace_info *out, traza_err *err);
+int traza_workspace_remove(traza_workspace *ws, const char *name_or_id, traza_err *err);
+int traza_workspace_rename(traza_workspace *ws, const char *name_or_id, const char *new_name, traza_err *err);
+
+/* ---- writing a new trace (importers) ------------------------------------ */
+
+/* Starts a new trace. Nothing is visible in the workspace until commit: an abort, an
+ * error or a crash leaves the catalogue and every other trace as they were. */
+traza_writer *traza_writer_begin(traza_workspace *ws, const char *name, const char *format, traza_err *err);
+int traza_writer_set_time_unit(traza_writer *w, int exponent);
+int traza_writer_add_source(traza_writer *w, const char *path, traza_err *err);
+int traza_writer_set_param(traza_writer *w, const char *key, const char *value, traza_err *err);
+/* Get-or-create a producer by (parent, name). Returns its id, -1 on error. */
+int32_t traza_writer_producer(traza_writer *w, int32_t parent, const char *name, const char *ptype, traza_err *err);
+/* Get-or-create an event type by name. Using one name with two categories is an
+ * error (TRAZA_E_EXISTS). Returns the id, -1 on error. */
+int32_t traza_writer_event_type(traza_writer *w, const char *name, traza_category cat, traza_err *err);
+int traza_writer_set_type_color(traza_writer *w, int32_t type, const char *color, traza_err *err);
+/* Get-or-create a parameter definition of an event type. A second definition under
+ * the same name with another ptype is an error. Returns the id, -1 on error. */
+int32_t traza_writer_param_def(traza_writer *w, int32_t type, const char *name, traza_ptype ptype, traza_err *err);
+/* Adds an event (params included). ev->id is ignored; ids are assigned at commit in
+ * time order. Returns 0 or -1. */
+int traza_writer_event(traza_writer *w, const traza_event *ev, traza_err *err);
+/* Number of events added so far. */
+int64_t traza_writer_count(const traza_writer *w);
+/* Builds indexes, publishes the trace in the catalogue. The writer is freed either way. */
+int traza_writer_commit(traza_writer *w, traza_trace_info *out_info, traza_err *err);
+void traza_writer_abort(traza_writer *w);
+
+/* ---- reading a trace ----------------------------------------------------- */
+
+enum { TRAZA_OPEN_READ = 0, TRAZA_OPEN_WRITE = 1 /* to save results */ };
+
+traza_trace *traza_trace_open(traza_workspace *ws, const char *name_or_id, int flags, traza_err *err);
+void traza_trace_close(traza_trace *t);
+const traza_trace_info *traza_trace_info_of(const traza_trace *t);
+traza_workspace *traza_trace_workspace(traza_trace *t);
+
+size_t traza_trace_producers(const traza_trace *t, const traza_producer **out);
+size_t traza_trace_event_types(const traza_trace *t, const traza_event_type **out);
+size_t traza_trace_param_defs(const traza_trace *t, const traza_param_def **out);
+const traza_producer *traza_trace_producer(const traza_trace *t, int32_t id);
+const traza_event_type *traza_trace_event_type(const traza_trace *t, int32_t id);
+const traza_param_def *traza_trace_param_def(const traza_trace *t, int32_t id);
+const traza_event_type *traza_trace_event_type_by_name(const traza_trace *t, const char *name);
+/* Finds a producer by name, or by path "root/child/grandchild", or by numeric id. */
+const traza_producer *traza_trace_producer_find(const traza_trace *t, const char *spec);
+/* The producer's full path "root/child" into buf. */
+const char *traza_trace_producer_path(const traza_trace *t, int32_t id, char *buf, size_t size);
+/* Appends the ids of producer `id` and all its descendants; returns the count or -1. */
+int traza_trace_producer_subtree(const traza_trace *t, int32_t id, int32_t **ids, size_t *n, traza_err *err);
+
+/* ---- queries ------------------------------------------------------------- */
+
+typedef enum traza_cmp { TRAZA_EQ, TRAZA_NE, TRAZA_LT, TRAZA_GT, TRAZA_LE, TRAZA_GE } traza_cmp;
+
+/* A condition on a named parameter: numeric when the value parses as a number and
+ * the parameter is numeric, string comparison otherwise. */
+typedef struct traza_param_cond {
+    const char *name;
+    traza_cmp op;
+    const char *value;
+} traza_param_cond;
+
+/* A PCRE2 regular expression on a column: "type", "producer" (its path), "ts",
+ * "end_ts", "category", "cpu", "value", "level", or a parameter name. */
+typedef struct traza_regex_cond {
+    const char *column;
+    const char *pattern;
+    int negate;
+} traza_regex_cond;
+
+typedef enum traza_order { TRAZA_ORDER_TIME = 0, TRAZA_ORDER_TIME_DESC = 1 } traza_order;
+
+typedef struct traza_filter {
+    int has_from, has_to;
+    int64_t from, to;          /* inclusive bounds on ts */
+    int overlap;               /* intervals overlapping [from, to] instead of ts in it */
+    const int32_t *types;      /* NULL = all */
+    size_t ntypes;
+    const int32_t *producers;  /* NULL = all (expand subtrees before) */
+    size_t nproducers;
+    unsigned categories;       /* bit (1 << category); 0 = all */
+    const traza_param_cond *conds;
+    size_t nconds;
+    const traza_regex_cond *regexes;
+    size_t nregexes;
+    int64_t event_set;         /* restrict to a saved event set (result id); 0 = none */
+    traza_order order;
+    int64_t offset;            /* skip this many matching events */
+    int64_t limit;             /* at most this many; 0 = no limit */
+    int with_params;           /* load parameter values into each event */
+} traza_filter;
+
+void traza_filter_init(traza_filter *f);
+
+/* Opens a cursor; events come in time order (ties by id). */
+traza_cursor *traza_query(traza_trace *t, const traza_filter *f, traza_err *err);
+/* 1 with *ev set (valid until the next call), 0 at the end, -1 on error. */
+int traza_cursor_next(traza_cursor *c, const traza_event **ev, traza_err *err);
+void traza_cursor_free(traza_cursor *c);
+/* Counts matching events (offset/limit ignored). -1 on error. */
+int64_t traza_count(traza_trace *t, const traza_filter *f, traza_err *err);
+
+/* ---- time values ---------------------------------------------------------- */
+
+/* Parses "1.5ms", "200us", "3s", "42ns", "10ps", or raw ticks ("12345") into ticks
+ * of 10^time_unit seconds. */
+int traza_time_parse(const char *text, int time_unit, int64_t *out, traza_err *err);
+/* Formats ticks as a human string with a unit ("1.5 ms"). */
+const char *traza_time_format(int64_t ticks, int time_unit, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,11 @@
+/* traza — umbrella header of libtraza. */
+#ifndef TRAZA_H
+#define TRAZA_H
+#include "traza/error.h"
+#include "traza/ctx.h"
+#include "traza/model.h"
+#include "traza/store.h"
+#include "traza/result.h"
+#include "traza/tool.h"
+#include "traza/import.h"
+#endif

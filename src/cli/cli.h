@@ -1,0 +1,121 @@
+/* The traza command-line front end: shared state and helpers for subcommands.
+ * One file per subcommand (cmd_<name>.c); the list is commands.def. */
+#ifndef TZ_CLI_H
+#define TZ_CLI_H
+
+#include <getopt.h>
+#include <stdio.h>
+#include "traza/traza.h"
+
+/* Exit codes (DESIGN.md): 0 ok, 1 failure, 2 usage error. */
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+
+typedef struct traza_cli {
+    traza_ctx *ctx;
+    const char *ws_path;      /* -w / TRAZA_WORKSPACE / default */
+    traza_workspace *ws;      /* opened on first use */
+    int json;                 /* --json */
+    int quiet;
+    int verbose;
+    int progress_tty;         /* stderr is a terminal: draw progress bars */
+    char ws_buf[4096];
+} traza_cli;
+
+typedef struct cli_command {
+    const char *name;
+    const char *summary;
+    int (*run)(traza_cli *cli, int argc, char **argv);
+    const char *usage;        /* full help text */
+} cli_command;
+
+#define CMD(name, summary) int cmd_##name(traza_cli *cli, int argc, char **argv); extern const char cmd_##name##_usage[];
+#include "cli/commands.def"
+#undef CMD
+
+/* Opens the workspace (once). Returns NULL after printing the error. */
+traza_workspace *cli_ws(traza_cli *cli);
+/* Opens a trace by name or id; NULL after printing the error. */
+traza_trace *cli_trace(traza_cli *cli, const char *name, int flags);
+
+/* Prints "traza: <msg>" for a library error; returns the matching exit code. */
+int cli_fail(traza_cli *cli, const traza_err *err);
+/* Prints "traza CMD: <msg>" and a hint to --help; returns EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Handles -h/--help for a command: prints usage, returns 1 if it did. */
+int cli_print_usage(const char *cmd);
+
+/* Long options every data command shares. Use CLI_COMMON_LONGOPTS at the start of
+ * a command's option table and cli_common_opt() in its switch's default case. */
+enum { OPT_JSON = 1000, OPT_HELP_LONG, OPT_WS, OPT_QUIET, OPT_VERBOSE, OPT_FIRST_FREE = 1100 };
+#define CLI_COMMON_LONGOPTS                                   \
+    {"json", no_argument, NULL, OPT_JSON},                    \
+    {"help", no_argument, NULL, 'h'},                         \
+    {"workspace", required_argument, NULL, 'w'},              \
+    {"quiet", no_argument, NULL, 'q'}
+/* Returns 1 if it handled the option, 0 if unknown, -1 if the command should exit
+ * with EXIT_OK (help printed), -2 for a usage error (message printed). */
+int cli_common_opt(traza_cli *cli, const char *cmd, int opt);
+
+/* Filter options shared by query, stats, density, export, filter, ... */
+typedef struct cli_filter {
+    traza_filter f;
+    const char *from_s, *to_s;
+    const char *types_s[64];
+    size_t ntypes_s;
+    const char *producers_s[64];
+    size_t nproducers_s;
+    int subtree;
+    const char *categories_s[8];
+    size_t ncategories_s;
+    traza_param_cond conds[32];
+    size_t nconds;
+    char *cond_bufs[32];
+    traza_regex_cond regexes[32];
+    size_t nregexes;
+    char *regex_bufs[32];
+    const char *set_s;
+    int32_t *types;
+    int32_t *producers;
+    size_t nproducers;
+} cli_filter;
+
+enum {
+    OPT_FROM = 1200, OPT_TO, OPT_TYPE, OPT_PRODUCER, OPT_SUBTREE, OPT_CATEGORY, OPT_WHERE, OPT_REGEX, OPT_SET, OPT_OVERLAP
+};
+#define CLI_FILTER_LONGOPTS                                         \
+    {"from", required_argument, NULL, OPT_FROM},                    \
+    {"to", required_argument, NULL, OPT_TO},                        \
+    {"type", required_argument, NULL, OPT_TYPE},                    \
+    {"producer", required_argument, NULL, OPT_PRODUCER},            \
+    {"subtree", no_argument, NULL, OPT_SUBTREE},                    \
+    {"category", required_argument, NULL, OPT_CATEGORY},            \
+    {"where", required_argument, NULL, OPT_WHERE},                  \
+    {"regex", required_argument, NULL, OPT_REGEX},                  \
+    {"set", required_argument, NULL, OPT_SET},                      \
+    {"overlap", no_argument, NULL, OPT_OVERLAP}
+#define CLI_FILTER_HELP                                                                              \
+    "Filters:\n"                                                                                     \
+    "  --from T, --to T        time window (units: 1.5ms, 200us, 3s, or raw ticks)\n"              \
+    "  --overlap               with a window: intervals overlapping it, not only starting in it\n"  \
+    "  --type NAME             event type (repeatable)\n"                                           \
+    "  --producer P            producer name or path a/b/c (repeatable); --subtree adds descendants\n" \
+    "  --category C            punctual, state, link or variable (repeatable)\n"                    \
+    "  --where 'PARAM OP VAL'  parameter condition, OP one of = != < > <= >= (repeatable)\n"        \
+    "  --regex 'COL~RE'        PCRE2 on a column (type, producer, ts, end_ts, category, cpu, value,\n" \
+    "                          level) or a parameter; 'COL!~RE' negates (repeatable)\n"             \
+    "  --set RESULT            only events of a saved event set\n"
+
+void cli_filter_init(cli_filter *cf);
+/* Returns 1 if the option was a filter option, 0 if not, -1 on a usage error. */
+int cli_filter_opt(cli_filter *cf, const char *cmd, int opt, const char *arg);
+/* Resolves names against the trace; prints errors; 0 or the exit code. */
+int cli_filter_resolve(traza_cli *cli, cli_filter *cf, traza_trace *t);
+void cli_filter_free(cli_filter *cf);
+
+/* Progress on stderr when it is a terminal. */
+int cli_progress(void *user, const char *what, uint64_t done, uint64_t total);
+
+/* Writes a whole buffer to a file or "-" (stdout); prints the error and returns 1. */
+int cli_write_file(const char *path, const char *data, size_t len);
+
+#endif

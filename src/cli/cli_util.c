@@ -1,0 +1,291 @@
+/* Helpers shared by subcommands: workspace, errors, options, progress. */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+traza_workspace *cli_ws(traza_cli *cli)
+{
+    if (cli->ws)
+        return cli->ws;
+    const char *loc = cli->ws_path;
+    if (!loc)
+        loc = traza_workspace_default(cli->ws_buf, sizeof cli->ws_buf);
+    if (!loc) {
+        fprintf(stderr, "traza: no workspace: give -w DIR or set TRAZA_WORKSPACE\n");
+        return NULL;
+    }
+    traza_err err;
+    traza_err_clear(&err);
+    cli->ws = traza_workspace_open(cli->ctx, loc, &err);
+    if (!cli->ws)
+        cli_fail(cli, &err);
+    return cli->ws;
+}
+
+traza_trace *cli_trace(traza_cli *cli, const char *name, int flags)
+{
+    traza_workspace *ws = cli_ws(cli);
+    if (!ws)
+        return NULL;
+    traza_err err;
+    traza_err_clear(&err);
+    traza_trace *t = traza_trace_open(ws, name, flags, &err);
+    if (!t)
+        cli_fail(cli, &err);
+    return t;
+}
+
+int cli_fail(traza_cli *cli, const traza_err *err)
+{
+    (void)cli;
+    if (cli && cli->progress_tty)
+        fputs("\r\033[K", stderr);
+    fprintf(stderr, "traza: %s\n", err->msg[0] ? err->msg : traza_errcode_name(err->code));
+    return err->code == TRAZA_E_USAGE ? EXIT_USAGE : EXIT_FAIL;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "traza %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (see 'traza %s --help')\n", cmd);
+    va_end(ap);
+    return EXIT_USAGE;
+}
+
+int cli_common_opt(traza_cli *cli, const char *cmd, int opt)
+{
+    switch (opt) {
+    case OPT_JSON: cli->json = 1; return 1;
+    case 'h': cli_print_usage(cmd); return -1;
+    case 'w': cli->ws_path = optarg; return 1;
+    case 'q': cli->quiet = 1; cli->progress_tty = 0; traza_ctx_set_progress(cli->ctx, NULL, NULL); return 1;
+    case '?': cli_usage_error(cmd, "bad option"); return -2;
+    case ':': cli_usage_error(cmd, "option needs a value"); return -2;
+    }
+    return 0;
+}
+
+int cli_progress(void *user, const char *what, uint64_t done, uint64_t total)
+{
+    traza_cli *cli = user;
+    if (!cli->progress_tty)
+        return 0;
+    if (total) {
+        int pct = (int)(done * 100 / total);
+        int bar = pct * 30 / 100;
+        fprintf(stderr, "\r\033[K%s [%.*s%*s] %3d%%", what, bar, "==============================", 30 - bar, "", pct);
+        if (done >= total)
+            fputs("\r\033[K", stderr);
+    } else {
+        fprintf(stderr, "\r\033[K%s %llu", what, (unsigned long long)done);
+    }
+    fflush(stderr);
+    return 0;
+}
+
+int cli_write_file(const char *path, const char *data, size_t len)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "wb");
+    if (!f) {
+        fprintf(stderr, "traza: %s: cannot create: %s\n", path, strerror(errno));
+        return EXIT_FAIL;
+    }
+    size_t n = fwrite(data, 1, len, f);
+    int bad = n != len || fflush(f) != 0 || ferror(f);
+    if (f != stdout && fclose(f) != 0)
+        bad = 1;
+    if (bad) {
+        fprintf(stderr, "traza: %s: write error: %s\n", path, strerror(errno));
+        return EXIT_FAIL;
+    }
+    return EXIT_OK;
+}
+
+/* ---- filters ----------------------------------------------------------------- */
+
+void cli_filter_init(cli_filter *cf)
+{
+    memset(cf, 0, sizeof *cf);
+    traza_filter_init(&cf->f);
+}
+
+void cli_filter_free(cli_filter *cf)
+{
+    for (size_t i = 0; i < cf->nconds; i++)
+        free(cf->cond_bufs[i]);
+    for (size_t i = 0; i < cf->nregexes; i++)
+        free(cf->regex_bufs[i]);
+    free(cf->types);
+    free(cf->producers);
+}
+
+static int parse_cond(cli_filter *cf, const char *cmd, const char *arg)
+{
+    if (cf->nconds >= 32)
+        return cli_usage_error(cmd, "too many --where conditions (at most 32)"), -1;
+    char *s = strdup(arg);
+    if (!s)
+        return -1;
+    static const struct { const char *op; traza_cmp c; } ops[] = {
+        {"!=", TRAZA_NE}, {"<=", TRAZA_LE}, {">=", TRAZA_GE}, {"=", TRAZA_EQ}, {"<", TRAZA_LT}, {">", TRAZA_GT},
+    };
+    char *best = NULL;
+    size_t bi = 0;
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+        char *p = strstr(s, ops[i].op);
+        if (p && (!best || p < best || (p == best && strlen(ops[i].op) > strlen(ops[bi].op)))) {
+            best = p;
+            bi = i;
+        }
+    }
+    if (!best || best == s) {
+        free(s);
+        cli_usage_error(cmd, "--where '%s': expected PARAM OP VALUE with OP one of = != < > <= >=", arg);
+        return -1;
+    }
+    char *name_end = best;
+    while (name_end > s && name_end[-1] == ' ')
+        name_end--;
+    *name_end = '\0';
+    char *val = best + strlen(ops[bi].op);
+    while (*val == ' ')
+        val++;
+    traza_param_cond *c = &cf->conds[cf->nconds];
+    c->name = s;
+    c->op = ops[bi].c;
+    c->value = val;
+    cf->cond_bufs[cf->nconds++] = s;
+    return 1;
+}
+
+static int parse_regex(cli_filter *cf, const char *cmd, const char *arg)
+{
+    if (cf->nregexes >= 32)
+        return cli_usage_error(cmd, "too many --regex conditions (at most 32)"), -1;
+    const char *t = strchr(arg, '~');
+    if (!t || t == arg) {
+        cli_usage_error(cmd, "--regex '%s': expected COLUMN~REGEX or COLUMN!~REGEX", arg);
+        return -1;
+    }
+    int neg = t[-1] == '!';
+    char *col = strndup(arg, (size_t)(t - arg - neg));
+    if (!col)
+        return -1;
+    traza_regex_cond *r = &cf->regexes[cf->nregexes];
+    r->column = col;
+    r->pattern = t + 1;
+    r->negate = neg;
+    cf->regex_bufs[cf->nregexes++] = col;
+    return 1;
+}
+
+int cli_filter_opt(cli_filter *cf, const char *cmd, int opt, const char *arg)
+{
+    switch (opt) {
+    case OPT_FROM: cf->from_s = arg; return 1;
+    case OPT_TO: cf->to_s = arg; return 1;
+    case OPT_OVERLAP: cf->f.overlap = 1; return 1;
+    case OPT_SUBTREE: cf->subtree = 1; return 1;
+    case OPT_SET: cf->set_s = arg; return 1;
+    case OPT_TYPE:
+        if (cf->ntypes_s >= 64) return cli_usage_error(cmd, "too many --type"), -1;
+        cf->types_s[cf->ntypes_s++] = arg;
+        return 1;
+    case OPT_PRODUCER:
+        if (cf->nproducers_s >= 64) return cli_usage_error(cmd, "too many --producer"), -1;
+        cf->producers_s[cf->nproducers_s++] = arg;
+        return 1;
+    case OPT_CATEGORY:
+        if (cf->ncategories_s >= 8) return cli_usage_error(cmd, "too many --category"), -1;
+        cf->categories_s[cf->ncategories_s++] = arg;
+        return 1;
+    case OPT_WHERE: return parse_cond(cf, cmd, arg);
+    case OPT_REGEX: return parse_regex(cf, cmd, arg);
+    }
+    return 0;
+}
+
+int cli_filter_resolve(traza_cli *cli, cli_filter *cf, traza_trace *t)
+{
+    traza_err err;
+    traza_err_clear(&err);
+    const traza_trace_info *info = traza_trace_info_of(t);
+    if (cf->from_s) {
+        if (traza_time_parse(cf->from_s, info->time_unit, &cf->f.from, &err) < 0)
+            return cli_fail(cli, &err);
+        cf->f.has_from = 1;
+    }
+    if (cf->to_s) {
+        if (traza_time_parse(cf->to_s, info->time_unit, &cf->f.to, &err) < 0)
+            return cli_fail(cli, &err);
+        cf->f.has_to = 1;
+    }
+    if (cf->ntypes_s) {
+        cf->types = calloc(cf->ntypes_s, sizeof *cf->types);
+        if (!cf->types)
+            return EXIT_FAIL;
+        for (size_t i = 0; i < cf->ntypes_s; i++) {
+            const traza_event_type *ty = traza_trace_event_type_by_name(t, cf->types_s[i]);
+            if (!ty) {
+                fprintf(stderr, "traza: trace '%s' has no event type '%s'\n", info->name, cf->types_s[i]);
+                return EXIT_FAIL;
+            }
+            cf->types[i] = ty->id;
+        }
+        cf->f.types = cf->types;
+        cf->f.ntypes = cf->ntypes_s;
+    }
+    for (size_t i = 0; i < cf->ncategories_s; i++) {
+        int c = traza_category_parse(cf->categories_s[i]);
+        if (c < 0) {
+            fprintf(stderr, "traza: unknown category '%s' (expected punctual, state, link or variable)\n", cf->categories_s[i]);
+            return EXIT_USAGE;
+        }
+        cf->f.categories |= 1u << c;
+    }
+    if (cf->nproducers_s) {
+        for (size_t i = 0; i < cf->nproducers_s; i++) {
+            const traza_producer *p = traza_trace_producer_find(t, cf->producers_s[i]);
+            if (!p) {
+                fprintf(stderr, "traza: trace '%s' has no producer '%s' (or the name is ambiguous: give its path a/b/c)\n",
+                        info->name, cf->producers_s[i]);
+                return EXIT_FAIL;
+            }
+            if (cf->subtree) {
+                if (traza_trace_producer_subtree(t, p->id, &cf->producers, &cf->nproducers, &err) < 0)
+                    return cli_fail(cli, &err);
+            } else {
+                int32_t *np = realloc(cf->producers, (cf->nproducers + 1) * sizeof *np);
+                if (!np)
+                    return EXIT_FAIL;
+                cf->producers = np;
+                cf->producers[cf->nproducers++] = p->id;
+            }
+        }
+        cf->f.producers = cf->producers;
+        cf->f.nproducers = cf->nproducers;
+    }
+    cf->f.conds = cf->conds;
+    cf->f.nconds = cf->nconds;
+    cf->f.regexes = cf->regexes;
+    cf->f.nregexes = cf->nregexes;
+    if (cf->set_s) {
+        traza_result_info r;
+        if (traza_result_find(t, cf->set_s, &r, &err) < 0)
+            return cli_fail(cli, &err);
+        int kind = r.kind;
+        cf->f.event_set = r.id;
+        traza_result_info_clear(&r);
+        if (kind != TRAZA_RES_EVENT_SET) {
+            fprintf(stderr, "traza: result '%s' is a %s, not an event set\n", cf->set_s, traza_result_kind_name((traza_result_kind)kind));
+            return EXIT_FAIL;
+        }
+    }
+    return EXIT_OK;
+}

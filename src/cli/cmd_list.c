@@ -1,0 +1,56 @@
+/* traza list [--json] */
+#include "cli/cli.h"
+#include "cli/info_print.h"
+
+const char cmd_list_usage[] =
+    "usage: traza list [--json]\n"
+    "\n"
+    "Lists the traces of the workspace: id, name, format, events, time span.\n"
+    "  --json   an array of the objects 'traza info --json' prints\n";
+
+int cmd_list(traza_cli *cli, int argc, char **argv)
+{
+    static const struct option longopts[] = {CLI_COMMON_LONGOPTS, {NULL, 0, NULL, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, ":hqw:", longopts, NULL)) != -1) {
+        int r = cli_common_opt(cli, "list", c);
+        if (r == -1) return EXIT_OK;
+        if (r <= 0) return EXIT_USAGE;
+    }
+    if (optind < argc)
+        return cli_usage_error("list", "unexpected argument '%s'", argv[optind]);
+    traza_workspace *ws = cli_ws(cli);
+    if (!ws)
+        return EXIT_FAIL;
+    traza_err err;
+    traza_err_clear(&err);
+    traza_trace_info *all;
+    size_t n;
+    if (traza_workspace_list(ws, &all, &n, &err) < 0)
+        return cli_fail(cli, &err);
+    tz_buf b;
+    tz_buf_init(&b);
+    if (cli->json) {
+        tz_buf_putc(&b, '[');
+        for (size_t i = 0; i < n; i++) {
+            if (i)
+                tz_buf_putc(&b, ',');
+            cli_info_json(&b, &all[i]);
+        }
+        tz_buf_puts(&b, "]\n");
+    } else if (n == 0) {
+        tz_buf_printf(&b, "no traces in %s (add one with 'traza import FILE')\n", traza_workspace_location(ws));
+    } else {
+        tz_buf_printf(&b, "%4s  %-28s %-9s %12s %10s  %s\n", "id", "name", "format", "events", "producers", "span");
+        for (size_t i = 0; i < n; i++) {
+            char span[64];
+            traza_time_format(all[i].max_ts - all[i].min_ts, all[i].time_unit, span, sizeof span);
+            tz_buf_printf(&b, "%4lld  %-28s %-9s %12lld %10lld  %s\n", (long long)all[i].id, all[i].name,
+                          all[i].format ? all[i].format : "", (long long)all[i].events, (long long)all[i].producers, span);
+        }
+    }
+    fputs(b.s ? b.s : "", stdout);
+    tz_buf_free(&b);
+    traza_trace_info_array_free(all, n);
+    return EXIT_OK;
+}

@@ -1,0 +1,33 @@
+/* traza rm TRACE... */
+#include "cli/cli.h"
+
+const char cmd_rm_usage[] =
+    "usage: traza rm TRACE...\n"
+    "\n"
+    "Removes traces (by name or id) from the workspace, with their saved results.\n";
+
+int cmd_rm(traza_cli *cli, int argc, char **argv)
+{
+    static const struct option longopts[] = {CLI_COMMON_LONGOPTS, {NULL, 0, NULL, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, ":hqw:", longopts, NULL)) != -1) {
+        int r = cli_common_opt(cli, "rm", c);
+        if (r == -1) return EXIT_OK;
+        if (r <= 0) return EXIT_USAGE;
+    }
+    if (optind >= argc)
+        return cli_usage_error("rm", "no trace given");
+    traza_workspace *ws = cli_ws(cli);
+    if (!ws)
+        return EXIT_FAIL;
+    int rc = EXIT_OK;
+    for (int i = optind; i < argc; i++) {
+        traza_err err;
+        traza_err_clear(&err);
+        if (traza_workspace_remove(ws, argv[i], &err) < 0)
+            rc = cli_fail(cli, &err);
+        else if (!cli->quiet)
+            printf("removed '%s'\n", argv[i]);
+    }
+    return rc;
+}

@@ -1,0 +1,132 @@
+/* traza: the command-line front end. Dispatches to one file per subcommand. */
+#include "cli/cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const cli_command commands[] = {
+#define CMD(n, s) {#n, s, cmd_##n, cmd_##n##_usage},
+#include "cli/commands.def"
+#undef CMD
+};
+static const size_t ncommands = sizeof commands / sizeof commands[0];
+
+static const cli_command *find_command(const char *name)
+{
+    for (size_t i = 0; i < ncommands; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+int cli_print_usage(const char *cmd)
+{
+    const cli_command *c = find_command(cmd);
+    if (!c)
+        return 0;
+    fputs(c->usage, stdout);
+    return 1;
+}
+
+static void main_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: traza [-w WORKSPACE] COMMAND [ARGS]\n"
+            "\n"
+            "traza records, imports, stores, compresses, analyses and shows execution traces\n"
+            "of embedded systems.\n"
+            "\n"
+            "Commands:\n");
+    for (size_t i = 0; i < ncommands; i++)
+        fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out,
+            "\n"
+            "Global options:\n"
+            "  -w, --workspace DIR   the workspace (default: $TRAZA_WORKSPACE, else\n"
+            "                        $XDG_DATA_HOME/traza, else ~/.local/share/traza)\n"
+            "  -q, --quiet           no progress output\n"
+            "  -v, --verbose         more messages\n"
+            "  --version             print the version\n"
+            "\n"
+            "'traza help COMMAND' or 'traza COMMAND --help' shows a command's options.\n"
+            "Exit status: 0 success, 1 failure, 2 usage error.\n");
+}
+
+static void log_to_stderr(void *user, traza_log_level level, const char *msg)
+{
+    (void)user;
+    static const char *const names[] = {"debug", "info", "warning", "error"};
+    fprintf(stderr, "traza: %s: %s\n", names[level], msg);
+}
+
+int main(int argc, char **argv)
+{
+    traza_cli cli;
+    memset(&cli, 0, sizeof cli);
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        const char *a = argv[i];
+        if ((strcmp(a, "-w") == 0 || strcmp(a, "--workspace") == 0) && i + 1 < argc) {
+            cli.ws_path = argv[++i];
+        } else if (strncmp(a, "--workspace=", 12) == 0) {
+            cli.ws_path = a + 12;
+        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+            cli.quiet = 1;
+        } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+            cli.verbose = 1;
+        } else if (strcmp(a, "--version") == 0) {
+            printf("traza %s\n", traza_version());
+            return EXIT_OK;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            main_usage(stdout);
+            return EXIT_OK;
+        } else {
+            fprintf(stderr, "traza: unknown option '%s' (see 'traza --help')\n", a);
+            return EXIT_USAGE;
+        }
+    }
+    if (i >= argc) {
+        main_usage(stderr);
+        return EXIT_USAGE;
+    }
+    const char *name = argv[i];
+    if (strcmp(name, "help") == 0) {
+        if (i + 1 < argc) {
+            if (!cli_print_usage(argv[i + 1])) {
+                fprintf(stderr, "traza: no command '%s' (see 'traza help')\n", argv[i + 1]);
+                return EXIT_USAGE;
+            }
+        } else {
+            main_usage(stdout);
+        }
+        return EXIT_OK;
+    }
+    const cli_command *c = find_command(name);
+    if (!c) {
+        fprintf(stderr, "traza: no command '%s' (see 'traza help')\n", name);
+        return EXIT_USAGE;
+    }
+    traza_err err;
+    traza_err_clear(&err);
+    cli.ctx = traza_ctx_new(&err);
+    if (!cli.ctx) {
+        fprintf(stderr, "traza: %s\n", err.msg);
+        return EXIT_FAIL;
+    }
+    traza_ctx_set_logger(cli.ctx, log_to_stderr, NULL, cli.verbose ? TRAZA_LOG_DEBUG : TRAZA_LOG_WARN);
+    cli.progress_tty = !cli.quiet && isatty(2);
+    if (cli.progress_tty)
+        traza_ctx_set_progress(cli.ctx, cli_progress, &cli);
+    /* Plugins and external tools: $TRAZA_PLUGIN_PATH, then the installed directory. */
+    const char *pp = getenv("TRAZA_PLUGIN_PATH");
+    if (pp)
+        traza_registry_load_path(traza_ctx_registry(cli.ctx), pp, &err);
+    optind = 1;
+    int rc = c->run(&cli, argc - i, argv + i);
+    if (cli.ws)
+        traza_workspace_close(cli.ws);
+    traza_ctx_free(cli.ctx);
+    return rc;
+}

@@ -1,0 +1,165 @@
+/* Importing: choosing the importer, running it into a writer, commit or abort. */
+#include "import/importers.h"
+#include "tools/builtin_list.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+size_t traza_importer_count(void)
+{
+    size_t n = 0;
+    while (tz_importers[n])
+        n++;
+    return n;
+}
+
+const traza_importer *traza_importer_at(size_t i) { return i < traza_importer_count() ? tz_importers[i] : NULL; }
+
+const traza_importer *traza_importer_find(const char *name)
+{
+    for (size_t i = 0; tz_importers[i]; i++)
+        if (strcmp(tz_importers[i]->name, name) == 0)
+            return tz_importers[i];
+    return NULL;
+}
+
+const traza_importer *traza_importer_detect(const char *path, traza_err *err)
+{
+    unsigned char head[8192];
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        traza_err_set(err, TRAZA_E_IO, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t n = fread(head, 1, sizeof head, f);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        traza_err_set(err, TRAZA_E_IO, "%s: read error", path);
+        return NULL;
+    }
+    const traza_importer *best = NULL;
+    int best_score = 0;
+    for (size_t i = 0; tz_importers[i]; i++) {
+        if (!tz_importers[i]->detect)
+            continue;
+        int s = tz_importers[i]->detect(path, head, n);
+        if (s > best_score) {
+            best_score = s;
+            best = tz_importers[i];
+        }
+    }
+    if (!best) {
+        tz_buf b;
+        tz_buf_init(&b);
+        for (size_t i = 0; tz_importers[i]; i++)
+            tz_buf_printf(&b, "%s%s", i ? ", " : "", tz_importers[i]->name);
+        traza_err_set(err, TRAZA_E_PARSE, "%s: the format is not recognised (tried %s); give it with --format", path, b.s ? b.s : "");
+        tz_buf_free(&b);
+    }
+    return best;
+}
+
+static char *default_name(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    if (!*base)
+        base = "trace";
+    const char *dot = strchr(base, '.');
+    size_t n = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+    return tz_strndup(base, n);
+}
+
+int traza_import(traza_workspace *ws, const char *const *paths, size_t npaths, const traza_import_opts *opts,
+                 traza_trace_info *out, traza_err *err)
+{
+    static const traza_import_opts none = {0};
+    if (!opts)
+        opts = &none;
+    if (npaths == 0)
+        return traza_err_set(err, TRAZA_E_USAGE, "no file to import");
+    const traza_importer *imp;
+    if (opts->format && strcmp(opts->format, "auto") != 0) {
+        imp = traza_importer_find(opts->format);
+        if (!imp) {
+            tz_buf b;
+            tz_buf_init(&b);
+            for (size_t i = 0; tz_importers[i]; i++)
+                tz_buf_printf(&b, "%s%s", i ? ", " : "", tz_importers[i]->name);
+            int rc = traza_err_set(err, TRAZA_E_USAGE, "unknown format '%s' (known: %s)", opts->format, b.s ? b.s : "");
+            tz_buf_free(&b);
+            return rc;
+        }
+    } else if (!(imp = traza_importer_detect(paths[0], err))) {
+        return -1;
+    }
+    char *name = opts->name ? tz_strdup(opts->name) : default_name(paths[0]);
+    if (!name)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    traza_writer *w = traza_writer_begin(ws, name, imp->name, err);
+    free(name);
+    if (!w)
+        return -1;
+    for (size_t i = 0; i < npaths; i++) {
+        char *real = realpath(paths[i], NULL);
+        int rc = traza_writer_add_source(w, real ? real : paths[i], err);
+        free(real);
+        if (rc < 0) {
+            traza_writer_abort(w);
+            return -1;
+        }
+    }
+    if (imp->read(traza_workspace_ctx(ws), w, paths, npaths, opts, err) < 0) {
+        traza_writer_abort(w);
+        return -1;
+    }
+    if (opts->has_time_unit)
+        traza_writer_set_time_unit(w, opts->time_unit);
+    return traza_writer_commit(w, out, err);
+}
+
+/* ---- importers as tools ("import-<format>") ------------------------------- */
+
+static const traza_tool_option import_opts[] = {
+    {"name", TRAZA_OPT_STRING, NULL, "name of the new trace", 0, 0},
+    {"map", TRAZA_OPT_STRING, NULL, "csv: column map ts=0,type=1,...", 0, 0},
+};
+
+static int run_import_tool(const traza_tool *tool, const traza_tool_call *call, traza_err *err)
+{
+    const traza_importer *imp = tool->user;
+    traza_import_opts o = {0};
+    o.format = imp->name;
+    o.name = traza_tool_arg(tool, call->args, "name");
+    o.map = traza_tool_arg(tool, call->args, "map");
+    if (!call->trace)
+        return traza_err_set(err, TRAZA_E_USAGE, "tool '%s' needs the file to import", tool->name);
+    traza_trace_info info;
+    const char *paths[1] = {call->trace};
+    if (traza_import(call->ws, paths, 1, &o, &info, err) < 0)
+        return -1;
+    traza_tool_printf(call, "imported '%s': %lld events\n", info.name, (long long)info.events);
+    traza_trace_info_clear(&info);
+    return 0;
+}
+
+int tz_register_importer_tools(traza_registry *reg, traza_err *err)
+{
+    for (size_t i = 0; tz_importers[i]; i++) {
+        traza_tool t = {0};
+        t.name = tz_importers[i]->tool_name;
+        t.summary = tz_importers[i]->summary;
+        t.kind = TRAZA_TOOL_IMPORTER;
+        t.options = import_opts;
+        t.noptions = sizeof import_opts / sizeof import_opts[0];
+        t.run = run_import_tool;
+        t.user = (void *)tz_importers[i];
+        if (traza_registry_add(reg, &t, err) < 0)
+            return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,13 @@
+/* Internal: the importers built into libtraza (one file per format). */
+#ifndef TZ_IMPORTERS_H
+#define TZ_IMPORTERS_H
+
+#include "traza/import.h"
+
+
+/* In detection order (ties go to the earlier one). */
+static const traza_importer *const tz_importers[] = {
+    NULL,
+};
+
+#endif

@@ -1,0 +1,103 @@
+/* The store backend interface: what a storage engine (SQLite, PostgreSQL) implements.
+ * The generic layer (workspace.c, writer.c, trace.c, query.c, results.c) keeps ids,
+ * name maps, filters and checks; a backend only moves rows. */
+#ifndef TZ_STORE_BACKEND_H
+#define TZ_STORE_BACKEND_H
+
+#include "traza/store.h"
+#include "traza/result.h"
+
+typedef struct tz_backend tz_backend;   /* an open workspace of one backend */
+typedef struct tz_wstate tz_wstate;     /* a trace being written */
+typedef struct tz_tstate tz_tstate;     /* an open trace */
+typedef struct tz_qstate tz_qstate;     /* a running query */
+
+/* A filter as backends see it: categories already turned into types, producer
+ * subtrees expanded, regexes removed (applied above the backend). */
+typedef struct tz_bfilter {
+    const traza_filter *f;
+    const int32_t *types;      /* NULL = all */
+    size_t ntypes;
+    int empty;                 /* the filter can match nothing (e.g. no type left) */
+    /* param conditions resolved to definition ids and typed values */
+    struct tz_bcond {
+        const int32_t *defs;
+        size_t ndefs;
+        traza_cmp op;
+        int numeric;
+        double num;
+        const char *str;
+    } *conds;
+    size_t nconds;
+    int64_t offset, limit;     /* what the backend applies (0 when done above it) */
+} tz_bfilter;
+
+/* The in-memory model of a trace, filled by t_load_model. Strings are owned by the
+ * `strings` arena-like list and freed with the model. */
+typedef struct tz_model {
+    traza_producer *producers;
+    size_t nproducers;
+    traza_event_type *types;
+    size_t ntypes;
+    traza_param_def *defs;
+    size_t ndefs;
+    char **strings;
+    size_t nstrings, capstrings;
+} tz_model;
+
+/* Keeps a string alive as long as the model; returns the copy or NULL. */
+const char *tz_model_str(tz_model *m, const char *s);
+void tz_model_free(tz_model *m);
+
+typedef struct tz_backend_ops {
+    const char *name;
+    void (*close)(tz_backend *b);
+
+    int (*list)(tz_backend *b, traza_trace_info **out, size_t *n, traza_err *err);
+    int (*remove)(tz_backend *b, int64_t id, traza_err *err);
+    int (*rename)(tz_backend *b, int64_t id, const char *name, traza_err *err);
+    /* 1 if the name is taken, 0 if free, -1 on error. */
+    int (*name_taken)(tz_backend *b, const char *name, traza_err *err);
+
+    int (*w_begin)(tz_backend *b, const char *name, tz_wstate **out, traza_err *err);
+    int (*w_producer)(tz_wstate *w, const traza_producer *p, traza_err *err);
+    int (*w_event_type)(tz_wstate *w, const traza_event_type *t, traza_err *err);
+    int (*w_param_def)(tz_wstate *w, const traza_param_def *d, traza_err *err);
+    /* Events arrive in any order; `seq` is the arrival number (0-based). */
+    int (*w_event)(tz_wstate *w, const traza_event *ev, int64_t seq, traza_err *err);
+    /* Sorts by time if `sorted` is 0, builds indexes and publishes with `info`. */
+    int (*w_commit)(tz_wstate *w, int sorted, const traza_trace_info *info, int64_t *id, traza_err *err);
+    void (*w_abort)(tz_wstate *w);
+
+    int (*t_open)(tz_backend *b, int64_t id, int write, tz_tstate **out, traza_err *err);
+    void (*t_close)(tz_tstate *t);
+    int (*t_load_model)(tz_tstate *t, tz_model *m, traza_err *err);
+    /* The longest interval (end_ts - ts) of the trace, for overlap queries. */
+    int64_t (*t_max_duration)(tz_tstate *t);
+
+    int (*q_open)(tz_tstate *t, const tz_bfilter *f, tz_qstate **out, traza_err *err);
+    /* 1 = row in *ev (params owned by the query), 0 = end, -1 = error. */
+    int (*q_next)(tz_qstate *q, traza_event *ev, traza_err *err);
+    void (*q_close)(tz_qstate *q);
+    int64_t (*q_count)(tz_tstate *t, const tz_bfilter *f, traza_err *err);
+
+    /* Results: payload kinds are handled by the backend; listing metadata generic. */
+    int64_t (*r_save)(tz_tstate *t, const traza_result_meta *m, traza_result_kind kind, int64_t size,
+                      const char *target, const void *payload, size_t n, traza_err *err);
+    int (*r_list)(tz_tstate *t, traza_result_info **out, size_t *n, traza_err *err);
+    int (*r_delete)(tz_tstate *t, int64_t id, traza_err *err);
+    int (*r_events)(tz_tstate *t, int64_t id, int64_t **ids, size_t *n, traza_err *err);
+    int (*r_producers)(tz_tstate *t, int64_t id, int32_t **ids, size_t *n, traza_err *err);
+    int (*r_group)(tz_tstate *t, int64_t id, traza_group_node **nodes, size_t *n, traza_err *err);
+    int (*r_annotations)(tz_tstate *t, int64_t id, traza_annotation **a, size_t *n, traza_err *err);
+} tz_backend_ops;
+
+struct tz_backend {
+    const tz_backend_ops *ops;
+    traza_ctx *ctx;
+};
+
+/* Backend constructors. */
+tz_backend *tz_sqlite_open(traza_ctx *ctx, const char *dir, traza_err *err);
+
+#endif

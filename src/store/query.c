@@ -1,0 +1,336 @@
+/* Queries: the generic half of filtering. Categories become type lists, parameter
+ * conditions are resolved to definitions and typed values, and PCRE2 regular
+ * expressions are applied here, above the backend, so every backend gets them. */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "store/store_internal.h"
+
+#include <pcre2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void traza_filter_init(traza_filter *f) { memset(f, 0, sizeof *f); }
+
+typedef struct rx {
+    pcre2_code *code;
+    pcre2_match_data *md;
+    int column;        /* <0: fixed column code; >=0 unused */
+    const char *param; /* parameter name for param columns */
+    int negate;
+} rx;
+
+enum { COL_TYPE = -1, COL_PRODUCER = -2, COL_TS = -3, COL_END = -4, COL_CAT = -5, COL_CPU = -6, COL_VALUE = -7, COL_LEVEL = -8, COL_PARAM = -9 };
+
+struct traza_cursor {
+    traza_trace *t;
+    tz_qstate *q;
+    tz_bfilter bf;
+    int32_t *types_buf;
+    int32_t *defs_buf;
+    struct tz_bcond *conds_buf;
+    rx *rxs;
+    size_t nrx;
+    int64_t skip, left;   /* offset/limit applied here when regexes are present */
+    traza_event ev;
+    char text[4096];
+};
+
+static void bfilter_free(int32_t *types, int32_t *defs, struct tz_bcond *conds)
+{
+    free(types);
+    free(defs);
+    free(conds);
+}
+
+/* Builds the backend filter. Allocations go into *types_out, *defs_out, *conds_out. */
+static int make_bfilter(traza_trace *t, const traza_filter *f, tz_bfilter *bf, int32_t **types_out,
+                        int32_t **defs_out, struct tz_bcond **conds_out, traza_err *err)
+{
+    memset(bf, 0, sizeof *bf);
+    bf->f = f;
+    *types_out = NULL;
+    *defs_out = NULL;
+    *conds_out = NULL;
+    const tz_model *m = &t->model;
+    if (f->ntypes || f->categories) {
+        int32_t *types = malloc((m->ntypes ? m->ntypes : 1) * sizeof *types);
+        if (!types)
+            return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        size_t n = 0;
+        for (size_t i = 0; i < m->ntypes; i++) {
+            int ok = !f->categories || (f->categories & (1u << m->types[i].category));
+            if (ok && f->types) {
+                ok = 0;
+                for (size_t j = 0; j < f->ntypes && !ok; j++)
+                    ok = f->types[j] == (int32_t)i;
+            }
+            if (ok)
+                types[n++] = (int32_t)i;
+        }
+        bf->types = types;
+        bf->ntypes = n;
+        if (!n)
+            bf->empty = 1;
+        *types_out = types;
+    }
+    if (f->producers && f->nproducers == 0)
+        bf->empty = 1;
+    if (f->nconds) {
+        struct tz_bcond *conds = calloc(f->nconds, sizeof *conds);
+        int32_t *defs = malloc((m->ndefs ? m->ndefs : 1) * f->nconds * sizeof *defs);
+        if (!conds || !defs) {
+            free(conds);
+            free(defs);
+            return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        }
+        *conds_out = conds;
+        *defs_out = defs;
+        size_t used = 0;
+        for (size_t c = 0; c < f->nconds; c++) {
+            const traza_param_cond *pc = &f->conds[c];
+            conds[c].defs = defs + used;
+            int all_numeric = 1;
+            for (size_t i = 0; i < m->ndefs; i++)
+                if (strcmp(m->defs[i].name, pc->name) == 0) {
+                    defs[used++] = (int32_t)i;
+                    conds[c].ndefs++;
+                    if (m->defs[i].ptype == TRAZA_PT_STRING)
+                        all_numeric = 0;
+                }
+            if (!conds[c].ndefs)
+                return traza_err_set(err, TRAZA_E_NOTFOUND, "no event type of trace '%s' has a parameter named '%s'", t->info.name, pc->name);
+            conds[c].op = pc->op;
+            conds[c].str = pc->value;
+            double d;
+            uint64_t h;
+            size_t vl = strlen(pc->value);
+            if (all_numeric && tz_parse_double(pc->value, vl, &d) == 0) {
+                conds[c].numeric = 1;
+                conds[c].num = d;
+            } else if (all_numeric && vl > 2 && pc->value[0] == '0' && (pc->value[1] == 'x' || pc->value[1] == 'X') &&
+                       tz_parse_u64_hex(pc->value, vl, &h) == 0) {
+                conds[c].numeric = 1;
+                conds[c].num = (double)(int64_t)h;
+            } else if (all_numeric) {
+                return traza_err_set(err, TRAZA_E_USAGE, "parameter '%s' is numeric but '%s' is not a number", pc->name, pc->value);
+            }
+        }
+        bf->conds = conds;
+        bf->nconds = f->nconds;
+    }
+    if (f->has_from && f->has_to && f->from > f->to)
+        bf->empty = 1;
+    return 0;
+}
+
+static int compile_regexes(traza_cursor *c, const traza_filter *f, traza_err *err)
+{
+    if (!f->nregexes)
+        return 0;
+    c->rxs = calloc(f->nregexes, sizeof *c->rxs);
+    if (!c->rxs)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    static const struct { const char *name; int col; } cols[] = {
+        {"type", COL_TYPE}, {"producer", COL_PRODUCER}, {"ts", COL_TS}, {"end_ts", COL_END}, {"category", COL_CAT},
+        {"cpu", COL_CPU}, {"value", COL_VALUE}, {"level", COL_LEVEL},
+    };
+    for (size_t i = 0; i < f->nregexes; i++) {
+        const traza_regex_cond *r = &f->regexes[i];
+        rx *x = &c->rxs[c->nrx++];
+        x->negate = r->negate;
+        x->column = COL_PARAM;
+        for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++)
+            if (strcmp(r->column, cols[k].name) == 0)
+                x->column = cols[k].col;
+        if (x->column == COL_PARAM) {
+            int found = 0;
+            for (size_t k = 0; k < c->t->model.ndefs && !found; k++)
+                found = strcmp(c->t->model.defs[k].name, r->column) == 0;
+            if (!found)
+                return traza_err_set(err, TRAZA_E_NOTFOUND,
+                                     "regex column '%s' is neither a column (type, producer, ts, end_ts, category, cpu, value, level) nor a parameter of this trace",
+                                     r->column);
+            x->param = r->column;
+        }
+        int ecode;
+        PCRE2_SIZE eoff;
+        x->code = pcre2_compile((PCRE2_SPTR)r->pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &ecode, &eoff, NULL);
+        if (!x->code) {
+            PCRE2_UCHAR msg[256];
+            pcre2_get_error_message(ecode, msg, sizeof msg);
+            return traza_err_set(err, TRAZA_E_USAGE, "regular expression '%s' at offset %zu: %s", r->pattern, (size_t)eoff, (char *)msg);
+        }
+        pcre2_jit_compile(x->code, PCRE2_JIT_COMPLETE); /* best effort: falls back to the interpreter */
+        x->md = pcre2_match_data_create_from_pattern(x->code, NULL);
+        if (!x->md)
+            return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    }
+    return 0;
+}
+
+/* The text of a column of an event, as regexes see it; NULL if absent. */
+static const char *column_text(traza_cursor *c, const rx *x, const traza_event *ev)
+{
+    char *buf = c->text;
+    size_t size = sizeof c->text;
+    switch (x->column) {
+    case COL_TYPE: return c->t->model.types[ev->type].name;
+    case COL_PRODUCER: return traza_trace_producer_path(c->t, ev->producer, buf, size);
+    case COL_TS: snprintf(buf, size, "%lld", (long long)ev->ts); return buf;
+    case COL_END:
+        if (!(ev->has & TRAZA_HAS_END)) return NULL;
+        snprintf(buf, size, "%lld", (long long)ev->end_ts);
+        return buf;
+    case COL_CAT: return traza_category_name(c->t->model.types[ev->type].category);
+    case COL_CPU:
+        if (!(ev->has & TRAZA_HAS_CPU)) return NULL;
+        snprintf(buf, size, "%d", ev->cpu);
+        return buf;
+    case COL_VALUE:
+        if (!(ev->has & TRAZA_HAS_VALUE)) return NULL;
+        snprintf(buf, size, "%.17g", ev->value);
+        return buf;
+    case COL_LEVEL:
+        if (!(ev->has & TRAZA_HAS_LEVEL)) return NULL;
+        snprintf(buf, size, "%d", ev->level);
+        return buf;
+    default:
+        for (uint32_t i = 0; i < ev->nparams; i++) {
+            const traza_param *p = &ev->params[i];
+            if (strcmp(c->t->model.defs[p->def].name, x->param) != 0)
+                continue;
+            switch (p->v.kind) {
+            case TRAZA_PT_INT: snprintf(buf, size, "%lld", (long long)p->v.i); break;
+            case TRAZA_PT_HEX: snprintf(buf, size, "0x%llx", (unsigned long long)p->v.i); break;
+            case TRAZA_PT_DOUBLE: snprintf(buf, size, "%.17g", p->v.d); break;
+            case TRAZA_PT_STRING: return p->v.s ? p->v.s : "";
+            }
+            return buf;
+        }
+        return NULL;
+    }
+}
+
+static int regex_ok(traza_cursor *c, const traza_event *ev)
+{
+    for (size_t i = 0; i < c->nrx; i++) {
+        rx *x = &c->rxs[i];
+        const char *s = column_text(c, x, ev);
+        int hit = s && pcre2_match(x->code, (PCRE2_SPTR)s, strlen(s), 0, 0, x->md, NULL) >= 0;
+        if (hit == x->negate)
+            return 0;
+    }
+    return 1;
+}
+
+traza_cursor *traza_query(traza_trace *t, const traza_filter *f, traza_err *err)
+{
+    traza_cursor *c = calloc(1, sizeof *c);
+    if (!c) {
+        traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    c->t = t;
+    if (make_bfilter(t, f, &c->bf, &c->types_buf, &c->defs_buf, &c->conds_buf, err) < 0 || compile_regexes(c, f, err) < 0) {
+        traza_cursor_free(c);
+        return NULL;
+    }
+    if (c->nrx) {
+        c->skip = f->offset;
+        c->left = f->limit ? f->limit : -1;
+        c->bf.offset = 0;
+        c->bf.limit = 0;
+    } else {
+        c->bf.offset = f->offset;
+        c->bf.limit = f->limit;
+        c->left = -1;
+    }
+    if (!c->bf.empty) {
+        /* Parameter regexes need the parameters loaded. */
+        traza_filter f2 = *f;
+        for (size_t i = 0; i < c->nrx; i++)
+            if (c->rxs[i].column == COL_PARAM)
+                f2.with_params = 1;
+        c->bf.f = &f2;
+        int rc = t->ws->b->ops->q_open(t->st, &c->bf, &c->q, err);
+        c->bf.f = f;
+        if (rc < 0) {
+            traza_cursor_free(c);
+            return NULL;
+        }
+    }
+    return c;
+}
+
+int traza_cursor_next(traza_cursor *c, const traza_event **ev, traza_err *err)
+{
+    if (!c->q || c->left == 0)
+        return 0;
+    for (;;) {
+        int rc = c->t->ws->b->ops->q_next(c->q, &c->ev, err);
+        if (rc <= 0)
+            return rc;
+        /* The backend knows integers; the model knows which are addresses. */
+        for (uint32_t i = 0; i < c->ev.nparams; i++) {
+            traza_param *p = (traza_param *)&c->ev.params[i];
+            if (p->v.kind == TRAZA_PT_INT && (size_t)p->def < c->t->model.ndefs && c->t->model.defs[p->def].ptype == TRAZA_PT_HEX)
+                p->v.kind = TRAZA_PT_HEX;
+        }
+        if (c->nrx) {
+            if (!regex_ok(c, &c->ev))
+                continue;
+            if (c->skip > 0) {
+                c->skip--;
+                continue;
+            }
+            if (c->left > 0)
+                c->left--;
+        }
+        *ev = &c->ev;
+        return 1;
+    }
+}
+
+void traza_cursor_free(traza_cursor *c)
+{
+    if (!c)
+        return;
+    if (c->q)
+        c->t->ws->b->ops->q_close(c->q);
+    for (size_t i = 0; i < c->nrx; i++) {
+        pcre2_match_data_free(c->rxs[i].md);
+        pcre2_code_free(c->rxs[i].code);
+    }
+    free(c->rxs);
+    bfilter_free(c->types_buf, c->defs_buf, c->conds_buf);
+    free(c);
+}
+
+int64_t traza_count(traza_trace *t, const traza_filter *f, traza_err *err)
+{
+    if (f->nregexes) {
+        traza_filter f2 = *f;
+        f2.offset = 0;
+        f2.limit = 0;
+        traza_cursor *c = traza_query(t, &f2, err);
+        if (!c)
+            return -1;
+        int64_t n = 0;
+        const traza_event *ev;
+        int rc;
+        while ((rc = traza_cursor_next(c, &ev, err)) > 0)
+            n++;
+        traza_cursor_free(c);
+        return rc < 0 ? -1 : n;
+    }
+    tz_bfilter bf;
+    int32_t *types, *defs;
+    struct tz_bcond *conds;
+    if (make_bfilter(t, f, &bf, &types, &defs, &conds, err) < 0) {
+        bfilter_free(types, defs, conds);
+        return -1;
+    }
+    int64_t n = bf.empty ? 0 : t->ws->b->ops->q_count(t->st, &bf, err);
+    bfilter_free(types, defs, conds);
+    return n;
+}

@@ -1,0 +1,362 @@
+/* SQLite backend: the workspace catalogue (catalog.db) and trace files.
+ *
+ * Atomicity: a trace is written to traces/<file>.importing-<pid>.db, closed and
+ * fsync'd, then published by one catalogue transaction that also renames the file
+ * into place (under the catalogue's write lock). A crash before that leaves only a
+ * temporary file, which the next open removes once its writer's pid is gone; a
+ * crash between rename and commit leaves a file no row names, also removed. */
+#include "store/sqlite_internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *const catalog_schema =
+    "CREATE TABLE IF NOT EXISTS trace("
+    " id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, alias TEXT, format TEXT, file TEXT NOT NULL UNIQUE,"
+    " time_unit INTEGER NOT NULL, min_ts INTEGER, max_ts INTEGER, events INTEGER, producers INTEGER,"
+    " event_types INTEGER, n_punctual INTEGER, n_state INTEGER, n_link INTEGER, n_variable INTEGER,"
+    " created INTEGER);"
+    "CREATE TABLE IF NOT EXISTS trace_source(trace INTEGER NOT NULL, seq INTEGER NOT NULL, path TEXT NOT NULL,"
+    " PRIMARY KEY(trace, seq)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS trace_param(trace INTEGER NOT NULL, key TEXT NOT NULL, value TEXT,"
+    " PRIMARY KEY(trace, key)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS trace_type(name TEXT PRIMARY KEY, description TEXT) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS info(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;"
+    "INSERT OR IGNORE INTO info VALUES('schema_version', '1');";
+
+int tz_sql_fail(sqlite3 *db, const char *what, traza_err *err)
+{
+    int code = sqlite3_errcode(db);
+    traza_errcode c = (code == SQLITE_NOMEM) ? TRAZA_E_NOMEM : (code == SQLITE_CORRUPT || code == SQLITE_NOTADB) ? TRAZA_E_FORMAT : TRAZA_E_IO;
+    return traza_err_set(err, c, "%s: %s", what, sqlite3_errmsg(db));
+}
+
+int tz_sql_exec(sqlite3 *db, const char *sql, const char *what, traza_err *err)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        int code = sqlite3_errcode(db);
+        traza_err_set(err, code == SQLITE_FULL ? TRAZA_E_IO : code == SQLITE_NOMEM ? TRAZA_E_NOMEM : TRAZA_E_IO, "%s: %s", what,
+                      msg ? msg : sqlite3_errmsg(db));
+        sqlite3_free(msg);
+        return -1;
+    }
+    return 0;
+}
+
+int tz_sql_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st, traza_err *err)
+{
+    if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK)
+        return tz_sql_fail(db, "preparing a query", err);
+    return 0;
+}
+
+char *tz_sqlite_trace_path(const tz_sqlite *s, const char *file) { return tz_asprintf("%s/traces/%s", s->dir, file); }
+
+/* Removes files of traces/ that no catalogue row names and whose writer is gone. */
+static void sweep_orphans(tz_sqlite *s)
+{
+    if (sqlite3_exec(s->cat, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+        return;
+    char *tdir = tz_asprintf("%s/traces", s->dir);
+    DIR *d = tdir ? opendir(tdir) : NULL;
+    sqlite3_stmt *st = NULL;
+    if (d && sqlite3_prepare_v2(s->cat, "SELECT 1 FROM trace WHERE file=?", -1, &st, NULL) == SQLITE_OK) {
+        struct dirent *de;
+        while ((de = readdir(d))) {
+            const char *n = de->d_name;
+            if (n[0] == '.')
+                continue;
+            const char *imp = strstr(n, ".importing-");
+            int remove_it = 0;
+            if (imp) {
+                long pid = strtol(imp + 11, NULL, 10);
+                remove_it = pid > 0 && kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+            } else {
+                /* "<file>.db" or its "-journal"/"-wal"/"-shm" companions */
+                char base[256];
+                snprintf(base, sizeof base, "%s", n);
+                char *dash = strstr(base, ".db-");
+                if (dash)
+                    dash[3] = '\0';
+                size_t bl = strlen(base);
+                if (bl > 3 && strcmp(base + bl - 3, ".db") == 0) {
+                    sqlite3_bind_text(st, 1, base, -1, SQLITE_TRANSIENT);
+                    remove_it = sqlite3_step(st) != SQLITE_ROW;
+                    sqlite3_reset(st);
+                }
+            }
+            if (remove_it) {
+                char *p = tz_asprintf("%s/%s", tdir, n);
+                if (p)
+                    unlink(p);
+                free(p);
+            }
+        }
+    }
+    sqlite3_finalize(st);
+    if (d)
+        closedir(d);
+    free(tdir);
+    sqlite3_exec(s->cat, "COMMIT", NULL, NULL, NULL);
+}
+
+static void sqlite_close(tz_backend *b)
+{
+    tz_sqlite *s = (tz_sqlite *)b;
+    sqlite3_close(s->cat);
+    free(s->dir);
+    free(s);
+}
+
+static int mkdir_p(const char *path, traza_err *err)
+{
+    char *p = tz_strdup(path);
+    if (!p)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    for (char *q = p + 1; *q; q++) {
+        if (*q != '/')
+            continue;
+        *q = '\0';
+        if (mkdir(p, 0777) < 0 && errno != EEXIST) {
+            traza_err_set(err, TRAZA_E_IO, "%s: cannot create directory: %s", p, strerror(errno));
+            free(p);
+            return -1;
+        }
+        *q = '/';
+    }
+    int rc = 0;
+    if (mkdir(p, 0777) < 0 && errno != EEXIST)
+        rc = traza_err_set(err, TRAZA_E_IO, "%s: cannot create directory: %s", p, strerror(errno));
+    free(p);
+    return rc;
+}
+
+static int64_t col_i64(sqlite3_stmt *st, int i) { return sqlite3_column_int64(st, i); }
+static char *col_str(sqlite3_stmt *st, int i)
+{
+    const unsigned char *s = sqlite3_column_text(st, i);
+    return s ? tz_strdup((const char *)s) : NULL;
+}
+
+static int sqlite_list(tz_backend *b, traza_trace_info **out, size_t *n, traza_err *err)
+{
+    tz_sqlite *s = (tz_sqlite *)b;
+    sqlite3_stmt *st = NULL, *src = NULL, *par = NULL;
+    traza_trace_info *arr = NULL;
+    size_t cnt = 0, cap = 0;
+    if (tz_sql_prepare(s->cat,
+                       "SELECT id, name, alias, format, time_unit, min_ts, max_ts, events, producers, event_types,"
+                       " n_punctual, n_state, n_link, n_variable, created FROM trace ORDER BY id",
+                       &st, err) < 0 ||
+        tz_sql_prepare(s->cat, "SELECT path FROM trace_source WHERE trace=? ORDER BY seq", &src, err) < 0 ||
+        tz_sql_prepare(s->cat, "SELECT key, value FROM trace_param WHERE trace=? ORDER BY key", &par, err) < 0)
+        goto fail;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (TZ_GROW(arr, cap, cnt + 1) < 0)
+            goto oom;
+        traza_trace_info *t = &arr[cnt++];
+        memset(t, 0, sizeof *t);
+        t->id = col_i64(st, 0);
+        t->name = col_str(st, 1);
+        t->alias = col_str(st, 2);
+        t->format = col_str(st, 3);
+        t->time_unit = (int)col_i64(st, 4);
+        t->min_ts = col_i64(st, 5);
+        t->max_ts = col_i64(st, 6);
+        t->events = col_i64(st, 7);
+        t->producers = col_i64(st, 8);
+        t->event_types = col_i64(st, 9);
+        for (int k = 0; k < 4; k++)
+            t->categories[k] = col_i64(st, 10 + k);
+        t->created = col_i64(st, 14);
+        if (!t->name)
+            goto oom;
+        sqlite3_bind_int64(src, 1, t->id);
+        size_t scap = 0;
+        while (sqlite3_step(src) == SQLITE_ROW) {
+            if (TZ_GROW(t->sources, scap, t->nsources + 1) < 0 || !(t->sources[t->nsources] = col_str(src, 0)))
+                goto oom;
+            t->nsources++;
+        }
+        sqlite3_reset(src);
+        sqlite3_bind_int64(par, 1, t->id);
+        size_t pcap = 0;
+        while (sqlite3_step(par) == SQLITE_ROW) {
+            if (TZ_GROW(t->params, pcap, t->nparams + 1) < 0)
+                goto oom;
+            traza_kv *kv = &t->params[t->nparams];
+            kv->key = col_str(par, 0);
+            kv->value = col_str(par, 1);
+            t->nparams++;
+            if (!kv->key)
+                goto oom;
+        }
+        sqlite3_reset(par);
+    }
+    if (rc != SQLITE_DONE) {
+        tz_sql_fail(s->cat, "reading the catalogue", err);
+        goto fail;
+    }
+    sqlite3_finalize(st);
+    sqlite3_finalize(src);
+    sqlite3_finalize(par);
+    *out = arr;
+    *n = cnt;
+    return 0;
+oom:
+    traza_err_set(err, TRAZA_E_NOMEM, "out of memory reading the catalogue");
+fail:
+    sqlite3_finalize(st);
+    sqlite3_finalize(src);
+    sqlite3_finalize(par);
+    traza_trace_info_array_free(arr, cnt);
+    return -1;
+}
+
+static int sqlite_name_taken(tz_backend *b, const char *name, traza_err *err)
+{
+    tz_sqlite *s = (tz_sqlite *)b;
+    sqlite3_stmt *st;
+    if (tz_sql_prepare(s->cat, "SELECT 1 FROM trace WHERE name=?", &st, err) < 0)
+        return -1;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return tz_sql_fail(s->cat, "reading the catalogue", err);
+    return rc == SQLITE_ROW;
+}
+
+static int sqlite_remove(tz_backend *b, int64_t id, traza_err *err)
+{
+    tz_sqlite *s = (tz_sqlite *)b;
+    sqlite3_stmt *st = NULL;
+    char *file = NULL;
+    if (tz_sql_exec(s->cat, "BEGIN IMMEDIATE", "locking the catalogue", err) < 0)
+        return -1;
+    if (tz_sql_prepare(s->cat, "SELECT file FROM trace WHERE id=?", &st, err) < 0)
+        goto fail;
+    sqlite3_bind_int64(st, 1, id);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        file = col_str(st, 0);
+    sqlite3_finalize(st);
+    st = NULL;
+    if (!file) {
+        traza_err_set(err, TRAZA_E_NOTFOUND, "trace %lld does not exist", (long long)id);
+        goto fail;
+    }
+    char sql[256];
+    snprintf(sql, sizeof sql,
+             "DELETE FROM trace_source WHERE trace=%lld; DELETE FROM trace_param WHERE trace=%lld;"
+             "DELETE FROM trace WHERE id=%lld;",
+             (long long)id, (long long)id, (long long)id);
+    if (tz_sql_exec(s->cat, sql, "removing a trace", err) < 0 || tz_sql_exec(s->cat, "COMMIT", "removing a trace", err) < 0)
+        goto fail;
+    char *path = tz_sqlite_trace_path(s, file);
+    if (path)
+        unlink(path); /* if this fails, the next open sweeps the orphan */
+    free(path);
+    free(file);
+    return 0;
+fail:
+    free(file);
+    sqlite3_exec(s->cat, "ROLLBACK", NULL, NULL, NULL);
+    return -1;
+}
+
+static int sqlite_rename(tz_backend *b, int64_t id, const char *name, traza_err *err)
+{
+    tz_sqlite *s = (tz_sqlite *)b;
+    sqlite3_stmt *st;
+    if (tz_sql_prepare(s->cat, "UPDATE trace SET name=? WHERE id=?", &st, err) < 0)
+        return -1;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, id);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return tz_sql_fail(s->cat, "renaming a trace", err);
+    return 0;
+}
+
+static const tz_backend_ops sqlite_ops = {
+    .name = "sqlite",
+    .close = sqlite_close,
+    .list = sqlite_list,
+    .remove = sqlite_remove,
+    .rename = sqlite_rename,
+    .name_taken = sqlite_name_taken,
+    .w_begin = tz_sqlite_w_begin,
+    .w_producer = tz_sqlite_w_producer,
+    .w_event_type = tz_sqlite_w_event_type,
+    .w_param_def = tz_sqlite_w_param_def,
+    .w_event = tz_sqlite_w_event,
+    .w_commit = tz_sqlite_w_commit,
+    .w_abort = tz_sqlite_w_abort,
+    .t_open = tz_sqlite_t_open,
+    .t_close = tz_sqlite_t_close,
+    .t_load_model = tz_sqlite_t_load_model,
+    .t_max_duration = tz_sqlite_t_max_duration,
+    .q_open = tz_sqlite_q_open,
+    .q_next = tz_sqlite_q_next,
+    .q_close = tz_sqlite_q_close,
+    .q_count = tz_sqlite_q_count,
+    .r_save = tz_sqlite_r_save,
+    .r_list = tz_sqlite_r_list,
+    .r_delete = tz_sqlite_r_delete,
+    .r_events = tz_sqlite_r_events,
+    .r_producers = tz_sqlite_r_producers,
+    .r_group = tz_sqlite_r_group,
+    .r_annotations = tz_sqlite_r_annotations,
+};
+
+tz_backend *tz_sqlite_open(traza_ctx *ctx, const char *dir, traza_err *err)
+{
+    tz_sqlite *s = calloc(1, sizeof *s);
+    if (!s || !(s->dir = tz_strdup(dir))) {
+        free(s);
+        traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    s->base.ops = &sqlite_ops;
+    s->base.ctx = ctx;
+    char *tdir = tz_asprintf("%s/traces", dir);
+    char *cpath = tz_asprintf("%s/catalog.db", dir);
+    if (!tdir || !cpath) {
+        traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        goto fail;
+    }
+    if (mkdir_p(tdir, err) < 0)
+        goto fail;
+    if (sqlite3_open_v2(cpath, &s->cat, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+        traza_err_set(err, TRAZA_E_IO, "%s: cannot open the workspace catalogue: %s", cpath,
+                      s->cat ? sqlite3_errmsg(s->cat) : "out of memory");
+        goto fail;
+    }
+    sqlite3_busy_timeout(s->cat, 10000);
+    if (tz_sql_exec(s->cat, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;", cpath, err) < 0 ||
+        tz_sql_exec(s->cat, catalog_schema, cpath, err) < 0) {
+        traza_err_prefix(err, "workspace %s is not usable: ", dir);
+        goto fail;
+    }
+    sweep_orphans(s);
+    free(tdir);
+    free(cpath);
+    return &s->base;
+fail:
+    free(tdir);
+    free(cpath);
+    if (s->cat)
+        sqlite3_close(s->cat);
+    free(s->dir);
+    free(s);
+    return NULL;
+}

@@ -1,0 +1,62 @@
+/* SQLite backend: a workspace directory with catalog.db and traces/<file>.db.
+ * Layout and the reasons for it: doc/store.md. */
+#ifndef TZ_SQLITE_INTERNAL_H
+#define TZ_SQLITE_INTERNAL_H
+
+#include <sqlite3.h>
+#include "store/backend.h"
+#include "util/util.h"
+
+typedef struct tz_sqlite {
+    tz_backend base;
+    char *dir;
+    sqlite3 *cat;  /* catalog.db */
+} tz_sqlite;
+
+struct tz_tstate {
+    tz_sqlite *ws;
+    sqlite3 *db;
+    int64_t id;
+    int64_t nevents;
+    int64_t max_duration;
+    sqlite3_stmt *ts_at;   /* SELECT ts FROM event WHERE id=? */
+};
+
+/* Runs SQL without results; on failure fills err with `what` and SQLite's message. */
+int tz_sql_exec(sqlite3 *db, const char *sql, const char *what, traza_err *err);
+int tz_sql_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st, traza_err *err);
+int tz_sql_fail(sqlite3 *db, const char *what, traza_err *err);
+/* The trace store's path for a catalogue file name. */
+char *tz_sqlite_trace_path(const tz_sqlite *s, const char *file);
+/* Creates the trace store schema (tables only; indexes come after the load). */
+int tz_sqlite_create_schema(sqlite3 *db, const char *prefix, traza_err *err);
+int tz_sqlite_create_indexes(sqlite3 *db, traza_err *err);
+
+/* Writer, reader and results entry points (sqlite_writer.c, sqlite_query.c, sqlite_results.c). */
+int tz_sqlite_w_begin(tz_backend *b, const char *name, tz_wstate **out, traza_err *err);
+int tz_sqlite_w_producer(tz_wstate *w, const traza_producer *p, traza_err *err);
+int tz_sqlite_w_event_type(tz_wstate *w, const traza_event_type *t, traza_err *err);
+int tz_sqlite_w_param_def(tz_wstate *w, const traza_param_def *d, traza_err *err);
+int tz_sqlite_w_event(tz_wstate *w, const traza_event *ev, int64_t seq, traza_err *err);
+int tz_sqlite_w_commit(tz_wstate *w, int sorted, const traza_trace_info *info, int64_t *id, traza_err *err);
+void tz_sqlite_w_abort(tz_wstate *w);
+
+int tz_sqlite_t_open(tz_backend *b, int64_t id, int write, tz_tstate **out, traza_err *err);
+void tz_sqlite_t_close(tz_tstate *t);
+int tz_sqlite_t_load_model(tz_tstate *t, tz_model *m, traza_err *err);
+int64_t tz_sqlite_t_max_duration(tz_tstate *t);
+int tz_sqlite_q_open(tz_tstate *t, const tz_bfilter *f, tz_qstate **out, traza_err *err);
+int tz_sqlite_q_next(tz_qstate *q, traza_event *ev, traza_err *err);
+void tz_sqlite_q_close(tz_qstate *q);
+int64_t tz_sqlite_q_count(tz_tstate *t, const tz_bfilter *f, traza_err *err);
+
+int64_t tz_sqlite_r_save(tz_tstate *t, const traza_result_meta *m, traza_result_kind kind, int64_t size,
+                         const char *target, const void *payload, size_t n, traza_err *err);
+int tz_sqlite_r_list(tz_tstate *t, traza_result_info **out, size_t *n, traza_err *err);
+int tz_sqlite_r_delete(tz_tstate *t, int64_t id, traza_err *err);
+int tz_sqlite_r_events(tz_tstate *t, int64_t id, int64_t **ids, size_t *n, traza_err *err);
+int tz_sqlite_r_producers(tz_tstate *t, int64_t id, int32_t **ids, size_t *n, traza_err *err);
+int tz_sqlite_r_group(tz_tstate *t, int64_t id, traza_group_node **nodes, size_t *n, traza_err *err);
+int tz_sqlite_r_annotations(tz_tstate *t, int64_t id, traza_annotation **a, size_t *n, traza_err *err);
+
+#endif

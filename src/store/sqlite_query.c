@@ -1,0 +1,387 @@
+/* SQLite backend: opening a trace store and running filtered queries.
+ *
+ * Events are stored with id = rank in time order, so a time window is an id range
+ * found by binary search on the rowid (O(log n) page reads, no ts index needed). */
+#include "store/sqlite_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tz_qstate {
+    tz_tstate *t;
+    sqlite3_stmt *st;
+    sqlite3_stmt *params;  /* SELECT def, value FROM param WHERE event=? */
+    int with_params;
+    traza_param *pv;
+    size_t npv, cappv;
+    tz_buf strs;           /* parameter strings of the current row */
+};
+
+int tz_sqlite_t_open(tz_backend *b, int64_t id, int write, tz_tstate **out, traza_err *err)
+{
+    tz_sqlite *s = (tz_sqlite *)b;
+    sqlite3_stmt *st;
+    if (tz_sql_prepare(s->cat, "SELECT file, events FROM trace WHERE id=?", &st, err) < 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    char *file = NULL;
+    int64_t events = 0;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        file = tz_strdup((const char *)sqlite3_column_text(st, 0));
+        events = sqlite3_column_int64(st, 1);
+    }
+    sqlite3_finalize(st);
+    if (!file)
+        return traza_err_set(err, TRAZA_E_NOTFOUND, "trace %lld does not exist", (long long)id);
+    char *path = tz_sqlite_trace_path(s, file);
+    free(file);
+    tz_tstate *t = calloc(1, sizeof *t);
+    if (!t || !path) {
+        free(t);
+        free(path);
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    }
+    t->ws = s;
+    t->id = id;
+    t->nevents = events;
+    int flags = write ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
+    if (sqlite3_open_v2(path, &t->db, flags, NULL) != SQLITE_OK) {
+        traza_err_set(err, TRAZA_E_IO, "%s: cannot open the trace store: %s", path, t->db ? sqlite3_errmsg(t->db) : "out of memory");
+        free(path);
+        tz_sqlite_t_close(t);
+        return -1;
+    }
+    sqlite3_busy_timeout(t->db, 10000);
+    sqlite3_stmt *m = NULL;
+    if (tz_sql_prepare(t->db, "SELECT value FROM meta WHERE key='max_duration'", &m, err) < 0) {
+        traza_err_prefix(err, "%s: ", path);
+        free(path);
+        tz_sqlite_t_close(t);
+        return -1;
+    }
+    if (sqlite3_step(m) == SQLITE_ROW)
+        t->max_duration = sqlite3_column_int64(m, 0);
+    sqlite3_finalize(m);
+    free(path);
+    if (tz_sql_prepare(t->db, "SELECT ts FROM event WHERE id=?", &t->ts_at, err) < 0) {
+        tz_sqlite_t_close(t);
+        return -1;
+    }
+    *out = t;
+    return 0;
+}
+
+void tz_sqlite_t_close(tz_tstate *t)
+{
+    if (!t)
+        return;
+    sqlite3_finalize(t->ts_at);
+    sqlite3_close(t->db);
+    free(t);
+}
+
+int64_t tz_sqlite_t_max_duration(tz_tstate *t) { return t->max_duration; }
+
+int tz_sqlite_t_load_model(tz_tstate *t, tz_model *m, traza_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    size_t cap = 0;
+    memset(m, 0, sizeof *m);
+    if (tz_sql_prepare(t->db, "SELECT id, parent, name, type FROM producer ORDER BY id", &st, err) < 0)
+        return -1;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (TZ_GROW(m->producers, cap, m->nproducers + 1) < 0)
+            goto oom;
+        traza_producer *p = &m->producers[m->nproducers++];
+        p->id = sqlite3_column_int(st, 0);
+        p->parent = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 1);
+        p->name = tz_model_str(m, (const char *)sqlite3_column_text(st, 2));
+        p->type = tz_model_str(m, (const char *)sqlite3_column_text(st, 3));
+        if (!p->name)
+            goto oom;
+    }
+    sqlite3_finalize(st);
+    cap = 0;
+    if (tz_sql_prepare(t->db, "SELECT id, name, category, color FROM event_type ORDER BY id", &st, err) < 0)
+        return -1;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (TZ_GROW(m->types, cap, m->ntypes + 1) < 0)
+            goto oom;
+        traza_event_type *ty = &m->types[m->ntypes++];
+        ty->id = sqlite3_column_int(st, 0);
+        ty->name = tz_model_str(m, (const char *)sqlite3_column_text(st, 1));
+        ty->category = (traza_category)sqlite3_column_int(st, 2);
+        ty->color = tz_model_str(m, (const char *)sqlite3_column_text(st, 3));
+        if (!ty->name || (unsigned)ty->category >= TRAZA_NCATEGORIES)
+            goto bad;
+    }
+    sqlite3_finalize(st);
+    cap = 0;
+    if (tz_sql_prepare(t->db, "SELECT id, type, name, ptype FROM param_def ORDER BY id", &st, err) < 0)
+        return -1;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (TZ_GROW(m->defs, cap, m->ndefs + 1) < 0)
+            goto oom;
+        traza_param_def *d = &m->defs[m->ndefs++];
+        d->id = sqlite3_column_int(st, 0);
+        d->type_id = sqlite3_column_int(st, 1);
+        d->name = tz_model_str(m, (const char *)sqlite3_column_text(st, 2));
+        d->ptype = (traza_ptype)sqlite3_column_int(st, 3);
+        if (!d->name || (unsigned)d->ptype > TRAZA_PT_HEX)
+            goto bad;
+    }
+    sqlite3_finalize(st);
+    return 0;
+oom:
+    sqlite3_finalize(st);
+    return traza_err_set(err, TRAZA_E_NOMEM, "out of memory loading the trace model");
+bad:
+    sqlite3_finalize(st);
+    return traza_err_set(err, TRAZA_E_FORMAT, "the trace store holds an invalid model row");
+}
+
+/* ts of event `id` (1..n). */
+static int64_t ts_at(tz_tstate *t, int64_t id)
+{
+    sqlite3_bind_int64(t->ts_at, 1, id);
+    int64_t v = sqlite3_step(t->ts_at) == SQLITE_ROW ? sqlite3_column_int64(t->ts_at, 0) : INT64_MAX;
+    sqlite3_reset(t->ts_at);
+    return v;
+}
+
+/* The first id whose ts >= x (n + 1 if none). */
+static int64_t first_ge(tz_tstate *t, int64_t x)
+{
+    int64_t lo = 1, hi = t->nevents + 1;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (ts_at(t, mid) >= x)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/* The id range the time bounds allow. */
+static void id_range(tz_tstate *t, const traza_filter *f, int64_t *lo, int64_t *hi)
+{
+    *lo = 1;
+    *hi = t->nevents;
+    if (f->has_from) {
+        int64_t from = f->from;
+        if (f->overlap && t->max_duration > 0)
+            from = (from > INT64_MIN + t->max_duration) ? from - t->max_duration : INT64_MIN;
+        *lo = first_ge(t, from);
+    }
+    if (f->has_to)
+        *hi = f->to == INT64_MAX ? t->nevents : first_ge(t, f->to + 1) - 1;
+}
+
+static void append_int_list(tz_buf *b, const char *col, const int32_t *v, size_t n)
+{
+    tz_buf_printf(b, " AND %s IN (", col);
+    for (size_t i = 0; i < n; i++)
+        tz_buf_printf(b, "%s%d", i ? "," : "", v[i]);
+    tz_buf_putc(b, ')');
+}
+
+static const char *cmp_sql(traza_cmp op)
+{
+    switch (op) {
+    case TRAZA_EQ: return "=";
+    case TRAZA_NE: return "<>";
+    case TRAZA_LT: return "<";
+    case TRAZA_GT: return ">";
+    case TRAZA_LE: return "<=";
+    case TRAZA_GE: return ">=";
+    }
+    return "=";
+}
+
+/* WHERE clause shared by queries and counts; binds come after in order: conds, set. */
+static void build_where(tz_tstate *t, const tz_bfilter *bf, tz_buf *b, int64_t *lo, int64_t *hi)
+{
+    const traza_filter *f = bf->f;
+    id_range(t, f, lo, hi);
+    tz_buf_puts(b, " WHERE id BETWEEN ?1 AND ?2");
+    if (bf->types)
+        append_int_list(b, "type", bf->types, bf->ntypes);
+    if (f->producers) {
+        if (!bf->types) {
+            /* Lets SQLite use the (type, producer) index for producer lookups. */
+            tz_buf_puts(b, " AND type IN (SELECT id FROM event_type)");
+        }
+        append_int_list(b, "producer", f->producers, f->nproducers);
+    }
+    if (f->overlap && f->has_from)
+        tz_buf_puts(b, " AND (ts >= ?3 OR end_ts >= ?3)");
+    for (size_t i = 0; i < bf->nconds; i++) {
+        const struct tz_bcond *c = &bf->conds[i];
+        tz_buf_puts(b, " AND EXISTS (SELECT 1 FROM param p WHERE p.event = event.id AND p.def IN (");
+        for (size_t k = 0; k < c->ndefs; k++)
+            tz_buf_printf(b, "%s%d", k ? "," : "", c->defs[k]);
+        tz_buf_printf(b, ") AND p.value %s ?%zu)", cmp_sql(c->op), 4 + i);
+    }
+    if (f->event_set > 0)
+        tz_buf_printf(b, " AND id IN (SELECT event FROM result_event WHERE result = %lld)", (long long)f->event_set);
+}
+
+static void bind_where(const tz_bfilter *bf, sqlite3_stmt *st, int64_t lo, int64_t hi)
+{
+    sqlite3_bind_int64(st, 1, lo);
+    sqlite3_bind_int64(st, 2, hi);
+    if (bf->f->overlap && bf->f->has_from)
+        sqlite3_bind_int64(st, 3, bf->f->from);
+    for (size_t i = 0; i < bf->nconds; i++) {
+        const struct tz_bcond *c = &bf->conds[i];
+        if (c->numeric)
+            sqlite3_bind_double(st, (int)(4 + i), c->num);
+        else
+            sqlite3_bind_text(st, (int)(4 + i), c->str, -1, SQLITE_STATIC);
+    }
+}
+
+int tz_sqlite_q_open(tz_tstate *t, const tz_bfilter *bf, tz_qstate **out, traza_err *err)
+{
+    tz_qstate *q = calloc(1, sizeof *q);
+    if (!q)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    q->t = t;
+    q->with_params = bf->f->with_params;
+    tz_buf_init(&q->strs);
+    tz_buf sql;
+    tz_buf_init(&sql);
+    tz_buf_puts(&sql, "SELECT id, ts, type, producer, end_ts, end_producer, level, value, cpu FROM event");
+    int64_t lo, hi;
+    build_where(t, bf, &sql, &lo, &hi);
+    tz_buf_printf(&sql, " ORDER BY id %s", bf->f->order == TRAZA_ORDER_TIME_DESC ? "DESC" : "ASC");
+    if (bf->limit > 0 || bf->offset > 0)
+        tz_buf_printf(&sql, " LIMIT %lld OFFSET %lld", bf->limit > 0 ? (long long)bf->limit : -1LL, (long long)bf->offset);
+    if (sql.oom) {
+        tz_buf_free(&sql);
+        free(q);
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    }
+    int rc = tz_sql_prepare(t->db, sql.s, &q->st, err);
+    tz_buf_free(&sql);
+    if (rc < 0 || (q->with_params && tz_sql_prepare(t->db, "SELECT def, value FROM param WHERE event=?", &q->params, err) < 0)) {
+        tz_sqlite_q_close(q);
+        return -1;
+    }
+    bind_where(bf, q->st, lo, hi);
+    *out = q;
+    return 0;
+}
+
+static int load_params(tz_qstate *q, traza_event *ev, traza_err *err)
+{
+    q->npv = 0;
+    tz_buf_reset(&q->strs);
+    sqlite3_bind_int64(q->params, 1, ev->id);
+    /* Strings are gathered first, pointers fixed after (the buffer may move). */
+    size_t offs[256];
+    int rc;
+    while ((rc = sqlite3_step(q->params)) == SQLITE_ROW) {
+        if (TZ_GROW(q->pv, q->cappv, q->npv + 1) < 0) {
+            sqlite3_reset(q->params);
+            return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        }
+        traza_param *p = &q->pv[q->npv];
+        memset(p, 0, sizeof *p);
+        p->def = sqlite3_column_int(q->params, 0);
+        switch (sqlite3_column_type(q->params, 1)) {
+        case SQLITE_INTEGER: p->v.kind = TRAZA_PT_INT; p->v.i = sqlite3_column_int64(q->params, 1); break;
+        case SQLITE_FLOAT: p->v.kind = TRAZA_PT_DOUBLE; p->v.d = sqlite3_column_double(q->params, 1); break;
+        default: {
+            p->v.kind = TRAZA_PT_STRING;
+            const unsigned char *s = sqlite3_column_text(q->params, 1);
+            int len = sqlite3_column_bytes(q->params, 1);
+            if (q->npv < 256)
+                offs[q->npv] = q->strs.len;
+            tz_buf_put(&q->strs, s ? (const char *)s : "", (size_t)len);
+            tz_buf_putc(&q->strs, '\0');
+        }
+        }
+        q->npv++;
+    }
+    sqlite3_reset(q->params);
+    if (rc != SQLITE_DONE)
+        return tz_sql_fail(q->t->db, "reading parameters", err);
+    if (q->strs.oom)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    if (q->npv > 256)
+        q->npv = 256; /* more than 256 parameters on one event: keep the first 256 */
+    for (size_t i = 0; i < q->npv; i++)
+        if (q->pv[i].v.kind == TRAZA_PT_STRING)
+            q->pv[i].v.s = q->strs.s + offs[i];
+    ev->params = q->pv;
+    ev->nparams = (uint32_t)q->npv;
+    return 0;
+}
+
+int tz_sqlite_q_next(tz_qstate *q, traza_event *ev, traza_err *err)
+{
+    int rc = sqlite3_step(q->st);
+    if (rc == SQLITE_DONE)
+        return 0;
+    if (rc != SQLITE_ROW)
+        return tz_sql_fail(q->t->db, "reading events", err);
+    sqlite3_stmt *st = q->st;
+    memset(ev, 0, sizeof *ev);
+    ev->id = sqlite3_column_int64(st, 0);
+    ev->ts = sqlite3_column_int64(st, 1);
+    ev->type = sqlite3_column_int(st, 2);
+    ev->producer = sqlite3_column_int(st, 3);
+    if (sqlite3_column_type(st, 4) != SQLITE_NULL) { ev->end_ts = sqlite3_column_int64(st, 4); ev->has |= TRAZA_HAS_END; }
+    if (sqlite3_column_type(st, 5) != SQLITE_NULL) { ev->end_producer = sqlite3_column_int(st, 5); ev->has |= TRAZA_HAS_END_PRODUCER; }
+    if (sqlite3_column_type(st, 6) != SQLITE_NULL) { ev->level = sqlite3_column_int(st, 6); ev->has |= TRAZA_HAS_LEVEL; }
+    if (sqlite3_column_type(st, 7) != SQLITE_NULL) { ev->value = sqlite3_column_double(st, 7); ev->has |= TRAZA_HAS_VALUE; }
+    if (sqlite3_column_type(st, 8) != SQLITE_NULL) { ev->cpu = sqlite3_column_int(st, 8); ev->has |= TRAZA_HAS_CPU; }
+    if (q->with_params && load_params(q, ev, err) < 0)
+        return -1;
+    return 1;
+}
+
+void tz_sqlite_q_close(tz_qstate *q)
+{
+    if (!q)
+        return;
+    sqlite3_finalize(q->st);
+    sqlite3_finalize(q->params);
+    free(q->pv);
+    tz_buf_free(&q->strs);
+    free(q);
+}
+
+int64_t tz_sqlite_q_count(tz_tstate *t, const tz_bfilter *bf, traza_err *err)
+{
+    const traza_filter *f = bf->f;
+    int64_t lo, hi;
+    if (!bf->types && !f->producers && !bf->nconds && f->event_set <= 0 && !f->overlap) {
+        id_range(t, f, &lo, &hi);
+        return hi >= lo ? hi - lo + 1 : 0;
+    }
+    tz_buf sql;
+    tz_buf_init(&sql);
+    tz_buf_puts(&sql, "SELECT count(*) FROM event");
+    build_where(t, bf, &sql, &lo, &hi);
+    if (sql.oom) {
+        tz_buf_free(&sql);
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    }
+    sqlite3_stmt *st;
+    int rc = tz_sql_prepare(t->db, sql.s, &st, err);
+    tz_buf_free(&sql);
+    if (rc < 0)
+        return -1;
+    bind_where(bf, st, lo, hi);
+    int64_t n = -1;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int64(st, 0);
+    else
+        tz_sql_fail(t->db, "counting events", err);
+    sqlite3_finalize(st);
+    return n;
+}

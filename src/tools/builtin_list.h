@@ -1,0 +1,15 @@
+/* Built-in tools: one `extern const traza_tool` per tool file, listed below. */
+#ifndef TZ_BUILTIN_LIST_H
+#define TZ_BUILTIN_LIST_H
+
+#include "traza/tool.h"
+
+
+static const traza_tool *const tz_builtin_tools[] = {
+    NULL,
+};
+
+/* Importers and exporters become tools named "import-<format>" / "export-<format>". */
+int tz_register_importer_tools(traza_registry *reg, traza_err *err);
+
+#endif

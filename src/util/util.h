@@ -1,0 +1,87 @@
+/* Internal helpers shared by libtraza: growable buffers, string maps, arrays.
+ * All allocation failures are reported to the caller; nothing here aborts. */
+#ifndef TZ_UTIL_H
+#define TZ_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "traza/error.h"
+
+char *tz_strdup(const char *s);
+char *tz_strndup(const char *s, size_t n);
+char *tz_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Grows *p (an array of elem-sized items with capacity *cap) to hold `need` items.
+ * Returns 0, or -1 (and leaves *p valid) when out of memory or on overflow. */
+int tz_grow(void **p, size_t *cap, size_t need, size_t elem);
+#define TZ_GROW(arr, cap, need) tz_grow((void **)&(arr), &(cap), (need), sizeof *(arr))
+
+/* A growable byte/string buffer. Out-of-memory is sticky: check `oom` once at the end. */
+typedef struct tz_buf {
+    char *s;
+    size_t len, cap;
+    int oom;
+} tz_buf;
+
+void tz_buf_init(tz_buf *b);
+void tz_buf_free(tz_buf *b);
+void tz_buf_reset(tz_buf *b);
+void tz_buf_put(tz_buf *b, const void *data, size_t n);
+void tz_buf_puts(tz_buf *b, const char *s);
+void tz_buf_putc(tz_buf *b, char c);
+void tz_buf_printf(tz_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tz_buf_vprintf(tz_buf *b, const char *fmt, va_list ap);
+/* Takes the string (NUL-terminated, "" if empty); the buffer is reset. NULL on oom. */
+char *tz_buf_take(tz_buf *b);
+
+/* JSON helpers: a quoted, escaped string (invalid UTF-8 bytes become U+FFFD). */
+void tz_json_str(tz_buf *b, const char *s);
+void tz_json_strn(tz_buf *b, const char *s, size_t n);
+/* A double as JSON (non-finite values become null). */
+void tz_json_num(tz_buf *b, double v);
+
+/* Open-addressing hash map from string keys (copied) to int64 values. */
+typedef struct tz_map {
+    char **keys;
+    int64_t *vals;
+    size_t cap, count;
+} tz_map;
+
+void tz_map_init(tz_map *m);
+void tz_map_free(tz_map *m);
+/* 1 and *val if present, else 0. */
+int tz_map_get(const tz_map *m, const char *key, int64_t *val);
+int tz_map_getn(const tz_map *m, const char *key, size_t len, int64_t *val);
+/* Inserts or replaces. -1 on out of memory. */
+int tz_map_put(tz_map *m, const char *key, int64_t val);
+int tz_map_putn(tz_map *m, const char *key, size_t len, int64_t val);
+
+/* Hash map from int64 keys to int64 values. */
+typedef struct tz_imap {
+    int64_t *keys;
+    int64_t *vals;
+    unsigned char *used;
+    size_t cap, count;
+} tz_imap;
+
+void tz_imap_init(tz_imap *m);
+void tz_imap_free(tz_imap *m);
+int tz_imap_get(const tz_imap *m, int64_t key, int64_t *val);
+int tz_imap_put(tz_imap *m, int64_t key, int64_t val);
+
+uint64_t tz_hash_bytes(const void *data, size_t n);
+uint64_t tz_hash_u64(uint64_t x);
+
+/* UTF-8 validation: returns the byte offset of the first invalid sequence, or -1. */
+long tz_utf8_invalid(const char *s, size_t n);
+
+/* Strict number parsing of a whole token. Return 0 on success, -1 if not a number. */
+int tz_parse_i64(const char *s, size_t n, int64_t *out);
+int tz_parse_u64_hex(const char *s, size_t n, uint64_t *out); /* with or without 0x */
+int tz_parse_double(const char *s, size_t n, double *out);
+
+/* Read a whole file into memory (NUL-terminated). */
+int tz_read_file(const char *path, char **data, size_t *len, traza_err *err);
+
+#endif

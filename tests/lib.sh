@@ -1,0 +1,33 @@
+# Shell helpers for command-line tests (tests/<area>/t_*.sh), sourced by each test.
+# Each check prints "PASS: name", "FAIL: name" (with details) or "SKIP: name (why)";
+# tests/run.sh counts those lines.
+set -u
+: "${TRAZA:?run through tests/run.sh (TRAZA is the traza binary)}"
+TMP=$(mktemp -d /tmp/traza-sh-XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+export TRAZA_WORKSPACE=$TMP/ws
+DATA=${TRAZA_TEST_DATA:-../shared/data}
+
+pass() { echo "PASS: $1"; }
+fail() { echo "FAIL: $1"; shift; [ $# -gt 0 ] && printf '  %s\n' "$@"; return 0; }
+skip() { echo "SKIP: $1 ($2)"; }
+
+# check_eq NAME EXPECTED ACTUAL
+check_eq() {
+  if [ "$2" == "$3" ]; then pass "$1"; else fail "$1" "expected: $2" "actual:   $3"; fi
+}
+# check_contains NAME HAYSTACK NEEDLE
+check_contains() {
+  case "$2" in *"$3"*) pass "$1" ;; *) fail "$1" "output does not contain: $3" "output: $(printf '%s' "$2" | head -c 600)" ;; esac
+}
+# check_rc NAME EXPECTED_RC CMD...: runs CMD, compares its exit status; output in $OUT
+check_rc() {
+  local name=$1 want=$2; shift 2
+  OUT=$("$@" 2>&1); local rc=$?
+  if [ "$rc" -eq "$want" ]; then pass "$name"; else fail "$name" "exit $rc, expected $want: $*" "$(printf '%s' "$OUT" | head -c 600)"; fi
+}
+# jq-free JSON field read through python3 (present on Debian images used here).
+json_get() { python3 -c 'import json,sys; d=json.load(sys.stdin); 
+for k in sys.argv[1].split("."):
+    d = d[int(k)] if isinstance(d, list) else d[k]
+print(d if not isinstance(d,(dict,list)) else json.dumps(d, sort_keys=True))' "$1"; }

@@ -1,0 +1,402 @@
+/* The store API on the SQLite backend: write, read back, filter, results, atomicity. */
+#include "testutil.h"
+
+#include <dirent.h>
+#include <math.h>
+
+/* Builds a small trace: root/{cpu0,cpu1}, types run(state) irq(punctual)
+ * msg(link) load(variable); events out of time order on purpose. */
+static void make_trace(tu_ws *w, const char *name, int n)
+{
+    traza_writer *wr = traza_writer_begin(w->ws, name, "test", &w->err);
+    assert_non_null(wr);
+    int32_t root = traza_writer_producer(wr, -1, "root", "Machine", &w->err);
+    int32_t c0 = traza_writer_producer(wr, root, "cpu0", "Core", &w->err);
+    int32_t c1 = traza_writer_producer(wr, root, "cpu1", "Core", &w->err);
+    assert_int_equal(traza_writer_producer(wr, root, "cpu0", "Core", &w->err), c0); /* get-or-create */
+    int32_t run = traza_writer_event_type(wr, "run", TRAZA_STATE, &w->err);
+    int32_t irq = traza_writer_event_type(wr, "irq", TRAZA_PUNCTUAL, &w->err);
+    int32_t msg = traza_writer_event_type(wr, "msg", TRAZA_LINK, &w->err);
+    int32_t load = traza_writer_event_type(wr, "load", TRAZA_VARIABLE, &w->err);
+    assert_int_equal(traza_writer_event_type(wr, "irq", TRAZA_STATE, &w->err), -1);
+    assert_err_contains(w->err, "both as punctual and as state");
+    int32_t vec = traza_writer_param_def(wr, irq, "vector", TRAZA_PT_INT, &w->err);
+    int32_t who = traza_writer_param_def(wr, irq, "who", TRAZA_PT_STRING, &w->err);
+    int32_t addr = traza_writer_param_def(wr, irq, "addr", TRAZA_PT_HEX, &w->err);
+    assert_true(vec >= 0 && who >= 0 && addr >= 0);
+    for (int i = n - 1; i >= 0; i--) { /* reversed: the store must sort */
+        traza_param ps[3] = {{vec, {TRAZA_PT_INT, i % 7, 0, NULL}},
+                             {who, {TRAZA_PT_STRING, 0, 0, (i % 2) ? "uart" : "timer"}},
+                             {addr, {TRAZA_PT_HEX, 0x8000 + i, 0, NULL}}};
+        traza_event e = {0};
+        e.ts = i * 10;
+        e.type = irq;
+        e.producer = (i % 2) ? c1 : c0;
+        e.params = ps;
+        e.nparams = 3;
+        e.cpu = i % 2;
+        e.has = TRAZA_HAS_CPU;
+        assert_int_equal(traza_writer_event(wr, &e, &w->err), 0);
+        traza_event s = {0};
+        s.ts = i * 10 + 1;
+        s.end_ts = i * 10 + 6;
+        s.type = run;
+        s.producer = c0;
+        s.level = 0;
+        s.has = TRAZA_HAS_END | TRAZA_HAS_LEVEL;
+        assert_int_equal(traza_writer_event(wr, &s, &w->err), 0);
+    }
+    traza_event l = {0};
+    l.ts = 5; l.end_ts = 25; l.type = msg; l.producer = c0; l.end_producer = c1;
+    l.has = TRAZA_HAS_END | TRAZA_HAS_END_PRODUCER;
+    assert_int_equal(traza_writer_event(wr, &l, &w->err), 0);
+    traza_event v = {0};
+    v.ts = 0; v.end_ts = 100; v.type = load; v.producer = root; v.value = 0.75; v.has = TRAZA_HAS_END | TRAZA_HAS_VALUE;
+    assert_int_equal(traza_writer_event(wr, &v, &w->err), 0);
+    traza_event bad = {0};
+    bad.ts = 10; bad.type = run; bad.producer = c0;
+    assert_int_equal(traza_writer_event(wr, &bad, &w->err), -1);
+    assert_err_contains(w->err, "needs an end time");
+    traza_writer_set_time_unit(wr, -6);
+    traza_writer_set_param(wr, "board", "stm32", &w->err);
+    traza_trace_info info;
+    assert_int_equal(traza_writer_commit(wr, &info, &w->err), 0);
+    assert_string_equal(info.name, name);
+    assert_int_equal(info.events, 2 * n + 2);
+    assert_int_equal(info.categories[TRAZA_PUNCTUAL], n);
+    assert_int_equal(info.categories[TRAZA_STATE], n);
+    assert_int_equal(info.categories[TRAZA_LINK], 1);
+    assert_int_equal(info.categories[TRAZA_VARIABLE], 1);
+    assert_int_equal(info.producers, 3);
+    assert_int_equal(info.time_unit, -6);
+    assert_int_equal(info.min_ts, 0);
+    assert_int_equal(info.max_ts, (n - 1) * 10 + 6 > 100 ? (n - 1) * 10 + 6 : 100);
+    assert_int_equal(info.nparams, 1);
+    traza_trace_info_clear(&info);
+}
+
+static void test_roundtrip_and_order(void **state)
+{
+    (void)state;
+    tu_ws w;
+    tu_ws_open(&w);
+    make_trace(&w, "t1", 50);
+    traza_trace *t = traza_trace_open(w.ws, "t1", TRAZA_OPEN_READ, &w.err);
+    assert_non_null(t);
+    traza_filter f;
+    traza_filter_init(&f);
+    f.with_params = 1;
+    traza_cursor *c = traza_query(t, &f, &w.err);
+    assert_non_null(c);
+    const traza_event *ev;
+    int64_t last = INT64_MIN, n = 0, prev_id = 0;
+    int seen_hex = 0, seen_str = 0;
+    while (traza_cursor_next(c, &ev, &w.err) > 0) {
+        assert_true(ev->ts >= last);
+        assert_int_equal(ev->id, prev_id + 1); /* ids follow time order, dense */
+        last = ev->ts;
+        prev_id = ev->id;
+        n++;
+        const traza_event_type *ty = traza_trace_event_type(t, ev->type);
+        if (strcmp(ty->name, "irq") == 0) {
+            assert_int_equal(ev->nparams, 3);
+            for (uint32_t i = 0; i < ev->nparams; i++) {
+                const traza_param_def *d = traza_trace_param_def(t, ev->params[i].def);
+                if (strcmp(d->name, "addr") == 0) {
+                    assert_int_equal(ev->params[i].v.kind, TRAZA_PT_HEX);
+                    assert_int_equal(ev->params[i].v.i, 0x8000 + ev->ts / 10);
+                    seen_hex = 1;
+                }
+                if (strcmp(d->name, "who") == 0) {
+                    assert_string_equal(ev->params[i].v.s, (ev->ts / 10 % 2) ? "uart" : "timer");
+                    seen_str = 1;
+                }
+            }
+            assert_true(ev->has & TRAZA_HAS_CPU);
+        } else if (strcmp(ty->name, "load") == 0) {
+            assert_true(fabs(ev->value - 0.75) < 1e-12);
+        }
+    }
+    assert_true(seen_hex && seen_str);
+    assert_int_equal(n, 102);
+    traza_cursor_free(c);
+    /* producers and paths */
+    const traza_producer *p = traza_trace_producer_find(t, "root/cpu1");
+    assert_non_null(p);
+    assert_string_equal(p->name, "cpu1");
+    int32_t *ids = NULL;
+    size_t nids = 0;
+    assert_int_equal(traza_trace_producer_subtree(t, traza_trace_producer_find(t, "root")->id, &ids, &nids, &w.err), 3);
+    free(ids);
+    traza_trace_close(t);
+    tu_ws_close(&w);
+}
+
+static int64_t count(traza_trace *t, traza_filter *f, traza_err *err)
+{
+    int64_t n = traza_count(t, f, err);
+    /* The cursor must agree with the count. */
+    traza_cursor *c = traza_query(t, f, err);
+    assert_non_null(c);
+    const traza_event *ev;
+    int64_t k = 0;
+    while (traza_cursor_next(c, &ev, err) > 0)
+        k++;
+    traza_cursor_free(c);
+    if (!f->limit && !f->offset)
+        assert_int_equal(n, k);
+    return k;
+}
+
+static void test_filters(void **state)
+{
+    (void)state;
+    tu_ws w;
+    tu_ws_open(&w);
+    make_trace(&w, "t2", 100);
+    traza_trace *t = traza_trace_open(w.ws, "t2", TRAZA_OPEN_READ, &w.err);
+    assert_non_null(t);
+    traza_filter f;
+    traza_filter_init(&f);
+    f.has_from = f.has_to = 1;
+    f.from = 100;
+    f.to = 199;
+    /* irq at 100..190 (10) + run at 101..191 (10) */
+    assert_int_equal(count(t, &f, &w.err), 20);
+    f.overlap = 1; /* + link 5..25? no; + variable 0..100 yes; + run 91..96? no */
+    assert_int_equal(count(t, &f, &w.err), 21);
+    f.overlap = 0;
+    int32_t irq = traza_trace_event_type_by_name(t, "irq")->id;
+    f.types = &irq;
+    f.ntypes = 1;
+    assert_int_equal(count(t, &f, &w.err), 10);
+    int32_t c1 = traza_trace_producer_find(t, "cpu1")->id;
+    f.producers = &c1;
+    f.nproducers = 1;
+    assert_int_equal(count(t, &f, &w.err), 5);
+    traza_filter_init(&f);
+    f.categories = 1u << TRAZA_STATE;
+    assert_int_equal(count(t, &f, &w.err), 100);
+    traza_filter_init(&f);
+    traza_param_cond pc = {"vector", TRAZA_EQ, "3"};
+    f.conds = &pc;
+    f.nconds = 1;
+    /* i % 7 == 3 for i in 0..99: 3,10,...,94 -> 14 */
+    assert_int_equal(count(t, &f, &w.err), 14);
+    traza_param_cond pc2 = {"who", TRAZA_EQ, "uart"};
+    f.conds = &pc2;
+    assert_int_equal(count(t, &f, &w.err), 50);
+    traza_param_cond pc3 = {"vector", TRAZA_GE, "5"};
+    f.conds = &pc3;
+    assert_int_equal(count(t, &f, &w.err), 28);
+    traza_param_cond bad = {"nope", TRAZA_EQ, "1"};
+    f.conds = &bad;
+    assert_int_equal(traza_count(t, &f, &w.err), -1);
+    assert_err_contains(w.err, "no event type");
+    traza_filter_init(&f);
+    traza_regex_cond rx = {"producer", "cpu1$", 0};
+    f.regexes = &rx;
+    f.nregexes = 1;
+    assert_int_equal(count(t, &f, &w.err), 50);
+    traza_regex_cond rx2 = {"who", "^ti", 0};
+    f.regexes = &rx2;
+    assert_int_equal(count(t, &f, &w.err), 50);
+    rx2.negate = 1;
+    assert_int_equal(count(t, &f, &w.err), 152); /* uart irqs and every event without "who" */
+    traza_regex_cond rx3 = {"type", "([", 0};
+    f.regexes = &rx3;
+    assert_null(traza_query(t, &f, &w.err));
+    assert_err_contains(w.err, "regular expression");
+    /* offset/limit with and without regex */
+    traza_filter_init(&f);
+    f.offset = 10;
+    f.limit = 5;
+    assert_int_equal(count(t, &f, &w.err), 5);
+    traza_regex_cond rx4 = {"type", "^irq$", 0};
+    f.regexes = &rx4;
+    f.nregexes = 1;
+    assert_int_equal(count(t, &f, &w.err), 5);
+    traza_trace_close(t);
+    tu_ws_close(&w);
+}
+
+static void test_results(void **state)
+{
+    (void)state;
+    tu_ws w;
+    tu_ws_open(&w);
+    make_trace(&w, "t3", 20);
+    traza_trace *t = traza_trace_open(w.ws, "t3", TRAZA_OPEN_READ, &w.err);
+    traza_result_meta m = {"set1", "test", "--x", 0};
+    int64_t ids[] = {1, 2, 5, 5};
+    assert_int_equal(traza_result_save_events(t, &m, ids, 4, &w.err), -1);
+    assert_err_contains(w.err, "read-only");
+    traza_trace_close(t);
+    t = traza_trace_open(w.ws, "t3", TRAZA_OPEN_WRITE, &w.err);
+    int64_t r1 = traza_result_save_events(t, &m, ids, 4, &w.err);
+    assert_true(r1 > 0);
+    assert_int_equal(traza_result_save_events(t, &m, ids, 2, &w.err), -1);
+    assert_err_contains(w.err, "already exists");
+    int64_t badids[] = {1000};
+    traza_result_meta m2 = {"bad", "test", NULL, 0};
+    assert_int_equal(traza_result_save_events(t, &m2, badids, 1, &w.err), -1);
+    int32_t prods[] = {1, 2};
+    traza_result_meta m3 = {"cores", "test", NULL, 0};
+    assert_true(traza_result_save_producers(t, &m3, prods, 2, &w.err) > 0);
+    traza_group_node g[] = {{1, 0, "root", 1, TRAZA_GROUP_NONE, 0, 0}, {2, 1, NULL, 0, TRAZA_GROUP_EVENT, 5, 0},
+                            {3, 1, "second", 0, TRAZA_GROUP_TYPE, 1, 1}};
+    traza_result_meta m4 = {"grp", "test", NULL, 0};
+    assert_true(traza_result_save_group(t, &m4, g, 3, &w.err) > 0);
+    traza_annotation an[] = {{"note", {TRAZA_PT_STRING, 0, 0, "spike"}, 1, 10, 20}, {"score", {TRAZA_PT_DOUBLE, 0, 2.5, NULL}, 0, 0, 0}};
+    traza_result_meta m5 = {"ann", "test", NULL, 0};
+    assert_true(traza_result_save_annotations(t, &m5, an, 2, &w.err) > 0);
+    traza_result_info *list;
+    size_t n;
+    assert_int_equal(traza_result_list(t, &list, &n, &w.err), 0);
+    assert_int_equal(n, 4);
+    assert_string_equal(list[0].name, "set1");
+    assert_int_equal(list[0].size, 3); /* duplicate 5 counted once */
+    assert_int_equal(list[0].kind, TRAZA_RES_EVENT_SET);
+    traza_result_info_array_free(list, n);
+    /* restricting a query to a saved set */
+    traza_filter f;
+    traza_filter_init(&f);
+    f.event_set = r1;
+    assert_int_equal(traza_count(t, &f, &w.err), 3);
+    int64_t *got;
+    size_t ng;
+    assert_int_equal(traza_result_events(t, r1, &got, &ng, &w.err), 0);
+    assert_int_equal(ng, 3);
+    assert_int_equal(got[2], 5);
+    free(got);
+    traza_group_node *gn;
+    assert_int_equal(traza_result_group(t, list ? 3 : 3, &gn, &ng, &w.err), 0);
+    assert_int_equal(ng, 3);
+    assert_string_equal(gn[0].name, "root");
+    assert_null(gn[1].name);
+    assert_int_equal(gn[1].ref, 5);
+    traza_group_nodes_free(gn, ng);
+    traza_annotation *ga;
+    assert_int_equal(traza_result_annotations(t, 4, &ga, &ng, &w.err), 0);
+    assert_int_equal(ng, 2);
+    assert_string_equal(ga[0].value.s, "spike");
+    assert_int_equal(ga[0].to, 20);
+    assert_true(ga[1].value.d == 2.5 && !ga[1].has_range);
+    traza_annotations_free(ga, ng);
+    /* processed trace link */
+    make_trace(&w, "t3-derived", 2);
+    traza_result_meta m6 = {"derived", "test", NULL, 0};
+    assert_true(traza_result_save_processed(t, &m6, "t3-derived", &w.err) > 0);
+    traza_result_info ri;
+    assert_int_equal(traza_result_find(t, "derived", &ri, &w.err), 0);
+    assert_string_equal(ri.target, "t3-derived");
+    traza_result_info_clear(&ri);
+    /* replace and delete */
+    m.replace = 1;
+    assert_true(traza_result_save_events(t, &m, ids, 1, &w.err) > 0);
+    assert_int_equal(traza_result_find(t, "set1", &ri, &w.err), 0);
+    assert_int_equal(ri.size, 1);
+    assert_int_equal(traza_result_delete(t, ri.id, &w.err), 0);
+    traza_result_info_clear(&ri);
+    assert_int_equal(traza_result_find(t, "set1", &ri, &w.err), -1);
+    assert_err_contains(w.err, "no result named 'set1'");
+    traza_trace_close(t);
+    tu_ws_close(&w);
+}
+
+static int count_files(const char *dir)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/traces", dir);
+    DIR *d = opendir(p);
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (de->d_name[0] != '.')
+            n++;
+    closedir(d);
+    return n;
+}
+
+static void test_catalogue_and_abort(void **state)
+{
+    (void)state;
+    tu_ws w;
+    tu_ws_open(&w);
+    make_trace(&w, "a", 3);
+    make_trace(&w, "b", 3);
+    assert_int_equal(count_files(w.dir), 2);
+    /* an aborted import leaves nothing */
+    traza_writer *wr = traza_writer_begin(w.ws, "c", "test", &w.err);
+    assert_non_null(wr);
+    assert_int_equal(count_files(w.dir), 3);
+    traza_writer_abort(wr);
+    assert_int_equal(count_files(w.dir), 2);
+    /* duplicate name */
+    assert_null(traza_writer_begin(w.ws, "a", "test", &w.err));
+    assert_err_contains(w.err, "already exists");
+    traza_trace_info *all;
+    size_t n;
+    assert_int_equal(traza_workspace_list(w.ws, &all, &n, &w.err), 0);
+    assert_int_equal(n, 2);
+    traza_trace_info_array_free(all, n);
+    assert_int_equal(traza_workspace_rename(w.ws, "a", "b", &w.err), -1);
+    assert_int_equal(traza_workspace_rename(w.ws, "a", "a2", &w.err), 0);
+    assert_int_equal(traza_workspace_remove(w.ws, "a2", &w.err), 0);
+    assert_int_equal(traza_workspace_remove(w.ws, "a2", &w.err), -1);
+    assert_err_contains(w.err, "no trace named 'a2'");
+    assert_int_equal(count_files(w.dir), 1);
+    /* a stale temporary of a dead writer is swept at the next open */
+    char p[4096];
+    snprintf(p, sizeof p, "%s/traces/0123456789abcdef.importing-999999999.db", w.dir);
+    FILE *f = fopen(p, "w");
+    fputs("junk", f);
+    fclose(f);
+    snprintf(p, sizeof p, "%s/traces/fedcba9876543210.db", w.dir);
+    f = fopen(p, "w");
+    fclose(f);
+    traza_workspace_close(w.ws);
+    w.ws = traza_workspace_open(w.ctx, w.dir, &w.err);
+    assert_non_null(w.ws);
+    assert_int_equal(count_files(w.dir), 1);
+    tu_ws_close(&w);
+}
+
+static void test_time_parse(void **state)
+{
+    (void)state;
+    traza_err err;
+    int64_t v;
+    assert_int_equal(traza_time_parse("1.5ms", -9, &v, &err), 0);
+    assert_int_equal(v, 1500000);
+    assert_int_equal(traza_time_parse("200us", -6, &v, &err), 0);
+    assert_int_equal(v, 200);
+    assert_int_equal(traza_time_parse("3s", -9, &v, &err), 0);
+    assert_int_equal(v, 3000000000LL);
+    assert_int_equal(traza_time_parse("12345", -9, &v, &err), 0);
+    assert_int_equal(v, 12345);
+    assert_int_equal(traza_time_parse("-2ns", -9, &v, &err), 0);
+    assert_int_equal(v, -2);
+    assert_int_equal(traza_time_parse("0.0000015s", -6, &v, &err), 0);
+    assert_int_equal(v, 2); /* rounded half up */
+    assert_int_equal(traza_time_parse("1.5", -9, &v, &err), -1);
+    assert_err_contains(err, "whole number");
+    assert_int_equal(traza_time_parse("3 parsecs", -9, &v, &err), -1);
+    assert_int_equal(traza_time_parse("5min", -9, &v, &err), -1);
+    assert_err_contains(err, "unknown unit 'min'");
+    assert_int_equal(traza_time_parse("99999999999s", -9, &v, &err), -1);
+    assert_err_contains(err, "out of range");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_roundtrip_and_order),
+        cmocka_unit_test(test_filters),
+        cmocka_unit_test(test_results),
+        cmocka_unit_test(test_catalogue_and_abort),
+        cmocka_unit_test(test_time_parse),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
