@@ -8,4 +8,5 @@
 #include "traza/result.h"
 #include "traza/tool.h"
 #include "traza/import.h"
+#include "traza/export.h"
 #endif

@@ -11,5 +11,6 @@ static const traza_tool *const tz_builtin_tools[] = {
 
 /* Importers and exporters become tools named "import-<format>" / "export-<format>". */
 int tz_register_importer_tools(traza_registry *reg, traza_err *err);
+int tz_register_exporter_tools(traza_registry *reg, traza_err *err);
 
 #endif

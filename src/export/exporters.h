@@ -1,0 +1,14 @@
+/* Internal: the exporters built into libtraza (one file per format). */
+#ifndef TZ_EXPORTERS_H
+#define TZ_EXPORTERS_H
+
+#include "traza/export.h"
+
+extern const traza_exporter tz_exporter_csv;
+
+static const traza_exporter *const tz_exporters[] = {
+    &tz_exporter_csv,
+    NULL,
+};
+
+#endif
