@@ -83,7 +83,7 @@ $(BUILD)/plugins/%.so: examples/plugins/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -shared $(LDSAN) -o $@ $<
 
-$(BUILD)/tests/%: tests/%.c $(BUILD)/libtraza.a tests/testutil.h
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libtraza.a $(wildcard tests/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Itests $(LDSAN) -o $@ $< $(BUILD)/libtraza.a $(LDLIBS_ALL) -lcmocka
 

@@ -9,4 +9,7 @@
 #include "traza/tool.h"
 #include "traza/import.h"
 #include "traza/export.h"
+#include "traza/stats.h"
+#include "traza/svg.h"
+#include "traza/filters.h"
 #endif

@@ -4,8 +4,13 @@
 
 #include "traza/tool.h"
 
+extern const traza_tool tz_tool_filter;
+extern const traza_tool tz_tool_producer_activity;
+
 
 static const traza_tool *const tz_builtin_tools[] = {
+    &tz_tool_filter,
+    &tz_tool_producer_activity,
     NULL,
 };
 

@@ -1,0 +1,151 @@
+/* Events as text (shared by the CSV exporter and the CLI): a fixed-width table, CSV (RFC 4180) or a JSON array. */
+#include "export/event_text.h"
+
+#include <string.h>
+
+void tz_value_text(tz_buf *b, const traza_value *v)
+{
+    switch (v->kind) {
+    case TRAZA_PT_INT: tz_buf_printf(b, "%lld", (long long)v->i); break;
+    case TRAZA_PT_HEX: tz_buf_printf(b, "0x%llx", (unsigned long long)v->i); break;
+    case TRAZA_PT_DOUBLE: tz_buf_printf(b, "%.17g", v->d); break;
+    case TRAZA_PT_STRING: tz_buf_puts(b, v->s ? v->s : ""); break;
+    }
+}
+
+static void csv_field(tz_buf *b, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) {
+        tz_buf_puts(b, s);
+        return;
+    }
+    tz_buf_putc(b, '"');
+    for (; *s; s++) {
+        if (*s == '"')
+            tz_buf_putc(b, '"');
+        tz_buf_putc(b, *s);
+    }
+    tz_buf_putc(b, '"');
+}
+
+void tz_event_header(tz_buf *b, tz_out_format fmt)
+{
+    if (fmt == OUT_JSON)
+        tz_buf_putc(b, '[');
+    else if (fmt == OUT_CSV)
+        tz_buf_puts(b, "id,ts,end_ts,type,category,producer,end_producer,level,value,cpu,params\n");
+    else
+        tz_buf_printf(b, "%8s %16s %16s %-20s %-24s %s\n", "id", "ts", "end_ts", "type", "producer", "details");
+}
+
+void tz_event_footer(tz_buf *b, tz_out_format fmt)
+{
+    if (fmt == OUT_JSON)
+        tz_buf_puts(b, "]\n");
+}
+
+void tz_event_row(tz_buf *b, tz_out_format fmt, traza_trace *t, const traza_event *ev, int first)
+{
+    const traza_event_type *ty = traza_trace_event_type(t, ev->type);
+    char path[2048], epath[2048];
+    traza_trace_producer_path(t, ev->producer, path, sizeof path);
+    if (ev->has & TRAZA_HAS_END_PRODUCER)
+        traza_trace_producer_path(t, ev->end_producer, epath, sizeof epath);
+    if (fmt == OUT_JSON) {
+        if (!first)
+            tz_buf_putc(b, ',');
+        tz_buf_printf(b, "{\"id\":%lld,\"ts\":%lld", (long long)ev->id, (long long)ev->ts);
+        if (ev->has & TRAZA_HAS_END)
+            tz_buf_printf(b, ",\"end_ts\":%lld", (long long)ev->end_ts);
+        tz_buf_puts(b, ",\"type\":");
+        tz_json_str(b, ty->name);
+        tz_buf_printf(b, ",\"category\":\"%s\",\"producer\":", traza_category_name(ty->category));
+        tz_json_str(b, path);
+        if (ev->has & TRAZA_HAS_END_PRODUCER) {
+            tz_buf_puts(b, ",\"end_producer\":");
+            tz_json_str(b, epath);
+        }
+        if (ev->has & TRAZA_HAS_LEVEL)
+            tz_buf_printf(b, ",\"level\":%d", ev->level);
+        if (ev->has & TRAZA_HAS_VALUE) {
+            tz_buf_puts(b, ",\"value\":");
+            tz_json_num(b, ev->value);
+        }
+        if (ev->has & TRAZA_HAS_CPU)
+            tz_buf_printf(b, ",\"cpu\":%d", ev->cpu);
+        if (ev->nparams) {
+            tz_buf_puts(b, ",\"params\":{");
+            for (uint32_t i = 0; i < ev->nparams; i++) {
+                const traza_param *p = &ev->params[i];
+                if (i)
+                    tz_buf_putc(b, ',');
+                tz_json_str(b, traza_trace_param_def(t, p->def)->name);
+                tz_buf_putc(b, ':');
+                if (p->v.kind == TRAZA_PT_STRING)
+                    tz_json_str(b, p->v.s);
+                else if (p->v.kind == TRAZA_PT_HEX)
+                    tz_buf_printf(b, "\"0x%llx\"", (unsigned long long)p->v.i);
+                else if (p->v.kind == TRAZA_PT_INT)
+                    tz_buf_printf(b, "%lld", (long long)p->v.i);
+                else
+                    tz_json_num(b, p->v.d);
+            }
+            tz_buf_putc(b, '}');
+        }
+        tz_buf_putc(b, '}');
+        return;
+    }
+    if (fmt == OUT_CSV) {
+        tz_buf_printf(b, "%lld,%lld,", (long long)ev->id, (long long)ev->ts);
+        if (ev->has & TRAZA_HAS_END)
+            tz_buf_printf(b, "%lld", (long long)ev->end_ts);
+        tz_buf_putc(b, ',');
+        csv_field(b, ty->name);
+        tz_buf_printf(b, ",%s,", traza_category_name(ty->category));
+        csv_field(b, path);
+        tz_buf_putc(b, ',');
+        if (ev->has & TRAZA_HAS_END_PRODUCER)
+            csv_field(b, epath);
+        tz_buf_putc(b, ',');
+        if (ev->has & TRAZA_HAS_LEVEL)
+            tz_buf_printf(b, "%d", ev->level);
+        tz_buf_putc(b, ',');
+        if (ev->has & TRAZA_HAS_VALUE)
+            tz_buf_printf(b, "%.17g", ev->value);
+        tz_buf_putc(b, ',');
+        if (ev->has & TRAZA_HAS_CPU)
+            tz_buf_printf(b, "%d", ev->cpu);
+        tz_buf_putc(b, ',');
+        tz_buf pv;
+        tz_buf_init(&pv);
+        for (uint32_t i = 0; i < ev->nparams; i++) {
+            if (i)
+                tz_buf_putc(&pv, ';');
+            tz_buf_printf(&pv, "%s=", traza_trace_param_def(t, ev->params[i].def)->name);
+            tz_value_text(&pv, &ev->params[i].v);
+        }
+        csv_field(b, pv.s ? pv.s : "");
+        tz_buf_free(&pv);
+        tz_buf_putc(b, '\n');
+        return;
+    }
+    tz_buf_printf(b, "%8lld %16lld ", (long long)ev->id, (long long)ev->ts);
+    if (ev->has & TRAZA_HAS_END)
+        tz_buf_printf(b, "%16lld ", (long long)ev->end_ts);
+    else
+        tz_buf_printf(b, "%16s ", "");
+    tz_buf_printf(b, "%-20s %-24s", ty->name, path);
+    if (ev->has & TRAZA_HAS_END_PRODUCER)
+        tz_buf_printf(b, " -> %s", epath);
+    if (ev->has & TRAZA_HAS_LEVEL)
+        tz_buf_printf(b, " level=%d", ev->level);
+    if (ev->has & TRAZA_HAS_VALUE)
+        tz_buf_printf(b, " value=%.17g", ev->value);
+    if (ev->has & TRAZA_HAS_CPU)
+        tz_buf_printf(b, " cpu=%d", ev->cpu);
+    for (uint32_t i = 0; i < ev->nparams; i++) {
+        tz_buf_printf(b, " %s=", traza_trace_param_def(t, ev->params[i].def)->name);
+        tz_value_text(b, &ev->params[i].v);
+    }
+    tz_buf_putc(b, '\n');
+}
