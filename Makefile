@@ -75,23 +75,27 @@ $(BUILD)/libtraza.a: $(LIB_OBJ)
 $(BUILD)/libtraza.so: $(LIB_OBJ)
 	$(CC) -shared -Wl,-soname,libtraza.so.0 $(LDSAN) -o $@ $^ $(LDLIBS_ALL)
 
+# The whole library is linked in and exported (-rdynamic) so plugins resolve their
+# libtraza symbols against the host.
+WHOLE_LIB = -Wl,--whole-archive $(BUILD)/libtraza.a -Wl,--no-whole-archive -rdynamic
+
 $(BUILD)/traza: $(CLI_OBJ) $(BUILD)/libtraza.a
-	$(CC) $(LDSAN) -rdynamic -o $@ $(CLI_OBJ) $(BUILD)/libtraza.a $(LDLIBS_ALL)
+	$(CC) $(LDSAN) -o $@ $(CLI_OBJ) $(WHOLE_LIB) $(LDLIBS_ALL)
 
 plugins: $(PLUGIN_SO)
 $(BUILD)/plugins/%.so: examples/plugins/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -shared $(LDSAN) -o $@ $<
+	$(CC) $(CFLAGS_ALL) -shared -o $@ $<
 
 $(BUILD)/tests/%: tests/%.c $(BUILD)/libtraza.a $(wildcard tests/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Itests $(LDSAN) -o $@ $< $(BUILD)/libtraza.a $(LDLIBS_ALL) -lcmocka
+	$(CC) $(CFLAGS_ALL) -Itests $(LDSAN) -o $@ $< $(WHOLE_LIB) $(LDLIBS_ALL) -lcmocka
 
 $(BUILD)/fuzz-replay/%: fuzz/%.c fuzz/replay_main.c $(BUILD)/libtraza.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(LDSAN) -o $@ $< fuzz/replay_main.c $(BUILD)/libtraza.a $(LDLIBS_ALL)
 
-tests: all $(TEST_BIN) $(REPLAY_BIN)
+tests: all $(TEST_BIN) $(REPLAY_BIN) plugins
 
 # The whole suite: normal build, then the same tests under ASan+UBSan.
 test: deps

@@ -12,4 +12,5 @@
 #include "traza/stats.h"
 #include "traza/svg.h"
 #include "traza/filters.h"
+#include "traza/report.h"
 #endif
