@@ -37,7 +37,7 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
-CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -g $(OPT) $(WARN) -fPIC -Iinclude -Isrc $(PKG_CFLAGS) $(CFLAGS)
+CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -DTRAZA_PLUGIN_DIR='"$(PREFIX)/lib/traza/plugins"' -g $(OPT) $(WARN) -fPIC -Iinclude -Isrc $(PKG_CFLAGS) $(CFLAGS)
 LDLIBS_ALL := $(PKG_LIBS) -ldl -lpthread -lm $(LDLIBS)
 
 LIB_SRC := $(sort $(shell find src -name '*.c' -not -path 'src/cli/*'))
@@ -131,6 +131,7 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' -e 's|@PKGS@|$(PKGS)|g' \
 	  scripts/traza.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/traza.pc
 	install -m 644 man/traza.1 $(DESTDIR)$(PREFIX)/share/man/man1/traza.1
+	install -d $(DESTDIR)$(PREFIX)/lib/traza/plugins
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/traza $(DESTDIR)$(PREFIX)/lib/libtraza.* \

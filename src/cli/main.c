@@ -121,8 +121,7 @@ int main(int argc, char **argv)
         traza_ctx_set_progress(cli.ctx, cli_progress, &cli);
     /* Plugins and external tools: $TRAZA_PLUGIN_PATH, then the installed directory. */
     const char *pp = getenv("TRAZA_PLUGIN_PATH");
-    if (pp)
-        traza_registry_load_path(traza_ctx_registry(cli.ctx), pp, &err);
+    traza_registry_load_path(traza_ctx_registry(cli.ctx), pp ? pp : TRAZA_PLUGIN_DIR, &err);
     optind = 1;
     int rc = c->run(&cli, argc - i, argv + i);
     if (cli.ws)
