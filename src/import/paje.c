@@ -19,6 +19,7 @@
 #include "util/input.h"
 #include "util/util.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1089,6 +1090,11 @@ static int do_event(paje *p, eventdef *d, int64_t t)
         double v;
         if (parse_number(p, fld(p, d, F_VALUE), "the variable value", &v) < 0)
             return -1;
+        /* pj_dump reads variable values in single precision (strtof) and adds them
+         * up in double precision; so does traza, so values equal pj_dump's. */
+        if (fabs(v) > FLT_MAX)
+            return perr(p, "the variable value '%s' is absurdly large (beyond single precision, as pj_dump reads it)", fld(p, d, F_VALUE));
+        v = (double)(float)v;
         if (k != K_SET_VAR && !s->has_last)
             return perr(p, "%s on variable '%s' of container '%s', which has no value yet (expected a PajeSetVariable first)",
                         kind_names[k], p->types[type].name, p->conts[cont].name);
