@@ -17,6 +17,8 @@
 #include "util/util.h"
 
 #include <errno.h>
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,6 +267,7 @@ static const char header[] =
     "%EventDef PajeCreateContainer 7\n% Time date\n% Alias string\n% Type string\n% Container string\n% Name string\n%EndEventDef\n"
     "%EventDef PajeDestroyContainer 8\n% Time date\n% Type string\n% Name string\n%EndEventDef\n"
     "%EventDef PajeSetVariable 9\n% Time date\n% Type string\n% Container string\n% Value double\n%EndEventDef\n"
+    "%EventDef PajeAddVariable 10\n% Time date\n% Type string\n% Container string\n% Value double\n%EndEventDef\n"
     "%EventDef PajePushState 11\n% Time date\n% Type string\n% Container string\n% Value string\n%EndEventDef\n"
     "%EventDef PajePopState 12\n% Time date\n% Type string\n% Container string\n%EndEventDef\n"
     "%EventDef PajeNewEvent 13\n% Time date\n% Type string\n% Container string\n% Value string\n%EndEventDef\n"
@@ -371,10 +374,26 @@ static int export_body(ex *x, const traza_filter *f, FILE *out)
                 rc = -1;
                 break;
             }
+            /* Pajé readers (pj_dump, traza) read values in single precision and add
+             * them in double: a value that is no float is written as a float plus
+             * PajeAddVariable of the rest at the same time, which sums back exactly. */
+            double v = (ev->has & TRAZA_HAS_VALUE) ? ev->value : 0.0;
+            double head = fabs(v) <= FLT_MAX ? (double)(float)v : v;
             tz_buf_puts(&x->text, "9 ");
             tm(x, &x->text, ev->ts);
-            tz_buf_printf(&x->text, " T%d %s %.17g", pt, cid, (ev->has & TRAZA_HAS_VALUE) ? ev->value : 0.0);
+            tz_buf_printf(&x->text, " T%d %s %.9g", pt, cid, head);
             end_line(x);
+            double rem = v - head;
+            for (int k = 0; k < 3 && rem != 0 && fabs(rem) <= FLT_MAX; k++) {
+                double part = (double)(float)rem;
+                if (begin_line(x, ev->ts, 1) < 0)
+                    return -1;
+                tz_buf_puts(&x->text, "10 ");
+                tm(x, &x->text, ev->ts);
+                tz_buf_printf(&x->text, " T%d %s %.9g", pt, cid, part);
+                end_line(x);
+                rem -= part;
+            }
         } else {
             /* link: held by the container the import recorded, else the root */
             int32_t holder = -1;
