@@ -5,9 +5,13 @@
 #include "traza/export.h"
 
 extern const traza_exporter tz_exporter_csv;
+extern const traza_exporter tz_exporter_paje;
+extern const traza_exporter tz_exporter_pjdump;
 
 static const traza_exporter *const tz_exporters[] = {
     &tz_exporter_csv,
+    &tz_exporter_paje,
+    &tz_exporter_pjdump,
     NULL,
 };
 

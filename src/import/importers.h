@@ -4,9 +4,14 @@
 
 #include "traza/import.h"
 
+extern const traza_importer tz_importer_paje;
+extern const traza_importer tz_importer_pjdump;
+
 
 /* In detection order (ties go to the earlier one). */
 static const traza_importer *const tz_importers[] = {
+    &tz_importer_paje,
+    &tz_importer_pjdump,
     NULL,
 };
 
