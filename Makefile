@@ -128,7 +128,7 @@ install: all
 	ln -sf libtraza.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libtraza.so.0
 	ln -sf libtraza.so.0 $(DESTDIR)$(PREFIX)/lib/libtraza.so
 	install -m 644 include/traza/*.h $(DESTDIR)$(PREFIX)/include/traza/
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' -e 's|@PKGS@|$(PKGS)|g' \
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' -e 's|@PKGS@|$(PKGS)|g' -e 's|@EXTRA_LIBS@|$(EXTRA_LIBS)|g' \
 	  scripts/traza.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/traza.pc
 	install -m 644 man/traza.1 $(DESTDIR)$(PREFIX)/share/man/man1/traza.1
 	install -d $(DESTDIR)$(PREFIX)/lib/traza/plugins
