@@ -156,7 +156,10 @@ static int prescan(const char *path, pc_layout *L, traza_err *err)
             goto out;
         if (first) {
             first = 0;
-            if (!is_addr(r.f[0], r.len[0]) && tz_frac_digits(r.f[0], r.len[0]) < 0) {
+            int named = 0;
+            for (size_t k = 0; k < r.n; k++)
+                named |= col_role(r.f[k]) != 0;
+            if (named && !is_addr(r.f[0], r.len[0]) && tz_frac_digits(r.f[0], r.len[0]) < 0) {
                 if (r.n > 3) {
                     traza_err_set(err, TRAZA_E_PARSE, "%s:1: expected a header of 1 to 3 columns (time, address, instruction), found %zu columns", path, r.n);
                     goto out;
