@@ -239,10 +239,17 @@ static int header_map(const tz_fields *hdr, csv_map *m, const char *path, traza_
     }
     for (size_t c = 0; c < hdr->n; c++) {
         int k = key_index(hdr->f[c], hdr->len[c]);
-        if (k >= 0) {
+        if (k >= 0)
             m->fixed[k].num = (long)c;
+    }
+    if (m->fixed[K_TS].num < 0 || m->fixed[K_TYPE].num < 0 || m->fixed[K_PRODUCER].num < 0)
+        return traza_err_set(err, TRAZA_E_USAGE,
+                             "%s: no --map given and the header does not name the columns ts, type and producer: "
+                             "give the column map, e.g. --map ts=0,type=1,producer=2",
+                             path);
+    for (size_t c = 0; c < hdr->n; c++) {
+        if (key_index(hdr->f[c], hdr->len[c]) >= 0)
             continue;
-        }
         if (!hdr->len[c])
             return traza_err_set(err, TRAZA_E_PARSE, "%s:1: column %zu: expected a column name in the header, found an empty field", path, c + 1);
         if (TZ_GROW(m->params, m->capparams, m->nparams + 1) < 0)
