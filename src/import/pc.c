@@ -143,7 +143,7 @@ static int prescan(const char *path, pc_layout *L, traza_err *err)
     tz_fields r = {0};
     char *line;
     size_t len;
-    int got, rc = -1, first = 1, hexseen = 0;
+    int got = 0, rc = -1, first = 1, hexseen = 0;
     memset(L, 0, sizeof *L);
     L->time_col = L->addr_col = L->dis_col = -1;
     L->ncols = -1;
