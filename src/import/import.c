@@ -2,6 +2,7 @@
 #include "import/importers.h"
 #include "tools/builtin_list.h"
 #include "util/util.h"
+#include "util/input.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -28,19 +29,24 @@ const traza_importer *traza_importer_find(const char *name)
 
 const traza_importer *traza_importer_detect(const char *path, traza_err *err)
 {
+    /* The head is read through tz_input so compressed files (.xz, .zst, .gz) are
+     * detected by their content. */
     unsigned char head[8192];
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        traza_err_set(err, TRAZA_E_IO, "%s: cannot open: %s", path, strerror(errno));
+    tz_input *in = tz_input_open(path, err);
+    if (!in)
         return NULL;
+    size_t n = 0;
+    while (n < sizeof head) {
+        long k = tz_input_read(in, head + n, sizeof head - n, err);
+        if (k < 0) {
+            tz_input_close(in);
+            return NULL;
+        }
+        if (k == 0)
+            break;
+        n += (size_t)k;
     }
-    size_t n = fread(head, 1, sizeof head, f);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        traza_err_set(err, TRAZA_E_IO, "%s: read error", path);
-        return NULL;
-    }
+    tz_input_close(in);
     const traza_importer *best = NULL;
     int best_score = 0;
     for (size_t i = 0; tz_importers[i]; i++) {

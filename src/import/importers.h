@@ -6,12 +6,18 @@
 
 extern const traza_importer tz_importer_paje;
 extern const traza_importer tz_importer_pjdump;
+extern const traza_importer tz_importer_kptrace;
+extern const traza_importer tz_importer_pc;
+extern const traza_importer tz_importer_csv;
 
 
 /* In detection order (ties go to the earlier one). */
 static const traza_importer *const tz_importers[] = {
     &tz_importer_paje,
     &tz_importer_pjdump,
+    &tz_importer_kptrace,
+    &tz_importer_pc,
+    &tz_importer_csv,
     NULL,
 };
 

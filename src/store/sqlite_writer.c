@@ -90,7 +90,7 @@ static char *random_file_name(void)
 
 static int open_bulk_db(const char *path, sqlite3 **db, traza_err *err)
 {
-    if (sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
+    if (sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
         return traza_err_set(err, TRAZA_E_IO, "%s: cannot create: %s", path, *db ? sqlite3_errmsg(*db) : "out of memory");
     return tz_sql_exec(*db,
                        "PRAGMA page_size=4096; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
