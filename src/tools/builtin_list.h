@@ -4,8 +4,16 @@
 
 #include "traza/tool.h"
 
+extern const traza_tool tz_tool_anomaly;
+extern const traza_tool tz_tool_correlate;
+extern const traza_tool tz_tool_aggregate;
+extern const traza_tool tz_tool_seqsearch;
 
 static const traza_tool *const tz_builtin_tools[] = {
+    &tz_tool_anomaly,
+    &tz_tool_correlate,
+    &tz_tool_aggregate,
+    &tz_tool_seqsearch,
     NULL,
 };
 
