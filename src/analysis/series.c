@@ -65,8 +65,20 @@ int traza_series_load(traza_trace *t, const char *spec, int subtree, unsigned ca
     memset(&ri, 0, sizeof ri);
     const traza_event_type *ty = traza_trace_event_type_by_name(t, spec);
     const char *at = strrchr(spec, '@');
+    traza_err e2;
+    traza_err_clear(&e2);
+    int is_set = !ty && traza_result_find(t, spec, &ri, &e2) == 0;
     if (ty) {
         type = ty->id;
+    } else if (is_set) {
+        if (ri.kind != TRAZA_RES_EVENT_SET) {
+            int rc = traza_err_set(err, TRAZA_E_USAGE, "series '%s': the saved result is a %s, not an event set", spec,
+                                   traza_result_kind_name(ri.kind));
+            traza_result_info_clear(&ri);
+            return rc;
+        }
+        f.event_set = ri.id;
+        traza_result_info_clear(&ri);
     } else if (at && at != spec) {
         char tname[256];
         size_t tl = (size_t)(at - spec);
@@ -92,19 +104,8 @@ int traza_series_load(traza_trace *t, const char *spec, int subtree, unsigned ca
             nprods = 1;
         }
     } else {
-        traza_err e2;
-        traza_err_clear(&e2);
-        if (traza_result_find(t, spec, &ri, &e2) < 0)
-            return traza_err_set(err, TRAZA_E_NOTFOUND,
-                                 "series '%s': not an event type, TYPE@PRODUCER, or saved event set of the trace", spec);
-        if (ri.kind != TRAZA_RES_EVENT_SET) {
-            int rc = traza_err_set(err, TRAZA_E_USAGE, "series '%s': the saved result is a %s, not an event set", spec,
-                                   traza_result_kind_name(ri.kind));
-            traza_result_info_clear(&ri);
-            return rc;
-        }
-        f.event_set = ri.id;
-        traza_result_info_clear(&ri);
+        return traza_err_set(err, TRAZA_E_NOTFOUND,
+                             "series '%s': not an event type, TYPE@PRODUCER, or saved event set of the trace", spec);
     }
     if (type >= 0) {
         f.types = &type;
