@@ -197,9 +197,12 @@ void traza_seq_result_free(traza_seq_result *r);
 /* A trace with a reader "read" (state, producer "net", every 10 ms for 1 ms) delayed
  * to 30 ms while a periodic "flush" (state, producer "disk", every 5 s for 200 ms)
  * runs, plus distractors: "timer" (punctual, every 1 s, "cpu0"), "gc" (state, every
- * 7.3 s, "vm"), "irq" (punctual, pseudo-random, "cpu1"), "log" (punctual, random,
+ * 7.3 s, "vm"), "irq" (punctual, random, mean 20 ms, "cpu1"), "log" (punctual, random,
  * "app"). `seconds` of trace, ns time unit, deterministic from `seed`. */
 int traza_synth_flush(traza_workspace *ws, const char *name, int seconds, uint64_t seed, traza_trace_info *info, traza_err *err);
+/* The same plus `extra` random punctual "noiseN" events on 16 "workerN" producers. */
+int traza_synth_flush_ex(traza_workspace *ws, const char *name, int seconds, int64_t extra, uint64_t seed,
+                         traza_trace_info *info, traza_err *err);
 /* A G-Streamer-like trace: `nproducers` threads under a few processes, `nevents`
  * states and punctual events of 8 types over 10 s. */
 int traza_synth_many(traza_workspace *ws, const char *name, int64_t nevents, int nproducers, uint64_t seed,

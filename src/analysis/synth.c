@@ -43,6 +43,12 @@ static int ev_point(traza_writer *w, int32_t type, int32_t prod, int64_t ts, tra
 
 int traza_synth_flush(traza_workspace *ws, const char *name, int seconds, uint64_t seed, traza_trace_info *info, traza_err *err)
 {
+    return traza_synth_flush_ex(ws, name, seconds, 0, seed, info, err);
+}
+
+int traza_synth_flush_ex(traza_workspace *ws, const char *name, int seconds, int64_t extra, uint64_t seed,
+                         traza_trace_info *info, traza_err *err)
+{
     traza_writer *w = traza_writer_begin(ws, name, "gen", err);
     if (!w)
         return -1;
@@ -75,10 +81,24 @@ int traza_synth_flush(traza_workspace *ws, const char *name, int seconds, uint64
         CK(ev_point(w, ttimer, cpu0, t, err));
     for (int64_t t = 1100 * MS; t < end; t += 7300 * MS)
         CK(ev_state(w, tgc, vm, t, t + 100 * MS, err));
-    for (int64_t t = (int64_t)rnd(&s, 50 * MS); t < end; t += 1 + (int64_t)rnd(&s, 100 * MS))
+    for (int64_t t = (int64_t)rnd(&s, 50 * MS); t < end; t += 1 + (int64_t)rnd(&s, 40 * MS))
         CK(ev_point(w, tirq, cpu1, t, err));
     for (int64_t t = (int64_t)rnd(&s, 200 * MS); t < end; t += 1 + (int64_t)rnd(&s, 400 * MS))
         CK(ev_point(w, tlog, app, t, err));
+    if (extra > 0) {
+        int32_t wk[16], nt[8];
+        char nm[32];
+        for (int i = 0; i < 16; i++) {
+            snprintf(nm, sizeof nm, "worker%d", i);
+            CK(wk[i] = traza_writer_producer(w, host, nm, "Thread", err));
+        }
+        for (int i = 0; i < 8; i++) {
+            snprintf(nm, sizeof nm, "noise%d", i);
+            CK(nt[i] = traza_writer_event_type(w, nm, TRAZA_PUNCTUAL, err));
+        }
+        for (int64_t i = 0; i < extra; i++)
+            CK(ev_point(w, nt[rnd(&s, 8)], wk[rnd(&s, 16)], (int64_t)rnd(&s, (uint64_t)end), err));
+    }
     return traza_writer_commit(w, info, err);
 fail:
     traza_writer_abort(w);

@@ -1,5 +1,5 @@
 /* Test/bench helper (not part of traza): writes synthetic traces into a workspace.
- *   mkgen WS flush NAME SECONDS
+ *   mkgen WS flush NAME SECONDS [EXTRA_NOISE_EVENTS]
  *   mkgen WS many NAME NEVENTS NPRODUCERS
  *   mkgen WS paper NAME          (the FrameSoC aggregation example, slices of 100 ticks) */
 #include "traza/traza.h"
@@ -48,8 +48,8 @@ int main(int argc, char **argv)
     traza_workspace *ws = ctx ? traza_workspace_open(ctx, argv[1], &err) : NULL;
     int rc = -1;
     if (ws) {
-        if (!strcmp(argv[2], "flush") && argc == 5)
-            rc = traza_synth_flush(ws, argv[3], atoi(argv[4]), 42, NULL, &err);
+        if (!strcmp(argv[2], "flush") && (argc == 5 || argc == 6))
+            rc = traza_synth_flush_ex(ws, argv[3], atoi(argv[4]), argc == 6 ? atoll(argv[5]) : 0, 42, NULL, &err);
         else if (!strcmp(argv[2], "many") && argc == 6)
             rc = traza_synth_many(ws, argv[3], atoll(argv[4]), atoi(argv[5]), 7, NULL, &err);
         else if (!strcmp(argv[2], "paper"))
