@@ -1,0 +1,214 @@
+/* traza — analyses on stored traces: anomaly detection, temporal correlation (with
+ * cause ranking), best-cut-partition time-slice aggregation (temporal and
+ * spatio-temporal), sequence search. doc/analysis.md explains every definition.
+ *
+ * Every analysis is also a registered tool ("anomaly", "correlate", "aggregate",
+ * "seqsearch") that saves its results beside the trace. */
+#ifndef TRAZA_ANALYSIS_H
+#define TRAZA_ANALYSIS_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "traza/store.h"
+#include "traza/result.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- series ---------------------------------------------------------------- */
+
+/* The events of one series in time order, as compact arrays. end[i] == ts[i] for
+ * events without an end time. */
+typedef struct traza_series {
+    size_t n;
+    int64_t *id;
+    int64_t *ts;
+    int64_t *end;
+    int32_t *type;
+    int32_t *producer;
+    char name[256];
+} traza_series;
+
+/* Loads a series: "TYPE", "TYPE@PRODUCER" (the producer and, when `subtree`, its
+ * descendants) or the name/id of a saved event set. `categories` is a bit set
+ * (1 << category) restricting the events, 0 = all. */
+int traza_series_load(traza_trace *t, const char *spec, int subtree, unsigned categories, traza_series *s, traza_err *err);
+/* Builds a series from arrays (copied; `end` may be NULL). Used by tests and tools. */
+int traza_series_from(traza_series *s, const char *name, const int64_t *ts, const int64_t *end, size_t n, traza_err *err);
+void traza_series_free(traza_series *s);
+
+/* ---- anomaly detection ---------------------------------------------------------- */
+
+typedef enum traza_metric { TRAZA_METRIC_DURATION = 0, TRAZA_METRIC_PERIOD = 1 } traza_metric;
+typedef enum traza_rule { TRAZA_RULE_CI99 = 0, TRAZA_RULE_SIGMA = 1, TRAZA_RULE_MAD = 2 } traza_rule;
+
+int traza_metric_parse(const char *s);
+const char *traza_metric_name(traza_metric m);
+int traza_rule_parse(const char *s);
+const char *traza_rule_name(traza_rule r);
+
+/* The interval of normal values of v[0..n-1] under a rule (k is ignored by ci99,
+ * whose factor is 3). center/spread: mean and sigma, or median and MAD. */
+int traza_anomaly_interval(const double *v, size_t n, traza_rule rule, double k, double *lo, double *hi,
+                           double *center, double *spread, traza_err *err);
+
+typedef struct traza_anomalies {
+    traza_rule rule;
+    traza_metric metric;
+    double k, lo, hi, center, spread;
+    size_t nvalues;  /* values the interval was computed from */
+    size_t n;        /* anomalies */
+    size_t *index;   /* into the series */
+    double *value;   /* their metric */
+} traza_anomalies;
+
+/* The metric of event i of a series: duration end - ts, or period ts[i] - ts[i-1]
+ * (undefined for i = 0, which is never an anomaly). */
+int traza_anomaly_detect(const traza_series *s, traza_metric m, traza_rule rule, double k, traza_anomalies *out, traza_err *err);
+void traza_anomalies_free(traza_anomalies *a);
+
+/* ---- temporal correlation -------------------------------------------------------- */
+
+typedef enum traza_corr_method { TRAZA_CORR_REGULAR = 0, TRAZA_CORR_IRREGULAR = 1 } traza_corr_method;
+
+/* Pearson's r; 0 when either vector is constant or n < 2. */
+double traza_pearson(const double *x, const double *y, size_t n);
+
+typedef struct traza_corr {
+    double r;
+    int strong;         /* |r| >= 0.5 */
+    traza_corr_method method;
+    int64_t t0, t1;     /* the union of the two spans */
+    int64_t delta;      /* irregular */
+    int swapped;        /* irregular: E1 (the smaller series) is the second argument */
+    size_t nbins;
+    int64_t *from, *to; /* bin bounds [from, to) (the last bin includes t1) */
+    double *a, *b;      /* per bin: counts (regular) or densities per tick (irregular) */
+    unsigned char *near;/* irregular: 1 for "within delta of a point of E1" */
+} traza_corr;
+
+/* Correlates two sorted time arrays. delta <= 0 means the default (1% of the span). */
+int traza_correlate(const int64_t *a, size_t na, const int64_t *b, size_t nb, traza_corr_method m, int64_t delta,
+                    traza_corr *out, traza_err *err);
+/* r only, without keeping the bins (for ranking); -2 on error. */
+double traza_correlate_r(const int64_t *a, size_t na, const int64_t *b, size_t nb, traza_corr_method m, int64_t delta, traza_err *err);
+void traza_corr_free(traza_corr *c);
+
+typedef struct traza_rank_entry {
+    int32_t type, producer;
+    size_t n;
+    double r;
+} traza_rank_entry;
+
+/* Correlates `target` with every (type, producer) series of the trace that shares no
+ * event with it and returns them by decreasing r. delta <= 0 with irregular means
+ * min(1% of the span, a quarter of the median gap between consecutive points of the
+ * smaller series) (doc/analysis.md). */
+int traza_correlate_rank(traza_trace *t, const traza_series *target, traza_corr_method m, int64_t delta,
+                         traza_rank_entry **out, size_t *n, traza_err *err);
+
+/* ---- best-cut-partition aggregation -------------------------------------------------- */
+
+typedef enum traza_agg_model {
+    TRAZA_AGG_OCCURRENCES = 0, TRAZA_AGG_STATE_DURATION = 1, TRAZA_AGG_STATE_AVG = 2, TRAZA_AGG_VARIABLE_AVG = 3
+} traza_agg_model;
+int traza_agg_model_parse(const char *s);
+const char *traza_agg_model_name(traza_agg_model m);
+
+/* The microscopic description: one value per (series, slice); a series is one
+ * (producer, type). */
+typedef struct traza_agg_micro {
+    size_t nslices, nseries;
+    double *v;             /* v[s * nslices + k] */
+    int32_t *type, *producer;
+    int64_t t0, t1;        /* slice k covers [t0 + k(t1-t0)/N, t0 + (k+1)(t1-t0)/N) */
+} traza_agg_micro;
+
+/* From explicit values (tests): values[k * nseries + s] = slice k, series s. */
+int traza_agg_micro_from(traza_agg_micro *m, const double *values, size_t nslices, size_t nseries, traza_err *err);
+/* Reads the events of a trace. has_window = 0: the whole trace. producers = NULL:
+ * all. */
+int traza_agg_micro_build(traza_trace *t, int has_window, int64_t t0, int64_t t1, size_t nslices, traza_agg_model model,
+                          const int32_t *producers, size_t nproducers, traza_agg_micro *m, traza_err *err);
+/* Divides every series by its maximum (values then lie in [0, 1]). */
+void traza_agg_micro_normalize(traza_agg_micro *m);
+void traza_agg_micro_free(traza_agg_micro *m);
+
+typedef struct traza_agg_quality {
+    size_t n;       /* slices */
+    double *gain;   /* [i * n + j], i <= j: interval of slices i..j */
+    double *loss;
+} traza_agg_quality;
+
+int traza_agg_qualities(const traza_agg_micro *m, traza_agg_quality *q, traza_err *err);
+void traza_agg_quality_free(traza_agg_quality *q);
+
+/* The best partition at p: parts[k] = part id of slice k (0, 1, ...). Returns the
+ * number of parts; *gain, *loss = totals. */
+size_t traza_agg_best(const traza_agg_quality *q, double p, int *parts, double *gain, double *loss);
+
+typedef struct traza_agg_pentry {
+    double p, gain, loss;
+    int *parts;     /* q->n part ids */
+    size_t nparts;
+} traza_agg_pentry;
+
+/* The meaningful p values in increasing order, one per distinct partition, by
+ * bisection (threshold <= 0: 0.001). *proposed = index of the proposed entry. */
+int traza_agg_plist(const traza_agg_quality *q, double threshold, traza_agg_pentry **out, size_t *n, size_t *proposed, traza_err *err);
+void traza_agg_plist_free(traza_agg_pentry *l, size_t n);
+
+/* Spatio-temporal variant: a part is (producer subtree, slice interval). */
+typedef struct traza_agg_stpart {
+    int32_t node;      /* producer id (the subtree root); -1 = every root together */
+    size_t first, last;/* slices */
+    double gain, loss;
+} traza_agg_stpart;
+
+/* The best spatio-temporal partition at p of a micro description built over the
+ * trace's producers. Parts are in (node, first) order. */
+int traza_agg_spatial(traza_trace *t, const traza_agg_micro *m, double p, traza_agg_stpart **parts, size_t *nparts,
+                      double *gain, double *loss, traza_err *err);
+
+/* ---- sequence search ----------------------------------------------------------------- */
+
+typedef struct traza_seq_result {
+    size_t len;         /* pattern length */
+    size_t ninstances;
+    int64_t *inst;      /* ninstances * len event ids */
+    size_t nexceptions;
+    int64_t *exceptions;
+} traza_seq_result;
+
+/* Finds the instances of types[0..len-1] in time order (per producer when
+ * per_producer), each next event at most max_gap after the previous (0 = no limit).
+ * Non-overlapping, leftmost (doc/analysis.md). */
+int traza_seqsearch(traza_trace *t, const int32_t *types, size_t len, int per_producer, int64_t max_gap,
+                    traza_seq_result *out, traza_err *err);
+/* The same on arrays (tests): events in time order. */
+int traza_seqsearch_arrays(const int64_t *id, const int64_t *ts, const int32_t *type, const int32_t *producer, size_t n,
+                           const int32_t *types, size_t len, int per_producer, int64_t max_gap, traza_seq_result *out,
+                           traza_err *err);
+void traza_seq_result_free(traza_seq_result *r);
+
+/* ---- synthetic traces (tests, benchmarks) ------------------------------------------- */
+
+/* A trace with a reader "read" (state, producer "net", every 10 ms for 1 ms) delayed
+ * to 30 ms while a periodic "flush" (state, producer "disk", every 5 s for 200 ms)
+ * runs, plus distractors: "timer" (punctual, every 1 s, "cpu0"), "gc" (state, every
+ * 7.3 s, "vm"), "irq" (punctual, random, mean 20 ms, "cpu1"), "log" (punctual, random,
+ * "app"). `seconds` of trace, ns time unit, deterministic from `seed`. */
+int traza_synth_flush(traza_workspace *ws, const char *name, int seconds, uint64_t seed, traza_trace_info *info, traza_err *err);
+/* The same plus `extra` random punctual "noiseN" events on 16 "workerN" producers. */
+int traza_synth_flush_ex(traza_workspace *ws, const char *name, int seconds, int64_t extra, uint64_t seed,
+                         traza_trace_info *info, traza_err *err);
+/* A G-Streamer-like trace: `nproducers` threads under a few processes, `nevents`
+ * states and punctual events of 8 types over 10 s. */
+int traza_synth_many(traza_workspace *ws, const char *name, int64_t nevents, int nproducers, uint64_t seed,
+                     traza_trace_info *info, traza_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

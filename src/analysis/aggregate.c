@@ -1,0 +1,545 @@
+/* Time-slice aggregation by best cut partition (FrameSoC, Pagano et al., RR-8304
+ * §5; Ocelotl): microscopic description, interval qualities, optimal partition by
+ * dynamic programming, and the list of meaningful p values by bisection. */
+#include "traza/analysis.h"
+#include "util/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <stdint.h>
+#include <string.h>
+
+int traza_agg_model_parse(const char *s)
+{
+    if (!s) return -1;
+    if (!strcmp(s, "occurrences") || !strcmp(s, "count")) return TRAZA_AGG_OCCURRENCES;
+    if (!strcmp(s, "duration") || !strcmp(s, "state-duration")) return TRAZA_AGG_STATE_DURATION;
+    if (!strcmp(s, "avg-duration") || !strcmp(s, "state-avg")) return TRAZA_AGG_STATE_AVG;
+    if (!strcmp(s, "avg-value") || !strcmp(s, "variable-avg")) return TRAZA_AGG_VARIABLE_AVG;
+    return -1;
+}
+
+const char *traza_agg_model_name(traza_agg_model m)
+{
+    switch (m) {
+    case TRAZA_AGG_OCCURRENCES: return "occurrences";
+    case TRAZA_AGG_STATE_DURATION: return "duration";
+    case TRAZA_AGG_STATE_AVG: return "avg-duration";
+    case TRAZA_AGG_VARIABLE_AVG: return "avg-value";
+    }
+    return "?";
+}
+
+void traza_agg_micro_free(traza_agg_micro *m)
+{
+    if (!m)
+        return;
+    free(m->v);
+    free(m->type);
+    free(m->producer);
+    memset(m, 0, sizeof *m);
+}
+
+int traza_agg_micro_from(traza_agg_micro *m, const double *values, size_t nslices, size_t nseries, traza_err *err)
+{
+    memset(m, 0, sizeof *m);
+    if (nslices == 0 || nseries == 0)
+        return traza_err_set(err, TRAZA_E_USAGE, "aggregation needs at least one slice and one series");
+    m->v = malloc(nslices * nseries * sizeof *m->v);
+    m->type = calloc(nseries, sizeof *m->type);
+    m->producer = calloc(nseries, sizeof *m->producer);
+    if (!m->v || !m->type || !m->producer) {
+        traza_agg_micro_free(m);
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    }
+    m->nslices = nslices;
+    m->nseries = nseries;
+    for (size_t k = 0; k < nslices; k++)
+        for (size_t s = 0; s < nseries; s++)
+            m->v[s * nslices + k] = values[k * nseries + s];
+    m->t0 = 0;
+    m->t1 = (int64_t)nslices;
+    for (size_t s = 0; s < nseries; s++)
+        m->type[s] = (int32_t)s;
+    return 0;
+}
+
+void traza_agg_micro_normalize(traza_agg_micro *m)
+{
+    for (size_t s = 0; s < m->nseries; s++) {
+        double *v = m->v + s * m->nslices, mx = 0;
+        for (size_t k = 0; k < m->nslices; k++)
+            if (v[k] > mx)
+                mx = v[k];
+        if (mx > 0)
+            for (size_t k = 0; k < m->nslices; k++)
+                v[k] /= mx;
+    }
+}
+
+/* Slice start k of the window. */
+static int64_t slice_at(int64_t t0, int64_t t1, size_t n, size_t k)
+{
+    if (k >= n)
+        return t1;
+    return t0 + (int64_t)floor(((double)t1 - (double)t0) * (double)k / (double)n);
+}
+
+/* Grows the value (and weight) rows to hold `need` series of n slices. */
+static int grow_series(double **v, double **w, size_t *cap, size_t need, size_t n)
+{
+    if (need <= *cap)
+        return 0;
+    size_t nc = *cap ? *cap * 2 : 64;
+    while (nc < need)
+        nc *= 2;
+    if (nc > SIZE_MAX / sizeof(double) / n)
+        return -1;
+    double *nv = realloc(*v, nc * n * sizeof *nv);
+    if (!nv)
+        return -1;
+    *v = nv;
+    if (w) {
+        double *nw = realloc(*w, nc * n * sizeof *nw);
+        if (!nw)
+            return -1;
+        *w = nw;
+    }
+    *cap = nc;
+    return 0;
+}
+
+static int grow_ids(int32_t **a, int32_t **b, size_t *cap, size_t need)
+{
+    size_t c2 = *cap;
+    if (TZ_GROW(*a, c2, need) < 0)
+        return -1;
+    if (TZ_GROW(*b, *cap, need) < 0)
+        return -1;
+    return 0;
+}
+
+int traza_agg_micro_build(traza_trace *t, int has_window, int64_t t0, int64_t t1, size_t nslices, traza_agg_model model,
+                          const int32_t *producers, size_t nproducers, traza_agg_micro *m, traza_err *err)
+{
+    memset(m, 0, sizeof *m);
+    const traza_trace_info *info = traza_trace_info_of(t);
+    if (!has_window) {
+        t0 = info->min_ts;
+        t1 = info->max_ts;
+    }
+    if (nslices == 0 || nslices > 100000)
+        return traza_err_set(err, TRAZA_E_USAGE, "--slices must be between 1 and 100000 (got %zu)", nslices);
+    if (t1 <= t0)
+        t1 = t0 + 1;
+    const traza_producer *prods;
+    const traza_event_type *types;
+    size_t np = traza_trace_producers(t, &prods), nt = traza_trace_event_types(t, &types);
+    int32_t maxp = 0, maxt = 0;
+    for (size_t i = 0; i < np; i++)
+        if (prods[i].id > maxp) maxp = prods[i].id;
+    for (size_t i = 0; i < nt; i++)
+        if (types[i].id > maxt) maxt = types[i].id;
+    size_t nkeys = ((size_t)maxt + 1) * ((size_t)maxp + 1);
+    int32_t *sidx = malloc(nkeys * sizeof *sidx);
+    unsigned char *cat = calloc((size_t)maxt + 1, 1);
+    size_t cap = 0, ns = 0;
+    double *v = NULL, *w = NULL; /* values, weights (averages) */
+    int32_t *stype = NULL, *sprod = NULL;
+    size_t capt = 0;
+    if (!sidx || !cat) {
+        free(sidx);
+        free(cat);
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < nkeys; i++)
+        sidx[i] = -1;
+    for (size_t i = 0; i < nt; i++)
+        if (types[i].id >= 0)
+            cat[types[i].id] = (unsigned char)types[i].category;
+    traza_filter f;
+    traza_filter_init(&f);
+    f.has_from = f.has_to = 1;
+    f.from = t0;
+    f.to = t1;
+    f.overlap = model != TRAZA_AGG_OCCURRENCES;
+    f.producers = producers;
+    f.nproducers = nproducers;
+    if (model == TRAZA_AGG_STATE_DURATION || model == TRAZA_AGG_STATE_AVG)
+        f.categories = 1u << TRAZA_STATE;
+    else if (model == TRAZA_AGG_VARIABLE_AVG)
+        f.categories = 1u << TRAZA_VARIABLE;
+    int avg = model == TRAZA_AGG_STATE_AVG || model == TRAZA_AGG_VARIABLE_AVG;
+    traza_cursor *c = traza_query(t, &f, err);
+    if (!c)
+        goto fail;
+    const traza_event *ev;
+    int rc;
+    double span = (double)t1 - (double)t0, fn = (double)nslices;
+    while ((rc = traza_cursor_next(c, &ev, err)) == 1) {
+        if (ev->type < 0 || ev->type > maxt || ev->producer < 0 || ev->producer > maxp)
+            continue;
+        size_t key = (size_t)ev->type * ((size_t)maxp + 1) + (size_t)ev->producer;
+        int32_t s = sidx[key];
+        if (s < 0) {
+            if (grow_series(&v, avg ? &w : NULL, &cap, ns + 1, nslices) < 0 || grow_ids(&stype, &sprod, &capt, ns + 1) < 0) {
+                traza_cursor_free(c);
+                traza_err_set(err, TRAZA_E_NOMEM, "out of memory for %zu series", ns + 1);
+                goto fail;
+            }
+            memset(v + ns * nslices, 0, nslices * sizeof *v);
+            if (avg)
+                memset(w + ns * nslices, 0, nslices * sizeof *w);
+            s = (int32_t)ns++;
+            sidx[key] = s;
+            stype[s] = ev->type;
+            sprod[s] = ev->producer;
+        }
+        double *row = v + (size_t)s * nslices;
+        if (model == TRAZA_AGG_OCCURRENCES) {
+            if (ev->ts < t0 || ev->ts > t1)
+                continue;
+            size_t k = (size_t)(((double)ev->ts - (double)t0) * fn / span);
+            if (k >= nslices)
+                k = nslices - 1;
+            row[k] += 1;
+            continue;
+        }
+        int64_t a = ev->ts, b = (ev->has & TRAZA_HAS_END) ? ev->end_ts : ev->ts;
+        double val = model == TRAZA_AGG_VARIABLE_AVG ? ev->value : 0;
+        if (b < t0 || a > t1)
+            continue;
+        int64_t ca = a < t0 ? t0 : a, cb = b > t1 ? t1 : b;
+        size_t k = (size_t)(((double)ca - (double)t0) * fn / span);
+        if (k >= nslices)
+            k = nslices - 1;
+        if (cb == ca) { /* instant: counts with weight 1 */
+            if (model == TRAZA_AGG_VARIABLE_AVG) {
+                row[k] += val;
+                w[(size_t)s * nslices + k] += 1;
+            } else if (model == TRAZA_AGG_STATE_AVG) {
+                w[(size_t)s * nslices + k] += 1;
+            }
+            continue;
+        }
+        for (; k < nslices; k++) {
+            int64_t sa = slice_at(t0, t1, nslices, k), sb = slice_at(t0, t1, nslices, k + 1);
+            if (sa >= cb)
+                break;
+            int64_t oa = ca > sa ? ca : sa, ob = cb < sb ? cb : sb;
+            if (ob <= oa)
+                continue;
+            double ov = (double)(ob - oa);
+            if (model == TRAZA_AGG_STATE_DURATION) {
+                row[k] += ov;
+            } else if (model == TRAZA_AGG_STATE_AVG) {
+                row[k] += ov;
+                w[(size_t)s * nslices + k] += 1;
+            } else {
+                row[k] += val * ov;
+                w[(size_t)s * nslices + k] += ov;
+            }
+        }
+    }
+    traza_cursor_free(c);
+    if (rc < 0)
+        goto fail;
+    if (avg)
+        for (size_t i = 0; i < ns * nslices; i++)
+            v[i] = w[i] > 0 ? v[i] / w[i] : 0;
+    free(w);
+    free(sidx);
+    free(cat);
+    if (ns == 0) {
+        free(v);
+        free(stype);
+        free(sprod);
+        return traza_err_set(err, TRAZA_E_USAGE, "no events to aggregate with the %s model in the window", traza_agg_model_name(model));
+    }
+    m->v = v;
+    m->type = stype;
+    m->producer = sprod;
+    m->nseries = ns;
+    m->nslices = nslices;
+    m->t0 = t0;
+    m->t1 = t1;
+    return 0;
+fail:
+    free(v);
+    free(w);
+    free(stype);
+    free(sprod);
+    free(sidx);
+    free(cat);
+    return -1;
+}
+
+void traza_agg_quality_free(traza_agg_quality *q)
+{
+    if (!q)
+        return;
+    free(q->gain);
+    free(q->loss);
+    memset(q, 0, sizeof *q);
+}
+
+static double xlog2(double x) { return x > 0 ? x * log2(x) : 0.0; }
+
+int traza_agg_qualities(const traza_agg_micro *m, traza_agg_quality *q, traza_err *err)
+{
+    memset(q, 0, sizeof *q);
+    size_t n = m->nslices;
+    q->n = n;
+    q->gain = calloc(n * n, sizeof *q->gain);
+    q->loss = calloc(n * n, sizeof *q->loss);
+    double *cpre = calloc(n + 1, sizeof *cpre), *spre = calloc(n + 1, sizeof *spre);
+    if (!q->gain || !q->loss || !cpre || !spre) {
+        free(cpre);
+        free(spre);
+        traza_agg_quality_free(q);
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory for %zu x %zu qualities", n, n);
+    }
+    /* Integer values with modest totals: x log2 x from a table. */
+    int integral = 1;
+    double maxtot = 0;
+    for (size_t s = 0; s < m->nseries && integral; s++) {
+        double tot = 0;
+        for (size_t k = 0; k < n; k++) {
+            double x = m->v[s * n + k];
+            if (x < 0 || x != floor(x))
+                integral = 0;
+            tot += x;
+        }
+        if (tot > maxtot)
+            maxtot = tot;
+    }
+    double *tab = NULL;
+    int64_t *iv = NULL;
+    if (integral && maxtot < 16e6) {
+        tab = malloc(((size_t)maxtot + 1) * sizeof *tab);
+        iv = malloc(n * sizeof *iv);
+        if (!tab || !iv) {
+            free(tab);
+            free(iv);
+            tab = NULL;
+            iv = NULL;
+        } else {
+            for (size_t x = 0; x <= (size_t)maxtot; x++)
+                tab[x] = xlog2((double)x);
+        }
+    }
+    double *G = q->gain;
+    for (size_t s = 0; s < m->nseries; s++) {
+        const double *v = m->v + s * n;
+        for (size_t k = 0; k < n; k++) {
+            cpre[k + 1] += xlog2(v[k]);
+            spre[k + 1] += v[k];
+        }
+        if (tab) {
+            for (size_t k = 0; k < n; k++)
+                iv[k] = (int64_t)v[k];
+            for (size_t i = 0; i < n; i++) {
+                int64_t S = 0;
+                double *row = G + i * n;
+                for (size_t j = i; j < n; j++) {
+                    S += iv[j];
+                    row[j] += tab[S];
+                }
+            }
+        } else {
+            for (size_t i = 0; i < n; i++) {
+                double S = 0;
+                double *row = G + i * n;
+                for (size_t j = i; j < n; j++) {
+                    S += v[j];
+                    row[j] += xlog2(S);
+                }
+            }
+        }
+    }
+    for (size_t k = 0; k < n; k++) {
+        cpre[k + 1] += cpre[k];
+        spre[k + 1] += spre[k];
+    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i; j < n; j++) {
+            double g = G[i * n + j] - (cpre[j + 1] - cpre[i]);
+            double l = (spre[j + 1] - spre[i]) * log2((double)(j - i + 1)) - g;
+            double scale = fabs(G[i * n + j]) + 1.0;
+            if (fabs(g) < 1e-12 * scale) g = 0;
+            if (fabs(l) < 1e-12 * scale) l = 0;
+            G[i * n + j] = g;
+            q->loss[i * n + j] = l;
+        }
+    free(tab);
+    free(iv);
+    free(cpre);
+    free(spre);
+    return 0;
+}
+
+size_t traza_agg_best(const traza_agg_quality *q, double p, int *parts, double *gain, double *loss)
+{
+    size_t n = q->n;
+    if (n == 0)
+        return 0;
+    /* best[j]: best value over slices 0..j-1; cut[j]: start of its last part. */
+    double *best = malloc((n + 1) * 3 * sizeof *best);
+    size_t *cut = malloc((n + 1) * sizeof *cut);
+    if (!best || !cut) { /* degrade: one part */
+        free(best);
+        free(cut);
+        for (size_t k = 0; k < n; k++)
+            parts[k] = 0;
+        *gain = q->gain[n - 1];
+        *loss = q->loss[n - 1];
+        return 1;
+    }
+    double *G = best + n + 1, *L = G + n + 1;
+    best[0] = G[0] = L[0] = 0;
+    for (size_t j = 1; j <= n; j++) {
+        double bv = 0;
+        size_t bi = 0;
+        for (size_t i = 0; i < j; i++) {
+            size_t ix = i * n + (j - 1);
+            double val = best[i] + p * q->gain[ix] - (1 - p) * q->loss[ix];
+            if (i == 0 || val > bv + 1e-9 * (fabs(bv) + 1)) {
+                bv = val;
+                bi = i;
+            }
+        }
+        best[j] = bv;
+        cut[j] = bi;
+        G[j] = G[bi] + q->gain[bi * n + j - 1];
+        L[j] = L[bi] + q->loss[bi * n + j - 1];
+    }
+    /* Walk back, then number the parts from the left. */
+    size_t np = 0;
+    for (size_t j = n; j > 0; j = cut[j]) {
+        for (size_t k = cut[j]; k < j; k++)
+            parts[k] = (int)np;
+        np++;
+    }
+    for (size_t k = 0; k < n; k++)
+        parts[k] = (int)(np - 1) - parts[k];
+    *gain = G[n];
+    *loss = L[n];
+    free(best);
+    free(cut);
+    return np;
+}
+
+void traza_agg_plist_free(traza_agg_pentry *l, size_t n)
+{
+    if (!l)
+        return;
+    for (size_t i = 0; i < n; i++)
+        free(l[i].parts);
+    free(l);
+}
+
+typedef struct plist {
+    const traza_agg_quality *q;
+    double thr;
+    traza_agg_pentry *e;
+    size_t n, cap;
+    int oom;
+    int depth_guard;
+} plist;
+
+static int same_parts(const int *a, const int *b, size_t n) { return memcmp(a, b, n * sizeof *a) == 0; }
+
+static int eval_p(plist *pl, double p, traza_agg_pentry *out)
+{
+    out->p = p;
+    out->parts = malloc(pl->q->n * sizeof *out->parts);
+    if (!out->parts)
+        return -1;
+    out->nparts = traza_agg_best(pl->q, p, out->parts, &out->gain, &out->loss);
+    return 0;
+}
+
+static void add_entry(plist *pl, const traza_agg_pentry *e)
+{
+    for (size_t i = 0; i < pl->n; i++)
+        if (same_parts(pl->e[i].parts, e->parts, pl->q->n))
+            return;
+    if (TZ_GROW(pl->e, pl->cap, pl->n + 1) < 0) {
+        pl->oom = 1;
+        return;
+    }
+    traza_agg_pentry *d = &pl->e[pl->n++];
+    *d = *e;
+    d->parts = malloc(pl->q->n * sizeof *d->parts);
+    if (!d->parts) {
+        pl->n--;
+        pl->oom = 1;
+        return;
+    }
+    memcpy(d->parts, e->parts, pl->q->n * sizeof *d->parts);
+}
+
+static void bisect(plist *pl, const traza_agg_pentry *lo, const traza_agg_pentry *hi, int depth)
+{
+    if (pl->oom)
+        return;
+    double tol = 1e-9 * (fabs(lo->gain) + fabs(lo->loss) + 1);
+    if ((fabs(lo->gain - hi->gain) <= tol && fabs(lo->loss - hi->loss) <= tol) || same_parts(lo->parts, hi->parts, pl->q->n))
+        return;
+    if (hi->p - lo->p <= pl->thr || depth > 60) {
+        add_entry(pl, hi);
+        return;
+    }
+    traza_agg_pentry mid;
+    if (eval_p(pl, (lo->p + hi->p) / 2, &mid) < 0) {
+        pl->oom = 1;
+        return;
+    }
+    bisect(pl, lo, &mid, depth + 1);
+    bisect(pl, &mid, hi, depth + 1);
+    free(mid.parts);
+}
+
+int traza_agg_plist(const traza_agg_quality *q, double threshold, traza_agg_pentry **out, size_t *n, size_t *proposed, traza_err *err)
+{
+    plist pl;
+    memset(&pl, 0, sizeof pl);
+    pl.q = q;
+    pl.thr = threshold > 0 ? threshold : 0.001;
+    traza_agg_pentry a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    if (eval_p(&pl, 0.0, &a) < 0 || eval_p(&pl, 1.0, &b) < 0) {
+        free(a.parts);
+        free(b.parts);
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    }
+    add_entry(&pl, &a);
+    bisect(&pl, &a, &b, 0);
+    free(a.parts);
+    free(b.parts);
+    if (pl.oom) {
+        traza_agg_plist_free(pl.e, pl.n);
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory listing p values");
+    }
+    /* Proposed p: the largest gap between normalised gain and normalised loss. */
+    double gmax = 0, lmax = 0;
+    for (size_t i = 0; i < pl.n; i++) {
+        if (pl.e[i].gain > gmax) gmax = pl.e[i].gain;
+        if (pl.e[i].loss > lmax) lmax = pl.e[i].loss;
+    }
+    size_t bi = 0;
+    double bv = -1e300;
+    for (size_t i = 0; i < pl.n; i++) {
+        double d = (gmax > 0 ? pl.e[i].gain / gmax : 0) - (lmax > 0 ? pl.e[i].loss / lmax : 0);
+        if (d > bv + 1e-12) {
+            bv = d;
+            bi = i;
+        }
+    }
+    *out = pl.e;
+    *n = pl.n;
+    if (proposed)
+        *proposed = bi;
+    return 0;
+}

@@ -1,0 +1,295 @@
+/* Spatio-temporal best cut partition (Ocelotl): a part is a producer subtree over an
+ * interval of slices. For every node and interval, the best of: aggregating it,
+ * cutting the interval in two, or splitting the node into its children (a producer
+ * with events of its own and children gets a virtual leaf child for its own cell). */
+#include "traza/analysis.h"
+#include "util/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct stnode {
+    int32_t prod;      /* producer id, -1 for the virtual root */
+    int own;           /* the node is the cell of `prod` alone */
+    size_t *kids;
+    size_t nkids, capk;
+    double cells;      /* producers (cells) below */
+} stnode;
+
+static double xl(double x) { return x > 0 ? x * log2(x) : 0.0; }
+
+typedef struct stctx {
+    stnode *nodes;
+    size_t nn, n, nt;
+    double *pre;   /* [node][type][k+1] prefix sums */
+    double *cpre;  /* [node][k+1] prefix of sum v log v */
+    double *best;  /* [node][i*n+j] */
+    int *choice;   /* -1 aggregate, -2 children, c >= 0: cut after slice c */
+    double *g, *l; /* gain, loss of the best */
+    double p;
+} stctx;
+
+static void quality(const stctx *c, size_t u, size_t i, size_t j, double *g, double *l)
+{
+    size_t n = c->n;
+    double gain = 0, stot = 0;
+    for (size_t t = 0; t < c->nt; t++) {
+        const double *pr = c->pre + (u * c->nt + t) * (n + 1);
+        double S = pr[j + 1] - pr[i];
+        gain += xl(S);
+        stot += S;
+    }
+    gain -= c->cpre[u * (n + 1) + j + 1] - c->cpre[u * (n + 1) + i];
+    double loss = stot * log2(c->nodes[u].cells * (double)(j - i + 1)) - gain;
+    if (fabs(gain) < 1e-9) gain = 0;
+    if (fabs(loss) < 1e-9) loss = 0;
+    *g = gain;
+    *l = loss;
+}
+
+static void solve(stctx *c, size_t u)
+{
+    size_t n = c->n;
+    stnode *nd = &c->nodes[u];
+    double *B = c->best + u * n * n, *G = c->g + u * n * n, *L = c->l + u * n * n;
+    int *C = c->choice + u * n * n;
+    for (size_t len = 1; len <= n; len++)
+        for (size_t i = 0; i + len <= n; i++) {
+            size_t j = i + len - 1, ix = i * n + j;
+            double g, l;
+            quality(c, u, i, j, &g, &l);
+            double bv = c->p * g - (1 - c->p) * l;
+            int ch = -1;
+            double bg = g, bl = l;
+            if (nd->nkids) {
+                double s = 0, sg = 0, sl = 0;
+                for (size_t k = 0; k < nd->nkids; k++) {
+                    size_t v = nd->kids[k];
+                    s += c->best[v * n * n + ix];
+                    sg += c->g[v * n * n + ix];
+                    sl += c->l[v * n * n + ix];
+                }
+                if (s > bv + 1e-9 * (fabs(bv) + 1)) {
+                    bv = s; ch = -2; bg = sg; bl = sl;
+                }
+            }
+            for (size_t k = i; k < j; k++) {
+                double s = B[i * n + k] + B[(k + 1) * n + j];
+                if (s > bv + 1e-9 * (fabs(bv) + 1)) {
+                    bv = s; ch = (int)k;
+                    bg = G[i * n + k] + G[(k + 1) * n + j];
+                    bl = L[i * n + k] + L[(k + 1) * n + j];
+                }
+            }
+            B[ix] = bv; C[ix] = ch; G[ix] = bg; L[ix] = bl;
+        }
+}
+
+static int collect(const stctx *c, size_t u, size_t i, size_t j, traza_agg_stpart **out, size_t *np, size_t *cap)
+{
+    size_t n = c->n, ix = i * n + j;
+    int ch = c->choice[u * n * n + ix];
+    if (ch == -1) {
+        if (TZ_GROW(*out, *cap, *np + 1) < 0)
+            return -1;
+        traza_agg_stpart *p = &(*out)[(*np)++];
+        p->node = c->nodes[u].prod;
+        p->first = i;
+        p->last = j;
+        quality(c, u, i, j, &p->gain, &p->loss);
+        return 0;
+    }
+    if (ch == -2) {
+        for (size_t k = 0; k < c->nodes[u].nkids; k++)
+            if (collect(c, c->nodes[u].kids[k], i, j, out, np, cap) < 0)
+                return -1;
+        return 0;
+    }
+    if (collect(c, u, i, (size_t)ch, out, np, cap) < 0)
+        return -1;
+    return collect(c, u, (size_t)ch + 1, j, out, np, cap);
+}
+
+static int cmp_part(const void *x, const void *y)
+{
+    const traza_agg_stpart *a = x, *b = y;
+    if (a->node != b->node)
+        return a->node < b->node ? -1 : 1;
+    return (a->first > b->first) - (a->first < b->first);
+}
+
+static int add_kid(stnode *p, size_t k)
+{
+    if (TZ_GROW(p->kids, p->capk, p->nkids + 1) < 0)
+        return -1;
+    p->kids[p->nkids++] = k;
+    return 0;
+}
+
+int traza_agg_spatial(traza_trace *t, const traza_agg_micro *m, double p, traza_agg_stpart **parts, size_t *nparts,
+                      double *gain, double *loss, traza_err *err)
+{
+    *parts = NULL;
+    *nparts = 0;
+    const traza_producer *prods;
+    size_t npr = traza_trace_producers(t, &prods);
+    size_t n = m->nslices;
+    int32_t maxp = 0, maxt = 0;
+    for (size_t i = 0; i < npr; i++)
+        if (prods[i].id > maxp) maxp = prods[i].id;
+    for (size_t s = 0; s < m->nseries; s++)
+        if (m->type[s] > maxt) maxt = m->type[s];
+    stctx c;
+    memset(&c, 0, sizeof c);
+    c.n = n;
+    c.p = p;
+    int rc = -1;
+    size_t *node_of = malloc(((size_t)maxp + 1) * sizeof *node_of);  /* producer -> its node */
+    size_t *own_of = malloc(((size_t)maxp + 1) * sizeof *own_of);    /* producer -> node of its own cell */
+    int32_t *tix = malloc(((size_t)maxt + 1) * sizeof *tix);
+    unsigned char *has = calloc((size_t)maxp + 1, 1), *haskid = calloc((size_t)maxp + 1, 1);
+    c.nodes = calloc(2 * npr + 1, sizeof *c.nodes);
+    if (!node_of || !own_of || !tix || !has || !haskid || !c.nodes)
+        goto oom;
+    for (int32_t i = 0; i <= maxt; i++)
+        tix[i] = -1;
+    for (size_t s = 0; s < m->nseries; s++) {
+        if (tix[m->type[s]] < 0)
+            tix[m->type[s]] = (int32_t)c.nt++;
+        if (m->producer[s] >= 0 && m->producer[s] <= maxp)
+            has[m->producer[s]] = 1;
+    }
+    for (size_t i = 0; i < npr; i++)
+        if (prods[i].parent >= 0 && prods[i].parent <= maxp)
+            haskid[prods[i].parent] = 1;
+    /* Node 0: the virtual root; one node per producer; own-cell leaves. */
+    c.nodes[0].prod = -1;
+    c.nn = 1;
+    for (size_t i = 0; i < npr; i++) {
+        node_of[prods[i].id] = c.nn;
+        c.nodes[c.nn].prod = prods[i].id;
+        c.nodes[c.nn].own = !haskid[prods[i].id];
+        own_of[prods[i].id] = c.nn;
+        c.nn++;
+    }
+    for (size_t i = 0; i < npr; i++) {
+        int32_t id = prods[i].id;
+        if (haskid[id] && has[id]) {
+            own_of[id] = c.nn;
+            c.nodes[c.nn].prod = id;
+            c.nodes[c.nn].own = 1;
+            if (add_kid(&c.nodes[node_of[id]], c.nn) < 0)
+                goto oom;
+            c.nn++;
+        }
+        int32_t par = prods[i].parent;
+        if (add_kid(&c.nodes[par >= 0 && par <= maxp ? node_of[par] : 0], node_of[id]) < 0)
+            goto oom;
+    }
+    if ((double)c.nn * (double)n * (double)n > 3e7 || (double)c.nn * (double)n * (double)n * (double)n > 4e9) {
+        traza_err_set(err, TRAZA_E_USAGE, "spatio-temporal aggregation of %zu producer nodes over %zu slices is too large: "
+                                          "use fewer slices or a producer set", c.nn, n);
+        goto done;
+    }
+    c.pre = calloc(c.nn * c.nt * (n + 1), sizeof *c.pre);
+    c.cpre = calloc(c.nn * (n + 1), sizeof *c.cpre);
+    c.best = malloc(c.nn * n * n * sizeof *c.best);
+    c.g = malloc(c.nn * n * n * sizeof *c.g);
+    c.l = malloc(c.nn * n * n * sizeof *c.l);
+    c.choice = malloc(c.nn * n * n * sizeof *c.choice);
+    if (!c.pre || !c.cpre || !c.best || !c.g || !c.l || !c.choice)
+        goto oom;
+    /* Own cells, then sums up the tree (children have larger node ids than... not
+     * guaranteed: walk ancestors instead). */
+    for (size_t s = 0; s < m->nseries; s++) {
+        int32_t pid = m->producer[s];
+        if (pid < 0 || pid > maxp)
+            continue;
+        size_t t2 = (size_t)tix[m->type[s]];
+        const double *v = m->v + s * n;
+        /* The own cell and every ancestor node. */
+        size_t chain[256], nc = 0;
+        chain[nc++] = own_of[pid];
+        if (own_of[pid] != node_of[pid])
+            chain[nc++] = node_of[pid];
+        const traza_producer *pp = traza_trace_producer(t, pid);
+        while (pp && pp->parent >= 0 && nc < 255) {
+            chain[nc++] = node_of[pp->parent];
+            pp = traza_trace_producer(t, pp->parent);
+        }
+        chain[nc++] = 0;
+        for (size_t a = 0; a < nc; a++) {
+            double *pr = c.pre + (chain[a] * c.nt + t2) * (n + 1);
+            double *cp = c.cpre + chain[a] * (n + 1);
+            for (size_t k = 0; k < n; k++) {
+                pr[k + 1] += v[k];
+                cp[k + 1] += xl(v[k]);
+            }
+        }
+    }
+    for (size_t u = 0; u < c.nn; u++) {
+        for (size_t t2 = 0; t2 < c.nt; t2++) {
+            double *pr = c.pre + (u * c.nt + t2) * (n + 1);
+            for (size_t k = 0; k < n; k++)
+                pr[k + 1] += pr[k];
+        }
+        double *cp = c.cpre + u * (n + 1);
+        for (size_t k = 0; k < n; k++)
+            cp[k + 1] += cp[k];
+    }
+    /* Cells below each node and a post order (iterative). */
+    size_t *order = malloc(c.nn * sizeof *order), *stack = malloc(c.nn * sizeof *stack);
+    unsigned char *seen = calloc(c.nn, 1);
+    if (!order || !stack || !seen) {
+        free(order); free(stack); free(seen);
+        goto oom;
+    }
+    size_t no = 0, sp = 0;
+    stack[sp++] = 0;
+    while (sp) {
+        size_t u = stack[sp - 1];
+        if (!seen[u]) {
+            seen[u] = 1;
+            for (size_t k = 0; k < c.nodes[u].nkids && sp < c.nn; k++)
+                if (!seen[c.nodes[u].kids[k]])
+                    stack[sp++] = c.nodes[u].kids[k];
+        } else {
+            sp--;
+            if (seen[u] == 1) {
+                seen[u] = 2;
+                order[no++] = u;
+            }
+        }
+    }
+    for (size_t a = 0; a < no; a++) {
+        stnode *nd = &c.nodes[order[a]];
+        nd->cells = nd->nkids ? 0 : 1;
+        for (size_t k = 0; k < nd->nkids; k++)
+            nd->cells += c.nodes[nd->kids[k]].cells;
+        if (nd->cells < 1)
+            nd->cells = 1;
+        solve(&c, order[a]);
+    }
+    free(order); free(stack); free(seen);
+    size_t cap = 0;
+    if (collect(&c, 0, 0, n - 1, parts, nparts, &cap) < 0)
+        goto oom;
+    qsort(*parts, *nparts, sizeof **parts, cmp_part);
+    *gain = c.g[n - 1];
+    *loss = c.l[n - 1];
+    rc = 0;
+    goto done;
+oom:
+    traza_err_set(err, TRAZA_E_NOMEM, "out of memory for the spatio-temporal aggregation");
+    free(*parts);
+    *parts = NULL;
+    *nparts = 0;
+done:
+    if (c.nodes)
+        for (size_t i = 0; i < c.nn; i++)
+            free(c.nodes[i].kids);
+    free(c.nodes); free(c.pre); free(c.cpre); free(c.best); free(c.g); free(c.l); free(c.choice);
+    free(node_of); free(own_of); free(tix); free(has); free(haskid);
+    return rc;
+}

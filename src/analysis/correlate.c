@@ -1,0 +1,328 @@
+/* Temporal correlation of two series (Martin & Marangozova-Martin, RT-0450), regular
+ * and irregular slicing, and the ranking of probable causes of a series. */
+#include "traza/analysis.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+double traza_pearson(const double *x, const double *y, size_t n)
+{
+    if (n < 2)
+        return 0.0;
+    double mx = 0, my = 0;
+    for (size_t i = 0; i < n; i++) {
+        mx += x[i];
+        my += y[i];
+    }
+    mx /= (double)n;
+    my /= (double)n;
+    double sxy = 0, sxx = 0, syy = 0;
+    for (size_t i = 0; i < n; i++) {
+        double dx = x[i] - mx, dy = y[i] - my;
+        sxy += dx * dy;
+        sxx += dx * dx;
+        syy += dy * dy;
+    }
+    if (sxx <= 0 || syy <= 0)
+        return 0.0;
+    double r = sxy / sqrt(sxx * syy);
+    if (r > 1) r = 1;
+    if (r < -1) r = -1;
+    return r;
+}
+
+void traza_corr_free(traza_corr *c)
+{
+    if (!c)
+        return;
+    free(c->from);
+    free(c->to);
+    free(c->a);
+    free(c->b);
+    free(c->near);
+    memset(c, 0, sizeof *c);
+}
+
+static int corr_alloc(traza_corr *c, size_t n, traza_err *err)
+{
+    size_t m = n ? n : 1;
+    c->from = malloc(m * sizeof *c->from);
+    c->to = malloc(m * sizeof *c->to);
+    c->a = calloc(m, sizeof *c->a);
+    c->b = calloc(m, sizeof *c->b);
+    c->near = calloc(m, 1);
+    if (!c->from || !c->to || !c->a || !c->b || !c->near) {
+        traza_corr_free(c);
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory for %zu correlation bins", n);
+    }
+    c->nbins = n;
+    return 0;
+}
+
+static void count_bins(const int64_t *x, size_t n, const int64_t *from, const int64_t *to, size_t nb, double *cnt)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        while (k < nb && x[i] >= to[k])
+            k++;
+        if (k == nb)
+            break;
+        if (x[i] >= from[k])
+            cnt[k] += 1;
+    }
+}
+
+int traza_correlate(const int64_t *a, size_t na, const int64_t *b, size_t nb, traza_corr_method m, int64_t delta,
+                    traza_corr *out, traza_err *err)
+{
+    memset(out, 0, sizeof *out);
+    out->method = m;
+    if (na == 0 || nb == 0)
+        return traza_err_set(err, TRAZA_E_USAGE, "correlation needs two non-empty series (got %zu and %zu events)", na, nb);
+    int64_t t0 = a[0] < b[0] ? a[0] : b[0];
+    int64_t t1 = a[na - 1] > b[nb - 1] ? a[na - 1] : b[nb - 1];
+    out->t0 = t0;
+    out->t1 = t1;
+    double span = (double)t1 - (double)t0;
+    if (m == TRAZA_CORR_REGULAR) {
+        size_t n = (size_t)floor(sqrt((double)(na + nb)));
+        if (n < 1)
+            n = 1;
+        if (corr_alloc(out, n, err) < 0)
+            return -1;
+        for (size_t k = 0; k < n; k++) {
+            out->from[k] = t0 + (int64_t)floor(span * (double)k / (double)n);
+            out->to[k] = k + 1 == n ? t1 + 1 : t0 + (int64_t)floor(span * (double)(k + 1) / (double)n);
+        }
+        count_bins(a, na, out->from, out->to, n, out->a);
+        count_bins(b, nb, out->from, out->to, n, out->b);
+        out->r = traza_pearson(out->a, out->b, n);
+        out->strong = fabs(out->r) >= 0.5;
+        return 0;
+    }
+    /* Irregular: E1 the smaller series, near intervals [p - delta, p + delta] around
+     * its points (merged), the rest in between. */
+    const int64_t *e1 = a, *e2 = b;
+    size_t n1 = na, n2 = nb;
+    if (nb < na) {
+        e1 = b; e2 = a; n1 = nb; n2 = na;
+        out->swapped = 1;
+    }
+    if (delta <= 0) {
+        delta = (int64_t)(span / 100.0);
+        if (delta < 1)
+            delta = 1;
+    }
+    out->delta = delta;
+    size_t cap = 2 * n1 + 1;
+    if (corr_alloc(out, cap, err) < 0)
+        return -1;
+    size_t nbins = 0;
+    int64_t cur = t0; /* start of the next interval */
+    size_t i = 0;
+    while (i < n1) {
+        int64_t lo = e1[i] - delta < t0 ? t0 : e1[i] - delta;
+        int64_t hi = e1[i] > INT64_MAX - delta - 1 ? INT64_MAX : e1[i] + delta + 1; /* exclusive */
+        i++;
+        while (i < n1 && e1[i] - delta <= hi) {
+            int64_t h2 = e1[i] > INT64_MAX - delta - 1 ? INT64_MAX : e1[i] + delta + 1;
+            if (h2 > hi)
+                hi = h2;
+            i++;
+        }
+        if (hi > t1 + 1)
+            hi = t1 + 1;
+        if (lo > cur) {
+            out->from[nbins] = cur;
+            out->to[nbins] = lo;
+            out->near[nbins] = 0;
+            nbins++;
+        }
+        if (lo < cur)
+            lo = cur;
+        out->from[nbins] = lo;
+        out->to[nbins] = hi;
+        out->near[nbins] = 1;
+        nbins++;
+        cur = hi;
+    }
+    if (cur <= t1) {
+        out->from[nbins] = cur;
+        out->to[nbins] = t1 + 1;
+        out->near[nbins] = 0;
+        nbins++;
+    }
+    out->nbins = nbins;
+    double *c1 = out->swapped ? out->b : out->a, *c2 = out->swapped ? out->a : out->b;
+    count_bins(e1, n1, out->from, out->to, nbins, c1);
+    count_bins(e2, n2, out->from, out->to, nbins, c2);
+    /* Counts become densities (events per tick): intervals differ in length, and raw
+     * counts would correlate with length alone. */
+    for (size_t k = 0; k < nbins; k++) {
+        double len = (double)out->to[k] - (double)out->from[k];
+        out->a[k] /= len;
+        out->b[k] /= len;
+    }
+    out->r = traza_pearson(out->a, out->b, nbins);
+    out->strong = fabs(out->r) >= 0.5;
+    return 0;
+}
+
+double traza_correlate_r(const int64_t *a, size_t na, const int64_t *b, size_t nb, traza_corr_method m, int64_t delta, traza_err *err)
+{
+    traza_corr c;
+    if (traza_correlate(a, na, b, nb, m, delta, &c, err) < 0)
+        return -2;
+    double r = c.r;
+    traza_corr_free(&c);
+    return r;
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* The ranking's default delta: min(1% of the span, a quarter of the median gap of
+ * the smaller series), so near intervals do not merge into one. */
+static int64_t rank_delta(const int64_t *a, size_t na, const int64_t *b, size_t nb, int64_t *scratch)
+{
+    int64_t t0 = a[0] < b[0] ? a[0] : b[0];
+    int64_t t1 = a[na - 1] > b[nb - 1] ? a[na - 1] : b[nb - 1];
+    int64_t d = (int64_t)(((double)t1 - (double)t0) / 100.0);
+    const int64_t *e = na <= nb ? a : b;
+    size_t n = na <= nb ? na : nb;
+    if (n >= 2) {
+        for (size_t i = 1; i < n; i++)
+            scratch[i - 1] = e[i] - e[i - 1];
+        qsort(scratch, n - 1, sizeof *scratch, cmp_i64);
+        int64_t q = scratch[(n - 1) / 2] / 4;
+        if (q < d)
+            d = q;
+    }
+    return d < 1 ? 1 : d;
+}
+
+static int cmp_rank(const void *x, const void *y)
+{
+    const traza_rank_entry *a = x, *b = y;
+    if (a->r != b->r)
+        return a->r < b->r ? 1 : -1;
+    if (a->n != b->n)
+        return a->n < b->n ? 1 : -1;
+    if (a->type != b->type)
+        return a->type < b->type ? -1 : 1;
+    return (a->producer > b->producer) - (a->producer < b->producer);
+}
+
+int traza_correlate_rank(traza_trace *t, const traza_series *target, traza_corr_method m, int64_t delta,
+                         traza_rank_entry **out, size_t *nout, traza_err *err)
+{
+    *out = NULL;
+    *nout = 0;
+    if (target->n == 0)
+        return traza_err_set(err, TRAZA_E_USAGE, "series '%s' is empty: nothing to rank causes of", target->name);
+    const traza_trace_info *info = traza_trace_info_of(t);
+    size_t nev = info->events > 0 ? (size_t)info->events : 0;
+    const traza_producer *prods;
+    const traza_event_type *types;
+    size_t np = traza_trace_producers(t, &prods), nt = traza_trace_event_types(t, &types);
+    int32_t maxp = 0, maxt = 0;
+    for (size_t i = 0; i < np; i++)
+        if (prods[i].id > maxp) maxp = prods[i].id;
+    for (size_t i = 0; i < nt; i++)
+        if (types[i].id > maxt) maxt = types[i].id;
+    size_t nkeys = ((size_t)maxt + 1) * ((size_t)maxp + 1);
+    int64_t *ts = malloc((nev ? nev : 1) * sizeof *ts);
+    int64_t *sorted = malloc((nev ? nev : 1) * sizeof *sorted);
+    uint32_t *key = malloc((nev ? nev : 1) * sizeof *key);
+    size_t *off = calloc(nkeys + 1, sizeof *off);
+    unsigned char *excl = calloc(nkeys, 1);
+    int64_t *scratch = malloc((nev + target->n + 1) * sizeof *scratch);
+    traza_rank_entry *res = NULL;
+    int rc = -1;
+    if (!ts || !sorted || !key || !off || !excl || !scratch) {
+        traza_err_set(err, TRAZA_E_NOMEM, "out of memory ranking over %zu events", nev);
+        goto done;
+    }
+    traza_filter f;
+    traza_filter_init(&f);
+    traza_cursor *c = traza_query(t, &f, err);
+    if (!c)
+        goto done;
+    const traza_event *ev;
+    size_t n = 0, ti = 0;
+    int r;
+    while ((r = traza_cursor_next(c, &ev, err)) == 1 && n < nev) {
+        if (ev->type < 0 || ev->type > maxt || ev->producer < 0 || ev->producer > maxp)
+            continue;
+        uint32_t k = (uint32_t)((size_t)ev->type * ((size_t)maxp + 1) + (size_t)ev->producer);
+        while (ti < target->n && target->id[ti] < ev->id)
+            ti++;
+        if (ti < target->n && target->id[ti] == ev->id)
+            excl[k] = 1;
+        ts[n] = ev->ts;
+        key[n] = k;
+        off[k + 1]++;
+        n++;
+    }
+    traza_cursor_free(c);
+    if (r < 0)
+        goto done;
+    for (size_t k = 0; k < nkeys; k++)
+        off[k + 1] += off[k];
+    {
+        size_t *pos = malloc((nkeys ? nkeys : 1) * sizeof *pos);
+        if (!pos) {
+            traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+            goto done;
+        }
+        memcpy(pos, off, nkeys * sizeof *pos);
+        for (size_t i = 0; i < n; i++)
+            sorted[pos[key[i]]++] = ts[i];
+        free(pos);
+    }
+    size_t nser = 0;
+    for (size_t k = 0; k < nkeys; k++)
+        if (off[k + 1] > off[k] && !excl[k])
+            nser++;
+    res = malloc((nser ? nser : 1) * sizeof *res);
+    if (!res) {
+        traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        goto done;
+    }
+    size_t j = 0;
+    for (size_t k = 0; k < nkeys; k++) {
+        if (off[k + 1] == off[k] || excl[k])
+            continue;
+        const int64_t *b = sorted + off[k];
+        size_t nb = off[k + 1] - off[k];
+        int64_t d = delta;
+        if (m == TRAZA_CORR_IRREGULAR && d <= 0)
+            d = rank_delta(target->ts, target->n, b, nb, scratch);
+        double rr = traza_correlate_r(target->ts, target->n, b, nb, m, d, err);
+        if (rr < -1.5)
+            goto done;
+        res[j].type = (int32_t)(k / ((size_t)maxp + 1));
+        res[j].producer = (int32_t)(k % ((size_t)maxp + 1));
+        res[j].n = nb;
+        res[j].r = rr;
+        j++;
+    }
+    qsort(res, j, sizeof *res, cmp_rank);
+    *out = res;
+    *nout = j;
+    res = NULL;
+    rc = 0;
+done:
+    free(res);
+    free(ts);
+    free(sorted);
+    free(key);
+    free(off);
+    free(excl);
+    free(scratch);
+    return rc;
+}

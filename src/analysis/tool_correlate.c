@@ -1,0 +1,276 @@
+/* The "correlate" tool: temporal correlation of two series, or the ranking of the
+ * probable causes of a series (usually anomalies) among every other series. */
+#include "analysis/tool_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const traza_tool_option correlate_opts[] = {
+    {"series", TRAZA_OPT_STRING, NULL, "first series: TYPE, TYPE@PRODUCER or a saved event set", 0, 0},
+    {"with", TRAZA_OPT_STRING, NULL, "second series", 0, 0},
+    {"method", TRAZA_OPT_STRING, "regular", "regular (sqrt(n+m) equal slices) or irregular (near/away from E1)", 0, 0},
+    {"delta", TRAZA_OPT_TIME, NULL, "irregular: the near distance (default 1% of the span)", 0, 0},
+    {"rank", TRAZA_OPT_BOOL, "false", "rank every other (type, producer) series as a probable cause", 0, 0},
+    {"anomalies-of", TRAZA_OPT_STRING, NULL, "detect the anomalies of this type first and use them as the series", 0, 0},
+    {"producer", TRAZA_OPT_STRING, NULL, "with --anomalies-of: only this producer", 0, 0},
+    {"subtree", TRAZA_OPT_BOOL, "false", "with --producer: include its descendants", 0, 0},
+    {"metric", TRAZA_OPT_STRING, "duration", "with --anomalies-of: duration or period", 0, 0},
+    {"rule", TRAZA_OPT_STRING, "ci99", "with --anomalies-of: ci99, sigma or mad", 0, 0},
+    {"k", TRAZA_OPT_DOUBLE, "3", "with --anomalies-of: factor of sigma and mad", 0, 0},
+    {"top", TRAZA_OPT_INT, "20", "rank: lines shown in text output (0 = all)", 0, 0},
+    {"save", TRAZA_OPT_STRING, NULL, "name of the saved annotations", 0, 0},
+    {"svg", TRAZA_OPT_STRING, NULL, "draw both series over time and the density histogram", 0, 0},
+};
+
+static int draw(const char *path, const traza_series *a, const traza_series *b, const traza_corr *c, traza_err *err)
+{
+    tz_buf s;
+    tz_buf_init(&s);
+    char title[600];
+    snprintf(title, sizeof title, "%s vs %s: r = %.3f (%s)", a->name, b->name, c->r,
+             c->method == TRAZA_CORR_REGULAR ? "regular" : "irregular");
+    tz_svg_begin(&s, 900, 660, title);
+    size_t nmax = a->n > b->n ? a->n : b->n;
+    tz_plot p1 = {70, 40, 800, 240, (double)c->t0, (double)c->t1, 0, nmax > 1 ? (double)(nmax - 1) : 1};
+    tz_svg_frame(&s, &p1, title, "timestamp", "event index");
+    tz_svg_series(&s, &p1, a->ts, a->n, NULL, tz_svg_color(0));
+    tz_svg_series(&s, &p1, b->ts, b->n, NULL, tz_svg_color(1));
+    tz_buf_printf(&s, "<rect x=\"720\" y=\"50\" width=\"10\" height=\"10\" fill=\"%s\"/>", tz_svg_color(0));
+    tz_svg_text(&s, 735, 59, "start", a->name);
+    tz_buf_printf(&s, "<rect x=\"720\" y=\"66\" width=\"10\" height=\"10\" fill=\"%s\"/>", tz_svg_color(1));
+    tz_svg_text(&s, 735, 75, "start", b->name);
+    /* Histogram: regular = counts of both; irregular = density of E2 per interval,
+     * near intervals red, the rest grey. */
+    const double *h = c->method == TRAZA_CORR_IRREGULAR ? (c->swapped ? c->a : c->b) : c->a;
+    double hmax = 0;
+    for (size_t k = 0; k < c->nbins; k++) {
+        if (h[k] > hmax) hmax = h[k];
+        if (c->method == TRAZA_CORR_REGULAR && c->b[k] > hmax) hmax = c->b[k];
+    }
+    tz_plot p2 = {70, 360, 800, 240, (double)c->t0, (double)c->t1 + 1, 0, hmax > 0 ? hmax : 1};
+    tz_svg_frame(&s, &p2, c->method == TRAZA_CORR_IRREGULAR ? "density of the larger series (red: within delta of the smaller)"
+                                                            : "events per slice", "timestamp",
+                 c->method == TRAZA_CORR_IRREGULAR ? "events per tick" : "events");
+    for (size_t k = 0; k < c->nbins; k++) {
+        double x0 = tz_px(&p2, (double)c->from[k]), x1 = tz_px(&p2, (double)c->to[k]);
+        if (c->method == TRAZA_CORR_IRREGULAR) {
+            double y = tz_py(&p2, h[k]);
+            tz_buf_printf(&s, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"/>\n", x0, y,
+                          x1 - x0 > 0.3 ? x1 - x0 : 0.3, p2.y + p2.h - y, c->near[k] ? "#d62728" : "#9e9e9e");
+        } else {
+            double w = (x1 - x0) / 2, ya = tz_py(&p2, c->a[k]), yb = tz_py(&p2, c->b[k]);
+            tz_buf_printf(&s, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"/>\n", x0, ya, w,
+                          p2.y + p2.h - ya, tz_svg_color(0));
+            tz_buf_printf(&s, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"/>\n", x0 + w, yb, w,
+                          p2.y + p2.h - yb, tz_svg_color(1));
+        }
+    }
+    tz_svg_end(&s);
+    int rc = tz_write_file(path, &s, err);
+    tz_buf_free(&s);
+    return rc;
+}
+
+static int run_rank(const traza_tool *tool, const traza_tool_call *call, traza_trace *t, const traza_series *target,
+                    traza_corr_method m, int64_t delta, traza_err *err)
+{
+    traza_rank_entry *r;
+    size_t n;
+    if (traza_correlate_rank(t, target, m, delta, &r, &n, err) < 0)
+        return -1;
+    int rc = -1;
+    traza_annotation *ann = calloc(n ? n : 1, sizeof *ann);
+    char **keys = calloc(n ? n : 1, sizeof *keys);
+    tz_buf b;
+    tz_buf_init(&b);
+    if (!ann || !keys) {
+        traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        goto done;
+    }
+    char path[1024], name[400], params[600];
+    for (size_t i = 0; i < n; i++) {
+        const traza_event_type *ty = traza_trace_event_type(t, r[i].type);
+        traza_trace_producer_path(t, r[i].producer, path, sizeof path);
+        keys[i] = tz_asprintf("%s@%s", ty ? ty->name : "?", path);
+        if (!keys[i]) {
+            traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+            goto done;
+        }
+        ann[i].key = keys[i];
+        ann[i].value.kind = TRAZA_PT_DOUBLE;
+        ann[i].value.d = r[i].r;
+    }
+    const char *save = tz_targ(tool, call, "save");
+    snprintf(name, sizeof name, "%s%s", save ? "" : "rank:", save ? save : target->name);
+    snprintf(params, sizeof params, "series=%s method=%s delta=%lld rank=1", target->name,
+             m == TRAZA_CORR_REGULAR ? "regular" : "irregular", (long long)delta);
+    traza_result_meta meta = {name, tool->name, params, 1};
+    if (traza_result_save_annotations(t, &meta, ann, n, err) < 0)
+        goto done;
+    if (call->json) {
+        tz_buf_puts(&b, "{\"ranking\": [");
+        for (size_t i = 0; i < n; i++) {
+            const traza_event_type *ty = traza_trace_event_type(t, r[i].type);
+            traza_trace_producer_path(t, r[i].producer, path, sizeof path);
+            tz_buf_puts(&b, i ? ", {\"type\": " : "{\"type\": ");
+            tz_json_str(&b, ty ? ty->name : "?");
+            tz_buf_puts(&b, ", \"producer\": ");
+            tz_json_str(&b, path);
+            tz_buf_puts(&b, ", \"r\": ");
+            tz_json_num(&b, r[i].r);
+            tz_buf_putc(&b, '}');
+        }
+        tz_buf_puts(&b, "]}\n");
+    } else {
+        const char *top = tz_targ(tool, call, "top");
+        size_t show = top ? (size_t)atol(top) : 20;
+        if (show == 0 || show > n)
+            show = n;
+        tz_buf_printf(&b, "probable causes of %s (%zu events), %s correlation, saved as '%s'\n", target->name, target->n,
+                      m == TRAZA_CORR_REGULAR ? "regular" : "irregular", name);
+        tz_buf_printf(&b, "%4s %8s %10s  %s\n", "rank", "r", "events", "series");
+        for (size_t i = 0; i < show; i++)
+            tz_buf_printf(&b, "%4zu %8.4f %10zu  %s%s\n", i + 1, r[i].r, r[i].n, keys[i], fabs(r[i].r) >= 0.5 ? "  (strong)" : "");
+        if (show < n)
+            tz_buf_printf(&b, "... %zu more\n", n - show);
+    }
+    if (b.oom) {
+        traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        goto done;
+    }
+    traza_tool_printf(call, "%s", b.s ? b.s : "");
+    rc = 0;
+done:
+    tz_buf_free(&b);
+    if (keys)
+        for (size_t i = 0; i < n; i++)
+            free(keys[i]);
+    free(keys);
+    free(ann);
+    free(r);
+    return rc;
+}
+
+static int run_pair(const traza_tool *tool, const traza_tool_call *call, traza_trace *t, const traza_series *a,
+                    traza_corr_method m, int64_t delta, traza_err *err)
+{
+    const char *with = tz_targ(tool, call, "with");
+    traza_series b;
+    if (traza_series_load(t, with, 0, 0, &b, err) < 0)
+        return -1;
+    traza_corr c;
+    if (traza_correlate(a->ts, a->n, b.ts, b.n, m, delta, &c, err) < 0) {
+        traza_series_free(&b);
+        return -1;
+    }
+    int rc = -1;
+    char name[600], params[700];
+    const char *save = tz_targ(tool, call, "save");
+    if (save)
+        snprintf(name, sizeof name, "%s", save);
+    else
+        snprintf(name, sizeof name, "correlation:%s~%s", a->name, b.name);
+    snprintf(params, sizeof params, "series=%s with=%s method=%s delta=%lld", a->name, b.name,
+             m == TRAZA_CORR_REGULAR ? "regular" : "irregular", (long long)c.delta);
+    traza_annotation ann[3];
+    memset(ann, 0, sizeof ann);
+    ann[0].key = "r";
+    ann[0].value.kind = TRAZA_PT_DOUBLE;
+    ann[0].value.d = c.r;
+    ann[0].has_range = 1;
+    ann[0].from = c.t0;
+    ann[0].to = c.t1;
+    ann[1].key = "bins";
+    ann[1].value.kind = TRAZA_PT_INT;
+    ann[1].value.i = (int64_t)c.nbins;
+    ann[2].key = "delta";
+    ann[2].value.kind = TRAZA_PT_INT;
+    ann[2].value.i = c.delta;
+    traza_result_meta meta = {name, tool->name, params, 1};
+    if (traza_result_save_annotations(t, &meta, ann, m == TRAZA_CORR_IRREGULAR ? 3 : 2, err) < 0)
+        goto done;
+    tz_buf o;
+    tz_buf_init(&o);
+    if (call->json) {
+        tz_buf_puts(&o, "{\"series\": ");
+        tz_json_str(&o, a->name);
+        tz_buf_puts(&o, ", \"with\": ");
+        tz_json_str(&o, b.name);
+        tz_buf_printf(&o, ", \"method\": \"%s\", \"r\": ", m == TRAZA_CORR_REGULAR ? "regular" : "irregular");
+        tz_json_num(&o, c.r);
+        tz_buf_printf(&o, ", \"strong\": %s, \"bins\": %zu, \"delta\": %lld}\n", c.strong ? "true" : "false", c.nbins,
+                      (long long)c.delta);
+    } else {
+        tz_buf_printf(&o, "%s (%zu events) vs %s (%zu events)\n", a->name, a->n, b.name, b.n);
+        if (m == TRAZA_CORR_REGULAR)
+            tz_buf_printf(&o, "regular: %zu equal slices of [%lld, %lld]\n", c.nbins, (long long)c.t0, (long long)c.t1);
+        else
+            tz_buf_printf(&o, "irregular: %zu intervals, delta %lld around the %zu points of %s (densities per tick)\n",
+                          c.nbins, (long long)c.delta, c.swapped ? b.n : a->n, c.swapped ? b.name : a->name);
+        tz_buf_printf(&o, "r = %.4f%s, saved as '%s'\n", c.r, c.strong ? " (strong: |r| >= 0.5)" : "", name);
+    }
+    traza_tool_printf(call, "%s", o.s ? o.s : "");
+    tz_buf_free(&o);
+    const char *svg = tz_targ(tool, call, "svg");
+    if (svg && draw(svg, a, &b, &c, err) < 0)
+        goto done;
+    rc = 0;
+done:
+    traza_corr_free(&c);
+    traza_series_free(&b);
+    return rc;
+}
+
+static int run_correlate(const traza_tool *tool, const traza_tool_call *call, traza_err *err)
+{
+    const char *ms = tz_targ(tool, call, "method");
+    traza_corr_method m;
+    if (!strcmp(ms, "regular"))
+        m = TRAZA_CORR_REGULAR;
+    else if (!strcmp(ms, "irregular"))
+        m = TRAZA_CORR_IRREGULAR;
+    else
+        return traza_err_set(err, TRAZA_E_USAGE, "--method must be regular or irregular, not '%s'", ms);
+    int rank = tz_targ_bool(tool, call, "rank");
+    const char *of = tz_targ(tool, call, "anomalies-of");
+    if (!rank && !tz_targ(tool, call, "with"))
+        return traza_err_set(err, TRAZA_E_USAGE, "give --with SERIES, or --rank");
+    if (!of && !tz_targ(tool, call, "series"))
+        return traza_err_set(err, TRAZA_E_USAGE, "give --series SERIES (or --anomalies-of TYPE)");
+    traza_trace *t = traza_trace_open(call->ws, call->trace, TRAZA_OPEN_WRITE, err);
+    if (!t)
+        return -1;
+    int rc = -1;
+    int64_t delta = 0;
+    traza_series a;
+    memset(&a, 0, sizeof a);
+    if (tz_targ_time(tool, call, t, "delta", &delta, err) < 0)
+        goto done;
+    if (of) {
+        char spec[300];
+        if (tz_series_spec(tool, call, "anomalies-of", spec, sizeof spec, err) < 0 ||
+            tz_anomaly_run(tool, call, t, spec, 0, 0, &a, err) < 0)
+            goto done;
+        if (!call->json)
+            traza_tool_printf(call, "%zu anomalies of %s (rule %s), saved as event set '%s'\n", a.n, spec,
+                              tz_targ(tool, call, "rule"), a.name);
+        if (a.n == 0) {
+            traza_err_set(err, TRAZA_E_USAGE, "no anomalies of %s with rule %s: nothing to correlate", spec, tz_targ(tool, call, "rule"));
+            goto done;
+        }
+    } else if (traza_series_load(t, tz_targ(tool, call, "series"), tz_targ_bool(tool, call, "subtree"), 0, &a, err) < 0) {
+        goto done;
+    }
+    rc = rank ? run_rank(tool, call, t, &a, m, delta, err) : run_pair(tool, call, t, &a, m, delta, err);
+done:
+    traza_series_free(&a);
+    traza_trace_close(t);
+    return rc;
+}
+
+const traza_tool tz_tool_correlate = {
+    "correlate", "temporal correlation of two series, or ranking of the probable causes of a series",
+    TRAZA_TOOL_ANALYSIS, correlate_opts, sizeof correlate_opts / sizeof correlate_opts[0], run_correlate, NULL, "builtin",
+};

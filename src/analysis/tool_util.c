@@ -1,0 +1,122 @@
+/* Shared helpers of the analysis tools. */
+#include "analysis/tool_util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *tz_targ(const traza_tool *tool, const traza_tool_call *call, const char *name)
+{
+    return traza_tool_arg(tool, call->args, name);
+}
+
+int tz_targ_bool(const traza_tool *tool, const traza_tool_call *call, const char *name)
+{
+    const char *v = tz_targ(tool, call, name);
+    return v && (!strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes"));
+}
+
+double tz_targ_double(const traza_tool *tool, const traza_tool_call *call, const char *name, double def)
+{
+    const char *v = tz_targ(tool, call, name);
+    double d;
+    if (!v || tz_parse_double(v, strlen(v), &d) < 0)
+        return def;
+    return d;
+}
+
+int tz_targ_time(const traza_tool *tool, const traza_tool_call *call, traza_trace *t, const char *name, int64_t *out, traza_err *err)
+{
+    *out = 0;
+    const char *v = tz_targ(tool, call, name);
+    if (!v)
+        return 0;
+    if (traza_time_parse(v, traza_trace_info_of(t)->time_unit, out, err) < 0)
+        return traza_err_prefix(err, "--%s: ", name);
+    return 1;
+}
+
+int tz_write_file(const char *path, const tz_buf *b, traza_err *err)
+{
+    if (b->oom)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory building %s", path);
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return traza_err_set(err, TRAZA_E_IO, "%s: cannot create: %s", path, strerror(errno));
+    size_t n = b->len ? fwrite(b->s, 1, b->len, f) : 0;
+    int bad = n != b->len || ferror(f);
+    if (fclose(f) != 0)
+        bad = 1;
+    if (bad)
+        return traza_err_set(err, TRAZA_E_IO, "%s: write error: %s", path, strerror(errno));
+    return 0;
+}
+
+static void xml_text(tz_buf *b, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '<': tz_buf_puts(b, "&lt;"); break;
+        case '>': tz_buf_puts(b, "&gt;"); break;
+        case '&': tz_buf_puts(b, "&amp;"); break;
+        case '"': tz_buf_puts(b, "&quot;"); break;
+        default: tz_buf_putc(b, *s);
+        }
+    }
+}
+
+void tz_svg_text(tz_buf *b, double x, double y, const char *anchor, const char *text)
+{
+    tz_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", x, y, anchor);
+    xml_text(b, text);
+    tz_buf_puts(b, "</text>\n");
+}
+
+void tz_svg_begin(tz_buf *b, int w, int h, const char *title)
+{
+    tz_buf_printf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                     "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+                     "font-family=\"sans-serif\" font-size=\"11\">\n<title>", w, h, w, h);
+    xml_text(b, title);
+    tz_buf_printf(b, "</title>\n<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", w, h);
+}
+
+void tz_svg_end(tz_buf *b) { tz_buf_puts(b, "</svg>\n"); }
+
+double tz_px(const tz_plot *p, double x)
+{
+    double d = p->x1 - p->x0;
+    return p->x + (d > 0 ? (x - p->x0) / d : 0.5) * p->w;
+}
+
+double tz_py(const tz_plot *p, double y)
+{
+    double d = p->y1 - p->y0;
+    return p->y + p->h - (d > 0 ? (y - p->y0) / d : 0.5) * p->h;
+}
+
+void tz_svg_frame(tz_buf *b, const tz_plot *p, const char *title, const char *xlabel, const char *ylabel)
+{
+    char t[64];
+    tz_buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#888\"/>\n", p->x, p->y, p->w, p->h);
+    tz_buf_puts(b, "<g font-weight=\"bold\">");
+    tz_svg_text(b, p->x + p->w / 2, p->y - 8, "middle", title);
+    tz_buf_puts(b, "</g>\n");
+    tz_svg_text(b, p->x + p->w / 2, p->y + p->h + 28, "middle", xlabel);
+    tz_svg_text(b, p->x - 8, p->y - 8, "start", ylabel);
+    snprintf(t, sizeof t, "%.6g", p->x0);
+    tz_svg_text(b, p->x, p->y + p->h + 14, "start", t);
+    snprintf(t, sizeof t, "%.6g", p->x1);
+    tz_svg_text(b, p->x + p->w, p->y + p->h + 14, "end", t);
+    snprintf(t, sizeof t, "%.6g", p->y0);
+    tz_svg_text(b, p->x - 4, p->y + p->h, "end", t);
+    snprintf(t, sizeof t, "%.6g", p->y1);
+    tz_svg_text(b, p->x - 4, p->y + 10, "end", t);
+}
+
+const char *tz_svg_color(size_t i)
+{
+    static const char *const pal[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+                                      "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+    return pal[i % (sizeof pal / sizeof pal[0])];
+}

@@ -1,0 +1,19 @@
+/* traza aggregate TRACE [--slices N] [--model M] [--p P | --list-p] */
+#include "cli/analysis_cli.h"
+
+const char cmd_aggregate_usage[] =
+    "usage: traza aggregate TRACE [--slices N] [--model M] [--p P | --list-p] [--producers SET]\n"
+    "                       [--from T] [--to T] [--normalize] [--spatial] [--svg FILE] [--json]\n"
+    "\n"
+    "Best cut partition of the time slices (FrameSoC RR-8304 section 5, Ocelotl): consecutive\n"
+    "slices are aggregated into parts maximising p*gain - (1-p)*loss.\n"
+    "  --model         occurrences (default), duration (state overlap), avg-duration, avg-value\n"
+    "  --p P           the trade-off (default: the proposed p of the p list)\n"
+    "  --list-p        the meaningful p values, one per distinct partition, by bisection\n"
+    "  --threshold T   bisection threshold (default 0.001)\n"
+    "  --producers S   only the producers of a saved producer set\n"
+    "  --spatial       spatio-temporal: a part is a producer subtree over an interval\n"
+    "  --svg FILE      parts along time with type proportions, and the gain/loss curve over p\n"
+    "  --json          parts, or with --list-p {\"p_list\": [{\"p\", \"gain\", \"loss\", \"parts\"}, ...]}\n";
+
+int cmd_aggregate(traza_cli *cli, int argc, char **argv) { return cli_run_analysis(cli, "aggregate", "aggregate", argc, argv); }

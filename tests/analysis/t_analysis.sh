@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# CLI of the analyses: anomaly, correlate (pair, rank), aggregate (paper example,
+# --list-p --json, --svg, --spatial), seqsearch; results saved and reusable.
+. "$(dirname "$0")/../lib.sh"
+SRC=${TRAZA_SRC:-.}
+BUILD=${TRAZA_BUILD:-$(dirname "$TRAZA")}
+MK=$TMP/mkgen
+san=""
+case "$BUILD" in *asan*) san="-fsanitize=address,undefined" ;; esac
+if ! cc -std=c11 -D_GNU_SOURCE -O1 $san -I"$SRC/include" -I"$SRC/src" -o "$MK" "$SRC/tests/analysis/mkgen.c" "$BUILD/libtraza.a" \
+     $(pkg-config --libs sqlite3 libpcre2-8 libzstd liblzma zlib jansson) -ldl -lpthread -lm 2>"$TMP/cc.log"; then
+  skip "analysis CLI" "cannot build the trace generator helper: $(head -c 300 "$TMP/cc.log")"
+  exit 0
+fi
+"$MK" "$TRAZA_WORKSPACE" flush flush 60 || { fail "generate flush trace"; exit 0; }
+"$MK" "$TRAZA_WORKSPACE" paper paper || { fail "generate paper trace"; exit 0; }
+
+check_rc "anomaly mad" 0 "$TRAZA" anomaly flush --type read --producer net --rule mad --svg "$TMP/a.svg"
+check_contains "anomaly prints the rule" "$OUT" "rule mad"
+check_contains "anomaly count" "$OUT" "240 anomalies"
+J=$("$TRAZA" anomaly flush --type read --producer net --rule mad --json)
+check_eq "anomaly json rule" "mad" "$(echo "$J" | json_get rule)"
+check_eq "anomaly json keys" '["anomalies", "interval", "rule"]' "$(echo "$J" | python3 -c 'import json,sys; print(json.dumps(sorted(json.load(sys.stdin))))')"
+check_eq "anomaly json first ts" "2503000000" "$(echo "$J" | json_get anomalies.0.ts)"
+check_contains "anomaly svg" "$(head -c 300 "$TMP/a.svg")" "<svg"
+
+J=$("$TRAZA" correlate flush --series anomalies:read@net:duration --rank --json)
+check_eq "rank: flush first" "flush" "$(echo "$J" | json_get ranking.0.type)"
+check_eq "rank: flush producer" "host/disk" "$(echo "$J" | json_get ranking.0.producer)"
+J=$("$TRAZA" correlate flush --anomalies-of read --producer net --rule mad --metric duration --rank --method irregular --json)
+check_eq "anomalies-of rank: flush first" "flush" "$(echo "$J" | json_get ranking.0.type)"
+check_rc "correlate pair irregular" 0 "$TRAZA" correlate flush --series anomalies:read@net:duration --with flush --method irregular --svg "$TMP/c.svg"
+check_contains "correlate strong" "$OUT" "(strong"
+check_contains "correlate svg" "$(cat "$TMP/c.svg")" "#d62728"
+check_rc "correlate needs --with or --rank" 2 "$TRAZA" correlate flush --series read
+check_rc "correlate unknown series" 1 "$TRAZA" correlate flush --series nothing --with read
+check_contains "unknown series message" "$OUT" "not an event type"
+
+J=$("$TRAZA" aggregate paper --slices 5 --from 0 --to 500 --list-p --json)
+check_eq "paper partitions" "[[0, 1, 2, 3, 4], [0, 1, 1, 2, 3], [0, 0, 0, 1, 2], [0, 0, 0, 0, 1], [0, 0, 0, 0, 0]]" \
+  "$(echo "$J" | python3 -c 'import json,sys; print([e["parts"] for e in json.load(sys.stdin)["p_list"]])')"
+check_eq "paper p values" "[0.0, 0.035, 0.052, 0.078, 0.223]" \
+  "$(echo "$J" | python3 -c 'import json,sys; print([round(float(e["p"]),3) for e in json.load(sys.stdin)["p_list"]])')"
+check_rc "aggregate svg" 0 "$TRAZA" aggregate paper --slices 5 --from 0 --to 500 --p 0.06 --svg "$TMP/g.svg"
+check_contains "aggregate 3 parts" "$OUT" "3 parts"
+check_contains "aggregate svg polyline" "$(cat "$TMP/g.svg")" "<polyline"
+check_rc "aggregate spatial" 0 "$TRAZA" aggregate flush --slices 10 --spatial --p 0.5
+check_contains "spatial parts" "$OUT" "host/"
+check_rc "aggregate bad model" 2 "$TRAZA" aggregate paper --model nope
+
+check_rc "seqsearch" 0 "$TRAZA" seqsearch flush --pattern 'flush,read' --max-gap 5ms
+check_contains "seqsearch instances" "$OUT" "12 instances"
+check_rc "seqsearch unknown type" 1 "$TRAZA" seqsearch flush --pattern 'flush,nope'
+check_rc "help" 0 "$TRAZA" aggregate --help
+check_contains "help text" "$OUT" "--list-p"
