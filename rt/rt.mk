@@ -2,16 +2,16 @@
 # instrumented), into $(BUILD)/rt/. Included by the top Makefile.
 RT_DIR    := $(BUILD)/rt
 RT_CFLAGS := -std=gnu11 -O2 -g -fPIC -fno-stack-protector -fno-omit-frame-pointer -mgeneral-regs-only \
-             -Wall -Wextra -Werror -Wno-unused-parameter -Irt/include -Irt/src
-RT_SRC    := rt/src/core.c rt/src/linux.c rt/arch/x86_64/arch.c
+             -fno-semantic-interposition -fvisibility=hidden \
+             -Wall -Wextra -Werror -Wno-unused-parameter -Irt/include -Irt/src -Irt/arch/x86_64
+RT_SRC    := rt/src/unity_linux_x86_64.c
 RT_OBJ    := $(RT_SRC:%.c=$(RT_DIR)/obj/%.o) $(RT_DIR)/obj/rt/arch/x86_64/hooks.o
 RT_LIBS   := $(RT_DIR)/libtraza-rt.a $(RT_DIR)/libtraza-rt.so
 # test programs, built instrumented (-pg -mfentry, or -finstrument-functions)
 RT_PROGS  := $(patsubst rt/tests/%.c,$(RT_DIR)/tests/%,$(wildcard rt/tests/*.c))
 RT_PROG_CFLAGS := -O1 -foptimize-sibling-calls -g -fno-inline -fno-omit-frame-pointer -pthread
 
-$(RT_DIR)/obj/rt/core.o: CFLAGS_RT_EXTRA := -ffreestanding
-$(RT_DIR)/obj/%.o: %.c rt/src/rt_internal.h rt/include/traza_rt_format.h rt/include/traza_rt.h
+$(RT_DIR)/obj/%.o: %.c rt/src/rt_internal.h rt/include/traza_rt_format.h rt/include/traza_rt.h rt/src/core.c rt/src/linux.c rt/arch/x86_64/arch.c rt/arch/x86_64/arch.h
 	@mkdir -p $(dir $@)
 	$(CC) $(RT_CFLAGS) $(CFLAGS_RT_EXTRA) -c $< -o $@
 $(RT_DIR)/obj/rt/arch/x86_64/hooks.o: rt/arch/x86_64/hooks.S

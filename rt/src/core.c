@@ -37,7 +37,7 @@ static inline TZ_NOINSTR uint8_t *put_uv(uint8_t *p, uint64_t v)
 
 static inline TZ_NOINSTR uint8_t *put_head(tz_thread *t, unsigned kind)
 {
-    uint64_t now = tz_plat_ticks();
+    uint64_t now = tz_arch_ticks();
     uint64_t d = now - t->last_tsc;
     if ((int64_t)d < 0)
         d = 0;

@@ -4,7 +4,9 @@
  * Environment: TRAZA_RT_OUT (dump path, default traza-rt.tzr), TRAZA_RT_MODE (ring |
  * stream), TRAZA_RT_BUFSIZE (bytes per thread, suffix K/M; ring default 8M),
  * TRAZA_RT_PID (only that process records: children it runs stay silent). */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "rt_internal.h"
 #include "traza_rt.h"
 
@@ -18,9 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
-uint64_t tz_arch_ticks(void) TZ_NOINSTR;
-void __cyg_profile_func_enter(void *fn, void *site) TZ_NOINSTR;
-void __cyg_profile_func_exit(void *fn, void *site) TZ_NOINSTR;
+TZ_API void __cyg_profile_func_enter(void *fn, void *site) TZ_NOINSTR;
+TZ_API void __cyg_profile_func_exit(void *fn, void *site) TZ_NOINSTR;
 
 static __thread tz_thread *tls_thread __attribute__((tls_model("initial-exec")));
 static __thread int tls_busy __attribute__((tls_model("initial-exec")));

@@ -6,6 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "traza_rt_format.h"
+#include "arch.h"
+
+#define TZ_API __attribute__((visibility("default")))
 
 #define TZ_NOINSTR __attribute__((no_instrument_function))
 #ifndef TZ_SHADOW_MAX

@@ -63,3 +63,22 @@ check_contains "truncated: byte offset in message" "$OUT" "byte"
 check_rc "svg" 0 "$TRAZA" callstack pre --svg cs.svg
 check_contains "svg has rects" "$(head -c 4000 cs.svg)" "<rect"
 check_rc "usage error" 2 "$TRAZA" callstack
+
+# patch: selective instrumentation, verified by running the patched programs
+check_rc "patch --list" 0 "$TRAZA" patch "$P/prog.pre" --list --json
+check_eq "patch: 9 hook sites" "9" "$(printf '%s' "$OUT" | json_get sites)"
+check_rc "patch --only" 0 "$TRAZA" patch "$P/prog.pre" -o only --only '^(main|leaf)$'
+check_rc "record patched" 0 "$TRAZA" record -o only.tzr --import only -- ./only 4
+check_eq "only main and leaf recorded" "leaf main" "$("$TRAZA" callstack only --json | json_get profile | python3 -c 'import json,sys; print(" ".join(sorted(f["name"] for f in json.load(sys.stdin))))')"
+check_rc "patch linked --disable-all" 0 "$TRAZA" patch "$P/prog.pg" -o none --disable-all
+check_eq "all-NOP program runs correctly" "$("$P/prog.plain" 4)" "$(TRAZA_RT_OUT=none.tzr ./none 4)"
+check_rc "re-enable from NOPs" 0 "$TRAZA" patch none -o back --enable '^(fact|thrower)$'
+check_rc "record re-enabled" 0 "$TRAZA" record -o back.tzr --import back -- ./back 4
+check_eq "re-enabled: fact and thrower" "fact thrower" "$("$TRAZA" callstack back --json | json_get profile | python3 -c 'import json,sys; print(" ".join(sorted(f["name"] for f in json.load(sys.stdin))))')"
+check_rc "record for budget" 0 "$TRAZA" record -o b.tzr --import bud -- "$P/bench.pre" loop 50000
+check_rc "patch --budget" 0 "$TRAZA" patch "$P/bench.pre" -o bpatched --budget 5% --cost 50 --from bud
+check_contains "budget turns off the hot function" "$OUT" "off small"
+check_rc "budget: patched program records main only" 0 "$TRAZA" record -o b2.tzr --import bud2 -- ./bpatched loop 20000
+check_eq "budget: small gone" "main" "$("$TRAZA" callstack bud2 --json | json_get profile | python3 -c 'import json,sys; print(" ".join(sorted(f["name"] for f in json.load(sys.stdin))))')"
+check_rc "patch: not ELF" 1 "$TRAZA" patch pre.tzr -o x --disable-all
+check_rc "patch: usage" 2 "$TRAZA" patch "$P/prog.pre"

@@ -1,13 +1,5 @@
-/* x86_64: the clock (TSC) and the C side of the hooks. */
+/* x86_64: the C side of the hooks (arch/x86_64/hooks.S). */
 #include "rt_internal.h"
-
-uint64_t tz_arch_ticks(void) TZ_NOINSTR;
-uint64_t tz_arch_ticks(void)
-{
-    uint32_t lo, hi;
-    __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-    return (uint64_t)hi << 32 | lo;
-}
 
 int tz_x86_enter(uintptr_t self, uintptr_t *slot) TZ_NOINSTR;
 int tz_x86_slow(void) TZ_NOINSTR;
@@ -20,8 +12,8 @@ int tz_x86_enter(uintptr_t self, uintptr_t *slot)
     tz_thread *t = tz_plat_thread_peek();
     if (!t)
         return tz_plat_can_record();
-    /* self - 5: the call instruction itself, inside the function's first bytes */
-    if (tz_enter(t, self - 5, (uintptr_t)slot, *slot))
+    /* self - 1: inside the hook call, the first instruction of the function */
+    if (tz_enter(t, self - 1, (uintptr_t)slot, *slot))
         *slot = (uintptr_t)&tz_exit_tramp;
     return 0;
 }
