@@ -46,3 +46,21 @@ install-rt: $(RT_LIBS)
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' rt/traza-rt.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/traza-rt.pc
 install: install-rt
+
+# 32-bit ARM Linux (ARM and Thumb-2), when the cross compiler is installed
+# (gcc-arm-linux-gnueabihf); the tests run the programs under qemu-arm.
+ARM_CC := $(shell command -v arm-linux-gnueabihf-gcc 2>/dev/null)
+ifneq ($(ARM_CC),)
+RT_ARM_CFLAGS := -std=gnu11 -O2 -g -fno-stack-protector -fno-omit-frame-pointer -fno-tree-vectorize \
+                 -fvisibility=hidden -Wall -Wextra -Werror -Wno-unused-parameter -Irt/include -Irt/src -Irt/arch/arm
+$(RT_DIR)/arm/libtraza-rt.a: rt/src/unity_linux_arm.c rt/arch/arm/hooks.S rt/arch/arm/arch.c rt/arch/arm/arch.h \
+                             rt/src/core.c rt/src/linux.c rt/src/rt_internal.h rt/include/traza_rt_format.h
+	@mkdir -p $(dir $@)
+	$(ARM_CC) $(RT_ARM_CFLAGS) -c rt/src/unity_linux_arm.c -o $(RT_DIR)/arm/unity.o
+	$(ARM_CC) -c rt/arch/arm/hooks.S -o $(RT_DIR)/arm/hooks.o
+	rm -f $@ && ar rcs $@ $(RT_DIR)/arm/unity.o $(RT_DIR)/arm/hooks.o
+$(RT_DIR)/arm/prog.%: rt/tests/prog.c $(RT_DIR)/arm/libtraza-rt.a
+	$(ARM_CC) -O1 -foptimize-sibling-calls -g -fno-inline -pthread -Irt/include -m$* -finstrument-functions -static \
+	  -o $@ $< $(RT_DIR)/arm/libtraza-rt.a
+rt: $(RT_DIR)/arm/prog.arm $(RT_DIR)/arm/prog.thumb
+endif

@@ -141,7 +141,7 @@ static TZ_NOINSTR void emit_entry(tz_thread *t, uintptr_t func)
         block_next(t);
     uint8_t *p = put_head(t, TZR_K_ENTRY);
     uintptr_t f = func - tz_rt_g.load_bias;
-    t->p = put_uv(p, tzr_zigzag((int64_t)(f - t->last_func)));
+    t->p = put_uv(p, tzr_zigzag((int64_t)(intptr_t)(f - t->last_func)));
     t->last_func = f;
 }
 

@@ -147,7 +147,7 @@ tz_thread *tz_plat_thread(void)
         static int opening;
         if (__atomic_exchange_n(&opening, 1, __ATOMIC_ACQ_REL) == 0) {
             int fd = open(g_out, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-            if (fd < 0 || tz_write_header(put_fd, &fd, TZR_ARCH_X86_64, (uint32_t)getpid(), g_exe) < 0) {
+            if (fd < 0 || tz_write_header(put_fd, &fd, TZ_ARCH, (uint32_t)getpid(), g_exe) < 0) {
                 __atomic_store_n(&g_state, 2, __ATOMIC_RELEASE);
                 st = 2;
             }
@@ -202,14 +202,14 @@ int traza_rt_dump(void)
         ;
     int rc;
     if (tz_rt_g.mode == TZR_MODE_STREAM) {
-        rc = tz_write_dump(put_fd, &g_fd, TZR_ARCH_X86_64, (uint32_t)getpid(), g_exe, 0);
+        rc = tz_write_dump(put_fd, &g_fd, TZ_ARCH, (uint32_t)getpid(), g_exe, 0);
         close(g_fd);
         g_fd = -1;
     } else {
         int fd = open(g_out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         if (fd < 0)
             return -1;
-        rc = tz_write_dump(put_fd, &fd, TZR_ARCH_X86_64, (uint32_t)getpid(), g_exe, 1);
+        rc = tz_write_dump(put_fd, &fd, TZ_ARCH, (uint32_t)getpid(), g_exe, 1);
         if (close(fd) < 0)
             rc = -1;
     }

@@ -97,6 +97,8 @@ static int parse_block(tz_rtdump *d, tz_rtd_thread *t, const uint8_t *p, size_t 
             if (uv(e, used, &pos, &z) < 0)
                 goto bad;
             func += (uint64_t)tzr_unzigzag(z);
+            if (d->ptr_size == 4)
+                func &= 0xffffffffu;
             if (push_op(t, tsc, TZR_K_ENTRY, func, 0) < 0)
                 goto nomem;
         } else if (kind == TZR_K_EXIT) {
@@ -137,7 +139,6 @@ static int parse_block(tz_rtdump *d, tz_rtd_thread *t, const uint8_t *p, size_t 
         return traza_err_set(err, TRAZA_E_FORMAT, "%s: byte %llu: truncated or malformed event record", name,
                              (unsigned long long)(base + TZR_BLOCK_HEADER_SIZE + at));
     }
-    (void)d;
     return 0;
 nomem:
     return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");

@@ -82,3 +82,32 @@ check_rc "budget: patched program records main only" 0 "$TRAZA" record -o b2.tzr
 check_eq "budget: small gone" "main" "$("$TRAZA" callstack bud2 --json | json_get profile | python3 -c 'import json,sys; print(" ".join(sorted(f["name"] for f in json.load(sys.stdin))))')"
 check_rc "patch: not ELF" 1 "$TRAZA" patch pre.tzr -o x --disable-all
 check_rc "patch: usage" 2 "$TRAZA" patch "$P/prog.pre"
+
+# 32-bit ARM and Thumb-2 under qemu-arm (runtime linked in, static programs built
+# with -finstrument-functions: exits from the compiler, so no tail call elimination,
+# and calls after a longjmp nest under the abandoned frames until their caller exits)
+expect_cyg='  main
+    fact
+      fact
+        fact
+          fact
+    catcher
+      thrower
+        thrower
+          thrower
+            thrower
+              leaf
+    tail_caller
+      tail_target'
+A=${TRAZA_BUILD:-build}/rt/arm
+if ! command -v qemu-arm >/dev/null || [ ! -x "$A/prog.arm" ]; then
+  skip "arm under qemu-arm" "qemu-user or gcc-arm-linux-gnueabihf missing (scripts/packages.txt)"
+else
+  for m in arm thumb; do
+    check_rc "$m: run under qemu-arm" 0 env TRAZA_RT_OUT="$TMP/$m.tzr" qemu-arm "$A/prog.$m" 4
+    check_rc "$m: import" 0 "$TRAZA" import --name "q$m" "$TMP/$m.tzr"
+    mt=$("$TRAZA" callstack "q$m" --tree | awk '/^prog/{th=$0} /^  main$/{print th}')
+    b=$("$TRAZA" callstack "q$m" --tree | awk -v th="$mt" '$0==th{on=1;next} /^prog/{on=0} on')
+    check_eq "$m: nesting and names from DWARF" "$expect_cyg" "$b"
+  done
+fi
