@@ -236,3 +236,11 @@ void __cyg_profile_func_exit(void *fn, void *site)
     if (t)
         tz_exit_func(t, (uintptr_t)fn);
 }
+
+/* `-pg` on the link line (pkg-config gives it with the compile flags) pulls in glibc's
+ * gprof start-up (gcrt1.o), which would write gmon.out: the tracer replaces gprof, so
+ * these two are no-ops here. */
+TZ_API void __monstartup(unsigned long lo, unsigned long hi) TZ_NOINSTR;
+TZ_API void _mcleanup(void) TZ_NOINSTR;
+void __monstartup(unsigned long lo, unsigned long hi) { (void)lo; (void)hi; }
+void _mcleanup(void) {}
