@@ -9,6 +9,7 @@ extern const traza_importer tz_importer_pjdump;
 extern const traza_importer tz_importer_kptrace;
 extern const traza_importer tz_importer_pc;
 extern const traza_importer tz_importer_csv;
+extern const traza_importer tz_importer_rtdump;
 
 
 /* In detection order (ties go to the earlier one). */
@@ -18,6 +19,7 @@ static const traza_importer *const tz_importers[] = {
     &tz_importer_kptrace,
     &tz_importer_pc,
     &tz_importer_csv,
+    &tz_importer_rtdump,
     NULL,
 };
 

@@ -6,16 +6,14 @@
 
 extern const traza_tool tz_tool_filter;
 extern const traza_tool tz_tool_producer_activity;
-
-
-static const traza_tool *const tz_builtin_tools[] = {
-    &tz_tool_filter,
-    &tz_tool_producer_activity,
 extern const traza_tool tz_tool_anomaly;
 extern const traza_tool tz_tool_correlate;
 extern const traza_tool tz_tool_aggregate;
 extern const traza_tool tz_tool_seqsearch;
 
+static const traza_tool *const tz_builtin_tools[] = {
+    &tz_tool_filter,
+    &tz_tool_producer_activity,
     &tz_tool_anomaly,
     &tz_tool_correlate,
     &tz_tool_aggregate,

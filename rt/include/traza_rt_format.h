@@ -1,0 +1,74 @@
+/* traza runtime dump format (.tzr): shared by the tracer runtime (rt/) and libtraza's
+ * importer (src/import/rtdump.c). Freestanding: only <stdint.h>/<stddef.h>.
+ * The full description is doc/formats/tzr.md. All integers are little-endian. */
+#ifndef TRAZA_RT_FORMAT_H
+#define TRAZA_RT_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TZR_MAGIC "TZRDUMP\x1a" /* 8 bytes at offset 0 of a dump */
+#define TZR_VERSION 1u
+
+/* File header: magic[8], u16 version, u16 arch, u8 ptr_size, u8 mode, u16 reserved
+ * (16 bytes), then chunks until end of file. */
+#define TZR_FILE_HEADER_SIZE 16u
+
+enum tzr_arch { TZR_ARCH_X86_64 = 1, TZR_ARCH_ARM = 2, TZR_ARCH_THUMB = 3, TZR_ARCH_CORTEX_M = 4 };
+enum tzr_mode { TZR_MODE_RING = 0, TZR_MODE_STREAM = 1 };
+
+/* Chunk header: u32 type, u32 payload length, u64 checksum (tzr_sum64 of payload). */
+#define TZR_CHUNK_HEADER_SIZE 16u
+enum tzr_chunk {
+    TZR_CHUNK_INFO = 1,   /* u32 pid, u32 reserved, u64 load_bias, then exe path bytes (no NUL) */
+    TZR_CHUNK_BLOCK = 2,  /* u64 seq, u64 tsc0, u32 tid, u32 used; then `used` event bytes */
+    TZR_CHUNK_CALIB = 3,  /* u64 tsc_a, u64 ns_a, u64 tsc_b, u64 ns_b (ticks <-> nanoseconds) */
+    TZR_CHUNK_THREAD = 4, /* u32 tid, u32 reserved, u64 events, u64 lost_events,
+                             u64 overwritten_blocks, u64 shadow_overflow, u64 first_seq */
+    TZR_CHUNK_END = 5     /* u64 number of chunks before this one */
+};
+#define TZR_BLOCK_HEADER_SIZE 24u
+#define TZR_INFO_FIXED 16u
+#define TZR_CALIB_SIZE 32u
+#define TZR_THREAD_SIZE 48u
+/* Largest chunk payload a reader accepts (a runtime block is at most this). */
+#define TZR_MAX_CHUNK (16u << 20)
+
+/* Events: a LEB128 varint v = (delta_ticks << 2) | kind, where delta_ticks is the
+ * time since the previous event of the block (the first: since tsc0). Then:
+ *   ENTRY: zigzag varint of (function address - previous entry's function address)
+ *          (the previous starts at 0 in every block); addresses are ELF virtual
+ *          addresses (runtime address - load_bias).
+ *   EXIT:  nothing.
+ *   USER:  varint id, zigzag varint value.
+ *   EXT:   u8 subkind; STACK: varint n, n varints of absolute function addresses
+ *          (outermost first) = the functions open when the block started. */
+enum tzr_kind { TZR_K_ENTRY = 0, TZR_K_EXIT = 1, TZR_K_USER = 2, TZR_K_EXT = 3 };
+enum tzr_ext { TZR_EXT_STACK = 1 };
+
+/* A cheap 64-bit checksum (two running sums over little-endian u32 words, the tail
+ * zero-padded). Fast enough to run in the target on every streamed block. */
+static inline uint64_t tzr_sum64(const void *data, size_t n)
+{
+    const uint8_t *p = (const uint8_t *)data;
+    uint64_t a = 1, b = 0;
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        uint32_t w = (uint32_t)p[i] | (uint32_t)p[i + 1] << 8 | (uint32_t)p[i + 2] << 16 | (uint32_t)p[i + 3] << 24;
+        a += w;
+        b += a;
+    }
+    if (i < n) {
+        uint32_t w = 0;
+        for (size_t k = 0; i + k < n; k++)
+            w |= (uint32_t)p[i + k] << (8 * k);
+        a += w;
+        b += a;
+    }
+    return (b << 32 | (b >> 32)) ^ a ^ ((uint64_t)n << 48);
+}
+
+static inline uint64_t tzr_zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+static inline int64_t tzr_unzigzag(uint64_t u) { return (int64_t)(u >> 1) ^ -(int64_t)(u & 1); }
+
+#endif

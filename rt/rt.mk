@@ -1,0 +1,66 @@
+# The tracer runtime (rt/): built with its own flags (never sanitized, never
+# instrumented), into $(BUILD)/rt/. Included by the top Makefile.
+RT_DIR    := $(BUILD)/rt
+RT_CFLAGS := -std=gnu11 -O2 -g -fPIC -fno-stack-protector -fno-omit-frame-pointer -mgeneral-regs-only \
+             -fno-semantic-interposition -fvisibility=hidden \
+             -Wall -Wextra -Werror -Wno-unused-parameter -Irt/include -Irt/src -Irt/arch/x86_64
+RT_SRC    := rt/src/unity_linux_x86_64.c
+RT_OBJ    := $(RT_SRC:%.c=$(RT_DIR)/obj/%.o) $(RT_DIR)/obj/rt/arch/x86_64/hooks.o
+RT_LIBS   := $(RT_DIR)/libtraza-rt.a $(RT_DIR)/libtraza-rt.so
+# test programs, built instrumented (-pg -mfentry, or -finstrument-functions)
+RT_PROGS  := $(patsubst rt/tests/%.c,$(RT_DIR)/tests/%,$(wildcard rt/tests/*.c))
+RT_PROG_CFLAGS := -O1 -foptimize-sibling-calls -g -fno-inline -fno-omit-frame-pointer -pthread
+
+$(RT_DIR)/obj/%.o: %.c rt/src/rt_internal.h rt/include/traza_rt_format.h rt/include/traza_rt.h rt/src/core.c rt/src/linux.c rt/arch/x86_64/arch.c rt/arch/x86_64/arch.h
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_CFLAGS) $(CFLAGS_RT_EXTRA) -c $< -o $@
+$(RT_DIR)/obj/rt/arch/x86_64/hooks.o: rt/arch/x86_64/hooks.S
+	@mkdir -p $(dir $@)
+	$(CC) -c $< -o $@
+$(RT_DIR)/libtraza-rt.a: $(RT_OBJ)
+	rm -f $@ && ar rcs $@ $^
+$(RT_DIR)/libtraza-rt.so: $(RT_OBJ)
+	$(CC) -shared -Wl,-soname,libtraza-rt.so -o $@ $^ -lpthread
+
+# X.pg: -pg -mfentry linked with the runtime; X.cyg: -finstrument-functions linked;
+# X.pre: -pg -mfentry without the runtime (run under `traza record`, LD_PRELOAD);
+# X.plain: uninstrumented.
+$(RT_DIR)/tests/%: rt/tests/%.c $(RT_LIBS) rt/include/traza_rt.h
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_PROG_CFLAGS) -Irt/include -pg -mfentry -c $< -o $@.o
+	$(CC) -pthread -o $@.pg $@.o $(RT_DIR)/libtraza-rt.a
+	$(CC) -pthread -o $@.pre $@.o
+	$(CC) $(RT_PROG_CFLAGS) -Irt/include -finstrument-functions -o $@.cyg $< $(RT_DIR)/libtraza-rt.a
+	$(CC) $(RT_PROG_CFLAGS) -Irt/include -o $@.plain $<
+	@touch $@
+
+rt: $(RT_LIBS) $(RT_PROGS)
+all tests: rt
+.PHONY: rt install-rt
+
+install-rt: $(RT_LIBS)
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
+	install -m 644 $(RT_DIR)/libtraza-rt.a $(DESTDIR)$(PREFIX)/lib/libtraza-rt.a
+	install -m 755 $(RT_DIR)/libtraza-rt.so $(DESTDIR)$(PREFIX)/lib/libtraza-rt.so
+	install -m 644 rt/include/traza_rt.h rt/include/traza_rt_format.h $(DESTDIR)$(PREFIX)/include/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' rt/traza-rt.pc.in \
+	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/traza-rt.pc
+install: install-rt
+
+# 32-bit ARM Linux (ARM and Thumb-2), when the cross compiler is installed
+# (gcc-arm-linux-gnueabihf); the tests run the programs under qemu-arm.
+ARM_CC := $(shell command -v arm-linux-gnueabihf-gcc 2>/dev/null)
+ifneq ($(ARM_CC),)
+RT_ARM_CFLAGS := -std=gnu11 -O2 -g -fno-stack-protector -fno-omit-frame-pointer -fno-tree-vectorize \
+                 -fvisibility=hidden -Wall -Wextra -Werror -Wno-unused-parameter -Irt/include -Irt/src -Irt/arch/arm
+$(RT_DIR)/arm/libtraza-rt.a: rt/src/unity_linux_arm.c rt/arch/arm/hooks.S rt/arch/arm/arch.c rt/arch/arm/arch.h \
+                             rt/src/core.c rt/src/linux.c rt/src/rt_internal.h rt/include/traza_rt_format.h
+	@mkdir -p $(dir $@)
+	$(ARM_CC) $(RT_ARM_CFLAGS) -c rt/src/unity_linux_arm.c -o $(RT_DIR)/arm/unity.o
+	$(ARM_CC) -c rt/arch/arm/hooks.S -o $(RT_DIR)/arm/hooks.o
+	rm -f $@ && ar rcs $@ $(RT_DIR)/arm/unity.o $(RT_DIR)/arm/hooks.o
+$(RT_DIR)/arm/prog.%: rt/tests/prog.c $(RT_DIR)/arm/libtraza-rt.a
+	$(ARM_CC) -O1 -foptimize-sibling-calls -g -fno-inline -pthread -Irt/include -m$* -finstrument-functions -static \
+	  -o $@ $< $(RT_DIR)/arm/libtraza-rt.a
+rt: $(RT_DIR)/arm/prog.arm $(RT_DIR)/arm/prog.thumb
+endif

@@ -1,0 +1,301 @@
+/* The freestanding core of the tracer runtime: per-thread block buffers, compact
+ * event encoding, the shadow stack, dump serialisation. No libc: the platform glue
+ * supplies clocks, thread state and output (rt_internal.h). */
+#include "rt_internal.h"
+
+tz_rt tz_rt_g = {TZR_MODE_RING, 1, 0, 65536, 16, 0, 0, 0};
+
+static TZ_NOINSTR void tz_copy(void *dst, const void *src, size_t n)
+{
+    uint8_t *d = (uint8_t *)dst;
+    const uint8_t *s = (const uint8_t *)src;
+    while (n--)
+        *d++ = *s++;
+}
+
+static TZ_NOINSTR void put32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static TZ_NOINSTR void put64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline TZ_NOINSTR uint8_t *put_uv(uint8_t *p, uint64_t v)
+{
+    while (v >= 0x80) {
+        *p++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (uint8_t)v;
+    return p;
+}
+
+static inline TZ_NOINSTR uint8_t *put_head(tz_thread *t, unsigned kind)
+{
+    uint64_t now = tz_arch_ticks();
+    uint64_t d = now - t->last_tsc;
+    if ((int64_t)d < 0)
+        d = 0;
+    else
+        t->last_tsc = now;
+    if (d > (1ull << 61))
+        d = 1ull << 61;
+    t->events++;
+    return put_uv(t->p, d << 2 | kind);
+}
+
+/* Each block is preceded by room for its chunk header, so a streamed block goes out
+ * in one write() (atomic against other threads' blocks with O_APPEND). */
+static TZ_NOINSTR uint8_t *block_at(tz_thread *t, size_t i)
+{
+    return t->mem + i * t->block_size + TZR_CHUNK_HEADER_SIZE;
+}
+
+static TZ_NOINSTR void chunk_header(uint8_t *h, uint32_t type, const void *payload, size_t n)
+{
+    put32(h, type);
+    put32(h + 4, (uint32_t)n);
+    put64(h + 8, tzr_sum64(payload, n));
+}
+
+static TZ_NOINSTR void block_start(tz_thread *t)
+{
+    uint8_t *b = block_at(t, t->cur);
+    uint64_t now = tz_plat_ticks();
+    put64(b, t->seq);
+    put64(b + 8, now);
+    put32(b + 16, t->tid);
+    put32(b + 20, 0);
+    t->seq++;
+    t->last_tsc = now;
+    t->last_func = 0;
+    t->p = b + TZR_BLOCK_HEADER_SIZE;
+    t->end = b + t->block_size - TZR_CHUNK_HEADER_SIZE - TZ_RESERVE;
+    /* the functions open now, so a block read alone still nests correctly */
+    uint32_t n = t->depth < TZ_STACK_SNAPSHOT ? t->depth : TZ_STACK_SNAPSHOT;
+    uint8_t *p = put_uv(t->p, TZR_K_EXT);
+    *p++ = TZR_EXT_STACK;
+    p = put_uv(p, n);
+    for (uint32_t i = t->depth - n; i < t->depth; i++)
+        p = put_uv(p, t->stack[i].func - tz_rt_g.load_bias);
+    t->p = p;
+}
+
+static TZ_NOINSTR void block_finish(tz_thread *t)
+{
+    uint8_t *b = block_at(t, t->cur);
+    put32(b + 20, (uint32_t)(t->p - (b + TZR_BLOCK_HEADER_SIZE)));
+}
+
+void tz_flush_thread(tz_thread *t)
+{
+    block_finish(t);
+    uint8_t *b = block_at(t, t->cur);
+    uint32_t used = (uint32_t)(t->p - (b + TZR_BLOCK_HEADER_SIZE));
+    chunk_header(b - TZR_CHUNK_HEADER_SIZE, TZR_CHUNK_BLOCK, b, TZR_BLOCK_HEADER_SIZE + used);
+    if (tz_plat_write(b - TZR_CHUNK_HEADER_SIZE, TZR_CHUNK_HEADER_SIZE + TZR_BLOCK_HEADER_SIZE + used) < 0)
+        t->lost += t->events - t->first_seq; /* first_seq holds the events flushed so far in stream mode */
+    t->first_seq = t->events;
+    block_start(t);
+}
+
+static TZ_NOINSTR void block_next(tz_thread *t)
+{
+    if (tz_rt_g.mode == TZR_MODE_STREAM) {
+        tz_flush_thread(t);
+        return;
+    }
+    block_finish(t);
+    t->cur = (t->cur + 1) % t->nblocks;
+    if (t->seq >= t->nblocks)
+        t->overwritten++;
+    block_start(t);
+}
+
+void tz_thread_init(tz_thread *t, uint32_t tid, uint8_t *mem, size_t nblocks, size_t block_size)
+{
+    t->tid = tid;
+    t->mem = mem;
+    t->nblocks = nblocks;
+    t->block_size = block_size;
+    t->cur = 0;
+    t->depth = 0;
+    block_start(t);
+}
+
+static TZ_NOINSTR void emit_exit(tz_thread *t)
+{
+    if (t->p >= t->end)
+        block_next(t);
+    t->p = put_head(t, TZR_K_EXIT);
+}
+
+static TZ_NOINSTR void emit_entry(tz_thread *t, uintptr_t func)
+{
+    if (t->p >= t->end)
+        block_next(t);
+    uint8_t *p = put_head(t, TZR_K_ENTRY);
+    uintptr_t f = func - tz_rt_g.load_bias;
+    t->p = put_uv(p, tzr_zigzag((int64_t)(intptr_t)(f - t->last_func)));
+    t->last_func = f;
+}
+
+int tz_enter(tz_thread *t, uintptr_t func, uintptr_t slot, uintptr_t ret)
+{
+    if (slot) {
+        /* frames the stack has unwound past (longjmp) are closed here */
+        while (t->depth && t->stack[t->depth - 1].slot <= slot) {
+            tz_shadow *top = &t->stack[t->depth - 1];
+            if (top->slot == slot && ret == (uintptr_t)&tz_exit_tramp) {
+                /* a tail call: the caller's frame is gone, the callee returns for it */
+                if (tz_rt_g.enabled) {
+                    emit_exit(t);
+                    emit_entry(t, func);
+                }
+                top->func = func;
+                return 0;
+            }
+            if (tz_rt_g.enabled)
+                emit_exit(t);
+            t->depth--;
+        }
+    }
+    if (t->depth >= TZ_SHADOW_MAX) {
+        t->overflow++;
+        return 0;
+    }
+    if (tz_rt_g.enabled)
+        emit_entry(t, func);
+    tz_shadow *s = &t->stack[t->depth++];
+    s->ret = ret;
+    s->slot = slot;
+    s->func = func;
+    return 1;
+}
+
+uintptr_t tz_exit(tz_thread *t, uintptr_t sp)
+{
+    while (t->depth > 1 && t->stack[t->depth - 1].slot + sizeof(uintptr_t) < sp) {
+        if (tz_rt_g.enabled)
+            emit_exit(t);
+        t->depth--;
+    }
+    if (t->depth == 0)
+        return 0; /* cannot happen: every hooked return has its entry */
+    if (tz_rt_g.enabled)
+        emit_exit(t);
+    return t->stack[--t->depth].ret;
+}
+
+void tz_exit_func(tz_thread *t, uintptr_t func)
+{
+    uint32_t d = t->depth;
+    while (d && t->stack[d - 1].func != func)
+        d--;
+    if (!d)
+        return; /* not entered while tracing (or beyond the shadow stack) */
+    while (t->depth >= d) {
+        if (tz_rt_g.enabled)
+            emit_exit(t);
+        t->depth--;
+    }
+}
+
+void tz_user(tz_thread *t, uint32_t id, int64_t value)
+{
+    if (!tz_rt_g.enabled)
+        return;
+    if (t->p >= t->end)
+        block_next(t);
+    uint8_t *p = put_head(t, TZR_K_USER);
+    p = put_uv(p, id);
+    t->p = put_uv(p, tzr_zigzag(value));
+}
+
+int tz_write_chunk(tz_put_fn put, void *user, uint32_t type, const void *payload, size_t n)
+{
+    uint8_t h[TZR_CHUNK_HEADER_SIZE];
+    chunk_header(h, type, payload, n);
+    if (put(user, h, sizeof h) < 0)
+        return -1;
+    return n ? put(user, payload, n) : 0;
+}
+
+int tz_write_header(tz_put_fn put, void *user, int arch, uint32_t pid, const char *exe)
+{
+    uint8_t h[TZR_FILE_HEADER_SIZE];
+    tz_copy(h, TZR_MAGIC, 8);
+    h[8] = TZR_VERSION & 0xff;
+    h[9] = 0;
+    h[10] = (uint8_t)arch;
+    h[11] = 0;
+    h[12] = (uint8_t)sizeof(uintptr_t);
+    h[13] = (uint8_t)tz_rt_g.mode;
+    h[14] = h[15] = 0;
+    if (put(user, h, sizeof h) < 0)
+        return -1;
+    uint8_t info[TZR_INFO_FIXED + 512];
+    size_t n = 0;
+    while (exe && exe[n] && n < 512)
+        n++;
+    put32(info, pid);
+    put32(info + 4, 0);
+    put64(info + 8, tz_rt_g.load_bias);
+    tz_copy(info + TZR_INFO_FIXED, exe, n);
+    return tz_write_chunk(put, user, TZR_CHUNK_INFO, info, TZR_INFO_FIXED + n);
+}
+
+int tz_write_dump(tz_put_fn put, void *user, int arch, uint32_t pid, const char *exe, int header)
+{
+    uint64_t nchunks = 0;
+    if (header) {
+        if (tz_write_header(put, user, arch, pid, exe) < 0)
+            return -1;
+        nchunks++;
+    }
+    for (tz_thread *t = tz_rt_g.threads; t; t = t->next) {
+        if (tz_rt_g.mode == TZR_MODE_STREAM) {
+            tz_flush_thread(t);
+            continue;
+        }
+        block_finish(t);
+        size_t n = t->seq < t->nblocks ? (size_t)t->seq : t->nblocks;
+        for (size_t k = 0; k < n; k++) {
+            size_t i = (t->cur + t->nblocks - (n - 1) + k) % t->nblocks;
+            uint8_t *b = block_at(t, i);
+            uint32_t used = (uint32_t)b[20] | (uint32_t)b[21] << 8 | (uint32_t)b[22] << 16 | (uint32_t)b[23] << 24;
+            if (tz_write_chunk(put, user, TZR_CHUNK_BLOCK, b, TZR_BLOCK_HEADER_SIZE + used) < 0)
+                return -1;
+            nchunks++;
+        }
+    }
+    for (tz_thread *t = tz_rt_g.threads; t; t = t->next) {
+        uint8_t r[TZR_THREAD_SIZE];
+        put32(r, t->tid);
+        put32(r + 4, 0);
+        put64(r + 8, t->events);
+        put64(r + 16, t->lost);
+        put64(r + 24, t->overwritten);
+        put64(r + 32, t->overflow);
+        put64(r + 40, tz_rt_g.mode == TZR_MODE_RING && t->seq > t->nblocks ? t->seq - t->nblocks : 0);
+        if (tz_write_chunk(put, user, TZR_CHUNK_THREAD, r, sizeof r) < 0)
+            return -1;
+        nchunks++;
+    }
+    uint8_t c[TZR_CALIB_SIZE];
+    put64(c, tz_rt_g.tsc_a);
+    put64(c + 8, tz_rt_g.ns_a);
+    put64(c + 16, tz_plat_ticks());
+    put64(c + 24, tz_plat_ns());
+    if (tz_write_chunk(put, user, TZR_CHUNK_CALIB, c, sizeof c) < 0)
+        return -1;
+    nchunks++;
+    uint8_t e[8];
+    put64(e, header ? nchunks : 0); /* 0: unknown (streamed dump) */
+    return tz_write_chunk(put, user, TZR_CHUNK_END, e, sizeof e);
+}

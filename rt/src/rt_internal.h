@@ -1,0 +1,88 @@
+/* Internal interface between the freestanding core (core.c), the platform glue
+ * (linux.c, baremetal.c) and the per-architecture hooks (arch/<arch>/). */
+#ifndef TZ_RT_INTERNAL_H
+#define TZ_RT_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "traza_rt_format.h"
+#include "arch.h"
+
+#define TZ_API __attribute__((visibility("default")))
+
+#define TZ_NOINSTR __attribute__((no_instrument_function))
+#ifndef TZ_SHADOW_MAX
+#define TZ_SHADOW_MAX 256 /* shadow stack depth per thread */
+#endif
+#ifndef TZ_STACK_SNAPSHOT
+#define TZ_STACK_SNAPSHOT 64 /* innermost open functions written at a block start */
+#endif
+/* A block never holds more than this many bytes of events beyond the reserve check. */
+#define TZ_RESERVE 48
+
+typedef struct tz_shadow {
+    uintptr_t ret;   /* the original return address */
+    uintptr_t slot;  /* where it was on the stack (x86_64: address of the slot) */
+    uintptr_t func;  /* the function (runtime address) */
+} tz_shadow;
+
+typedef struct tz_thread {
+    struct tz_thread *next;       /* list of all threads (for the final dump) */
+    uint32_t tid;
+    uint32_t depth;
+    uint32_t busy;                /* re-entrance guard */
+    uint32_t skip;                /* calls not traced because the shadow stack was full */
+    uint8_t *mem;                 /* nblocks * block_size bytes */
+    size_t nblocks, block_size;
+    size_t cur;                   /* current block index */
+    uint8_t *p, *end;             /* write position and limit (end - TZ_RESERVE) */
+    uint64_t last_tsc;
+    uintptr_t last_func;
+    uint64_t seq, first_seq;
+    uint64_t events, lost, overwritten, overflow;
+    tz_shadow stack[TZ_SHADOW_MAX];
+} tz_thread;
+
+typedef struct tz_rt {
+    int mode;                     /* TZR_MODE_RING or TZR_MODE_STREAM */
+    volatile int enabled;
+    uintptr_t load_bias;
+    size_t block_size, nblocks;   /* per thread */
+    tz_thread *threads;           /* pushed atomically */
+    uint64_t tsc_a, ns_a;
+} tz_rt;
+
+extern tz_rt tz_rt_g;
+
+/* ---- platform glue ---- */
+uint64_t tz_plat_ticks(void) TZ_NOINSTR;
+uint64_t tz_plat_ns(void) TZ_NOINSTR;          /* 0 when there is no clock: calibrate offline */
+tz_thread *tz_plat_thread(void) TZ_NOINSTR;    /* this thread's state, created on demand; NULL if impossible */
+tz_thread *tz_plat_thread_peek(void) TZ_NOINSTR; /* the state if it exists (no set-up) */
+int tz_plat_can_record(void) TZ_NOINSTR;         /* 1 if a state could be created for this thread */
+/* Streaming: writes one whole chunk. Returns 0 or -1. */
+int tz_plat_write(const void *data, size_t n) TZ_NOINSTR;
+
+/* ---- core ---- */
+void tz_thread_init(tz_thread *t, uint32_t tid, uint8_t *mem, size_t nblocks, size_t block_size) TZ_NOINSTR;
+/* Entry of function `func` (runtime address) whose return address lives at `slot`.
+ * Returns 1 if the exit is to be hooked (the caller replaces *slot). */
+int tz_enter(tz_thread *t, uintptr_t func, uintptr_t slot, uintptr_t ret) TZ_NOINSTR;
+/* Exit through the trampoline; sp = the stack pointer after the return. Returns the
+ * original return address. */
+uintptr_t tz_exit(tz_thread *t, uintptr_t sp) TZ_NOINSTR;
+/* Exit reported by the compiler (-finstrument-functions). */
+void tz_exit_func(tz_thread *t, uintptr_t func) TZ_NOINSTR;
+void tz_user(tz_thread *t, uint32_t id, int64_t value) TZ_NOINSTR;
+/* Streaming: flushes the thread's current block. */
+void tz_flush_thread(tz_thread *t) TZ_NOINSTR;
+/* Serialises the whole dump through `put` (file header, info, blocks, threads, calib, end). */
+typedef int (*tz_put_fn)(void *user, const void *data, size_t n);
+int tz_write_dump(tz_put_fn put, void *user, int arch, uint32_t pid, const char *exe, int header) TZ_NOINSTR;
+int tz_write_header(tz_put_fn put, void *user, int arch, uint32_t pid, const char *exe) TZ_NOINSTR;
+int tz_write_chunk(tz_put_fn put, void *user, uint32_t type, const void *payload, size_t n) TZ_NOINSTR;
+
+/* the exit trampoline (arch) */
+void tz_exit_tramp(void);
+
+#endif

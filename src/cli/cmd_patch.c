@@ -1,0 +1,200 @@
+/* traza patch BINARY -o OUT [--only RE,..] [--disable-all] [--enable RE,..] [--disable RE,..]
+ *             [--budget P% --from TRACE [--cost NS]] [--list] */
+#include "cli/cli.h"
+#include "cli/patch_elf.h"
+#include "tools/callprofile.h"
+#include "util/util.h"
+
+#include <inttypes.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char cmd_patch_usage[] =
+    "usage: traza patch BINARY -o OUT [--only RE,...] [--disable-all] [--enable RE,...]\n"
+    "                  [--disable RE,...] [--budget P% --from TRACE [--cost NS]]\n"
+    "       traza patch BINARY --list [--json]\n"
+    "\n"
+    "Selective instrumentation without recompiling: rewrites the entry-hook call sites\n"
+    "of an x86_64 program built with -pg -mfentry into 5-byte NOPs (not traced) or back\n"
+    "into calls (traced). Sites are found by decoding each function's first instruction.\n"
+    "Selections apply in this order: --only (the matching functions on, all others off),\n"
+    "--disable-all, --enable, --disable, --budget. RE are POSIX extended regular\n"
+    "expressions matched against function names (anchor them: '^fib$').\n"
+    "  --budget P%     with --from TRACE (an earlier recording of this program): turn off\n"
+    "                  the most frequently called functions until the estimated overhead,\n"
+    "                  calls x cost / run time, is at most P percent\n"
+    "  --cost NS       estimated cost of one traced call (default 25 ns)\n"
+    "  --list          print the sites and their state (--json: [{name,addr,enabled}])\n";
+
+static int match_list(const char *list, const char *name, int *bad, const char **badre)
+{
+    char *copy = tz_strdup(list);
+    if (!copy)
+        return 0;
+    int hit = 0;
+    for (char *sv = NULL, *re = strtok_r(copy, ",", &sv); re && !hit; re = strtok_r(NULL, ",", &sv)) {
+        regex_t rx;
+        if (regcomp(&rx, re, REG_EXTENDED | REG_NOSUB) != 0) {
+            *bad = 1;
+            *badre = list;
+            break;
+        }
+        hit = regexec(&rx, name, 0, NULL, 0) == 0;
+        regfree(&rx);
+    }
+    free(copy);
+    return hit;
+}
+
+int cmd_patch(traza_cli *cli, int argc, char **argv)
+{
+    enum { OPT_ONLY = OPT_FIRST_FREE, OPT_DISALL, OPT_ENABLE, OPT_DISABLE, OPT_BUDGET, OPT_FROMTRACE, OPT_COST, OPT_LIST };
+    static const struct option longopts[] = {CLI_COMMON_LONGOPTS,
+                                             {"output", required_argument, NULL, 'o'},
+                                             {"only", required_argument, NULL, OPT_ONLY},
+                                             {"disable-all", no_argument, NULL, OPT_DISALL},
+                                             {"enable", required_argument, NULL, OPT_ENABLE},
+                                             {"disable", required_argument, NULL, OPT_DISABLE},
+                                             {"budget", required_argument, NULL, OPT_BUDGET},
+                                             {"from", required_argument, NULL, OPT_FROMTRACE},
+                                             {"cost", required_argument, NULL, OPT_COST},
+                                             {"list", no_argument, NULL, OPT_LIST},
+                                             {NULL, 0, NULL, 0}};
+    const char *out = NULL, *only = NULL, *enable = NULL, *disable = NULL, *from = NULL;
+    int disall = 0, list = 0, c;
+    double budget = -1, cost = 25;
+    while ((c = getopt_long(argc, argv, ":hqw:o:", longopts, NULL)) != -1) {
+        char *end;
+        switch (c) {
+        case 'o': out = optarg; break;
+        case OPT_ONLY: only = optarg; break;
+        case OPT_DISALL: disall = 1; break;
+        case OPT_ENABLE: enable = optarg; break;
+        case OPT_DISABLE: disable = optarg; break;
+        case OPT_FROMTRACE: from = optarg; break;
+        case OPT_LIST: list = 1; break;
+        case OPT_BUDGET:
+            budget = strtod(optarg, &end);
+            if (end == optarg || (*end && strcmp(end, "%") != 0) || budget < 0)
+                return cli_usage_error("patch", "--budget wants a percentage like 5%%, got '%s'", optarg);
+            break;
+        case OPT_COST:
+            cost = strtod(optarg, &end);
+            if (end == optarg || *end || cost <= 0)
+                return cli_usage_error("patch", "--cost wants nanoseconds, got '%s'", optarg);
+            break;
+        default: {
+            int r = cli_common_opt(cli, "patch", c);
+            if (r == -1) return EXIT_OK;
+            if (r <= 0) return EXIT_USAGE;
+        }
+        }
+    }
+    if (optind + 1 != argc)
+        return cli_usage_error("patch", "expected one program");
+    if (!list && !out)
+        return cli_usage_error("patch", "-o OUT is required (or --list)");
+    if ((budget >= 0) != (from != NULL))
+        return cli_usage_error("patch", "--budget and --from go together");
+    const char *bin = argv[optind];
+    traza_err err;
+    traza_err_clear(&err);
+    tz_sites s;
+    if (tz_sites_find(bin, &s, &err) < 0)
+        return cli_fail(cli, &err);
+    int bad = 0;
+    const char *badre = NULL;
+    for (size_t i = 0; i < s.n; i++) {
+        tz_site *st = &s.v[i];
+        if (only)
+            st->want = match_list(only, st->name, &bad, &badre);
+        if (disall)
+            st->want = 0;
+        if (enable && match_list(enable, st->name, &bad, &badre))
+            st->want = 1;
+        if (disable && match_list(disable, st->name, &bad, &badre))
+            st->want = 0;
+    }
+    if (bad) {
+        tz_sites_free(&s);
+        return cli_usage_error("patch", "bad regular expression in '%s'", badre);
+    }
+    tz_buf b;
+    tz_buf_init(&b);
+    if (from) {
+        traza_trace *t = cli_trace(cli, from, TRAZA_OPEN_READ);
+        if (!t) {
+            tz_sites_free(&s);
+            return EXIT_FAIL;
+        }
+        tz_callprofile cp;
+        if (tz_callprofile_build(t, &cp, &err) < 0) {
+            traza_trace_close(t);
+            tz_sites_free(&s);
+            return cli_fail(cli, &err);
+        }
+        double unit = 1;
+        for (int k = traza_trace_info_of(t)->time_unit; k < -9; k++)
+            unit /= 10;
+        for (int k = traza_trace_info_of(t)->time_unit; k > -9; k--)
+            unit *= 10;
+        double run_ns = (double)(cp.max_ts - cp.min_ts) * unit;
+        /* most frequently called first */
+        for (size_t i = 0; i < cp.nfuncs; i++)
+            for (size_t k = i + 1; k < cp.nfuncs; k++)
+                if (cp.funcs[k].calls > cp.funcs[i].calls) {
+                    tz_cp_func tmp = cp.funcs[i];
+                    cp.funcs[i] = cp.funcs[k];
+                    cp.funcs[k] = tmp;
+                }
+        double total = 0;
+        for (size_t i = 0; i < cp.nfuncs; i++)
+            for (size_t k = 0; k < s.n; k++)
+                if (s.v[k].want && strcmp(s.v[k].name, cp.funcs[i].name) == 0) {
+                    total += (double)cp.funcs[i].calls;
+                    break;
+                }
+        double limit = budget / 100.0 * run_ns / cost; /* calls we may keep */
+        for (size_t i = 0; i < cp.nfuncs && total > limit; i++)
+            for (size_t k = 0; k < s.n; k++)
+                if (s.v[k].want && strcmp(s.v[k].name, cp.funcs[i].name) == 0) {
+                    s.v[k].want = 0;
+                    total -= (double)cp.funcs[i].calls;
+                    if (!cli->json && !cli->quiet)
+                        tz_buf_printf(&b, "budget: off %s (%" PRId64 " calls)\n", s.v[k].name, cp.funcs[i].calls);
+                    break;
+                }
+        if (!cli->json && !cli->quiet)
+            tz_buf_printf(&b, "budget: estimated overhead %.2f%% (%.0f traced calls x %.0f ns over %.3f ms)\n",
+                          run_ns > 0 ? total * cost / run_ns * 100 : 0, total, cost, run_ns / 1e6);
+        tz_callprofile_free(&cp);
+        traza_trace_close(t);
+    }
+    int rc = EXIT_OK;
+    if (out && tz_sites_write(bin, out, &s, &err) < 0)
+        rc = cli_fail(cli, &err);
+    size_t on = 0;
+    for (size_t i = 0; i < s.n; i++)
+        on += s.v[i].want;
+    if (list || cli->json) {
+        if (cli->json) {
+            tz_buf_printf(&b, "{\"sites\":%zu,\"enabled\":%zu,\"functions\":[", s.n, on);
+            for (size_t i = 0; i < s.n; i++) {
+                tz_buf_puts(&b, i ? ",{\"name\":" : "{\"name\":");
+                tz_json_str(&b, s.v[i].name);
+                tz_buf_printf(&b, ",\"addr\":\"0x%" PRIx64 "\",\"enabled\":%s}", s.v[i].addr, s.v[i].want ? "true" : "false");
+            }
+            tz_buf_puts(&b, "]}\n");
+        } else {
+            for (size_t i = 0; i < s.n; i++)
+                tz_buf_printf(&b, "%-3s 0x%-10" PRIx64 " %s\n", s.v[i].want ? "on" : "off", s.v[i].addr, s.v[i].name);
+        }
+    } else if (!cli->quiet) {
+        tz_buf_printf(&b, "%s: %zu of %zu functions traced\n", out, on, s.n);
+    }
+    fputs(b.s ? b.s : "", stdout);
+    tz_buf_free(&b);
+    tz_sites_free(&s);
+    return rc;
+}

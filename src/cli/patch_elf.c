@@ -1,0 +1,268 @@
+/* Hook call sites of an x86_64 program built with -pg -mfentry: every function
+ * symbol whose first instruction (after an optional endbr64) calls the hook —
+ * `e8 rel32`, `67 e8 rel32` (a relaxed GOT call) or `ff 15 rel32` (call *GOT(%rip),
+ * PIE with __fentry__ imported) — or is the 5/6-byte NOP a disabled site becomes.
+ * The hook is the symbol __fentry__ when defined (runtime linked in), else the most
+ * common first call of the functions when the program imports __fentry__. */
+#include "cli/patch_elf.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const uint8_t NOP5[5] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
+static const uint8_t NOP6[6] = {0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00};
+static const uint8_t ENDBR64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
+
+void tz_sites_free(tz_sites *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->v[i].name);
+    free(s->v);
+    memset(s, 0, sizeof *s);
+}
+
+typedef struct cand { uint64_t target; size_t count; } cand;
+
+int tz_sites_find(const char *path, tz_sites *s, traza_err *err)
+{
+    memset(s, 0, sizeof *s);
+    if (elf_version(EV_CURRENT) == EV_NONE)
+        return traza_err_set(err, TRAZA_E_INTERNAL, "libelf: %s", elf_errmsg(-1));
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return traza_err_set(err, TRAZA_E_IO, "%s: cannot open: %s", path, strerror(errno));
+    Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+    int rc = -1;
+    GElf_Ehdr eh;
+    size_t cap = 0;
+    uint64_t *targets = NULL; /* per site; for call sites */
+    size_t tcap = 0;
+    uint64_t fentry = 0, plt_lo = 0, plt_hi = 0;
+    int imports_fentry = 0;
+    if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh)) {
+        traza_err_set(err, TRAZA_E_FORMAT, "%s: not an ELF file", path);
+        goto out;
+    }
+    if (eh.e_machine != EM_X86_64) {
+        traza_err_set(err, TRAZA_E_UNSUPPORTED, "%s: machine %u: patching supports x86_64 programs", path, eh.e_machine);
+        goto out;
+    }
+    size_t shstrndx;
+    elf_getshdrstrndx(e, &shstrndx);
+    Elf_Scn *symscn = NULL;
+    for (Elf_Scn *scn = elf_nextscn(e, NULL); scn; scn = elf_nextscn(e, scn)) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh))
+            continue;
+        const char *nm = elf_strptr(e, shstrndx, sh.sh_name);
+        if (sh.sh_type == SHT_SYMTAB)
+            symscn = scn;
+        if (nm && (strcmp(nm, ".plt") == 0 || strcmp(nm, ".plt.sec") == 0)) {
+            if (!plt_lo || sh.sh_addr < plt_lo)
+                plt_lo = sh.sh_addr;
+            if (sh.sh_addr + sh.sh_size > plt_hi)
+                plt_hi = sh.sh_addr + sh.sh_size;
+        }
+        if (sh.sh_type == SHT_DYNSYM) {
+            Elf_Data *d = elf_getdata(scn, NULL);
+            size_t n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+            for (size_t i = 0; d && i < n; i++) {
+                GElf_Sym sym;
+                if (gelf_getsym(d, (int)i, &sym) && sym.st_shndx == SHN_UNDEF) {
+                    const char *sn = elf_strptr(e, sh.sh_link, sym.st_name);
+                    if (sn && strcmp(sn, "__fentry__") == 0)
+                        imports_fentry = 1;
+                }
+            }
+        }
+    }
+    if (!symscn) {
+        traza_err_set(err, TRAZA_E_FORMAT, "%s: no symbol table (stripped?): the functions cannot be found", path);
+        goto out;
+    }
+    GElf_Shdr symsh;
+    gelf_getshdr(symscn, &symsh);
+    Elf_Data *sd = elf_getdata(symscn, NULL);
+    size_t nsym = symsh.sh_entsize ? symsh.sh_size / symsh.sh_entsize : 0;
+    for (size_t i = 0; sd && i < nsym; i++) {
+        GElf_Sym sym;
+        if (!gelf_getsym(sd, (int)i, &sym))
+            continue;
+        const char *sn = elf_strptr(e, symsh.sh_link, sym.st_name);
+        if (sn && strcmp(sn, "__fentry__") == 0 && sym.st_shndx != SHN_UNDEF)
+            fentry = sym.st_value;
+        if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE ||
+            sym.st_size < 5 || !sn)
+            continue;
+        Elf_Scn *scn = elf_getscn(e, sym.st_shndx);
+        GElf_Shdr sh;
+        if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || sym.st_value < sh.sh_addr ||
+            sym.st_value + 9 > sh.sh_addr + sh.sh_size)
+            continue;
+        Elf_Data *d = elf_getdata(scn, NULL);
+        if (!d || !d->d_buf)
+            continue;
+        uint64_t o = sym.st_value - sh.sh_addr;
+        const uint8_t *p = (const uint8_t *)d->d_buf + o;
+        uint64_t addr = sym.st_value;
+        if (sym.st_size >= 9 && memcmp(p, ENDBR64, 4) == 0) {
+            p += 4;
+            o += 4;
+            addr += 4;
+        }
+        int enabled = 1, len = 5, kind = 0;
+        uint64_t target = 0;
+        size_t at = 0;
+        if (p[0] == 0xe8) {
+            at = 1;
+        } else if (p[0] == 0x67 && p[1] == 0xe8) {
+            at = 2, len = 6, kind = 1;
+        } else if (p[0] == 0xff && p[1] == 0x15) {
+            at = 2, len = 6, kind = 2;
+        } else if (memcmp(p, NOP6, 6) == 0) {
+            enabled = 0, len = 6;
+        } else if (memcmp(p, NOP5, 5) == 0) {
+            enabled = 0;
+        } else {
+            continue;
+        }
+        if (enabled) {
+            int32_t rel = (int32_t)((uint32_t)p[at] | (uint32_t)p[at + 1] << 8 | (uint32_t)p[at + 2] << 16 |
+                                    (uint32_t)p[at + 3] << 24);
+            target = (addr + (uint64_t)len + (uint64_t)(int64_t)rel) << 2 | (uint64_t)kind;
+        }
+        if (TZ_GROW(s->v, cap, s->n + 1) < 0 || TZ_GROW(targets, tcap, s->n + 1) < 0) {
+            traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+            goto out;
+        }
+        tz_site *st = &s->v[s->n];
+        st->name = tz_strdup(sn);
+        if (!st->name) {
+            traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+            goto out;
+        }
+        st->addr = addr;
+        st->len = len;
+        st->off = sh.sh_offset + o;
+        st->enabled = st->want = enabled;
+        targets[s->n++] = target;
+    }
+    /* the hook: the most common (target, kind) of the first calls, which must be
+     * __fentry__ itself, or an import of __fentry__ */
+    uint64_t best_t = 0;
+    size_t best = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        if (!targets[i] || targets[i] == best_t)
+            continue;
+        size_t c = 0;
+        for (size_t k = 0; k < s->n; k++)
+            c += targets[k] == targets[i];
+        if (c > best) {
+            best = c;
+            best_t = targets[i];
+        }
+    }
+    if (best_t && ((fentry && (best_t >> 2) == fentry) || (!fentry && imports_fentry))) {
+        s->target = best_t;
+    } else if (fentry) {
+        s->target = fentry << 2 | 1; /* all sites disabled: call it directly */
+    }
+    (void)plt_lo;
+    /* keep only real hook sites: a call to the hook, or a NOP (a disabled one) */
+    size_t k = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->v[i].enabled && (!s->target || targets[i] != s->target)) {
+            free(s->v[i].name);
+            continue;
+        }
+        s->v[k++] = s->v[i];
+    }
+    s->n = k;
+    s->kind = (int)(s->target & 3);
+    s->target >>= 2;
+    if (s->n == 0) {
+        traza_err_set(err, TRAZA_E_FORMAT, "%s: no hook call sites: build the program with -pg -mfentry", path);
+        goto out;
+    }
+    rc = 0;
+out:
+    free(targets);
+    if (e)
+        elf_end(e);
+    close(fd);
+    if (rc < 0)
+        tz_sites_free(s);
+    return rc;
+}
+
+int tz_sites_write(const char *in, const char *out, const tz_sites *s, traza_err *err)
+{
+    char *data = NULL;
+    size_t len = 0;
+    if (tz_read_file(in, &data, &len, err) < 0)
+        return -1;
+    for (size_t i = 0; i < s->n; i++) {
+        const tz_site *st = &s->v[i];
+        if (st->off + 5 > len) {
+            free(data);
+            return traza_err_set(err, TRAZA_E_FORMAT, "%s: site of %s beyond the end of the file", in, st->name);
+        }
+        uint8_t *p = (uint8_t *)data + st->off;
+        if (st->want == st->enabled)
+            continue;
+        if (!st->want) {
+            memcpy(p, st->len == 6 ? NOP6 : NOP5, (size_t)st->len);
+            continue;
+        }
+        int need = s->kind == 0 ? 5 : 6;
+        if (!s->target || need != st->len) {
+            free(data);
+            return traza_err_set(err, TRAZA_E_UNSUPPORTED,
+                                 "%s: cannot turn the NOP of %s back into a hook call (hook unknown): patch the original program",
+                                 in, st->name);
+        }
+        int64_t rel = (int64_t)(s->target - (st->addr + (uint64_t)st->len));
+        size_t at = 1;
+        if (s->kind == 0)
+            p[0] = 0xe8;
+        else if (s->kind == 1)
+            p[0] = 0x67, p[1] = 0xe8, at = 2;
+        else
+            p[0] = 0xff, p[1] = 0x15, at = 2;
+        for (int b = 0; b < 4; b++)
+            p[at + (size_t)b] = (uint8_t)((uint64_t)rel >> (8 * b));
+    }
+    struct stat sb;
+    mode_t mode = stat(in, &sb) == 0 ? (sb.st_mode & 07777) : 0755;
+    char *tmp = tz_asprintf("%s.tmp.%ld", out, (long)getpid());
+    int fd = tmp ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC, mode) : -1;
+    if (fd < 0) {
+        free(data);
+        int rc = traza_err_set(err, TRAZA_E_IO, "%s: cannot create: %s", tmp ? tmp : out, strerror(errno));
+        free(tmp);
+        return rc;
+    }
+    size_t done = 0;
+    while (done < len) {
+        ssize_t w = write(fd, data + done, len - done);
+        if (w <= 0)
+            break;
+        done += (size_t)w;
+    }
+    free(data);
+    if (close(fd) < 0 || done != len || fchmodat(AT_FDCWD, tmp, mode, 0) < 0 || rename(tmp, out) < 0) {
+        unlink(tmp);
+        free(tmp);
+        return traza_err_set(err, TRAZA_E_IO, "%s: write failed: %s", out, strerror(errno));
+    }
+    free(tmp);
+    return 0;
+}

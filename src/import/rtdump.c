@@ -1,0 +1,314 @@
+/* Importer of traza runtime dumps (.tzr): functions become nested states per thread
+ * (producer = thread under its process), user events (TRAZA_EVENT) punctual events.
+ * Symbolisation happens here, offline, from the program's ELF/DWARF (libdw). */
+#include "import/importers.h"
+#include "import/rtdump.h"
+#include "util/util.h"
+#include "../../rt/include/traza_rt_format.h"
+
+#include <elfutils/libdwfl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int rtd_detect(const char *path, const unsigned char *head, size_t len)
+{
+    (void)path;
+    return len >= 8 && memcmp(head, TZR_MAGIC, 8) == 0 ? 100 : 0;
+}
+
+typedef struct sym_info {
+    int32_t type;
+    int32_t d_file, d_line, d_addr;
+    char *file;
+    int line;
+} sym_info;
+
+typedef struct fsym {
+    uint64_t lo, hi;
+    const char *name; /* owned by dwfl */
+} fsym;
+
+typedef struct rtd_ctx {
+    traza_writer *w;
+    const tz_rtdump *d;
+    Dwfl *dwfl;
+    Dwfl_Module *mod;
+    fsym *fsyms;            /* function symbols by address (ARM mapping symbols left out) */
+    size_t nfsyms;
+    tz_imap addr2sym;       /* address -> index in syms */
+    sym_info *syms;
+    size_t nsyms, cap;
+    int32_t thread_prod;
+    int32_t user_types[64]; /* by id, lazily; larger ids share the generic one */
+    int32_t user_generic, d_uid, d_uval;
+    uint64_t calls;
+} rtd_ctx;
+
+static const Dwfl_Callbacks offline_cb = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+};
+
+static int cmp_fsym(const void *a, const void *b)
+{
+    const fsym *x = a, *y = b;
+    return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+static void load_fsyms(rtd_ctx *c)
+{
+    int n = dwfl_module_getsymtab(c->mod);
+    size_t cap = 0;
+    for (int i = 1; i < n; i++) {
+        GElf_Sym sym;
+        GElf_Addr addr;
+        const char *nm = dwfl_module_getsym_info(c->mod, i, &sym, &addr, NULL, NULL, NULL);
+        if (!nm || !*nm || GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF)
+            continue;
+        if (TZ_GROW(c->fsyms, cap, c->nfsyms + 1) < 0)
+            return; /* fewer names: addresses stay hexadecimal */
+        uint64_t lo = addr & ~(uint64_t)1; /* Thumb functions have bit 0 set */
+        c->fsyms[c->nfsyms].lo = lo;
+        c->fsyms[c->nfsyms].hi = lo + (sym.st_size ? sym.st_size : 1);
+        c->fsyms[c->nfsyms++].name = nm;
+    }
+    if (c->nfsyms)
+        qsort(c->fsyms, c->nfsyms, sizeof *c->fsyms, cmp_fsym);
+}
+
+static const char *fsym_find(const rtd_ctx *c, uint64_t a)
+{
+    size_t lo = 0, hi = c->nfsyms;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->fsyms[mid].lo <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i-- > 0;) { /* the innermost symbol containing a */
+        if (a < c->fsyms[i].hi)
+            return c->fsyms[i].name;
+        if (lo - i > 8)
+            break;
+    }
+    return NULL;
+}
+
+static int symbolize(rtd_ctx *c, uint64_t addr, sym_info **out, traza_err *err)
+{
+    int64_t idx;
+    if (tz_imap_get(&c->addr2sym, (int64_t)addr, &idx)) {
+        *out = &c->syms[idx];
+        return 0;
+    }
+    char namebuf[64];
+    const char *name = NULL, *file = NULL;
+    int line = 0;
+    if (c->mod) {
+        GElf_Addr bias = 0;
+        dwfl_module_getelf(c->mod, &bias); /* file vaddr -> module address */
+        Dwarf_Addr a = bias + addr;
+        if (c->d->arch != TZR_ARCH_X86_64)
+            a &= ~(Dwarf_Addr)1;
+        name = fsym_find(c, a);
+        Dwfl_Line *l = dwfl_module_getsrc(c->mod, a);
+        if (l)
+            file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
+    }
+    if (!name) {
+        snprintf(namebuf, sizeof namebuf, "0x%" PRIx64, addr);
+        name = namebuf;
+    }
+    int32_t type = traza_writer_event_type(c->w, name, TRAZA_STATE, err);
+    if (type < 0)
+        return -1;
+    if (TZ_GROW(c->syms, c->cap, c->nsyms + 1) < 0)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    sym_info *s = &c->syms[c->nsyms];
+    memset(s, 0, sizeof *s);
+    s->type = type;
+    s->line = line;
+    if (file) {
+        const char *slash = strrchr(file, '/');
+        s->file = tz_strdup(slash ? slash + 1 : file);
+        if (!s->file)
+            return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    }
+    if ((s->d_addr = traza_writer_param_def(c->w, type, "addr", TRAZA_PT_HEX, err)) < 0 ||
+        (s->d_file = traza_writer_param_def(c->w, type, "file", TRAZA_PT_STRING, err)) < 0 ||
+        (s->d_line = traza_writer_param_def(c->w, type, "line", TRAZA_PT_INT, err)) < 0)
+        return -1;
+    if (tz_imap_put(&c->addr2sym, (int64_t)addr, (int64_t)c->nsyms) < 0)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    *out = &c->syms[c->nsyms++];
+    return 0;
+}
+
+static int on_call(void *user, const tz_rtd_thread *t, const tz_rtd_call *call, traza_err *err)
+{
+    rtd_ctx *c = user;
+    sym_info *s = NULL;
+    if (symbolize(c, call->addr, &s, err) < 0)
+        return -1;
+    traza_param ps[3];
+    uint32_t np = 0;
+    ps[np].def = s->d_addr;
+    ps[np].v = (traza_value){TRAZA_PT_HEX, (int64_t)call->addr, 0, NULL};
+    np++;
+    if (s->file) {
+        ps[np].def = s->d_file;
+        ps[np].v = (traza_value){TRAZA_PT_STRING, 0, 0, s->file};
+        np++;
+        ps[np].def = s->d_line;
+        ps[np].v = (traza_value){TRAZA_PT_INT, s->line, 0, NULL};
+        np++;
+    }
+    traza_event ev = {0};
+    ev.type = s->type;
+    ev.producer = c->thread_prod;
+    ev.ts = tz_rtdump_ns(c->d, call->start);
+    ev.end_ts = tz_rtdump_ns(c->d, call->end);
+    ev.level = call->level;
+    ev.has = TRAZA_HAS_END | TRAZA_HAS_LEVEL;
+    ev.params = ps;
+    ev.nparams = np;
+    c->calls++;
+    (void)t;
+    return traza_writer_event(c->w, &ev, err);
+}
+
+static int on_user(void *user, const tz_rtd_thread *t, const tz_rtd_op *op, traza_err *err)
+{
+    rtd_ctx *c = user;
+    (void)t;
+    int32_t *slot = op->a < 64 ? &c->user_types[op->a] : &c->user_generic;
+    if (*slot < 0) {
+        char name[48];
+        if (op->a < 64)
+            snprintf(name, sizeof name, "event %u", (unsigned)op->a);
+        else
+            snprintf(name, sizeof name, "event");
+        int32_t ty = traza_writer_event_type(c->w, name, TRAZA_PUNCTUAL, err);
+        if (ty < 0)
+            return -1;
+        *slot = ty;
+    }
+    int32_t did = traza_writer_param_def(c->w, *slot, "id", TRAZA_PT_INT, err);
+    int32_t dval = traza_writer_param_def(c->w, *slot, "value", TRAZA_PT_INT, err);
+    if (did < 0 || dval < 0)
+        return -1;
+    traza_param ps[2] = {{did, {TRAZA_PT_INT, (int64_t)(op->a & INT64_MAX), 0, NULL}},
+                         {dval, {TRAZA_PT_INT, op->v, 0, NULL}}};
+    traza_event ev = {0};
+    ev.type = *slot;
+    ev.producer = c->thread_prod;
+    ev.ts = tz_rtdump_ns(c->d, op->tsc);
+    ev.params = ps;
+    ev.nparams = 2;
+    return traza_writer_event(c->w, &ev, err);
+}
+
+static int import_one(traza_writer *w, const char *path, traza_err *err)
+{
+    char *data = NULL;
+    size_t len = 0;
+    if (tz_read_file(path, &data, &len, err) < 0)
+        return -1;
+    tz_rtdump d;
+    int rc = tz_rtdump_parse(&d, (const uint8_t *)data, len, path, err);
+    free(data);
+    if (rc < 0)
+        return -1;
+    rtd_ctx c;
+    memset(&c, 0, sizeof c);
+    c.w = w;
+    c.d = &d;
+    for (size_t i = 0; i < 64; i++)
+        c.user_types[i] = -1;
+    c.user_generic = -1;
+    tz_imap_init(&c.addr2sym);
+    /* the program: $TRAZA_RT_EXE overrides the path recorded in the dump (a dump
+     * read off a board, or a program moved since) */
+    const char *exe = getenv("TRAZA_RT_EXE");
+    if (!exe || !*exe)
+        exe = d.exe;
+    if (exe && *exe && access(exe, R_OK) == 0) {
+        c.dwfl = dwfl_begin(&offline_cb);
+        if (c.dwfl) {
+            c.mod = dwfl_report_offline(c.dwfl, "main", exe, -1);
+            dwfl_report_end(c.dwfl, NULL, NULL);
+            if (c.mod)
+                load_fsyms(&c);
+        }
+    }
+    char buf[640];
+    const char *base = d.exe ? strrchr(d.exe, '/') : NULL;
+    snprintf(buf, sizeof buf, "%s[%u]", base ? base + 1 : (d.exe && *d.exe ? d.exe : "program"), (unsigned)d.pid);
+    int32_t proc = traza_writer_producer(w, -1, buf, "Process", err);
+    rc = proc < 0 ? -1 : 0;
+    uint64_t unmatched = 0, lost = 0, over = 0, overflow = 0;
+    for (size_t i = 0; rc == 0 && i < d.nthreads; i++) {
+        tz_rtd_thread *t = &d.threads[i];
+        snprintf(buf, sizeof buf, "thread %u", (unsigned)t->tid);
+        c.thread_prod = traza_writer_producer(w, proc, buf, "Thread", err);
+        if (c.thread_prod < 0) {
+            rc = -1;
+            break;
+        }
+        rc = tz_rtdump_replay(t, on_call, on_user, &c, &unmatched, err);
+        lost += t->lost;
+        over += t->overwritten;
+        overflow += t->overflow;
+    }
+    if (rc == 0) {
+        char v[64];
+        traza_writer_set_time_unit(w, d.has_calib ? -9 : 0);
+        traza_writer_set_param(w, "rt.clock", d.has_calib ? "calibrated ns" : "uncalibrated ticks", err);
+        traza_writer_set_param(w, "rt.mode", d.mode == TZR_MODE_STREAM ? "stream" : "ring", err);
+        if (d.exe)
+            traza_writer_set_param(w, "rt.program", d.exe, err);
+        snprintf(v, sizeof v, "%" PRIu64, lost);
+        traza_writer_set_param(w, "rt.lost_events", v, err);
+        snprintf(v, sizeof v, "%" PRIu64, over);
+        traza_writer_set_param(w, "rt.overwritten_blocks", v, err);
+        snprintf(v, sizeof v, "%" PRIu64, overflow);
+        traza_writer_set_param(w, "rt.shadow_overflow", v, err);
+        snprintf(v, sizeof v, "%" PRIu64, unmatched);
+        traza_writer_set_param(w, "rt.unmatched_exits", v, err);
+        if (d.has_calib) {
+            snprintf(v, sizeof v, "%.0f", (double)(d.tsc_b - d.tsc_a) * 1e9 / (double)(d.ns_b - d.ns_a));
+            traza_writer_set_param(w, "rt.ticks_per_second", v, err);
+        }
+    }
+    for (size_t i = 0; i < c.nsyms; i++)
+        free(c.syms[i].file);
+    free(c.syms);
+    free(c.fsyms);
+    tz_imap_free(&c.addr2sym);
+    if (c.dwfl)
+        dwfl_end(c.dwfl);
+    tz_rtdump_free(&d);
+    return rc;
+}
+
+static int rtd_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, size_t npaths,
+                    const traza_import_opts *opts, traza_err *err)
+{
+    (void)ctx;
+    (void)opts;
+    for (size_t i = 0; i < npaths; i++)
+        if (import_one(w, paths[i], err) < 0)
+            return -1;
+    return 0;
+}
+
+const traza_importer tz_importer_rtdump = {
+    "rtdump", "import-rtdump",
+    "traza runtime dumps (.tzr): function calls as nested states per thread, symbolised from DWARF",
+    rtd_detect, rtd_read,
+};

@@ -1,0 +1,64 @@
+/* Internal: parsing of traza runtime dumps (.tzr, doc/formats/tzr.md) into per-thread
+ * function-call intervals, independent of the store (the fuzz harness uses it alone). */
+#ifndef TZ_RTDUMP_H
+#define TZ_RTDUMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "traza/error.h"
+
+typedef struct tz_rtd_op {
+    uint64_t tsc;
+    uint64_t a;      /* entry: function address (ELF vaddr); user: id */
+    int64_t v;       /* user: value */
+    uint8_t kind;    /* TZR_K_ENTRY, TZR_K_EXIT, TZR_K_USER */
+} tz_rtd_op;
+
+typedef struct tz_rtd_thread {
+    uint32_t tid;
+    uint64_t events, lost, overwritten, overflow, first_seq;
+    int has_stats;
+    uint64_t last_seq;
+    int has_blocks;
+    uint64_t first_tsc;
+    uint64_t *open;          /* functions open at the first block (outermost first) */
+    size_t nopen;
+    tz_rtd_op *ops;
+    size_t nops, cap;
+} tz_rtd_thread;
+
+typedef struct tz_rtdump {
+    unsigned version, arch, ptr_size, mode;
+    uint32_t pid;
+    uint64_t load_bias;
+    char *exe;
+    int has_calib;
+    uint64_t tsc_a, ns_a, tsc_b, ns_b;
+    tz_rtd_thread *threads;
+    size_t nthreads;
+} tz_rtdump;
+
+/* Parses a whole dump held in memory; `name` is for error messages. */
+int tz_rtdump_parse(tz_rtdump *d, const uint8_t *data, size_t len, const char *name, traza_err *err);
+void tz_rtdump_free(tz_rtdump *d);
+
+/* One call interval of a thread: the function at `addr`, nesting level (0 = outermost),
+ * start and end in ticks; `open_start`/`open_end` when the start was before the
+ * recording window or the end after it. */
+typedef struct tz_rtd_call {
+    uint64_t addr;
+    uint64_t start, end;
+    int level;
+    int open_start, open_end;
+} tz_rtd_call;
+
+typedef int (*tz_rtd_call_fn)(void *user, const tz_rtd_thread *t, const tz_rtd_call *c, traza_err *err);
+typedef int (*tz_rtd_user_fn)(void *user, const tz_rtd_thread *t, const tz_rtd_op *op, traza_err *err);
+/* Replays a thread's operations into calls (in end order) and user events. Exits
+ * without an entry in the window are counted in *unmatched. */
+int tz_rtdump_replay(const tz_rtd_thread *t, tz_rtd_call_fn on_call, tz_rtd_user_fn on_user, void *user,
+                     uint64_t *unmatched, traza_err *err);
+/* Ticks -> nanoseconds since the first calibration point (ticks as-is if uncalibrated). */
+int64_t tz_rtdump_ns(const tz_rtdump *d, uint64_t tsc);
+
+#endif

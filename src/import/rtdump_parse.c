@@ -1,0 +1,326 @@
+/* Parser of traza runtime dumps (.tzr): header, checksummed chunks, the compact
+ * event encoding of the blocks. Rejects truncated or corrupted input with the byte
+ * offset of the problem. */
+#include "import/rtdump.h"
+#include "util/util.h"
+#include "../../rt/include/traza_rt_format.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_OPEN 4096 /* nesting a replay follows at most; deeper entries are refused */
+
+static uint32_t rd32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+static uint64_t rd64(const uint8_t *p) { return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32; }
+
+void tz_rtdump_free(tz_rtdump *d)
+{
+    for (size_t i = 0; i < d->nthreads; i++) {
+        free(d->threads[i].ops);
+        free(d->threads[i].open);
+    }
+    free(d->threads);
+    free(d->exe);
+    memset(d, 0, sizeof *d);
+}
+
+static tz_rtd_thread *thread_of(tz_rtdump *d, uint32_t tid, size_t *cap)
+{
+    for (size_t i = 0; i < d->nthreads; i++)
+        if (d->threads[i].tid == tid)
+            return &d->threads[i];
+    if (TZ_GROW(d->threads, *cap, d->nthreads + 1) < 0)
+        return NULL;
+    tz_rtd_thread *t = &d->threads[d->nthreads++];
+    memset(t, 0, sizeof *t);
+    t->tid = tid;
+    return t;
+}
+
+/* LEB128; returns 0, or -1 at the end of the data / on an overlong number. */
+static int uv(const uint8_t *p, size_t n, size_t *pos, uint64_t *out)
+{
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+        if (*pos >= n)
+            return -1;
+        uint8_t b = p[(*pos)++];
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *out = v;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static int push_op(tz_rtd_thread *t, uint64_t tsc, uint8_t kind, uint64_t a, int64_t v)
+{
+    if (TZ_GROW(t->ops, t->cap, t->nops + 1) < 0)
+        return -1;
+    tz_rtd_op *o = &t->ops[t->nops++];
+    o->tsc = tsc;
+    o->kind = kind;
+    o->a = a;
+    o->v = v;
+    return 0;
+}
+
+static int parse_block(tz_rtdump *d, tz_rtd_thread *t, const uint8_t *p, size_t n, uint64_t base, const char *name,
+                       traza_err *err)
+{
+    uint64_t seq = rd64(p), tsc = rd64(p + 8);
+    uint32_t used = rd32(p + 20);
+    if (used != n - TZR_BLOCK_HEADER_SIZE)
+        return traza_err_set(err, TRAZA_E_FORMAT, "%s: byte %llu: block says %u event bytes, chunk holds %zu", name,
+                             (unsigned long long)base, used, n - TZR_BLOCK_HEADER_SIZE);
+    if (t->has_blocks && seq <= t->last_seq)
+        return traza_err_set(err, TRAZA_E_FORMAT, "%s: byte %llu: block sequence %llu of thread %u after %llu", name,
+                             (unsigned long long)base, (unsigned long long)seq, t->tid, (unsigned long long)t->last_seq);
+    int first = !t->has_blocks;
+    if (!first && seq != t->last_seq + 1) /* a lost block: the stack snapshot resynchronises */
+        first = 1;
+    t->has_blocks = 1;
+    t->last_seq = seq;
+    const uint8_t *e = p + TZR_BLOCK_HEADER_SIZE;
+    size_t pos = 0;
+    uint64_t func = 0;
+    while (pos < used) {
+        size_t at = pos;
+        uint64_t h;
+        if (uv(e, used, &pos, &h) < 0)
+            goto bad;
+        tsc += h >> 2;
+        unsigned kind = (unsigned)(h & 3);
+        if (kind == TZR_K_ENTRY) {
+            uint64_t z;
+            if (uv(e, used, &pos, &z) < 0)
+                goto bad;
+            func += (uint64_t)tzr_unzigzag(z);
+            if (d->ptr_size == 4)
+                func &= 0xffffffffu;
+            if (push_op(t, tsc, TZR_K_ENTRY, func, 0) < 0)
+                goto nomem;
+        } else if (kind == TZR_K_EXIT) {
+            if (push_op(t, tsc, TZR_K_EXIT, 0, 0) < 0)
+                goto nomem;
+        } else if (kind == TZR_K_USER) {
+            uint64_t id, z;
+            if (uv(e, used, &pos, &id) < 0 || uv(e, used, &pos, &z) < 0)
+                goto bad;
+            if (push_op(t, tsc, TZR_K_USER, id, tzr_unzigzag(z)) < 0)
+                goto nomem;
+        } else {
+            if (pos >= used)
+                goto bad;
+            uint8_t sub = e[pos++];
+            if (sub != TZR_EXT_STACK)
+                return traza_err_set(err, TRAZA_E_FORMAT, "%s: byte %llu: unknown extended record %u", name,
+                                     (unsigned long long)(base + TZR_BLOCK_HEADER_SIZE + at), sub);
+            uint64_t cnt;
+            if (uv(e, used, &pos, &cnt) < 0 || cnt > MAX_OPEN)
+                goto bad;
+            if (first && t->nops == 0 && t->nopen == 0 && cnt) {
+                t->open = calloc((size_t)cnt, sizeof *t->open);
+                if (!t->open)
+                    goto nomem;
+                t->first_tsc = tsc;
+            }
+            for (uint64_t i = 0; i < cnt; i++) {
+                uint64_t a;
+                if (uv(e, used, &pos, &a) < 0)
+                    goto bad;
+                if (t->open && t->nops == 0 && t->nopen < cnt && first)
+                    t->open[t->nopen++] = a;
+            }
+        }
+        continue;
+    bad:
+        return traza_err_set(err, TRAZA_E_FORMAT, "%s: byte %llu: truncated or malformed event record", name,
+                             (unsigned long long)(base + TZR_BLOCK_HEADER_SIZE + at));
+    }
+    return 0;
+nomem:
+    return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+}
+
+int tz_rtdump_parse(tz_rtdump *d, const uint8_t *data, size_t len, const char *name, traza_err *err)
+{
+    memset(d, 0, sizeof *d);
+    size_t tcap = 0;
+    if (len < TZR_FILE_HEADER_SIZE || memcmp(data, TZR_MAGIC, 8) != 0)
+        return traza_err_set(err, TRAZA_E_FORMAT, "%s: not a traza runtime dump (expected the magic \"TZRDUMP\\x1a\")", name);
+    d->version = (unsigned)data[8] | (unsigned)data[9] << 8;
+    if (d->version != TZR_VERSION)
+        return traza_err_set(err, TRAZA_E_FORMAT, "%s: dump version %u, this traza reads version %u", name, d->version,
+                             TZR_VERSION);
+    d->arch = (unsigned)data[10] | (unsigned)data[11] << 8;
+    d->ptr_size = data[12];
+    d->mode = data[13];
+    size_t pos = TZR_FILE_HEADER_SIZE;
+    int ended = 0;
+    uint64_t nchunks = 0;
+    while (pos < len) {
+        if (ended) {
+            traza_err_set(err, TRAZA_E_FORMAT, "%s: byte %zu: data after the end chunk", name, pos);
+            goto fail;
+        }
+        if (len - pos < TZR_CHUNK_HEADER_SIZE) {
+            traza_err_set(err, TRAZA_E_FORMAT, "%s: byte %zu: truncated chunk header (%zu of 16 bytes)", name, pos, len - pos);
+            goto fail;
+        }
+        uint32_t type = rd32(data + pos), n = rd32(data + pos + 4);
+        uint64_t sum = rd64(data + pos + 8);
+        size_t body = pos + TZR_CHUNK_HEADER_SIZE;
+        if (n > TZR_MAX_CHUNK || n > len - body) {
+            traza_err_set(err, TRAZA_E_FORMAT, "%s: byte %zu: chunk of %u bytes, only %zu left (truncated file?)", name,
+                          pos, n, len - body);
+            goto fail;
+        }
+        const uint8_t *p = data + body;
+        if (tzr_sum64(p, n) != sum) {
+            traza_err_set(err, TRAZA_E_FORMAT, "%s: byte %zu: checksum mismatch in a chunk of type %u (corrupted)", name,
+                          pos, type);
+            goto fail;
+        }
+        switch (type) {
+        case TZR_CHUNK_INFO:
+            if (n < TZR_INFO_FIXED)
+                goto short_chunk;
+            d->pid = rd32(p);
+            d->load_bias = rd64(p + 8);
+            free(d->exe);
+            d->exe = tz_strndup((const char *)p + TZR_INFO_FIXED, n - TZR_INFO_FIXED);
+            if (!d->exe)
+                goto nomem;
+            if (strlen(d->exe) != n - TZR_INFO_FIXED) {
+                traza_err_set(err, TRAZA_E_FORMAT, "%s: byte %zu: NUL byte in the program path", name, body);
+                goto fail;
+            }
+            break;
+        case TZR_CHUNK_BLOCK: {
+            if (n < TZR_BLOCK_HEADER_SIZE)
+                goto short_chunk;
+            tz_rtd_thread *t = thread_of(d, rd32(p + 16), &tcap);
+            if (!t)
+                goto nomem;
+            if (parse_block(d, t, p, n, body, name, err) < 0)
+                goto fail;
+            break;
+        }
+        case TZR_CHUNK_CALIB:
+            if (n < TZR_CALIB_SIZE)
+                goto short_chunk;
+            d->tsc_a = rd64(p);
+            d->ns_a = rd64(p + 8);
+            d->tsc_b = rd64(p + 16);
+            d->ns_b = rd64(p + 24);
+            d->has_calib = d->tsc_b > d->tsc_a && d->ns_b > d->ns_a;
+            break;
+        case TZR_CHUNK_THREAD: {
+            if (n < TZR_THREAD_SIZE)
+                goto short_chunk;
+            tz_rtd_thread *t = thread_of(d, rd32(p), &tcap);
+            if (!t)
+                goto nomem;
+            t->events = rd64(p + 8);
+            t->lost = rd64(p + 16);
+            t->overwritten = rd64(p + 24);
+            t->overflow = rd64(p + 32);
+            t->first_seq = rd64(p + 40);
+            t->has_stats = 1;
+            break;
+        }
+        case TZR_CHUNK_END:
+            if (n < 8)
+                goto short_chunk;
+            if (rd64(p) && rd64(p) != nchunks) {
+                traza_err_set(err, TRAZA_E_FORMAT, "%s: byte %zu: end chunk counts %llu chunks, the file has %llu", name,
+                              pos, (unsigned long long)rd64(p), (unsigned long long)nchunks);
+                goto fail;
+            }
+            ended = 1;
+            break;
+        default: /* unknown chunk types of a later minor revision are skipped */
+            break;
+        }
+        nchunks++;
+        pos = body + n;
+        continue;
+    short_chunk:
+        traza_err_set(err, TRAZA_E_FORMAT, "%s: byte %zu: chunk of type %u too short (%u bytes)", name, pos, type, n);
+        goto fail;
+    }
+    if (!ended) {
+        traza_err_set(err, TRAZA_E_FORMAT, "%s: byte %zu: no end chunk (truncated dump, or the program did not exit normally)",
+                      name, len);
+        goto fail;
+    }
+    return 0;
+nomem:
+    traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+fail:
+    tz_rtdump_free(d);
+    return -1;
+}
+
+int64_t tz_rtdump_ns(const tz_rtdump *d, uint64_t tsc)
+{
+    if (!d->has_calib)
+        return (int64_t)(tsc & INT64_MAX);
+    double r = (double)(d->ns_b - d->ns_a) / (double)(d->tsc_b - d->tsc_a);
+    double v = ((double)tsc - (double)d->tsc_a) * r;
+    if (v > 9e18)
+        v = 9e18;
+    if (v < -9e18)
+        v = -9e18;
+    return (int64_t)v;
+}
+
+int tz_rtdump_replay(const tz_rtd_thread *t, tz_rtd_call_fn on_call, tz_rtd_user_fn on_user, void *user,
+                     uint64_t *unmatched, traza_err *err)
+{
+    struct fr { uint64_t addr, start; int open; } *st = malloc(MAX_OPEN * sizeof *st);
+    if (!st)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    size_t depth = 0;
+    uint64_t last = t->first_tsc;
+    for (size_t i = 0; i < t->nopen && depth < MAX_OPEN; i++) {
+        st[depth].addr = t->open[i];
+        st[depth].start = t->first_tsc;
+        st[depth++].open = 1;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < t->nops && rc == 0; i++) {
+        const tz_rtd_op *o = &t->ops[i];
+        last = o->tsc;
+        if (o->kind == TZR_K_ENTRY) {
+            if (depth >= MAX_OPEN) {
+                rc = traza_err_set(err, TRAZA_E_FORMAT, "thread %u: calls nested deeper than %d", t->tid, MAX_OPEN);
+                break;
+            }
+            st[depth].addr = o->a;
+            st[depth].start = o->tsc;
+            st[depth++].open = 0;
+        } else if (o->kind == TZR_K_EXIT) {
+            if (!depth) {
+                (*unmatched)++;
+                continue;
+            }
+            depth--;
+            tz_rtd_call c = {st[depth].addr, st[depth].start, o->tsc, (int)depth, st[depth].open, 0};
+            if (on_call)
+                rc = on_call(user, t, &c, err);
+        } else if (on_user) {
+            rc = on_user(user, t, o, err);
+        }
+    }
+    while (rc == 0 && depth) { /* still running when the dump was written */
+        depth--;
+        tz_rtd_call c = {st[depth].addr, st[depth].start, last, (int)depth, st[depth].open, 1};
+        if (on_call)
+            rc = on_call(user, t, &c, err);
+    }
+    free(st);
+    return rc;
+}

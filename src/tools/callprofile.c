@@ -1,0 +1,159 @@
+/* Call-stack analysis over nested states: per-function calls, inclusive and
+ * exclusive time, caller->callee edges. */
+#include "tools/callprofile.h"
+#include "util/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_DEPTH 4096
+
+static int cmp_call(const void *a, const void *b)
+{
+    const tz_cp_call *x = a, *y = b;
+    if (x->producer != y->producer)
+        return x->producer < y->producer ? -1 : 1;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    return (x->level > y->level) - (x->level < y->level);
+}
+
+static int cmp_func(const void *a, const void *b)
+{
+    const tz_cp_func *x = a, *y = b;
+    if (x->exclusive != y->exclusive)
+        return x->exclusive > y->exclusive ? -1 : 1;
+    return (x->type > y->type) - (x->type < y->type);
+}
+
+void tz_callprofile_free(tz_callprofile *cp)
+{
+    free(cp->calls);
+    free(cp->funcs);
+    free(cp->edges);
+    memset(cp, 0, sizeof *cp);
+}
+
+static tz_cp_func *func_of(tz_callprofile *cp, tz_imap *idx, size_t *cap, traza_trace *t, int32_t type)
+{
+    int64_t i;
+    if (tz_imap_get(idx, type, &i))
+        return &cp->funcs[i];
+    if (TZ_GROW(cp->funcs, *cap, cp->nfuncs + 1) < 0 || tz_imap_put(idx, type, (int64_t)cp->nfuncs) < 0)
+        return NULL;
+    tz_cp_func *f = &cp->funcs[cp->nfuncs++];
+    memset(f, 0, sizeof *f);
+    f->type = type;
+    const traza_event_type *et = traza_trace_event_type(t, type);
+    f->name = et ? et->name : "?";
+    return f;
+}
+
+static tz_cp_edge *edge_of(tz_callprofile *cp, tz_imap *idx, size_t *cap, int32_t caller, int32_t callee)
+{
+    int64_t key = (int64_t)((uint64_t)(uint32_t)caller << 32 | (uint32_t)callee), i;
+    if (tz_imap_get(idx, key, &i))
+        return &cp->edges[i];
+    if (TZ_GROW(cp->edges, *cap, cp->nedges + 1) < 0 || tz_imap_put(idx, key, (int64_t)cp->nedges) < 0)
+        return NULL;
+    tz_cp_edge *e = &cp->edges[cp->nedges++];
+    memset(e, 0, sizeof *e);
+    e->caller = caller;
+    e->callee = callee;
+    return e;
+}
+
+int tz_callprofile_build(traza_trace *t, tz_callprofile *cp, traza_err *err)
+{
+    memset(cp, 0, sizeof *cp);
+    traza_filter f;
+    traza_filter_init(&f);
+    f.categories = 1u << TRAZA_STATE;
+    traza_cursor *cur = traza_query(t, &f, err);
+    if (!cur)
+        return -1;
+    size_t cap = 0;
+    const traza_event *ev;
+    int rc;
+    while ((rc = traza_cursor_next(cur, &ev, err)) == 1) {
+        if (TZ_GROW(cp->calls, cap, cp->ncalls + 1) < 0) {
+            traza_cursor_free(cur);
+            tz_callprofile_free(cp);
+            return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        }
+        tz_cp_call *c = &cp->calls[cp->ncalls++];
+        c->ts = ev->ts;
+        c->end = (ev->has & TRAZA_HAS_END) ? ev->end_ts : ev->ts;
+        c->type = ev->type;
+        c->producer = ev->producer;
+        c->level = (ev->has & TRAZA_HAS_LEVEL) && ev->level >= 0 ? ev->level : 0;
+        if (c->level >= MAX_DEPTH)
+            c->level = MAX_DEPTH - 1;
+    }
+    traza_cursor_free(cur);
+    if (rc < 0) {
+        tz_callprofile_free(cp);
+        return -1;
+    }
+    if (cp->ncalls)
+        qsort(cp->calls, cp->ncalls, sizeof *cp->calls, cmp_call);
+    tz_imap fidx, eidx;
+    tz_imap_init(&fidx);
+    tz_imap_init(&eidx);
+    size_t fcap = 0, ecap = 0;
+    int32_t *stack = malloc(MAX_DEPTH * sizeof *stack); /* the type open at each level */
+    int ok = stack != NULL;
+    int32_t prod = -1;
+    int depth = 0;
+    cp->min_ts = cp->ncalls ? cp->calls[0].ts : 0;
+    cp->max_ts = cp->min_ts;
+    for (size_t i = 0; ok && i < cp->ncalls; i++) {
+        tz_cp_call *c = &cp->calls[i];
+        if (c->producer != prod) {
+            prod = c->producer;
+            depth = 0;
+        }
+        if (c->ts < cp->min_ts)
+            cp->min_ts = c->ts;
+        if (c->end > cp->max_ts)
+            cp->max_ts = c->end;
+        if (c->level > cp->max_level)
+            cp->max_level = c->level;
+        int64_t dur = c->end - c->ts;
+        int32_t parent = c->level > 0 && c->level <= depth ? stack[c->level - 1] : -1;
+        int recursive = 0;
+        for (int k = 0; k < c->level && k < depth; k++)
+            if (stack[k] == c->type)
+                recursive = 1;
+        stack[c->level] = c->type;
+        depth = c->level + 1;
+        tz_cp_func *fn = func_of(cp, &fidx, &fcap, t, c->type);
+        tz_cp_func *pf = parent >= 0 ? func_of(cp, &fidx, &fcap, t, parent) : NULL;
+        tz_cp_edge *e = edge_of(cp, &eidx, &ecap, parent, c->type);
+        if (!fn || (parent >= 0 && !pf) || !e) {
+            ok = 0;
+            break;
+        }
+        fn = func_of(cp, &fidx, &fcap, t, c->type); /* pf's allocation may have moved the array */
+        fn->calls++;
+        if (!recursive)
+            fn->inclusive += dur;
+        fn->exclusive += dur;
+        if (c->level > fn->max_level)
+            fn->max_level = c->level;
+        if (pf)
+            func_of(cp, &fidx, &fcap, t, parent)->exclusive -= dur;
+        e->calls++;
+        e->time += dur;
+    }
+    free(stack);
+    tz_imap_free(&fidx);
+    tz_imap_free(&eidx);
+    if (!ok) {
+        tz_callprofile_free(cp);
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    }
+    if (cp->nfuncs)
+        qsort(cp->funcs, cp->nfuncs, sizeof *cp->funcs, cmp_func);
+    return 0;
+}

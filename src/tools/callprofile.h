@@ -1,0 +1,42 @@
+/* Internal: call-stack analysis of a trace's nested states (flat profile, call
+ * graph, the states per producer). Used by `traza callstack` and `traza patch --from`. */
+#ifndef TZ_CALLPROFILE_H
+#define TZ_CALLPROFILE_H
+
+#include <stdint.h>
+#include "traza/store.h"
+
+typedef struct tz_cp_call {
+    int64_t ts, end;
+    int32_t type, producer, level;
+} tz_cp_call;
+
+typedef struct tz_cp_func {
+    int32_t type;
+    const char *name;
+    int64_t calls;
+    int64_t inclusive;  /* outermost activations only (recursion is not counted twice) */
+    int64_t exclusive;
+    int max_level;
+} tz_cp_func;
+
+typedef struct tz_cp_edge {
+    int32_t caller, callee; /* event types; caller -1 = a root call */
+    int64_t calls, time;
+} tz_cp_edge;
+
+typedef struct tz_callprofile {
+    tz_cp_call *calls;      /* sorted by producer, ts, level */
+    size_t ncalls;
+    tz_cp_func *funcs;      /* sorted by exclusive time, descending */
+    size_t nfuncs;
+    tz_cp_edge *edges;
+    size_t nedges;
+    int64_t min_ts, max_ts;
+    int max_level;
+} tz_callprofile;
+
+int tz_callprofile_build(traza_trace *t, tz_callprofile *cp, traza_err *err);
+void tz_callprofile_free(tz_callprofile *cp);
+
+#endif
