@@ -49,6 +49,9 @@ FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
+# Programs tests run (trace generators and the like): tests/<area>/helper_*.c
+HELPER_SRC := $(sort $(wildcard tests/*/helper_*.c))
+HELPER_BIN := $(patsubst tests/%.c,$(BUILD)/helpers/%,$(HELPER_SRC))
 PLUGIN_SO := $(patsubst examples/plugins/%.c,$(BUILD)/plugins/%.so,$(PLUGIN_SRC))
 # Fuzz harnesses also build as plain programs that replay their seed corpus (no clang
 # needed): that is how `make test` keeps them honest.
@@ -95,7 +98,11 @@ $(BUILD)/fuzz-replay/%: fuzz/%.c fuzz/replay_main.c $(BUILD)/libtraza.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(LDSAN) -o $@ $< fuzz/replay_main.c $(BUILD)/libtraza.a $(LDLIBS_ALL)
 
-tests: all $(TEST_BIN) $(REPLAY_BIN) plugins
+$(BUILD)/helpers/%: tests/%.c $(BUILD)/libtraza.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itests $(LDSAN) -o $@ $< $(WHOLE_LIB) $(LDLIBS_ALL)
+
+tests: all $(TEST_BIN) $(HELPER_BIN) $(REPLAY_BIN) plugins
 
 # The whole suite: normal build, then the same tests under ASan+UBSan.
 test: deps

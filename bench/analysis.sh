@@ -8,13 +8,13 @@
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
+[ -f "$BUILD" ] && BUILD=$(dirname "$BUILD")   # accepts build/ or build/traza
 T=$PWD/$BUILD/traza
 WS=$(mktemp -d /tmp/traza-bench-analysis-XXXXXX)
 trap 'rm -rf "$WS"' EXIT
 export TRAZA_WORKSPACE=$WS
-MK=$WS/mkgen
-cc -std=c11 -D_GNU_SOURCE -O2 -Iinclude -Isrc -o "$MK" tests/analysis/mkgen.c "$BUILD/libtraza.a" \
-  $(pkg-config --libs sqlite3 libpcre2-8 libzstd liblzma zlib jansson) -ldl -lpthread -lm
+MK=$BUILD/helpers/analysis/helper_mkgen   # built by `make tests`
+[ -x "$MK" ] || make -s tests >/dev/null
 echo "generating traces..."
 "$MK" "$WS" many gst 1500000 1500
 "$MK" "$WS" flush mid 230 760000      # ~800 k events: read 23 k, irq ~11.5 k

@@ -6,6 +6,7 @@
 # usage: bench/tracer.sh [BUILD] (N=10000000 FIB=30 UFTRACE=uftrace by env)
 set -eu
 B=${1:-build}
+[ -f "$B" ] && B=$(dirname "$B")   # accepts build/ or build/traza
 TRAZA=$B/traza
 P=$B/rt/tests
 N=${N:-10000000}
