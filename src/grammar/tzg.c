@@ -8,6 +8,7 @@
 #include <zlib.h>
 #include <zstd.h>
 #include "traza/grammar.h"
+#include "grammar/gram_internal.h"
 #include "util/util.h"
 
 static const unsigned char TZG_MAGIC[8] = {0x89, 'T', 'Z', 'G', '\r', '\n', 0x1a, '\n'};
@@ -239,7 +240,16 @@ static int compress_buf(int backend, const unsigned char *in, size_t n, unsigned
     if (!o)
         return traza_err_set(err, TRAZA_E_NOMEM, "tzg: out of memory");
     size_t pos = 0;
-    lzma_ret rc = lzma_easy_buffer_encode(9 | LZMA_PRESET_EXTREME, LZMA_CHECK_NONE, NULL, in, n, o, &pos, cap);
+    /* xz -9e, with the dictionary no larger than the payload (saves memory and time) */
+    lzma_options_lzma opt;
+    if (lzma_lzma_preset(&opt, 9 | LZMA_PRESET_EXTREME)) {
+        free(o);
+        return traza_err_set(err, TRAZA_E_INTERNAL, "tzg: xz preset unavailable");
+    }
+    if (n < opt.dict_size)
+        opt.dict_size = n < LZMA_DICT_SIZE_MIN ? LZMA_DICT_SIZE_MIN : (uint32_t)n;
+    lzma_filter filters[2] = {{LZMA_FILTER_LZMA2, &opt}, {LZMA_VLI_UNKNOWN, NULL}};
+    lzma_ret rc = lzma_stream_buffer_encode(filters, LZMA_CHECK_NONE, NULL, in, n, o, &pos, cap);
     if (rc != LZMA_OK) {
         free(o);
         return traza_err_set(err, TRAZA_E_INTERNAL, "tzg: xz encoder failed (%d)", (int)rc);
@@ -349,6 +359,11 @@ static int decompress_buf(int backend, const unsigned char *in, size_t n, uint64
     }
     *out = o;
     return 0;
+}
+
+traza_grammar *tzg_decode_payload(const unsigned char *p, size_t n, int has_lh, traza_err *err)
+{
+    return decode_payload(p, n, has_lh, TRAZA_G_SEQUITUR, err);
 }
 
 /* ---- public --------------------------------------------------------------------- */
