@@ -89,7 +89,7 @@ static int symeq(gengine *e, uint32_t a, uint32_t b)
     return N(a).k < GK_GUARD && N(a).k == N(b).k && N(a).v == N(b).v;
 }
 
-static inline uint64_t mix64(uint64_t x)
+static inline __attribute__((unused)) uint64_t mix64(uint64_t x)
 {
     x ^= x >> 32;
     x *= 0xd6e8feb86659fd93ULL;
@@ -103,7 +103,7 @@ static inline uint64_t dhash(gengine *e, uint32_t x)
     uint64_t h = a->v * 0x9E3779B97F4A7C15ULL + (b->v ^ (b->v >> 29)) * 0xC2B2AE3D27D4EB4FULL + a->k * 3 + b->k * 7;
     if (e->rle)
         h += a->c * 0x165667B19E3779F9ULL + b->c * 0x27D4EB2F165667C5ULL;
-    return mix64(h) | 1;
+    return tz_hash_u64(h) | 1;
 }
 
 static inline int dmatch(gengine *e, uint32_t a, uint32_t b)
@@ -111,15 +111,19 @@ static inline int dmatch(gengine *e, uint32_t a, uint32_t b)
     return same(e, a, b) && same(e, N(a).n, N(b).n);
 }
 
-/* Slot of the entry for x's digram, or SIZE_MAX. */
-static size_t tfind(gengine *e, uint32_t x, uint64_t h)
+/* Slot of the entry for x's digram (*found = 1), or the empty slot where it would go. */
+static inline size_t tprobe(gengine *e, uint32_t x, uint64_t h, int *found)
 {
     size_t mask = e->tabcap - 1;
     for (size_t i = h & mask;; i = (i + 1) & mask) {
-        if (!e->tab[i].h)
-            return SIZE_MAX;
-        if (e->tab[i].h == h && dmatch(e, e->tab[i].node, x))
+        if (!e->tab[i].h) {
+            *found = 0;
             return i;
+        }
+        if (e->tab[i].h == h && dmatch(e, e->tab[i].node, x)) {
+            *found = 1;
+            return i;
+        }
     }
 }
 
@@ -154,15 +158,10 @@ static void tset(gengine *e, uint32_t x)
     if ((e->tabcount + 1) * 2 > e->tabcap && tgrow(e) < 0)
         return;
     uint64_t h = dhash(e, x);
-    size_t mask = e->tabcap - 1, i = h & mask;
-    for (;; i = (i + 1) & mask) {
-        if (!e->tab[i].h) {
-            e->tabcount++;
-            break;
-        }
-        if (e->tab[i].h == h && dmatch(e, e->tab[i].node, x))
-            break;
-    }
+    int found;
+    size_t i = tprobe(e, x, h, &found);
+    if (!found)
+        e->tabcount++;
     if (e->tab[i].h && e->tab[i].node != x)
         N(e->tab[i].node).slot = GNIL;
     e->tab[i].h = h;
@@ -365,11 +364,9 @@ static int check(gengine *e, uint32_t s)
     if ((e->tabcount + 1) * 2 > e->tabcap && tgrow(e) < 0)
         return 0;
     uint64_t h = dhash(e, s);
-    size_t i = tfind(e, s, h);
-    if (i == SIZE_MAX) {
-        size_t mask = e->tabcap - 1;
-        for (i = h & mask; e->tab[i].h; i = (i + 1) & mask)
-            ;
+    int found;
+    size_t i = tprobe(e, s, h, &found);
+    if (!found) {
         e->tab[i].h = h;
         e->tab[i].node = s;
         N(s).slot = (uint32_t)i;
