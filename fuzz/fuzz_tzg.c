@@ -1,0 +1,44 @@
+/* Fuzzes the .tzg reader: any input is rejected with an error or yields a valid
+ * grammar whose analyses and random access run without faults. */
+#include <stdint.h>
+#include <stdlib.h>
+#include "grammar/gram_internal.h"
+#include "traza/grammar.h"
+
+static int sink(void *u, uint64_t s)
+{
+    (void)s;
+    return ++*(int *)u > 4096;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    traza_err err;
+    /* inputs starting with 'P' or 'Q' go to the payload decoder directly, past the
+     * checksum a fuzzer could not forge ('Q': with a loop header) */
+    traza_grammar *g = size && (data[0] == 'P' || data[0] == 'Q')
+                           ? tzg_decode_payload(data + 1, size - 1, data[0] == 'Q', &err)
+                           : traza_tzg_decode(data, size, &err);
+    if (!g)
+        return 0;
+    uint64_t n = g->len[0], v;
+    if (n) {
+        traza_grammar_at(g, n / 2, &v, &err);
+        int cnt = 0;
+        traza_grammar_extract(g, n / 3, n / 3 + (n - n / 3 < 4096 ? n - n / 3 : 4096), sink, &cnt, &err);
+    }
+    if (g->has_lh && g->off[g->nrules] < 4096) {
+        traza_gcycle *tab;
+        size_t nt;
+        if (traza_grammar_cycles(g, g->lh, &tab, &nt, &err) == 0) {
+            traza_gcrun *runs;
+            size_t nr;
+            if (nt && traza_grammar_cycle_runs(g, g->lh, tab, nt, &runs, &nr, &err) == 0)
+                free(runs);
+            free(tab);
+        }
+    }
+    traza_grammar_free(g);
+    return 0;
+}

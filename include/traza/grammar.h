@@ -1,0 +1,149 @@
+/* traza — grammar compression of symbol sequences (program counters, event types):
+ * Sequitur, ReSequitur and Cyclitur (Amiar et al., IESS 2013), the .tzg file format,
+ * and analyses that read the grammar without expanding it.
+ *
+ * A grammar has rules 0..nrules-1; rule 0 is the start rule S. A rule body is a
+ * sequence of r-pairs (symbol, repetition count) written a^n; Sequitur grammars have
+ * every count 1. Symbols are any 64-bit value (terminals) or rule indexes. */
+#ifndef TRAZA_GRAMMAR_H
+#define TRAZA_GRAMMAR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "traza/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum traza_galgo { TRAZA_G_SEQUITUR = 0, TRAZA_G_RESEQUITUR = 1, TRAZA_G_CYCLITUR = 2 } traza_galgo;
+
+const char *traza_galgo_name(traza_galgo a);
+int traza_galgo_parse(const char *name); /* -1 if unknown */
+
+typedef struct traza_gsym {
+    uint64_t value; /* terminal value, or rule index when is_rule */
+    uint64_t rep;   /* repetition count >= 1 */
+    uint32_t is_rule;
+} traza_gsym;
+
+typedef struct traza_grammar {
+    traza_galgo algo;
+    int has_lh;          /* a loop header is recorded (Cyclitur, or given for analyses) */
+    uint64_t lh;
+    uint32_t nrules;
+    uint64_t *off;       /* nrules+1 offsets into syms: body of r is syms[off[r]..off[r+1]) */
+    traza_gsym *syms;
+    uint8_t *is_cycle;   /* per rule: a Cyclitur cycle rule (kept even if used once) */
+    /* derived by traza_grammar_finish(): */
+    uint64_t *len;       /* expansion length per rule (|S| = len[0] = |w|) */
+    uint64_t *cum;       /* per body position: offset of that r-pair inside its rule */
+    uint32_t depth;      /* longest path from S to a terminal, in rules */
+} traza_grammar;
+
+/* ---- building --------------------------------------------------------------- */
+
+typedef struct traza_gbuilder traza_gbuilder;
+
+/* lh is used by Cyclitur only (NULL otherwise). */
+traza_gbuilder *traza_gbuilder_new(traza_galgo algo, const uint64_t *lh, traza_err *err);
+int traza_gbuilder_push(traza_gbuilder *b, uint64_t sym, traza_err *err);
+/* Ends the input and returns the grammar; the builder is freed either way. */
+traza_grammar *traza_gbuilder_finish(traza_gbuilder *b, traza_err *err);
+void traza_gbuilder_free(traza_gbuilder *b);
+
+traza_grammar *traza_grammar_build(const uint64_t *seq, size_t n, traza_galgo algo, const uint64_t *lh,
+                                   traza_err *err);
+
+/* Loop-header selection: tries the most frequent symbols of seq as loop headers
+ * (on at most `sample` symbols) and returns the one giving the smallest Cyclitur
+ * grammar. `why` (may be NULL) receives a human explanation. */
+int traza_grammar_pick_lh(const uint64_t *seq, size_t n, size_t sample, uint64_t *lh, char *why, size_t whysize,
+                          traza_err *err);
+
+/* Validates structure (indexes, counts, acyclicity) and computes len/cum/depth. A
+ * grammar whose expansion would exceed 2^63 symbols is rejected. */
+int traza_grammar_finish(traza_grammar *g, traza_err *err);
+void traza_grammar_free(traza_grammar *g);
+
+/* ---- metrics ------------------------------------------------------------------ */
+
+typedef struct traza_gstats {
+    uint64_t size;     /* Size(G): r-pairs in all bodies + number of rules */
+    double comp;       /* Size(G) / |w| */
+    uint64_t length;   /* |w| */
+    uint64_t rules;
+    uint32_t depth;
+    uint64_t cycles, distinct_cycles; /* 0 when no loop header is known */
+} traza_gstats;
+
+int traza_grammar_stats(const traza_grammar *g, traza_gstats *st, traza_err *err);
+
+/* Property checks (for tests): digram uniqueness, rule utility (uses counted with
+ * repetition; cycle rules and S exempt), no consecutive repetition (when rle).
+ * Return 0 or -1 with the first violation in err. */
+int traza_grammar_check(const traza_grammar *g, int rle, traza_err *err);
+
+/* ---- random access ------------------------------------------------------------- */
+
+/* The symbol at index i of the expansion (0-based). O(depth * log body). */
+int traza_grammar_at(const traza_grammar *g, uint64_t i, uint64_t *out, traza_err *err);
+/* Calls fn for every symbol of [i, j) in order; fn returns non-zero to stop.
+ * O(depth + (j - i)). */
+typedef int (*traza_gsym_fn)(void *user, uint64_t sym);
+int traza_grammar_extract(const traza_grammar *g, uint64_t i, uint64_t j, traza_gsym_fn fn, void *user,
+                          traza_err *err);
+
+/* ---- .tzg files -------------------------------------------------------------- */
+
+enum { TRAZA_TZG_ZSTD = 1, TRAZA_TZG_XZ = 2 };
+
+int traza_tzg_encode(const traza_grammar *g, int backend, unsigned char **out, size_t *outlen, traza_err *err);
+traza_grammar *traza_tzg_decode(const unsigned char *data, size_t len, traza_err *err);
+int traza_tzg_write(const traza_grammar *g, const char *path, int backend, traza_err *err);
+traza_grammar *traza_tzg_read(const char *path, traza_err *err);
+
+/* ---- cycle analyses (need a loop header) ------------------------------------ */
+
+typedef struct traza_gcycle {
+    uint64_t hash;     /* identity of the cycle's content */
+    uint64_t length;   /* in symbols */
+    uint64_t count;    /* occurrences */
+    uint64_t first;    /* index in w of the first occurrence */
+} traza_gcycle;
+
+/* Distinct cycles, most frequent first. A cycle starts at index 0 or at an
+ * occurrence of lh and runs to the next occurrence of lh or the end. */
+int traza_grammar_cycles(const traza_grammar *g, uint64_t lh, traza_gcycle **out, size_t *n, traza_err *err);
+/* Positions of the occurrences of the cycle of identity `hash`/`length`. */
+int traza_grammar_cycle_positions(const traza_grammar *g, uint64_t lh, uint64_t hash, uint64_t length,
+                                  uint64_t **pos, size_t *n, traza_err *err);
+
+/* The cycle sequence, run-length encoded: cycle index (into the table of
+ * traza_grammar_cycles) and repetition, in order. */
+typedef struct traza_gcrun {
+    uint32_t cycle;
+    uint64_t rep;
+    uint64_t pos;      /* index in w of the run's first cycle */
+} traza_gcrun;
+int traza_grammar_cycle_runs(const traza_grammar *g, uint64_t lh, const traza_gcycle *tab, size_t ntab,
+                             traza_gcrun **out, size_t *n, traza_err *err);
+
+/* Covering of [i, j) by maximal grammar symbols (for comparing cycles at rule level). */
+int traza_grammar_cover(const traza_grammar *g, uint64_t i, uint64_t j, traza_gsym **out, size_t *n,
+                        traza_err *err);
+
+/* ---- reading symbol streams ---------------------------------------------------- */
+
+enum { TRAZA_GIN_TEXT = 0, TRAZA_GIN_RAW32 = 32, TRAZA_GIN_RAW64 = 64 };
+/* Reads a file (xz/zstd/gzip transparently) and calls fn for every symbol: TEXT =
+ * one hex address per line (0x optional; empty and '#' lines skipped), or CSV lines
+ * `time,address[,...]` (the address is the second field; a header line is skipped);
+ * RAW32/RAW64 = little-endian words. fn returns non-zero to fail (err set by it). */
+int traza_grammar_read(const char *path, int fmt, int (*fn)(void *user, uint64_t sym), void *user,
+                       traza_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,537 @@
+/* traza grammar compress|decompress|stats|show|cycles|cycle-time|compare|anomalies|at|extract */
+#include "cli/grammar_cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "util/util.h"
+
+const char cmd_grammar_usage[] =
+    "usage: traza grammar VERB [OPTIONS] ...\n"
+    "\n"
+    "Grammar compression of PC and event sequences (Sequitur, ReSequitur, Cyclitur) and\n"
+    "analyses that read the grammar without expanding it.\n"
+    "\n"
+    "  compress IN -o OUT.tzg [--algo sequitur|resequitur|cyclitur] [--loop-header ADDR|auto]\n"
+    "           [--raw32|--raw64] [--xz|--zstd]     IN: PC list (hex per line, .xz ok),\n"
+    "           PC-trace CSV (time,address,...), raw LE words; or --trace NAME [--producer P]\n"
+    "           (a stored trace as its sequence of event types)\n"
+    "  decompress IN.tzg [-o OUT] [--raw32|--raw64]  the exact input (hex lines by default)\n"
+    "  stats IN.tzg [--json]            Size(G), Comp(G), |w|, rules, depth, cycles\n"
+    "  show IN.tzg [--elf FILE]         the rules; addresses symbolized with an ELF\n"
+    "  cycles IN.tzg [--svg OUT]        distinct cycles: length, occurrences, share (pie chart)\n"
+    "  cycle-time IN.tzg N [--svg OUT]  positions of cycle N (from `cycles`) (strip chart)\n"
+    "  compare IN.tzg N M               where cycles N and M differ, at the rule level\n"
+    "  anomalies IN.tzg [--top K]       rare cycles and unusual cycle sequences, ranked\n"
+    "  at IN.tzg I                      the symbol at index I\n"
+    "  extract IN.tzg I J               the symbols of [I, J)\n"
+    "\n"
+    "Cycle analyses use the file's loop header (Cyclitur) or --loop-header ADDR.\n"
+    "  --json   machine-readable output (stats: size, comp, length, rules, depth, cycles,\n"
+    "           distinct_cycles)\n";
+
+enum { O_ALGO = OPT_FIRST_FREE, O_LH, O_RAW32, O_RAW64, O_TRACE, O_PRODUCER, O_ELF, O_SVG, O_XZ, O_ZSTD, O_TOP };
+
+int gcli_parse(traza_cli *cli, const char *verb, int argc, char **argv, gopts *o)
+{
+    static const struct option longopts[] = {
+        CLI_COMMON_LONGOPTS,
+        {"output", required_argument, NULL, 'o'},
+        {"algo", required_argument, NULL, O_ALGO},
+        {"loop-header", required_argument, NULL, O_LH},
+        {"raw32", no_argument, NULL, O_RAW32},
+        {"raw64", no_argument, NULL, O_RAW64},
+        {"trace", required_argument, NULL, O_TRACE},
+        {"producer", required_argument, NULL, O_PRODUCER},
+        {"elf", required_argument, NULL, O_ELF},
+        {"svg", required_argument, NULL, O_SVG},
+        {"xz", no_argument, NULL, O_XZ},
+        {"zstd", no_argument, NULL, O_ZSTD},
+        {"top", required_argument, NULL, O_TOP},
+        {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    o->backend = TRAZA_TZG_XZ;
+    o->top = 10;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, ":hqw:o:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': o->out = optarg; break;
+        case O_ALGO: o->algo = optarg; break;
+        case O_LH: o->lh = optarg; break;
+        case O_RAW32: o->raw = 32; break;
+        case O_RAW64: o->raw = 64; break;
+        case O_TRACE: o->trace = optarg; break;
+        case O_PRODUCER: o->producer = optarg; break;
+        case O_ELF: o->elf = optarg; break;
+        case O_SVG: o->svg = optarg; break;
+        case O_XZ: o->backend = TRAZA_TZG_XZ; break;
+        case O_ZSTD: o->backend = TRAZA_TZG_ZSTD; break;
+        case O_TOP:
+            o->top = strtol(optarg, NULL, 10);
+            if (o->top <= 0) {
+                cli_usage_error("grammar", "%s: --top needs a positive number", verb);
+                return -2;
+            }
+            break;
+        case 'h':
+            cli_print_usage("grammar");
+            return -1;
+        default: {
+            int r = cli_common_opt(cli, "grammar", c);
+            if (r == -1)
+                return -1;
+            if (r <= 0)
+                return -2;
+        }
+        }
+    }
+    o->json = cli->json;
+    o->quiet = cli->quiet;
+    return optind;
+}
+
+int gcli_parse_u64(const char *s, uint64_t *v)
+{
+    if (!s || !*s)
+        return -1;
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+        return tz_parse_u64_hex(s, strlen(s), v);
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (errno || *end || s[0] == '-')
+        return -1;
+    *v = x;
+    return 0;
+}
+
+traza_grammar *gcli_load(const char *path)
+{
+    traza_err err;
+    traza_err_clear(&err);
+    traza_grammar *g = traza_tzg_read(path, &err);
+    if (!g)
+        cli_fail(NULL, &err);
+    return g;
+}
+
+int gcli_lh(const traza_grammar *g, const gopts *o, uint64_t *lh)
+{
+    if (o->lh) {
+        if (tz_parse_u64_hex(o->lh, strlen(o->lh), lh) < 0) {
+            cli_usage_error("grammar", "--loop-header '%s': expected a hexadecimal address", o->lh);
+            return -1;
+        }
+        return 0;
+    }
+    if (g->has_lh) {
+        *lh = g->lh;
+        return 0;
+    }
+    fprintf(stderr, "traza grammar: this grammar has no loop header: give --loop-header ADDR\n");
+    return -1;
+}
+
+/* ---- compress ------------------------------------------------------------------- */
+
+typedef struct vec64 {
+    uint64_t *v;
+    size_t n, cap;
+} vec64;
+
+static int vec_push(void *u, uint64_t s)
+{
+    vec64 *v = u;
+    if (TZ_GROW(v->v, v->cap, v->n + 1) < 0)
+        return -1;
+    v->v[v->n++] = s;
+    return 0;
+}
+
+static int read_trace(traza_cli *cli, const gopts *o, vec64 *v)
+{
+    traza_trace *t = cli_trace(cli, o->trace, TRAZA_OPEN_READ);
+    if (!t)
+        return -1;
+    traza_err err;
+    traza_err_clear(&err);
+    traza_filter f;
+    traza_filter_init(&f);
+    int32_t pid;
+    if (o->producer) {
+        const traza_producer *p = traza_trace_producer_find(t, o->producer);
+        if (!p) {
+            fprintf(stderr, "traza: trace %s has no producer '%s'\n", o->trace, o->producer);
+            traza_trace_close(t);
+            return -1;
+        }
+        pid = p->id;
+        f.producers = &pid;
+        f.nproducers = 1;
+    }
+    traza_cursor *cur = traza_query(t, &f, &err);
+    int rc = cur ? 0 : -1;
+    const traza_event *ev;
+    int r;
+    while (cur && (r = traza_cursor_next(cur, &ev, &err)) == 1)
+        if (vec_push(v, (uint64_t)(uint32_t)ev->type) < 0) {
+            traza_err_set(&err, TRAZA_E_NOMEM, "out of memory");
+            rc = -1;
+            break;
+        }
+    if (cur && r < 0)
+        rc = -1;
+    traza_cursor_free(cur);
+    traza_trace_close(t);
+    if (rc < 0)
+        cli_fail(cli, &err);
+    return rc;
+}
+
+static void print_stats(const traza_grammar *g, const traza_gstats *st, int json, FILE *out)
+{
+    if (json) {
+        fprintf(out,
+                "{\"algo\": \"%s\", \"size\": %llu, \"comp\": %.6g, \"length\": %llu, \"rules\": %llu, "
+                "\"depth\": %u, \"cycles\": %llu, \"distinct_cycles\": %llu",
+                traza_galgo_name(g->algo), (unsigned long long)st->size, st->comp, (unsigned long long)st->length,
+                (unsigned long long)st->rules, st->depth, (unsigned long long)st->cycles,
+                (unsigned long long)st->distinct_cycles);
+        if (g->has_lh)
+            fprintf(out, ", \"loop_header\": \"0x%llx\"", (unsigned long long)g->lh);
+        fprintf(out, "}\n");
+        return;
+    }
+    fprintf(out, "algorithm   %s\n", traza_galgo_name(g->algo));
+    fprintf(out, "|w|         %llu\n", (unsigned long long)st->length);
+    fprintf(out, "Size(G)     %llu\n", (unsigned long long)st->size);
+    fprintf(out, "Comp(G)     %.6f\n", st->comp);
+    fprintf(out, "rules       %llu\n", (unsigned long long)st->rules);
+    fprintf(out, "depth       %u\n", st->depth);
+    if (g->has_lh) {
+        fprintf(out, "loop header 0x%llx\n", (unsigned long long)g->lh);
+        fprintf(out, "cycles      %llu (%llu distinct)\n", (unsigned long long)st->cycles,
+                (unsigned long long)st->distinct_cycles);
+    }
+}
+
+typedef struct pushctx {
+    traza_gbuilder *b;
+    traza_err *err;
+} pushctx;
+
+static int push_builder(void *u, uint64_t sym)
+{
+    pushctx *p = u;
+    return traza_gbuilder_push(p->b, sym, p->err) < 0;
+}
+
+static int finish_compress(traza_cli *cli, traza_grammar *g, const gopts *o)
+{
+    traza_err err;
+    traza_err_clear(&err);
+    traza_gstats st;
+    if (traza_grammar_stats(g, &st, &err) < 0 || traza_tzg_write(g, o->out, o->backend, &err) < 0) {
+        traza_grammar_free(g);
+        return cli_fail(cli, &err);
+    }
+    if (o->json)
+        print_stats(g, &st, 1, stdout);
+    else if (!o->quiet)
+        print_stats(g, &st, 0, stderr);
+    traza_grammar_free(g);
+    return EXIT_OK;
+}
+
+static int do_compress(traza_cli *cli, int argc, char **argv)
+{
+    gopts o;
+    int i = gcli_parse(cli, "compress", argc, argv, &o);
+    if (i < 0)
+        return i == -1 ? EXIT_OK : EXIT_USAGE;
+    if (!o.out)
+        return cli_usage_error("grammar", "compress: -o OUT.tzg is required");
+    if (o.trace ? i != argc : i + 1 != argc)
+        return cli_usage_error("grammar", "compress: expected one input file (or --trace NAME)");
+    int algo = o.algo ? traza_galgo_parse(o.algo) : (o.lh ? TRAZA_G_CYCLITUR : TRAZA_G_SEQUITUR);
+    if (algo < 0)
+        return cli_usage_error("grammar", "--algo '%s': expected sequitur, resequitur or cyclitur", o.algo);
+    if (algo == TRAZA_G_CYCLITUR && !o.lh)
+        return cli_usage_error("grammar", "cyclitur needs --loop-header ADDR or --loop-header auto");
+    traza_err err;
+    traza_err_clear(&err);
+    uint64_t lh = 0;
+    int auto_lh = o.lh && strcmp(o.lh, "auto") == 0;
+    if (o.lh && !auto_lh && tz_parse_u64_hex(o.lh, strlen(o.lh), &lh) < 0)
+        return cli_usage_error("grammar", "--loop-header '%s': expected a hexadecimal address or auto", o.lh);
+    if (!auto_lh && !o.trace) { /* streaming: memory follows the grammar, not the input */
+        traza_gbuilder *b = traza_gbuilder_new((traza_galgo)algo, o.lh ? &lh : NULL, &err);
+        if (!b)
+            return cli_fail(cli, &err);
+        pushctx px = {b, &err};
+        if (traza_grammar_read(argv[i], o.raw, push_builder, &px, &err) < 0) {
+            traza_gbuilder_free(b);
+            return cli_fail(cli, &err);
+        }
+        traza_grammar *g = traza_gbuilder_finish(b, &err);
+        if (!g)
+            return cli_fail(cli, &err);
+        return finish_compress(cli, g, &o);
+    }
+    vec64 v = {0};
+    if (o.trace ? read_trace(cli, &o, &v) < 0 : traza_grammar_read(argv[i], o.raw, vec_push, &v, &err) < 0) {
+        free(v.v);
+        return o.trace ? EXIT_FAIL : cli_fail(cli, &err);
+    }
+    if (auto_lh) {
+        char why[4096];
+        if (traza_grammar_pick_lh(v.v, v.n, 200000, &lh, why, sizeof why, &err) < 0) {
+            free(v.v);
+            return cli_fail(cli, &err);
+        }
+        if (!o.quiet || o.json)
+            fprintf(stderr, "loop header: 0x%llx: %s\n", (unsigned long long)lh, why);
+    }
+    traza_grammar *g = traza_grammar_build(v.v, v.n, (traza_galgo)algo, o.lh ? &lh : NULL, &err);
+    free(v.v);
+    if (!g)
+        return cli_fail(cli, &err);
+    return finish_compress(cli, g, &o);
+}
+
+/* ---- decompress, stats, show, at, extract ----------------------------------------- */
+
+typedef struct outctx {
+    FILE *f;
+    int raw;
+    int bad;
+} outctx;
+
+static int out_sym(void *u, uint64_t s)
+{
+    outctx *o = u;
+    if (o->raw) {
+        unsigned char b[8];
+        for (int k = 0; k < 8; k++)
+            b[k] = (unsigned char)(s >> (8 * k));
+        if (o->raw == 32 && s > UINT32_MAX) {
+            o->bad = 2;
+            return 1;
+        }
+        if (fwrite(b, 1, (size_t)o->raw / 8, o->f) != (size_t)o->raw / 8)
+            o->bad = 1;
+    } else if (fprintf(o->f, "%08llx\n", (unsigned long long)s) < 0) {
+        o->bad = 1;
+    }
+    return o->bad;
+}
+
+static int expand_to(const traza_grammar *g, uint64_t i, uint64_t j, const char *path, int raw)
+{
+    outctx o = {stdout, raw, 0};
+    if (path && strcmp(path, "-") != 0 && !(o.f = fopen(path, "wb"))) {
+        fprintf(stderr, "traza: %s: cannot create: %s\n", path, strerror(errno));
+        return EXIT_FAIL;
+    }
+    traza_err err;
+    traza_err_clear(&err);
+    int rc = traza_grammar_extract(g, i, j, out_sym, &o, &err);
+    if (fflush(o.f) != 0)
+        o.bad = 1;
+    if (o.f != stdout && fclose(o.f) != 0)
+        o.bad = 1;
+    if (rc < 0)
+        return cli_fail(NULL, &err);
+    if (o.bad == 2) {
+        fprintf(stderr, "traza: a symbol does not fit in 32 bits: use --raw64\n");
+        return EXIT_FAIL;
+    }
+    if (o.bad) {
+        fprintf(stderr, "traza: %s: write error\n", path ? path : "stdout");
+        return EXIT_FAIL;
+    }
+    return EXIT_OK;
+}
+
+static int do_decompress(traza_cli *cli, int argc, char **argv)
+{
+    gopts o;
+    int i = gcli_parse(cli, "decompress", argc, argv, &o);
+    if (i < 0)
+        return i == -1 ? EXIT_OK : EXIT_USAGE;
+    if (i + 1 != argc)
+        return cli_usage_error("grammar", "decompress: expected one .tzg file");
+    traza_grammar *g = gcli_load(argv[i]);
+    if (!g)
+        return EXIT_FAIL;
+    int rc = expand_to(g, 0, g->len[0], o.out, o.raw);
+    traza_grammar_free(g);
+    return rc;
+}
+
+static int do_stats(traza_cli *cli, int argc, char **argv)
+{
+    gopts o;
+    int i = gcli_parse(cli, "stats", argc, argv, &o);
+    if (i < 0)
+        return i == -1 ? EXIT_OK : EXIT_USAGE;
+    if (i + 1 != argc)
+        return cli_usage_error("grammar", "stats: expected one .tzg file");
+    traza_grammar *g = gcli_load(argv[i]);
+    if (!g)
+        return EXIT_FAIL;
+    if (o.lh) {
+        if (gcli_lh(g, &o, &g->lh) < 0) {
+            traza_grammar_free(g);
+            return EXIT_USAGE;
+        }
+        g->has_lh = 1;
+    }
+    traza_err err;
+    traza_err_clear(&err);
+    traza_gstats st;
+    int rc = EXIT_OK;
+    if (traza_grammar_stats(g, &st, &err) < 0)
+        rc = cli_fail(cli, &err);
+    else
+        print_stats(g, &st, o.json, stdout);
+    traza_grammar_free(g);
+    return rc;
+}
+
+static void show_sym(const traza_gsym *s, const gelf *elf, tz_buf *b)
+{
+    if (s->is_rule) {
+        tz_buf_printf(b, "R%llu", (unsigned long long)s->value);
+    } else {
+        uint64_t off;
+        const char *name = elf ? gelf_lookup(elf, s->value, &off) : NULL;
+        if (name && off)
+            tz_buf_printf(b, "%s+0x%llx", name, (unsigned long long)off);
+        else if (name)
+            tz_buf_printf(b, "%s", name);
+        else
+            tz_buf_printf(b, "%llx", (unsigned long long)s->value);
+    }
+    if (s->rep > 1)
+        tz_buf_printf(b, "^%llu", (unsigned long long)s->rep);
+}
+
+static int do_show(traza_cli *cli, int argc, char **argv)
+{
+    gopts o;
+    int i = gcli_parse(cli, "show", argc, argv, &o);
+    if (i < 0)
+        return i == -1 ? EXIT_OK : EXIT_USAGE;
+    if (i + 1 != argc)
+        return cli_usage_error("grammar", "show: expected one .tzg file");
+    traza_grammar *g = gcli_load(argv[i]);
+    if (!g)
+        return EXIT_FAIL;
+    gelf *elf = NULL;
+    if (o.elf) {
+        traza_err err;
+        traza_err_clear(&err);
+        if (!(elf = gelf_open(o.elf, &err))) {
+            traza_grammar_free(g);
+            return cli_fail(cli, &err);
+        }
+    }
+    tz_buf b;
+    tz_buf_init(&b);
+    if (o.json)
+        tz_buf_puts(&b, "{\"rules\": [");
+    for (uint32_t r = 0; r < g->nrules; r++) {
+        if (o.json) {
+            tz_buf_printf(&b, "%s{\"rule\": %u, \"length\": %llu, \"cycle\": %s, \"body\": [", r ? ", " : "", r,
+                          (unsigned long long)g->len[r], g->is_cycle[r] ? "true" : "false");
+            for (uint64_t k = g->off[r]; k < g->off[r + 1]; k++) {
+                tz_buf t;
+                tz_buf_init(&t);
+                show_sym(&g->syms[k], elf, &t);
+                if (k > g->off[r])
+                    tz_buf_puts(&b, ", ");
+                tz_json_str(&b, t.s ? t.s : "");
+                tz_buf_free(&t);
+            }
+            tz_buf_puts(&b, "]}");
+        } else {
+            if (r)
+                tz_buf_printf(&b, "R%u%s ->", r, g->is_cycle[r] ? " (cycle)" : "");
+            else
+                tz_buf_puts(&b, "S ->");
+            for (uint64_t k = g->off[r]; k < g->off[r + 1]; k++) {
+                tz_buf_putc(&b, ' ');
+                show_sym(&g->syms[k], elf, &b);
+            }
+            tz_buf_printf(&b, "    [%llu]\n", (unsigned long long)g->len[r]);
+        }
+    }
+    if (o.json)
+        tz_buf_puts(&b, "]}\n");
+    fputs(b.s ? b.s : "", stdout);
+    tz_buf_free(&b);
+    gelf_close(elf);
+    traza_grammar_free(g);
+    return EXIT_OK;
+}
+
+static int do_at(traza_cli *cli, int argc, char **argv, int range)
+{
+    gopts o;
+    const char *verb = range ? "extract" : "at";
+    int i = gcli_parse(cli, verb, argc, argv, &o);
+    if (i < 0)
+        return i == -1 ? EXIT_OK : EXIT_USAGE;
+    uint64_t a, z = 0;
+    if (i + 2 + range != argc || gcli_parse_u64(argv[i + 1], &a) < 0 ||
+        (range && gcli_parse_u64(argv[i + 2], &z) < 0))
+        return cli_usage_error("grammar", range ? "extract: expected FILE.tzg I J" : "at: expected FILE.tzg I");
+    traza_grammar *g = gcli_load(argv[i]);
+    if (!g)
+        return EXIT_FAIL;
+    int rc;
+    if (!range) {
+        traza_err err;
+        traza_err_clear(&err);
+        uint64_t v;
+        if (traza_grammar_at(g, a, &v, &err) < 0)
+            rc = cli_fail(cli, &err);
+        else {
+            if (o.json)
+                printf("{\"index\": %llu, \"symbol\": \"0x%llx\"}\n", (unsigned long long)a, (unsigned long long)v);
+            else
+                printf("%08llx\n", (unsigned long long)v);
+            rc = EXIT_OK;
+        }
+    } else {
+        rc = expand_to(g, a, z, o.out, o.raw);
+    }
+    traza_grammar_free(g);
+    return rc;
+}
+
+int cmd_grammar(traza_cli *cli, int argc, char **argv)
+{
+    if (argc < 2)
+        return cli_usage_error("grammar", "expected a verb");
+    const char *v = argv[1];
+    argc--, argv++;
+    if (strcmp(v, "-h") == 0 || strcmp(v, "--help") == 0) {
+        cli_print_usage("grammar");
+        return EXIT_OK;
+    }
+    if (strcmp(v, "compress") == 0) return do_compress(cli, argc, argv);
+    if (strcmp(v, "decompress") == 0) return do_decompress(cli, argc, argv);
+    if (strcmp(v, "stats") == 0) return do_stats(cli, argc, argv);
+    if (strcmp(v, "show") == 0) return do_show(cli, argc, argv);
+    if (strcmp(v, "at") == 0) return do_at(cli, argc, argv, 0);
+    if (strcmp(v, "extract") == 0) return do_at(cli, argc, argv, 1);
+    if (strcmp(v, "cycles") == 0) return gcmd_cycles(cli, argc, argv);
+    if (strcmp(v, "cycle-time") == 0) return gcmd_cycle_time(cli, argc, argv);
+    if (strcmp(v, "compare") == 0) return gcmd_compare(cli, argc, argv);
+    if (strcmp(v, "anomalies") == 0) return gcmd_anomalies(cli, argc, argv);
+    return cli_usage_error("grammar", "unknown verb '%s'", v);
+}

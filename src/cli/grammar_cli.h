@@ -1,0 +1,43 @@
+/* traza grammar: shared declarations of the sub-verb files. */
+#ifndef TZ_GRAMMAR_CLI_H
+#define TZ_GRAMMAR_CLI_H
+
+#include "cli/cli.h"
+#include "traza/grammar.h"
+
+/* Options common to the grammar sub-verbs. */
+typedef struct gopts {
+    const char *out;
+    const char *algo;
+    const char *lh;      /* address, or "auto" */
+    const char *trace;
+    const char *producer;
+    const char *elf;
+    const char *svg;
+    int raw;             /* 0, 32 or 64 */
+    int backend;
+    int json;
+    int quiet;
+    long top;
+} gopts;
+
+/* Parses options; returns the index of the first positional argument, or -1
+ * (EXIT_OK: help printed) / -2 (usage error). */
+int gcli_parse(traza_cli *cli, const char *verb, int argc, char **argv, gopts *o);
+traza_grammar *gcli_load(const char *path);
+/* The loop header to analyse with: --loop-header, else the one stored in the file. */
+int gcli_lh(const traza_grammar *g, const gopts *o, uint64_t *lh);
+int gcli_parse_u64(const char *s, uint64_t *v);
+
+int gcmd_cycles(traza_cli *cli, int argc, char **argv);
+int gcmd_cycle_time(traza_cli *cli, int argc, char **argv);
+int gcmd_compare(traza_cli *cli, int argc, char **argv);
+int gcmd_anomalies(traza_cli *cli, int argc, char **argv);
+
+/* ELF symbolization for `show --elf` (NULL if the address is not in a function). */
+typedef struct gelf gelf;
+gelf *gelf_open(const char *path, traza_err *err);
+const char *gelf_lookup(const gelf *e, uint64_t addr, uint64_t *off);
+void gelf_close(gelf *e);
+
+#endif

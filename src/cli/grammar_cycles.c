@@ -1,0 +1,527 @@
+/* traza grammar cycles | cycle-time | compare | anomalies: cycle analyses on the grammar
+ * (never on the expanded trace), with small self-contained SVG charts. */
+#include "cli/grammar_cli.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "util/util.h"
+
+typedef struct gload {
+    traza_grammar *g;
+    uint64_t lh;
+    traza_gcycle *tab;
+    size_t n;
+} gload;
+
+/* Loads FILE, resolves the loop header and computes the cycle table. */
+static int load_cycles(traza_cli *cli, const char *path, const gopts *o, gload *L)
+{
+    memset(L, 0, sizeof *L);
+    if (!(L->g = gcli_load(path)))
+        return EXIT_FAIL;
+    if (gcli_lh(L->g, o, &L->lh) < 0)
+        return EXIT_USAGE;
+    traza_err err;
+    traza_err_clear(&err);
+    if (traza_grammar_cycles(L->g, L->lh, &L->tab, &L->n, &err) < 0)
+        return cli_fail(cli, &err);
+    return EXIT_OK;
+}
+
+static void unload(gload *L)
+{
+    traza_grammar_free(L->g);
+    free(L->tab);
+}
+
+static int cycle_arg(const gload *L, const char *s, size_t *idx)
+{
+    uint64_t v;
+    if (s[0] == 'C' || s[0] == 'c')
+        s++;
+    if (gcli_parse_u64(s, &v) < 0 || v < 1 || v > L->n) {
+        fprintf(stderr, "traza grammar: cycle '%s': expected a number from 1 to %zu (see 'traza grammar cycles')\n", s,
+                L->n);
+        return -1;
+    }
+    *idx = (size_t)v - 1;
+    return 0;
+}
+
+static int write_svg(const char *path, tz_buf *b)
+{
+    if (b->oom) {
+        fprintf(stderr, "traza: out of memory\n");
+        return EXIT_FAIL;
+    }
+    return cli_write_file(path, b->s ? b->s : "", b->len);
+}
+
+static const char *const PALETTE[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+                                      "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+
+/* ---- cycles -------------------------------------------------------------------- */
+
+int gcmd_cycles(traza_cli *cli, int argc, char **argv)
+{
+    gopts o;
+    int i = gcli_parse(cli, "cycles", argc, argv, &o);
+    if (i < 0)
+        return i == -1 ? EXIT_OK : EXIT_USAGE;
+    if (i + 1 != argc)
+        return cli_usage_error("grammar", "cycles: expected one .tzg file");
+    gload L;
+    int rc = load_cycles(cli, argv[i], &o, &L);
+    if (rc) {
+        unload(&L);
+        return rc;
+    }
+    double total = (double)L.g->len[0];
+    uint64_t ncyc = 0;
+    for (size_t k = 0; k < L.n; k++)
+        ncyc += L.tab[k].count;
+    tz_buf b;
+    tz_buf_init(&b);
+    if (o.json) {
+        tz_buf_printf(&b, "{\"loop_header\": \"0x%llx\", \"cycles\": %llu, \"distinct_cycles\": %zu, \"table\": [",
+                      (unsigned long long)L.lh, (unsigned long long)ncyc, L.n);
+        for (size_t k = 0; k < L.n; k++)
+            tz_buf_printf(&b,
+                          "%s{\"cycle\": %zu, \"length\": %llu, \"count\": %llu, \"share\": %.6f, \"first\": %llu}",
+                          k ? ", " : "", k + 1, (unsigned long long)L.tab[k].length,
+                          (unsigned long long)L.tab[k].count,
+                          total ? (double)L.tab[k].count * (double)L.tab[k].length / total : 0.0,
+                          (unsigned long long)L.tab[k].first);
+        tz_buf_puts(&b, "]}\n");
+    } else {
+        tz_buf_printf(&b, "loop header 0x%llx: %llu cycles, %zu distinct\n", (unsigned long long)L.lh,
+                      (unsigned long long)ncyc, L.n);
+        tz_buf_printf(&b, "%-6s %12s %12s %8s %14s\n", "cycle", "length", "count", "share", "first at");
+        for (size_t k = 0; k < L.n; k++)
+            tz_buf_printf(&b, "C%-5zu %12llu %12llu %7.2f%% %14llu\n", k + 1, (unsigned long long)L.tab[k].length,
+                          (unsigned long long)L.tab[k].count,
+                          total ? 100.0 * (double)L.tab[k].count * (double)L.tab[k].length / total : 0.0,
+                          (unsigned long long)L.tab[k].first);
+    }
+    fputs(b.s ? b.s : "", stdout);
+    tz_buf_free(&b);
+    if (o.svg) { /* pie chart: share of the trace's instructions per cycle */
+        tz_buf s;
+        tz_buf_init(&s);
+        tz_buf_puts(&s, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"520\" height=\"340\" "
+                        "font-family=\"sans-serif\" font-size=\"12\">\n");
+        tz_buf_puts(&s, "<title>cycles: share of the trace</title>\n");
+        double a0 = 0, cx = 170, cy = 170, rr = 150;
+        size_t shown = L.n < 10 ? L.n : 9;
+        for (size_t k = 0; k <= shown && k < L.n; k++) {
+            double share = 0;
+            if (k < shown)
+                share = total ? (double)L.tab[k].count * (double)L.tab[k].length / total : 0;
+            else
+                for (size_t q = shown; q < L.n; q++)
+                    share += total ? (double)L.tab[q].count * (double)L.tab[q].length / total : 0;
+            double a1 = a0 + share * 2 * M_PI;
+            const char *col = PALETTE[k % 10];
+            if (share >= 0.999999)
+                tz_buf_printf(&s, "<circle cx=\"%g\" cy=\"%g\" r=\"%g\" fill=\"%s\"/>\n", cx, cy, rr, col);
+            else if (share > 0)
+                tz_buf_printf(&s,
+                              "<path d=\"M%.2f,%.2f L%.2f,%.2f A%g,%g 0 %d,1 %.2f,%.2f Z\" fill=\"%s\" "
+                              "stroke=\"#fff\"/>\n",
+                              cx, cy, cx + rr * sin(a0), cy - rr * cos(a0), rr, rr, a1 - a0 > M_PI ? 1 : 0,
+                              cx + rr * sin(a1), cy - rr * cos(a1), col);
+            tz_buf_printf(&s, "<rect x=\"345\" y=\"%zu\" width=\"12\" height=\"12\" fill=\"%s\"/>", 20 + k * 20, col);
+            if (k < shown)
+                tz_buf_printf(&s, "<text x=\"362\" y=\"%zu\">C%zu: %.1f%% (%llu x %llu)</text>\n", 31 + k * 20, k + 1,
+                              100 * share, (unsigned long long)L.tab[k].count,
+                              (unsigned long long)L.tab[k].length);
+            else
+                tz_buf_printf(&s, "<text x=\"362\" y=\"%zu\">%zu others: %.1f%%</text>\n", 31 + k * 20, L.n - shown,
+                              100 * share);
+            a0 = a1;
+        }
+        tz_buf_puts(&s, "</svg>\n");
+        rc = write_svg(o.svg, &s);
+        tz_buf_free(&s);
+    }
+    unload(&L);
+    return rc;
+}
+
+/* ---- cycle-time ----------------------------------------------------------------- */
+
+int gcmd_cycle_time(traza_cli *cli, int argc, char **argv)
+{
+    gopts o;
+    int i = gcli_parse(cli, "cycle-time", argc, argv, &o);
+    if (i < 0)
+        return i == -1 ? EXIT_OK : EXIT_USAGE;
+    if (i + 2 != argc)
+        return cli_usage_error("grammar", "cycle-time: expected FILE.tzg CYCLE");
+    gload L;
+    int rc = load_cycles(cli, argv[i], &o, &L);
+    size_t c = 0;
+    if (!rc && cycle_arg(&L, argv[i + 1], &c) < 0)
+        rc = EXIT_USAGE;
+    if (rc) {
+        unload(&L);
+        return rc;
+    }
+    traza_err err;
+    traza_err_clear(&err);
+    uint64_t *pos;
+    size_t n;
+    if (traza_grammar_cycle_positions(L.g, L.lh, L.tab[c].hash, L.tab[c].length, &pos, &n, &err) < 0) {
+        unload(&L);
+        return cli_fail(cli, &err);
+    }
+    tz_buf b;
+    tz_buf_init(&b);
+    if (o.json) {
+        tz_buf_printf(&b, "{\"cycle\": %zu, \"length\": %llu, \"count\": %zu, \"positions\": [", c + 1,
+                      (unsigned long long)L.tab[c].length, n);
+        for (size_t k = 0; k < n; k++)
+            tz_buf_printf(&b, "%s%llu", k ? ", " : "", (unsigned long long)pos[k]);
+        tz_buf_puts(&b, "]}\n");
+    } else {
+        for (size_t k = 0; k < n; k++)
+            tz_buf_printf(&b, "%llu\n", (unsigned long long)pos[k]);
+    }
+    fputs(b.s ? b.s : "", stdout);
+    tz_buf_free(&b);
+    if (o.svg) { /* strip chart: one tick per occurrence over the trace */
+        tz_buf s;
+        tz_buf_init(&s);
+        double W = 1000, total = L.g->len[0] ? (double)L.g->len[0] : 1;
+        tz_buf_printf(&s,
+                      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"70\" font-family=\"sans-serif\" "
+                      "font-size=\"12\">\n<title>cycle C%zu in time</title>\n<rect x=\"0\" y=\"20\" width=\"%g\" "
+                      "height=\"30\" fill=\"#eee\"/>\n",
+                      W + 20, c + 1, W);
+        long lastpx = -1;
+        for (size_t k = 0; k < n; k++) {
+            long px = (long)((double)pos[k] / total * W);
+            if (px == lastpx)
+                continue; /* one tick per pixel is enough */
+            lastpx = px;
+            double w = (double)L.tab[c].length / total * W;
+            tz_buf_printf(&s, "<rect x=\"%ld\" y=\"20\" width=\"%.2f\" height=\"30\" fill=\"%s\"/>\n", px,
+                          w < 1 ? 1 : w, PALETTE[c % 10]);
+        }
+        tz_buf_printf(&s, "<text x=\"0\" y=\"14\">C%zu: %zu occurrences over %llu symbols</text>\n</svg>\n", c + 1, n,
+                      (unsigned long long)L.g->len[0]);
+        rc = write_svg(o.svg, &s);
+        tz_buf_free(&s);
+    }
+    free(pos);
+    unload(&L);
+    return rc;
+}
+
+/* ---- compare ------------------------------------------------------------------- */
+
+static int gsym_eq(const traza_gsym *a, const traza_gsym *b)
+{
+    return a->is_rule == b->is_rule && a->value == b->value && a->rep == b->rep;
+}
+
+static void gsym_text(tz_buf *b, const traza_gsym *s)
+{
+    if (s->is_rule)
+        tz_buf_printf(b, "R%llu", (unsigned long long)s->value);
+    else
+        tz_buf_printf(b, "%llx", (unsigned long long)s->value);
+    if (s->rep > 1)
+        tz_buf_printf(b, "^%llu", (unsigned long long)s->rep);
+}
+
+int gcmd_compare(traza_cli *cli, int argc, char **argv)
+{
+    gopts o;
+    int i = gcli_parse(cli, "compare", argc, argv, &o);
+    if (i < 0)
+        return i == -1 ? EXIT_OK : EXIT_USAGE;
+    if (i + 3 != argc)
+        return cli_usage_error("grammar", "compare: expected FILE.tzg CYCLE CYCLE");
+    gload L;
+    int rc = load_cycles(cli, argv[i], &o, &L);
+    size_t ca = 0, cb = 0;
+    if (!rc && (cycle_arg(&L, argv[i + 1], &ca) < 0 || cycle_arg(&L, argv[i + 2], &cb) < 0))
+        rc = EXIT_USAGE;
+    if (rc) {
+        unload(&L);
+        return rc;
+    }
+    traza_err err;
+    traza_err_clear(&err);
+    traza_gsym *A = NULL, *B = NULL;
+    size_t na = 0, nb = 0;
+    if (traza_grammar_cover(L.g, L.tab[ca].first, L.tab[ca].first + L.tab[ca].length, &A, &na, &err) < 0 ||
+        traza_grammar_cover(L.g, L.tab[cb].first, L.tab[cb].first + L.tab[cb].length, &B, &nb, &err) < 0) {
+        free(A);
+        unload(&L);
+        return cli_fail(cli, &err);
+    }
+    /* a cycle that is one whole rule: compare the rules' bodies */
+    while (na == 1 && nb == 1 && A[0].is_rule && B[0].is_rule && A[0].rep == 1 && B[0].rep == 1 &&
+           A[0].value != B[0].value) {
+        const traza_grammar *g = L.g;
+        size_t la = (size_t)(g->off[A[0].value + 1] - g->off[A[0].value]);
+        size_t lb = (size_t)(g->off[B[0].value + 1] - g->off[B[0].value]);
+        traza_gsym *A2 = malloc(la * sizeof *A2), *B2 = malloc(lb * sizeof *B2);
+        if (!A2 || !B2) {
+            free(A2), free(B2);
+            break;
+        }
+        memcpy(A2, g->syms + g->off[A[0].value], la * sizeof *A2);
+        memcpy(B2, g->syms + g->off[B[0].value], lb * sizeof *B2);
+        free(A), free(B);
+        A = A2, B = B2, na = la, nb = lb;
+    }
+    if (na > 4000 || nb > 4000) {
+        fprintf(stderr, "traza grammar: compare: cycles cover %zu and %zu grammar symbols; at most 4000 each\n", na, nb);
+        free(A), free(B);
+        unload(&L);
+        return EXIT_FAIL;
+    }
+    /* LCS over the rule-level coverings */
+    uint32_t *T = calloc((na + 1) * (nb + 1), sizeof *T);
+    if (!T) {
+        free(A), free(B);
+        unload(&L);
+        fprintf(stderr, "traza: out of memory\n");
+        return EXIT_FAIL;
+    }
+#define TT(x, y) T[(size_t)(x) * (nb + 1) + (y)]
+    for (size_t x = na; x-- > 0;)
+        for (size_t y = nb; y-- > 0;)
+            TT(x, y) = gsym_eq(&A[x], &B[y]) ? TT(x + 1, y + 1) + 1
+                                               : (TT(x + 1, y) > TT(x, y + 1) ? TT(x + 1, y) : TT(x, y + 1));
+    tz_buf b;
+    tz_buf_init(&b);
+    size_t x = 0, y = 0, diffs = 0;
+    if (o.json)
+        tz_buf_printf(&b, "{\"a\": %zu, \"b\": %zu, \"ops\": [", ca + 1, cb + 1);
+    else
+        tz_buf_printf(&b, "C%zu (length %llu, %zu symbols) vs C%zu (length %llu, %zu symbols):\n", ca + 1,
+                      (unsigned long long)L.tab[ca].length, na, cb + 1, (unsigned long long)L.tab[cb].length, nb);
+    int first = 1;
+    while (x < na || y < nb) {
+        char op;
+        const traza_gsym *s;
+        if (x < na && y < nb && gsym_eq(&A[x], &B[y]))
+            op = ' ', s = &A[x], x++, y++;
+        else if (x < na && (y >= nb || TT(x + 1, y) >= TT(x, y + 1)))
+            op = '-', s = &A[x++], diffs++;
+        else
+            op = '+', s = &B[y++], diffs++;
+        if (o.json) {
+            tz_buf_printf(&b, "%s[\"%c\", \"", first ? "" : ", ", op == ' ' ? '=' : op);
+            gsym_text(&b, s);
+            tz_buf_puts(&b, "\"]");
+            first = 0;
+        } else {
+            tz_buf_printf(&b, "%c ", op);
+            gsym_text(&b, s);
+            tz_buf_putc(&b, '\n');
+        }
+    }
+#undef TT
+    if (o.json)
+        tz_buf_printf(&b, "], \"differences\": %zu}\n", diffs);
+    else
+        tz_buf_printf(&b, "%zu difference(s) at the rule level\n", diffs);
+    fputs(b.s ? b.s : "", stdout);
+    tz_buf_free(&b);
+    free(T), free(A), free(B);
+    unload(&L);
+    return EXIT_OK;
+}
+
+/* ---- anomalies ------------------------------------------------------------------ */
+
+typedef struct span {
+    uint64_t start, end;   /* [start, end) in w */
+    double score;          /* sum of -log2 P(next | previous) of its rare transitions */
+    uint64_t from_k, to_k; /* cycle indexes */
+} span;
+
+static int span_cmp(const void *a, const void *b)
+{
+    const span *x = a, *y = b;
+    return x->score < y->score ? 1 : x->score > y->score ? -1 : 0;
+}
+
+static int64_t bkey(uint32_t a, uint32_t b) { return (int64_t)((uint64_t)a << 32 | b); }
+
+int gcmd_anomalies(traza_cli *cli, int argc, char **argv)
+{
+    gopts o;
+    int i = gcli_parse(cli, "anomalies", argc, argv, &o);
+    if (i < 0)
+        return i == -1 ? EXIT_OK : EXIT_USAGE;
+    if (i + 1 != argc)
+        return cli_usage_error("grammar", "anomalies: expected one .tzg file");
+    gload L;
+    int rc = load_cycles(cli, argv[i], &o, &L);
+    if (rc) {
+        unload(&L);
+        return rc;
+    }
+    traza_err err;
+    traza_err_clear(&err);
+    traza_gcrun *runs;
+    size_t nr;
+    if (traza_grammar_cycle_runs(L.g, L.lh, L.tab, L.n, &runs, &nr, &err) < 0) {
+        unload(&L);
+        return cli_fail(cli, &err);
+    }
+    /* transition counts: P(b | a) */
+    tz_imap big, out;
+    tz_imap_init(&big);
+    tz_imap_init(&out);
+    uint64_t ncyc = 0;
+    for (size_t k = 0; k < nr; k++) {
+        int64_t v = 0;
+        if (k > 0) {
+            tz_imap_get(&big, bkey(runs[k - 1].cycle, runs[k].cycle), &v);
+            tz_imap_put(&big, bkey(runs[k - 1].cycle, runs[k].cycle), v + 1);
+            v = 0;
+            tz_imap_get(&out, runs[k - 1].cycle, &v);
+            tz_imap_put(&out, runs[k - 1].cycle, v + 1);
+        }
+        if (runs[k].rep > 1) {
+            v = 0;
+            tz_imap_get(&big, bkey(runs[k].cycle, runs[k].cycle), &v);
+            tz_imap_put(&big, bkey(runs[k].cycle, runs[k].cycle), v + (int64_t)runs[k].rep - 1);
+            v = 0;
+            tz_imap_get(&out, runs[k].cycle, &v);
+            tz_imap_put(&out, runs[k].cycle, v + (int64_t)runs[k].rep - 1);
+        }
+        ncyc += runs[k].rep;
+    }
+    const double RARE = 0.05;
+    tz_buf sp;
+    tz_buf_init(&sp);
+    span cur = {0, 0, 0, 0, 0};
+    int open = 0;
+    uint64_t kidx = 0; /* index of the run's first cycle in the cycle sequence */
+    for (size_t k = 0; k < nr; k++) {
+        uint64_t len = L.tab[runs[k].cycle].length;
+        for (int part = 0; part < 2; part++) {
+            /* part 0: transition into this run; part 1: its self-repetitions */
+            int64_t c = 0, tot = 0;
+            uint64_t at, end, kk;
+            if (part == 0) {
+                if (k == 0)
+                    continue;
+                tz_imap_get(&big, bkey(runs[k - 1].cycle, runs[k].cycle), &c);
+                tz_imap_get(&out, runs[k - 1].cycle, &tot);
+                at = runs[k].pos;
+                end = at + len;
+                kk = kidx;
+            } else {
+                if (runs[k].rep < 2)
+                    continue;
+                tz_imap_get(&big, bkey(runs[k].cycle, runs[k].cycle), &c);
+                tz_imap_get(&out, runs[k].cycle, &tot);
+                at = runs[k].pos + len;
+                end = runs[k].pos + runs[k].rep * len;
+                kk = kidx + runs[k].rep - 1;
+            }
+            double p = tot ? (double)c / (double)tot : 1;
+            if (p >= RARE)
+                continue;
+            uint64_t from = part == 0 ? runs[k - 1].pos : runs[k].pos; /* include the previous cycle */
+            double sc = -log2(p) * (part == 1 ? 1 : 1);
+            if (open && kk <= cur.to_k + 2) {
+                cur.end = end > cur.end ? end : cur.end;
+                cur.score += sc;
+                cur.to_k = kk;
+            } else {
+                if (open)
+                    tz_buf_put(&sp, &cur, sizeof cur);
+                cur.start = from;
+                cur.end = end;
+                cur.score = sc;
+                cur.from_k = part == 0 ? kidx - 1 : kidx;
+                cur.to_k = kk;
+                open = 1;
+            }
+        }
+        kidx += runs[k].rep;
+    }
+    if (open)
+        tz_buf_put(&sp, &cur, sizeof cur);
+    span *spans = (span *)(void *)sp.s;
+    size_t ns = sp.len / sizeof(span);
+    if (ns)
+        qsort(spans, ns, sizeof *spans, span_cmp);
+    /* rare cycles: at most 1% of the cycles (and not the only cycle) */
+    tz_buf b;
+    tz_buf_init(&b);
+    size_t nrare = 0;
+    if (o.json)
+        tz_buf_printf(&b, "{\"cycles\": %llu, \"rare_cycles\": [", (unsigned long long)ncyc);
+    else
+        tz_buf_printf(&b, "rare cycles (at most 1%% of %llu cycles), rarest first:\n", (unsigned long long)ncyc);
+    for (size_t k = L.n; k-- > 0 && nrare < (size_t)o.top;) {
+        if (L.n < 2 || (double)L.tab[k].count > 0.01 * (double)ncyc)
+            continue;
+        if (o.json)
+            tz_buf_printf(&b, "%s{\"cycle\": %zu, \"count\": %llu, \"length\": %llu, \"first\": %llu}",
+                          nrare ? ", " : "", k + 1, (unsigned long long)L.tab[k].count,
+                          (unsigned long long)L.tab[k].length, (unsigned long long)L.tab[k].first);
+        else
+            tz_buf_printf(&b, "  C%zu: %llu occurrence(s), length %llu, first at %llu\n", k + 1,
+                          (unsigned long long)L.tab[k].count, (unsigned long long)L.tab[k].length,
+                          (unsigned long long)L.tab[k].first);
+        nrare++;
+    }
+    if (o.json)
+        tz_buf_puts(&b, "], \"unusual_sequences\": [");
+    else
+        tz_buf_printf(&b, "unusual cycle sequences (transitions with P(next|previous) < %.0f%%), ranked:\n",
+                      RARE * 100);
+    size_t shown = 0;
+    for (size_t k = 0; k < ns && shown < (size_t)o.top; k++, shown++) {
+        /* the cycles of the span, from the run list */
+        tz_buf seq;
+        tz_buf_init(&seq);
+        uint64_t ki = 0;
+        size_t listed = 0;
+        for (size_t r = 0; r < nr && listed < 16 && ki <= spans[k].to_k; r++) {
+            if (ki + runs[r].rep <= spans[k].from_k) {
+                ki += runs[r].rep;
+                continue;
+            }
+            uint64_t t = spans[k].from_k > ki ? spans[k].from_k - ki : 0;
+            for (; t < runs[r].rep && ki + t <= spans[k].to_k && listed < 16; t++, listed++)
+                tz_buf_printf(&seq, "%sC%u", listed ? " " : "", runs[r].cycle + 1);
+            ki += runs[r].rep;
+        }
+        if (o.json) {
+            tz_buf_printf(&b, "%s{\"start\": %llu, \"end\": %llu, \"score\": %.3f, \"cycles\": ", k ? ", " : "",
+                          (unsigned long long)spans[k].start, (unsigned long long)spans[k].end, spans[k].score);
+            tz_json_str(&b, seq.s ? seq.s : "");
+            tz_buf_putc(&b, '}');
+        } else {
+            tz_buf_printf(&b, "  #%zu [%llu, %llu) score %.1f: %s\n", k + 1, (unsigned long long)spans[k].start,
+                          (unsigned long long)spans[k].end, spans[k].score, seq.s ? seq.s : "");
+        }
+        tz_buf_free(&seq);
+    }
+    if (o.json)
+        tz_buf_puts(&b, "]}\n");
+    else if (!ns)
+        tz_buf_puts(&b, "  none\n");
+    fputs(b.s ? b.s : "", stdout);
+    tz_buf_free(&b);
+    tz_buf_free(&sp);
+    tz_imap_free(&big);
+    tz_imap_free(&out);
+    free(runs);
+    unload(&L);
+    return EXIT_OK;
+}

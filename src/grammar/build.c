@@ -1,0 +1,151 @@
+/* Builders: Sequitur and ReSequitur on one sequence, Cyclitur over cycles. */
+#include <stdlib.h>
+#include <string.h>
+#include "grammar/engine.h"
+#include "util/util.h"
+
+typedef struct crun {
+    uint64_t v;
+    uint32_t kind;
+    uint64_t rep;
+} crun;
+
+struct traza_gbuilder {
+    traza_galgo algo;
+    gengine e;
+    uint32_t root;
+    int has_lh;
+    uint64_t lh;
+    int open;       /* Cyclitur: a cycle is open in `root` */
+    crun *runs;     /* Cyclitur: the cycles' start symbols, run-length encoded */
+    size_t nruns, capruns;
+};
+
+traza_gbuilder *traza_gbuilder_new(traza_galgo algo, const uint64_t *lh, traza_err *err)
+{
+    if (algo == TRAZA_G_CYCLITUR && !lh) {
+        traza_err_set(err, TRAZA_E_USAGE, "cyclitur needs a loop header");
+        return NULL;
+    }
+    traza_gbuilder *b = calloc(1, sizeof *b);
+    if (!b || ge_init(&b->e, algo != TRAZA_G_SEQUITUR) < 0) {
+        free(b);
+        traza_err_set(err, TRAZA_E_NOMEM, "grammar: out of memory");
+        return NULL;
+    }
+    b->algo = algo;
+    if (lh) {
+        b->has_lh = 1;
+        b->lh = *lh;
+    }
+    if (algo != TRAZA_G_CYCLITUR) {
+        b->root = ge_root(&b->e);
+        if (b->root == GNIL) {
+            traza_gbuilder_free(b);
+            traza_err_set(err, TRAZA_E_NOMEM, "grammar: out of memory");
+            return NULL;
+        }
+    }
+    return b;
+}
+
+void traza_gbuilder_free(traza_gbuilder *b)
+{
+    if (!b)
+        return;
+    ge_free(&b->e);
+    free(b->runs);
+    free(b);
+}
+
+static int add_run(traza_gbuilder *b, uint64_t v, uint32_t kind)
+{
+    if (b->nruns && b->runs[b->nruns - 1].v == v && b->runs[b->nruns - 1].kind == kind) {
+        b->runs[b->nruns - 1].rep++;
+        return 0;
+    }
+    if (TZ_GROW(b->runs, b->capruns, b->nruns + 1) < 0)
+        return -1;
+    b->runs[b->nruns].v = v;
+    b->runs[b->nruns].kind = kind;
+    b->runs[b->nruns++].rep = 1;
+    return 0;
+}
+
+/* Closes the open cycle: its start symbol is the single symbol of its body, or the
+ * body's rule, kept as a cycle rule. */
+static int end_cycle(traza_gbuilder *b)
+{
+    gengine *e = &b->e;
+    uint32_t r = b->root, f = GFIRST(e, r);
+    b->open = 0;
+    if (GLAST(e, r) == f && e->nodes[f].c == 1) {
+        uint64_t v = e->nodes[f].v;
+        uint32_t k = e->nodes[f].k;
+        if (k == GK_RULE)
+            e->rules[v].pinned = 1;
+        ge_drop_root(e, r);
+        return add_run(b, v, k);
+    }
+    e->rules[r].pinned = 1;
+    return add_run(b, r, GK_RULE);
+}
+
+int traza_gbuilder_push(traza_gbuilder *b, uint64_t sym, traza_err *err)
+{
+    if (b->algo == TRAZA_G_CYCLITUR && (!b->open || sym == b->lh)) {
+        if (b->open && end_cycle(b) < 0)
+            return traza_err_set(err, TRAZA_E_NOMEM, "grammar: out of memory");
+        b->root = ge_root(&b->e);
+        if (b->root == GNIL)
+            return traza_err_set(err, TRAZA_E_NOMEM, "grammar: out of memory");
+        b->open = 1;
+    }
+    if (ge_push(&b->e, b->root, sym, GK_TERM, 1) < 0)
+        return traza_err_set(err, TRAZA_E_NOMEM, "grammar: out of memory");
+    return 0;
+}
+
+traza_grammar *traza_gbuilder_finish(traza_gbuilder *b, traza_err *err)
+{
+    traza_grammar *g = NULL;
+    if (b->algo == TRAZA_G_CYCLITUR) {
+        if (b->open && end_cycle(b) < 0) {
+            traza_err_set(err, TRAZA_E_NOMEM, "grammar: out of memory");
+            goto out;
+        }
+        /* the start-symbol pass: ReSequitur over the cycles, same rule set */
+        b->root = ge_root(&b->e);
+        if (b->root == GNIL) {
+            traza_err_set(err, TRAZA_E_NOMEM, "grammar: out of memory");
+            goto out;
+        }
+        for (size_t i = 0; i < b->nruns; i++)
+            if (ge_push(&b->e, b->root, b->runs[i].v, b->runs[i].kind, b->runs[i].rep) < 0) {
+                traza_err_set(err, TRAZA_E_NOMEM, "grammar: out of memory");
+                goto out;
+            }
+    }
+    g = ge_export(&b->e, b->root, b->algo, err);
+    if (g && b->has_lh) {
+        g->has_lh = 1;
+        g->lh = b->lh;
+    }
+out:
+    traza_gbuilder_free(b);
+    return g;
+}
+
+traza_grammar *traza_grammar_build(const uint64_t *seq, size_t n, traza_galgo algo, const uint64_t *lh,
+                                   traza_err *err)
+{
+    traza_gbuilder *b = traza_gbuilder_new(algo, lh, err);
+    if (!b)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (traza_gbuilder_push(b, seq[i], err) < 0) {
+            traza_gbuilder_free(b);
+            return NULL;
+        }
+    return traza_gbuilder_finish(b, err);
+}

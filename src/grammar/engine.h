@@ -1,0 +1,67 @@
+/* The online grammar engine shared by Sequitur and ReSequitur (internal).
+ *
+ * Doubly-linked circular rule bodies with a guard node per rule, a digram table
+ * (open addressing, backward-shift deletion) and free lists, so memory follows the
+ * grammar, not the input. In Sequitur mode the order of operations follows
+ * Nevill-Manning's reference implementation step by step, so grammars (and Size(G))
+ * are the same. In ReSequitur mode nodes carry repetition counts: a^n a^m is merged,
+ * digrams compare symbols and counts, and rule uses are counted with repetitions. */
+#ifndef TZ_GRAMMAR_ENGINE_H
+#define TZ_GRAMMAR_ENGINE_H
+
+#include <stdint.h>
+#include "traza/grammar.h"
+
+enum { GK_TERM = 0, GK_RULE = 1, GK_GUARD = 2, GK_DEAD = 3 };
+#define GNIL UINT32_MAX
+
+typedef struct gnode {
+    uint64_t v;   /* terminal value or rule id */
+    uint64_t c;   /* repetition count */
+    uint32_t p, n;
+    uint32_t k;   /* GK_* */
+    uint32_t slot; /* digram table slot owned by this node (GNIL: none) */
+} gnode;
+
+typedef struct grule {
+    uint32_t guard;
+    uint32_t pinned; /* start rules and cycle rules: never expanded */
+    uint64_t uses;   /* with repetition counts */
+    int live;
+} grule;
+
+typedef struct gslot {
+    uint64_t h;      /* hash; 0 = empty */
+    uint32_t node;
+} gslot;
+
+typedef struct gengine {
+    int rle;              /* ReSequitur mode */
+    gnode *nodes;
+    size_t nnodes, capnodes;
+    uint32_t freenode;
+    grule *rules;
+    size_t nrules, caprules;
+    uint32_t *freerules;
+    size_t nfreerules, capfreerules;
+    gslot *tab;
+    size_t tabcap, tabcount;
+    int oom;
+} gengine;
+
+int ge_init(gengine *e, int rle);
+void ge_free(gengine *e);
+/* A new pinned root rule; returns its id (GNIL on out of memory). */
+uint32_t ge_root(gengine *e);
+/* Appends sym^cnt (terminal or rule) to root. 0 or -1 (out of memory). */
+int ge_push(gengine *e, uint32_t root, uint64_t v, uint32_t kind, uint64_t cnt);
+/* Deletes a root rule whose body is a single r-pair (used by Cyclitur); the body
+ * symbol's use is handed to the caller. */
+void ge_drop_root(gengine *e, uint32_t root);
+/* Exports the rules reachable from `start` (renumbered, start = rule 0). */
+traza_grammar *ge_export(gengine *e, uint32_t start, traza_galgo algo, traza_err *err);
+
+#define GFIRST(e, r) ((e)->nodes[(e)->rules[r].guard].n)
+#define GLAST(e, r) ((e)->nodes[(e)->rules[r].guard].p)
+
+#endif

@@ -1,0 +1,14 @@
+/* Internal helpers of the grammar area. */
+#ifndef TZ_GRAM_INTERNAL_H
+#define TZ_GRAM_INTERNAL_H
+
+#include <stdint.h>
+#include "traza/grammar.h"
+
+/* Rules in an order where every rule comes after the rules it uses. */
+int tzg_topo(const traza_grammar *g, uint32_t **order, traza_err *err);
+
+/* The .tzg payload decoder alone (no header, no checksum): for the fuzzer. */
+traza_grammar *tzg_decode_payload(const unsigned char *p, size_t n, int has_lh, traza_err *err);
+
+#endif

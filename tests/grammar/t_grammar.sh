@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# traza grammar: compress/decompress round trips, stats --json, analyses, errors.
+. "$(dirname "$0")/../lib.sh"
+
+# the paper's example, one address per line (a=0xa, b=0xb, c=0xc, d=0xd)
+printf '%s\n' c a b c a b c a b c a b c a d > "$TMP/paper.pc"
+check_rc "compress cyclitur" 0 $TRAZA grammar compress "$TMP/paper.pc" -o "$TMP/p.tzg" --algo cyclitur --loop-header a -q
+out=$($TRAZA grammar stats "$TMP/p.tzg" --json)
+check_eq "paper Size 11" 11 "$(echo "$out" | json_get size)"
+check_eq "paper length" 15 "$(echo "$out" | json_get length)"
+check_eq "paper rules" 3 "$(echo "$out" | json_get rules)"
+check_eq "paper cycles" 6 "$(echo "$out" | json_get cycles)"
+check_eq "paper distinct cycles" 3 "$(echo "$out" | json_get distinct_cycles)"
+check_contains "stats comp" "$out" '"comp": 0.733333'
+check_rc "compress sequitur" 0 $TRAZA grammar compress "$TMP/paper.pc" -o "$TMP/s.tzg" -q
+check_eq "paper Sequitur Size 14" 14 "$($TRAZA grammar stats "$TMP/s.tzg" --json | json_get size)"
+check_eq "show" "S -> c R1^4 R2    [15]" "$($TRAZA grammar show "$TMP/p.tzg" | head -1)"
+$TRAZA grammar decompress "$TMP/p.tzg" -o "$TMP/p.out"
+check_eq "decompress is exact" "$(sed 's/^/0000000/' "$TMP/paper.pc" | md5sum)" "$(md5sum < "$TMP/p.out")"
+check_eq "at" "0000000b" "$($TRAZA grammar at "$TMP/p.tzg" 2)"
+check_eq "extract" "0000000a 0000000d" "$($TRAZA grammar extract "$TMP/p.tzg" 13 15 | tr '\n' ' ' | sed 's/ $//')"
+check_rc "at past the end" 2 $TRAZA grammar at "$TMP/p.tzg" 15
+check_contains "at past the end message" "$OUT" "past the end"
+
+# a PC list with real-looking addresses: exact round trip, all algorithms, both back ends
+python3 - "$TMP/pcs.pc" <<'PY'
+import random, sys
+random.seed(7)
+loop = [0x6a4 + 2*i for i in range(20)]
+out = [0x80 + 2*i for i in range(50)]
+for k in range(3000):
+    out += loop if k % 97 else loop[:5] + [0x3c4 + 2*i for i in range(30)] + loop[5:]
+with open(sys.argv[1], "w") as f:
+    f.write("".join("%08x\n" % a for a in out))
+PY
+for algo in sequitur resequitur cyclitur; do
+  for be in --xz --zstd; do
+    check_rc "compress $algo $be" 0 $TRAZA grammar compress "$TMP/pcs.pc" -o "$TMP/g.tzg" --algo $algo --loop-header 6a4 $be -q
+    $TRAZA grammar decompress "$TMP/g.tzg" -o "$TMP/g.out"
+    check_eq "round trip $algo $be" "$(md5sum < "$TMP/pcs.pc")" "$(md5sum < "$TMP/g.out")"
+  done
+done
+out=$($TRAZA grammar cycles "$TMP/g.tzg" --json --svg "$TMP/pie.svg")
+check_eq "cycles distinct" 3 "$(echo "$out" | json_get distinct_cycles)"
+check_contains "pie svg" "$(cat "$TMP/pie.svg")" "<svg"
+out=$($TRAZA grammar cycle-time "$TMP/g.tzg" 2 --json --svg "$TMP/strip.svg")
+check_eq "cycle-time count" 31 "$(echo "$out" | json_get count)"
+check_contains "strip svg" "$(cat "$TMP/strip.svg")" "</svg>"
+check_rc "compare" 0 $TRAZA grammar compare "$TMP/g.tzg" 1 2
+check_contains "compare output" "$OUT" "difference(s) at the rule level"
+
+# raw 32-bit stream
+python3 -c 'import struct,sys; sys.stdout.buffer.write(b"".join(struct.pack("<I", 0x80000000 + (i % 37) * 4) for i in range(5000)))' > "$TMP/r.bin"
+check_rc "compress raw32" 0 $TRAZA grammar compress "$TMP/r.bin" --raw32 -o "$TMP/r.tzg" -q
+$TRAZA grammar decompress "$TMP/r.tzg" --raw32 -o "$TMP/r.out"
+check_eq "raw32 round trip" "$(md5sum < "$TMP/r.bin")" "$(md5sum < "$TMP/r.out")"
+check_rc "raw32 trailing bytes" 1 $TRAZA grammar compress <(printf 'abcde') --raw32 -o "$TMP/x.tzg"
+check_contains "trailing message" "$OUT" "trailing byte"
+
+# anomalies: normal C1 C2 C3 repeated, one C1 C1 C2 C2 C3 C3
+python3 - "$TMP/an.pc" <<'PY'
+import sys
+c1, c2, c3 = [0x100, 1, 2], [0x100, 3, 4, 5], [0x100, 6]
+seq = []
+for k in range(200):
+    seq += (c1 + c1 + c2 + c2 + c3 + c3) if k == 120 else (c1 + c2 + c3)
+open(sys.argv[1], "w").write("".join("%x\n" % a for a in seq))
+PY
+$TRAZA grammar compress "$TMP/an.pc" -o "$TMP/an.tzg" --algo cyclitur --loop-header 100 -q
+out=$($TRAZA grammar anomalies "$TMP/an.tzg" --json)
+# the anomaly starts at cycle 360 (120 * 3) = symbol 120 * 9
+check_eq "anomaly ranked first" "C1 C1 C2 C2 C3 C3" "$(echo "$out" | json_get unusual_sequences.0.cycles)"
+check_eq "anomaly position" 1080 "$(echo "$out" | json_get unusual_sequences.0.start)"
+
+# auto loop header
+check_rc "loop header auto" 0 $TRAZA grammar compress "$TMP/an.pc" -o "$TMP/au.tzg" --algo cyclitur --loop-header auto
+check_contains "auto explains" "$OUT" "chose 0x100"
+
+# errors
+check_rc "usage: no verb" 2 $TRAZA grammar
+check_rc "usage: bad algo" 2 $TRAZA grammar compress "$TMP/paper.pc" -o "$TMP/z.tzg" --algo lzw
+check_rc "bad input line" 1 $TRAZA grammar compress <(printf '10\nzz\n') -o "$TMP/z.tzg"
+check_contains "bad input message" "$OUT" ":2: expected a hexadecimal address"
+head -c 30 "$TMP/p.tzg" > "$TMP/trunc.tzg"
+check_rc "truncated tzg" 1 $TRAZA grammar stats "$TMP/trunc.tzg"
+check_contains "truncated message" "$OUT" "truncated"
+python3 -c 'import sys; d=bytearray(open(sys.argv[1],"rb").read()); d[-3]^=1; open(sys.argv[2],"wb").write(d)' "$TMP/p.tzg" "$TMP/bad.tzg"
+check_rc "corrupted tzg" 1 $TRAZA grammar stats "$TMP/bad.tzg"
+check_contains "corrupted message" "$OUT" "tzg:"
+check_rc "help" 0 $TRAZA grammar --help
+
+# real data: the MCU trace, Cyclitur at least 12% smaller than Sequitur
+MCU=$DATA/gen/pc/mcu/freertos_blinky_icount5.pc.xz
+if [ -r "$MCU" ]; then
+  s=$($TRAZA grammar compress "$MCU" -o "$TMP/m1.tzg" --json | json_get size)
+  c=$($TRAZA grammar compress "$MCU" -o "$TMP/m2.tzg" --algo cyclitur --loop-header 6a4 --json | json_get size)
+  check_eq "mcu Sequitur Size = reference" 2992 "$s"
+  if [ $((c * 100)) -le $((s * 88)) ]; then pass "mcu Cyclitur >= 12% smaller ($c vs $s)"; else fail "mcu Cyclitur smaller" "$c vs $s"; fi
+  check_eq "mcu round trip" "$(xz -dc "$MCU" | md5sum)" "$($TRAZA grammar decompress "$TMP/m2.tzg" | md5sum)"
+else
+  skip "mcu trace" "../shared/data is absent"
+fi

@@ -1,0 +1,397 @@
+/* Grammar compression: the paper's example, the three grammar properties on random and
+ * real inputs, exact round trips, random access, .tzg, and a 10^10-symbol grammar. */
+#include "testutil.h"
+#include "traza/grammar.h"
+
+static uint64_t rng_state = 88172645463325252ULL;
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+static traza_grammar *build_str(const char *w, traza_galgo a, const uint64_t *lh)
+{
+    uint64_t seq[256];
+    size_t n = 0;
+    for (const char *p = w; *p; p++)
+        seq[n++] = (uint64_t)(unsigned char)*p;
+    traza_err err;
+    traza_grammar *g = traza_grammar_build(seq, n, a, lh, &err);
+    if (!g)
+        fail_msg("build: %s", err.msg);
+    return g;
+}
+
+/* rule r's body as text: terminals as chars, rules as R<n>, ^k for repeats */
+static void body(const traza_grammar *g, uint32_t r, char *out)
+{
+    out[0] = 0;
+    for (uint64_t k = g->off[r]; k < g->off[r + 1]; k++) {
+        const traza_gsym *s = &g->syms[k];
+        char t[32];
+        if (s->is_rule)
+            snprintf(t, sizeof t, "%sR%llu", k > g->off[r] ? " " : "", (unsigned long long)s->value);
+        else
+            snprintf(t, sizeof t, "%s%c", k > g->off[r] ? " " : "", (char)s->value);
+        strcat(out, t);
+        if (s->rep > 1) {
+            snprintf(t, sizeof t, "^%llu", (unsigned long long)s->rep);
+            strcat(out, t);
+        }
+    }
+}
+
+static void test_paper_example(void **state)
+{
+    (void)state;
+    const char *w = "cabcabcabcabcad";
+    traza_err err;
+    traza_gstats st;
+    char b[256];
+    /* Sequitur: S -> AABd, A -> CC, B -> ca, C -> Bb: Size 14 */
+    traza_grammar *g = build_str(w, TRAZA_G_SEQUITUR, NULL);
+    assert_int_equal(traza_grammar_stats(g, &st, &err), 0);
+    assert_int_equal(st.size, 14);
+    assert_int_equal(st.rules, 4);
+    assert_int_equal(st.length, 15);
+    body(g, 0, b);
+    assert_string_equal(b, "R1 R1 R2 d");
+    body(g, 1, b);
+    assert_string_equal(b, "R3 R3");
+    body(g, 2, b);
+    assert_string_equal(b, "c a");
+    body(g, 3, b);
+    assert_string_equal(b, "R2 b");
+    traza_grammar_free(g);
+    /* Cyclitur, lh = a: S -> c A^4 B, A -> abc, B -> ad: Size 11 */
+    uint64_t lh = 'a';
+    g = build_str(w, TRAZA_G_CYCLITUR, &lh);
+    assert_int_equal(traza_grammar_stats(g, &st, &err), 0);
+    assert_int_equal(st.size, 11);
+    assert_int_equal(st.rules, 3);
+    assert_int_equal(st.cycles, 6);
+    assert_int_equal(st.distinct_cycles, 3);
+    assert_true(st.comp > 0.733 && st.comp < 0.734);
+    body(g, 0, b);
+    assert_string_equal(b, "c R1^4 R2");
+    body(g, 1, b);
+    assert_string_equal(b, "a b c");
+    body(g, 2, b);
+    assert_string_equal(b, "a d");
+    assert_true(g->is_cycle[1] && g->is_cycle[2]);
+    traza_grammar_free(g);
+}
+
+typedef struct collect {
+    uint64_t *v;
+    size_t n, cap;
+} collect;
+
+static int col(void *u, uint64_t s)
+{
+    collect *c = u;
+    if (c->n == c->cap) {
+        c->cap = c->cap ? c->cap * 2 : 1024;
+        c->v = realloc(c->v, c->cap * sizeof *c->v);
+        assert_non_null(c->v);
+    }
+    c->v[c->n++] = s;
+    return 0;
+}
+
+/* properties + exact round trip + random access + .tzg round trip */
+static void check_all(const uint64_t *seq, size_t n, traza_galgo a, const uint64_t *lh, int tzg)
+{
+    traza_err err;
+    traza_grammar *g = traza_grammar_build(seq, n, a, lh, &err);
+    if (!g)
+        fail_msg("build: %s", err.msg);
+    if (traza_grammar_check(g, a != TRAZA_G_SEQUITUR, &err) < 0)
+        fail_msg("%s on %zu symbols: %s", traza_galgo_name(a), n, err.msg);
+    assert_int_equal(g->len[0], n);
+    collect c = {0};
+    assert_int_equal(traza_grammar_extract(g, 0, n, col, &c, &err), 0);
+    assert_int_equal(c.n, n);
+    if (n)
+        assert_memory_equal(c.v, seq, n * sizeof *seq);
+    for (int t = 0; t < 8 && n; t++) {
+        uint64_t i = rnd() % n, j = i + rnd() % (n - i + 1), v;
+        assert_int_equal(traza_grammar_at(g, i, &v, &err), 0);
+        assert_true(v == seq[i]);
+        c.n = 0;
+        assert_int_equal(traza_grammar_extract(g, i, j, col, &c, &err), 0);
+        assert_int_equal(c.n, j - i);
+        if (j > i)
+            assert_memory_equal(c.v, seq + i, (j - i) * sizeof *seq);
+        traza_gsym *cov;
+        size_t nc;
+        assert_int_equal(traza_grammar_cover(g, i, j, &cov, &nc, &err), 0);
+        uint64_t tot = 0;
+        for (size_t k = 0; k < nc; k++)
+            tot += cov[k].rep * (cov[k].is_rule ? g->len[cov[k].value] : 1);
+        assert_true(tot == j - i);
+        free(cov);
+    }
+    free(c.v);
+    if (tzg) {
+        for (int be = TRAZA_TZG_ZSTD; be <= TRAZA_TZG_XZ; be++) {
+            unsigned char *d;
+            size_t dn;
+            assert_int_equal(traza_tzg_encode(g, be, &d, &dn, &err), 0);
+            traza_grammar *h = traza_tzg_decode(d, dn, &err);
+            if (!h)
+                fail_msg("decode: %s", err.msg);
+            assert_int_equal(h->nrules, g->nrules);
+            assert_true(h->off[h->nrules] == g->off[g->nrules]);
+            for (uint64_t k = 0; k < g->off[g->nrules]; k++)
+                assert_true(h->syms[k].value == g->syms[k].value && h->syms[k].rep == g->syms[k].rep &&
+                            h->syms[k].is_rule == g->syms[k].is_rule);
+            assert_memory_equal(h->is_cycle, g->is_cycle, g->nrules);
+            assert_int_equal(h->has_lh, g->has_lh);
+            traza_grammar_free(h);
+            free(d);
+        }
+    }
+    traza_grammar_free(g);
+}
+
+static void test_properties_random(void **state)
+{
+    (void)state;
+    uint64_t *seq = malloc(4000 * sizeof *seq);
+    assert_non_null(seq);
+    for (int round = 0; round < 300; round++) {
+        size_t n = rnd() % 3000;
+        unsigned alpha = 1 + (unsigned)(rnd() % 6);
+        int kind = round % 3;
+        if (kind == 0) { /* uniform random over a tiny alphabet */
+            for (size_t i = 0; i < n; i++)
+                seq[i] = rnd() % alpha;
+        } else { /* repeated random blocks, with runs: program-like */
+            size_t i = 0;
+            uint64_t blocks[4][12];
+            size_t bl[4];
+            for (int b = 0; b < 4; b++) {
+                bl[b] = 1 + rnd() % 12;
+                for (size_t k = 0; k < bl[b]; k++)
+                    blocks[b][k] = (kind == 2 ? UINT64_C(0xffffffff00000000) : 0x1000) + rnd() % (alpha + 3);
+            }
+            while (i < n) {
+                int b = (int)(rnd() % 4);
+                size_t times = 1 + rnd() % 5;
+                for (size_t t = 0; t < times && i < n; t++)
+                    for (size_t k = 0; k < bl[b] && i < n; k++)
+                        seq[i++] = blocks[b][k];
+            }
+        }
+        uint64_t lh = seq[n ? rnd() % n : 0];
+        for (int a = 0; a <= TRAZA_G_CYCLITUR; a++)
+            check_all(seq, n, (traza_galgo)a, a == TRAZA_G_CYCLITUR ? &lh : NULL, round % 10 == 0);
+    }
+    free(seq);
+}
+
+static void test_wide_symbols(void **state)
+{
+    (void)state;
+    uint64_t seq[600];
+    for (size_t i = 0; i < 600; i++)
+        seq[i] = UINT64_MAX - (i % 7) * UINT64_C(0x100000001) - (i % 13 == 0);
+    for (int a = 0; a <= TRAZA_G_CYCLITUR; a++)
+        check_all(seq, 600, (traza_galgo)a, a == TRAZA_G_CYCLITUR ? &seq[0] : NULL, 1);
+}
+
+/* ---- real traces ------------------------------------------------------------------ */
+
+static void test_reference_size_mcu(void **state)
+{
+    (void)state;
+    const char *d = tu_data_dir();
+    TU_SKIP_NO_DATA(d);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/gen/pc/mcu/freertos_blinky_icount5.pc.xz", d);
+    collect c = {0};
+    traza_err err;
+    if (traza_grammar_read(path, TRAZA_GIN_TEXT, col, &c, &err) < 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(c.n, 1000000);
+    traza_grammar *g = traza_grammar_build(c.v, c.n, TRAZA_G_SEQUITUR, NULL, &err);
+    assert_non_null(g);
+    traza_gstats st;
+    assert_int_equal(traza_grammar_stats(g, &st, &err), 0);
+    /* SEQUITUR-REFERENCE.md: Size(G) 2,992, 434 rules */
+    assert_int_equal(st.size, 2992);
+    assert_int_equal(st.rules, 434);
+    if (traza_grammar_check(g, 0, &err) < 0)
+        fail_msg("%s", err.msg);
+    uint64_t seqsize = st.size;
+    traza_grammar_free(g);
+    uint64_t lh = 0x6a4;
+    g = traza_grammar_build(c.v, c.n, TRAZA_G_CYCLITUR, &lh, &err);
+    assert_non_null(g);
+    assert_int_equal(traza_grammar_stats(g, &st, &err), 0);
+    if (traza_grammar_check(g, 1, &err) < 0)
+        fail_msg("%s", err.msg);
+    assert_true(st.size * 100 <= seqsize * 88); /* at least 12% smaller */
+    /* README: 0x6a4 occurs 116,625 times, first at line 65,713: one start-up cycle more */
+    assert_int_equal(st.cycles, 116626);
+    collect e = {0};
+    assert_int_equal(traza_grammar_extract(g, 0, c.n, col, &e, &err), 0);
+    assert_memory_equal(e.v, c.v, c.n * sizeof *c.v);
+    traza_gcycle *tab;
+    size_t n;
+    assert_int_equal(traza_grammar_cycles(g, lh, &tab, &n, &err), 0);
+    uint64_t covered = 0;
+    for (size_t k = 0; k < n; k++)
+        covered += tab[k].count * tab[k].length;
+    assert_true(covered == c.n);
+    free(tab);
+    free(e.v);
+    free(c.v);
+    traza_grammar_free(g);
+}
+
+/* ---- a grammar whose expansion is 10^10 symbols ----------------------------------- */
+
+static traza_grammar *huge_grammar(void)
+{
+    /* R1 (cycle) -> lh 1 2 3 4; R2 (cycle) -> lh 9; R3 -> R1^1000000;
+     * S -> R3^1000 R2 R3^1000  : |w| = 2 * 5e9 + 2 */
+    traza_grammar *g = calloc(1, sizeof *g);
+    g->algo = TRAZA_G_CYCLITUR;
+    g->has_lh = 1;
+    g->lh = 0x100;
+    g->nrules = 4;
+    g->off = malloc(5 * sizeof *g->off);
+    g->syms = calloc(11, sizeof *g->syms);
+    g->is_cycle = calloc(4, 1);
+    traza_gsym S[] = {{3, 1000, 1}, {2, 1, 1}, {3, 1000, 1}};
+    traza_gsym A[] = {{0x100, 1, 0}, {1, 1, 0}, {2, 1, 0}, {3, 1, 0}, {4, 1, 0}};
+    traza_gsym B[] = {{0x100, 1, 0}, {9, 1, 0}};
+    traza_gsym C[] = {{1, 1000000, 1}};
+    g->off[0] = 0;
+    memcpy(g->syms, S, sizeof S);
+    g->off[1] = 3;
+    memcpy(g->syms + 3, A, sizeof A);
+    g->off[2] = 8;
+    memcpy(g->syms + 8, B, sizeof B);
+    g->off[3] = 10;
+    memcpy(g->syms + 10, C, sizeof C);
+    g->off[4] = 11;
+    g->is_cycle[1] = g->is_cycle[2] = 1;
+    traza_err err;
+    if (traza_grammar_finish(g, &err) < 0)
+        fail_msg("%s", err.msg);
+    return g;
+}
+
+static void test_huge_expansion(void **state)
+{
+    (void)state;
+    traza_grammar *g = huge_grammar();
+    traza_err err;
+    const uint64_t half = UINT64_C(5000000000);
+    assert_true(g->len[0] == 2 * half + 2);
+    traza_gstats st;
+    assert_int_equal(traza_grammar_stats(g, &st, &err), 0);
+    assert_true(st.cycles == 2000000001ULL);
+    assert_int_equal(st.distinct_cycles, 2);
+    uint64_t v;
+    assert_int_equal(traza_grammar_at(g, 0, &v, &err), 0);
+    assert_true(v == 0x100);
+    assert_int_equal(traza_grammar_at(g, half + 1, &v, &err), 0);
+    assert_true(v == 9);
+    assert_int_equal(traza_grammar_at(g, half + 5, &v, &err), 0);
+    assert_true(v == 3);
+    assert_int_equal(traza_grammar_at(g, 2 * half + 1, &v, &err), 0);
+    assert_true(v == 4);
+    assert_int_equal(traza_grammar_at(g, 2 * half + 2, &v, &err), -1);
+    assert_err_contains(err, "past the end");
+    collect c = {0};
+    assert_int_equal(traza_grammar_extract(g, half - 3, half + 4, col, &c, &err), 0);
+    uint64_t want[] = {2, 3, 4, 0x100, 9, 0x100, 1};
+    assert_int_equal(c.n, 7);
+    assert_memory_equal(c.v, want, sizeof want);
+    free(c.v);
+    traza_gcycle *tab;
+    size_t n;
+    assert_int_equal(traza_grammar_cycles(g, g->lh, &tab, &n, &err), 0);
+    assert_int_equal(n, 2);
+    assert_true(tab[0].count == 2000000000ULL && tab[0].length == 5 && tab[0].first == 0);
+    assert_true(tab[1].count == 1 && tab[1].length == 2 && tab[1].first == half);
+    uint64_t *pos;
+    size_t np;
+    assert_int_equal(traza_grammar_cycle_positions(g, g->lh, tab[1].hash, tab[1].length, &pos, &np, &err), 0);
+    assert_int_equal(np, 1);
+    assert_true(pos[0] == half);
+    free(pos);
+    traza_gcrun *runs;
+    size_t nr;
+    assert_int_equal(traza_grammar_cycle_runs(g, g->lh, tab, n, &runs, &nr, &err), 0);
+    assert_int_equal(nr, 3);
+    assert_true(runs[0].cycle == 0 && runs[0].rep == 1000000000ULL && runs[0].pos == 0);
+    assert_true(runs[1].cycle == 1 && runs[1].rep == 1 && runs[1].pos == half);
+    assert_true(runs[2].cycle == 0 && runs[2].rep == 1000000000ULL && runs[2].pos == half + 2);
+    free(runs);
+    free(tab);
+    /* survives .tzg */
+    unsigned char *d;
+    size_t dn;
+    assert_int_equal(traza_tzg_encode(g, TRAZA_TZG_ZSTD, &d, &dn, &err), 0);
+    traza_grammar *h = traza_tzg_decode(d, dn, &err);
+    assert_non_null(h);
+    assert_true(h->len[0] == g->len[0]);
+    traza_grammar_free(h);
+    free(d);
+    traza_grammar_free(g);
+}
+
+/* ---- .tzg corruption -------------------------------------------------------------- */
+
+static void test_tzg_corrupt(void **state)
+{
+    (void)state;
+    uint64_t lh = 'a';
+    traza_grammar *g = build_str("cabcabcabcabcadcabcabxyzcab", TRAZA_G_CYCLITUR, &lh);
+    traza_err err;
+    for (int be = TRAZA_TZG_ZSTD; be <= TRAZA_TZG_XZ; be++) {
+        unsigned char *d;
+        size_t n;
+        assert_int_equal(traza_tzg_encode(g, be, &d, &n, &err), 0);
+        for (size_t k = 0; k < n; k++) { /* every truncation is rejected */
+            traza_grammar *h = traza_tzg_decode(d, k, &err);
+            assert_null(h);
+            assert_true(err.code == TRAZA_E_FORMAT);
+        }
+        assert_null(traza_tzg_decode(d, 10, &err));
+        assert_err_contains(err, "truncated");
+        for (size_t k = 0; k < n; k++) { /* every flipped byte is rejected */
+            d[k] ^= 0x40;
+            traza_grammar *h = traza_tzg_decode(d, n, &err);
+            if (h)
+                fail_msg("byte %zu flipped and still accepted", k);
+            d[k] ^= 0x40;
+        }
+        d[0] = 'X';
+        assert_null(traza_tzg_decode(d, n, &err));
+        assert_err_contains(err, "magic");
+        free(d);
+    }
+    traza_grammar_free(g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_paper_example),
+        cmocka_unit_test(test_properties_random),
+        cmocka_unit_test(test_wide_symbols),
+        cmocka_unit_test(test_reference_size_mcu),
+        cmocka_unit_test(test_huge_expansion),
+        cmocka_unit_test(test_tzg_corrupt),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
