@@ -649,7 +649,6 @@ int itf_mem_encode(const int64_t *d, size_t n, int want, int lossy, itf_enc_stre
         codec = TRAZA_ITF_MEM_DISTRIBUTION;
 
     itf_put_uv(s->hdr, (uint64_t)codec);
-    itf_put_uv(s->hdr, n ? (uint64_t)d[0] : 0);
     switch (codec) {
     case TRAZA_ITF_MEM_RAW:
         for (size_t i = 0; i < L; i++)
@@ -712,13 +711,12 @@ int itf_mem_encode(const int64_t *d, size_t n, int want, int lossy, itf_enc_stre
     return codec;
 }
 
-int itf_mem_decode(int codec, itf_rd *hdr, itf_dec_streams *s, uint32_t *out, size_t n, uint64_t seed)
+int itf_mem_decode(int codec, itf_rd *hdr, itf_dec_streams *s, uint32_t a0, uint32_t *out, size_t n, uint64_t seed)
 {
     if (n == 0)
         return 0;
-    uint64_t a = itf_get_uv(hdr);
     size_t L = n - 1;
-    out[0] = (uint32_t)a;
+    out[0] = a0;
     switch (codec) {
     case TRAZA_ITF_MEM_RAW:
         for (size_t i = 0; i < L; i++)

@@ -14,15 +14,15 @@
 #define ITF_FOOTER_SIZE 24
 #define ITF_MAX_RAW (256u << 20)     /* largest decoded stream accepted */
 #define ITF_MAX_BLOCK 512            /* instructions per dynamic basic block (cap) */
-#define ITF_DEFAULT_CHUNK 65536
+#define ITF_DEFAULT_CHUNK 262144
 
 /* Per-chunk streams. */
 enum {
-    S_SEQ = 0, S_FLG, S_MEMH, S_ARAW, S_APER, S_APAT, S_ADIST, S_ASEQ, S_EXC, S_SKL, S_NUM,
+    S_SEQ = 0, S_FLG, S_MEMH, S_ARAW, S_APER, S_APAT, S_ADIST, S_ASEQ, S_EXC, S_SKL, S_NUM, S_MPC, S_MA0,
     S_NSTREAMS
 };
 /* Dictionary streams. */
-enum { D_TEXT = 0, D_BLOCK, D_VAR, D_SKEL, D_NSTREAMS };
+enum { D_TEXT = 0, D_BLOCK, D_VAR, D_SKEL, D_TPC, D_TLEN, D_NSTREAMS };
 
 /* Line flags in a block variant. */
 enum { LF_CCFAIL = 1, LF_EXC = 2 };
@@ -107,7 +107,7 @@ int itf_mem_encode(const int64_t *d, size_t n, int want, int lossy, itf_enc_stre
 typedef struct itf_dec_streams {
     itf_rd *raw, *per, *pat, *dist, *seq;
 } itf_dec_streams;
-int itf_mem_decode(int codec, itf_rd *hdr, itf_dec_streams *s, uint32_t *out, size_t n, uint64_t seed);
+int itf_mem_decode(int codec, itf_rd *hdr, itf_dec_streams *s, uint32_t a0, uint32_t *out, size_t n, uint64_t seed);
 
 /* ---- cache model (32 KiB, 4-way, 64-byte lines, LRU) ---- */
 typedef struct itf_cache {

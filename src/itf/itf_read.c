@@ -117,10 +117,14 @@ static int load_dicts(traza_itf_reader *r, traza_err *err)
 {
     /* texts */
     itf_rd d = {r->dbuf[D_TEXT], r->dbuf[D_TEXT] + r->dlen[D_TEXT], 0};
+    itf_rd dp = {r->dbuf[D_TPC], r->dbuf[D_TPC] + r->dlen[D_TPC], 0};
+    itf_rd dn = {r->dbuf[D_TLEN], r->dbuf[D_TLEN] + r->dlen[D_TLEN], 0};
     size_t c1 = 0, c2 = 0, c3 = 0;
-    while (d.p < d.end) {
-        uint64_t pc = itf_get_uv(&d), n = itf_get_uv(&d);
-        if (d.bad || pc > UINT32_MAX || n > (uint64_t)(d.end - d.p))
+    int64_t pc = 0;
+    while (dp.p < dp.end) {
+        pc += itf_get_sv(&dp);
+        uint64_t n = itf_get_uv(&dn);
+        if (dp.bad || dn.bad || pc < 0 || pc > UINT32_MAX || n > (uint64_t)(d.end - d.p))
             BAD("instruction text entry");
         GROWX(r->pc, c1, r->npc + 1);
         GROWX(r->tlen, c2, r->npc + 1);
@@ -577,25 +581,28 @@ static int decode_chunk(traza_itf_reader *r, size_t ci, emit_state *es, traza_er
         /* addresses */
         addr = malloc((totmem + 1) * sizeof *addr);
         gstart = malloc((r->npc + 1) * sizeof *gstart);
-        gcur = malloc((r->npc + 1) * sizeof *gcur);
+        gcur = calloc(r->npc + 1, sizeof *gcur);
         gend = calloc(r->npc + 1, sizeof *gend);
         if (!addr || !gstart || !gcur || !gend) {
             traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
             goto out;
         }
         itf_rd mh = {sb[S_MEMH], sb[S_MEMH] + sl[S_MEMH], 0};
+        itf_rd mp = {sb[S_MPC], sb[S_MPC] + sl[S_MPC], 0}, ma = {sb[S_MA0], sb[S_MA0] + sl[S_MA0], 0};
+        uint32_t a0 = 0;
         itf_rd ra = {sb[S_ARAW], sb[S_ARAW] + sl[S_ARAW], 0}, pe = {sb[S_APER], sb[S_APER] + sl[S_APER], 0},
                pa = {sb[S_APAT], sb[S_APAT] + sl[S_APAT], 0}, di = {sb[S_ADIST], sb[S_ADIST] + sl[S_ADIST], 0},
                se = {sb[S_ASEQ], sb[S_ASEQ] + sl[S_ASEQ], 0};
         itf_dec_streams ds = {&ra, &pe, &pa, &di, &se};
         uint64_t used = 0;
         int64_t pcx = 0;
-        while (mh.p < mh.end) {
-            pcx += itf_get_sv(&mh);
-            uint64_t cnt = itf_get_uv(&mh), codec = itf_get_uv(&mh);
-            if (mh.bad || pcx < 0 || (uint64_t)pcx >= r->npc || gend[pcx] || cnt == 0 || cnt > totmem - used ||
+        while (mp.p < mp.end) {
+            pcx += itf_get_sv(&mp);
+            uint64_t cnt = itf_get_uv(&mp), codec = itf_get_uv(&mh);
+            a0 = (uint32_t)(a0 + (uint64_t)itf_get_sv(&ma));
+            if (mh.bad || mp.bad || ma.bad || pcx < 0 || (uint64_t)pcx >= r->npc || gend[pcx] || cnt == 0 || cnt > totmem - used ||
                 codec < 1 || codec > TRAZA_ITF_MEM_SEQUITUR ||
-                itf_mem_decode((int)codec, &mh, &ds, addr + used, (size_t)cnt, ci * 1000003u + (uint64_t)pcx) < 0 ||
+                itf_mem_decode((int)codec, &mh, &ds, a0, addr + used, (size_t)cnt, ci * 1000003u + (uint64_t)pcx) < 0 ||
                 mh.bad) {
                 traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk %zu: corrupt address codec data", ci);
                 goto out;
@@ -629,7 +636,7 @@ static int decode_chunk(traza_itf_reader *r, size_t ci, emit_state *es, traza_er
                     goto out;
                 }
                 if (emit)
-                    itf_gen_render(&es->ob, r->pc[px], (const char *)r->text[px], r->tlen[px], addr + gcur[px], nm,
+                    itf_gen_render(&es->ob, r->pc[px], (const char *)r->text[px], r->tlen[px], nm ? addr + gcur[px] : addr, nm,
                                    dl_fl[i] & LF_CCFAIL);
                 if (nm)
                     gcur[px] += nm;

@@ -31,6 +31,7 @@ typedef struct wr {
     traza_itf_info info;
     /* global dictionaries */
     tz_imap pcmap;
+    uint32_t lastpc;
     char *texts;
     size_t tlen, tcap;
     uint64_t *toff;
@@ -96,9 +97,10 @@ static int write_frame(wr *w, const tz_buf *payload)
 static const int STREAM_COMP[S_NSTREAMS] = {
     TRAZA_ITF_C_SEQUENCE,         TRAZA_ITF_C_FLAGS,         TRAZA_ITF_C_ADDR_HEADERS, TRAZA_ITF_C_ADDR_RAW,
     TRAZA_ITF_C_ADDR_PERIODIC,    TRAZA_ITF_C_ADDR_PATTERN,  TRAZA_ITF_C_ADDR_DISTRIBUTION,
-    TRAZA_ITF_C_ADDR_SEQUITUR,    TRAZA_ITF_C_EXCEPTIONS,    TRAZA_ITF_C_SEQUENCE,     TRAZA_ITF_C_NUMBERS};
+    TRAZA_ITF_C_ADDR_SEQUITUR,    TRAZA_ITF_C_EXCEPTIONS,    TRAZA_ITF_C_SEQUENCE,     TRAZA_ITF_C_NUMBERS,
+    TRAZA_ITF_C_ADDR_HEADERS,     TRAZA_ITF_C_ADDR_HEADERS};
 static const int DICT_COMP[D_NSTREAMS] = {TRAZA_ITF_C_TEMPLATES, TRAZA_ITF_C_TEMPLATES, TRAZA_ITF_C_FLAGS,
-                                          TRAZA_ITF_C_TEMPLATES};
+                                          TRAZA_ITF_C_TEMPLATES, TRAZA_ITF_C_TEMPLATES, TRAZA_ITF_C_TEMPLATES};
 
 static int pack_all(wr *w, tz_buf *bufs, size_t n, const int *comp, tz_buf *payload)
 {
@@ -262,16 +264,18 @@ static int flush_gen(wr *w)
         }
     }
     itf_enc_streams es = {&w->s[S_MEMH], &w->s[S_ARAW], &w->s[S_APER], &w->s[S_APAT], &w->s[S_ADIST], &w->s[S_ASEQ]};
-    uint32_t prevpc = 0;
+    uint32_t prevpc = 0, preva0 = 0;
     for (size_t g = 0; g < ng; g++) {
         const uint32_t *a = addr + gstart[g];
         size_t n = gcnt[g];
         dd[0] = a[0];
         for (size_t k = 1; k < n; k++)
             dd[k] = (int64_t)(int32_t)(a[k] - a[k - 1]);
-        itf_put_sv(&w->s[S_MEMH], (int64_t)gpc[g] - (int64_t)prevpc);
+        itf_put_sv(&w->s[S_MPC], (int64_t)gpc[g] - (int64_t)prevpc);
         prevpc = gpc[g];
-        itf_put_uv(&w->s[S_MEMH], n);
+        itf_put_uv(&w->s[S_MPC], n);
+        itf_put_sv(&w->s[S_MA0], (int64_t)(int32_t)(a[0] - preva0));
+        preva0 = a[0];
         uint64_t seed = w->chunkno * 1000003u + gpc[g];
         size_t h0 = w->s[S_MEMH].len, r0 = w->s[S_ADIST].len;
         int codec = itf_mem_encode(dd, n, w->o.mem, w->o.lossy, &es, fail, seed);
@@ -288,7 +292,7 @@ static int flush_gen(wr *w)
             itf_dec_streams ds = {&z, &z, &z, &dr, &z};
             uint32_t *o = dec + gstart[g];
             if (codec == TRAZA_ITF_MEM_DISTRIBUTION) {
-                if (itf_mem_decode(codec, &hr, &ds, o, n, seed) < 0) {
+                if (itf_mem_decode(codec, &hr, &ds, a[0], o, n, seed) < 0) {
                     traza_err_set(w->err, TRAZA_E_INTERNAL, "itf: lossy self-check failed");
                     goto out;
                 }
@@ -370,8 +374,9 @@ static int add_line_gen(wr *w, const char *s, size_t n)
             w->tl[w->npc] = (uint32_t)g.textlen;
             w->tlen += g.textlen;
             w->npc++;
-            itf_put_uv(&w->d[D_TEXT], g.pc);
-            itf_put_uv(&w->d[D_TEXT], g.textlen);
+            itf_put_sv(&w->d[D_TPC], (int64_t)g.pc - (int64_t)w->lastpc);
+            w->lastpc = g.pc;
+            itf_put_uv(&w->d[D_TLEN], g.textlen);
             tz_buf_put(&w->d[D_TEXT], g.text, g.textlen);
         }
         if (ok) {
@@ -381,7 +386,8 @@ static int add_line_gen(wr *w, const char *s, size_t n)
             l.flags = g.ccfail ? LF_CCFAIL : 0;
             if (TZ_GROW(w->mems, w->mcap, w->nmems + g.nmem) < 0)
                 return oom(w);
-            memcpy(w->mems + w->nmems, mem, g.nmem * sizeof mem[0]);
+            if (g.nmem)
+                memcpy(w->mems + w->nmems, mem, g.nmem * sizeof mem[0]);
             w->nmems += g.nmem;
         }
     }
@@ -451,13 +457,13 @@ static void wr_free(wr *w)
     free(w->texts);
     free(w->toff);
     free(w->tl);
+    for (size_t i = 0; i < w->blocks.count && w->succ; i++)
+        free(w->succ[i].v);
     itf_kmap_free(&w->blocks);
     itf_kmap_free(&w->vars);
     itf_kmap_free(&w->skels);
     free(w->varlocal);
     free(w->nvar);
-    for (size_t i = 0; i < w->blocks.count && w->succ; i++)
-        free(w->succ[i].v);
     free(w->succ);
     free(w->start.v);
     for (int k = 0; k < D_NSTREAMS; k++)
