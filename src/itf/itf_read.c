@@ -146,11 +146,15 @@ static int load_dicts(traza_itf_reader *r, traza_err *err)
         if (d.bad || n == 0 || n > ITF_MAX_BLOCK)
             BAD("block length");
         GROWX(r->blk_pcs, c2, np + n);
-        for (uint64_t k = 0; k < n; k++) {
-            uint64_t v = itf_get_uv(&d);
-            if (d.bad || v > r->npc)
+        uint64_t v = itf_get_uv(&d);
+        if (d.bad || v > r->npc || (v == 0 && n != 1))
+            BAD("block instruction");
+        r->blk_pcs[np++] = v == 0 ? NOPC : (uint32_t)(v - 1);
+        for (uint64_t k = 1; k < n; k++) {
+            int64_t x = (int64_t)r->blk_pcs[np - 1] + itf_get_sv(&d);
+            if (d.bad || x < 0 || (uint64_t)x >= r->npc)
                 BAD("block instruction");
-            r->blk_pcs[np++] = v == 0 ? NOPC : (uint32_t)(v - 1);
+            r->blk_pcs[np++] = (uint32_t)x;
         }
         GROWX(r->blk_off, c1, r->nblk + 2);
         r->blk_off[++r->nblk] = np;

@@ -174,8 +174,9 @@ static int flush_gen(wr *w)
             return oom(w);
         if (isnew) {
             itf_put_uv(&w->d[D_BLOCK], n);
-            for (size_t k = 0; k < n; k++)
-                itf_put_uv(&w->d[D_BLOCK], key[k] == NOPC ? 0 : (uint64_t)key[k] + 1);
+            itf_put_uv(&w->d[D_BLOCK], key[0] == NOPC ? 0 : (uint64_t)key[0] + 1);
+            for (size_t k = 1; k < n; k++) /* only the first entry may be NOPC (verbatim lines are single) */
+                itf_put_sv(&w->d[D_BLOCK], (int64_t)key[k] - (int64_t)key[k - 1]);
             if (TZ_GROW(w->nvar, w->nvar_cap, (size_t)bid + 1) < 0 || TZ_GROW(w->succ, w->succ_cap, (size_t)bid + 1) < 0)
                 return oom(w);
             w->nvar[bid] = 0;
@@ -265,7 +266,26 @@ static int flush_gen(wr *w)
     }
     itf_enc_streams es = {&w->s[S_MEMH], &w->s[S_ARAW], &w->s[S_APER], &w->s[S_APAT], &w->s[S_ADIST], &w->s[S_ASEQ]};
     uint32_t prevpc = 0, preva0 = 0;
-    for (size_t g = 0; g < ng; g++) {
+    /* groups in instruction-index order: small index deltas */
+    size_t *order = malloc((ng + 1) * sizeof *order);
+    if (!order)
+        goto nomem;
+    {
+        size_t *slot = calloc(w->npc + 1, sizeof *slot);
+        if (!slot) {
+            free(order);
+            goto nomem;
+        }
+        for (size_t g = 0; g < ng; g++)
+            slot[gpc[g]] = g + 1;
+        size_t k = 0;
+        for (size_t p = 0; p < w->npc; p++)
+            if (slot[p])
+                order[k++] = slot[p] - 1;
+        free(slot);
+    }
+    for (size_t gi = 0; gi < ng; gi++) {
+        size_t g = order[gi];
         const uint32_t *a = addr + gstart[g];
         size_t n = gcnt[g];
         dd[0] = a[0];
@@ -279,8 +299,10 @@ static int flush_gen(wr *w)
         uint64_t seed = w->chunkno * 1000003u + gpc[g];
         size_t h0 = w->s[S_MEMH].len, r0 = w->s[S_ADIST].len;
         int codec = itf_mem_encode(dd, n, w->o.mem, w->o.lossy, &es, fail, seed);
-        if (codec < 0)
+        if (codec < 0) {
+            free(order);
             goto nomem;
+        }
         w->info.codec_insns[codec]++;
         w->info.addresses += n;
         if (w->o.lossy) {
@@ -293,6 +315,7 @@ static int flush_gen(wr *w)
             uint32_t *o = dec + gstart[g];
             if (codec == TRAZA_ITF_MEM_DISTRIBUTION) {
                 if (itf_mem_decode(codec, &hr, &ds, a[0], o, n, seed) < 0) {
+                    free(order);
                     traza_err_set(w->err, TRAZA_E_INTERNAL, "itf: lossy self-check failed");
                     goto out;
                 }
@@ -302,6 +325,7 @@ static int flush_gen(wr *w)
                 w->info.altered += o[k] != a[k];
         }
     }
+    free(order);
     if (w->o.lossy) {
         memset(cur, 0, (ng + 1) * sizeof *cur);
         for (i = 0; i < w->nlines; i++) {
