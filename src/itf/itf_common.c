@@ -315,18 +315,32 @@ static void put_hex8(char *o, uint32_t v)
 void itf_gen_render(tz_buf *b, uint32_t pc, const char *text, size_t textlen, const uint32_t *mems,
                     size_t nmem, int ccfail)
 {
-    char t[16] = "0x";
-    put_hex8(t + 2, pc);
-    t[10] = ' ';
-    tz_buf_put(b, t, 11);
-    tz_buf_put(b, text, textlen);
-    char m[15] = " mem=0x";
-    for (size_t i = 0; i < nmem; i++) {
-        put_hex8(m + 7, mems[i]);
-        tz_buf_put(b, m, 15);
+    size_t need = 11 + textlen + 15 * nmem + 7 + 2;
+    if (b->oom)
+        return;
+    if (b->len + need > b->cap && tz_grow((void **)&b->s, &b->cap, b->len + need + (b->len >> 1), 1) < 0) {
+        b->oom = 1;
+        return;
     }
-    if (ccfail)
-        tz_buf_put(b, " CCFAIL", 7);
+    char *o = b->s + b->len;
+    o[0] = '0';
+    o[1] = 'x';
+    put_hex8(o + 2, pc);
+    o[10] = ' ';
+    o += 11;
+    memcpy(o, text, textlen);
+    o += textlen;
+    for (size_t i = 0; i < nmem; i++) {
+        memcpy(o, " mem=0x", 7);
+        put_hex8(o + 7, mems[i]);
+        o += 15;
+    }
+    if (ccfail) {
+        memcpy(o, " CCFAIL", 7);
+        o += 7;
+    }
+    *o = 0;
+    b->len = (size_t)(o - b->s);
 }
 
 static int has(const char *s, size_t n, const char *w)
