@@ -23,7 +23,7 @@ const char cmd_itf_usage[] =
     "  --backend B      entropy coder for the streams: xz (default), zstd or none\n"
     "  --lossy          allow lossy codecs; stats then reports altered addresses and the\n"
     "                   hit-rate change of a 32 KiB 4-way 64 B LRU cache\n"
-    "  --chunk N        instructions per independently decodable chunk (default 65536)\n"
+    "  --chunk N        instructions per independently decodable chunk (default 262144)\n"
     "  --from I --count N  extract instructions [I, I+N) (0-based) without decoding the file\n"
     "  --json           machine-readable statistics\n";
 
