@@ -1,0 +1,833 @@
+/* ITFComp shared pieces: varints, entropy back ends, byte-key map, line parsers,
+ * address codecs and the cache model. */
+#include <lzma.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+#include "itf/itf_internal.h"
+
+/* ---------------- varints ---------------- */
+void itf_put_uv(tz_buf *b, uint64_t v)
+{
+    char t[10];
+    size_t n = 0;
+    while (v >= 0x80) {
+        t[n++] = (char)(v | 0x80);
+        v >>= 7;
+    }
+    t[n++] = (char)v;
+    tz_buf_put(b, t, n);
+}
+void itf_put_sv(tz_buf *b, int64_t v) { itf_put_uv(b, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63)); }
+void itf_put_u32le(tz_buf *b, uint32_t v)
+{
+    char t[4] = {(char)v, (char)(v >> 8), (char)(v >> 16), (char)(v >> 24)};
+    tz_buf_put(b, t, 4);
+}
+void itf_put_u64le(tz_buf *b, uint64_t v)
+{
+    itf_put_u32le(b, (uint32_t)v);
+    itf_put_u32le(b, (uint32_t)(v >> 32));
+}
+uint64_t itf_get_uv(itf_rd *r)
+{
+    uint64_t v = 0;
+    for (int s = 0; s < 64; s += 7) {
+        if (r->p >= r->end) {
+            r->bad = 1;
+            return 0;
+        }
+        uint8_t c = *r->p++;
+        v |= (uint64_t)(c & 0x7f) << s;
+        if (!(c & 0x80))
+            return v;
+    }
+    r->bad = 1;
+    return 0;
+}
+int64_t itf_get_sv(itf_rd *r)
+{
+    uint64_t u = itf_get_uv(r);
+    return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+}
+uint32_t itf_rd_u32le(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+uint64_t itf_rd_u64le(const uint8_t *p) { return itf_rd_u32le(p) | (uint64_t)itf_rd_u32le(p + 4) << 32; }
+
+/* ---------------- back ends ---------------- */
+enum { M_STORED = 0, M_XZ = 1, M_ZSTD = 2 };
+
+static void xz_setup(lzma_filter f[2], lzma_options_lzma *o, size_t n)
+{
+    lzma_lzma_preset(o, 9);
+    uint32_t ds = 4096;
+    while (ds < n && ds < (64u << 20))
+        ds <<= 1;
+    o->dict_size = ds;
+    o->lc = 0;
+    o->lp = 0;
+    o->pb = 0;
+    f[0].id = LZMA_FILTER_LZMA2;
+    f[0].options = o;
+    f[1].id = LZMA_VLI_UNKNOWN;
+    f[1].options = NULL;
+}
+
+long itf_pack_stream(int backend, const uint8_t *in, size_t n, tz_buf *out, traza_err *err)
+{
+    size_t start = out->len;
+    uint8_t *tmp = NULL;
+    size_t tl = 0;
+    int method = M_STORED;
+    if (n > 0 && backend == TRAZA_ITF_XZ) {
+        size_t cap = n + n / 4 + 1024;
+        tmp = malloc(cap);
+        if (!tmp)
+            return traza_err_set(err, TRAZA_E_NOMEM, "itf: out of memory packing %zu bytes", n);
+        lzma_filter f[2];
+        lzma_options_lzma o;
+        xz_setup(f, &o, n);
+        size_t pos = 0;
+        lzma_ret rc = lzma_raw_buffer_encode(f, NULL, in, n, tmp, &pos, cap);
+        if (rc == LZMA_OK && pos < n) {
+            method = M_XZ;
+            tl = pos;
+        } else if (rc != LZMA_OK && rc != LZMA_BUF_ERROR) {
+            free(tmp);
+            return traza_err_set(err, TRAZA_E_INTERNAL, "itf: lzma encoder failed (code %d)", (int)rc);
+        }
+    } else if (n > 0 && backend == TRAZA_ITF_ZSTD) {
+        size_t cap = ZSTD_compressBound(n);
+        tmp = malloc(cap);
+        if (!tmp)
+            return traza_err_set(err, TRAZA_E_NOMEM, "itf: out of memory packing %zu bytes", n);
+        size_t r = ZSTD_compress(tmp, cap, in, n, 19);
+        if (ZSTD_isError(r)) {
+            free(tmp);
+            return traza_err_set(err, TRAZA_E_INTERNAL, "itf: zstd: %s", ZSTD_getErrorName(r));
+        }
+        if (r < n) {
+            method = M_ZSTD;
+            tl = r;
+        }
+    }
+    tz_buf_putc(out, (char)method);
+    itf_put_uv(out, n);
+    if (method == M_STORED) {
+        itf_put_uv(out, n);
+        tz_buf_put(out, in, n);
+    } else {
+        itf_put_uv(out, tl);
+        tz_buf_put(out, tmp, tl);
+    }
+    free(tmp);
+    if (out->oom)
+        return traza_err_set(err, TRAZA_E_NOMEM, "itf: out of memory");
+    return (long)(out->len - start);
+}
+
+int itf_unpack_stream(itf_rd *r, uint8_t **out, size_t *n, size_t *packed, traza_err *err)
+{
+    const uint8_t *st = r->p;
+    *out = NULL;
+    if (r->p >= r->end)
+        return traza_err_set(err, TRAZA_E_FORMAT, "tzi: stream header truncated");
+    int method = *r->p++;
+    uint64_t raw = itf_get_uv(r), len = itf_get_uv(r);
+    if (r->bad)
+        return traza_err_set(err, TRAZA_E_FORMAT, "tzi: stream header truncated");
+    if (method > M_ZSTD)
+        return traza_err_set(err, TRAZA_E_FORMAT, "tzi: unknown stream method %d (expected 0..2)", method);
+    if (len > (uint64_t)(r->end - r->p))
+        return traza_err_set(err, TRAZA_E_FORMAT, "tzi: stream of %llu bytes exceeds its section (%zu left)",
+                             (unsigned long long)len, (size_t)(r->end - r->p));
+    if (raw > ITF_MAX_RAW)
+        return traza_err_set(err, TRAZA_E_FORMAT, "tzi: stream claims %llu decoded bytes (limit %u)",
+                             (unsigned long long)raw, ITF_MAX_RAW);
+    if (method == M_STORED && raw != len)
+        return traza_err_set(err, TRAZA_E_FORMAT, "tzi: stored stream length %llu != %llu",
+                             (unsigned long long)raw, (unsigned long long)len);
+    uint8_t *o = malloc((size_t)raw + 1);
+    if (!o)
+        return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory (%llu bytes)", (unsigned long long)raw);
+    if (method == M_STORED) {
+        if (raw)
+            memcpy(o, r->p, (size_t)raw);
+    } else if (method == M_XZ) {
+        lzma_filter f[2];
+        lzma_options_lzma opt;
+        xz_setup(f, &opt, (size_t)raw);
+        size_t ip = 0, op = 0;
+        lzma_ret rc = lzma_raw_buffer_decode(f, NULL, r->p, &ip, (size_t)len, o, &op, (size_t)raw);
+        if (rc != LZMA_OK || op != raw || ip != len) {
+            free(o);
+            return traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt xz stream (lzma code %d, %zu of %llu bytes)",
+                                 (int)rc, op, (unsigned long long)raw);
+        }
+    } else {
+        size_t z = ZSTD_decompress(o, (size_t)raw, r->p, (size_t)len);
+        if (ZSTD_isError(z) || z != raw) {
+            free(o);
+            return traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt zstd stream (%s)",
+                                 ZSTD_isError(z) ? ZSTD_getErrorName(z) : "length mismatch");
+        }
+    }
+    o[raw] = 0;
+    r->p += len;
+    *out = o;
+    *n = (size_t)raw;
+    if (packed)
+        *packed = (size_t)(r->p - st);
+    return 0;
+}
+
+/* ---------------- byte-key map ---------------- */
+void itf_kmap_init(itf_kmap *m) { memset(m, 0, sizeof *m); }
+void itf_kmap_free(itf_kmap *m)
+{
+    free(m->slots);
+    free(m->keys);
+    free(m->koff);
+    free(m->khash);
+    memset(m, 0, sizeof *m);
+}
+const uint8_t *itf_kmap_key(const itf_kmap *m, size_t id, size_t *len)
+{
+    *len = (size_t)(m->koff[id + 1] - m->koff[id]);
+    return m->keys + m->koff[id];
+}
+static int kmap_rehash(itf_kmap *m, size_t ncap)
+{
+    uint32_t *s = calloc(ncap, sizeof *s);
+    if (!s)
+        return -1;
+    for (size_t i = 0; i < m->count; i++) {
+        size_t j = (size_t)m->khash[i] & (ncap - 1);
+        while (s[j])
+            j = (j + 1) & (ncap - 1);
+        s[j] = (uint32_t)(i + 1);
+    }
+    free(m->slots);
+    m->slots = s;
+    m->cap = ncap;
+    return 0;
+}
+long itf_kmap_intern(itf_kmap *m, const void *key, size_t len, int *isnew)
+{
+    *isnew = 0;
+    if (m->count + 1 >= UINT32_MAX)
+        return -1;
+    if ((m->count + 1) * 2 > m->cap && kmap_rehash(m, m->cap ? m->cap * 2 : 1024) < 0)
+        return -1;
+    uint64_t h = tz_hash_bytes(key, len);
+    size_t j = (size_t)h & (m->cap - 1);
+    while (m->slots[j]) {
+        size_t id = m->slots[j] - 1;
+        if (m->khash[id] == h && m->koff[id + 1] - m->koff[id] == len &&
+            (len == 0 || memcmp(m->keys + m->koff[id], key, len) == 0))
+            return (long)id;
+        j = (j + 1) & (m->cap - 1);
+    }
+    if (TZ_GROW(m->keys, m->kcap, m->klen + len + 1) < 0 || TZ_GROW(m->koff, m->offcap, m->count + 2) < 0 ||
+        TZ_GROW(m->khash, m->hcap, m->count + 1) < 0)
+        return -1;
+    if (m->count == 0)
+        m->koff[0] = 0;
+    if (len)
+        memcpy(m->keys + m->klen, key, len);
+    m->klen += len;
+    m->koff[m->count + 1] = m->klen;
+    m->khash[m->count] = h;
+    m->slots[j] = (uint32_t)(m->count + 1);
+    *isnew = 1;
+    return (long)m->count++;
+}
+
+/* ---------------- dialects ---------------- */
+static int hexval(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return -1; /* canonical gen lines use lower case only */
+}
+static int hex8(const char *s, uint32_t *v)
+{
+    uint32_t x = 0;
+    for (int i = 0; i < 8; i++) {
+        int h = hexval((unsigned char)s[i]);
+        if (h < 0)
+            return -1;
+        x = x << 4 | (uint32_t)h;
+    }
+    *v = x;
+    return 0;
+}
+int itf_gen_pc(const char *line, size_t len, uint32_t *pc)
+{
+    if (len < 10 || line[0] != '0' || line[1] != 'x' || hex8(line + 2, pc) < 0)
+        return -1;
+    return 0;
+}
+int itf_gen_parse(const char *line, size_t len, itf_genline *g, uint32_t *mems, size_t maxmem)
+{
+    if (len < 12 || itf_gen_pc(line, len, &g->pc) < 0 || line[10] != ' ')
+        return 0;
+    size_t e = len;
+    g->ccfail = 0;
+    if (e >= 7 && memcmp(line + e - 7, " CCFAIL", 7) == 0) {
+        g->ccfail = 1;
+        e -= 7;
+    }
+    size_t nm = 0;
+    while (e >= 11 + 15 && memcmp(line + e - 15, " mem=0x", 7) == 0) {
+        uint32_t a;
+        if (hex8(line + e - 8, &a) < 0)
+            break;
+        if (nm >= maxmem)
+            return 0;
+        mems[nm++] = a;
+        e -= 15;
+    }
+    if (e <= 11)
+        return 0;
+    for (size_t i = 0; i < nm / 2; i++) {
+        uint32_t t = mems[i];
+        mems[i] = mems[nm - 1 - i];
+        mems[nm - 1 - i] = t;
+    }
+    g->nmem = nm;
+    g->text = line + 11;
+    g->textlen = e - 11;
+    return 1;
+}
+static const char HEXD[] = "0123456789abcdef";
+static void put_hex8(char *o, uint32_t v)
+{
+    for (int i = 7; i >= 0; i--) {
+        o[i] = HEXD[v & 15];
+        v >>= 4;
+    }
+}
+void itf_gen_render(tz_buf *b, uint32_t pc, const char *text, size_t textlen, const uint32_t *mems,
+                    size_t nmem, int ccfail)
+{
+    size_t need = 11 + textlen + 15 * nmem + 7 + 2;
+    if (b->oom)
+        return;
+    if (b->len + need > b->cap && tz_grow((void **)&b->s, &b->cap, b->len + need + (b->len >> 1), 1) < 0) {
+        b->oom = 1;
+        return;
+    }
+    char *o = b->s + b->len;
+    o[0] = '0';
+    o[1] = 'x';
+    put_hex8(o + 2, pc);
+    o[10] = ' ';
+    o += 11;
+    memcpy(o, text, textlen);
+    o += textlen;
+    for (size_t i = 0; i < nmem; i++) {
+        memcpy(o, " mem=0x", 7);
+        put_hex8(o + 7, mems[i]);
+        o += 15;
+    }
+    if (ccfail) {
+        memcpy(o, " CCFAIL", 7);
+        o += 7;
+    }
+    *o = 0;
+    b->len = (size_t)(o - b->s);
+}
+
+static int has(const char *s, size_t n, const char *w)
+{
+    size_t k = strlen(w);
+    if (k > n)
+        return 0;
+    for (size_t i = 0; i + k <= n; i++)
+        if (s[i] == w[0] && memcmp(s + i, w, k) == 0)
+            return 1;
+    return 0;
+}
+/* Second whitespace-separated token equals one of the time units. */
+static int time_unit_line(const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && s[i] == ' ')
+        i++;
+    size_t d = i;
+    while (i < n && s[i] >= '0' && s[i] <= '9')
+        i++;
+    if (i == d || i >= n || s[i] != ' ')
+        return 0;
+    while (i < n && s[i] == ' ')
+        i++;
+    return (n - i >= 4 && (memcmp(s + i, "tic ", 4) == 0 || memcmp(s + i, "clk ", 4) == 0 ||
+                           memcmp(s + i, "cyc ", 4) == 0));
+}
+int itf_is_record_start(int dialect, const char *s, size_t n)
+{
+    switch (dialect) {
+    case TRAZA_ITF_TARMAC_FM:
+    case TRAZA_ITF_TARMAC_GEM5:
+        return time_unit_line(s, n) && (has(s, n, " IT (") || has(s, n, " IS ("));
+    case TRAZA_ITF_TARMAC_ES:
+        return time_unit_line(s, n);
+    default:
+        return 1;
+    }
+}
+
+const char *traza_itf_dialect_name(traza_itf_dialect d)
+{
+    static const char *const names[] = {"unknown", "gen", "paper", "tarmac-fastmodel", "tarmac-es", "tarmac-gem5",
+                                        "text"};
+    return (unsigned)d < sizeof names / sizeof names[0] ? names[d] : "unknown";
+}
+
+traza_itf_dialect traza_itf_detect(const char *text, size_t len)
+{
+    int gen = 0, paper = 0, fm = 0, es = 0, gem5 = 0, other = 0;
+    size_t pos = 0;
+    for (int ln = 0; ln < 200 && pos < len; ln++) {
+        const char *s = text + pos;
+        const char *nl = memchr(s, '\n', len - pos);
+        size_t n = nl ? (size_t)(nl - s) : len - pos;
+        pos += n + 1;
+        if (n == 0)
+            continue;
+        uint32_t pc;
+        if (has(s, n, "Tarmac Text Rev") || has(s, n, " tic ES ") || has(s, n, " tic IS "))
+            es++;
+        else if (itf_gen_pc(s, n, &pc) == 0) {
+            if (has(s, n, " -res ") || has(s, n, " -par ") || has(s, n, " -target ") || has(s, n, " -noexec") ||
+                has(s, n, " -cond"))
+                paper++;
+            else
+                gen++;
+        } else if (time_unit_line(s, n) && has(s, n, " cpu")) {
+            gem5++;
+        } else if (time_unit_line(s, n)) {
+            fm++;
+        } else
+            other++;
+    }
+    if (es)
+        return TRAZA_ITF_TARMAC_ES;
+    if (paper)
+        return TRAZA_ITF_PAPER;
+    if (gem5 > fm && gem5 >= other)
+        return TRAZA_ITF_TARMAC_GEM5;
+    if (fm && fm >= other)
+        return TRAZA_ITF_TARMAC_FM;
+    if (gen && gen >= other)
+        return TRAZA_ITF_GEN;
+    return TRAZA_ITF_TEXT;
+}
+
+/* ---------------- generic line tokenizer ---------------- */
+static int isalnum_c(int c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+static int ishex_c(int c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+size_t itf_tokenize(const char *s, size_t n, tz_buf *skel, uint64_t *nums)
+{
+    size_t nn = 0, i = 0;
+    tz_buf_reset(skel);
+    while (i < n) {
+        unsigned char c = (unsigned char)s[i];
+        int boundary = (i == 0 || !isalnum_c((unsigned char)s[i - 1]));
+        int after0x = (i >= 2 && (s[i - 1] == 'x' || s[i - 1] == 'X') && s[i - 2] == '0' &&
+                       (i == 2 || !isalnum_c((unsigned char)s[i - 3])));
+        if (ishex_c(c) && (boundary || after0x) && nn < ITF_MAX_NUMS) {
+            size_t j = i;
+            int lower = 0, upper = 0;
+            while (j < n && ishex_c((unsigned char)s[j])) {
+                if (s[j] >= 'a')
+                    lower = 1;
+                else if (s[j] >= 'A')
+                    upper = 1;
+                j++;
+            }
+            size_t w = j - i;
+            int ok = (j == n || !isalnum_c((unsigned char)s[j])) && !(lower && upper);
+            int kind = 0;
+            if (ok) {
+                if (lower || upper) {
+                    if (w <= 16 && (after0x || w >= 4))
+                        kind = upper ? NK_HEXU : NK_HEXL;
+                } else if (after0x || w >= 8) {
+                    if (w <= 16)
+                        kind = NK_HEXL;
+                } else if (w <= 18) {
+                    kind = (w > 1 && s[i] == '0') ? NK_DECW : NK_DEC;
+                }
+            }
+            if (kind) {
+                uint64_t v = 0;
+                for (size_t k = i; k < j; k++) {
+                    int d = s[k];
+                    int dv = d <= '9' ? d - '0' : (d | 0x20) - 'a' + 10;
+                    v = (kind == NK_DEC || kind == NK_DECW) ? v * 10 + (uint64_t)dv : v << 4 | (uint64_t)dv;
+                }
+                nums[nn++] = v;
+                char ph[3] = {1, (char)kind, (char)w};
+                tz_buf_put(skel, ph, 3);
+                i = j;
+                continue;
+            }
+            /* not a number: copy the run literally */
+            tz_buf_put(skel, s + i, w);
+            i = j;
+            continue;
+        }
+        if (c == 1) {
+            char e[2] = {1, 0};
+            tz_buf_put(skel, e, 2);
+        } else
+            tz_buf_putc(skel, (char)c);
+        i++;
+    }
+    return nn;
+}
+
+int itf_skel_count(const uint8_t *k, size_t len, size_t *nnums)
+{
+    size_t nn = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (k[i] != 1)
+            continue;
+        if (i + 1 >= len)
+            return -1;
+        if (k[i + 1] == 0) {
+            i++;
+            continue;
+        }
+        if (i + 2 >= len || k[i + 1] > NK_HEXU || k[i + 2] < 1 || k[i + 2] > 18)
+            return -1;
+        nn++;
+        i += 2;
+    }
+    *nnums = nn;
+    return 0;
+}
+
+int itf_skel_render(tz_buf *b, const uint8_t *k, size_t len, const uint64_t *nums, size_t nnums)
+{
+    size_t nn = 0, lit = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (k[i] != 1)
+            continue;
+        tz_buf_put(b, k + lit, i - lit);
+        if (i + 1 >= len)
+            return -1;
+        if (k[i + 1] == 0) {
+            tz_buf_putc(b, 1);
+            i++;
+            lit = i + 1;
+            continue;
+        }
+        if (i + 2 >= len || nn >= nnums)
+            return -1;
+        int kind = k[i + 1], w = k[i + 2];
+        uint64_t v = nums[nn++];
+        char t[24];
+        int tl = 0;
+        if (kind == NK_DEC || kind == NK_DECW) {
+            char r[24];
+            int rl = 0;
+            do {
+                r[rl++] = (char)('0' + v % 10);
+                v /= 10;
+            } while (v && rl < 20);
+            if (kind == NK_DECW)
+                while (rl < w && rl < 20)
+                    r[rl++] = '0';
+            while (rl)
+                t[tl++] = r[--rl];
+        } else {
+            const char *dg = kind == NK_HEXU ? "0123456789ABCDEF" : HEXD;
+            if (w > 16)
+                return -1;
+            for (int q = w - 1; q >= 0; q--) {
+                t[q] = dg[v & 15];
+                v >>= 4;
+            }
+            tl = w;
+        }
+        tz_buf_put(b, t, (size_t)tl);
+        i += 2;
+        lit = i + 1;
+    }
+    tz_buf_put(b, k + lit, len - lit);
+    return 0;
+}
+
+/* ---------------- address codecs ---------------- */
+/* Smallest period p of d[0..n) (d[i] = d[i mod p]); n when aperiodic. */
+size_t itf_period(const int64_t *d, size_t n, size_t *f)
+{
+    if (n == 0)
+        return 0;
+    f[0] = 0;
+    size_t k = 0;
+    for (size_t i = 1; i < n; i++) {
+        while (k > 0 && d[i] != d[k])
+            k = f[k - 1];
+        if (d[i] == d[k])
+            k++;
+        f[i] = k;
+    }
+    return n - f[n - 1];
+}
+
+static size_t uvlen(uint64_t v)
+{
+    size_t n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+static size_t svlen(int64_t v) { return uvlen(((uint64_t)v << 1) ^ (uint64_t)(v >> 63)); }
+
+static uint64_t xs64(uint64_t *s)
+{
+    uint64_t x = *s;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *s = x;
+}
+
+typedef struct dv { int64_t v; uint64_t c; } dv;
+static int dv_cmp_v(const void *a, const void *b)
+{
+    int64_t x = ((const dv *)a)->v, y = ((const dv *)b)->v;
+    return x < y ? -1 : x > y;
+}
+static int dv_cmp_c(const void *a, const void *b)
+{
+    uint64_t x = ((const dv *)a)->c, y = ((const dv *)b)->c;
+    if (x != y)
+        return x > y ? -1 : 1;
+    return dv_cmp_v(a, b);
+}
+
+static const size_t PAT_TRY[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64};
+
+int itf_mem_encode(const int64_t *d, size_t n, int want, int lossy, itf_enc_streams *s, size_t *f, uint64_t seed)
+{
+    (void)seed;
+    const int64_t *x = d + 1;
+    size_t L = n ? n - 1 : 0;
+    size_t rawcost = 0;
+    for (size_t i = 0; i < L; i++)
+        rawcost += svlen(x[i]);
+    size_t p = L ? itf_period(x, L, f) : 0;
+    int per_ok = L >= 2 && p * 2 <= L;
+    size_t percost = 0;
+    for (size_t i = 0; per_ok && i < p; i++)
+        percost += svlen(x[i]);
+    /* pattern: periodic after an initial part, or before a final part */
+    size_t bk = 0, bm = 0, bp = 0, bcost = SIZE_MAX;
+    if (L >= 8 && (want == TRAZA_ITF_MEM_AUTO || want == TRAZA_ITF_MEM_PATTERN) && !per_ok) {
+        for (size_t t = 0; t < sizeof PAT_TRY / sizeof PAT_TRY[0] && PAT_TRY[t] * 2 < L; t++) {
+            size_t k = PAT_TRY[t];
+            size_t q = itf_period(x + k, L - k, f);
+            if (q * 2 <= L - k && k + q < bcost) {
+                bcost = k + q;
+                bk = k, bm = 0, bp = q;
+            }
+            q = itf_period(x, L - k, f);
+            if (q * 2 <= L - k && k + q < bcost) {
+                bcost = k + q;
+                bk = 0, bm = k, bp = q;
+            }
+        }
+    }
+    int codec = TRAZA_ITF_MEM_RAW;
+    if (want == TRAZA_ITF_MEM_DISTRIBUTION && lossy && L >= 1)
+        codec = TRAZA_ITF_MEM_DISTRIBUTION;
+    else if (want == TRAZA_ITF_MEM_RAW || want == TRAZA_ITF_MEM_SEQUITUR)
+        codec = TRAZA_ITF_MEM_RAW;
+    else if (per_ok && percost < rawcost)
+        codec = TRAZA_ITF_MEM_PERIODIC;
+    else if (bcost != SIZE_MAX && bcost < L)
+        codec = TRAZA_ITF_MEM_PATTERN;
+    else if (lossy && want == TRAZA_ITF_MEM_AUTO && L >= 64)
+        codec = TRAZA_ITF_MEM_DISTRIBUTION;
+
+    itf_put_uv(s->hdr, (uint64_t)codec);
+    switch (codec) {
+    case TRAZA_ITF_MEM_RAW:
+        for (size_t i = 0; i < L; i++)
+            itf_put_sv(s->raw, x[i]);
+        break;
+    case TRAZA_ITF_MEM_PERIODIC:
+        itf_put_uv(s->hdr, p);
+        for (size_t i = 0; i < p; i++)
+            itf_put_sv(s->per, x[i]);
+        break;
+    case TRAZA_ITF_MEM_PATTERN:
+        itf_put_uv(s->hdr, bk);
+        itf_put_uv(s->hdr, bm);
+        itf_put_uv(s->hdr, bp);
+        for (size_t i = 0; i < bk; i++)
+            itf_put_sv(s->pat, x[i]);
+        for (size_t i = 0; i < bp; i++)
+            itf_put_sv(s->pat, x[bk + i]);
+        for (size_t i = L - bm; i < L; i++)
+            itf_put_sv(s->pat, x[i]);
+        break;
+    case TRAZA_ITF_MEM_DISTRIBUTION: {
+        dv *h = malloc(L * sizeof *h);
+        if (!h)
+            return -1;
+        for (size_t i = 0; i < L; i++)
+            h[i] = (dv){x[i], 1};
+        qsort(h, L, sizeof *h, dv_cmp_v);
+        size_t u = 0;
+        for (size_t i = 0; i < L; i++) {
+            if (u && h[u - 1].v == h[i].v)
+                h[u - 1].c++;
+            else
+                h[u++] = h[i];
+        }
+        size_t keep = u / 4 ? u / 4 : 1;
+        qsort(h, u, sizeof *h, dv_cmp_c);
+        /* fold each dropped value into the nearest kept one */
+        for (size_t i = keep; i < u; i++) {
+            size_t best = 0;
+            uint64_t bd = UINT64_MAX;
+            for (size_t j = 0; j < keep; j++) {
+                uint64_t dd = h[i].v > h[j].v ? (uint64_t)h[i].v - (uint64_t)h[j].v : (uint64_t)h[j].v - (uint64_t)h[i].v;
+                if (dd < bd)
+                    bd = dd, best = j;
+            }
+            h[best].c += h[i].c;
+        }
+        itf_put_uv(s->hdr, keep);
+        for (size_t j = 0; j < keep; j++) {
+            itf_put_sv(s->dist, h[j].v);
+            itf_put_uv(s->dist, h[j].c);
+        }
+        free(h);
+        break;
+    }
+    default:
+        break;
+    }
+    return codec;
+}
+
+int itf_mem_decode(int codec, itf_rd *hdr, itf_dec_streams *s, uint32_t a0, uint32_t *out, size_t n, uint64_t seed)
+{
+    if (n == 0)
+        return 0;
+    size_t L = n - 1;
+    out[0] = a0;
+    switch (codec) {
+    case TRAZA_ITF_MEM_RAW:
+        for (size_t i = 0; i < L; i++)
+            out[i + 1] = (uint32_t)(out[i] + (uint64_t)itf_get_sv(s->raw));
+        return s->raw->bad ? -1 : 0;
+    case TRAZA_ITF_MEM_PERIODIC: {
+        uint64_t p = itf_get_uv(hdr);
+        if (hdr->bad || p == 0 || p > L)
+            return -1;
+        for (size_t i = 0; i < p; i++)
+            out[i + 1] = (uint32_t)(out[i] + (uint64_t)itf_get_sv(s->per));
+        for (size_t i = p; i < L; i++)
+            out[i + 1] = (uint32_t)(out[i] + (out[i + 1 - p] - out[i - p]));
+        return s->per->bad ? -1 : 0;
+    }
+    case TRAZA_ITF_MEM_PATTERN: {
+        uint64_t k = itf_get_uv(hdr), m = itf_get_uv(hdr), p = itf_get_uv(hdr);
+        if (hdr->bad || p == 0 || k > L || m > L - k || p > L - k - m)
+            return -1;
+        size_t i = 0;
+        for (; i < k + p; i++)
+            out[i + 1] = (uint32_t)(out[i] + (uint64_t)itf_get_sv(s->pat));
+        for (; i < L - m; i++)
+            out[i + 1] = (uint32_t)(out[i] + (out[i + 1 - p] - out[i - p]));
+        for (; i < L; i++)
+            out[i + 1] = (uint32_t)(out[i] + (uint64_t)itf_get_sv(s->pat));
+        return s->pat->bad ? -1 : 0;
+    }
+    case TRAZA_ITF_MEM_DISTRIBUTION: {
+        uint64_t keep = itf_get_uv(hdr);
+        if (hdr->bad || keep == 0 || keep > L)
+            return -1;
+        /* expand the histogram then shuffle it (deterministic) */
+        size_t pos = 0;
+        for (uint64_t j = 0; j < keep; j++) {
+            int64_t v = itf_get_sv(s->dist);
+            uint64_t c = itf_get_uv(s->dist);
+            if (s->dist->bad || c > L - pos)
+                return -1;
+            for (uint64_t q = 0; q < c; q++)
+                out[1 + pos++] = (uint32_t)(uint64_t)v;
+        }
+        if (pos != L)
+            return -1;
+        uint64_t st = seed * 0x9E3779B97F4A7C15ull + 1;
+        for (size_t i = L; i > 1; i--) {
+            size_t j = (size_t)(xs64(&st) % i);
+            uint32_t t = out[i];
+            out[i] = out[1 + j];
+            out[1 + j] = t;
+        }
+        for (size_t i = 0; i < L; i++)
+            out[i + 1] = out[i] + out[i + 1];
+        return 0;
+    }
+    default:
+        return -1;
+    }
+}
+
+/* ---------------- cache model ---------------- */
+void itf_cache_init(itf_cache *c) { memset(c, 0, sizeof *c); }
+void itf_cache_access(itf_cache *c, uint64_t addr)
+{
+    uint64_t line = addr >> 6;
+    size_t set = (size_t)(line & 127);
+    uint64_t tag = (line >> 7) + 1;
+    c->accesses++;
+    c->clock++;
+    size_t victim = 0;
+    for (size_t w = 0; w < 4; w++) {
+        if (c->tag[set][w] == tag) {
+            c->hits++;
+            c->age[set][w] = c->clock;
+            return;
+        }
+        if (c->age[set][w] < c->age[set][victim])
+            victim = w;
+    }
+    c->tag[set][victim] = tag;
+    c->age[set][victim] = c->clock;
+}
+
+const char *traza_itf_memcodec_name(int c)
+{
+    static const char *const n[] = {"auto", "raw", "periodic", "pattern", "distribution", "sequitur"};
+    return c >= 0 && c < TRAZA_ITF_MEM_NCODECS ? n[c] : "?";
+}
+const char *traza_itf_component_name(int c)
+{
+    static const char *const n[] = {"sequence",     "templates",          "flags",         "addr_raw",
+                                    "addr_periodic", "addr_pattern",      "addr_distribution", "addr_sequitur",
+                                    "addr_headers", "numbers",            "exceptions",    "index"};
+    return c >= 0 && c < TRAZA_ITF_NCOMP ? n[c] : "?";
+}
+void traza_itf_opts_init(traza_itf_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->chunk = ITF_DEFAULT_CHUNK;
+}

@@ -1,0 +1,122 @@
+/* ITFComp internals shared by the writer, the reader and the fuzz harnesses. */
+#ifndef TZ_ITF_INTERNAL_H
+#define TZ_ITF_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "traza/itf.h"
+#include "util/util.h"
+
+#define ITF_MAGIC "TZI\x1a"
+#define ITF_FOOT_MAGIC "TZIE"
+#define ITF_VERSION 1
+#define ITF_HEADER_SIZE 16
+#define ITF_FOOTER_SIZE 24
+#define ITF_MAX_RAW (256u << 20)     /* largest decoded stream accepted */
+#define ITF_MAX_BLOCK 512            /* instructions per dynamic basic block (cap) */
+#define ITF_DEFAULT_CHUNK 262144
+
+/* Per-chunk streams. */
+enum {
+    S_SEQ = 0, S_FLG, S_MEMH, S_ARAW, S_APER, S_APAT, S_ADIST, S_ASEQ, S_EXC, S_SKL, S_NUM, S_MPC, S_MA0,
+    S_NSTREAMS
+};
+/* Dictionary streams. */
+enum { D_TEXT = 0, D_BLOCK, D_VAR, D_SKEL, D_TPC, D_TLEN, D_NSTREAMS };
+
+/* Line flags in a block variant. */
+enum { LF_CCFAIL = 1, LF_EXC = 2 };
+
+/* ---- varints ---- */
+void itf_put_uv(tz_buf *b, uint64_t v);
+void itf_put_sv(tz_buf *b, int64_t v);
+void itf_put_u32le(tz_buf *b, uint32_t v);
+void itf_put_u64le(tz_buf *b, uint64_t v);
+typedef struct itf_rd {
+    const uint8_t *p, *end;
+    int bad;
+} itf_rd;
+uint64_t itf_get_uv(itf_rd *r);
+int64_t itf_get_sv(itf_rd *r);
+uint32_t itf_rd_u32le(const uint8_t *p);
+uint64_t itf_rd_u64le(const uint8_t *p);
+
+/* ---- entropy back end ---- */
+/* Appends method byte, raw length, packed length, data. Falls back to stored when
+ * packing does not help. Returns the packed size written (incl. header) or -1. */
+long itf_pack_stream(int backend, const uint8_t *in, size_t n, tz_buf *out, traza_err *err);
+/* Reads one stream from r; *out is malloc'd (n bytes, +1 NUL). */
+int itf_unpack_stream(itf_rd *r, uint8_t **out, size_t *n, size_t *packed, traza_err *err);
+
+/* ---- byte-key hash map (key -> dense id) ---- */
+typedef struct itf_kmap {
+    uint32_t *slots;      /* id+1, 0 = empty */
+    size_t cap;
+    uint8_t *keys;        /* arena */
+    size_t klen, kcap;
+    uint64_t *koff;       /* offset of key id in arena; koff[id+1]-koff[id] = length */
+    uint64_t *khash;
+    size_t count, offcap, hcap;
+} itf_kmap;
+void itf_kmap_init(itf_kmap *m);
+void itf_kmap_free(itf_kmap *m);
+/* Returns the id (existing or new; *isnew set) or -1 on out of memory. */
+long itf_kmap_intern(itf_kmap *m, const void *key, size_t len, int *isnew);
+const uint8_t *itf_kmap_key(const itf_kmap *m, size_t id, size_t *len);
+
+/* ---- dialects ---- */
+/* Strict parse of a generated-ITF line. Returns 1 and fills the fields when the line
+ * re-renders byte-exact from them; 0 otherwise. mems receives up to maxmem addresses. */
+typedef struct itf_genline {
+    uint32_t pc;
+    const char *text;
+    size_t textlen;
+    int ccfail;
+    size_t nmem;
+} itf_genline;
+int itf_gen_parse(const char *line, size_t len, itf_genline *g, uint32_t *mems, size_t maxmem);
+/* Just the leading 0x<8 hex> pc, or -1. */
+int itf_gen_pc(const char *line, size_t len, uint32_t *pc);
+/* Renders a gen line into b. */
+void itf_gen_render(tz_buf *b, uint32_t pc, const char *text, size_t textlen, const uint32_t *mems,
+                    size_t nmem, int ccfail);
+
+/* Is this line the start of a record (an instruction) for the dialect? */
+int itf_is_record_start(int dialect, const char *line, size_t len);
+
+/* Generic line model: skeleton (literal bytes with 0x01 KIND WIDTH placeholders;
+ * a literal 0x01 is 0x01 0x00) and numbers. Returns the number of numbers. */
+enum { NK_DEC = 1, NK_DECW, NK_HEXL, NK_HEXU };
+#define ITF_MAX_NUMS 256
+size_t itf_tokenize(const char *line, size_t len, tz_buf *skel, uint64_t *nums);
+/* Renders a skeleton with numbers; returns 0, or -1 if the skeleton is malformed or
+ * needs more than nnums numbers. *used = numbers consumed. */
+int itf_skel_count(const uint8_t *skel, size_t len, size_t *nnums);
+int itf_skel_render(tz_buf *b, const uint8_t *skel, size_t len, const uint64_t *nums, size_t nnums);
+
+/* ---- address codecs ---- */
+size_t itf_period(const int64_t *d, size_t n, size_t *fail_scratch);
+/* Encodes one instruction's delta sequence d[0..n) (d[0] is the first address).
+ * Writes the header into hdr and the data into the stream picked; returns the codec. */
+typedef struct itf_enc_streams {
+    tz_buf *hdr, *raw, *per, *pat, *dist, *seq;
+} itf_enc_streams;
+int itf_mem_encode(const int64_t *d, size_t n, int want, int lossy, itf_enc_streams *s, size_t *scratch,
+                   uint64_t seed);
+/* Decodes codec data for one instruction from the stream readers into out[0..n). */
+typedef struct itf_dec_streams {
+    itf_rd *raw, *per, *pat, *dist, *seq;
+} itf_dec_streams;
+int itf_mem_decode(int codec, itf_rd *hdr, itf_dec_streams *s, uint32_t a0, uint32_t *out, size_t n, uint64_t seed);
+
+/* ---- cache model (32 KiB, 4-way, 64-byte lines, LRU) ---- */
+typedef struct itf_cache {
+    uint64_t tag[128][4];
+    uint32_t age[128][4];
+    uint32_t clock;
+    uint64_t hits, accesses;
+} itf_cache;
+void itf_cache_init(itf_cache *c);
+void itf_cache_access(itf_cache *c, uint64_t addr);
+
+#endif

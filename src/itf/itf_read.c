@@ -1,0 +1,735 @@
+/* ITFComp reader: validates a .tzi, decodes chunks, full decompression and random
+ * access through the chunk index. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include "itf/itf_internal.h"
+
+#define NOPC 0xFFFFFFFFu
+
+struct traza_itf_reader {
+    FILE *f;
+    int own;
+    traza_itf_info info;
+    int model, dialect, nl_missing;
+    uint64_t dict_off, index_off;
+    /* index */
+    uint64_t *ix;   /* off, len, nrec, nlines, rec_before */
+    size_t nix;
+    /* dictionaries */
+    uint8_t *dbuf[D_NSTREAMS];
+    size_t dlen[D_NSTREAMS];
+    size_t npc;
+    uint32_t *pc, *tlen;
+    const uint8_t **text;
+    size_t nblk;
+    uint64_t *blk_off;      /* into blk_pcs, nblk+1 */
+    uint32_t *blk_pcs;
+    size_t nvar;
+    uint64_t *var_off;      /* into var_flags/var_nmem, by global variant id, nvar+1 */
+    uint8_t *var_flags;
+    uint32_t *var_nmem;
+    uint64_t *bv_off;       /* per block: range in bv_ids */
+    uint32_t *bv_ids;
+    size_t nskel;
+    const uint8_t **skel;
+    size_t *skel_len, *skel_nn, *skel_base;
+    size_t nslots;
+};
+
+static int ferr(traza_err *err, const char *fmt, uint64_t a, uint64_t b)
+{
+    return traza_err_set(err, TRAZA_E_FORMAT, fmt, (unsigned long long)a, (unsigned long long)b);
+}
+
+static int read_at(traza_itf_reader *r, uint64_t off, void *buf, size_t n, traza_err *err)
+{
+    if (fseeko(r->f, (off_t)off, SEEK_SET) != 0 || fread(buf, 1, n, r->f) != n)
+        return traza_err_set(err, TRAZA_E_FORMAT, "tzi: truncated file: cannot read %zu bytes at offset %llu", n,
+                             (unsigned long long)off);
+    return 0;
+}
+
+/* Reads a frame at off whose end must not pass limit; *payload malloc'd. */
+static int read_frame(traza_itf_reader *r, uint64_t off, uint64_t limit, uint8_t **payload, size_t *len,
+                      traza_err *err)
+{
+    uint8_t h[8];
+    *payload = NULL;
+    if (off + 8 > limit)
+        return ferr(err, "tzi: truncated file: frame at offset %llu passes the end (%llu)", off, limit);
+    if (read_at(r, off, h, 8, err) < 0)
+        return -1;
+    uint32_t n = itf_rd_u32le(h), crc = itf_rd_u32le(h + 4);
+    if (off + 8 + n > limit)
+        return ferr(err, "tzi: truncated or corrupt file: frame at offset %llu claims %llu bytes", off, n);
+    uint8_t *p = malloc((size_t)n + 1);
+    if (!p)
+        return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+    if (read_at(r, off + 8, p, n, err) < 0) {
+        free(p);
+        return -1;
+    }
+    uint32_t c = (uint32_t)crc32(0, p, (uInt)n);
+    if (c != crc) {
+        free(p);
+        return traza_err_set(err, TRAZA_E_FORMAT, "tzi: checksum mismatch in frame at offset %llu (crc32 %08x, expected %08x)",
+                             (unsigned long long)off, c, crc);
+    }
+    *payload = p;
+    *len = n;
+    return 0;
+}
+
+void traza_itf_close(traza_itf_reader *r)
+{
+    if (!r)
+        return;
+    if (r->own && r->f)
+        fclose(r->f);
+    free(r->ix);
+    for (int k = 0; k < D_NSTREAMS; k++)
+        free(r->dbuf[k]);
+    free(r->pc);
+    free(r->tlen);
+    free(r->text);
+    free(r->blk_off);
+    free(r->blk_pcs);
+    free(r->var_off);
+    free(r->var_flags);
+    free(r->var_nmem);
+    free(r->bv_off);
+    free(r->bv_ids);
+    free(r->skel);
+    free(r->skel_len);
+    free(r->skel_nn);
+    free(r->skel_base);
+    free(r);
+}
+
+const traza_itf_info *traza_itf_get_info(const traza_itf_reader *r) { return &r->info; }
+
+#define BAD(msg) do { traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt dictionary: %s", msg); return -1; } while (0)
+#define GROWX(arr, cap, need) do { if (TZ_GROW(arr, cap, need) < 0) return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory"); } while (0)
+
+static int load_dicts(traza_itf_reader *r, traza_err *err)
+{
+    /* texts */
+    itf_rd d = {r->dbuf[D_TEXT], r->dbuf[D_TEXT] + r->dlen[D_TEXT], 0};
+    itf_rd dp = {r->dbuf[D_TPC], r->dbuf[D_TPC] + r->dlen[D_TPC], 0};
+    itf_rd dn = {r->dbuf[D_TLEN], r->dbuf[D_TLEN] + r->dlen[D_TLEN], 0};
+    size_t c1 = 0, c2 = 0, c3 = 0;
+    int64_t pc = 0;
+    while (dp.p < dp.end) {
+        pc += itf_get_sv(&dp);
+        uint64_t n = itf_get_uv(&dn);
+        if (dp.bad || dn.bad || pc < 0 || pc > UINT32_MAX || n > (uint64_t)(d.end - d.p))
+            BAD("instruction text entry");
+        GROWX(r->pc, c1, r->npc + 1);
+        GROWX(r->tlen, c2, r->npc + 1);
+        GROWX(r->text, c3, r->npc + 1);
+        r->pc[r->npc] = (uint32_t)pc;
+        r->tlen[r->npc] = (uint32_t)n;
+        r->text[r->npc] = d.p;
+        r->npc++;
+        d.p += n;
+    }
+    /* blocks */
+    d = (itf_rd){r->dbuf[D_BLOCK], r->dbuf[D_BLOCK] + r->dlen[D_BLOCK], 0};
+    c1 = c2 = 0;
+    size_t np = 0;
+    GROWX(r->blk_off, c1, 1);
+    r->blk_off[0] = 0;
+    while (d.p < d.end) {
+        uint64_t n = itf_get_uv(&d);
+        if (d.bad || n == 0 || n > ITF_MAX_BLOCK)
+            BAD("block length");
+        GROWX(r->blk_pcs, c2, np + n);
+        uint64_t v = itf_get_uv(&d);
+        if (d.bad || v > r->npc || (v == 0 && n != 1))
+            BAD("block instruction");
+        r->blk_pcs[np++] = v == 0 ? NOPC : (uint32_t)(v - 1);
+        for (uint64_t k = 1; k < n; k++) {
+            int64_t x = (int64_t)r->blk_pcs[np - 1] + itf_get_sv(&d);
+            if (d.bad || x < 0 || (uint64_t)x >= r->npc)
+                BAD("block instruction");
+            r->blk_pcs[np++] = (uint32_t)x;
+        }
+        GROWX(r->blk_off, c1, r->nblk + 2);
+        r->blk_off[++r->nblk] = np;
+    }
+    /* variants */
+    d = (itf_rd){r->dbuf[D_VAR], r->dbuf[D_VAR] + r->dlen[D_VAR], 0};
+    size_t c4 = 0, nl = 0;
+    uint32_t *vb = NULL;
+    size_t vbcap = 0;
+    c1 = c2 = c3 = 0;
+    GROWX(r->var_off, c1, 1);
+    r->var_off[0] = 0;
+    while (d.p < d.end) {
+        uint64_t b = itf_get_uv(&d);
+        if (d.bad || b >= r->nblk) {
+            free(vb);
+            BAD("variant block id");
+        }
+        uint64_t n = r->blk_off[b + 1] - r->blk_off[b];
+        if (TZ_GROW(r->var_flags, c2, nl + n) < 0 || TZ_GROW(r->var_nmem, c3, nl + n) < 0 ||
+            TZ_GROW(vb, vbcap, r->nvar + 1) < 0 || TZ_GROW(r->var_off, c1, r->nvar + 2) < 0) {
+            free(vb);
+            return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+        }
+        for (uint64_t k = 0; k < n; k++) {
+            if (d.p >= d.end) {
+                free(vb);
+                BAD("variant truncated");
+            }
+            uint8_t fl = *d.p++;
+            uint64_t nm = itf_get_uv(&d);
+            uint32_t pcx = r->blk_pcs[r->blk_off[b] + k];
+            if (d.bad || nm > 64 || (fl & ~3) || ((fl & LF_EXC) && (nm || pcx != NOPC)) ||
+                (!(fl & LF_EXC) && pcx == NOPC)) {
+                free(vb);
+                BAD("variant entry");
+            }
+            r->var_flags[nl] = fl;
+            r->var_nmem[nl] = (uint32_t)nm;
+            nl++;
+        }
+        vb[r->nvar] = (uint32_t)b;
+        r->var_off[++r->nvar] = nl;
+    }
+    (void)c4;
+    /* per-block variant lists (CSR) */
+    r->bv_off = calloc(r->nblk + 1, sizeof *r->bv_off);
+    r->bv_ids = malloc((r->nvar + 1) * sizeof *r->bv_ids);
+    if (!r->bv_off || !r->bv_ids) {
+        free(vb);
+        return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+    }
+    for (size_t v = 0; v < r->nvar; v++)
+        r->bv_off[vb[v] + 1]++;
+    for (size_t b = 0; b < r->nblk; b++)
+        r->bv_off[b + 1] += r->bv_off[b];
+    uint64_t *fill = calloc(r->nblk + 1, sizeof *fill);
+    if (!fill) {
+        free(vb);
+        return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+    }
+    for (size_t v = 0; v < r->nvar; v++)
+        r->bv_ids[r->bv_off[vb[v]] + fill[vb[v]]++] = (uint32_t)v;
+    free(fill);
+    free(vb);
+    /* skeletons */
+    d = (itf_rd){r->dbuf[D_SKEL], r->dbuf[D_SKEL] + r->dlen[D_SKEL], 0};
+    c1 = c2 = c3 = c4 = 0;
+    while (d.p < d.end) {
+        uint64_t n = itf_get_uv(&d);
+        if (d.bad || n > (uint64_t)(d.end - d.p))
+            BAD("skeleton length");
+        size_t nn;
+        if (itf_skel_count(d.p, (size_t)n, &nn) < 0 || nn > ITF_MAX_NUMS)
+            BAD("skeleton placeholder");
+        GROWX(r->skel, c1, r->nskel + 1);
+        GROWX(r->skel_len, c2, r->nskel + 1);
+        GROWX(r->skel_nn, c3, r->nskel + 1);
+        GROWX(r->skel_base, c4, r->nskel + 1);
+        r->skel[r->nskel] = d.p;
+        r->skel_len[r->nskel] = (size_t)n;
+        r->skel_nn[r->nskel] = nn;
+        r->skel_base[r->nskel] = r->nslots;
+        r->nslots += nn;
+        r->nskel++;
+        d.p += n;
+    }
+    return 0;
+}
+
+static traza_itf_reader *open_common(traza_itf_reader *r, traza_err *err)
+{
+    uint8_t h[ITF_HEADER_SIZE], ft[ITF_FOOTER_SIZE];
+    if (fseeko(r->f, 0, SEEK_END) != 0) {
+        traza_err_set(err, TRAZA_E_IO, "tzi: cannot seek: %s", strerror(errno));
+        goto fail;
+    }
+    off_t sz = ftello(r->f);
+    if (sz < 0) {
+        traza_err_set(err, TRAZA_E_IO, "tzi: cannot tell size: %s", strerror(errno));
+        goto fail;
+    }
+    r->info.file_size = (uint64_t)sz;
+    if ((uint64_t)sz < 4 || read_at(r, 0, h, 4, err) < 0 || memcmp(h, ITF_MAGIC, 4) != 0) {
+        traza_err_set(err, TRAZA_E_FORMAT, "tzi: not a .tzi file (bad magic; expected 'TZI\\x1a')");
+        goto fail;
+    }
+    if ((uint64_t)sz < ITF_HEADER_SIZE + ITF_FOOTER_SIZE) {
+        traza_err_set(err, TRAZA_E_FORMAT, "tzi: truncated file: %lld bytes, smaller than header and footer",
+                      (long long)sz);
+        goto fail;
+    }
+    if (read_at(r, 0, h, sizeof h, err) < 0 || read_at(r, (uint64_t)sz - ITF_FOOTER_SIZE, ft, sizeof ft, err) < 0)
+        goto fail;
+    if (h[4] != ITF_VERSION || h[5] != 0) {
+        traza_err_set(err, TRAZA_E_FORMAT, "tzi: unsupported version %u (this reader knows %u)", h[4] | h[5] << 8,
+                      ITF_VERSION);
+        goto fail;
+    }
+    if (memcmp(ft + 20, ITF_FOOT_MAGIC, 4) != 0) {
+        traza_err_set(err, TRAZA_E_FORMAT, "tzi: truncated file: footer magic 'TZIE' missing at the end");
+        goto fail;
+    }
+    if ((uint32_t)crc32(0, ft, 16) != itf_rd_u32le(ft + 16)) {
+        traza_err_set(err, TRAZA_E_FORMAT, "tzi: footer checksum mismatch");
+        goto fail;
+    }
+    r->model = h[6];
+    r->dialect = h[7];
+    if (r->model > 1 || r->dialect > TRAZA_ITF_TEXT || h[8] > TRAZA_ITF_NONE || h[9] > 1) {
+        traza_err_set(err, TRAZA_E_FORMAT, "tzi: bad header fields (model %u, dialect %u, backend %u)", h[6], h[7],
+                      h[8]);
+        goto fail;
+    }
+    r->info.version = h[4];
+    r->info.model = r->model;
+    r->info.dialect = r->dialect;
+    r->info.backend = h[8];
+    r->info.lossy = h[9];
+    r->index_off = itf_rd_u64le(ft);
+    r->dict_off = itf_rd_u64le(ft + 8);
+    uint64_t end = (uint64_t)sz - ITF_FOOTER_SIZE;
+    if (r->dict_off < ITF_HEADER_SIZE || r->dict_off > r->index_off || r->index_off > end) {
+        traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt footer: section offsets %llu/%llu outside the file",
+                      (unsigned long long)r->dict_off, (unsigned long long)r->index_off);
+        goto fail;
+    }
+    /* index */
+    uint8_t *p = NULL;
+    size_t n = 0;
+    if (read_frame(r, r->index_off, end, &p, &n, err) < 0)
+        goto fail;
+    itf_rd d = {p, p + n, 0};
+    uint64_t nix = itf_get_uv(&d);
+    if (d.bad || nix > n / 4) {
+        free(p);
+        traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt index (chunk count)");
+        goto fail;
+    }
+    r->ix = malloc((nix + 1) * 5 * sizeof *r->ix);
+    if (!r->ix) {
+        free(p);
+        traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+        goto fail;
+    }
+    r->nix = (size_t)nix;
+    uint64_t recs = 0, lines = 0, prev_end = ITF_HEADER_SIZE;
+    for (size_t i = 0; i < r->nix; i++) {
+        uint64_t *e = r->ix + i * 5;
+        for (int k = 0; k < 4; k++)
+            e[k] = itf_get_uv(&d);
+        e[4] = recs;
+        if (d.bad || e[0] != prev_end || e[1] < 8 || e[1] > r->dict_off - e[0] || e[3] == 0 || e[3] > (1u << 30) ||
+            e[2] > e[3]) {
+            free(p);
+            traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt index entry for chunk %zu", i);
+            goto fail;
+        }
+        prev_end = e[0] + e[1];
+        recs += e[2];
+        lines += e[3];
+    }
+    uint64_t g[13];
+    for (int k = 0; k < 13; k++)
+        g[k] = itf_get_uv(&d);
+    traza_itf_info *f = &r->info;
+    f->instructions = g[0], f->lines = g[1], f->original_size = g[2];
+    r->nl_missing = g[3] != 0;
+    f->exceptions = g[4], f->blocks = g[5], f->block_instances = g[6], f->templates = g[7];
+    f->addresses = g[8], f->altered = g[9], f->cache_accesses = g[10], f->cache_hits_orig = g[11];
+    f->cache_hits_lossy = g[12];
+    for (int k = 0; k < TRAZA_ITF_MEM_NCODECS; k++)
+        f->codec_insns[k] = itf_get_uv(&d);
+    for (int k = 0; k < TRAZA_ITF_NCOMP; k++) {
+        f->comp_bytes[k] = itf_get_uv(&d);
+        f->raw_bytes[k] = itf_get_uv(&d);
+    }
+    free(p);
+    if (d.bad || prev_end != r->dict_off || recs != f->instructions || lines != f->lines) {
+        traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt index (totals do not match the chunks)");
+        goto fail;
+    }
+    f->chunks = r->nix;
+    /* dictionaries */
+    if (read_frame(r, r->dict_off, r->index_off, &p, &n, err) < 0)
+        goto fail;
+    d = (itf_rd){p, p + n, 0};
+    for (int k = 0; k < D_NSTREAMS; k++)
+        if (itf_unpack_stream(&d, &r->dbuf[k], &r->dlen[k], NULL, err) < 0) {
+            free(p);
+            traza_err_prefix(err, "dictionary: ");
+            goto fail;
+        }
+    free(p);
+    if (load_dicts(r, err) < 0)
+        goto fail;
+    return r;
+fail:
+    traza_itf_close(r);
+    return NULL;
+}
+
+traza_itf_reader *traza_itf_open(FILE *f, traza_err *err)
+{
+    traza_itf_reader *r = calloc(1, sizeof *r);
+    if (!r) {
+        traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+        return NULL;
+    }
+    r->f = f;
+    return open_common(r, err);
+}
+
+traza_itf_reader *traza_itf_open_path(const char *path, traza_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        traza_err_set(err, TRAZA_E_IO, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    traza_itf_reader *r = calloc(1, sizeof *r);
+    if (!r) {
+        fclose(f);
+        traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+        return NULL;
+    }
+    r->f = f;
+    r->own = 1;
+    r = open_common(r, err);
+    if (r == NULL)
+        traza_err_prefix(err, "%s: ", path);
+    return r;
+}
+
+/* ---------------- chunk decoding ---------------- */
+typedef struct emit_state {
+    FILE *out;
+    uint64_t from, count;   /* records wanted */
+    int64_t rec;            /* record index of the current line (-1 = preamble) */
+    uint64_t line_no;       /* global line number of the current line */
+    int all, done;
+    tz_buf ob;
+} emit_state;
+
+/* Called with each line's record-start status; returns whether to emit it. */
+static int want_line(emit_state *es, int rstart)
+{
+    if (rstart)
+        es->rec++;
+    if (es->all)
+        return 1;
+    if (es->rec >= (int64_t)(es->from + es->count)) {
+        es->done = 1;
+        return 0;
+    }
+    if (es->rec < 0)
+        return es->from == 0;
+    return (uint64_t)es->rec >= es->from;
+}
+
+static void end_line(traza_itf_reader *r, emit_state *es)
+{
+    es->line_no++;
+    if (!(r->nl_missing && es->line_no == r->info.lines))
+        tz_buf_putc(&es->ob, '\n');
+}
+
+static int decode_chunk(traza_itf_reader *r, size_t ci, emit_state *es, traza_err *err)
+{
+    uint64_t *e = r->ix + ci * 5;
+    uint8_t *p = NULL;
+    size_t n = 0;
+    if (read_frame(r, e[0], r->dict_off, &p, &n, err) < 0)
+        return -1;
+    uint8_t *sb[S_NSTREAMS] = {0};
+    size_t sl[S_NSTREAMS] = {0};
+    int rc = -1;
+    itf_rd d = {p, p + n, 0};
+    uint32_t *dl_pc = NULL, *dl_nm = NULL, *addr = NULL;
+    uint8_t *dl_fl = NULL;
+    uint64_t *gstart = NULL, *gcur = NULL, *gend = NULL;
+    uint64_t *last = NULL;
+    for (int k = 0; k < S_NSTREAMS; k++)
+        if (itf_unpack_stream(&d, &sb[k], &sl[k], NULL, err) < 0)
+            goto out;
+    uint64_t nl = e[3];
+    if (r->model == 1) {
+        itf_rd sk = {sb[S_SKL], sb[S_SKL] + sl[S_SKL], 0}, nu = {sb[S_NUM], sb[S_NUM] + sl[S_NUM], 0};
+        last = calloc(r->nslots + 1, sizeof *last);
+        uint64_t *gen = calloc(r->nskel + 1, sizeof *gen);
+        if (!last || !gen) {
+            free(gen);
+            traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+            goto out;
+        }
+        uint64_t nums[ITF_MAX_NUMS];
+        uint64_t nrec = 0;
+        size_t mark = 0;
+        for (uint64_t i = 0; i < nl && !es->done; i++) {
+            uint64_t id = itf_get_uv(&sk);
+            if (sk.bad || id >= r->nskel) {
+                free(gen);
+                traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk %zu: bad skeleton id at line %llu", ci,
+                              (unsigned long long)i);
+                goto out;
+            }
+            uint64_t *ls = last + r->skel_base[id];
+            for (size_t k = 0; k < r->skel_nn[id]; k++) {
+                ls[k] += (uint64_t)itf_get_sv(&nu);
+                nums[k] = ls[k];
+            }
+            if (nu.bad) {
+                free(gen);
+                traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk %zu: numbers stream truncated", ci);
+                goto out;
+            }
+            mark = es->ob.len;
+            itf_skel_render(&es->ob, r->skel[id], r->skel_len[id], nums, r->skel_nn[id]);
+            int rs = itf_is_record_start(r->dialect, es->ob.s ? es->ob.s + mark : "", es->ob.len - mark);
+            nrec += rs;
+            if (!want_line(es, rs)) {
+                es->ob.len = mark;
+                es->line_no++;
+            } else
+                end_line(r, es);
+        }
+        free(gen);
+        if (!es->done && nrec != e[2]) {
+            traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk %zu: %llu records decoded, index says %llu", ci,
+                          (unsigned long long)nrec, (unsigned long long)e[2]);
+            goto out;
+        }
+    } else {
+        /* block instances -> lines */
+        dl_pc = malloc(nl * sizeof *dl_pc);
+        dl_nm = malloc(nl * sizeof *dl_nm);
+        dl_fl = malloc(nl);
+        if (!dl_pc || !dl_nm || !dl_fl) {
+            traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+            goto out;
+        }
+        itf_rd sq = {sb[S_SEQ], sb[S_SEQ] + sl[S_SEQ], 0}, fg = {sb[S_FLG], sb[S_FLG] + sl[S_FLG], 0};
+        /* successor lists, chunk-local */
+        uint32_t **succ = calloc(r->nblk + 1, sizeof *succ);
+        uint32_t *scnt = calloc(r->nblk + 1, sizeof *scnt), *scap = calloc(r->nblk + 1, sizeof *scap);
+        uint64_t li = 0, totmem = 0;
+        size_t prev = r->nblk; /* virtual start block */
+        int bad = !succ || !scnt || !scap;
+        while (!bad && li < nl) {
+            uint64_t v = itf_get_uv(&sq);
+            uint64_t b;
+            if (sq.bad) {
+                bad = 2;
+                break;
+            }
+            if (v < scnt[prev])
+                b = succ[prev][v];
+            else {
+                b = v - scnt[prev];
+                if (b >= r->nblk) {
+                    bad = 2;
+                    break;
+                }
+                if (scnt[prev] == scap[prev]) {
+                    uint32_t nc = scap[prev] ? scap[prev] * 2 : 4;
+                    uint32_t *t = realloc(succ[prev], nc * sizeof *t);
+                    if (!t) {
+                        bad = 1;
+                        break;
+                    }
+                    succ[prev] = t;
+                    scap[prev] = nc;
+                }
+                succ[prev][scnt[prev]++] = (uint32_t)b;
+            }
+            uint64_t vl = itf_get_uv(&fg);
+            if (fg.bad || vl >= r->bv_off[b + 1] - r->bv_off[b]) {
+                bad = 2;
+                break;
+            }
+            uint32_t var = r->bv_ids[r->bv_off[b] + vl];
+            uint64_t bn = r->blk_off[b + 1] - r->blk_off[b];
+            if (bn > nl - li) {
+                bad = 2;
+                break;
+            }
+            for (uint64_t k = 0; k < bn; k++, li++) {
+                dl_pc[li] = r->blk_pcs[r->blk_off[b] + k];
+                dl_fl[li] = r->var_flags[r->var_off[var] + k];
+                dl_nm[li] = r->var_nmem[r->var_off[var] + k];
+                totmem += dl_nm[li];
+            }
+            prev = (size_t)b;
+        }
+        for (size_t b = 0; succ && b <= r->nblk; b++)
+            free(succ[b]);
+        free(succ);
+        free(scnt);
+        free(scap);
+        if (bad) {
+            if (bad == 1)
+                traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+            else
+                traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk %zu: corrupt block sequence near line %llu", ci,
+                              (unsigned long long)li);
+            goto out;
+        }
+        /* addresses */
+        addr = malloc((totmem + 1) * sizeof *addr);
+        gstart = malloc((r->npc + 1) * sizeof *gstart);
+        gcur = calloc(r->npc + 1, sizeof *gcur);
+        gend = calloc(r->npc + 1, sizeof *gend);
+        if (!addr || !gstart || !gcur || !gend) {
+            traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+            goto out;
+        }
+        itf_rd mh = {sb[S_MEMH], sb[S_MEMH] + sl[S_MEMH], 0};
+        itf_rd mp = {sb[S_MPC], sb[S_MPC] + sl[S_MPC], 0}, ma = {sb[S_MA0], sb[S_MA0] + sl[S_MA0], 0};
+        uint32_t a0 = 0;
+        itf_rd ra = {sb[S_ARAW], sb[S_ARAW] + sl[S_ARAW], 0}, pe = {sb[S_APER], sb[S_APER] + sl[S_APER], 0},
+               pa = {sb[S_APAT], sb[S_APAT] + sl[S_APAT], 0}, di = {sb[S_ADIST], sb[S_ADIST] + sl[S_ADIST], 0},
+               se = {sb[S_ASEQ], sb[S_ASEQ] + sl[S_ASEQ], 0};
+        itf_dec_streams ds = {&ra, &pe, &pa, &di, &se};
+        uint64_t used = 0;
+        int64_t pcx = 0;
+        while (mp.p < mp.end) {
+            pcx += itf_get_sv(&mp);
+            uint64_t cnt = itf_get_uv(&mp), codec = itf_get_uv(&mh);
+            a0 = (uint32_t)(a0 + (uint64_t)itf_get_sv(&ma));
+            if (mh.bad || mp.bad || ma.bad || pcx < 0 || (uint64_t)pcx >= r->npc || gend[pcx] || cnt == 0 || cnt > totmem - used ||
+                codec < 1 || codec > TRAZA_ITF_MEM_SEQUITUR ||
+                itf_mem_decode((int)codec, &mh, &ds, a0, addr + used, (size_t)cnt, ci * 1000003u + (uint64_t)pcx) < 0 ||
+                mh.bad) {
+                traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk %zu: corrupt address codec data", ci);
+                goto out;
+            }
+            gstart[pcx] = gcur[pcx] = used;
+            used += cnt;
+            gend[pcx] = used;
+        }
+        if (used != totmem) {
+            traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk %zu: %llu addresses decoded, %llu needed", ci,
+                          (unsigned long long)used, (unsigned long long)totmem);
+            goto out;
+        }
+        itf_rd ex = {sb[S_EXC], sb[S_EXC] + sl[S_EXC], 0};
+        for (uint64_t i = 0; i < nl && !es->done; i++) {
+            int emit = want_line(es, 1);
+            if (dl_fl[i] & LF_EXC) {
+                uint64_t xl = itf_get_uv(&ex);
+                if (ex.bad || xl > (uint64_t)(ex.end - ex.p)) {
+                    traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk %zu: exception stream truncated", ci);
+                    goto out;
+                }
+                if (emit)
+                    tz_buf_put(&es->ob, ex.p, (size_t)xl);
+                ex.p += xl;
+            } else {
+                uint32_t px = dl_pc[i], nm = dl_nm[i];
+                if (nm && gcur[px] + nm > gend[px]) {
+                    traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk %zu: addresses missing for line %llu", ci,
+                                  (unsigned long long)i);
+                    goto out;
+                }
+                if (emit)
+                    itf_gen_render(&es->ob, r->pc[px], (const char *)r->text[px], r->tlen[px], nm ? addr + gcur[px] : addr, nm,
+                                   dl_fl[i] & LF_CCFAIL);
+                if (nm)
+                    gcur[px] += nm;
+            }
+            if (emit)
+                end_line(r, es);
+            else
+                es->line_no++;
+        }
+    }
+    if (es->ob.oom) {
+        traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+        goto out;
+    }
+    if (es->out && es->ob.len && fwrite(es->ob.s, 1, es->ob.len, es->out) != es->ob.len) {
+        traza_err_set(err, TRAZA_E_IO, "itf: write failed: %s", strerror(errno));
+        goto out;
+    }
+    tz_buf_reset(&es->ob);
+    rc = 0;
+out:
+    for (int k = 0; k < S_NSTREAMS; k++)
+        free(sb[k]);
+    free(p);
+    free(dl_pc);
+    free(dl_nm);
+    free(dl_fl);
+    free(addr);
+    free(gstart);
+    free(gcur);
+    free(gend);
+    free(last);
+    return rc;
+}
+
+static int run(traza_itf_reader *r, emit_state *es, size_t first, traza_err *err)
+{
+    int rc = 0;
+    for (size_t c = first; c < r->nix && !es->done && rc == 0; c++)
+        rc = decode_chunk(r, c, es, err);
+    tz_buf_free(&es->ob);
+    return rc;
+}
+
+int traza_itf_decompress(traza_itf_reader *r, FILE *out, traza_err *err)
+{
+    emit_state es;
+    memset(&es, 0, sizeof es);
+    es.out = out;
+    es.all = 1;
+    es.rec = -1;
+    tz_buf_init(&es.ob);
+    return run(r, &es, 0, err);
+}
+
+int traza_itf_verify(traza_itf_reader *r, traza_err *err) { return traza_itf_decompress(r, NULL, err); }
+
+int traza_itf_extract(traza_itf_reader *r, uint64_t from, uint64_t count, FILE *out, traza_err *err)
+{
+    if (count == 0)
+        return 0;
+    if (from >= r->info.instructions)
+        return traza_err_set(err, TRAZA_E_USAGE, "itf: --from %llu is beyond the end (%llu instructions)",
+                             (unsigned long long)from, (unsigned long long)r->info.instructions);
+    /* the chunk holding record `from`: binary search on rec_before */
+    size_t lo = 0, hi = r->nix;
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (r->ix[mid * 5 + 4] <= from)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    /* step back over chunks without record starts that share the same rec_before */
+    while (lo > 0 && r->ix[lo * 5 + 4] == r->ix[(lo - 1) * 5 + 4] + r->ix[(lo - 1) * 5 + 2] &&
+           r->ix[(lo - 1) * 5 + 2] == 0)
+        lo--;
+    while (lo + 1 < r->nix && r->ix[lo * 5 + 4] + r->ix[lo * 5 + 2] <= from)
+        lo++;
+    emit_state es;
+    memset(&es, 0, sizeof es);
+    es.out = out;
+    es.from = from;
+    es.count = count;
+    es.rec = (int64_t)r->ix[lo * 5 + 4] - 1;
+    uint64_t ln = 0;
+    for (size_t c = 0; c < lo; c++)
+        ln += r->ix[c * 5 + 3];
+    es.line_no = ln;
+    tz_buf_init(&es.ob);
+    return run(r, &es, lo, err);
+}

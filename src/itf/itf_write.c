@@ -1,0 +1,716 @@
+/* ITFComp writer: parses the text, builds dynamic basic blocks, templates, flag sets
+ * and per-instruction address codecs chunk by chunk (streaming), writes .tzi. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include "itf/itf_internal.h"
+#include "util/input.h"
+
+#define MAXMEM 64
+#define NOPC 0xFFFFFFFFu
+
+typedef struct wline {
+    uint32_t pc, pcidx;
+    uint32_t nmem;
+    uint8_t flags;
+} wline;
+
+typedef struct succ_list {
+    uint32_t *v;
+    uint32_t n, cap;
+    uint64_t gen;
+} succ_list;
+
+typedef struct wr {
+    traza_itf_opts o;
+    int dialect, model;
+    FILE *out;
+    uint64_t off;
+    traza_err *err;
+    traza_itf_info info;
+    /* global dictionaries */
+    tz_imap pcmap;
+    uint32_t lastpc;
+    char *texts;
+    size_t tlen, tcap;
+    uint64_t *toff;
+    uint32_t *tl;
+    size_t npc, toffcap, tlcap;
+    itf_kmap blocks, vars, skels;
+    uint32_t *varlocal, *nvar;
+    size_t varlocal_cap, nvar_cap;
+    succ_list *succ;
+    size_t succ_cap;
+    succ_list start;
+    tz_buf d[D_NSTREAMS];
+    /* line model */
+    uint32_t *sk_base, *sk_nn;
+    uint64_t *sk_gen;
+    size_t sk_cap1, sk_cap2, sk_cap3;
+    uint64_t *slot_last;
+    size_t slot_cap, nslots;
+    /* chunk */
+    wline *lines;
+    size_t nlines, lcap;
+    uint32_t *mems;
+    size_t nmems, mcap;
+    uint64_t chunk_rec;
+    tz_buf s[S_NSTREAMS];
+    uint64_t chunkno;
+    /* per-pc grouping scratch */
+    uint64_t *pc_gen;
+    uint32_t *pc_grp;
+    size_t pcg_cap1, pcg_cap2, pcg_init;
+    /* index */
+    uint64_t *ix;
+    size_t nix, ixcap; /* 4 values per chunk: off, len, nrec, nlines */
+    itf_cache c_orig, c_lossy;
+    tz_buf scratch, skel;
+} wr;
+
+static int oom(wr *w) { return traza_err_set(w->err, TRAZA_E_NOMEM, "itf: out of memory"); }
+
+static int write_bytes(wr *w, const void *p, size_t n)
+{
+    if (n && fwrite(p, 1, n, w->out) != n)
+        return traza_err_set(w->err, TRAZA_E_IO, "itf: write failed: %s", strerror(errno));
+    w->off += n;
+    return 0;
+}
+
+/* Frame: u32 length, u32 crc32, payload. */
+static int write_frame(wr *w, const tz_buf *payload)
+{
+    tz_buf h;
+    tz_buf_init(&h);
+    itf_put_u32le(&h, (uint32_t)payload->len);
+    itf_put_u32le(&h, (uint32_t)crc32(0, (const Bytef *)payload->s, (uInt)payload->len));
+    int rc = h.oom ? oom(w) : write_bytes(w, h.s, h.len);
+    tz_buf_free(&h);
+    if (rc == 0)
+        rc = write_bytes(w, payload->s, payload->len);
+    w->info.comp_bytes[TRAZA_ITF_C_INDEX] += 8;
+    return rc;
+}
+
+static const int STREAM_COMP[S_NSTREAMS] = {
+    TRAZA_ITF_C_SEQUENCE,         TRAZA_ITF_C_FLAGS,         TRAZA_ITF_C_ADDR_HEADERS, TRAZA_ITF_C_ADDR_RAW,
+    TRAZA_ITF_C_ADDR_PERIODIC,    TRAZA_ITF_C_ADDR_PATTERN,  TRAZA_ITF_C_ADDR_DISTRIBUTION,
+    TRAZA_ITF_C_ADDR_SEQUITUR,    TRAZA_ITF_C_EXCEPTIONS,    TRAZA_ITF_C_SEQUENCE,     TRAZA_ITF_C_NUMBERS,
+    TRAZA_ITF_C_ADDR_HEADERS,     TRAZA_ITF_C_ADDR_HEADERS};
+static const int DICT_COMP[D_NSTREAMS] = {TRAZA_ITF_C_TEMPLATES, TRAZA_ITF_C_TEMPLATES, TRAZA_ITF_C_FLAGS,
+                                          TRAZA_ITF_C_TEMPLATES, TRAZA_ITF_C_TEMPLATES, TRAZA_ITF_C_TEMPLATES};
+
+static int pack_all(wr *w, tz_buf *bufs, size_t n, const int *comp, tz_buf *payload)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (bufs[i].oom)
+            return oom(w);
+        long k = itf_pack_stream(w->o.backend, (const uint8_t *)bufs[i].s, bufs[i].len, payload, w->err);
+        if (k < 0)
+            return -1;
+        w->info.comp_bytes[comp[i]] += (uint64_t)k;
+        w->info.raw_bytes[comp[i]] += bufs[i].len;
+    }
+    return 0;
+}
+
+static int ix_add(wr *w, uint64_t off, uint64_t len, uint64_t nrec, uint64_t nl)
+{
+    if (TZ_GROW(w->ix, w->ixcap, (w->nix + 1) * 4) < 0)
+        return oom(w);
+    uint64_t *e = w->ix + w->nix * 4;
+    e[0] = off, e[1] = len, e[2] = nrec, e[3] = nl;
+    w->nix++;
+    return 0;
+}
+
+static int succ_code(wr *w, succ_list *sl, uint32_t id, tz_buf *out)
+{
+    if (sl->gen != w->chunkno + 1) {
+        sl->gen = w->chunkno + 1;
+        sl->n = 0;
+    }
+    for (uint32_t i = 0; i < sl->n; i++)
+        if (sl->v[i] == id) {
+            itf_put_uv(out, i);
+            return 0;
+        }
+    itf_put_uv(out, (uint64_t)sl->n + id);
+    size_t cap = sl->cap;
+    if (TZ_GROW(sl->v, cap, (size_t)sl->n + 1) < 0)
+        return oom(w);
+    sl->cap = (uint32_t)cap;
+    sl->v[sl->n++] = id;
+    return 0;
+}
+
+static void cache_pair(wr *w, uint32_t a, uint32_t b)
+{
+    itf_cache_access(&w->c_orig, a);
+    itf_cache_access(&w->c_lossy, b);
+}
+
+static int flush_gen(wr *w)
+{
+    /* 1. dynamic basic blocks, variants (flag sets) */
+    uint32_t key[ITF_MAX_BLOCK + 1];
+    uint32_t prev = UINT32_MAX;
+    size_t i = 0;
+    while (i < w->nlines) {
+        size_t j = i + 1;
+        if (!(w->lines[i].flags & LF_EXC)) {
+            while (j < w->nlines && j - i < ITF_MAX_BLOCK && !(w->lines[j].flags & LF_EXC) &&
+                   (w->lines[j].pc == w->lines[j - 1].pc + 4 || w->lines[j].pc == w->lines[j - 1].pc + 2))
+                j++;
+        }
+        size_t n = j - i;
+        for (size_t k = 0; k < n; k++)
+            key[k] = w->lines[i + k].pcidx;
+        int isnew;
+        long bid = itf_kmap_intern(&w->blocks, key, n * sizeof key[0], &isnew);
+        if (bid < 0)
+            return oom(w);
+        if (isnew) {
+            itf_put_uv(&w->d[D_BLOCK], n);
+            itf_put_uv(&w->d[D_BLOCK], key[0] == NOPC ? 0 : (uint64_t)key[0] + 1);
+            for (size_t k = 1; k < n; k++) /* only the first entry may be NOPC (verbatim lines are single) */
+                itf_put_sv(&w->d[D_BLOCK], (int64_t)key[k] - (int64_t)key[k - 1]);
+            if (TZ_GROW(w->nvar, w->nvar_cap, (size_t)bid + 1) < 0 || TZ_GROW(w->succ, w->succ_cap, (size_t)bid + 1) < 0)
+                return oom(w);
+            w->nvar[bid] = 0;
+            memset(&w->succ[bid], 0, sizeof w->succ[bid]);
+        }
+        /* variant key */
+        tz_buf_reset(&w->scratch);
+        itf_put_uv(&w->scratch, (uint64_t)bid);
+        for (size_t k = 0; k < n; k++) {
+            tz_buf_putc(&w->scratch, (char)w->lines[i + k].flags);
+            itf_put_uv(&w->scratch, w->lines[i + k].nmem);
+        }
+        if (w->scratch.oom)
+            return oom(w);
+        long vid = itf_kmap_intern(&w->vars, w->scratch.s, w->scratch.len, &isnew);
+        if (vid < 0)
+            return oom(w);
+        if (isnew) {
+            tz_buf_put(&w->d[D_VAR], w->scratch.s, w->scratch.len);
+            if (TZ_GROW(w->varlocal, w->varlocal_cap, (size_t)vid + 1) < 0)
+                return oom(w);
+            w->varlocal[vid] = w->nvar[bid]++;
+        }
+        if (succ_code(w, prev == UINT32_MAX ? &w->start : &w->succ[prev], (uint32_t)bid, &w->s[S_SEQ]) < 0)
+            return -1;
+        itf_put_uv(&w->s[S_FLG], w->varlocal[vid]);
+        w->info.block_instances++;
+        prev = (uint32_t)bid;
+        i = j;
+    }
+    /* 2. addresses, grouped per instruction */
+    if (TZ_GROW(w->pc_gen, w->pcg_cap1, w->npc + 1) < 0 || TZ_GROW(w->pc_grp, w->pcg_cap2, w->npc + 1) < 0)
+        return oom(w);
+    if (w->pcg_init < w->pcg_cap1) {
+        memset(w->pc_gen + w->pcg_init, 0, (w->pcg_cap1 - w->pcg_init) * sizeof *w->pc_gen);
+        w->pcg_init = w->pcg_cap1;
+    }
+    uint32_t *gpc = NULL, *gcnt = NULL;
+    uint64_t *gstart = NULL;
+    size_t ng = 0, gc1 = 0, gc2 = 0, gc3 = 0;
+    int rc = -1;
+    uint32_t *addr = NULL, *dec = NULL;
+    int64_t *dd = NULL;
+    size_t *fail = NULL;
+    size_t *cur = NULL;
+    for (i = 0; i < w->nlines; i++) {
+        wline *l = &w->lines[i];
+        if (!l->nmem)
+            continue;
+        uint32_t p = l->pcidx;
+        if (w->pc_gen[p] != w->chunkno + 1) {
+            w->pc_gen[p] = w->chunkno + 1;
+            if (TZ_GROW(gpc, gc1, ng + 1) < 0 || TZ_GROW(gcnt, gc2, ng + 1) < 0 || TZ_GROW(gstart, gc3, ng + 1) < 0)
+                goto nomem;
+            w->pc_grp[p] = (uint32_t)ng;
+            gpc[ng] = p;
+            gcnt[ng] = 0;
+            ng++;
+        }
+        gcnt[w->pc_grp[p]] += l->nmem;
+    }
+    size_t tot = 0, maxn = 0;
+    for (size_t g = 0; g < ng; g++) {
+        gstart[g] = tot;
+        tot += gcnt[g];
+        if (gcnt[g] > maxn)
+            maxn = gcnt[g];
+    }
+    addr = malloc((tot + 1) * sizeof *addr);
+    dec = malloc((tot + 1) * sizeof *dec);
+    dd = malloc((maxn + 1) * sizeof *dd);
+    fail = malloc((maxn + 1) * sizeof *fail);
+    cur = calloc(ng + 1, sizeof *cur);
+    if (!addr || !dec || !dd || !fail || !cur)
+        goto nomem;
+    {
+        size_t mo = 0;
+        for (i = 0; i < w->nlines; i++) {
+            wline *l = &w->lines[i];
+            if (l->flags & LF_EXC)
+                continue;
+            size_t g = l->nmem ? w->pc_grp[l->pcidx] : 0;
+            for (uint32_t k = 0; k < l->nmem; k++)
+                addr[gstart[g] + cur[g]++] = w->mems[mo + k];
+            mo += l->nmem;
+        }
+    }
+    itf_enc_streams es = {&w->s[S_MEMH], &w->s[S_ARAW], &w->s[S_APER], &w->s[S_APAT], &w->s[S_ADIST], &w->s[S_ASEQ]};
+    uint32_t prevpc = 0, preva0 = 0;
+    /* groups in instruction-index order: small index deltas */
+    size_t *order = malloc((ng + 1) * sizeof *order);
+    if (!order)
+        goto nomem;
+    {
+        size_t *slot = calloc(w->npc + 1, sizeof *slot);
+        if (!slot) {
+            free(order);
+            goto nomem;
+        }
+        for (size_t g = 0; g < ng; g++)
+            slot[gpc[g]] = g + 1;
+        size_t k = 0;
+        for (size_t p = 0; p < w->npc; p++)
+            if (slot[p])
+                order[k++] = slot[p] - 1;
+        free(slot);
+    }
+    for (size_t gi = 0; gi < ng; gi++) {
+        size_t g = order[gi];
+        const uint32_t *a = addr + gstart[g];
+        size_t n = gcnt[g];
+        dd[0] = a[0];
+        for (size_t k = 1; k < n; k++)
+            dd[k] = (int64_t)(int32_t)(a[k] - a[k - 1]);
+        itf_put_sv(&w->s[S_MPC], (int64_t)gpc[g] - (int64_t)prevpc);
+        prevpc = gpc[g];
+        itf_put_uv(&w->s[S_MPC], n);
+        itf_put_sv(&w->s[S_MA0], (int64_t)(int32_t)(a[0] - preva0));
+        preva0 = a[0];
+        uint64_t seed = w->chunkno * 1000003u + gpc[g];
+        size_t h0 = w->s[S_MEMH].len, r0 = w->s[S_ADIST].len;
+        int codec = itf_mem_encode(dd, n, w->o.mem, w->o.lossy, &es, fail, seed);
+        if (codec < 0) {
+            free(order);
+            goto nomem;
+        }
+        w->info.codec_insns[codec]++;
+        w->info.addresses += n;
+        if (w->o.lossy) {
+            itf_rd hr = {(const uint8_t *)w->s[S_MEMH].s + h0, (const uint8_t *)w->s[S_MEMH].s + w->s[S_MEMH].len, 0};
+            uint64_t c = itf_get_uv(&hr);
+            (void)c;
+            itf_rd dr = {(const uint8_t *)w->s[S_ADIST].s + r0, (const uint8_t *)w->s[S_ADIST].s + w->s[S_ADIST].len, 0};
+            itf_rd z = {NULL, NULL, 0};
+            itf_dec_streams ds = {&z, &z, &z, &dr, &z};
+            uint32_t *o = dec + gstart[g];
+            if (codec == TRAZA_ITF_MEM_DISTRIBUTION) {
+                if (itf_mem_decode(codec, &hr, &ds, a[0], o, n, seed) < 0) {
+                    free(order);
+                    traza_err_set(w->err, TRAZA_E_INTERNAL, "itf: lossy self-check failed");
+                    goto out;
+                }
+            } else
+                memcpy(o, a, n * sizeof *o);
+            for (size_t k = 0; k < n; k++)
+                w->info.altered += o[k] != a[k];
+        }
+    }
+    free(order);
+    if (w->o.lossy) {
+        memset(cur, 0, (ng + 1) * sizeof *cur);
+        for (i = 0; i < w->nlines; i++) {
+            wline *l = &w->lines[i];
+            if (!l->nmem)
+                continue;
+            size_t g = w->pc_grp[l->pcidx];
+            for (uint32_t k = 0; k < l->nmem; k++, cur[g]++)
+                cache_pair(w, addr[gstart[g] + cur[g]], dec[gstart[g] + cur[g]]);
+        }
+    }
+    rc = 0;
+    goto out;
+nomem:
+    rc = oom(w);
+out:
+    free(gpc);
+    free(gcnt);
+    free(gstart);
+    free(addr);
+    free(dec);
+    free(dd);
+    free(fail);
+    free(cur);
+    return rc;
+}
+
+static int flush_chunk(wr *w)
+{
+    if (w->nlines == 0)
+        return 0;
+    if (w->model == 0 && flush_gen(w) < 0)
+        return -1;
+    tz_buf payload;
+    tz_buf_init(&payload);
+    int rc = pack_all(w, w->s, S_NSTREAMS, STREAM_COMP, &payload);
+    uint64_t off = w->off;
+    if (rc == 0)
+        rc = write_frame(w, &payload);
+    if (rc == 0)
+        rc = ix_add(w, off, payload.len + 8, w->chunk_rec, w->nlines);
+    tz_buf_free(&payload);
+    for (int k = 0; k < S_NSTREAMS; k++)
+        tz_buf_reset(&w->s[k]);
+    w->nlines = 0;
+    w->nmems = 0;
+    w->chunk_rec = 0;
+    w->chunkno++;
+    return rc;
+}
+
+static int add_line_gen(wr *w, const char *s, size_t n)
+{
+    uint32_t mem[MAXMEM];
+    itf_genline g;
+    wline l = {NOPC, NOPC, 0, 0};
+    int ok = itf_gen_parse(s, n, &g, mem, MAXMEM);
+    if (ok) {
+        int64_t idx;
+        if (tz_imap_get(&w->pcmap, g.pc, &idx)) {
+            if (w->tl[idx] != g.textlen || memcmp(w->texts + w->toff[idx], g.text, g.textlen) != 0)
+                ok = 0;
+        } else {
+            idx = (int64_t)w->npc;
+            if (tz_imap_put(&w->pcmap, g.pc, idx) < 0 || TZ_GROW(w->toff, w->toffcap, w->npc + 1) < 0 ||
+                TZ_GROW(w->tl, w->tlcap, w->npc + 1) < 0 || TZ_GROW(w->texts, w->tcap, w->tlen + g.textlen + 1) < 0)
+                return oom(w);
+            memcpy(w->texts + w->tlen, g.text, g.textlen);
+            w->toff[w->npc] = w->tlen;
+            w->tl[w->npc] = (uint32_t)g.textlen;
+            w->tlen += g.textlen;
+            w->npc++;
+            itf_put_sv(&w->d[D_TPC], (int64_t)g.pc - (int64_t)w->lastpc);
+            w->lastpc = g.pc;
+            itf_put_uv(&w->d[D_TLEN], g.textlen);
+            tz_buf_put(&w->d[D_TEXT], g.text, g.textlen);
+        }
+        if (ok) {
+            l.pc = g.pc;
+            l.pcidx = (uint32_t)idx;
+            l.nmem = (uint32_t)g.nmem;
+            l.flags = g.ccfail ? LF_CCFAIL : 0;
+            if (TZ_GROW(w->mems, w->mcap, w->nmems + g.nmem) < 0)
+                return oom(w);
+            if (g.nmem)
+                memcpy(w->mems + w->nmems, mem, g.nmem * sizeof mem[0]);
+            w->nmems += g.nmem;
+        }
+    }
+    if (!ok) {
+        l.flags = LF_EXC;
+        itf_put_uv(&w->s[S_EXC], n);
+        tz_buf_put(&w->s[S_EXC], s, n);
+        w->info.exceptions++;
+    }
+    if (TZ_GROW(w->lines, w->lcap, w->nlines + 1) < 0)
+        return oom(w);
+    w->lines[w->nlines++] = l;
+    w->chunk_rec++;
+    w->info.instructions++;
+    if (w->nlines >= w->o.chunk)
+        return flush_chunk(w);
+    return 0;
+}
+
+static int add_line_text(wr *w, const char *s, size_t n)
+{
+    int rs = itf_is_record_start(w->dialect, s, n);
+    if (rs && (w->chunk_rec >= w->o.chunk || w->nlines >= 4 * (size_t)w->o.chunk) && flush_chunk(w) < 0)
+        return -1;
+    if (!rs && w->nlines >= 16 * (size_t)w->o.chunk && flush_chunk(w) < 0)
+        return -1;
+    uint64_t nums[ITF_MAX_NUMS];
+    size_t nn = itf_tokenize(s, n, &w->skel, nums);
+    if (w->skel.oom)
+        return oom(w);
+    int isnew;
+    long id = itf_kmap_intern(&w->skels, w->skel.s, w->skel.len, &isnew);
+    if (id < 0)
+        return oom(w);
+    if (isnew) {
+        itf_put_uv(&w->d[D_SKEL], w->skel.len);
+        tz_buf_put(&w->d[D_SKEL], w->skel.s, w->skel.len);
+        if (TZ_GROW(w->sk_base, w->sk_cap1, (size_t)id + 1) < 0 || TZ_GROW(w->sk_nn, w->sk_cap2, (size_t)id + 1) < 0 ||
+            TZ_GROW(w->sk_gen, w->sk_cap3, (size_t)id + 1) < 0 || TZ_GROW(w->slot_last, w->slot_cap, w->nslots + nn + 1) < 0)
+            return oom(w);
+        w->sk_base[id] = (uint32_t)w->nslots;
+        w->sk_nn[id] = (uint32_t)nn;
+        w->sk_gen[id] = 0;
+        w->nslots += nn;
+    }
+    uint64_t *last = w->slot_last + w->sk_base[id];
+    if (w->sk_gen[id] != w->chunkno + 1) {
+        w->sk_gen[id] = w->chunkno + 1;
+        memset(last, 0, nn * sizeof *last);
+    }
+    itf_put_uv(&w->s[S_SKL], (uint64_t)id);
+    for (size_t k = 0; k < nn; k++) {
+        itf_put_sv(&w->s[S_NUM], (int64_t)(nums[k] - last[k]));
+        last[k] = nums[k];
+    }
+    w->nlines++;
+    if (rs) {
+        w->chunk_rec++;
+        w->info.instructions++;
+    }
+    return 0;
+}
+
+static void wr_free(wr *w)
+{
+    tz_imap_free(&w->pcmap);
+    free(w->texts);
+    free(w->toff);
+    free(w->tl);
+    for (size_t i = 0; i < w->blocks.count && w->succ; i++)
+        free(w->succ[i].v);
+    itf_kmap_free(&w->blocks);
+    itf_kmap_free(&w->vars);
+    itf_kmap_free(&w->skels);
+    free(w->varlocal);
+    free(w->nvar);
+    free(w->succ);
+    free(w->start.v);
+    for (int k = 0; k < D_NSTREAMS; k++)
+        tz_buf_free(&w->d[k]);
+    for (int k = 0; k < S_NSTREAMS; k++)
+        tz_buf_free(&w->s[k]);
+    free(w->sk_base);
+    free(w->sk_nn);
+    free(w->sk_gen);
+    free(w->slot_last);
+    free(w->lines);
+    free(w->mems);
+    free(w->pc_gen);
+    free(w->pc_grp);
+    free(w->ix);
+    tz_buf_free(&w->scratch);
+    tz_buf_free(&w->skel);
+}
+
+static int finish(wr *w, int nl_missing)
+{
+    if (flush_chunk(w) < 0)
+        return -1;
+    /* dictionaries */
+    tz_buf payload;
+    tz_buf_init(&payload);
+    uint64_t dict_off = w->off;
+    int rc = pack_all(w, w->d, D_NSTREAMS, DICT_COMP, &payload);
+    if (rc == 0)
+        rc = write_frame(w, &payload);
+    tz_buf_reset(&payload);
+    if (rc < 0)
+        goto out;
+    /* index + statistics */
+    w->info.blocks = w->blocks.count;
+    w->info.templates = w->model == 0 ? w->npc : w->skels.count;
+    w->info.chunks = w->nix;
+    w->info.cache_accesses = w->c_orig.accesses;
+    w->info.cache_hits_orig = w->c_orig.hits;
+    w->info.cache_hits_lossy = w->c_lossy.hits;
+    uint64_t index_off = w->off;
+    itf_put_uv(&payload, w->nix);
+    for (size_t i = 0; i < w->nix; i++)
+        for (int k = 0; k < 4; k++)
+            itf_put_uv(&payload, w->ix[i * 4 + k]);
+    w->info.comp_bytes[TRAZA_ITF_C_INDEX] += ITF_HEADER_SIZE + ITF_FOOTER_SIZE + payload.len + 8 + 200;
+    const traza_itf_info *f = &w->info;
+    uint64_t g[] = {f->instructions, f->lines, f->original_size, (uint64_t)nl_missing, f->exceptions, f->blocks,
+                    f->block_instances, f->templates, f->addresses, f->altered, f->cache_accesses,
+                    f->cache_hits_orig, f->cache_hits_lossy};
+    for (size_t k = 0; k < sizeof g / sizeof g[0]; k++)
+        itf_put_uv(&payload, g[k]);
+    for (int k = 0; k < TRAZA_ITF_MEM_NCODECS; k++)
+        itf_put_uv(&payload, f->codec_insns[k]);
+    for (int k = 0; k < TRAZA_ITF_NCOMP; k++) {
+        itf_put_uv(&payload, f->comp_bytes[k]);
+        itf_put_uv(&payload, f->raw_bytes[k]);
+    }
+    if (payload.oom) {
+        rc = oom(w);
+        goto out;
+    }
+    rc = write_frame(w, &payload);
+    if (rc < 0)
+        goto out;
+    tz_buf_reset(&payload);
+    itf_put_u64le(&payload, index_off);
+    itf_put_u64le(&payload, dict_off);
+    itf_put_u32le(&payload, (uint32_t)crc32(0, (const Bytef *)payload.s, 16));
+    tz_buf_put(&payload, ITF_FOOT_MAGIC, 4);
+    rc = payload.oom ? oom(w) : write_bytes(w, payload.s, payload.len);
+    w->info.file_size = w->off;
+out:
+    tz_buf_free(&payload);
+    return rc;
+}
+
+int traza_itf_compress(const char *inpath, const char *outpath, const traza_itf_opts *opts, traza_itf_info *info,
+                       traza_err *err)
+{
+    wr *w = calloc(1, sizeof *w);
+    if (!w)
+        return traza_err_set(err, TRAZA_E_NOMEM, "itf: out of memory");
+    w->err = err;
+    traza_itf_opts_init(&w->o);
+    if (opts)
+        w->o = *opts;
+    if (w->o.chunk == 0)
+        w->o.chunk = ITF_DEFAULT_CHUNK;
+    if (w->o.mem == TRAZA_ITF_MEM_DISTRIBUTION && !w->o.lossy) {
+        free(w);
+        return traza_err_set(err, TRAZA_E_USAGE, "itf: the distribution codec is lossy: add --lossy");
+    }
+    if (w->o.backend < 0 || w->o.backend > TRAZA_ITF_NONE || w->o.mem < 0 || w->o.mem >= TRAZA_ITF_MEM_NCODECS) {
+        free(w);
+        return traza_err_set(err, TRAZA_E_USAGE, "itf: bad backend or codec option");
+    }
+    tz_imap_init(&w->pcmap);
+    itf_kmap_init(&w->blocks);
+    itf_kmap_init(&w->vars);
+    itf_kmap_init(&w->skels);
+    for (int k = 0; k < D_NSTREAMS; k++)
+        tz_buf_init(&w->d[k]);
+    for (int k = 0; k < S_NSTREAMS; k++)
+        tz_buf_init(&w->s[k]);
+    tz_buf_init(&w->scratch);
+    tz_buf_init(&w->skel);
+    itf_cache_init(&w->c_orig);
+    itf_cache_init(&w->c_lossy);
+    int rc = -1;
+    char *buf = NULL;
+    tz_input *in = tz_input_open(inpath, err);
+    if (!in)
+        goto done;
+    size_t cap = 1 << 20, start = 0, end = 0;
+    buf = malloc(cap);
+    if (!buf) {
+        oom(w);
+        goto done;
+    }
+    int eof = 0;
+    /* prime for dialect detection */
+    while (!eof && end < 65536) {
+        long k = tz_input_read(in, buf + end, cap - end, err);
+        if (k < 0)
+            goto done;
+        if (k == 0)
+            eof = 1;
+        end += (size_t)k;
+    }
+    w->dialect = w->o.dialect ? w->o.dialect : (int)traza_itf_detect(buf, end);
+    w->model = w->dialect == TRAZA_ITF_GEN ? 0 : 1;
+    w->out = fopen(outpath, "wb");
+    if (!w->out) {
+        traza_err_set(err, TRAZA_E_IO, "itf: cannot create %s: %s", outpath, strerror(errno));
+        goto done;
+    }
+    {
+        char h[ITF_HEADER_SIZE] = {0};
+        memcpy(h, ITF_MAGIC, 4);
+        h[4] = ITF_VERSION;
+        h[6] = (char)w->model;
+        h[7] = (char)w->dialect;
+        h[8] = (char)w->o.backend;
+        h[9] = (char)(w->o.lossy ? 1 : 0);
+        h[12] = (char)w->o.chunk, h[13] = (char)(w->o.chunk >> 8), h[14] = (char)(w->o.chunk >> 16),
+        h[15] = (char)(w->o.chunk >> 24);
+        if (write_bytes(w, h, sizeof h) < 0)
+            goto done;
+    }
+    int nl_missing = 0;
+    for (;;) {
+        char *nl = memchr(buf + start, '\n', end - start);
+        if (!nl) {
+            if (eof) {
+                if (end > start) {
+                    nl_missing = 1;
+                    w->info.lines++;
+                    w->info.original_size += end - start;
+                    if ((w->model == 0 ? add_line_gen(w, buf + start, end - start)
+                                       : add_line_text(w, buf + start, end - start)) < 0)
+                        goto done;
+                }
+                break;
+            }
+            if (start > 0) {
+                memmove(buf, buf + start, end - start);
+                end -= start;
+                start = 0;
+            }
+            if (end == cap) {
+                if (cap >= ((size_t)1 << 30)) {
+                    traza_err_set(err, TRAZA_E_PARSE, "%s: line %llu is longer than 1 GiB", inpath,
+                                  (unsigned long long)w->info.lines + 1);
+                    goto done;
+                }
+                char *nb = realloc(buf, cap * 2);
+                if (!nb) {
+                    oom(w);
+                    goto done;
+                }
+                buf = nb;
+                cap *= 2;
+            }
+            long k = tz_input_read(in, buf + end, cap - end, err);
+            if (k < 0)
+                goto done;
+            if (k == 0)
+                eof = 1;
+            end += (size_t)k;
+            continue;
+        }
+        size_t n = (size_t)(nl - (buf + start));
+        w->info.lines++;
+        w->info.original_size += n + 1;
+        if ((w->model == 0 ? add_line_gen(w, buf + start, n) : add_line_text(w, buf + start, n)) < 0)
+            goto done;
+        start += n + 1;
+    }
+    if (finish(w, nl_missing) < 0)
+        goto done;
+    if (fclose(w->out) != 0) {
+        w->out = NULL;
+        traza_err_set(err, TRAZA_E_IO, "itf: closing %s: %s", outpath, strerror(errno));
+        goto done;
+    }
+    w->out = NULL;
+    w->info.version = ITF_VERSION;
+    w->info.dialect = w->dialect;
+    w->info.backend = w->o.backend;
+    w->info.lossy = w->o.lossy;
+    w->info.model = w->model;
+    if (info)
+        *info = w->info;
+    rc = 0;
+done:
+    if (w->out) {
+        fclose(w->out);
+        remove(outpath);
+    }
+    tz_input_close(in);
+    free(buf);
+    wr_free(w);
+    free(w);
+    return rc;
+}

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# traza itf: byte-exact round trips (samples, Tarmac, real traces), random access,
+# codecs, lossy report, corrupt-file rejection.
+source "$(dirname "$0")/../lib.sh"
+
+rt() { # NAME FILE [OPTIONS...]
+  local name=$1 f=$2; shift 2
+  if ! "$TRAZA" itf compress "$f" -o "$TMP/rt.tzi" -q "$@" >"$TMP/err" 2>&1; then
+    fail "$name" "compress failed: $(head -c 400 "$TMP/err")"; return; fi
+  "$TRAZA" itf decompress "$TMP/rt.tzi" -o "$TMP/rt.out" 2>"$TMP/err"
+  local plain=$f
+  case "$f" in *.xz) xz -dc "$f" >"$TMP/plain"; plain=$TMP/plain ;; esac
+  if cmp -s "$plain" "$TMP/rt.out"; then pass "$name"; else fail "$name" "decompressed output differs from $f"; fi
+}
+
+# --- synthetic inputs (no shared data needed) ---
+printf '0x00010000 push {r4, lr} mem=0x407ffff8 mem=0x407ffffc\n0x00010004 movs r0, #1\n0x00010008 bne #0x10000 CCFAIL\n0x0001000c weird line\r\nnot an itf line\n\n0x00010010 ldr r3, [r0] mem=0x00020000' >"$TMP/odd.itf"
+rt "round trip: odd gen lines, CR, no final newline" "$TMP/odd.itf"
+printf '0x10001014 ldr -res r3 -par r0:0xbe8f3940\n0x10001018 b -target 0x10001000\n0x1000101c addeq -noexec -cond\n' >"$TMP/paper.itf"
+rt "round trip: paper text ITF" "$TMP/paper.itf"
+check_eq "paper dialect detected" "paper" "$("$TRAZA" itf stats "$TMP/rt.tzi" --json | json_get dialect)"
+: >"$TMP/empty.itf"
+rt "round trip: empty file" "$TMP/empty.itf"
+python3 - "$TMP/loop.itf" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    n = 0
+    for it in range(3000):
+        f.write("0x00010000 ldr r3, [r0, #4] mem=0x%08x\n" % (0x20000 + 4 * (it % 16)))
+        f.write("0x00010004 push {r4, r5} mem=0x407ffff0 mem=0x407ffff4\n")
+        f.write("0x00010008 str r1, [r2] mem=0x%08x\n" % (0x30000 + (it * 7919) % 4096 * 4))
+        f.write("0x0001000c subs r1, r1, #1\n")
+        f.write("0x00010010 bne #0x10000%s\n" % (" CCFAIL" if it % 10 == 9 else ""))
+        if it % 500 == 250:
+            f.write("0x000003c4 push {r4, lr} mem=0x407fff00 mem=0x407fff04\n0x000003c8 bx lr\n")
+PY
+for m in auto raw periodic pattern sequitur; do rt "round trip: --mem $m" "$TMP/loop.itf" --mem $m --chunk 4096; done
+for b in xz zstd none; do rt "round trip: --backend $b" "$TMP/loop.itf" --backend $b; done
+"$TRAZA" itf compress "$TMP/loop.itf" -o "$TMP/loop.tzi" --chunk 1000 -q
+full=$("$TRAZA" itf decompress "$TMP/loop.tzi")
+ok=1
+for spec in "0 1" "0 5" "999 3" "1000 1" "4321 1000" "14990 100"; do
+  set -- $spec
+  want=$(printf '%s\n' "$full" | sed -n "$(($1 + 1)),$(($1 + $2))p")
+  got=$("$TRAZA" itf extract "$TMP/loop.tzi" --from "$1" --count "$2")
+  [ "$want" == "$got" ] || { ok=0; fail "extract --from $1 --count $2 matches full decompression"; }
+done
+[ $ok = 1 ] && pass "extract matches full decompression across chunk boundaries"
+check_rc "extract beyond the end is a usage error" 2 "$TRAZA" itf extract "$TMP/loop.tzi" --from 99999999 --count 1
+check_contains "beyond-end message" "$OUT" "beyond the end"
+check_rc "distribution without --lossy is a usage error" 2 "$TRAZA" itf compress "$TMP/loop.itf" -o "$TMP/l.tzi" --mem distribution
+check_rc "lossy compress" 0 "$TRAZA" itf compress "$TMP/loop.itf" -o "$TMP/lossy.tzi" --lossy --mem distribution -q
+js=$("$TRAZA" itf stats "$TMP/lossy.tzi" --json)
+check_eq "lossy flag in stats" "True" "$(printf '%s' "$js" | json_get lossy)"
+alt=$(printf '%s' "$js" | json_get lossy_report.altered)
+[ "$alt" -gt 0 ] && pass "lossy: altered addresses reported ($alt)" || fail "lossy: altered addresses reported" "$alt"
+check_contains "lossy: hit-rate diff present" "$js" '"hit_rate_diff"'
+"$TRAZA" itf decompress "$TMP/lossy.tzi" -o "$TMP/lossy.out"
+check_eq "lossy: same line count" "$(wc -l <"$TMP/loop.itf")" "$(wc -l <"$TMP/lossy.out")"
+check_eq "lossy: PCs unchanged" "$(cut -d' ' -f1 "$TMP/loop.itf" | md5sum)" "$(cut -d' ' -f1 "$TMP/lossy.out" | md5sum)"
+js=$("$TRAZA" itf stats "$TMP/loop.tzi" --json)
+check_eq "stats: instructions" "15012" "$(printf '%s' "$js" | json_get instructions)"
+per=$(printf '%s' "$js" | json_get codecs.periodic)
+[ "$per" -gt 0 ] && pass "stats: periodic codec used" || fail "stats: periodic codec used" "$js"
+# corruption
+sz=$(stat -c %s "$TMP/loop.tzi")
+head -c $((sz - 10)) "$TMP/loop.tzi" >"$TMP/trunc.tzi"
+check_rc "truncated file rejected" 1 "$TRAZA" itf decompress "$TMP/trunc.tzi"
+check_contains "truncated message" "$OUT" "truncated"
+cp "$TMP/loop.tzi" "$TMP/flip.tzi"
+printf '\xff' | dd of="$TMP/flip.tzi" bs=1 seek=40 conv=notrunc 2>/dev/null
+check_rc "corrupt chunk rejected" 1 "$TRAZA" itf decompress "$TMP/flip.tzi" -o /dev/null
+check_contains "checksum message" "$OUT" "checksum"
+printf 'hello' >"$TMP/bad.tzi"
+check_rc "bad magic rejected" 1 "$TRAZA" itf stats "$TMP/bad.tzi"
+check_contains "magic message" "$OUT" "not a .tzi"
+check_rc "no verb is a usage error" 2 "$TRAZA" itf
+check_rc "help" 0 "$TRAZA" itf --help
+
+# --- real data ---
+S=$DATA/gen/samples
+if [ -d "$S" ]; then
+  for f in "$S"/*.txt; do rt "round trip: sample $(basename "$f")" "$f"; done
+  check_eq "gen dialect detected" "gen" "$("$TRAZA" itf stats "$TMP/rt.tzi" --json | json_get dialect)"
+else skip "gen samples" "../shared/data absent"; fi
+if [ -d "$DATA/tarmac" ]; then
+  for f in "$DATA"/tarmac/*.tarmac; do rt "round trip: tarmac $(basename "$f")" "$f"; done
+  f=$DATA/tarmac/calculator-aarch64-gem5.tarmac
+  "$TRAZA" itf compress "$f" -o "$TMP/g.tzi" --chunk 500 -q
+  check_eq "gem5 dialect detected" "tarmac-gem5" "$("$TRAZA" itf stats "$TMP/g.tzi" --json | json_get dialect)"
+  "$TRAZA" itf decompress "$TMP/g.tzi" -o "$TMP/g.out"
+  # record 1200 = the 1201st instruction line and the lines after it up to record 1203
+  want=$(awk '/ IT \(| IS \(/{r++} r>=1201 && r<=1203' "$f")
+  got=$("$TRAZA" itf extract "$TMP/g.tzi" --from 1200 --count 3)
+  check_eq "tarmac extract matches the text" "$want" "$got"
+  "$TRAZA" itf compress "$DATA/tarmac/calculator-aarch32-es-ld-st-style.tarmac" -o "$TMP/e.tzi" -q
+  check_eq "ES dialect detected" "tarmac-es" "$("$TRAZA" itf stats "$TMP/e.tzi" --json | json_get dialect)"
+  "$TRAZA" itf compress "$DATA/tarmac/quicksort.tarmac" -o "$TMP/q.tzi" -q
+  check_eq "Fast Models dialect detected" "tarmac-fastmodel" "$("$TRAZA" itf stats "$TMP/q.tzi" --json | json_get dialect)"
+else skip "tarmac" "../shared/data absent"; fi
+f=$DATA/gen/itf/mcu-cortex-m3/freertos_blinky_icount5.itf.xz
+if [ -f "$f" ]; then
+  rt "round trip: real .itf.xz (freertos, 1M instructions)" "$f"
+  xz -dc "$f" | head -n 300000 >"$TMP/p.itf"
+  "$TRAZA" itf compress "$TMP/p.itf" -o "$TMP/p.tzi" --chunk 50000 -q
+  want=$(sed -n '149001,150200p' "$TMP/p.itf")
+  got=$("$TRAZA" itf extract "$TMP/p.tzi" --from 149000 --count 1200)
+  check_eq "real trace: extract across a chunk boundary" "$want" "$got"
+else skip "real .itf.xz" "../shared/data absent"; fi
+f=$DATA/gen/itf/armhf-mthumb/dijkstra.itf.xz
+if [ -f "$f" ]; then
+  xz -dc "$f" | head -n 200000 >"$TMP/d.itf"
+  rt "round trip: dijkstra prefix (200k lines)" "$TMP/d.itf"
+else skip "dijkstra prefix" "../shared/data absent"; fi
