@@ -5,9 +5,11 @@
 #include "traza/export.h"
 
 extern const traza_exporter tz_exporter_csv;
+extern const traza_exporter tz_exporter_chrome;
 
 static const traza_exporter *const tz_exporters[] = {
     &tz_exporter_csv,
+    &tz_exporter_chrome,
     NULL,
 };
 

@@ -4,9 +4,11 @@
 
 #include "traza/import.h"
 
+extern const traza_importer tz_importer_chrome;
 
 /* In detection order (ties go to the earlier one). */
 static const traza_importer *const tz_importers[] = {
+    &tz_importer_chrome,
     NULL,
 };
 
