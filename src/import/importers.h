@@ -5,10 +5,12 @@
 #include "traza/import.h"
 
 extern const traza_importer tz_importer_chrome;
+extern const traza_importer tz_importer_uftrace;
 
 /* In detection order (ties go to the earlier one). */
 static const traza_importer *const tz_importers[] = {
     &tz_importer_chrome,
+    &tz_importer_uftrace,
     NULL,
 };
 
