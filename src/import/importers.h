@@ -6,11 +6,13 @@
 
 extern const traza_importer tz_importer_chrome;
 extern const traza_importer tz_importer_uftrace;
+extern const traza_importer tz_importer_ctf;
 
 /* In detection order (ties go to the earlier one). */
 static const traza_importer *const tz_importers[] = {
     &tz_importer_chrome,
     &tz_importer_uftrace,
+    &tz_importer_ctf,
     NULL,
 };
 
