@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 size_t traza_importer_count(void)
 {
@@ -34,6 +35,32 @@ const traza_importer *traza_importer_detect(const char *path, traza_err *err)
     unsigned char head[8192];
     tz_input *in = tz_input_open(path, err);
     if (!in)
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        /* Directory formats (uftrace, CTF, CoreSight snapshots): detect gets no head. */
+        const traza_importer *best = NULL;
+        int best_score = 0;
+        for (size_t i = 0; tz_importers[i]; i++) {
+            int s = tz_importers[i]->detect ? tz_importers[i]->detect(path, NULL, 0) : 0;
+            if (s > best_score) {
+                best_score = s;
+                best = tz_importers[i];
+            }
+        }
+        if (!best)
+            traza_err_set(err, TRAZA_E_PARSE, "%s: a directory, and no importer recognises it (uftrace.data, CTF, CoreSight snapshot); give --format", path);
+        return best;
+    }
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        traza_err_set(err, TRAZA_E_IO, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t n = fread(head, 1, sizeof head, f);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        traza_err_set(err, TRAZA_E_IO, "%s: read error", path);
         return NULL;
     size_t n = 0;
     while (n < sizeof head) {

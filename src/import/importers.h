@@ -20,6 +20,13 @@ static const traza_importer *const tz_importers[] = {
     &tz_importer_pc,
     &tz_importer_csv,
     &tz_importer_rtdump,
+extern const traza_importer tz_importer_chrome;
+extern const traza_importer tz_importer_uftrace;
+extern const traza_importer tz_importer_ctf;
+
+    &tz_importer_chrome,
+    &tz_importer_uftrace,
+    &tz_importer_ctf,
     NULL,
 };
 

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Format importers against their anchors, on the same input in one run:
+#   CTF:    traza import DIR   vs  babeltrace2 DIR > /dev/null   (same library, same decode)
+#   Chrome: traza import FILE  vs  python3 json.load(FILE)       (parse-only anchor)
+# Usage: bench/formats.sh [TRAZA]   (data: $TRAZA_TEST_DATA or ../shared/data)
+# Prints best-of-3 wall-clock seconds and the ratio traza/anchor.
+set -u
+cd "$(dirname "$0")/.."
+TRAZA=$(realpath "${1:-build/traza}")
+DATA=${TRAZA_TEST_DATA:-../shared/data}
+TMP=$(mktemp -d /tmp/traza-bench-XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+now() { date +%s.%N; }
+# best of 3 (each run in a fresh workspace; a failing run aborts the benchmark)
+best() { local b=999999 s e t; for _ in 1 2 3; do export TRAZA_WORKSPACE=$TMP/ws$RANDOM$RANDOM; s=$(now);
+  "$@" >/dev/null 2>"$TMP/err" || { echo "FAILED: $* ($(head -c 300 "$TMP/err"))" >&2; exit 1; }; e=$(now);
+  t=$(echo "$e - $s" | bc -l); if (( $(echo "$t < $b" | bc -l) )); then b=$t; fi; done; echo "$b"; }
+row() { printf '%-42s %10.3f s %10.3f s %8.2fx\n' "$1" "$2" "$3" "$(echo "$2 / $3" | bc -l)"; }
+printf '%-42s %12s %12s %9s\n' "input" "traza" "anchor" "ratio"
+if command -v babeltrace2 >/dev/null; then
+  for d in lttng-tracefile-rotation/kernel multi-domains/ust trace-with-index; do
+    p=$DATA/babeltrace-ctf/$d
+    [ -d "$p" ] || continue
+    t=$(best "$TRAZA" import "$p" --name bench) || exit 1
+    a=$(best sh -c "babeltrace2 '$p' > /dev/null") || exit 1
+    row "ctf $d" "$t" "$a"
+  done
+fi
+for f in x_event_trace.json flow.json webview.json.gz; do
+  p=$DATA/catapult/tracing-test_data/$f
+  [ -f "$p" ] || continue
+  t=$(best "$TRAZA" import "$p" --name bench) || exit 1
+  a=$(best python3 -c "import json,gzip,sys; p=sys.argv[1]; json.load(gzip.open(p) if p.endswith('.gz') else open(p))" "$p") || exit 1
+  row "chrome $f" "$t" "$a"
+done

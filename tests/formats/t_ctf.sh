@@ -1,0 +1,30 @@
+# CTF importer against babeltrace2: for every trace directory of the shared data that
+# babeltrace2 reads, the imported event count equals the lines babeltrace2 prints.
+# A damaged trace fails with babeltrace2's error, never a crash, and imports nothing.
+. tests/lib.sh
+B=$DATA/babeltrace-ctf
+if [ ! -d "$B" ]; then skip "ctf imports" "shared data absent"; exit 0; fi
+if ! command -v babeltrace2 >/dev/null; then skip "ctf imports" "babeltrace2 not installed"; exit 0; fi
+i=0
+for d in $(find "$B" -name metadata -printf '%h\n' | sort); do
+  i=$((i + 1))
+  rel=${d#$B/}
+  if ! want=$(babeltrace2 "$d" 2>/dev/null | wc -l); then skip "ctf $rel" "babeltrace2 rejects it"; continue; fi
+  got=$("$TRAZA" import "$d" --name "t$i" --json 2>/dev/null | json_get events)
+  check_eq "ctf $rel: events = babeltrace2 lines" "$want" "$got"
+done
+# Detection by content, on the parent of two traces (kernel + ust): both are read.
+want=$(babeltrace2 "$B/multi-domains" 2>/dev/null | wc -l)
+got=$("$TRAZA" import "$B/multi-domains" --name md --json 2>/dev/null | json_get events)
+check_eq "ctf multi-domains (2 traces): events = babeltrace2 lines" "$want" "$got"
+# Damaged: metadata cut short (babeltrace2 2.0.4 itself loops forever on this one).
+mkdir -p "$TMP/bad"
+cp "$B/wk-heartbeat-u/"* "$TMP/bad/" && chmod u+w "$TMP/bad/"*
+head -c 700 "$B/wk-heartbeat-u/metadata" > "$TMP/bad/metadata"
+check_rc "ctf damaged metadata fails cleanly" 1 timeout 60 "$TRAZA" import "$TMP/bad" --format ctf --name bad
+check_contains "ctf damaged metadata: precise error" "$OUT" "metadata: byte 0: metadata packet of 4096 bytes, but only 700 bytes remain"
+check_rc "ctf damaged: nothing imported" 1 "$TRAZA" info bad
+# Not a trace at all.
+mkdir -p "$TMP/empty"
+check_rc "ctf: no trace under the path" 1 "$TRAZA" import "$TMP/empty" --format ctf
+check_contains "ctf: no trace error" "$OUT" "no CTF trace"
