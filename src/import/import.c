@@ -30,11 +30,6 @@ const traza_importer *traza_importer_find(const char *name)
 
 const traza_importer *traza_importer_detect(const char *path, traza_err *err)
 {
-    /* The head is read through tz_input so compressed files (.xz, .zst, .gz) are
-     * detected by their content. */
-    unsigned char head[8192];
-    tz_input *in = tz_input_open(path, err);
-    if (!in)
     struct stat st;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
         /* Directory formats (uftrace, CTF, CoreSight snapshots): detect gets no head. */
@@ -51,16 +46,11 @@ const traza_importer *traza_importer_detect(const char *path, traza_err *err)
             traza_err_set(err, TRAZA_E_PARSE, "%s: a directory, and no importer recognises it (uftrace.data, CTF, CoreSight snapshot); give --format", path);
         return best;
     }
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        traza_err_set(err, TRAZA_E_IO, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t n = fread(head, 1, sizeof head, f);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        traza_err_set(err, TRAZA_E_IO, "%s: read error", path);
+    /* The head is read through tz_input so compressed files (.xz, .zst, .gz) are
+     * detected by their content. */
+    unsigned char head[8192];
+    tz_input *in = tz_input_open(path, err);
+    if (!in)
         return NULL;
     size_t n = 0;
     while (n < sizeof head) {

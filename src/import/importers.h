@@ -10,7 +10,9 @@ extern const traza_importer tz_importer_kptrace;
 extern const traza_importer tz_importer_pc;
 extern const traza_importer tz_importer_csv;
 extern const traza_importer tz_importer_rtdump;
-
+extern const traza_importer tz_importer_chrome;
+extern const traza_importer tz_importer_uftrace;
+extern const traza_importer tz_importer_ctf;
 
 /* In detection order (ties go to the earlier one). */
 static const traza_importer *const tz_importers[] = {
@@ -20,10 +22,6 @@ static const traza_importer *const tz_importers[] = {
     &tz_importer_pc,
     &tz_importer_csv,
     &tz_importer_rtdump,
-extern const traza_importer tz_importer_chrome;
-extern const traza_importer tz_importer_uftrace;
-extern const traza_importer tz_importer_ctf;
-
     &tz_importer_chrome,
     &tz_importer_uftrace,
     &tz_importer_ctf,
