@@ -52,23 +52,11 @@ int tz_write_file(const char *path, const tz_buf *b, traza_err *err)
     return 0;
 }
 
-static void xml_text(tz_buf *b, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '<': tz_buf_puts(b, "&lt;"); break;
-        case '>': tz_buf_puts(b, "&gt;"); break;
-        case '&': tz_buf_puts(b, "&amp;"); break;
-        case '"': tz_buf_puts(b, "&quot;"); break;
-        default: tz_buf_putc(b, *s);
-        }
-    }
-}
 
 void tz_svg_text(tz_buf *b, double x, double y, const char *anchor, const char *text)
 {
     tz_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", x, y, anchor);
-    xml_text(b, text);
+    tz_xml_esc(b, text);
     tz_buf_puts(b, "</text>\n");
 }
 
@@ -77,7 +65,7 @@ void tz_svg_begin(tz_buf *b, int w, int h, const char *title)
     tz_buf_printf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
                      "font-family=\"sans-serif\" font-size=\"11\">\n<title>", w, h, w, h);
-    xml_text(b, title);
+    tz_xml_esc(b, title);
     tz_buf_printf(b, "</title>\n<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", w, h);
 }
 

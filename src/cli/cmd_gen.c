@@ -145,17 +145,7 @@ int cmd_gen(traza_cli *cli, int argc, char **argv)
     traza_trace_info info;
     if (traza_gen_store(ws, name, &o, &info, &err) < 0)
         return cli_fail(cli, &err);
-    tz_buf b;
-    tz_buf_init(&b);
-    if (cli->json) {
-        cli_info_json(&b, &info);
-        tz_buf_putc(&b, '\n');
-    } else {
-        tz_buf_printf(&b, "generated '%s': %lld events, %lld producers, %lld event types\n", info.name, (long long)info.events,
-                      (long long)info.producers, (long long)info.event_types);
-    }
-    fputs(b.s ? b.s : "", stdout);
-    tz_buf_free(&b);
+    cli_print_new_trace(cli->json, "generated", &info);
     traza_trace_info_clear(&info);
     return EXIT_OK;
 }

@@ -64,17 +64,7 @@ int cmd_import(traza_cli *cli, int argc, char **argv)
     traza_trace_info info;
     if (traza_import(ws, (const char *const *)argv + optind, (size_t)(argc - optind), &o, &info, &err) < 0)
         return cli_fail(cli, &err);
-    tz_buf b;
-    tz_buf_init(&b);
-    if (cli->json) {
-        cli_info_json(&b, &info);
-        tz_buf_putc(&b, '\n');
-    } else {
-        tz_buf_printf(&b, "imported '%s' (%s): %lld events, %lld producers, %lld event types\n", info.name, info.format,
-                      (long long)info.events, (long long)info.producers, (long long)info.event_types);
-    }
-    fputs(b.s ? b.s : "", stdout);
-    tz_buf_free(&b);
+    cli_print_new_trace(cli->json, "imported", &info);
     traza_trace_info_clear(&info);
     return EXIT_OK;
 }

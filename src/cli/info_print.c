@@ -1,6 +1,7 @@
 /* Trace metadata as JSON objects (stable keys for scripts) and as text. */
 #include "cli/info_print.h"
 
+#include <stdio.h>
 #include <time.h>
 
 void cli_info_json(tz_buf *b, const traza_trace_info *info)
@@ -51,4 +52,19 @@ void cli_info_text(tz_buf *b, const traza_trace_info *info)
         tz_buf_printf(b, "%s %s\n", i ? "            " : "sources:    ", info->sources[i]);
     for (size_t i = 0; i < info->nparams; i++)
         tz_buf_printf(b, "param:       %s = %s\n", info->params[i].key, info->params[i].value);
+}
+
+void cli_print_new_trace(int json, const char *verb, const traza_trace_info *info)
+{
+    tz_buf b;
+    tz_buf_init(&b);
+    if (json) {
+        cli_info_json(&b, info);
+        tz_buf_putc(&b, '\n');
+    } else {
+        tz_buf_printf(&b, "%s '%s' (%s): %lld events, %lld producers, %lld event types\n", verb, info->name, info->format ? info->format : "",
+                      (long long)info->events, (long long)info->producers, (long long)info->event_types);
+    }
+    fputs(b.s ? b.s : "", stdout);
+    tz_buf_free(&b);
 }

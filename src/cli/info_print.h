@@ -7,5 +7,7 @@
 
 void cli_info_json(tz_buf *b, const traza_trace_info *info);
 void cli_info_text(tz_buf *b, const traza_trace_info *info);
+/* Prints a new trace's metadata: JSON with --json, else "<verb> 'name' (...): N events...". */
+void cli_print_new_trace(int json, const char *verb, const traza_trace_info *info);
 
 #endif

@@ -9,18 +9,6 @@
 #include <string.h>
 #include <time.h>
 
-static void esc(tz_buf *b, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '<': tz_buf_puts(b, "&lt;"); break;
-        case '>': tz_buf_puts(b, "&gt;"); break;
-        case '&': tz_buf_puts(b, "&amp;"); break;
-        case '"': tz_buf_puts(b, "&quot;"); break;
-        default: tz_buf_putc(b, *s);
-        }
-    }
-}
 
 typedef struct ranked {
     const char *label;
@@ -52,7 +40,7 @@ static int section(tz_buf *b, traza_trace *t, size_t slices, traza_err *err)
     const traza_trace_info *info = traza_trace_info_of(t);
     char t1[64], t2[64], title[600];
     tz_buf_puts(b, "<section><h2>");
-    esc(b, info->name);
+    tz_xml_esc(b, info->name);
     tz_buf_puts(b, "</h2>\n<table class=\"meta\">");
     tz_buf_printf(b, "<tr><th>format</th><td>%s</td></tr>", info->format ? info->format : "");
     tz_buf_printf(b, "<tr><th>events</th><td>%lld (punctual %lld, state %lld, link %lld, variable %lld)</td></tr>", (long long)info->events,
@@ -63,7 +51,7 @@ static int section(tz_buf *b, traza_trace *t, size_t slices, traza_err *err)
                   traza_time_format(info->max_ts, info->time_unit, t2, sizeof t2));
     for (size_t i = 0; i < info->nsources; i++) {
         tz_buf_puts(b, "<tr><th>source</th><td>");
-        esc(b, info->sources[i]);
+        tz_xml_esc(b, info->sources[i]);
         tz_buf_puts(b, "</td></tr>");
     }
     tz_buf_puts(b, "</table>\n<div class=\"charts\">\n");

@@ -25,18 +25,6 @@ void traza_color_for(const char *name, char out[8])
     snprintf(out, 8, "#%02x%02x%02x", (unsigned)lround((r + m) * 255), (unsigned)lround((g + m) * 255), (unsigned)lround((b + m) * 255));
 }
 
-static void esc(tz_buf *b, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '<': tz_buf_puts(b, "&lt;"); break;
-        case '>': tz_buf_puts(b, "&gt;"); break;
-        case '&': tz_buf_puts(b, "&amp;"); break;
-        case '"': tz_buf_puts(b, "&quot;"); break;
-        default: tz_buf_putc(b, *s);
-        }
-    }
-}
 
 static void head(tz_buf *b, int w, int h, const char *title)
 {
@@ -45,7 +33,7 @@ static void head(tz_buf *b, int w, int h, const char *title)
                   "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n"
                   "<text x=\"10\" y=\"20\" font-size=\"15\" font-weight=\"bold\">",
                   w, h, w, h);
-    esc(b, title);
+    tz_xml_esc(b, title);
     tz_buf_puts(b, "</text>\n");
 }
 
@@ -114,12 +102,12 @@ char *traza_svg_pie(const char *title, const traza_chart_item *items, size_t n)
             tz_buf_printf(&b, "<path d=\"M%.2f,%.2f L%.2f,%.2f A%.1f,%.1f 0 %d 1 %.2f,%.2f Z\" fill=\"%s\" stroke=\"#fff\"><title>", cx, cy,
                           cx + r * cos(a), cy + r * sin(a), r, r, frac > 0.5, cx + r * cos(a2), cy + r * sin(a2), fill);
         }
-        esc(&b, label);
+        tz_xml_esc(&b, label);
         human(num, sizeof num, v);
         tz_buf_printf(&b, ": %s (%.1f%%)</title></%s>\n", num, frac * 100, frac >= 0.9999 ? "circle" : "path");
         int y = 50 + row * 18;
         tz_buf_printf(&b, "<rect x=\"320\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"338\" y=\"%d\">", y, fill, y + 11);
-        esc(&b, label);
+        tz_xml_esc(&b, label);
         tz_buf_printf(&b, " — %s (%.1f%%)</text>\n", num, frac * 100);
         row++;
         a = a2;
@@ -158,7 +146,7 @@ char *traza_svg_histogram(const char *title, const uint64_t *counts, size_t n, d
         tz_buf_printf(&b, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", left + pw * k / 4, top + ph + 16, num);
     }
     tz_buf_printf(&b, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">", left + pw / 2, h - 10);
-    esc(&b, x_unit);
+    tz_xml_esc(&b, x_unit);
     tz_buf_puts(&b, "</text>\n</svg>\n");
     return tz_buf_take(&b);
 }
@@ -181,12 +169,12 @@ char *traza_svg_bars(const char *title, const traza_chart_item *items, size_t n,
         int y = top + (int)i * rowh;
         double bw = (w - left - 120) * items[i].value / max;
         tz_buf_printf(&b, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", left - 6, y + 14);
-        esc(&b, items[i].label);
+        tz_xml_esc(&b, items[i].label);
         tz_buf_printf(&b, "</text><rect x=\"%d\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\"/>", left, y + 3, bw, rowh - 6,
                       color_of(&items[i], col));
         human(num, sizeof num, items[i].value);
         tz_buf_printf(&b, "<text x=\"%.2f\" y=\"%d\">%s ", left + bw + 6, y + 14, num);
-        esc(&b, value_unit);
+        tz_xml_esc(&b, value_unit);
         tz_buf_puts(&b, "</text>\n");
     }
     tz_buf_puts(&b, "</svg>\n");

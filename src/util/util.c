@@ -218,6 +218,19 @@ void tz_json_str(tz_buf *b, const char *s)
     tz_json_strn(b, s, strlen(s));
 }
 
+void tz_xml_esc(tz_buf *b, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '<': tz_buf_puts(b, "&lt;"); break;
+        case '>': tz_buf_puts(b, "&gt;"); break;
+        case '&': tz_buf_puts(b, "&amp;"); break;
+        case '"': tz_buf_puts(b, "&quot;"); break;
+        default: tz_buf_putc(b, *s);
+        }
+    }
+}
+
 void tz_json_num(tz_buf *b, double v)
 {
     if (!isfinite(v)) {

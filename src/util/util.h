@@ -38,6 +38,8 @@ char *tz_buf_take(tz_buf *b);
 /* JSON helpers: a quoted, escaped string (invalid UTF-8 bytes become U+FFFD). */
 void tz_json_str(tz_buf *b, const char *s);
 void tz_json_strn(tz_buf *b, const char *s, size_t n);
+/* Text escaped for XML/HTML/SVG content and attributes (< > & "). */
+void tz_xml_esc(tz_buf *b, const char *s);
 /* A double as JSON (non-finite values become null). */
 void tz_json_num(tz_buf *b, double v);
 
