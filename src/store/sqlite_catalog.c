@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 static const char *const catalog_schema =
@@ -30,20 +31,41 @@ static const char *const catalog_schema =
     "CREATE TABLE IF NOT EXISTS info(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;"
     "INSERT OR IGNORE INTO info VALUES('schema_version', '1');";
 
-int tz_sql_fail(sqlite3 *db, const char *what, traza_err *err)
+/* SQLite's message plus, for I/O errors, the operating system's reason and the
+ * file: "disk I/O error" alone does not tell a user that the disk is full. */
+static int sql_error(sqlite3 *db, const char *what, const char *msg, traza_err *err)
 {
     int code = sqlite3_errcode(db);
     traza_errcode c = (code == SQLITE_NOMEM) ? TRAZA_E_NOMEM : (code == SQLITE_CORRUPT || code == SQLITE_NOTADB) ? TRAZA_E_FORMAT : TRAZA_E_IO;
-    return traza_err_set(err, c, "%s: %s", what, sqlite3_errmsg(db));
+    int sys = sqlite3_system_errno(db);
+    const char *file = sqlite3_db_filename(db, "main");
+    if (!file || !*file)
+        file = "the store";
+    if ((code == SQLITE_IOERR || code == SQLITE_FULL || code == SQLITE_CANTOPEN) && sys)
+        return traza_err_set(err, c, "%s: %s (%s) in %s", what, msg, strerror(sys), file);
+    int ext = sqlite3_extended_errcode(db);
+    if (code == SQLITE_FULL || ext == SQLITE_IOERR_WRITE || ext == SQLITE_IOERR_FSYNC || ext == SQLITE_IOERR_TRUNCATE) {
+        /* SQLite has lost errno by now: say what is left to check. */
+        struct statvfs vfs;
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s", file);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *slash = '\0';
+        unsigned long long freemb = statvfs(slash ? dir : ".", &vfs) == 0 ? (unsigned long long)vfs.f_bavail * vfs.f_frsize >> 20 : 0;
+        return traza_err_set(err, c, "%s: cannot write %s: the disk is full or a file-size limit was reached (%llu MiB free there)", what,
+                             file, freemb);
+    }
+    return traza_err_set(err, c, "%s: %s", what, msg);
 }
+
+int tz_sql_fail(sqlite3 *db, const char *what, traza_err *err) { return sql_error(db, what, sqlite3_errmsg(db), err); }
 
 int tz_sql_exec(sqlite3 *db, const char *sql, const char *what, traza_err *err)
 {
     char *msg = NULL;
     if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        int code = sqlite3_errcode(db);
-        traza_err_set(err, code == SQLITE_FULL ? TRAZA_E_IO : code == SQLITE_NOMEM ? TRAZA_E_NOMEM : TRAZA_E_IO, "%s: %s", what,
-                      msg ? msg : sqlite3_errmsg(db));
+        sql_error(db, what, msg ? msg : sqlite3_errmsg(db), err);
         sqlite3_free(msg);
         return -1;
     }

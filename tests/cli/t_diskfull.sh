@@ -12,7 +12,7 @@ before=$(snapshot)
 # 2 MiB is far below what 300k events need, far above the catalogue.
 OUT=$( (trap '' XFSZ; ulimit -f 2048; "$TRAZA" import "$TMP/big.csv" --name big) 2>&1 ); rc=$?
 check_eq "import fails when space runs out" 1 "$rc"
-check_contains "the error says why" "$OUT" "traza:"
+check_contains "the error says why" "$OUT" "the disk is full or a file-size limit was reached"
 after=$(snapshot)
 check_eq "workspace unchanged" "$before" "$after"
 check_rc "the other trace still reads" 0 "$TRAZA" query before --count
