@@ -35,10 +35,12 @@ VERSION := 0.1.0
 PKGS    := sqlite3 libpcre2-8 libzstd liblzma zlib jansson libdw libelf babeltrace2
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# OpenCSD (CoreSight decode, Debian libopencsd-dev) has no pkg-config file.
+EXTRA_LIBS += -lopencsd_c_api -lopencsd
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -DTRAZA_PLUGIN_DIR='"$(PREFIX)/lib/traza/plugins"' -g $(OPT) $(WARN) -fPIC -Iinclude -Isrc $(PKG_CFLAGS) $(CFLAGS)
-LDLIBS_ALL := $(PKG_LIBS) -ldl -lpthread -lm $(LDLIBS)
+LDLIBS_ALL := $(PKG_LIBS) $(EXTRA_LIBS) -ldl -lpthread -lm $(LDLIBS)
 
 LIB_SRC := $(sort $(shell find src -name '*.c' -not -path 'src/cli/*'))
 CLI_SRC := $(sort $(wildcard src/cli/*.c))
@@ -122,7 +124,7 @@ fuzz:
 	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
 	  echo "clang -fsanitize=fuzzer $$f"; \
 	  clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Isrc $(PKG_CFLAGS) \
-	    -o build/fuzz/$$n $$f $(LIB_SRC) $(PKG_LIBS) -ldl -lpthread -lm || exit 1; done
+	    -o build/fuzz/$$n $$f $(LIB_SRC) $(PKG_LIBS) $(EXTRA_LIBS) -ldl -lpthread -lm || exit 1; done
 
 bench: all
 	@bash bench/run-all.sh $(BUILD)/traza

@@ -2,6 +2,9 @@
 # Format importers against their anchors, on the same input in one run:
 #   CTF:    traza import DIR   vs  babeltrace2 DIR > /dev/null   (same library, same decode)
 #   Chrome: traza import FILE  vs  python3 json.load(FILE)       (parse-only anchor)
+#   ETM:    traza import SNAPSHOT  vs  trc_pkt_lister -ss_dir SNAPSHOT -decode -logstdout > /dev/null
+#           (same OpenCSD decode; traza also stores every element)
+#   CTF kernel: traza import (raw + processed trace)  vs  traza import --no-process
 # Usage: bench/formats.sh [TRAZA]   (data: $TRAZA_TEST_DATA or ../shared/data)
 # Prints best-of-3 wall-clock seconds and the ratio traza/anchor.
 set -u
@@ -33,3 +36,18 @@ for f in x_event_trace.json flow.json webview.json.gz; do
   a=$(best python3 -c "import json,gzip,sys; p=sys.argv[1]; json.load(gzip.open(p) if p.endswith('.gz') else open(p))" "$p") || exit 1
   row "chrome $f" "$t" "$a"
 done
+if command -v trc_pkt_lister >/dev/null; then
+  mkdir -p "$TMP/scratch"   # trc_pkt_lister writes trc_pkt_lister.ppl into its cwd
+  for d in snapshots/juno-uname-002 snapshots/TC2 snapshots-ete/ete_mem; do
+    p=$(realpath "$DATA/opencsd/$d" 2>/dev/null) || continue
+    t=$(best "$TRAZA" import "$p" --name bench) || exit 1
+    a=$(best sh -c "cd '$TMP/scratch' && trc_pkt_lister -ss_dir '$p' -decode -logstdout > /dev/null") || exit 1
+    row "etm $d" "$t" "$a"
+  done
+fi
+p=$DATA/babeltrace-ctf/lttng-tracefile-rotation/kernel
+if [ -d "$p" ]; then
+  t=$(best "$TRAZA" import "$p" --name bench) || exit 1
+  a=$(best "$TRAZA" import "$p" --name bench --no-process) || exit 1
+  row "ctf kernel: import+processed vs raw only" "$t" "$a"
+fi

@@ -16,6 +16,8 @@ typedef struct traza_import_opts {
     const char *map;      /* csv: the column map "ts=0,end=1,type=4,producer=5,..." */
     int time_unit;        /* override of the format's default unit; 0 = format default... */
     int has_time_unit;    /* ...unless this is set */
+    int no_postprocess;   /* skip the derived trace some formats build after the import
+                             (CTF: the processed kernel / provider trace, traza/ctf.h) */
 } traza_import_opts;
 
 typedef struct traza_importer {
@@ -35,7 +37,10 @@ const traza_importer *traza_importer_find(const char *name);
 /* Picks the importer by content; error lists what was tried. */
 const traza_importer *traza_importer_detect(const char *path, traza_err *err);
 
-/* Imports files as one new trace. On any failure the workspace is unchanged. */
+/* Imports files as one new trace. On any failure the workspace is unchanged. After
+ * the commit, formats with a post-import step (CTF) build their derived trace unless
+ * opts->no_postprocess; a failure of that step is logged as a warning and leaves the
+ * imported trace in place. */
 int traza_import(traza_workspace *ws, const char *const *paths, size_t npaths,
                  const traza_import_opts *opts, traza_trace_info *out, traza_err *err);
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util/util.h"
+#include "traza/etm.h"
 
 const char cmd_grammar_usage[] =
     "usage: traza grammar VERB [OPTIONS] ...\n"
@@ -15,7 +16,8 @@ const char cmd_grammar_usage[] =
     "  compress IN -o OUT.tzg [--algo sequitur|resequitur|cyclitur] [--loop-header ADDR|auto]\n"
     "           [--raw32|--raw64] [--xz|--zstd]     IN: PC list (hex per line, .xz ok),\n"
     "           PC-trace CSV (time,address,...), raw LE words; or --trace NAME [--producer P]\n"
-    "           (a stored trace as its sequence of event types)\n"
+    "           (a stored trace as its sequence of event types); or --from-etm DIR [--producer CORE]\n"
+    "           (a CoreSight snapshot decoded with OpenCSD, one PC per executed instruction)\n"
     "  decompress IN.tzg [-o OUT] [--raw32|--raw64]  the exact input (hex lines by default)\n"
     "  stats IN.tzg [--json]            Size(G), Comp(G), |w|, rules, depth, cycles\n"
     "  show IN.tzg [--elf FILE]         the rules; addresses symbolized with an ELF\n"
@@ -30,7 +32,7 @@ const char cmd_grammar_usage[] =
     "  --json   machine-readable output (stats: size, comp, length, rules, depth, cycles,\n"
     "           distinct_cycles)\n";
 
-enum { O_ALGO = OPT_FIRST_FREE, O_LH, O_RAW32, O_RAW64, O_TRACE, O_PRODUCER, O_ELF, O_SVG, O_XZ, O_ZSTD, O_TOP };
+enum { O_ALGO = OPT_FIRST_FREE, O_LH, O_RAW32, O_RAW64, O_TRACE, O_PRODUCER, O_ELF, O_SVG, O_XZ, O_ZSTD, O_TOP, O_FROM_ETM };
 
 int gcli_parse(traza_cli *cli, const char *verb, int argc, char **argv, gopts *o)
 {
@@ -48,6 +50,7 @@ int gcli_parse(traza_cli *cli, const char *verb, int argc, char **argv, gopts *o
         {"xz", no_argument, NULL, O_XZ},
         {"zstd", no_argument, NULL, O_ZSTD},
         {"top", required_argument, NULL, O_TOP},
+        {"from-etm", required_argument, NULL, O_FROM_ETM},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
@@ -63,6 +66,7 @@ int gcli_parse(traza_cli *cli, const char *verb, int argc, char **argv, gopts *o
         case O_RAW32: o->raw = 32; break;
         case O_RAW64: o->raw = 64; break;
         case O_TRACE: o->trace = optarg; break;
+        case O_FROM_ETM: o->from_etm = optarg; break;
         case O_PRODUCER: o->producer = optarg; break;
         case O_ELF: o->elf = optarg; break;
         case O_SVG: o->svg = optarg; break;
@@ -253,8 +257,8 @@ static int do_compress(traza_cli *cli, int argc, char **argv)
         return i == -1 ? EXIT_OK : EXIT_USAGE;
     if (!o.out)
         return cli_usage_error("grammar", "compress: -o OUT.tzg is required");
-    if (o.trace ? i != argc : i + 1 != argc)
-        return cli_usage_error("grammar", "compress: expected one input file (or --trace NAME)");
+    if ((o.trace || o.from_etm) ? i != argc : i + 1 != argc)
+        return cli_usage_error("grammar", "compress: expected one input file (or --trace NAME, or --from-etm DIR)");
     int algo = o.algo ? traza_galgo_parse(o.algo) : (o.lh ? TRAZA_G_CYCLITUR : TRAZA_G_SEQUITUR);
     if (algo < 0)
         return cli_usage_error("grammar", "--algo '%s': expected sequitur, resequitur or cyclitur", o.algo);
@@ -266,7 +270,7 @@ static int do_compress(traza_cli *cli, int argc, char **argv)
     int auto_lh = o.lh && strcmp(o.lh, "auto") == 0;
     if (o.lh && !auto_lh && tz_parse_u64_hex(o.lh, strlen(o.lh), &lh) < 0)
         return cli_usage_error("grammar", "--loop-header '%s': expected a hexadecimal address or auto", o.lh);
-    if (!auto_lh && !o.trace) { /* streaming: memory follows the grammar, not the input */
+    if (!auto_lh && !o.trace && !o.from_etm) { /* streaming: memory follows the grammar, not the input */
         traza_gbuilder *b = traza_gbuilder_new((traza_galgo)algo, o.lh ? &lh : NULL, &err);
         if (!b)
             return cli_fail(cli, &err);
@@ -281,7 +285,11 @@ static int do_compress(traza_cli *cli, int argc, char **argv)
         return finish_compress(cli, g, &o);
     }
     vec64 v = {0};
-    if (o.trace ? read_trace(cli, &o, &v) < 0 : traza_grammar_read(argv[i], o.raw, vec_push, &v, &err) < 0) {
+    if (o.from_etm) {
+        if (traza_etm_pcs(o.from_etm, o.producer, &v.v, &v.n, &err) < 0)
+            return cli_fail(cli, &err);
+        v.cap = v.n;
+    } else if (o.trace ? read_trace(cli, &o, &v) < 0 : traza_grammar_read(argv[i], o.raw, vec_push, &v, &err) < 0) {
         free(v.v);
         return o.trace ? EXIT_FAIL : cli_fail(cli, &err);
     }

@@ -18,6 +18,7 @@ const char cmd_import_usage[] =
     "                  (keys: ts end type producer end_producer cpu value level category\n"
     "                  param:NAME[:int|double|string|hex]; a header name may replace a number)\n"
     "  --time-unit E   timestamps are in 10^E seconds (default: the format's own)\n"
+    "  --no-process    CTF: do not build the processed trace (kernel states, providers)\n"
     "  --json          print the new trace's metadata as JSON\n";
 
 int cmd_import(traza_cli *cli, int argc, char **argv)
@@ -28,6 +29,7 @@ int cmd_import(traza_cli *cli, int argc, char **argv)
         {"name", required_argument, NULL, 'n'},
         {"map", required_argument, NULL, 'm'},
         {"time-unit", required_argument, NULL, 'u'},
+        {"no-process", no_argument, NULL, 'P'},
         {NULL, 0, NULL, 0},
     };
     traza_import_opts o;
@@ -37,6 +39,7 @@ int cmd_import(traza_cli *cli, int argc, char **argv)
         switch (c) {
         case 'f': o.format = optarg; break;
         case 'n': o.name = optarg; break;
+        case 'P': o.no_postprocess = 1; break;
         case 'm': o.map = optarg; break;
         case 'u': {
             char *end;
@@ -65,6 +68,19 @@ int cmd_import(traza_cli *cli, int argc, char **argv)
     if (traza_import(ws, (const char *const *)argv + optind, (size_t)(argc - optind), &o, &info, &err) < 0)
         return cli_fail(cli, &err);
     cli_print_new_trace(cli->json, "imported", &info);
+    if (!cli->json) {
+        /* Importers may derive a processed trace (e.g. LTTng kernel CTF): name it. */
+        char id[32];
+        snprintf(id, sizeof id, "%lld", (long long)info.id);
+        traza_trace *t = traza_trace_open(ws, id, TRAZA_OPEN_READ, &err);
+        traza_result_info r;
+        if (t && traza_result_find(t, "processed", &r, &err) == 0) {
+            printf("processed trace '%s' (result 'processed' of '%s')\n", r.target ? r.target : "?", info.name);
+            traza_result_info_clear(&r);
+        }
+        if (t)
+            traza_trace_close(t);
+    }
     traza_trace_info_clear(&info);
     return EXIT_OK;
 }

@@ -19,6 +19,7 @@ typedef struct gopts {
     int json;
     int quiet;
     long top;
+    const char *from_etm; /* compress: a CoreSight snapshot directory */
 } gopts;
 
 /* Parses options; returns the index of the first positional argument, or -1

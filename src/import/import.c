@@ -1,5 +1,6 @@
 /* Importing: choosing the importer, running it into a writer, commit or abort. */
 #include "import/importers.h"
+#include "import/postprocess.h"
 #include "tools/builtin_list.h"
 #include "util/util.h"
 #include "util/input.h"
@@ -142,7 +143,16 @@ int traza_import(traza_workspace *ws, const char *const *paths, size_t npaths, c
     }
     if (opts->has_time_unit)
         traza_writer_set_time_unit(w, opts->time_unit);
-    return traza_writer_commit(w, out, err);
+    traza_trace_info mine;
+    memset(&mine, 0, sizeof mine);
+    if (traza_writer_commit(w, &mine, err) < 0)
+        return -1;
+    tz_import_postprocess(ws, imp, opts, &mine, err);
+    if (out)
+        *out = mine;
+    else
+        traza_trace_info_clear(&mine);
+    return 0;
 }
 
 /* ---- importers as tools ("import-<format>") ------------------------------- */

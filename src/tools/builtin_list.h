@@ -10,6 +10,7 @@ extern const traza_tool tz_tool_anomaly;
 extern const traza_tool tz_tool_correlate;
 extern const traza_tool tz_tool_aggregate;
 extern const traza_tool tz_tool_seqsearch;
+extern const traza_tool tz_tool_ctf_kernel;
 
 static const traza_tool *const tz_builtin_tools[] = {
     &tz_tool_filter,
@@ -18,6 +19,7 @@ static const traza_tool *const tz_builtin_tools[] = {
     &tz_tool_correlate,
     &tz_tool_aggregate,
     &tz_tool_seqsearch,
+    &tz_tool_ctf_kernel,
     NULL,
 };
 

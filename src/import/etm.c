@@ -1,0 +1,631 @@
+/* CoreSight snapshots through OpenCSD's C API (see include/traza/etm.h), and the
+ * "etm" importer: one producer per core (snapshot -> core), instruction ranges as
+ * states, exceptions, exception returns, trace-on, no-sync, end of trace and
+ * inaccessible addresses as punctual events. Timestamps count executed
+ * instructions per core (ETM trace of the snapshots has no common clock): a range
+ * of N instructions starting when the core has executed T lasts [T, T + N). */
+#include "traza/etm.h"
+#include "import/etm_internal.h"
+#include "import/importers.h"
+#include "util/util.h"
+
+#include <opencsd/c_api/opencsd_c_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+/* libopencsd 1.3.3's C API never frees the callback wrapper that
+ * ocsd_dt_set_gen_elem_outfn allocates (32 bytes per decode tree; not ours to free):
+ * keep LeakSanitizer builds quiet about that one allocation site only. */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void) { return "leak:ocsd_dt_set_gen_elem_outfn\n"; }
+const char *__lsan_default_options(void);
+const char *__lsan_default_options(void) { return "print_suppressions=0"; }
+#endif
+
+int traza_etm_is_snapshot(const char *dir)
+{
+    char *p = tz_asprintf("%s/snapshot.ini", dir);
+    struct stat st;
+    int ok = p && stat(p, &st) == 0 && S_ISREG(st.st_mode);
+    free(p);
+    return ok;
+}
+
+/* Architecture and profile from the core's type name, as OpenCSD's snapshot reader
+ * would: "Cortex-A53", "Cortex-A7", "ARM-AA64", "ARMv8-A"... */
+static void core_arch(const char *type, int v8_default, ocsd_arch_version_t *arch, ocsd_core_profile_t *prof)
+{
+    *arch = v8_default ? ARCH_V8 : ARCH_V7;
+    *prof = profile_CortexA;
+    if (!type)
+        return;
+    if (!strcasecmp(type, "ARM-AA64") || !strcasecmp(type, "ARMAA64")) {
+        *arch = ARCH_AA64;
+        return;
+    }
+    if (!strncasecmp(type, "ARMv", 4)) {
+        *arch = type[4] == '7' ? ARCH_V7 : strstr(type, "8.3") ? ARCH_V8r3 : ARCH_V8;
+        const char *dash = strrchr(type, '-');
+        if (dash && (dash[1] == 'M' || dash[1] == 'm'))
+            *prof = profile_CortexM;
+        else if (dash && (dash[1] == 'R' || dash[1] == 'r'))
+            *prof = profile_CortexR;
+        return;
+    }
+    if (!strncasecmp(type, "Cortex-", 7)) {
+        char p = type[7];
+        long n = strtol(type + 8, NULL, 10);
+        if (p == 'M' || p == 'm') {
+            *prof = profile_CortexM;
+            *arch = n >= 23 ? ARCH_V8 : ARCH_V7;
+        } else if (p == 'R' || p == 'r') {
+            *prof = profile_CortexR;
+            *arch = n >= 52 ? ARCH_V8 : ARCH_V7;
+        } else {
+            *arch = n < 32 ? ARCH_V7 : (n == 55 || n == 65 || n >= 75) ? ARCH_V8r3 : ARCH_V8;
+        }
+    }
+}
+
+static uint32_t reg(const tz_ss_device *d, const char *name)
+{
+    const char *v = tz_ini_get(&d->ini, "regs", name);
+    return v ? (uint32_t)strtoull(v, NULL, 0) : 0;
+}
+
+static const char *isa_name(ocsd_isa isa)
+{
+    switch (isa) {
+    case ocsd_isa_arm: return "A32";
+    case ocsd_isa_thumb2: return "T32";
+    case ocsd_isa_aarch64: return "A64";
+    case ocsd_isa_tee: return "TEE";
+    case ocsd_isa_jazelle: return "Jazelle";
+    case ocsd_isa_custom: return "Custom";
+    default: return "Unknown";
+    }
+}
+
+typedef struct src_info {
+    char *core, *source;
+    const char *protocol;
+} src_info;
+
+typedef struct dctx {
+    traza_etm_fn fn;
+    void *user;
+    traza_err *err;
+    src_info ids[128];  /* by trace ID */
+    int failed;
+} dctx;
+
+static ocsd_datapath_resp_t on_elem(const void *p, const ocsd_trc_index_t index, const uint8_t id, const ocsd_generic_trace_elem *el)
+{
+    dctx *c = (dctx *)p;
+    traza_etm_elem e;
+    memset(&e, 0, sizeof e);
+    src_info *s = id < 128 ? &c->ids[id] : NULL;
+    e.core = s && s->core ? s->core : "unknown";
+    e.source = s && s->source ? s->source : "unknown";
+    e.protocol = s && s->protocol ? s->protocol : "";
+    e.trace_id = id;
+    e.index = index;
+    e.isa = isa_name(el->isa);
+    switch (el->elem_type) {
+    case OCSD_GEN_TRC_ELEM_INSTR_RANGE:
+        e.kind = TRAZA_ETM_RANGE;
+        e.elem_name = "OCSD_GEN_TRC_ELEM_INSTR_RANGE";
+        e.start = el->st_addr;
+        e.end = el->en_addr;
+        e.ninstr = el->num_instr_range;
+        e.last_size = el->last_instr_sz;
+        e.last_type = el->last_i_type;
+        e.executed = el->last_instr_exec;
+        break;
+    case OCSD_GEN_TRC_ELEM_EXCEPTION:
+        e.kind = TRAZA_ETM_EXCEPTION;
+        e.elem_name = "OCSD_GEN_TRC_ELEM_EXCEPTION";
+        e.number = el->exception_number;
+        e.has_ret = el->excep_ret_addr;
+        e.end = el->en_addr;
+        break;
+    case OCSD_GEN_TRC_ELEM_EXCEPTION_RET: e.kind = TRAZA_ETM_EXCEPTION_RET; e.elem_name = "OCSD_GEN_TRC_ELEM_EXCEPTION_RET"; break;
+    case OCSD_GEN_TRC_ELEM_TRACE_ON:
+        e.kind = TRAZA_ETM_TRACE_ON;
+        e.elem_name = "OCSD_GEN_TRC_ELEM_TRACE_ON";
+        e.number = (uint32_t)el->trace_on_reason;
+        break;
+    case OCSD_GEN_TRC_ELEM_NO_SYNC: e.kind = TRAZA_ETM_NO_SYNC; e.elem_name = "OCSD_GEN_TRC_ELEM_NO_SYNC"; break;
+    case OCSD_GEN_TRC_ELEM_EO_TRACE: e.kind = TRAZA_ETM_END_OF_TRACE; e.elem_name = "OCSD_GEN_TRC_ELEM_EO_TRACE"; break;
+    case OCSD_GEN_TRC_ELEM_ADDR_NACC:
+        e.kind = TRAZA_ETM_ADDR_NACC;
+        e.elem_name = "OCSD_GEN_TRC_ELEM_ADDR_NACC";
+        e.start = el->st_addr;
+        break;
+    default: e.kind = TRAZA_ETM_OTHER; e.elem_name = "other"; break;
+    }
+    if (c->fn(c->user, &e, c->err) != 0) {
+        c->failed = 1;
+        return OCSD_RESP_FATAL_SYS_ERR;
+    }
+    return OCSD_RESP_CONT;
+}
+
+static int ocsd_fail(traza_err *err, const char *what, ocsd_err_t e)
+{
+    char msg[256];
+    ocsd_err_str(e, msg, sizeof msg);
+    return traza_err_set(err, TRAZA_E_PARSE, "%s: %s", what, msg);
+}
+
+static int read_file(const char *path, uint8_t **data, size_t *len, traza_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return traza_err_set(err, TRAZA_E_IO, "%s: cannot open", path);
+    tz_buf b;
+    tz_buf_init(&b);
+    char tmp[65536];
+    size_t k;
+    while ((k = fread(tmp, 1, sizeof tmp, f)) > 0)
+        tz_buf_put(&b, tmp, k);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad || b.oom) {
+        tz_buf_free(&b);
+        return traza_err_set(err, bad ? TRAZA_E_IO : TRAZA_E_NOMEM, "%s: %s", path, bad ? "read error" : "out of memory");
+    }
+    *len = b.len;
+    *data = (uint8_t *)b.s;
+    if (!*data && !(*data = malloc(1)))
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    return 0;
+}
+
+static int decode_buffer(const char *dir, const tz_snapshot *ss, const tz_ss_buffer *b, dctx *c, traza_err *err)
+{
+    int single = strcasecmp(b->format, "source_data") == 0;
+    if (!single && strcasecmp(b->format, "coresight") != 0)
+        return traza_err_set(err, TRAZA_E_UNSUPPORTED, "%s: buffer %s: format '%s' (expected coresight or source_data)", dir, b->name, b->format);
+    dcd_tree_handle_t tree = ocsd_create_dcd_tree(single ? OCSD_TRC_SRC_SINGLE : OCSD_TRC_SRC_FRAME_FORMATTED,
+                                                  single ? 0 : OCSD_DFRMTR_FRAME_MEM_ALIGN);
+    if (tree == C_API_INVALID_TREE_HANDLE)
+        return traza_err_set(err, TRAZA_E_NOMEM, "OpenCSD: cannot create a decode tree");
+    int rc = -1, ndec = 0;
+    uint8_t *data = NULL;
+    size_t len = 0;
+    /* decoders for the sources feeding this buffer */
+    for (size_t i = 0; i < ss->trace.n; i++) {
+        const tz_ini_kv *kv = &ss->trace.kv[i];
+        if (strcasecmp(kv->section, "source_buffers") != 0 || strcmp(kv->value, b->name) != 0)
+            continue;
+        const tz_ss_device *src = tz_snapshot_device(ss, kv->key);
+        if (!src) {
+            traza_err_set(err, TRAZA_E_PARSE, "%s: trace source %s has no device file in snapshot.ini", dir, kv->key);
+            goto out;
+        }
+        const char *corename = tz_snapshot_core_of(ss, src->name);
+        const tz_ss_device *core = corename ? tz_snapshot_device(ss, corename) : NULL;
+        const char *t = src->type;
+        const char *proto;
+        union {
+            ocsd_etmv4_cfg v4;
+            ocsd_ete_cfg ete;
+            ocsd_etmv3_cfg v3;
+            ocsd_ptm_cfg ptm;
+        } cfg;
+        memset(&cfg, 0, sizeof cfg);
+        uint32_t id;
+        if (!strncasecmp(t, "ETM4", 4) || !strncasecmp(t, "ETMv4", 5)) {
+            proto = OCSD_BUILTIN_DCD_ETMV4I;
+            cfg.v4.reg_idr0 = reg(src, "TRCIDR0");
+            cfg.v4.reg_idr1 = reg(src, "TRCIDR1");
+            cfg.v4.reg_idr2 = reg(src, "TRCIDR2");
+            cfg.v4.reg_idr8 = reg(src, "TRCIDR8");
+            cfg.v4.reg_idr9 = reg(src, "TRCIDR9");
+            cfg.v4.reg_idr10 = reg(src, "TRCIDR10");
+            cfg.v4.reg_idr11 = reg(src, "TRCIDR11");
+            cfg.v4.reg_idr12 = reg(src, "TRCIDR12");
+            cfg.v4.reg_idr13 = reg(src, "TRCIDR13");
+            cfg.v4.reg_configr = reg(src, "TRCCONFIGR");
+            cfg.v4.reg_traceidr = id = reg(src, "TRCTRACEIDR");
+            core_arch(core ? core->type : NULL, 1, &cfg.v4.arch_ver, &cfg.v4.core_prof);
+        } else if (!strncasecmp(t, "ETE", 3)) {
+            proto = OCSD_BUILTIN_DCD_ETE;
+            cfg.ete.reg_idr0 = reg(src, "TRCIDR0");
+            cfg.ete.reg_idr1 = reg(src, "TRCIDR1");
+            cfg.ete.reg_idr2 = reg(src, "TRCIDR2");
+            cfg.ete.reg_idr8 = reg(src, "TRCIDR8");
+            cfg.ete.reg_devarch = reg(src, "TRCDEVARCH");
+            cfg.ete.reg_configr = reg(src, "TRCCONFIGR");
+            cfg.ete.reg_traceidr = id = reg(src, "TRCTRACEIDR");
+            cfg.ete.arch_ver = ARCH_AA64;
+            cfg.ete.core_prof = profile_CortexA;
+        } else if (!strncasecmp(t, "ETM3", 4) || !strncasecmp(t, "ETMv3", 5)) {
+            proto = OCSD_BUILTIN_DCD_ETMV3;
+            cfg.v3.reg_idr = reg(src, "ETMIDR");
+            cfg.v3.reg_ctrl = reg(src, "ETMCR");
+            cfg.v3.reg_ccer = reg(src, "ETMCCER");
+            cfg.v3.reg_trc_id = id = reg(src, "ETMTRACEIDR");
+            core_arch(core ? core->type : NULL, 0, &cfg.v3.arch_ver, &cfg.v3.core_prof);
+        } else if (!strncasecmp(t, "PTM", 3)) {
+            proto = OCSD_BUILTIN_DCD_PTM;
+            cfg.ptm.reg_idr = reg(src, "ETMIDR");
+            cfg.ptm.reg_ctrl = reg(src, "ETMCR");
+            cfg.ptm.reg_ccer = reg(src, "ETMCCER");
+            cfg.ptm.reg_trc_id = id = reg(src, "ETMTRACEIDR");
+            core_arch(core ? core->type : NULL, 0, &cfg.ptm.arch_ver, &cfg.ptm.core_prof);
+        } else {
+            continue; /* STM, ITM: no instruction trace */
+        }
+        id &= 0x7f;
+        unsigned char csid = 0;
+        ocsd_err_t e = ocsd_dt_create_decoder(tree, proto, OCSD_CREATE_FLG_FULL_DECODER, &cfg, &csid);
+        if (e != OCSD_OK) {
+            char what[512];
+            snprintf(what, sizeof what, "%s: OpenCSD refuses the %s decoder of %s", dir, proto, src->name);
+            ocsd_fail(err, what, e);
+            goto out;
+        }
+        free(c->ids[id].core);
+        free(c->ids[id].source);
+        c->ids[id].core = tz_strdup(corename ? corename : src->name);
+        c->ids[id].source = tz_strdup(src->name);
+        c->ids[id].protocol = proto;
+        if (!c->ids[id].core || !c->ids[id].source) {
+            traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+            goto out;
+        }
+        ndec++;
+    }
+    if (ndec == 0) {
+        rc = 0; /* nothing to decode in this buffer */
+        goto out;
+    }
+    /* memory images of every core */
+    for (size_t i = 0; i < ss->ndev; i++)
+        for (size_t j = 0; j < ss->dev[i].ndumps; j++) {
+            const tz_ss_dump *m = &ss->dev[i].dumps[j];
+            struct stat st;
+            if (stat(m->path, &st) != 0) {
+                traza_err_set(err, TRAZA_E_IO, "%s: memory image of %s: cannot open", m->path, ss->dev[i].name);
+                goto out;
+            }
+            ocsd_file_mem_region_t r = {m->offset, m->address, m->length ? m->length : (size_t)st.st_size - m->offset};
+            ocsd_err_t e = ocsd_dt_add_binfile_region_mem_acc(tree, &r, 1, OCSD_MEM_SPACE_ANY, m->path);
+            if (e != OCSD_OK && e != OCSD_ERR_MEM_ACC_OVERLAP) {
+                char what[4200];
+                snprintf(what, sizeof what, "%s: memory image", m->path);
+                ocsd_fail(err, what, e);
+                goto out;
+            }
+        }
+    if (ocsd_dt_set_gen_elem_outfn(tree, on_elem, c) != OCSD_OK) {
+        traza_err_set(err, TRAZA_E_INTERNAL, "OpenCSD: cannot set the element callback");
+        goto out;
+    }
+    if (read_file(b->path, &data, &len, err) < 0)
+        goto out;
+    size_t done = 0;
+    while (done < len) {
+        uint32_t n = 0;
+        uint32_t chunk = len - done > 65536 ? 65536 : (uint32_t)(len - done);
+        ocsd_datapath_resp_t r = ocsd_dt_process_data(tree, OCSD_OP_DATA, (ocsd_trc_index_t)done, chunk, data + done, &n);
+        if (c->failed)
+            goto out;
+        if (OCSD_DATA_RESP_IS_FATAL(r)) {
+            traza_err_set(err, TRAZA_E_PARSE, "%s: byte %zu: the decoder stopped (OpenCSD response %d)", b->path, done + n, (int)r);
+            goto out;
+        }
+        done += n;
+        if (OCSD_DATA_RESP_IS_WAIT(r)) {
+            r = ocsd_dt_process_data(tree, OCSD_OP_FLUSH, 0, 0, NULL, NULL);
+            if (c->failed)
+                goto out;
+        } else if (n == 0) {
+            traza_err_set(err, TRAZA_E_PARSE, "%s: byte %zu: the decoder consumed nothing", b->path, done);
+            goto out;
+        }
+    }
+    ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
+    if (c->failed)
+        goto out;
+    rc = 0;
+out:
+    free(data);
+    ocsd_destroy_dcd_tree(tree);
+    return rc;
+}
+
+int traza_etm_decode(const char *dir, traza_etm_fn fn, void *user, traza_err *err)
+{
+    tz_snapshot ss;
+    if (tz_snapshot_load(dir, &ss, err) < 0)
+        return -1;
+    dctx *c = calloc(1, sizeof *c);
+    if (!c) {
+        tz_snapshot_free(&ss);
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    }
+    c->fn = fn;
+    c->user = user;
+    c->err = err;
+    int rc = 0;
+    for (size_t i = 0; i < ss.nbuf && rc == 0; i++)
+        rc = decode_buffer(dir, &ss, &ss.buf[i], c, err);
+    for (size_t i = 0; i < 128; i++) {
+        free(c->ids[i].core);
+        free(c->ids[i].source);
+    }
+    free(c);
+    tz_snapshot_free(&ss);
+    return rc;
+}
+
+/* ---- PC expansion ------------------------------------------------------------ */
+
+typedef struct memimg {
+    uint64_t addr;
+    uint8_t *data;
+    size_t len;
+} memimg;
+
+typedef struct pcctx {
+    const char *core;
+    memimg *mem;
+    size_t nmem;
+    uint64_t *pcs;
+    size_t n, cap;
+} pcctx;
+
+static int mem_u16(const pcctx *p, uint64_t a, uint16_t *v)
+{
+    for (size_t i = 0; i < p->nmem; i++)
+        if (a >= p->mem[i].addr && a - p->mem[i].addr + 2 <= p->mem[i].len) {
+            const uint8_t *d = p->mem[i].data + (a - p->mem[i].addr);
+            *v = (uint16_t)(d[0] | d[1] << 8);
+            return 1;
+        }
+    return 0;
+}
+
+static int on_pc(void *u, const traza_etm_elem *e, traza_err *err)
+{
+    pcctx *p = u;
+    if (e->kind != TRAZA_ETM_RANGE || (p->core && strcmp(p->core, e->core) != 0))
+        return 0;
+    uint64_t a = e->start;
+    uint32_t k = 0;
+    while (a < e->end) {
+        if (TZ_GROW(p->pcs, p->cap, p->n + 1) < 0)
+            return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        p->pcs[p->n++] = a;
+        k++;
+        if (strcmp(e->isa, "T32") == 0) {
+            uint16_t hw;
+            if (!mem_u16(p, a, &hw))
+                return traza_err_set(err, TRAZA_E_PARSE, "%s: range 0x%llx-0x%llx: no memory image holds the T32 instruction at 0x%llx",
+                                     e->core, (unsigned long long)e->start, (unsigned long long)e->end, (unsigned long long)a);
+            a += (hw >> 11) >= 0x1d ? 4 : 2;
+        } else {
+            a += 4;
+        }
+    }
+    if (k != e->ninstr)
+        return traza_err_set(err, TRAZA_E_PARSE, "%s: range 0x%llx-0x%llx (%s): expanded to %u instructions, the decoder counted %u",
+                             e->core, (unsigned long long)e->start, (unsigned long long)e->end, e->isa, k, e->ninstr);
+    return 0;
+}
+
+int traza_etm_pcs(const char *dir, const char *core, uint64_t **pcs, size_t *n, traza_err *err)
+{
+    *pcs = NULL;
+    *n = 0;
+    tz_snapshot ss;
+    if (tz_snapshot_load(dir, &ss, err) < 0)
+        return -1;
+    pcctx p;
+    memset(&p, 0, sizeof p);
+    p.core = core;
+    int rc = 0;
+    size_t cap = 0;
+    for (size_t i = 0; i < ss.ndev && rc == 0; i++)
+        for (size_t j = 0; j < ss.dev[i].ndumps && rc == 0; j++) {
+            const tz_ss_dump *m = &ss.dev[i].dumps[j];
+            uint8_t *data;
+            size_t len;
+            if ((rc = read_file(m->path, &data, &len, err)) < 0)
+                break;
+            if (TZ_GROW(p.mem, cap, p.nmem + 1) < 0) {
+                free(data);
+                rc = traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+                break;
+            }
+            size_t off = m->offset < len ? (size_t)m->offset : len;
+            size_t l = len - off;
+            if (m->length && m->length < l)
+                l = (size_t)m->length;
+            memmove(data, data + off, l);
+            p.mem[p.nmem++] = (memimg){m->address, data, l};
+        }
+    tz_snapshot_free(&ss);
+    if (rc == 0)
+        rc = traza_etm_decode(dir, on_pc, &p, err);
+    for (size_t i = 0; i < p.nmem; i++)
+        free(p.mem[i].data);
+    free(p.mem);
+    if (rc < 0) {
+        free(p.pcs);
+        return -1;
+    }
+    if (core && p.n == 0) {
+        free(p.pcs);
+        return traza_err_set(err, TRAZA_E_NOTFOUND, "%s: no instruction range decoded for core '%s'", dir, core);
+    }
+    *pcs = p.pcs;
+    *n = p.n;
+    return 0;
+}
+
+/* ---- the importer ------------------------------------------------------------- */
+
+typedef struct ictx {
+    traza_writer *w;
+    int32_t root;
+    tz_map cores;     /* core -> producer */
+    tz_map counters;  /* core -> executed instructions so far */
+    int32_t t_range, t_exc, t_eret, t_on, t_nosync, t_eot, t_nacc;
+    int32_t d_idxs[7];
+    int32_t d_start, d_end, d_isa, d_n, d_last, d_exc, d_ret, d_reason, d_addr, d_exec;
+    int64_t ranges;
+} ictx;
+
+static int imp_elem(void *u, const traza_etm_elem *e, traza_err *err)
+{
+    ictx *c = u;
+    if (e->kind == TRAZA_ETM_OTHER)
+        return 0;
+    int64_t v;
+    int32_t prod;
+    if (tz_map_get(&c->cores, e->core, &v)) {
+        prod = (int32_t)v;
+    } else {
+        prod = traza_writer_producer(c->w, c->root, e->core, "Core", err);
+        if (prod < 0)
+            return -1;
+        if (tz_map_put(&c->cores, e->core, prod) < 0 || tz_map_put(&c->counters, e->core, 0) < 0)
+            return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        char key[160], val[64];
+        snprintf(key, sizeof key, "%s.trace_id", e->core);
+        snprintf(val, sizeof val, "%u", e->trace_id);
+        if (traza_writer_set_param(c->w, key, val, err) < 0)
+            return -1;
+        snprintf(key, sizeof key, "%s.source", e->core);
+        if (traza_writer_set_param(c->w, key, e->source, err) < 0)
+            return -1;
+        snprintf(key, sizeof key, "%s.protocol", e->core);
+        if (traza_writer_set_param(c->w, key, e->protocol, err) < 0)
+            return -1;
+    }
+    int64_t now = 0;
+    tz_map_get(&c->counters, e->core, &now);
+    traza_event ev = {0};
+    ev.producer = prod;
+    ev.ts = now;
+    traza_param ps[8];
+    uint32_t np = 0;
+#define P(d_, k_, val_) (ps[np].def = (d_), ps[np].v = (traza_value){(k_), (int64_t)(val_), 0, NULL}, np++)
+    int32_t k_idx;
+    switch (e->kind) {
+    case TRAZA_ETM_RANGE:
+        ev.type = c->t_range; k_idx = 0;
+        ev.end_ts = now + e->ninstr;
+        ev.has = TRAZA_HAS_END | TRAZA_HAS_LEVEL;
+        P(c->d_start, TRAZA_PT_HEX, e->start);
+        P(c->d_end, TRAZA_PT_HEX, e->end);
+        ps[np].def = c->d_isa, ps[np].v = (traza_value){TRAZA_PT_STRING, 0, 0, e->isa}, np++;
+        P(c->d_n, TRAZA_PT_INT, e->ninstr);
+        P(c->d_last, TRAZA_PT_INT, e->last_size);
+        P(c->d_exec, TRAZA_PT_INT, e->executed);
+        if (tz_map_put(&c->counters, e->core, now + e->ninstr) < 0)
+            return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        c->ranges++;
+        break;
+    case TRAZA_ETM_EXCEPTION:
+        ev.type = c->t_exc; k_idx = 1;
+        P(c->d_exc, TRAZA_PT_INT, e->number);
+        if (e->has_ret)
+            P(c->d_ret, TRAZA_PT_HEX, e->end);
+        break;
+    case TRAZA_ETM_EXCEPTION_RET: ev.type = c->t_eret; k_idx = 2; break;
+    case TRAZA_ETM_TRACE_ON:
+        ev.type = c->t_on; k_idx = 3;
+        P(c->d_reason, TRAZA_PT_INT, e->number);
+        break;
+    case TRAZA_ETM_NO_SYNC: ev.type = c->t_nosync; k_idx = 4; break;
+    case TRAZA_ETM_END_OF_TRACE: ev.type = c->t_eot; k_idx = 5; break;
+    case TRAZA_ETM_ADDR_NACC:
+        ev.type = c->t_nacc; k_idx = 6;
+        P(c->d_addr, TRAZA_PT_HEX, e->start);
+        break;
+    default: return 0;
+    }
+    P(c->d_idxs[k_idx], TRAZA_PT_INT, e->index);
+#undef P
+    ev.params = ps;
+    ev.nparams = np;
+    return traza_writer_event(c->w, &ev, err);
+}
+
+static int etm_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, size_t npaths, const traza_import_opts *opts, traza_err *err)
+{
+    (void)ctx;
+    (void)opts;
+    if (npaths != 1)
+        return traza_err_set(err, TRAZA_E_USAGE, "etm: give one snapshot directory");
+    if (!traza_etm_is_snapshot(paths[0]))
+        return traza_err_set(err, TRAZA_E_PARSE, "%s: not a CoreSight snapshot directory (no snapshot.ini)", paths[0]);
+    ictx c;
+    memset(&c, 0, sizeof c);
+    c.w = w;
+    tz_map_init(&c.cores);
+    tz_map_init(&c.counters);
+    int rc = -1;
+    const char *base = strrchr(paths[0], '/');
+    char *root = tz_strdup(base && base[1] ? base + 1 : paths[0]);
+    if (!root) {
+        traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        goto out;
+    }
+    size_t rl = strlen(root);
+    while (rl > 1 && root[rl - 1] == '/')
+        root[--rl] = '\0';
+    if ((c.root = traza_writer_producer(w, -1, root, "Snapshot", err)) < 0)
+        goto out;
+    struct { int32_t *id; const char *name; traza_category cat; } types[] = {
+        {&c.t_range, "instr_range", TRAZA_STATE},   {&c.t_exc, "exception", TRAZA_PUNCTUAL}, {&c.t_eret, "exception_return", TRAZA_PUNCTUAL},
+        {&c.t_on, "trace_on", TRAZA_PUNCTUAL},      {&c.t_nosync, "no_sync", TRAZA_PUNCTUAL}, {&c.t_eot, "end_of_trace", TRAZA_PUNCTUAL},
+        {&c.t_nacc, "addr_nacc", TRAZA_PUNCTUAL},
+    };
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        if ((*types[i].id = traza_writer_event_type(w, types[i].name, types[i].cat, err)) < 0)
+            goto out;
+    struct { int32_t *id; int32_t *type; const char *name; traza_ptype pt; } defs[] = {
+        {&c.d_start, &c.t_range, "start", TRAZA_PT_HEX}, {&c.d_end, &c.t_range, "end", TRAZA_PT_HEX},
+        {&c.d_isa, &c.t_range, "isa", TRAZA_PT_STRING},  {&c.d_n, &c.t_range, "ninstr", TRAZA_PT_INT},
+        {&c.d_last, &c.t_range, "last_size", TRAZA_PT_INT}, {&c.d_exec, &c.t_range, "last_executed", TRAZA_PT_INT},
+        {&c.d_exc, &c.t_exc, "number", TRAZA_PT_INT},    {&c.d_ret, &c.t_exc, "return_address", TRAZA_PT_HEX},
+        {&c.d_reason, &c.t_on, "reason", TRAZA_PT_INT},  {&c.d_addr, &c.t_nacc, "address", TRAZA_PT_HEX},
+    };
+    for (size_t i = 0; i < sizeof defs / sizeof defs[0]; i++)
+        if ((*defs[i].id = traza_writer_param_def(w, *defs[i].type, defs[i].name, defs[i].pt, err)) < 0)
+            goto out;
+    /* "index" exists on every type; one definition per type */
+    for (size_t i = 0; i < 7; i++)
+        if ((c.d_idxs[i] = traza_writer_param_def(w, *types[i].id, "index", TRAZA_PT_INT, err)) < 0)
+            goto out;
+    rc = traza_etm_decode(paths[0], imp_elem, &c, err);
+    if (rc == 0)
+        traza_writer_set_time_unit(w, 0);
+out:
+    free(root);
+    tz_map_free(&c.cores);
+    tz_map_free(&c.counters);
+    return rc;
+}
+
+static int etm_detect(const char *path, const unsigned char *head, size_t len)
+{
+    (void)len;
+    if (head)
+        return 0;
+    return path && traza_etm_is_snapshot(path) ? 95 : 0;
+}
+
+const traza_importer tz_importer_etm = {
+    "etm", "import-etm", "CoreSight ETMv3/PTM/ETMv4/ETE snapshot directory (snapshot.ini) decoded with OpenCSD", etm_detect, etm_read,
+};

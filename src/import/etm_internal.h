@@ -1,0 +1,55 @@
+/* Internal: CoreSight snapshot .ini files and the snapshot model. */
+#ifndef TZ_ETM_INTERNAL_H
+#define TZ_ETM_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "traza/error.h"
+
+typedef struct tz_ini_kv {
+    char *section, *key, *value; /* key without a "(...)" suffix */
+} tz_ini_kv;
+
+typedef struct tz_ini {
+    tz_ini_kv *kv;
+    size_t n, cap;
+} tz_ini;
+
+/* Parses INI text ("[section]", "key=value", ';' or '#' comments). `fname` names the
+ * file in errors ("FILE:LINE: ..."). */
+int tz_ini_parse(const char *text, size_t len, const char *fname, tz_ini *out, traza_err *err);
+void tz_ini_free(tz_ini *ini);
+/* The value of section/key (case-insensitive key), or NULL. */
+const char *tz_ini_get(const tz_ini *ini, const char *section, const char *key);
+
+typedef struct tz_ss_dump {
+    char *path;       /* resolved against the snapshot directory */
+    uint64_t address, offset, length; /* length 0 = the whole file */
+} tz_ss_dump;
+
+typedef struct tz_ss_device {
+    char *name, *cls, *type;
+    tz_ini ini;
+    tz_ss_dump *dumps;
+    size_t ndumps;
+} tz_ss_device;
+
+typedef struct tz_ss_buffer {
+    char *name, *path, *format;
+} tz_ss_buffer;
+
+typedef struct tz_snapshot {
+    tz_ss_device *dev;
+    size_t ndev;
+    tz_ss_buffer *buf;
+    size_t nbuf;
+    tz_ini trace;       /* trace.ini: source_buffers, core_trace_sources */
+} tz_snapshot;
+
+int tz_snapshot_load(const char *dir, tz_snapshot *ss, traza_err *err);
+void tz_snapshot_free(tz_snapshot *ss);
+const tz_ss_device *tz_snapshot_device(const tz_snapshot *ss, const char *name);
+/* The core device name whose trace source is `source`, or NULL. */
+const char *tz_snapshot_core_of(const tz_snapshot *ss, const char *source);
+
+#endif

@@ -1,0 +1,23 @@
+# CoreSight snapshots: import by detection, `grammar compress --from-etm`, and the PC
+# sequence against the DS-5 instruction listings of the TC2 snapshot (ETMv3 cores).
+. tests/lib.sh
+O=$DATA/opencsd
+if [ ! -d "$O/snapshots/TC2" ]; then skip "etm" "shared data absent"; exit 0; fi
+check_rc "etm: import TC2 (detected)" 0 "$TRAZA" import "$O/snapshots/TC2" --json
+check_eq "etm: format" "etm" "$(printf '%s' "$OUT" | json_get format)"
+check_rc "etm: ranges of cpu_0" 0 "$TRAZA" query TC2 --type instr_range --producer cpu_0 --count
+check_eq "etm: cpu_0 range count (trc_pkt_lister ID 0x10)" "7205" "$OUT"
+check_rc "etm: packet-only STM snapshot imports, no ranges" 0 "$TRAZA" import "$O/snapshots/stm_only" --json
+check_eq "etm: stm_only events" "0" "$(printf '%s' "$OUT" | json_get events)"
+for f in etmv3_0x10:cpu_0 etmv3_0x11:cpu_1 etmv3_0x12:cpu_2; do
+  n=${f%%:*}; c=${f##*:}
+  check_rc "etm: grammar compress --from-etm $c" 0 "$TRAZA" grammar compress -q --from-etm "$O/snapshots/TC2" --producer "$c" -o "$TMP/$c.tzg"
+  "$TRAZA" grammar decompress "$TMP/$c.tzg" | sed 's/^0*//' > "$TMP/ours"
+  grep '^Instruction' "$O/snapshots/TC2/ds5-dumps/$n.txt" | awk -F'\t' '{print tolower(substr($3,5))}' | sed 's/^0*//' > "$TMP/ds5"
+  if cmp -s "$TMP/ours" "$TMP/ds5"; then pass "etm: $c PCs = DS-5 $n.txt ($(wc -l < "$TMP/ds5") instructions)"
+  else fail "etm: $c PCs = DS-5 $n.txt" "$(diff "$TMP/ours" "$TMP/ds5" | head -5)"; fi
+done
+check_rc "etm: --from-etm with an input file is a usage error" 2 "$TRAZA" grammar compress x --from-etm "$O/snapshots/TC2" -o "$TMP/x.tzg"
+mkdir -p "$TMP/nosnap"
+check_rc "etm: not a snapshot" 1 "$TRAZA" grammar compress --from-etm "$TMP/nosnap" -o "$TMP/x.tzg"
+check_contains "etm: not a snapshot error" "$OUT" "snapshot.ini: cannot open"

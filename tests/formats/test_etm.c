@@ -1,0 +1,227 @@
+/* The CoreSight importer: decoded instruction ranges equal the INSTR_RANGE lines of
+ * `trc_pkt_lister -ss_dir DIR -decode` for the shared snapshots with memory images;
+ * the INI parser's errors; the PC expansion agrees with the range counts. */
+#include "testutil.h"
+#include "traza/etm.h"
+#include "import/etm_internal.h"
+
+typedef struct sbuf {
+    char *s;
+    size_t n, cap;
+} sbuf;
+
+static void sb_add(sbuf *b, const char *line)
+{
+    size_t l = strlen(line);
+    if (b->n + l + 1 > b->cap) {
+        b->cap = (b->n + l + 1) * 2;
+        b->s = realloc(b->s, b->cap);
+        assert_non_null(b->s);
+    }
+    memcpy(b->s + b->n, line, l + 1);
+    b->n += l;
+}
+
+/* "ID start end n last_sz ISA" per range, in order, grouped by trace ID (0..127). */
+static int lister_ranges(const char *dir, sbuf *by_id)
+{
+    if (system("command -v trc_pkt_lister >/dev/null 2>&1") != 0)
+        return 0;
+    char *tmp = tu_tmpdir();
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "cd '%s' && trc_pkt_lister -ss_dir '%s' -decode -logstdout", tmp, dir);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char line[4096];
+    while (fgets(line, sizeof line, p)) {
+        const char *r = strstr(line, "OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=");
+        const char *id = strstr(line, "ID:");
+        if (!r || !id)
+            continue;
+        unsigned tid;
+        unsigned long long st, en;
+        unsigned n, sz;
+        char isa[16];
+        assert_int_equal(sscanf(id, "ID:%x;", &tid), 1);
+        assert_int_equal(sscanf(r, "OCSD_GEN_TRC_ELEM_INSTR_RANGE(exec range=0x%llx:[0x%llx] num_i(%u) last_sz(%u) (ISA=%15[^)])", &st, &en, &n, &sz, isa), 5);
+        assert_true(tid < 128);
+        char out[160];
+        snprintf(out, sizeof out, "%llx %llx %u %u %s\n", st, en, n, sz, isa);
+        sb_add(&by_id[tid], out);
+    }
+    pclose(p);
+    tu_rmdir(tmp);
+    return 1;
+}
+
+static void compare_snapshot(const char *rel)
+{
+    const char *data = tu_data_dir();
+    TU_SKIP_NO_DATA(data);
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/opencsd/%s", data, rel);
+    char *real = realpath(dir, NULL);
+    assert_non_null(real);
+    sbuf want[128], got[128];
+    memset(want, 0, sizeof want);
+    memset(got, 0, sizeof got);
+    if (!lister_ranges(real, want)) {
+        print_message("[  SKIPPED ] %s: trc_pkt_lister is not installed\n", rel);
+        free(real);
+        skip();
+    }
+    tu_ws w;
+    tu_ws_open(&w);
+    const char *paths[1] = {real};
+    traza_import_opts o = {0};
+    traza_trace_info info;
+    if (traza_import(w.ws, paths, 1, &o, &info, &w.err) < 0)
+        fail_msg("%s", w.err.msg);
+    assert_string_equal(info.format, "etm");
+    traza_trace *t = traza_trace_open(w.ws, info.name, TRAZA_OPEN_READ, &w.err);
+    assert_non_null(t);
+    int64_t total = 0;
+    for (size_t i = 0; i < info.nparams; i++) {
+        const char *k = info.params[i].key, *dot = strrchr(k, '.');
+        if (!dot || strcmp(dot, ".trace_id") != 0)
+            continue;
+        char core[128];
+        snprintf(core, sizeof core, "%.*s", (int)(dot - k), k);
+        unsigned tid = (unsigned)atoi(info.params[i].value);
+        assert_true(tid < 128);
+        const traza_producer *pr = traza_trace_producer_find(t, core);
+        assert_non_null(pr);
+        traza_filter f;
+        traza_filter_init(&f);
+        int32_t ty = traza_trace_event_type_by_name(t, "instr_range")->id, pid = pr->id;
+        f.types = &ty;
+        f.ntypes = 1;
+        f.producers = &pid;
+        f.nproducers = 1;
+        f.with_params = 1;
+        traza_cursor *c = traza_query(t, &f, &w.err);
+        const traza_event *e;
+        while (traza_cursor_next(c, &e, &w.err) > 0) {
+            unsigned long long st = 0, en = 0;
+            long long n = 0, sz = 0;
+            const char *isa = "";
+            for (uint32_t j = 0; j < e->nparams; j++) {
+                const char *pn = traza_trace_param_def(t, e->params[j].def)->name;
+                if (!strcmp(pn, "start")) st = (unsigned long long)e->params[j].v.i;
+                else if (!strcmp(pn, "end")) en = (unsigned long long)e->params[j].v.i;
+                else if (!strcmp(pn, "ninstr")) n = e->params[j].v.i;
+                else if (!strcmp(pn, "last_size")) sz = e->params[j].v.i;
+                else if (!strcmp(pn, "isa")) isa = e->params[j].v.s;
+            }
+            assert_int_equal(e->end_ts - e->ts, n);
+            char out[160];
+            snprintf(out, sizeof out, "%llx %llx %lld %lld %s\n", st, en, n, sz, isa);
+            sb_add(&got[tid], out);
+            total++;
+        }
+        traza_cursor_free(c);
+    }
+    traza_trace_close(t);
+    int64_t want_total = 0;
+    for (int i = 0; i < 128; i++) {
+        const char *a = want[i].s ? want[i].s : "", *b = got[i].s ? got[i].s : "";
+        if (strcmp(a, b) != 0) {
+            size_t k = 0;
+            while (a[k] && a[k] == b[k])
+                k++;
+            fail_msg("%s: trace ID 0x%x: ranges differ at byte %zu: trc_pkt_lister '%.60s' vs traza '%.60s'", rel, i, k, a + k, b + k);
+        }
+        for (const char *q = a; *q; q++)
+            want_total += *q == '\n';
+        free(want[i].s);
+        free(got[i].s);
+    }
+    assert_int_equal(total, want_total);
+    assert_true(total > 0);
+    traza_trace_info_clear(&info);
+    tu_ws_close(&w);
+    free(real);
+}
+
+static void test_juno(void **state) { (void)state; compare_snapshot("snapshots/juno-uname-002"); }
+static void test_tc2(void **state) { (void)state; compare_snapshot("snapshots/TC2"); }
+static void test_ete(void **state) { (void)state; compare_snapshot("snapshots-ete/ete_mem"); }
+
+typedef struct sum_ctx {
+    uint64_t instr;
+} sum_ctx;
+
+static int sum_fn(void *u, const traza_etm_elem *e, traza_err *err)
+{
+    (void)err;
+    if (e->kind == TRAZA_ETM_RANGE && !strcmp(e->core, "cpu_0"))
+        ((sum_ctx *)u)->instr += e->ninstr;
+    return 0;
+}
+
+/* One PC per instruction: T32 sizes come from memory; the first ones are the DS-5
+ * listing's (TC2 ds5-dumps/etmv3_0x10.txt: 0xC002115C, 0xC002115E, 0xC0021160). */
+static void test_pcs(void **state)
+{
+    (void)state;
+    const char *data = tu_data_dir();
+    TU_SKIP_NO_DATA(data);
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/opencsd/snapshots/TC2", data);
+    traza_err err;
+    traza_err_clear(&err);
+    sum_ctx s = {0};
+    assert_int_equal(traza_etm_decode(dir, sum_fn, &s, &err), 0);
+    uint64_t *pcs;
+    size_t n;
+    if (traza_etm_pcs(dir, "cpu_0", &pcs, &n, &err) < 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(n, s.instr);
+    assert_int_equal(n, 7205); /* the DS-5 listing's instruction records */
+    assert_int_equal(pcs[0], 0xc002115c);
+    assert_int_equal(pcs[1], 0xc002115e);
+    assert_int_equal(pcs[2], 0xc0021160);
+    free(pcs);
+    assert_int_equal(traza_etm_pcs(dir, "cpu_9", &pcs, &n, &err), -1);
+    assert_err_contains(err, "no instruction range decoded for core 'cpu_9'");
+}
+
+static void test_ini_errors(void **state)
+{
+    (void)state;
+    tz_ini ini;
+    traza_err err;
+    traza_err_clear(&err);
+    const char *ok = "; comment\n[device]\nname = ETM_0\r\n[regs]\nTRCIDR0(0x078)=0x28000EA1\n";
+    assert_int_equal(tz_ini_parse(ok, strlen(ok), "x.ini", &ini, &err), 0);
+    assert_string_equal(tz_ini_get(&ini, "device", "name"), "ETM_0");
+    assert_string_equal(tz_ini_get(&ini, "regs", "trcidr0"), "0x28000EA1");
+    tz_ini_free(&ini);
+    assert_int_equal(tz_ini_parse("[device\n", 8, "x.ini", &ini, &err), -1);
+    assert_err_contains(err, "x.ini:1: expected ']' closing the section name");
+    assert_int_equal(tz_ini_parse("[a]\nnovalue\n", 12, "x.ini", &ini, &err), -1);
+    assert_err_contains(err, "x.ini:2: expected 'key=value' or '[section]', found 'novalue'");
+    assert_int_equal(tz_ini_parse("k=v\n", 4, "x.ini", &ini, &err), -1);
+    assert_err_contains(err, "x.ini:1: 'key=value' before any [section]");
+    /* a snapshot without trace metadata */
+    char *d = tu_tmpdir();
+    free(tu_write(d, "snapshot.ini", "[snapshot]\nversion=1.0\n"));
+    tu_ws w;
+    tu_ws_open(&w);
+    const char *paths[1] = {d};
+    traza_import_opts o = {0};
+    traza_trace_info info;
+    assert_int_equal(traza_import(w.ws, paths, 1, &o, &info, &w.err), -1);
+    assert_err_contains(w.err, "snapshot.ini: no [trace] metadata=FILE");
+    tu_ws_close(&w);
+    tu_rmdir(d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ini_errors), cmocka_unit_test(test_juno), cmocka_unit_test(test_tc2),
+        cmocka_unit_test(test_ete),        cmocka_unit_test(test_pcs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
