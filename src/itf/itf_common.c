@@ -650,6 +650,37 @@ int itf_mem_encode(const int64_t *d, size_t n, int want, int lossy, itf_enc_stre
             }
         }
     }
+    /* offsets from the smallest address, in units of their gcd */
+    uint32_t base = 0, gcd = 0;
+    size_t offcost = SIZE_MAX;
+    if (L >= 1 && (want == TRAZA_ITF_MEM_AUTO || want == TRAZA_ITF_MEM_RAW)) {
+        uint32_t a = (uint32_t)d[0];
+        base = UINT32_MAX;
+        for (size_t i = 0; i < L; i++) {
+            a = (uint32_t)(a + (uint64_t)x[i]);
+            if (a < base)
+                base = a;
+        }
+        a = (uint32_t)d[0];
+        for (size_t i = 0; i < L; i++) {
+            a = (uint32_t)(a + (uint64_t)x[i]);
+            uint32_t v = a - base, t = gcd;
+            while (v) { /* gcd(t, v) */
+                uint32_t r = t % v;
+                t = v;
+                v = r;
+            }
+            gcd = t;
+        }
+        if (gcd == 0)
+            gcd = 1;
+        a = (uint32_t)d[0];
+        offcost = svlen((int64_t)(int32_t)(base - (uint32_t)d[0])) + uvlen(gcd);
+        for (size_t i = 0; i < L; i++) {
+            a = (uint32_t)(a + (uint64_t)x[i]);
+            offcost += uvlen((a - base) / gcd);
+        }
+    }
     int codec = TRAZA_ITF_MEM_RAW;
     if (want == TRAZA_ITF_MEM_DISTRIBUTION && lossy && L >= 1)
         codec = TRAZA_ITF_MEM_DISTRIBUTION;
@@ -662,7 +693,18 @@ int itf_mem_encode(const int64_t *d, size_t n, int want, int lossy, itf_enc_stre
     else if (lossy && want == TRAZA_ITF_MEM_AUTO && L >= 64)
         codec = TRAZA_ITF_MEM_DISTRIBUTION;
 
-    itf_put_uv(s->hdr, (uint64_t)codec);
+    int hcodec = codec == TRAZA_ITF_MEM_RAW && offcost < rawcost ? ITF_CODEC_OFFSET : codec;
+    itf_put_uv(s->hdr, (uint64_t)hcodec);
+    if (hcodec == ITF_CODEC_OFFSET) {
+        itf_put_sv(s->hdr, (int64_t)(int32_t)(base - (uint32_t)d[0]));
+        itf_put_uv(s->hdr, gcd);
+        uint32_t a = (uint32_t)d[0];
+        for (size_t i = 0; i < L; i++) {
+            a = (uint32_t)(a + (uint64_t)x[i]);
+            itf_put_uv(s->off, (a - base) / gcd);
+        }
+        return codec;
+    }
     switch (codec) {
     case TRAZA_ITF_MEM_RAW:
         for (size_t i = 0; i < L; i++)
@@ -732,6 +774,15 @@ int itf_mem_decode(int codec, itf_rd *hdr, itf_dec_streams *s, uint32_t a0, uint
     size_t L = n - 1;
     out[0] = a0;
     switch (codec) {
+    case ITF_CODEC_OFFSET: {
+        uint32_t base = (uint32_t)(a0 + (uint64_t)itf_get_sv(hdr));
+        uint64_t g = itf_get_uv(hdr);
+        if (hdr->bad || g == 0 || g > UINT32_MAX)
+            return -1;
+        for (size_t i = 0; i < L; i++)
+            out[i + 1] = (uint32_t)(base + itf_get_uv(s->off) * g);
+        return s->off->bad ? -1 : 0;
+    }
     case TRAZA_ITF_MEM_RAW:
         for (size_t i = 0; i < L; i++)
             out[i + 1] = (uint32_t)(out[i] + (uint64_t)itf_get_sv(s->raw));

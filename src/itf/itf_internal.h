@@ -9,7 +9,7 @@
 
 #define ITF_MAGIC "TZI\x1a"
 #define ITF_FOOT_MAGIC "TZIE"
-#define ITF_VERSION 1
+#define ITF_VERSION 2
 #define ITF_HEADER_SIZE 16
 #define ITF_FOOTER_SIZE 24
 #define ITF_MAX_RAW (256u << 20)     /* largest decoded stream accepted */
@@ -18,7 +18,7 @@
 
 /* Per-chunk streams. */
 enum {
-    S_SEQ = 0, S_FLG, S_MEMH, S_ARAW, S_APER, S_APAT, S_ADIST, S_ASEQ, S_EXC, S_SKL, S_NUM, S_MPC, S_MA0,
+    S_SEQ = 0, S_FLG, S_MEMH, S_ARAW, S_APER, S_APAT, S_ADIST, S_ASEQ, S_EXC, S_SKL, S_NUM, S_MPC, S_MA0, S_AOFF,
     S_NSTREAMS
 };
 /* Dictionary streams. */
@@ -95,17 +95,20 @@ int itf_skel_count(const uint8_t *skel, size_t len, size_t *nnums);
 int itf_skel_render(tz_buf *b, const uint8_t *skel, size_t len, const uint64_t *nums, size_t nnums);
 
 /* ---- address codecs ---- */
+/* Codec number 6 in the header: raw values as offsets from the group's smallest
+ * address, divided by their gcd (reported as raw in the statistics). */
+#define ITF_CODEC_OFFSET 6
 size_t itf_period(const int64_t *d, size_t n, size_t *fail_scratch);
 /* Encodes one instruction's delta sequence d[0..n) (d[0] is the first address).
  * Writes the header into hdr and the data into the stream picked; returns the codec. */
 typedef struct itf_enc_streams {
-    tz_buf *hdr, *raw, *per, *pat, *dist, *seq;
+    tz_buf *hdr, *raw, *per, *pat, *dist, *seq, *off;
 } itf_enc_streams;
 int itf_mem_encode(const int64_t *d, size_t n, int want, int lossy, itf_enc_streams *s, size_t *scratch,
                    uint64_t seed);
 /* Decodes codec data for one instruction from the stream readers into out[0..n). */
 typedef struct itf_dec_streams {
-    itf_rd *raw, *per, *pat, *dist, *seq;
+    itf_rd *raw, *per, *pat, *dist, *seq, *off;
 } itf_dec_streams;
 int itf_mem_decode(int codec, itf_rd *hdr, itf_dec_streams *s, uint32_t a0, uint32_t *out, size_t n, uint64_t seed);
 

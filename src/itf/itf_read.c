@@ -32,6 +32,7 @@ struct traza_itf_reader {
     uint32_t *var_nmem;
     uint64_t *bv_off;       /* per block: range in bv_ids */
     uint32_t *bv_ids;
+    uint32_t *var_blk;      /* block id of each variant */
     size_t nskel;
     const uint8_t **skel;
     size_t *skel_len, *skel_nn, *skel_base;
@@ -101,6 +102,7 @@ void traza_itf_close(traza_itf_reader *r)
     free(r->var_nmem);
     free(r->bv_off);
     free(r->bv_ids);
+    free(r->var_blk);
     free(r->skel);
     free(r->skel_len);
     free(r->skel_nn);
@@ -115,26 +117,36 @@ const traza_itf_info *traza_itf_get_info(const traza_itf_reader *r) { return &r-
 
 static int load_dicts(traza_itf_reader *r, traza_err *err)
 {
-    /* texts */
+    /* texts: address gaps (the first is the address), texts in address order, '\n' between */
     itf_rd d = {r->dbuf[D_TEXT], r->dbuf[D_TEXT] + r->dlen[D_TEXT], 0};
     itf_rd dp = {r->dbuf[D_TPC], r->dbuf[D_TPC] + r->dlen[D_TPC], 0};
-    itf_rd dn = {r->dbuf[D_TLEN], r->dbuf[D_TLEN] + r->dlen[D_TLEN], 0};
     size_t c1 = 0, c2 = 0, c3 = 0;
-    int64_t pc = 0;
+    uint64_t pc = 0;
     while (dp.p < dp.end) {
-        pc += itf_get_sv(&dp);
-        uint64_t n = itf_get_uv(&dn);
-        if (dp.bad || dn.bad || pc < 0 || pc > UINT32_MAX || n > (uint64_t)(d.end - d.p))
-            BAD("instruction text entry");
+        uint64_t g = itf_get_uv(&dp);
+        if (dp.bad || (r->npc && g == 0) || pc + g > UINT32_MAX)
+            BAD("instruction address");
+        pc += g;
+        const uint8_t *nl = r->npc ? memchr(d.p, '\n', (size_t)(d.end - d.p)) : d.p;
+        if (r->npc && !nl)
+            BAD("instruction texts: fewer than addresses");
+        if (r->npc)
+            d.p = nl + 1;
         GROWX(r->pc, c1, r->npc + 1);
         GROWX(r->tlen, c2, r->npc + 1);
         GROWX(r->text, c3, r->npc + 1);
         r->pc[r->npc] = (uint32_t)pc;
-        r->tlen[r->npc] = (uint32_t)n;
         r->text[r->npc] = d.p;
+        if (r->npc)
+            r->tlen[r->npc - 1] = (uint32_t)(nl - r->text[r->npc - 1]);
         r->npc++;
-        d.p += n;
     }
+    if (r->npc) {
+        if (memchr(d.p, '\n', (size_t)(d.end - d.p)))
+            BAD("instruction texts: more than addresses");
+        r->tlen[r->npc - 1] = (uint32_t)(d.end - d.p);
+    } else if (d.p != d.end)
+        BAD("instruction texts without addresses");
     /* blocks */
     d = (itf_rd){r->dbuf[D_BLOCK], r->dbuf[D_BLOCK] + r->dlen[D_BLOCK], 0};
     c1 = c2 = 0;
@@ -151,7 +163,7 @@ static int load_dicts(traza_itf_reader *r, traza_err *err)
             BAD("block instruction");
         r->blk_pcs[np++] = v == 0 ? NOPC : (uint32_t)(v - 1);
         for (uint64_t k = 1; k < n; k++) {
-            int64_t x = (int64_t)r->blk_pcs[np - 1] + itf_get_sv(&d);
+            int64_t x = (int64_t)r->blk_pcs[np - 1] + 1 + itf_get_sv(&d);
             if (d.bad || x < 0 || (uint64_t)x >= r->npc)
                 BAD("block instruction");
             r->blk_pcs[np++] = (uint32_t)x;
@@ -219,7 +231,7 @@ static int load_dicts(traza_itf_reader *r, traza_err *err)
     for (size_t v = 0; v < r->nvar; v++)
         r->bv_ids[r->bv_off[vb[v]] + fill[vb[v]]++] = (uint32_t)v;
     free(fill);
-    free(vb);
+    r->var_blk = vb;
     /* skeletons */
     d = (itf_rd){r->dbuf[D_SKEL], r->dbuf[D_SKEL] + r->dlen[D_SKEL], 0};
     c1 = c2 = c3 = c4 = 0;
@@ -516,25 +528,25 @@ static int decode_chunk(traza_itf_reader *r, size_t ci, emit_state *es, traza_er
             traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
             goto out;
         }
-        itf_rd sq = {sb[S_SEQ], sb[S_SEQ] + sl[S_SEQ], 0}, fg = {sb[S_FLG], sb[S_FLG] + sl[S_FLG], 0};
-        /* successor lists, chunk-local */
-        uint32_t **succ = calloc(r->nblk + 1, sizeof *succ);
-        uint32_t *scnt = calloc(r->nblk + 1, sizeof *scnt), *scap = calloc(r->nblk + 1, sizeof *scap);
+        itf_rd sq = {sb[S_SEQ], sb[S_SEQ] + sl[S_SEQ], 0};
+        /* successor lists of variants, chunk-local; index nvar = virtual start */
+        uint32_t **succ = calloc(r->nvar + 1, sizeof *succ);
+        uint32_t *scnt = calloc(r->nvar + 1, sizeof *scnt), *scap = calloc(r->nvar + 1, sizeof *scap);
         uint64_t li = 0, totmem = 0;
-        size_t prev = r->nblk; /* virtual start block */
+        size_t prev = r->nvar;
         int bad = !succ || !scnt || !scap;
         while (!bad && li < nl) {
             uint64_t v = itf_get_uv(&sq);
-            uint64_t b;
+            uint64_t var;
             if (sq.bad) {
                 bad = 2;
                 break;
             }
             if (v < scnt[prev])
-                b = succ[prev][v];
+                var = succ[prev][v];
             else {
-                b = v - scnt[prev];
-                if (b >= r->nblk) {
+                var = v - scnt[prev];
+                if (var >= r->nvar) {
                     bad = 2;
                     break;
                 }
@@ -548,14 +560,9 @@ static int decode_chunk(traza_itf_reader *r, size_t ci, emit_state *es, traza_er
                     succ[prev] = t;
                     scap[prev] = nc;
                 }
-                succ[prev][scnt[prev]++] = (uint32_t)b;
+                succ[prev][scnt[prev]++] = (uint32_t)var;
             }
-            uint64_t vl = itf_get_uv(&fg);
-            if (fg.bad || vl >= r->bv_off[b + 1] - r->bv_off[b]) {
-                bad = 2;
-                break;
-            }
-            uint32_t var = r->bv_ids[r->bv_off[b] + vl];
+            uint32_t b = r->var_blk[var];
             uint64_t bn = r->blk_off[b + 1] - r->blk_off[b];
             if (bn > nl - li) {
                 bad = 2;
@@ -567,9 +574,9 @@ static int decode_chunk(traza_itf_reader *r, size_t ci, emit_state *es, traza_er
                 dl_nm[li] = r->var_nmem[r->var_off[var] + k];
                 totmem += dl_nm[li];
             }
-            prev = (size_t)b;
+            prev = (size_t)var;
         }
-        for (size_t b = 0; succ && b <= r->nblk; b++)
+        for (size_t b = 0; succ && b <= r->nvar; b++)
             free(succ[b]);
         free(succ);
         free(scnt);
@@ -592,33 +599,37 @@ static int decode_chunk(traza_itf_reader *r, size_t ci, emit_state *es, traza_er
             goto out;
         }
         itf_rd mh = {sb[S_MEMH], sb[S_MEMH] + sl[S_MEMH], 0};
-        itf_rd mp = {sb[S_MPC], sb[S_MPC] + sl[S_MPC], 0}, ma = {sb[S_MA0], sb[S_MA0] + sl[S_MA0], 0};
+        itf_rd ma = {sb[S_MA0], sb[S_MA0] + sl[S_MA0], 0};
         uint32_t a0 = 0;
         itf_rd ra = {sb[S_ARAW], sb[S_ARAW] + sl[S_ARAW], 0}, pe = {sb[S_APER], sb[S_APER] + sl[S_APER], 0},
                pa = {sb[S_APAT], sb[S_APAT] + sl[S_APAT], 0}, di = {sb[S_ADIST], sb[S_ADIST] + sl[S_ADIST], 0},
-               se = {sb[S_ASEQ], sb[S_ASEQ] + sl[S_ASEQ], 0};
-        itf_dec_streams ds = {&ra, &pe, &pa, &di, &se};
+               se = {sb[S_ASEQ], sb[S_ASEQ] + sl[S_ASEQ], 0}, of = {sb[S_AOFF], sb[S_AOFF] + sl[S_AOFF], 0};
+        itf_dec_streams ds = {&ra, &pe, &pa, &di, &se, &of};
+        /* address groups: per instruction, in order of first execution in the chunk;
+         * gend doubles as the count until the group is placed */
+        size_t ngrp = 0;
+        for (uint64_t i = 0; i < nl; i++) {
+            uint32_t px = dl_pc[i];
+            if (!dl_nm[i])
+                continue;
+            if (!gend[px])
+                gstart[ngrp++] = px;
+            gend[px] += dl_nm[i];
+        }
         uint64_t used = 0;
-        int64_t pcx = 0;
-        while (mp.p < mp.end) {
-            pcx += itf_get_sv(&mp);
-            uint64_t cnt = itf_get_uv(&mp), codec = itf_get_uv(&mh);
+        for (size_t g = 0; g < ngrp; g++) {
+            uint32_t px = (uint32_t)gstart[g];
+            uint64_t cnt = gend[px], codec = itf_get_uv(&mh);
             a0 = (uint32_t)(a0 + (uint64_t)itf_get_sv(&ma));
-            if (mh.bad || mp.bad || ma.bad || pcx < 0 || (uint64_t)pcx >= r->npc || gend[pcx] || cnt == 0 || cnt > totmem - used ||
-                codec < 1 || codec > TRAZA_ITF_MEM_SEQUITUR ||
-                itf_mem_decode((int)codec, &mh, &ds, a0, addr + used, (size_t)cnt, ci * 1000003u + (uint64_t)pcx) < 0 ||
+            if (mh.bad || ma.bad || codec < 1 || codec > ITF_CODEC_OFFSET ||
+                itf_mem_decode((int)codec, &mh, &ds, a0, addr + used, (size_t)cnt, ci * 1000003u + g) < 0 ||
                 mh.bad) {
                 traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk %zu: corrupt address codec data", ci);
                 goto out;
             }
-            gstart[pcx] = gcur[pcx] = used;
+            gcur[px] = used;
             used += cnt;
-            gend[pcx] = used;
-        }
-        if (used != totmem) {
-            traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk %zu: %llu addresses decoded, %llu needed", ci,
-                          (unsigned long long)used, (unsigned long long)totmem);
-            goto out;
+            gend[px] = used;
         }
         itf_rd ex = {sb[S_EXC], sb[S_EXC] + sl[S_EXC], 0};
         for (uint64_t i = 0; i < nl && !es->done; i++) {
