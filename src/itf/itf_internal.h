@@ -18,7 +18,7 @@
 
 /* Per-chunk streams. */
 enum {
-    S_SEQ = 0, S_FLG, S_MEMH, S_ARAW, S_APER, S_APAT, S_ADIST, S_ASEQ, S_EXC, S_SKL, S_NUM, S_MPC, S_MA0, S_AOFF,
+    S_SEQ = 0, S_FLG, S_MEMH, S_ARAW, S_APER, S_APAT, S_ADIST, S_ASEQ, S_EXC, S_SKL, S_NUM, S_MPC, S_MA0, S_AOFF, S_NUM1, S_NUM2, S_NUM3,
     S_NSTREAMS
 };
 /* Dictionary streams. */
@@ -93,6 +93,32 @@ size_t itf_tokenize(const char *line, size_t len, tz_buf *skel, uint64_t *nums);
  * needs more than nnums numbers. *used = numbers consumed. */
 int itf_skel_count(const uint8_t *skel, size_t len, size_t *nnums);
 int itf_skel_render(tz_buf *b, const uint8_t *skel, size_t len, const uint64_t *nums, size_t nnums);
+
+/* ---- line model number prediction (itf_npred.c) ---- */
+#define ITF_NP_COLS 32
+#define ITF_NP_PRED 4
+typedef struct itf_np {
+    size_t nskel, nslots;
+    uint32_t *base, *nn, *cls;
+    uint64_t *gen, *last;
+    uint32_t *cost;
+    uint64_t *cls_last, *cls_gen;
+    size_t c1, c2, c3, c4, c5, c6, c7, c8;
+    itf_kmap classes;
+    uint64_t prev[ITF_NP_COLS];
+    size_t prevn;
+    uint64_t chunk;
+} itf_np;
+void itf_np_init(itf_np *np);
+void itf_np_free(itf_np *np);
+/* Registers skeleton number nskel; returns its id or -1 (out of memory). */
+long itf_np_add_skel(itf_np *np, const uint8_t *skel, size_t len, size_t nn);
+void itf_np_chunk(itf_np *np, uint64_t chunkno);
+void itf_np_begin(itf_np *np, uint32_t id);
+/* Prediction of number k of a line of skeleton id, cur[0..k) being its numbers so far. */
+uint64_t itf_np_predict(const itf_np *np, uint32_t id, size_t k, const uint64_t *cur);
+void itf_np_update(itf_np *np, uint32_t id, size_t k, const uint64_t *cur);
+void itf_np_end(itf_np *np, uint32_t id, const uint64_t *cur);
 
 /* ---- address codecs ---- */
 /* Codec number 6 in the header: raw values as offsets from the group's smallest

@@ -33,6 +33,7 @@ struct traza_itf_reader {
     uint64_t *bv_off;       /* per block: range in bv_ids */
     uint32_t *bv_ids;
     uint32_t *var_blk;      /* block id of each variant */
+    itf_np np;              /* line model predictor state */
     size_t nskel;
     const uint8_t **skel;
     size_t *skel_len, *skel_nn, *skel_base;
@@ -103,6 +104,7 @@ void traza_itf_close(traza_itf_reader *r)
     free(r->bv_off);
     free(r->bv_ids);
     free(r->var_blk);
+    itf_np_free(&r->np);
     free(r->skel);
     free(r->skel_len);
     free(r->skel_nn);
@@ -251,6 +253,8 @@ static int load_dicts(traza_itf_reader *r, traza_err *err)
         r->skel_nn[r->nskel] = nn;
         r->skel_base[r->nskel] = r->nslots;
         r->nslots += nn;
+        if (itf_np_add_skel(&r->np, d.p, (size_t)n, nn) != (long)r->nskel)
+            return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
         r->nskel++;
         d.p += n;
     }
@@ -474,34 +478,29 @@ static int decode_chunk(traza_itf_reader *r, size_t ci, emit_state *es, traza_er
             goto out;
     uint64_t nl = e[3];
     if (r->model == 1) {
-        itf_rd sk = {sb[S_SKL], sb[S_SKL] + sl[S_SKL], 0}, nu = {sb[S_NUM], sb[S_NUM] + sl[S_NUM], 0};
-        last = calloc(r->nslots + 1, sizeof *last);
-        uint64_t *gen = calloc(r->nskel + 1, sizeof *gen);
-        if (!last || !gen) {
-            free(gen);
-            traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
-            goto out;
-        }
+        itf_rd sk = {sb[S_SKL], sb[S_SKL] + sl[S_SKL], 0};
+        itf_rd nu[4] = {{sb[S_NUM], sb[S_NUM] + sl[S_NUM], 0}, {sb[S_NUM1], sb[S_NUM1] + sl[S_NUM1], 0},
+                        {sb[S_NUM2], sb[S_NUM2] + sl[S_NUM2], 0}, {sb[S_NUM3], sb[S_NUM3] + sl[S_NUM3], 0}};
+        int bad = 0;
+        itf_np_chunk(&r->np, ci);
         uint64_t nums[ITF_MAX_NUMS];
         uint64_t nrec = 0;
         size_t mark = 0;
-        for (uint64_t i = 0; i < nl && !es->done; i++) {
+        for (uint64_t i = 0; i < nl && !es->done && !bad; i++) {
             uint64_t id = itf_get_uv(&sk);
             if (sk.bad || id >= r->nskel) {
-                free(gen);
-                traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk %zu: bad skeleton id at line %llu", ci,
-                              (unsigned long long)i);
-                goto out;
+                bad = 2;
+                break;
             }
-            uint64_t *ls = last + r->skel_base[id];
+            itf_np_begin(&r->np, (uint32_t)id);
             for (size_t k = 0; k < r->skel_nn[id]; k++) {
-                ls[k] += (uint64_t)itf_get_sv(&nu);
-                nums[k] = ls[k];
+                nums[k] = itf_np_predict(&r->np, (uint32_t)id, k, nums) + (uint64_t)itf_get_sv(&nu[k < 3 ? k : 3]);
+                itf_np_update(&r->np, (uint32_t)id, k, nums);
             }
-            if (nu.bad) {
-                free(gen);
-                traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk %zu: numbers stream truncated", ci);
-                goto out;
+            itf_np_end(&r->np, (uint32_t)id, nums);
+            if (nu[0].bad || nu[1].bad || nu[2].bad || nu[3].bad) {
+                bad = 3;
+                break;
             }
             mark = es->ob.len;
             itf_skel_render(&es->ob, r->skel[id], r->skel_len[id], nums, r->skel_nn[id]);
@@ -513,7 +512,11 @@ static int decode_chunk(traza_itf_reader *r, size_t ci, emit_state *es, traza_er
             } else
                 end_line(r, es);
         }
-        free(gen);
+        if (bad) {
+                traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk %zu: corrupt %s stream", ci,
+                              bad == 2 ? "skeleton" : "numbers");
+            goto out;
+        }
         if (!es->done && nrec != e[2]) {
             traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk %zu: %llu records decoded, index says %llu", ci,
                           (unsigned long long)nrec, (unsigned long long)e[2]);

@@ -46,11 +46,7 @@ typedef struct wr {
     succ_list start;
     tz_buf d[D_NSTREAMS];
     /* line model */
-    uint32_t *sk_base, *sk_nn;
-    uint64_t *sk_gen;
-    size_t sk_cap1, sk_cap2, sk_cap3;
-    uint64_t *slot_last;
-    size_t slot_cap, nslots;
+    itf_np np;
     /* chunk */
     wline *lines;
     size_t nlines, lcap;
@@ -99,7 +95,8 @@ static const int STREAM_COMP[S_NSTREAMS] = {
     TRAZA_ITF_C_SEQUENCE,         TRAZA_ITF_C_FLAGS,         TRAZA_ITF_C_ADDR_HEADERS, TRAZA_ITF_C_ADDR_RAW,
     TRAZA_ITF_C_ADDR_PERIODIC,    TRAZA_ITF_C_ADDR_PATTERN,  TRAZA_ITF_C_ADDR_DISTRIBUTION,
     TRAZA_ITF_C_ADDR_SEQUITUR,    TRAZA_ITF_C_EXCEPTIONS,    TRAZA_ITF_C_SEQUENCE,     TRAZA_ITF_C_NUMBERS,
-    TRAZA_ITF_C_ADDR_HEADERS,     TRAZA_ITF_C_ADDR_HEADERS,  TRAZA_ITF_C_ADDR_RAW};
+    TRAZA_ITF_C_ADDR_HEADERS,     TRAZA_ITF_C_ADDR_HEADERS,  TRAZA_ITF_C_ADDR_RAW,     TRAZA_ITF_C_NUMBERS,
+    TRAZA_ITF_C_NUMBERS,          TRAZA_ITF_C_NUMBERS};
 static const int DICT_COMP[D_NSTREAMS] = {TRAZA_ITF_C_TEMPLATES, TRAZA_ITF_C_TEMPLATES, TRAZA_ITF_C_FLAGS,
                                           TRAZA_ITF_C_TEMPLATES, TRAZA_ITF_C_TEMPLATES, TRAZA_ITF_C_TEMPLATES};
 
@@ -112,6 +109,7 @@ static int pack_all(wr *w, tz_buf *bufs, size_t n, const int *comp, tz_buf *payl
         if (k < 0)
             return -1;
         w->info.comp_bytes[comp[i]] += (uint64_t)k;
+        if (getenv("ITFDBG")) fprintf(stderr, "DBG %s %zu raw %zu -> %ld\n", n == S_NSTREAMS ? "s" : "d", i, bufs[i].len, k); /* DBGX */
         w->info.raw_bytes[comp[i]] += bufs[i].len;
     }
     return 0;
@@ -419,6 +417,8 @@ static int add_line_text(wr *w, const char *s, size_t n)
     size_t nn = itf_tokenize(s, n, &w->skel, nums);
     if (w->skel.oom)
         return oom(w);
+    if (w->nlines == 0)
+        itf_np_chunk(&w->np, w->chunkno);
     int isnew;
     long id = itf_kmap_intern(&w->skels, w->skel.s, w->skel.len, &isnew);
     if (id < 0)
@@ -426,24 +426,18 @@ static int add_line_text(wr *w, const char *s, size_t n)
     if (isnew) {
         itf_put_uv(&w->d[D_SKEL], w->skel.len);
         tz_buf_put(&w->d[D_SKEL], w->skel.s, w->skel.len);
-        if (TZ_GROW(w->sk_base, w->sk_cap1, (size_t)id + 1) < 0 || TZ_GROW(w->sk_nn, w->sk_cap2, (size_t)id + 1) < 0 ||
-            TZ_GROW(w->sk_gen, w->sk_cap3, (size_t)id + 1) < 0 || TZ_GROW(w->slot_last, w->slot_cap, w->nslots + nn + 1) < 0)
+        if (itf_np_add_skel(&w->np, (const uint8_t *)w->skel.s, w->skel.len, nn) != id)
             return oom(w);
-        w->sk_base[id] = (uint32_t)w->nslots;
-        w->sk_nn[id] = (uint32_t)nn;
-        w->sk_gen[id] = 0;
-        w->nslots += nn;
     }
-    uint64_t *last = w->slot_last + w->sk_base[id];
-    if (w->sk_gen[id] != w->chunkno + 1) {
-        w->sk_gen[id] = w->chunkno + 1;
-        memset(last, 0, nn * sizeof *last);
-    }
-    itf_put_uv(&w->s[S_SKL], (uint64_t)id);
+    itf_put_uv(&w->s[S_SKL], (uint64_t)id); /* plain ids: LZMA finds the repeats */
+    itf_np_begin(&w->np, (uint32_t)id);
+    static const int NS[4] = {S_NUM, S_NUM1, S_NUM2, S_NUM3};
     for (size_t k = 0; k < nn; k++) {
-        itf_put_sv(&w->s[S_NUM], (int64_t)(nums[k] - last[k]));
-        last[k] = nums[k];
+        uint64_t p = itf_np_predict(&w->np, (uint32_t)id, k, nums);
+        itf_put_sv(&w->s[NS[k < 3 ? k : 3]], (int64_t)(nums[k] - p));
+        itf_np_update(&w->np, (uint32_t)id, k, nums);
     }
+    itf_np_end(&w->np, (uint32_t)id, nums);
     w->nlines++;
     if (rs) {
         w->chunk_rec++;
@@ -472,10 +466,7 @@ static void wr_free(wr *w)
         tz_buf_free(&w->d[k]);
     for (int k = 0; k < S_NSTREAMS; k++)
         tz_buf_free(&w->s[k]);
-    free(w->sk_base);
-    free(w->sk_nn);
-    free(w->sk_gen);
-    free(w->slot_last);
+    itf_np_free(&w->np);
     free(w->lines);
     free(w->mems);
     free(w->pc_gen);
@@ -620,6 +611,7 @@ int traza_itf_compress(const char *inpath, const char *outpath, const traza_itf_
     itf_kmap_init(&w->blocks);
     itf_kmap_init(&w->vars);
     itf_kmap_init(&w->skels);
+    itf_np_init(&w->np);
     for (int k = 0; k < D_NSTREAMS; k++)
         tz_buf_init(&w->d[k]);
     for (int k = 0; k < S_NSTREAMS; k++)
