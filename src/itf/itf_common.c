@@ -714,6 +714,47 @@ out:
     return rc;
 }
 
+/* Autocorrelation of the delta sequence at lags 1..64: the share of positions whose
+ * delta equals the one p earlier. Picks the smallest lag within 1 % of the best, if
+ * that best reaches 90 %. */
+static int noisy_period(const int64_t *x, size_t L, size_t *p, size_t *score)
+{
+    size_t maxp = L / 4 < 64 ? L / 4 : 64, best = 0, bp = 0;
+    size_t sc[65] = {0};
+    for (size_t q = 1; q <= maxp; q++) {
+        size_t m = 0;
+        for (size_t i = q; i < L; i++)
+            m += x[i] == x[i - q];
+        sc[q] = m * 1000 / (L - q);
+        if (sc[q] > best)
+            best = sc[q], bp = q;
+    }
+    if (best < 900)
+        return 0;
+    for (size_t q = 1; q < bp; q++)
+        if (sc[q] + 10 >= best) {
+            bp = q;
+            break;
+        }
+    *p = bp;
+    *score = sc[bp];
+    return 1;
+}
+
+/* Most frequent value of x[j], x[j+p], x[j+2p], ... (ties: the first seen). */
+static int64_t phase_mode(const int64_t *x, size_t L, size_t p, size_t j)
+{
+    int64_t cand = x[j];
+    size_t cnt = 0;
+    for (size_t i = j; i < L; i += p) { /* Boyer-Moore majority vote */
+        if (cnt == 0)
+            cand = x[i], cnt = 1;
+        else
+            cnt += x[i] == cand ? 1 : (size_t)-1;
+    }
+    return cand;
+}
+
 int itf_mem_encode(const int64_t *d, size_t n, int want, int lossy, itf_enc_streams *s, size_t *f, uint64_t seed)
 {
     (void)seed;
@@ -778,6 +819,7 @@ int itf_mem_encode(const int64_t *d, size_t n, int want, int lossy, itf_enc_stre
         owidth = mx < 0x100 ? 1 : mx < 0x10000 ? 2 : mx < 0x1000000 ? 3 : 4;
         offcost = svlen((int64_t)(int32_t)(base - (uint32_t)d[0])) + uvlen(gcd) + 1 + L * owidth;
     }
+    size_t np_p = 0, np_score = 0;
     int codec = TRAZA_ITF_MEM_RAW;
     if (want == TRAZA_ITF_MEM_DISTRIBUTION && lossy && L >= 1)
         codec = TRAZA_ITF_MEM_DISTRIBUTION;
@@ -787,7 +829,16 @@ int itf_mem_encode(const int64_t *d, size_t n, int want, int lossy, itf_enc_stre
         codec = TRAZA_ITF_MEM_PERIODIC;
     else if (bcost != SIZE_MAX && bcost < L)
         codec = TRAZA_ITF_MEM_PATTERN;
-    else if (lossy && want == TRAZA_ITF_MEM_AUTO && L >= 64)
+    else if (lossy && (want == TRAZA_ITF_MEM_AUTO || want == TRAZA_ITF_MEM_PATTERN) && L >= 16 &&
+             noisy_period(x, L, &np_p, &np_score)) {
+        /* noisy periodic (lossy): the lag of highest autocorrelation (share of equal
+         * deltas at that distance, at least 90 %), the mode of each phase as period */
+        itf_put_uv(s->hdr, ITF_CODEC_NOISY);
+        itf_put_uv(s->hdr, np_p);
+        for (size_t j = 0; j < np_p; j++)
+            itf_put_sv(s->pat, phase_mode(x, L, np_p, j));
+        return TRAZA_ITF_MEM_PATTERN;
+    } else if (lossy && want == TRAZA_ITF_MEM_AUTO && L >= 64)
         codec = TRAZA_ITF_MEM_DISTRIBUTION;
 
     if (codec == TRAZA_ITF_MEM_RAW && want == TRAZA_ITF_MEM_SEQUITUR) {
@@ -889,6 +940,16 @@ int itf_mem_decode(int codec, itf_rd *hdr, itf_dec_streams *s, uint32_t a0, uint
     switch (codec) {
     case TRAZA_ITF_MEM_SEQUITUR:
         return seq_decode(s->seq, out, L);
+    case ITF_CODEC_NOISY: {
+        uint64_t p = itf_get_uv(hdr);
+        if (hdr->bad || p == 0 || p > L)
+            return -1;
+        for (size_t i = 0; i < p; i++)
+            out[i + 1] = (uint32_t)(out[i] + (uint64_t)itf_get_sv(s->pat));
+        for (size_t i = p; i < L; i++)
+            out[i + 1] = (uint32_t)(out[i] + (out[i + 1 - p] - out[i - p]));
+        return s->pat->bad ? -1 : 0;
+    }
     case ITF_CODEC_OFFSET: {
         uint32_t base = (uint32_t)(a0 + (uint64_t)itf_get_sv(hdr));
         uint64_t g = itf_get_uv(hdr), wd = itf_get_uv(hdr);

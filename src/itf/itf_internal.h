@@ -124,6 +124,8 @@ void itf_np_end(itf_np *np, uint32_t id, const uint64_t *cur);
 /* Codec number 6 in the header: raw values as offsets from the group's smallest
  * address, divided by their gcd (reported as raw in the statistics). */
 #define ITF_CODEC_OFFSET 6
+/* Codec number 7: noisy periodic (lossy; reported as pattern). */
+#define ITF_CODEC_NOISY 7
 size_t itf_period(const int64_t *d, size_t n, size_t *fail_scratch);
 /* Encodes one instruction's delta sequence d[0..n) (d[0] is the first address).
  * Writes the header into hdr and the data into the stream picked; returns the codec. */

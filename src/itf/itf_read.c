@@ -624,7 +624,7 @@ static int decode_chunk(traza_itf_reader *r, size_t ci, emit_state *es, traza_er
             uint32_t px = (uint32_t)gstart[g];
             uint64_t cnt = gend[px], codec = itf_get_uv(&mh);
             a0 = (uint32_t)(a0 + (uint64_t)itf_get_sv(&ma));
-            if (mh.bad || ma.bad || codec < 1 || codec > ITF_CODEC_OFFSET ||
+            if (mh.bad || ma.bad || codec < 1 || codec > ITF_CODEC_NOISY || (codec == ITF_CODEC_NOISY && !r->info.lossy) ||
                 itf_mem_decode((int)codec, &mh, &ds, a0, addr + used, (size_t)cnt, ci * 1000003u + g) < 0 ||
                 mh.bad) {
                 traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk %zu: corrupt address codec data", ci);
