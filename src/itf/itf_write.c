@@ -109,7 +109,6 @@ static int pack_all(wr *w, tz_buf *bufs, size_t n, const int *comp, tz_buf *payl
         if (k < 0)
             return -1;
         w->info.comp_bytes[comp[i]] += (uint64_t)k;
-        if (getenv("ITFDBG")) fprintf(stderr, "DBG %s %zu raw %zu -> %ld\n", n == S_NSTREAMS ? "s" : "d", i, bufs[i].len, k); /* DBGX */
         w->info.raw_bytes[comp[i]] += bufs[i].len;
     }
     return 0;
