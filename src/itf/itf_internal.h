@@ -9,7 +9,7 @@
 
 #define ITF_MAGIC "TZI\x1a"
 #define ITF_FOOT_MAGIC "TZIE"
-#define ITF_VERSION 1
+#define ITF_VERSION 2
 #define ITF_HEADER_SIZE 16
 #define ITF_FOOTER_SIZE 24
 #define ITF_MAX_RAW (256u << 20)     /* largest decoded stream accepted */
@@ -18,7 +18,7 @@
 
 /* Per-chunk streams. */
 enum {
-    S_SEQ = 0, S_FLG, S_MEMH, S_ARAW, S_APER, S_APAT, S_ADIST, S_ASEQ, S_EXC, S_SKL, S_NUM, S_MPC, S_MA0,
+    S_SEQ = 0, S_FLG, S_MEMH, S_ARAW, S_APER, S_APAT, S_ADIST, S_ASEQ, S_EXC, S_SKL, S_NUM, S_MPC, S_MA0, S_AOFF, S_NUM1, S_NUM2, S_NUM3,
     S_NSTREAMS
 };
 /* Dictionary streams. */
@@ -94,18 +94,49 @@ size_t itf_tokenize(const char *line, size_t len, tz_buf *skel, uint64_t *nums);
 int itf_skel_count(const uint8_t *skel, size_t len, size_t *nnums);
 int itf_skel_render(tz_buf *b, const uint8_t *skel, size_t len, const uint64_t *nums, size_t nnums);
 
+/* ---- line model number prediction (itf_npred.c) ---- */
+#define ITF_NP_COLS 32
+#define ITF_NP_PRED 4
+typedef struct itf_np {
+    size_t nskel, nslots;
+    uint32_t *base, *nn, *cls;
+    uint64_t *gen, *last;
+    uint32_t *cost;
+    uint64_t *cls_last, *cls_gen;
+    size_t c1, c2, c3, c4, c5, c6, c7, c8;
+    itf_kmap classes;
+    uint64_t prev[ITF_NP_COLS];
+    size_t prevn;
+    uint64_t chunk;
+} itf_np;
+void itf_np_init(itf_np *np);
+void itf_np_free(itf_np *np);
+/* Registers skeleton number nskel; returns its id or -1 (out of memory). */
+long itf_np_add_skel(itf_np *np, const uint8_t *skel, size_t len, size_t nn);
+void itf_np_chunk(itf_np *np, uint64_t chunkno);
+void itf_np_begin(itf_np *np, uint32_t id);
+/* Prediction of number k of a line of skeleton id, cur[0..k) being its numbers so far. */
+uint64_t itf_np_predict(const itf_np *np, uint32_t id, size_t k, const uint64_t *cur);
+void itf_np_update(itf_np *np, uint32_t id, size_t k, const uint64_t *cur);
+void itf_np_end(itf_np *np, uint32_t id, const uint64_t *cur);
+
 /* ---- address codecs ---- */
+/* Codec number 6 in the header: raw values as offsets from the group's smallest
+ * address, divided by their gcd (reported as raw in the statistics). */
+#define ITF_CODEC_OFFSET 6
+/* Codec number 7: noisy periodic (lossy; reported as pattern). */
+#define ITF_CODEC_NOISY 7
 size_t itf_period(const int64_t *d, size_t n, size_t *fail_scratch);
 /* Encodes one instruction's delta sequence d[0..n) (d[0] is the first address).
  * Writes the header into hdr and the data into the stream picked; returns the codec. */
 typedef struct itf_enc_streams {
-    tz_buf *hdr, *raw, *per, *pat, *dist, *seq;
+    tz_buf *hdr, *raw, *per, *pat, *dist, *seq, *off;
 } itf_enc_streams;
 int itf_mem_encode(const int64_t *d, size_t n, int want, int lossy, itf_enc_streams *s, size_t *scratch,
                    uint64_t seed);
 /* Decodes codec data for one instruction from the stream readers into out[0..n). */
 typedef struct itf_dec_streams {
-    itf_rd *raw, *per, *pat, *dist, *seq;
+    itf_rd *raw, *per, *pat, *dist, *seq, *off;
 } itf_dec_streams;
 int itf_mem_decode(int codec, itf_rd *hdr, itf_dec_streams *s, uint32_t a0, uint32_t *out, size_t n, uint64_t seed);
 

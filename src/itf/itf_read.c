@@ -32,6 +32,10 @@ struct traza_itf_reader {
     uint32_t *var_nmem;
     uint64_t *bv_off;       /* per block: range in bv_ids */
     uint32_t *bv_ids;
+    uint32_t *var_blk;      /* block id of each variant */
+    uint64_t *vm_off;       /* per variant: range in vm_pc/vm_n of its lines with addresses */
+    uint32_t *vm_pc, *vm_n, *var_nexc;
+    itf_np np;              /* line model predictor state */
     size_t nskel;
     const uint8_t **skel;
     size_t *skel_len, *skel_nn, *skel_base;
@@ -101,6 +105,12 @@ void traza_itf_close(traza_itf_reader *r)
     free(r->var_nmem);
     free(r->bv_off);
     free(r->bv_ids);
+    free(r->var_blk);
+    free(r->vm_off);
+    free(r->vm_pc);
+    free(r->vm_n);
+    free(r->var_nexc);
+    itf_np_free(&r->np);
     free(r->skel);
     free(r->skel_len);
     free(r->skel_nn);
@@ -115,26 +125,36 @@ const traza_itf_info *traza_itf_get_info(const traza_itf_reader *r) { return &r-
 
 static int load_dicts(traza_itf_reader *r, traza_err *err)
 {
-    /* texts */
+    /* texts: address gaps (the first is the address), texts in address order, '\n' between */
     itf_rd d = {r->dbuf[D_TEXT], r->dbuf[D_TEXT] + r->dlen[D_TEXT], 0};
     itf_rd dp = {r->dbuf[D_TPC], r->dbuf[D_TPC] + r->dlen[D_TPC], 0};
-    itf_rd dn = {r->dbuf[D_TLEN], r->dbuf[D_TLEN] + r->dlen[D_TLEN], 0};
     size_t c1 = 0, c2 = 0, c3 = 0;
-    int64_t pc = 0;
+    uint64_t pc = 0;
     while (dp.p < dp.end) {
-        pc += itf_get_sv(&dp);
-        uint64_t n = itf_get_uv(&dn);
-        if (dp.bad || dn.bad || pc < 0 || pc > UINT32_MAX || n > (uint64_t)(d.end - d.p))
-            BAD("instruction text entry");
+        uint64_t g = itf_get_uv(&dp);
+        if (dp.bad || (r->npc && g == 0) || pc + g > UINT32_MAX)
+            BAD("instruction address");
+        pc += g;
+        const uint8_t *nl = r->npc ? memchr(d.p, '\n', (size_t)(d.end - d.p)) : d.p;
+        if (r->npc && !nl)
+            BAD("instruction texts: fewer than addresses");
+        if (r->npc)
+            d.p = nl + 1;
         GROWX(r->pc, c1, r->npc + 1);
         GROWX(r->tlen, c2, r->npc + 1);
         GROWX(r->text, c3, r->npc + 1);
         r->pc[r->npc] = (uint32_t)pc;
-        r->tlen[r->npc] = (uint32_t)n;
         r->text[r->npc] = d.p;
+        if (r->npc)
+            r->tlen[r->npc - 1] = (uint32_t)(nl - r->text[r->npc - 1]);
         r->npc++;
-        d.p += n;
     }
+    if (r->npc) {
+        if (memchr(d.p, '\n', (size_t)(d.end - d.p)))
+            BAD("instruction texts: more than addresses");
+        r->tlen[r->npc - 1] = (uint32_t)(d.end - d.p);
+    } else if (d.p != d.end)
+        BAD("instruction texts without addresses");
     /* blocks */
     d = (itf_rd){r->dbuf[D_BLOCK], r->dbuf[D_BLOCK] + r->dlen[D_BLOCK], 0};
     c1 = c2 = 0;
@@ -151,7 +171,7 @@ static int load_dicts(traza_itf_reader *r, traza_err *err)
             BAD("block instruction");
         r->blk_pcs[np++] = v == 0 ? NOPC : (uint32_t)(v - 1);
         for (uint64_t k = 1; k < n; k++) {
-            int64_t x = (int64_t)r->blk_pcs[np - 1] + itf_get_sv(&d);
+            int64_t x = (int64_t)r->blk_pcs[np - 1] + 1 + itf_get_sv(&d);
             if (d.bad || x < 0 || (uint64_t)x >= r->npc)
                 BAD("block instruction");
             r->blk_pcs[np++] = (uint32_t)x;
@@ -219,7 +239,31 @@ static int load_dicts(traza_itf_reader *r, traza_err *err)
     for (size_t v = 0; v < r->nvar; v++)
         r->bv_ids[r->bv_off[vb[v]] + fill[vb[v]]++] = (uint32_t)v;
     free(fill);
-    free(vb);
+    r->var_blk = vb;
+    /* per variant: the lines with data addresses, and the verbatim line count */
+    r->vm_off = malloc((r->nvar + 1) * sizeof *r->vm_off);
+    r->var_nexc = calloc(r->nvar + 1, sizeof *r->var_nexc);
+    size_t nvm = 0;
+    for (size_t i = 0; i < nl; i++)
+        nvm += r->var_nmem[i] != 0;
+    r->vm_pc = malloc((nvm + 1) * sizeof *r->vm_pc);
+    r->vm_n = malloc((nvm + 1) * sizeof *r->vm_n);
+    if (!r->vm_off || !r->var_nexc || !r->vm_pc || !r->vm_n)
+        return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+    nvm = 0;
+    for (size_t v = 0; v < r->nvar; v++) {
+        r->vm_off[v] = nvm;
+        uint32_t b = vb[v];
+        for (uint64_t q = r->var_off[v]; q < r->var_off[v + 1]; q++) {
+            if (r->var_flags[q] & LF_EXC)
+                r->var_nexc[v]++;
+            if (r->var_nmem[q]) {
+                r->vm_pc[nvm] = r->blk_pcs[r->blk_off[b] + (q - r->var_off[v])];
+                r->vm_n[nvm++] = r->var_nmem[q];
+            }
+        }
+    }
+    r->vm_off[r->nvar] = nvm;
     /* skeletons */
     d = (itf_rd){r->dbuf[D_SKEL], r->dbuf[D_SKEL] + r->dlen[D_SKEL], 0};
     c1 = c2 = c3 = c4 = 0;
@@ -239,6 +283,8 @@ static int load_dicts(traza_itf_reader *r, traza_err *err)
         r->skel_nn[r->nskel] = nn;
         r->skel_base[r->nskel] = r->nslots;
         r->nslots += nn;
+        if (itf_np_add_skel(&r->np, d.p, (size_t)n, nn) != (long)r->nskel)
+            return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
         r->nskel++;
         d.p += n;
     }
@@ -442,6 +488,221 @@ static void end_line(traza_itf_reader *r, emit_state *es)
         tz_buf_putc(&es->ob, '\n');
 }
 
+static int chunk_err(traza_err *err, size_t ci, const char *what)
+{
+    return traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk %zu: %s", ci, what);
+}
+
+static int flush_out(emit_state *es, traza_err *err)
+{
+    if (es->ob.oom)
+        return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+    if (es->out && es->ob.len && fwrite(es->ob.s, 1, es->ob.len, es->out) != es->ob.len)
+        return traza_err_set(err, TRAZA_E_IO, "itf: write failed: %s", strerror(errno));
+    tz_buf_reset(&es->ob);
+    return 0;
+}
+
+/* Block model chunk: decodes the variant sequence, then only the address groups
+ * first used before the end of the wanted records, skips the instances before the
+ * first wanted record (cost per memory access, not per line) and renders the rest. */
+static int decode_blocks(traza_itf_reader *r, size_t ci, uint8_t **sb, const size_t *sl, uint64_t nl,
+                         emit_state *es, traza_err *err)
+{
+    int rc = -1;
+    uint32_t *iv = NULL, *addr = NULL, *gpx = NULL;
+    uint64_t *gcur = NULL, *gend = NULL, *gfirst = NULL;
+    uint32_t **succ = NULL, *scnt = NULL, *scap = NULL;
+    size_t ni = 0, icap = 0;
+    itf_rd sq = {sb[S_SEQ], sb[S_SEQ] + sl[S_SEQ], 0};
+    succ = calloc(r->nvar + 1, sizeof *succ);
+    scnt = calloc(r->nvar + 1, sizeof *scnt);
+    scap = calloc(r->nvar + 1, sizeof *scap);
+    if (!succ || !scnt || !scap)
+        goto nomem;
+    /* 1. the variant sequence */
+    uint64_t li = 0;
+    size_t prev = r->nvar; /* virtual start */
+    while (li < nl) {
+        uint64_t v = itf_get_uv(&sq), var;
+        if (sq.bad) {
+            chunk_err(err, ci, "block sequence truncated");
+            goto out;
+        }
+        if (v < scnt[prev])
+            var = succ[prev][v];
+        else {
+            var = v - scnt[prev];
+            if (var >= r->nvar) {
+                chunk_err(err, ci, "corrupt block sequence (variant id out of range)");
+                goto out;
+            }
+            if (scnt[prev] == scap[prev]) {
+                uint32_t nc = scap[prev] ? scap[prev] * 2 : 4;
+                uint32_t *t = realloc(succ[prev], nc * sizeof *t);
+                if (!t)
+                    goto nomem;
+                succ[prev] = t;
+                scap[prev] = nc;
+            }
+            succ[prev][scnt[prev]++] = (uint32_t)var;
+        }
+        uint64_t bn = r->var_off[var + 1] - r->var_off[var];
+        if (bn > nl - li) {
+            chunk_err(err, ci, "corrupt block sequence (more lines than the index says)");
+            goto out;
+        }
+        if (TZ_GROW(iv, icap, ni + 1) < 0)
+            goto nomem;
+        iv[ni++] = (uint32_t)var;
+        li += bn;
+        prev = (size_t)var;
+    }
+    /* wanted lines of this chunk: [s0, s1) */
+    uint64_t cstart = (uint64_t)(es->rec + 1), s0 = 0, s1 = nl;
+    if (!es->all) {
+        s0 = es->from > cstart ? es->from - cstart : 0;
+        if (s0 > nl)
+            s0 = nl;
+        uint64_t end = es->from + es->count;
+        s1 = end > cstart ? (end - cstart < nl ? end - cstart : nl) : 0;
+    }
+    /* 2. address groups: per instruction, in order of first use; count over the chunk */
+    gcur = calloc(r->npc + 1, sizeof *gcur);
+    gend = calloc(r->npc + 1, sizeof *gend);
+    gfirst = malloc((r->npc + 1) * sizeof *gfirst);
+    gpx = malloc((r->npc + 1) * sizeof *gpx);
+    if (!gcur || !gend || !gfirst || !gpx)
+        goto nomem;
+    size_t ngrp = 0;
+    uint64_t totmem = 0;
+    li = 0;
+    for (size_t k = 0; k < ni; k++) {
+        uint32_t var = iv[k];
+        for (uint64_t m = r->vm_off[var]; m < r->vm_off[var + 1]; m++) {
+            uint32_t px = r->vm_pc[m];
+            if (!gend[px]) {
+                gpx[ngrp] = px;
+                gfirst[ngrp++] = li;
+            }
+            gend[px] += r->vm_n[m];
+            totmem += r->vm_n[m];
+        }
+        li += r->var_off[var + 1] - r->var_off[var];
+    }
+    addr = malloc((totmem + 1) * sizeof *addr);
+    if (!addr)
+        goto nomem;
+    itf_rd mh = {sb[S_MEMH], sb[S_MEMH] + sl[S_MEMH], 0};
+    itf_rd ma = {sb[S_MA0], sb[S_MA0] + sl[S_MA0], 0};
+    itf_rd ra = {sb[S_ARAW], sb[S_ARAW] + sl[S_ARAW], 0}, pe = {sb[S_APER], sb[S_APER] + sl[S_APER], 0},
+           pa = {sb[S_APAT], sb[S_APAT] + sl[S_APAT], 0}, di = {sb[S_ADIST], sb[S_ADIST] + sl[S_ADIST], 0},
+           se = {sb[S_ASEQ], sb[S_ASEQ] + sl[S_ASEQ], 0}, of = {sb[S_AOFF], sb[S_AOFF] + sl[S_AOFF], 0};
+    itf_dec_streams ds = {&ra, &pe, &pa, &di, &se, &of};
+    uint32_t a0 = 0;
+    uint64_t used = 0;
+    for (size_t g = 0; g < ngrp; g++) {
+        uint32_t px = gpx[g];
+        uint64_t cnt = gend[px];
+        if (gfirst[g] >= s1) { /* later groups are not needed: mark them absent */
+            for (size_t h = g; h < ngrp; h++)
+                gend[gpx[h]] = gcur[gpx[h]] = 0;
+            break;
+        }
+        uint64_t codec = itf_get_uv(&mh);
+        a0 = (uint32_t)(a0 + (uint64_t)itf_get_sv(&ma));
+        if (mh.bad || ma.bad || codec < 1 || codec > ITF_CODEC_NOISY || (codec == ITF_CODEC_NOISY && !r->info.lossy) ||
+            itf_mem_decode((int)codec, &mh, &ds, a0, addr + used, (size_t)cnt, ci * 1000003u + g) < 0 || mh.bad) {
+            chunk_err(err, ci, "corrupt address codec data");
+            goto out;
+        }
+        gcur[px] = used;
+        used += cnt;
+        gend[px] = used;
+    }
+    /* 3. skip to the instance holding line s0 */
+    itf_rd ex = {sb[S_EXC], sb[S_EXC] + sl[S_EXC], 0};
+    size_t k = 0;
+    li = 0;
+    while (k < ni) {
+        uint32_t var = iv[k];
+        uint64_t bn = r->var_off[var + 1] - r->var_off[var];
+        if (li + bn > s0)
+            break;
+        for (uint64_t m = r->vm_off[var]; m < r->vm_off[var + 1]; m++)
+            gcur[r->vm_pc[m]] += r->vm_n[m];
+        if (r->var_nexc[var]) {
+            uint64_t xl = itf_get_uv(&ex);
+            if (ex.bad || xl > (uint64_t)(ex.end - ex.p)) {
+                chunk_err(err, ci, "exception stream truncated");
+                goto out;
+            }
+            ex.p += xl;
+        }
+        li += bn;
+        k++;
+    }
+    es->rec += (int64_t)li;
+    es->line_no += li;
+    /* 4. render */
+    for (; k < ni && !es->done; k++) {
+        uint32_t var = iv[k];
+        uint32_t b = r->var_blk[var];
+        uint64_t bn = r->var_off[var + 1] - r->var_off[var];
+        const uint32_t *bp = r->blk_pcs + r->blk_off[b];
+        const uint8_t *fl = r->var_flags + r->var_off[var];
+        const uint32_t *nmv = r->var_nmem + r->var_off[var];
+        for (uint64_t q = 0; q < bn && !es->done; q++) {
+            int emit = want_line(es, 1);
+            if (es->done)
+                break;
+            if (fl[q] & LF_EXC) {
+                uint64_t xl = itf_get_uv(&ex);
+                if (ex.bad || xl > (uint64_t)(ex.end - ex.p)) {
+                    chunk_err(err, ci, "exception stream truncated");
+                    goto out;
+                }
+                if (emit)
+                    tz_buf_put(&es->ob, ex.p, (size_t)xl);
+                ex.p += xl;
+            } else {
+                uint32_t px = bp[q], nm = nmv[q];
+                if (nm && gcur[px] + nm > gend[px]) {
+                    chunk_err(err, ci, "addresses missing");
+                    goto out;
+                }
+                if (emit)
+                    itf_gen_render(&es->ob, r->pc[px], (const char *)r->text[px], r->tlen[px],
+                                   nm ? addr + gcur[px] : addr, nm, fl[q] & LF_CCFAIL);
+                gcur[px] += nm;
+            }
+            if (emit)
+                end_line(r, es);
+            else
+                es->line_no++;
+        }
+        if (es->ob.len > (1u << 20) && flush_out(es, err) < 0)
+            goto out;
+    }
+    rc = 0;
+    goto out;
+nomem:
+    traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+out:
+    for (size_t v = 0; succ && v <= r->nvar; v++)
+        free(succ[v]);
+    free(succ);
+    free(scnt);
+    free(scap);
+    free(iv);
+    free(addr);
+    free(gpx);
+    free(gcur);
+    free(gend);
+    free(gfirst);
+    return rc;
+}
+
 static int decode_chunk(traza_itf_reader *r, size_t ci, emit_state *es, traza_err *err)
 {
     uint64_t *e = r->ix + ci * 5;
@@ -453,43 +714,34 @@ static int decode_chunk(traza_itf_reader *r, size_t ci, emit_state *es, traza_er
     size_t sl[S_NSTREAMS] = {0};
     int rc = -1;
     itf_rd d = {p, p + n, 0};
-    uint32_t *dl_pc = NULL, *dl_nm = NULL, *addr = NULL;
-    uint8_t *dl_fl = NULL;
-    uint64_t *gstart = NULL, *gcur = NULL, *gend = NULL;
-    uint64_t *last = NULL;
     for (int k = 0; k < S_NSTREAMS; k++)
         if (itf_unpack_stream(&d, &sb[k], &sl[k], NULL, err) < 0)
             goto out;
     uint64_t nl = e[3];
     if (r->model == 1) {
-        itf_rd sk = {sb[S_SKL], sb[S_SKL] + sl[S_SKL], 0}, nu = {sb[S_NUM], sb[S_NUM] + sl[S_NUM], 0};
-        last = calloc(r->nslots + 1, sizeof *last);
-        uint64_t *gen = calloc(r->nskel + 1, sizeof *gen);
-        if (!last || !gen) {
-            free(gen);
-            traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
-            goto out;
-        }
+        itf_rd sk = {sb[S_SKL], sb[S_SKL] + sl[S_SKL], 0};
+        itf_rd nu[4] = {{sb[S_NUM], sb[S_NUM] + sl[S_NUM], 0}, {sb[S_NUM1], sb[S_NUM1] + sl[S_NUM1], 0},
+                        {sb[S_NUM2], sb[S_NUM2] + sl[S_NUM2], 0}, {sb[S_NUM3], sb[S_NUM3] + sl[S_NUM3], 0}};
+        int bad = 0;
+        itf_np_chunk(&r->np, ci);
         uint64_t nums[ITF_MAX_NUMS];
         uint64_t nrec = 0;
         size_t mark = 0;
-        for (uint64_t i = 0; i < nl && !es->done; i++) {
+        for (uint64_t i = 0; i < nl && !es->done && !bad; i++) {
             uint64_t id = itf_get_uv(&sk);
             if (sk.bad || id >= r->nskel) {
-                free(gen);
-                traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk %zu: bad skeleton id at line %llu", ci,
-                              (unsigned long long)i);
-                goto out;
+                bad = 2;
+                break;
             }
-            uint64_t *ls = last + r->skel_base[id];
+            itf_np_begin(&r->np, (uint32_t)id);
             for (size_t k = 0; k < r->skel_nn[id]; k++) {
-                ls[k] += (uint64_t)itf_get_sv(&nu);
-                nums[k] = ls[k];
+                nums[k] = itf_np_predict(&r->np, (uint32_t)id, k, nums) + (uint64_t)itf_get_sv(&nu[k < 3 ? k : 3]);
+                itf_np_update(&r->np, (uint32_t)id, k, nums);
             }
-            if (nu.bad) {
-                free(gen);
-                traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk %zu: numbers stream truncated", ci);
-                goto out;
+            itf_np_end(&r->np, (uint32_t)id, nums);
+            if (nu[0].bad || nu[1].bad || nu[2].bad || nu[3].bad) {
+                bad = 3;
+                break;
             }
             mark = es->ob.len;
             itf_skel_render(&es->ob, r->skel[id], r->skel_len[id], nums, r->skel_nn[id]);
@@ -501,155 +753,19 @@ static int decode_chunk(traza_itf_reader *r, size_t ci, emit_state *es, traza_er
             } else
                 end_line(r, es);
         }
-        free(gen);
+        if (bad) {
+                traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk %zu: corrupt %s stream", ci,
+                              bad == 2 ? "skeleton" : "numbers");
+            goto out;
+        }
         if (!es->done && nrec != e[2]) {
             traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk %zu: %llu records decoded, index says %llu", ci,
                           (unsigned long long)nrec, (unsigned long long)e[2]);
             goto out;
         }
     } else {
-        /* block instances -> lines */
-        dl_pc = malloc(nl * sizeof *dl_pc);
-        dl_nm = malloc(nl * sizeof *dl_nm);
-        dl_fl = malloc(nl);
-        if (!dl_pc || !dl_nm || !dl_fl) {
-            traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+        if (decode_blocks(r, ci, sb, sl, nl, es, err) < 0)
             goto out;
-        }
-        itf_rd sq = {sb[S_SEQ], sb[S_SEQ] + sl[S_SEQ], 0}, fg = {sb[S_FLG], sb[S_FLG] + sl[S_FLG], 0};
-        /* successor lists, chunk-local */
-        uint32_t **succ = calloc(r->nblk + 1, sizeof *succ);
-        uint32_t *scnt = calloc(r->nblk + 1, sizeof *scnt), *scap = calloc(r->nblk + 1, sizeof *scap);
-        uint64_t li = 0, totmem = 0;
-        size_t prev = r->nblk; /* virtual start block */
-        int bad = !succ || !scnt || !scap;
-        while (!bad && li < nl) {
-            uint64_t v = itf_get_uv(&sq);
-            uint64_t b;
-            if (sq.bad) {
-                bad = 2;
-                break;
-            }
-            if (v < scnt[prev])
-                b = succ[prev][v];
-            else {
-                b = v - scnt[prev];
-                if (b >= r->nblk) {
-                    bad = 2;
-                    break;
-                }
-                if (scnt[prev] == scap[prev]) {
-                    uint32_t nc = scap[prev] ? scap[prev] * 2 : 4;
-                    uint32_t *t = realloc(succ[prev], nc * sizeof *t);
-                    if (!t) {
-                        bad = 1;
-                        break;
-                    }
-                    succ[prev] = t;
-                    scap[prev] = nc;
-                }
-                succ[prev][scnt[prev]++] = (uint32_t)b;
-            }
-            uint64_t vl = itf_get_uv(&fg);
-            if (fg.bad || vl >= r->bv_off[b + 1] - r->bv_off[b]) {
-                bad = 2;
-                break;
-            }
-            uint32_t var = r->bv_ids[r->bv_off[b] + vl];
-            uint64_t bn = r->blk_off[b + 1] - r->blk_off[b];
-            if (bn > nl - li) {
-                bad = 2;
-                break;
-            }
-            for (uint64_t k = 0; k < bn; k++, li++) {
-                dl_pc[li] = r->blk_pcs[r->blk_off[b] + k];
-                dl_fl[li] = r->var_flags[r->var_off[var] + k];
-                dl_nm[li] = r->var_nmem[r->var_off[var] + k];
-                totmem += dl_nm[li];
-            }
-            prev = (size_t)b;
-        }
-        for (size_t b = 0; succ && b <= r->nblk; b++)
-            free(succ[b]);
-        free(succ);
-        free(scnt);
-        free(scap);
-        if (bad) {
-            if (bad == 1)
-                traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
-            else
-                traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk %zu: corrupt block sequence near line %llu", ci,
-                              (unsigned long long)li);
-            goto out;
-        }
-        /* addresses */
-        addr = malloc((totmem + 1) * sizeof *addr);
-        gstart = malloc((r->npc + 1) * sizeof *gstart);
-        gcur = calloc(r->npc + 1, sizeof *gcur);
-        gend = calloc(r->npc + 1, sizeof *gend);
-        if (!addr || !gstart || !gcur || !gend) {
-            traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
-            goto out;
-        }
-        itf_rd mh = {sb[S_MEMH], sb[S_MEMH] + sl[S_MEMH], 0};
-        itf_rd mp = {sb[S_MPC], sb[S_MPC] + sl[S_MPC], 0}, ma = {sb[S_MA0], sb[S_MA0] + sl[S_MA0], 0};
-        uint32_t a0 = 0;
-        itf_rd ra = {sb[S_ARAW], sb[S_ARAW] + sl[S_ARAW], 0}, pe = {sb[S_APER], sb[S_APER] + sl[S_APER], 0},
-               pa = {sb[S_APAT], sb[S_APAT] + sl[S_APAT], 0}, di = {sb[S_ADIST], sb[S_ADIST] + sl[S_ADIST], 0},
-               se = {sb[S_ASEQ], sb[S_ASEQ] + sl[S_ASEQ], 0};
-        itf_dec_streams ds = {&ra, &pe, &pa, &di, &se};
-        uint64_t used = 0;
-        int64_t pcx = 0;
-        while (mp.p < mp.end) {
-            pcx += itf_get_sv(&mp);
-            uint64_t cnt = itf_get_uv(&mp), codec = itf_get_uv(&mh);
-            a0 = (uint32_t)(a0 + (uint64_t)itf_get_sv(&ma));
-            if (mh.bad || mp.bad || ma.bad || pcx < 0 || (uint64_t)pcx >= r->npc || gend[pcx] || cnt == 0 || cnt > totmem - used ||
-                codec < 1 || codec > TRAZA_ITF_MEM_SEQUITUR ||
-                itf_mem_decode((int)codec, &mh, &ds, a0, addr + used, (size_t)cnt, ci * 1000003u + (uint64_t)pcx) < 0 ||
-                mh.bad) {
-                traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk %zu: corrupt address codec data", ci);
-                goto out;
-            }
-            gstart[pcx] = gcur[pcx] = used;
-            used += cnt;
-            gend[pcx] = used;
-        }
-        if (used != totmem) {
-            traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk %zu: %llu addresses decoded, %llu needed", ci,
-                          (unsigned long long)used, (unsigned long long)totmem);
-            goto out;
-        }
-        itf_rd ex = {sb[S_EXC], sb[S_EXC] + sl[S_EXC], 0};
-        for (uint64_t i = 0; i < nl && !es->done; i++) {
-            int emit = want_line(es, 1);
-            if (dl_fl[i] & LF_EXC) {
-                uint64_t xl = itf_get_uv(&ex);
-                if (ex.bad || xl > (uint64_t)(ex.end - ex.p)) {
-                    traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk %zu: exception stream truncated", ci);
-                    goto out;
-                }
-                if (emit)
-                    tz_buf_put(&es->ob, ex.p, (size_t)xl);
-                ex.p += xl;
-            } else {
-                uint32_t px = dl_pc[i], nm = dl_nm[i];
-                if (nm && gcur[px] + nm > gend[px]) {
-                    traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk %zu: addresses missing for line %llu", ci,
-                                  (unsigned long long)i);
-                    goto out;
-                }
-                if (emit)
-                    itf_gen_render(&es->ob, r->pc[px], (const char *)r->text[px], r->tlen[px], nm ? addr + gcur[px] : addr, nm,
-                                   dl_fl[i] & LF_CCFAIL);
-                if (nm)
-                    gcur[px] += nm;
-            }
-            if (emit)
-                end_line(r, es);
-            else
-                es->line_no++;
-        }
     }
     if (es->ob.oom) {
         traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
@@ -665,14 +781,6 @@ out:
     for (int k = 0; k < S_NSTREAMS; k++)
         free(sb[k]);
     free(p);
-    free(dl_pc);
-    free(dl_nm);
-    free(dl_fl);
-    free(addr);
-    free(gstart);
-    free(gcur);
-    free(gend);
-    free(last);
     return rc;
 }
 

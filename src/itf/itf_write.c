@@ -31,7 +31,8 @@ typedef struct wr {
     traza_itf_info info;
     /* global dictionaries */
     tz_imap pcmap;
-    uint32_t lastpc;
+    uint32_t *pcs;          /* pc per instruction index (first appearance) */
+    size_t pcscap;
     char *texts;
     size_t tlen, tcap;
     uint64_t *toff;
@@ -45,11 +46,7 @@ typedef struct wr {
     succ_list start;
     tz_buf d[D_NSTREAMS];
     /* line model */
-    uint32_t *sk_base, *sk_nn;
-    uint64_t *sk_gen;
-    size_t sk_cap1, sk_cap2, sk_cap3;
-    uint64_t *slot_last;
-    size_t slot_cap, nslots;
+    itf_np np;
     /* chunk */
     wline *lines;
     size_t nlines, lcap;
@@ -98,7 +95,8 @@ static const int STREAM_COMP[S_NSTREAMS] = {
     TRAZA_ITF_C_SEQUENCE,         TRAZA_ITF_C_FLAGS,         TRAZA_ITF_C_ADDR_HEADERS, TRAZA_ITF_C_ADDR_RAW,
     TRAZA_ITF_C_ADDR_PERIODIC,    TRAZA_ITF_C_ADDR_PATTERN,  TRAZA_ITF_C_ADDR_DISTRIBUTION,
     TRAZA_ITF_C_ADDR_SEQUITUR,    TRAZA_ITF_C_EXCEPTIONS,    TRAZA_ITF_C_SEQUENCE,     TRAZA_ITF_C_NUMBERS,
-    TRAZA_ITF_C_ADDR_HEADERS,     TRAZA_ITF_C_ADDR_HEADERS};
+    TRAZA_ITF_C_ADDR_HEADERS,     TRAZA_ITF_C_ADDR_HEADERS,  TRAZA_ITF_C_ADDR_RAW,     TRAZA_ITF_C_NUMBERS,
+    TRAZA_ITF_C_NUMBERS,          TRAZA_ITF_C_NUMBERS};
 static const int DICT_COMP[D_NSTREAMS] = {TRAZA_ITF_C_TEMPLATES, TRAZA_ITF_C_TEMPLATES, TRAZA_ITF_C_FLAGS,
                                           TRAZA_ITF_C_TEMPLATES, TRAZA_ITF_C_TEMPLATES, TRAZA_ITF_C_TEMPLATES};
 
@@ -173,14 +171,9 @@ static int flush_gen(wr *w)
         if (bid < 0)
             return oom(w);
         if (isnew) {
-            itf_put_uv(&w->d[D_BLOCK], n);
-            itf_put_uv(&w->d[D_BLOCK], key[0] == NOPC ? 0 : (uint64_t)key[0] + 1);
-            for (size_t k = 1; k < n; k++) /* only the first entry may be NOPC (verbatim lines are single) */
-                itf_put_sv(&w->d[D_BLOCK], (int64_t)key[k] - (int64_t)key[k - 1]);
-            if (TZ_GROW(w->nvar, w->nvar_cap, (size_t)bid + 1) < 0 || TZ_GROW(w->succ, w->succ_cap, (size_t)bid + 1) < 0)
+            if (TZ_GROW(w->nvar, w->nvar_cap, (size_t)bid + 1) < 0)
                 return oom(w);
             w->nvar[bid] = 0;
-            memset(&w->succ[bid], 0, sizeof w->succ[bid]);
         }
         /* variant key */
         tz_buf_reset(&w->scratch);
@@ -196,15 +189,18 @@ static int flush_gen(wr *w)
             return oom(w);
         if (isnew) {
             tz_buf_put(&w->d[D_VAR], w->scratch.s, w->scratch.len);
-            if (TZ_GROW(w->varlocal, w->varlocal_cap, (size_t)vid + 1) < 0)
+            if (TZ_GROW(w->varlocal, w->varlocal_cap, (size_t)vid + 1) < 0 ||
+                TZ_GROW(w->succ, w->succ_cap, (size_t)vid + 1) < 0)
                 return oom(w);
             w->varlocal[vid] = w->nvar[bid]++;
+            memset(&w->succ[vid], 0, sizeof w->succ[vid]);
         }
-        if (succ_code(w, prev == UINT32_MAX ? &w->start : &w->succ[prev], (uint32_t)bid, &w->s[S_SEQ]) < 0)
+        /* one symbol per block instance: the (block, flag set) variant, coded as its
+         * rank in the successor list of the previous variant */
+        if (succ_code(w, prev == UINT32_MAX ? &w->start : &w->succ[prev], (uint32_t)vid, &w->s[S_SEQ]) < 0)
             return -1;
-        itf_put_uv(&w->s[S_FLG], w->varlocal[vid]);
         w->info.block_instances++;
-        prev = (uint32_t)bid;
+        prev = (uint32_t)vid;
         i = j;
     }
     /* 2. addresses, grouped per instruction */
@@ -264,68 +260,47 @@ static int flush_gen(wr *w)
             mo += l->nmem;
         }
     }
-    itf_enc_streams es = {&w->s[S_MEMH], &w->s[S_ARAW], &w->s[S_APER], &w->s[S_APAT], &w->s[S_ADIST], &w->s[S_ASEQ]};
-    uint32_t prevpc = 0, preva0 = 0;
-    /* groups in instruction-index order: small index deltas */
-    size_t *order = malloc((ng + 1) * sizeof *order);
-    if (!order)
-        goto nomem;
-    {
-        size_t *slot = calloc(w->npc + 1, sizeof *slot);
-        if (!slot) {
-            free(order);
-            goto nomem;
-        }
-        for (size_t g = 0; g < ng; g++)
-            slot[gpc[g]] = g + 1;
-        size_t k = 0;
-        for (size_t p = 0; p < w->npc; p++)
-            if (slot[p])
-                order[k++] = slot[p] - 1;
-        free(slot);
-    }
+    itf_enc_streams es = {&w->s[S_MEMH], &w->s[S_ARAW], &w->s[S_APER], &w->s[S_APAT], &w->s[S_ADIST], &w->s[S_ASEQ], &w->s[S_AOFF]};
+    uint32_t preva0 = 0;
+    /* groups in order of first execution in the chunk: the reader derives them from
+     * the decoded lines, so neither the instruction nor the count is stored */
     for (size_t gi = 0; gi < ng; gi++) {
-        size_t g = order[gi];
+        size_t g = gi;
         const uint32_t *a = addr + gstart[g];
         size_t n = gcnt[g];
         dd[0] = a[0];
         for (size_t k = 1; k < n; k++)
             dd[k] = (int64_t)(int32_t)(a[k] - a[k - 1]);
-        itf_put_sv(&w->s[S_MPC], (int64_t)gpc[g] - (int64_t)prevpc);
-        prevpc = gpc[g];
-        itf_put_uv(&w->s[S_MPC], n);
         itf_put_sv(&w->s[S_MA0], (int64_t)(int32_t)(a[0] - preva0));
         preva0 = a[0];
-        uint64_t seed = w->chunkno * 1000003u + gpc[g];
-        size_t h0 = w->s[S_MEMH].len, r0 = w->s[S_ADIST].len;
+        uint64_t seed = w->chunkno * 1000003u + g;
+        static const int CS[7] = {S_MEMH, S_ARAW, S_APER, S_APAT, S_ADIST, S_ASEQ, S_AOFF};
+        size_t st0[7];
+        for (int k = 0; k < 7; k++)
+            st0[k] = w->s[CS[k]].len;
         int codec = itf_mem_encode(dd, n, w->o.mem, w->o.lossy, &es, fail, seed);
-        if (codec < 0) {
-            free(order);
+        if (codec < 0)
             goto nomem;
-        }
         w->info.codec_insns[codec]++;
         w->info.addresses += n;
         if (w->o.lossy) {
-            itf_rd hr = {(const uint8_t *)w->s[S_MEMH].s + h0, (const uint8_t *)w->s[S_MEMH].s + w->s[S_MEMH].len, 0};
-            uint64_t c = itf_get_uv(&hr);
-            (void)c;
-            itf_rd dr = {(const uint8_t *)w->s[S_ADIST].s + r0, (const uint8_t *)w->s[S_ADIST].s + w->s[S_ADIST].len, 0};
-            itf_rd z = {NULL, NULL, 0};
-            itf_dec_streams ds = {&z, &z, &z, &dr, &z};
+            /* decode what was just written: the lossy codecs' real output */
+            itf_rd rd[7];
+            for (int k = 0; k < 7; k++)
+                rd[k] = w->s[CS[k]].s ? (itf_rd){(const uint8_t *)w->s[CS[k]].s + st0[k],
+                                                 (const uint8_t *)w->s[CS[k]].s + w->s[CS[k]].len, 0}
+                                      : (itf_rd){NULL, NULL, 0};
+            itf_dec_streams ds = {&rd[1], &rd[2], &rd[3], &rd[4], &rd[5], &rd[6]};
             uint32_t *o = dec + gstart[g];
-            if (codec == TRAZA_ITF_MEM_DISTRIBUTION) {
-                if (itf_mem_decode(codec, &hr, &ds, a[0], o, n, seed) < 0) {
-                    free(order);
-                    traza_err_set(w->err, TRAZA_E_INTERNAL, "itf: lossy self-check failed");
-                    goto out;
-                }
-            } else
-                memcpy(o, a, n * sizeof *o);
+            uint64_t hc = itf_get_uv(&rd[0]);
+            if (itf_mem_decode((int)hc, &rd[0], &ds, a[0], o, n, seed) < 0) {
+                traza_err_set(w->err, TRAZA_E_INTERNAL, "itf: lossy self-check failed");
+                goto out;
+            }
             for (size_t k = 0; k < n; k++)
                 w->info.altered += o[k] != a[k];
         }
     }
-    free(order);
     if (w->o.lossy) {
         memset(cur, 0, (ng + 1) * sizeof *cur);
         for (i = 0; i < w->nlines; i++) {
@@ -397,11 +372,10 @@ static int add_line_gen(wr *w, const char *s, size_t n)
             w->toff[w->npc] = w->tlen;
             w->tl[w->npc] = (uint32_t)g.textlen;
             w->tlen += g.textlen;
+            if (TZ_GROW(w->pcs, w->pcscap, w->npc + 1) < 0)
+                return oom(w);
+            w->pcs[w->npc] = g.pc;
             w->npc++;
-            itf_put_sv(&w->d[D_TPC], (int64_t)g.pc - (int64_t)w->lastpc);
-            w->lastpc = g.pc;
-            itf_put_uv(&w->d[D_TLEN], g.textlen);
-            tz_buf_put(&w->d[D_TEXT], g.text, g.textlen);
         }
         if (ok) {
             l.pc = g.pc;
@@ -442,6 +416,8 @@ static int add_line_text(wr *w, const char *s, size_t n)
     size_t nn = itf_tokenize(s, n, &w->skel, nums);
     if (w->skel.oom)
         return oom(w);
+    if (w->nlines == 0)
+        itf_np_chunk(&w->np, w->chunkno);
     int isnew;
     long id = itf_kmap_intern(&w->skels, w->skel.s, w->skel.len, &isnew);
     if (id < 0)
@@ -449,24 +425,18 @@ static int add_line_text(wr *w, const char *s, size_t n)
     if (isnew) {
         itf_put_uv(&w->d[D_SKEL], w->skel.len);
         tz_buf_put(&w->d[D_SKEL], w->skel.s, w->skel.len);
-        if (TZ_GROW(w->sk_base, w->sk_cap1, (size_t)id + 1) < 0 || TZ_GROW(w->sk_nn, w->sk_cap2, (size_t)id + 1) < 0 ||
-            TZ_GROW(w->sk_gen, w->sk_cap3, (size_t)id + 1) < 0 || TZ_GROW(w->slot_last, w->slot_cap, w->nslots + nn + 1) < 0)
+        if (itf_np_add_skel(&w->np, (const uint8_t *)w->skel.s, w->skel.len, nn) != id)
             return oom(w);
-        w->sk_base[id] = (uint32_t)w->nslots;
-        w->sk_nn[id] = (uint32_t)nn;
-        w->sk_gen[id] = 0;
-        w->nslots += nn;
     }
-    uint64_t *last = w->slot_last + w->sk_base[id];
-    if (w->sk_gen[id] != w->chunkno + 1) {
-        w->sk_gen[id] = w->chunkno + 1;
-        memset(last, 0, nn * sizeof *last);
-    }
-    itf_put_uv(&w->s[S_SKL], (uint64_t)id);
+    itf_put_uv(&w->s[S_SKL], (uint64_t)id); /* plain ids: LZMA finds the repeats */
+    itf_np_begin(&w->np, (uint32_t)id);
+    static const int NS[4] = {S_NUM, S_NUM1, S_NUM2, S_NUM3};
     for (size_t k = 0; k < nn; k++) {
-        itf_put_sv(&w->s[S_NUM], (int64_t)(nums[k] - last[k]));
-        last[k] = nums[k];
+        uint64_t p = itf_np_predict(&w->np, (uint32_t)id, k, nums);
+        itf_put_sv(&w->s[NS[k < 3 ? k : 3]], (int64_t)(nums[k] - p));
+        itf_np_update(&w->np, (uint32_t)id, k, nums);
     }
+    itf_np_end(&w->np, (uint32_t)id, nums);
     w->nlines++;
     if (rs) {
         w->chunk_rec++;
@@ -479,9 +449,10 @@ static void wr_free(wr *w)
 {
     tz_imap_free(&w->pcmap);
     free(w->texts);
+    free(w->pcs);
     free(w->toff);
     free(w->tl);
-    for (size_t i = 0; i < w->blocks.count && w->succ; i++)
+    for (size_t i = 0; i < w->vars.count && w->succ; i++)
         free(w->succ[i].v);
     itf_kmap_free(&w->blocks);
     itf_kmap_free(&w->vars);
@@ -494,10 +465,7 @@ static void wr_free(wr *w)
         tz_buf_free(&w->d[k]);
     for (int k = 0; k < S_NSTREAMS; k++)
         tz_buf_free(&w->s[k]);
-    free(w->sk_base);
-    free(w->sk_nn);
-    free(w->sk_gen);
-    free(w->slot_last);
+    itf_np_free(&w->np);
     free(w->lines);
     free(w->mems);
     free(w->pc_gen);
@@ -507,9 +475,62 @@ static void wr_free(wr *w)
     tz_buf_free(&w->skel);
 }
 
+static int pc_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Block model dictionary: instruction texts in address order ('\n' separated) with
+ * the address gaps, and the blocks as runs of address-ordered instruction ranks. */
+static int write_gen_dict(wr *w)
+{
+    uint64_t *o = malloc((w->npc + 1) * sizeof *o);
+    uint32_t *rank = malloc((w->npc + 1) * sizeof *rank);
+    if (!o || !rank) {
+        free(o);
+        free(rank);
+        return oom(w);
+    }
+    for (size_t i = 0; i < w->npc; i++)
+        o[i] = (uint64_t)w->pcs[i] << 32 | i;
+    qsort(o, w->npc, sizeof *o, pc_cmp);
+    uint32_t last = 0;
+    for (size_t k = 0; k < w->npc; k++) {
+        uint32_t i = (uint32_t)o[k], pc = (uint32_t)(o[k] >> 32);
+        rank[i] = (uint32_t)k;
+        itf_put_uv(&w->d[D_TPC], k ? (uint64_t)(pc - last) : pc);
+        last = pc;
+        if (k)
+            tz_buf_putc(&w->d[D_TEXT], '\n');
+        tz_buf_put(&w->d[D_TEXT], w->texts + w->toff[i], w->tl[i]);
+    }
+    for (size_t b = 0; b < w->blocks.count; b++) {
+        size_t len;
+        const uint8_t *key = itf_kmap_key(&w->blocks, b, &len);
+        size_t n = len / sizeof(uint32_t);
+        uint32_t k0;
+        memcpy(&k0, key, sizeof k0);
+        itf_put_uv(&w->d[D_BLOCK], n);
+        itf_put_uv(&w->d[D_BLOCK], k0 == NOPC ? 0 : (uint64_t)rank[k0] + 1);
+        uint32_t prev = k0 == NOPC ? 0 : rank[k0];
+        for (size_t k = 1; k < n; k++) { /* mostly the next rank: code the difference to it */
+            uint32_t x;
+            memcpy(&x, key + k * sizeof x, sizeof x);
+            itf_put_sv(&w->d[D_BLOCK], (int64_t)rank[x] - (int64_t)prev - 1);
+            prev = rank[x];
+        }
+    }
+    free(o);
+    free(rank);
+    return 0;
+}
+
 static int finish(wr *w, int nl_missing)
 {
     if (flush_chunk(w) < 0)
+        return -1;
+    if (w->model == 0 && write_gen_dict(w) < 0)
         return -1;
     /* dictionaries */
     tz_buf payload;
@@ -589,6 +610,7 @@ int traza_itf_compress(const char *inpath, const char *outpath, const traza_itf_
     itf_kmap_init(&w->blocks);
     itf_kmap_init(&w->vars);
     itf_kmap_init(&w->skels);
+    itf_np_init(&w->np);
     for (int k = 0; k < D_NSTREAMS; k++)
         tz_buf_init(&w->d[k]);
     for (int k = 0; k < S_NSTREAMS; k++)

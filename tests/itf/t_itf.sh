@@ -62,6 +62,44 @@ js=$("$TRAZA" itf stats "$TMP/loop.tzi" --json)
 check_eq "stats: instructions" "15012" "$(printf '%s' "$js" | json_get instructions)"
 per=$(printf '%s' "$js" | json_get codecs.periodic)
 [ "$per" -gt 0 ] && pass "stats: periodic codec used" || fail "stats: periodic codec used" "$js"
+check_eq "stats: format version 2" "2" "$(printf '%s' "$js" | json_get version)"
+# Sequitur on the deltas: chosen on request, round trip checked above
+"$TRAZA" itf compress "$TMP/loop.itf" -o "$TMP/sq.tzi" --mem sequitur -q
+sq=$("$TRAZA" itf stats "$TMP/sq.tzi" --json | json_get codecs.sequitur)
+[ "$sq" -gt 0 ] && pass "stats: sequitur codec used ($sq)" || fail "stats: sequitur codec used" "$sq"
+check_eq "sequitur: extract matches" "$(sed -n '7001,7040p' "$TMP/loop.itf")" "$("$TRAZA" itf extract "$TMP/sq.tzi" --from 7000 --count 40)"
+# noisy periodic (lossy): a stride pattern with 2 % of the deltas disturbed
+python3 - "$TMP/noisy.itf" <<'PY'
+import sys, random
+random.seed(5)
+with open(sys.argv[1], "w") as f:
+    a = 0x20000
+    for i in range(20000):
+        a += 12 if i % 3 == 2 else 4
+        if random.random() < 0.02:
+            a += 64
+        f.write("0x00010000 ldr r3, [r0], #4 mem=0x%08x\n0x00010004 b #0x10000\n" % a)
+PY
+rt "round trip: noisy stride (lossless)" "$TMP/noisy.itf"
+"$TRAZA" itf compress "$TMP/noisy.itf" -o "$TMP/noisy.tzi" --lossy -q
+js=$("$TRAZA" itf stats "$TMP/noisy.tzi" --json)
+check_eq "noisy periodic: pattern codec used" "1" "$(printf '%s' "$js" | json_get codecs.pattern)"
+alt=$(printf '%s' "$js" | json_get lossy_report.altered)
+[ "$alt" -gt 0 ] && pass "noisy periodic: altered addresses reported ($alt)" || fail "noisy periodic: altered addresses reported" "$alt"
+"$TRAZA" itf decompress "$TMP/noisy.tzi" -o "$TMP/noisy.out"
+check_eq "noisy periodic: PCs unchanged" "$(cut -d' ' -f1-4 "$TMP/noisy.itf" | md5sum)" "$(cut -d' ' -f1-4 "$TMP/noisy.out" | md5sum)"
+check_eq "noisy periodic: extract = full decompression" "$(sed -n '30001,30100p' "$TMP/noisy.out")" "$("$TRAZA" itf extract "$TMP/noisy.tzi" --from 30000 --count 100)"
+# random table lookups: stored as fixed-width offsets from the smallest address
+python3 - "$TMP/tab.itf" <<'PY'
+import sys, random
+random.seed(3)
+with open(sys.argv[1], "w") as f:
+    for i in range(30000):
+        f.write("0x00010000 ldr.w r3, [r6, r3, lsl #2] mem=0x%08x\n0x00010004 b #0x10000\n" % (0x30000 + 4 * random.randrange(256)))
+PY
+rt "round trip: random table lookups" "$TMP/tab.itf"
+tz=$(stat -c %s "$TMP/rt.tzi")
+[ "$tz" -lt 33000 ] && pass "table lookups: about one byte per access ($tz bytes for 30000)" || fail "table lookups: about one byte per access" "$tz"
 # corruption
 sz=$(stat -c %s "$TMP/loop.tzi")
 head -c $((sz - 10)) "$TMP/loop.tzi" >"$TMP/trunc.tzi"
