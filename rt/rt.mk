@@ -64,3 +64,27 @@ $(RT_DIR)/arm/prog.%: rt/tests/prog.c $(RT_DIR)/arm/libtraza-rt.a
 	  -o $@ $< $(RT_DIR)/arm/libtraza-rt.a
 rt: $(RT_DIR)/arm/prog.arm $(RT_DIR)/arm/prog.thumb
 endif
+
+# Bare-metal Cortex-M3 (gcc-arm-none-eabi): the runtime (no libc) and a firmware for
+# QEMU's mps2-an385 board; the tests run it under qemu-system-arm with semihosting.
+CM_CC := $(shell command -v arm-none-eabi-gcc 2>/dev/null)
+ifneq ($(CM_CC),)
+CM_ARCH   := -mcpu=cortex-m3 -mthumb
+CM_RT_CFLAGS := -std=gnu11 $(CM_ARCH) -Os -g -ffreestanding -fno-builtin -fno-stack-protector \
+                -fno-tree-loop-distribute-patterns -ffunction-sections -DTZ_RING_ONLY -DTZ_SHADOW_MAX=32 -DTZ_STACK_SNAPSHOT=16 \
+                -Wall -Wextra -Werror -Wno-unused-parameter -Irt/include -Irt/src -Irt/arch/cortex_m
+CM_DIR := $(RT_DIR)/cm3
+$(CM_DIR)/libtraza-rt-cm3.a: rt/src/unity_baremetal_cortex_m.c rt/src/baremetal.c rt/src/core.c rt/src/rt_internal.h \
+                             rt/arch/cortex_m/arch.c rt/arch/cortex_m/arch.h rt/include/traza_rt_format.h
+	@mkdir -p $(dir $@)
+	$(CM_CC) $(CM_RT_CFLAGS) -c rt/src/unity_baremetal_cortex_m.c -o $(CM_DIR)/traza-rt-cm3.o
+	rm -f $@ && arm-none-eabi-ar rcs $@ $(CM_DIR)/traza-rt-cm3.o
+$(CM_DIR)/firmware.elf: rt/tests/cm3/firmware.c rt/boards/mps2-an385/startup.c rt/boards/mps2-an385/link.ld \
+                        $(CM_DIR)/libtraza-rt-cm3.a rt/include/traza_rt.h
+	$(CM_CC) $(CM_ARCH) -O1 -g -ffreestanding -fno-inline -c rt/boards/mps2-an385/startup.c -o $(CM_DIR)/startup.o
+	$(CM_CC) $(CM_ARCH) -O1 -g -ffreestanding -fno-inline -finstrument-functions -Irt/include \
+	  -c rt/tests/cm3/firmware.c -o $(CM_DIR)/firmware.o
+	$(CM_CC) $(CM_ARCH) -nostdlib -T rt/boards/mps2-an385/link.ld -Wl,--gc-sections -o $@ \
+	  $(CM_DIR)/startup.o $(CM_DIR)/firmware.o $(CM_DIR)/libtraza-rt-cm3.a -lgcc
+rt: $(CM_DIR)/firmware.elf
+endif
