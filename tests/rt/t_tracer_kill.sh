@@ -6,7 +6,7 @@ P=${TRAZA_BUILD:-build}/rt/tests
 if [ ! -x "$P/bench.pg" ]; then skip "killed program" "test programs not built ($P)"; exit 0; fi
 cd "$TMP"
 # the runtime is linked in (bench.pg); a long loop, killed with SIGKILL after a while
-(TRAZA_RT_MODE=stream TRAZA_RT_BUFSIZE=16K TRAZA_RT_OUT=k.tzr exec timeout -s KILL 0.2 "$P/bench.pg" loop 2000000000 >/dev/null) 2>/dev/null
+{ (TRAZA_RT_MODE=stream TRAZA_RT_BUFSIZE=16K TRAZA_RT_OUT=k.tzr exec timeout -s KILL 0.2 "$P/bench.pg" loop 2000000000 >/dev/null); } 2>/dev/null
 check_eq "killed by SIGKILL" "137" "$?"
 check_rc "import of the killed program's dump" 0 "$TRAZA" import --name k k.tzr
 info=$("$TRAZA" info k)
