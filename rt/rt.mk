@@ -24,14 +24,16 @@ $(RT_DIR)/libtraza-rt.so: $(RT_OBJ)
 
 # X.pg: -pg -mfentry linked with the runtime; X.cyg: -finstrument-functions linked;
 # X.pre: -pg -mfentry without the runtime (run under `traza record`, LD_PRELOAD);
-# X.plain: uninstrumented.
-$(RT_DIR)/tests/%: rt/tests/%.c $(RT_LIBS) rt/include/traza_rt.h
+# X.plain: uninstrumented; X.pfe: -fpatchable-function-entry=5 (5 NOPs per function,
+# `traza patch` turns them into calls of __fentry__), runtime linked in.
+$(RT_DIR)/tests/%: rt/tests/%.c $(RT_LIBS) rt/include/traza_rt.h rt/rt.mk
 	@mkdir -p $(dir $@)
 	$(CC) $(RT_PROG_CFLAGS) -Irt/include -pg -mfentry -c $< -o $@.o
 	$(CC) -pthread -o $@.pg $@.o $(RT_DIR)/libtraza-rt.a
 	$(CC) -pthread -o $@.pre $@.o
 	$(CC) $(RT_PROG_CFLAGS) -Irt/include -finstrument-functions -o $@.cyg $< $(RT_DIR)/libtraza-rt.a
 	$(CC) $(RT_PROG_CFLAGS) -Irt/include -o $@.plain $<
+	$(CC) $(RT_PROG_CFLAGS) -Irt/include -fpatchable-function-entry=5 -o $@.pfe $< -Wl,-u,__fentry__ $(RT_DIR)/libtraza-rt.a
 	@touch $@
 
 rt: $(RT_LIBS) $(RT_PROGS)
