@@ -64,7 +64,12 @@ $(RT_DIR)/arm/libtraza-rt.a: rt/src/unity_linux_arm.c rt/arch/arm/hooks.S rt/arc
 $(RT_DIR)/arm/prog.%: rt/tests/prog.c $(RT_DIR)/arm/libtraza-rt.a
 	$(ARM_CC) -O1 -foptimize-sibling-calls -g -fno-inline -pthread -Irt/include -m$* -finstrument-functions -static \
 	  -o $@ $< $(RT_DIR)/arm/libtraza-rt.a
-rt: $(RT_DIR)/arm/prog.arm $(RT_DIR)/arm/prog.thumb
+# ARM code with -pg: __gnu_mcount_nc hooks exits by return-address replacement
+$(RT_DIR)/arm/prog.armpg: rt/tests/prog.c $(RT_DIR)/arm/libtraza-rt.a
+	$(ARM_CC) -O1 -foptimize-sibling-calls -g -fno-inline -pthread -Irt/include -marm -pg -fno-omit-frame-pointer \
+	  -c -o $@.o $<
+	$(ARM_CC) -pthread -static -o $@ $@.o $(RT_DIR)/arm/libtraza-rt.a
+rt: $(RT_DIR)/arm/prog.arm $(RT_DIR)/arm/prog.thumb $(RT_DIR)/arm/prog.armpg
 endif
 
 # Bare-metal Cortex-M3 (gcc-arm-none-eabi): the runtime (no libc) and a firmware for
