@@ -24,14 +24,16 @@ $(RT_DIR)/libtraza-rt.so: $(RT_OBJ)
 
 # X.pg: -pg -mfentry linked with the runtime; X.cyg: -finstrument-functions linked;
 # X.pre: -pg -mfentry without the runtime (run under `traza record`, LD_PRELOAD);
-# X.plain: uninstrumented.
-$(RT_DIR)/tests/%: rt/tests/%.c $(RT_LIBS) rt/include/traza_rt.h
+# X.plain: uninstrumented; X.pfe: -fpatchable-function-entry=5 (5 NOPs per function,
+# `traza patch` turns them into calls of __fentry__), runtime linked in.
+$(RT_DIR)/tests/%: rt/tests/%.c $(RT_LIBS) rt/include/traza_rt.h rt/rt.mk
 	@mkdir -p $(dir $@)
 	$(CC) $(RT_PROG_CFLAGS) -Irt/include -pg -mfentry -c $< -o $@.o
 	$(CC) -pthread -o $@.pg $@.o $(RT_DIR)/libtraza-rt.a
 	$(CC) -pthread -o $@.pre $@.o
 	$(CC) $(RT_PROG_CFLAGS) -Irt/include -finstrument-functions -o $@.cyg $< $(RT_DIR)/libtraza-rt.a
 	$(CC) $(RT_PROG_CFLAGS) -Irt/include -o $@.plain $<
+	$(CC) $(RT_PROG_CFLAGS) -Irt/include -fpatchable-function-entry=5 -o $@.pfe $< -Wl,-u,__fentry__ $(RT_DIR)/libtraza-rt.a
 	@touch $@
 
 rt: $(RT_LIBS) $(RT_PROGS)
@@ -62,5 +64,34 @@ $(RT_DIR)/arm/libtraza-rt.a: rt/src/unity_linux_arm.c rt/arch/arm/hooks.S rt/arc
 $(RT_DIR)/arm/prog.%: rt/tests/prog.c $(RT_DIR)/arm/libtraza-rt.a
 	$(ARM_CC) -O1 -foptimize-sibling-calls -g -fno-inline -pthread -Irt/include -m$* -finstrument-functions -static \
 	  -o $@ $< $(RT_DIR)/arm/libtraza-rt.a
-rt: $(RT_DIR)/arm/prog.arm $(RT_DIR)/arm/prog.thumb
+# ARM code with -pg: __gnu_mcount_nc hooks exits by return-address replacement
+$(RT_DIR)/arm/prog.armpg: rt/tests/prog.c $(RT_DIR)/arm/libtraza-rt.a
+	$(ARM_CC) -O1 -foptimize-sibling-calls -g -fno-inline -pthread -Irt/include -marm -pg -fno-omit-frame-pointer \
+	  -c -o $@.o $<
+	$(ARM_CC) -pthread -static -o $@ $@.o $(RT_DIR)/arm/libtraza-rt.a
+rt: $(RT_DIR)/arm/prog.arm $(RT_DIR)/arm/prog.thumb $(RT_DIR)/arm/prog.armpg
+endif
+
+# Bare-metal Cortex-M3 (gcc-arm-none-eabi): the runtime (no libc) and a firmware for
+# QEMU's mps2-an385 board; the tests run it under qemu-system-arm with semihosting.
+CM_CC := $(shell command -v arm-none-eabi-gcc 2>/dev/null)
+ifneq ($(CM_CC),)
+CM_ARCH   := -mcpu=cortex-m3 -mthumb
+CM_RT_CFLAGS := -std=gnu11 $(CM_ARCH) -Os -g -ffreestanding -fno-builtin -fno-stack-protector \
+                -fno-tree-loop-distribute-patterns -ffunction-sections -DTZ_RING_ONLY -DTZ_SHADOW_MAX=32 -DTZ_STACK_SNAPSHOT=16 \
+                -Wall -Wextra -Werror -Wno-unused-parameter -Irt/include -Irt/src -Irt/arch/cortex_m
+CM_DIR := $(RT_DIR)/cm3
+$(CM_DIR)/libtraza-rt-cm3.a: rt/src/unity_baremetal_cortex_m.c rt/src/baremetal.c rt/src/core.c rt/src/rt_internal.h \
+                             rt/arch/cortex_m/arch.c rt/arch/cortex_m/arch.h rt/include/traza_rt_format.h
+	@mkdir -p $(dir $@)
+	$(CM_CC) $(CM_RT_CFLAGS) -c rt/src/unity_baremetal_cortex_m.c -o $(CM_DIR)/traza-rt-cm3.o
+	rm -f $@ && arm-none-eabi-ar rcs $@ $(CM_DIR)/traza-rt-cm3.o
+$(CM_DIR)/firmware.elf: rt/tests/cm3/firmware.c rt/boards/mps2-an385/startup.c rt/boards/mps2-an385/link.ld \
+                        $(CM_DIR)/libtraza-rt-cm3.a rt/include/traza_rt.h
+	$(CM_CC) $(CM_ARCH) -O1 -g -ffreestanding -fno-inline -c rt/boards/mps2-an385/startup.c -o $(CM_DIR)/startup.o
+	$(CM_CC) $(CM_ARCH) -O1 -g -ffreestanding -fno-inline -finstrument-functions -Irt/include \
+	  -c rt/tests/cm3/firmware.c -o $(CM_DIR)/firmware.o
+	$(CM_CC) $(CM_ARCH) -nostdlib -T rt/boards/mps2-an385/link.ld -Wl,--gc-sections -o $@ \
+	  $(CM_DIR)/startup.o $(CM_DIR)/firmware.o $(CM_DIR)/libtraza-rt-cm3.a -lgcc
+rt: $(CM_DIR)/firmware.elf
 endif

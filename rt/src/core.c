@@ -5,6 +5,14 @@
 
 tz_rt tz_rt_g = {TZR_MODE_RING, 1, 0, 65536, 16, 0, 0, 0};
 
+/* Bare metal (TZ_RING_ONLY): no stream mode, no exit trampoline (hooks from
+ * -finstrument-functions), which keeps the code under 2 KB. */
+#ifdef TZ_RING_ONLY
+#define TZ_STREAMING 0
+#else
+#define TZ_STREAMING (tz_rt_g.mode == TZR_MODE_STREAM)
+#endif
+
 static TZ_NOINSTR void tz_copy(void *dst, const void *src, size_t n)
 {
     uint8_t *d = (uint8_t *)dst;
@@ -13,6 +21,11 @@ static TZ_NOINSTR void tz_copy(void *dst, const void *src, size_t n)
         *d++ = *s++;
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* little-endian targets: plain (unaligned) stores */
+static inline TZ_NOINSTR void put32(uint8_t *p, uint32_t v) { __builtin_memcpy(p, &v, 4); }
+static inline TZ_NOINSTR void put64(uint8_t *p, uint64_t v) { __builtin_memcpy(p, &v, 8); }
+#else
 static TZ_NOINSTR void put32(uint8_t *p, uint32_t v)
 {
     for (int i = 0; i < 4; i++)
@@ -23,6 +36,14 @@ static TZ_NOINSTR void put64(uint8_t *p, uint64_t v)
 {
     for (int i = 0; i < 8; i++)
         p[i] = (uint8_t)(v >> (8 * i));
+}
+#endif
+
+/* n u64 values, little-endian, one after the other */
+static TZ_NOINSTR void put64s(uint8_t *p, const uint64_t *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        put64(p + 8 * i, v[i]);
 }
 
 static inline TZ_NOINSTR uint8_t *put_uv(uint8_t *p, uint64_t v)
@@ -39,12 +60,16 @@ static inline TZ_NOINSTR uint8_t *put_head(tz_thread *t, unsigned kind)
 {
     uint64_t now = tz_arch_ticks();
     uint64_t d = now - t->last_tsc;
+#ifdef TZ_RING_ONLY
+    t->last_tsc = now; /* the bare-metal clock is monotonic by construction */
+#else
     if ((int64_t)d < 0)
         d = 0;
     else
         t->last_tsc = now;
     if (d > (1ull << 61))
         d = 1ull << 61;
+#endif
     t->events++;
     return put_uv(t->p, d << 2 | kind);
 }
@@ -69,8 +94,7 @@ static TZ_NOINSTR void block_start(tz_thread *t)
     uint64_t now = tz_plat_ticks();
     put64(b, t->seq);
     put64(b + 8, now);
-    put32(b + 16, t->tid);
-    put32(b + 20, 0);
+    put32(b + 16, t->tid); /* b + 20, the used bytes: block_finish */
     t->seq++;
     t->last_tsc = now;
     t->last_func = 0;
@@ -92,6 +116,7 @@ static TZ_NOINSTR void block_finish(tz_thread *t)
     put32(b + 20, (uint32_t)(t->p - (b + TZR_BLOCK_HEADER_SIZE)));
 }
 
+#ifndef TZ_RING_ONLY
 void tz_flush_thread(tz_thread *t)
 {
     block_finish(t);
@@ -103,13 +128,16 @@ void tz_flush_thread(tz_thread *t)
     t->first_seq = t->events;
     block_start(t);
 }
+#endif
 
 static TZ_NOINSTR void block_next(tz_thread *t)
 {
-    if (tz_rt_g.mode == TZR_MODE_STREAM) {
+#ifndef TZ_RING_ONLY
+    if (TZ_STREAMING) {
         tz_flush_thread(t);
         return;
     }
+#endif
     block_finish(t);
     t->cur = (t->cur + 1) % t->nblocks;
     if (t->seq >= t->nblocks)
@@ -147,6 +175,7 @@ static TZ_NOINSTR void emit_entry(tz_thread *t, uintptr_t func)
 
 int tz_enter(tz_thread *t, uintptr_t func, uintptr_t slot, uintptr_t ret)
 {
+#ifndef TZ_RING_ONLY
     if (slot) {
         /* frames the stack has unwound past (longjmp) are closed here */
         while (t->depth && t->stack[t->depth - 1].slot <= slot) {
@@ -165,6 +194,7 @@ int tz_enter(tz_thread *t, uintptr_t func, uintptr_t slot, uintptr_t ret)
             t->depth--;
         }
     }
+#endif
     if (t->depth >= TZ_SHADOW_MAX) {
         t->overflow++;
         return 0;
@@ -178,6 +208,7 @@ int tz_enter(tz_thread *t, uintptr_t func, uintptr_t slot, uintptr_t ret)
     return 1;
 }
 
+#ifndef TZ_RING_ONLY
 uintptr_t tz_exit(tz_thread *t, uintptr_t sp)
 {
     while (t->depth > 1 && t->stack[t->depth - 1].slot + sizeof(uintptr_t) < sp) {
@@ -191,6 +222,7 @@ uintptr_t tz_exit(tz_thread *t, uintptr_t sp)
         emit_exit(t);
     return t->stack[--t->depth].ret;
 }
+#endif
 
 void tz_exit_func(tz_thread *t, uintptr_t func)
 {
@@ -228,15 +260,12 @@ int tz_write_chunk(tz_put_fn put, void *user, uint32_t type, const void *payload
 
 int tz_write_header(tz_put_fn put, void *user, int arch, uint32_t pid, const char *exe)
 {
-    uint8_t h[TZR_FILE_HEADER_SIZE];
+    uint8_t h[TZR_FILE_HEADER_SIZE] = {0};
     tz_copy(h, TZR_MAGIC, 8);
     h[8] = TZR_VERSION & 0xff;
-    h[9] = 0;
     h[10] = (uint8_t)arch;
-    h[11] = 0;
     h[12] = (uint8_t)sizeof(uintptr_t);
     h[13] = (uint8_t)tz_rt_g.mode;
-    h[14] = h[15] = 0;
     if (put(user, h, sizeof h) < 0)
         return -1;
     uint8_t info[TZR_INFO_FIXED + 512];
@@ -252,21 +281,25 @@ int tz_write_header(tz_put_fn put, void *user, int arch, uint32_t pid, const cha
 
 int tz_write_dump(tz_put_fn put, void *user, int arch, uint32_t pid, const char *exe, int header)
 {
-    uint64_t nchunks = 0;
+    tz_count nchunks = 0;
     if (header) {
         if (tz_write_header(put, user, arch, pid, exe) < 0)
             return -1;
         nchunks++;
     }
     for (tz_thread *t = tz_rt_g.threads; t; t = t->next) {
-        if (tz_rt_g.mode == TZR_MODE_STREAM) {
+#ifndef TZ_RING_ONLY
+        if (TZ_STREAMING) {
             tz_flush_thread(t);
             continue;
         }
+#endif
         block_finish(t);
         size_t n = t->seq < t->nblocks ? (size_t)t->seq : t->nblocks;
         for (size_t k = 0; k < n; k++) {
-            size_t i = (t->cur + t->nblocks - (n - 1) + k) % t->nblocks;
+            size_t i = t->cur + 1 + k + (t->nblocks - n); /* < 2 * nblocks */
+            if (i >= t->nblocks)
+                i -= t->nblocks;
             uint8_t *b = block_at(t, i);
             uint32_t used = (uint32_t)b[20] | (uint32_t)b[21] << 8 | (uint32_t)b[22] << 16 | (uint32_t)b[23] << 24;
             if (tz_write_chunk(put, user, TZR_CHUNK_BLOCK, b, TZR_BLOCK_HEADER_SIZE + used) < 0)
@@ -275,23 +308,18 @@ int tz_write_dump(tz_put_fn put, void *user, int arch, uint32_t pid, const char 
         }
     }
     for (tz_thread *t = tz_rt_g.threads; t; t = t->next) {
+        /* u32 tid + u32 reserved, then the counters */
+        uint64_t v[6] = {t->tid, t->events, t->lost, t->overwritten, t->overflow,
+                         tz_rt_g.mode == TZR_MODE_RING && t->seq > t->nblocks ? t->seq - t->nblocks : 0};
         uint8_t r[TZR_THREAD_SIZE];
-        put32(r, t->tid);
-        put32(r + 4, 0);
-        put64(r + 8, t->events);
-        put64(r + 16, t->lost);
-        put64(r + 24, t->overwritten);
-        put64(r + 32, t->overflow);
-        put64(r + 40, tz_rt_g.mode == TZR_MODE_RING && t->seq > t->nblocks ? t->seq - t->nblocks : 0);
+        put64s(r, v, 6);
         if (tz_write_chunk(put, user, TZR_CHUNK_THREAD, r, sizeof r) < 0)
             return -1;
         nchunks++;
     }
+    uint64_t cv[4] = {tz_rt_g.tsc_a, tz_rt_g.ns_a, tz_plat_ticks(), tz_plat_ns()};
     uint8_t c[TZR_CALIB_SIZE];
-    put64(c, tz_rt_g.tsc_a);
-    put64(c + 8, tz_rt_g.ns_a);
-    put64(c + 16, tz_plat_ticks());
-    put64(c + 24, tz_plat_ns());
+    put64s(c, cv, 4);
     if (tz_write_chunk(put, user, TZR_CHUNK_CALIB, c, sizeof c) < 0)
         return -1;
     nchunks++;

@@ -20,6 +20,13 @@
 /* A block never holds more than this many bytes of events beyond the reserve check. */
 #define TZ_RESERVE 48
 
+/* event and block counters: 32 bits on a microcontroller (smaller code) */
+#ifdef TZ_RING_ONLY
+typedef uint32_t tz_count;
+#else
+typedef uint64_t tz_count;
+#endif
+
 typedef struct tz_shadow {
     uintptr_t ret;   /* the original return address */
     uintptr_t slot;  /* where it was on the stack (x86_64: address of the slot) */
@@ -38,8 +45,8 @@ typedef struct tz_thread {
     uint8_t *p, *end;             /* write position and limit (end - TZ_RESERVE) */
     uint64_t last_tsc;
     uintptr_t last_func;
-    uint64_t seq, first_seq;
-    uint64_t events, lost, overwritten, overflow;
+    tz_count seq, first_seq;
+    tz_count events, lost, overwritten, overflow;
     tz_shadow stack[TZ_SHADOW_MAX];
 } tz_thread;
 

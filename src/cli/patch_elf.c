@@ -3,7 +3,11 @@
  * `e8 rel32`, `67 e8 rel32` (a relaxed GOT call) or `ff 15 rel32` (call *GOT(%rip),
  * PIE with __fentry__ imported) — or is the 5/6-byte NOP a disabled site becomes.
  * The hook is the symbol __fentry__ when defined (runtime linked in), else the most
- * common first call of the functions when the program imports __fentry__. */
+ * common first call of the functions when the program imports __fentry__.
+ * Programs built with -fpatchable-function-entry=5 start their functions with five
+ * one-byte NOPs (90 x 5), listed in the section __patchable_function_entries: those
+ * are sites too (disabled until patched into `call __fentry__`, which needs the
+ * runtime linked in); when that section exists, only the sites it lists count. */
 #include "cli/patch_elf.h"
 #include "util/util.h"
 
@@ -20,6 +24,53 @@
 static const uint8_t NOP5[5] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
 static const uint8_t NOP6[6] = {0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00};
 static const uint8_t ENDBR64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
+static const uint8_t NOP1X5[5] = {0x90, 0x90, 0x90, 0x90, 0x90};
+
+/* The addresses listed in __patchable_function_entries (u64 each): the section's
+ * contents, or for a PIE the addends of its R_X86_64_RELATIVE relocations. */
+static int pfe_collect(Elf *e, size_t shstrndx, uint64_t **out, size_t *nout)
+{
+    GElf_Shdr ps;
+    Elf_Scn *pscn = NULL;
+    *out = NULL;
+    *nout = 0;
+    for (Elf_Scn *scn = elf_nextscn(e, NULL); scn; scn = elf_nextscn(e, scn)) {
+        const char *nm;
+        if (gelf_getshdr(scn, &ps) && (nm = elf_strptr(e, shstrndx, ps.sh_name)) &&
+            strcmp(nm, "__patchable_function_entries") == 0) {
+            pscn = scn;
+            break;
+        }
+    }
+    if (!pscn)
+        return 0;
+    size_t n = ps.sh_size / 8, k = 0;
+    uint64_t *v = calloc(n ? n : 1, sizeof *v);
+    if (!v)
+        return -1;
+    Elf_Data *d = elf_getdata(pscn, NULL);
+    for (size_t i = 0; d && d->d_buf && i < n && (i + 1) * 8 <= d->d_size; i++) {
+        uint64_t a;
+        memcpy(&a, (const uint8_t *)d->d_buf + 8 * i, 8);
+        if (a)
+            v[k++] = a;
+    }
+    for (Elf_Scn *scn = elf_nextscn(e, NULL); scn; scn = elf_nextscn(e, scn)) {
+        GElf_Shdr rs;
+        if (!gelf_getshdr(scn, &rs) || rs.sh_type != SHT_RELA || !rs.sh_entsize)
+            continue;
+        Elf_Data *rd = elf_getdata(scn, NULL);
+        for (size_t i = 0; rd && i < rs.sh_size / rs.sh_entsize && k < n; i++) {
+            GElf_Rela r;
+            if (gelf_getrela(rd, (int)i, &r) && GELF_R_TYPE(r.r_info) == R_X86_64_RELATIVE &&
+                r.r_offset >= ps.sh_addr && r.r_offset < ps.sh_addr + ps.sh_size)
+                v[k++] = (uint64_t)r.r_addend;
+        }
+    }
+    *out = v;
+    *nout = k;
+    return 1;
+}
 
 void tz_sites_free(tz_sites *s)
 {
@@ -129,7 +180,7 @@ int tz_sites_find(const char *path, tz_sites *s, traza_err *err)
             at = 2, len = 6, kind = 2;
         } else if (memcmp(p, NOP6, 6) == 0) {
             enabled = 0, len = 6;
-        } else if (memcmp(p, NOP5, 5) == 0) {
+        } else if (memcmp(p, NOP5, 5) == 0 || memcmp(p, NOP1X5, 5) == 0) {
             enabled = 0;
         } else {
             continue;
@@ -176,20 +227,32 @@ int tz_sites_find(const char *path, tz_sites *s, traza_err *err)
         s->target = fentry << 2 | 1; /* all sites disabled: call it directly */
     }
     (void)plt_lo;
-    /* keep only real hook sites: a call to the hook, or a NOP (a disabled one) */
+    /* keep only real hook sites: a call to the hook, or a NOP (a disabled one);
+     * with __patchable_function_entries, only the sites it lists */
+    uint64_t *pfe = NULL;
+    size_t npfe = 0;
+    int has_pfe = pfe_collect(e, shstrndx, &pfe, &npfe);
+    if (has_pfe < 0) {
+        traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        goto out;
+    }
     size_t k = 0;
     for (size_t i = 0; i < s->n; i++) {
-        if (s->v[i].enabled && (!s->target || targets[i] != s->target)) {
+        int listed = !has_pfe;
+        for (size_t j = 0; j < npfe && !listed; j++)
+            listed = pfe[j] == s->v[i].addr || pfe[j] + 4 == s->v[i].addr; /* + 4: after endbr64 */
+        if (!listed || (s->v[i].enabled && (!s->target || targets[i] != s->target))) {
             free(s->v[i].name);
             continue;
         }
         s->v[k++] = s->v[i];
     }
     s->n = k;
+    free(pfe);
     s->kind = (int)(s->target & 3);
     s->target >>= 2;
     if (s->n == 0) {
-        traza_err_set(err, TRAZA_E_FORMAT, "%s: no hook call sites: build the program with -pg -mfentry", path);
+        traza_err_set(err, TRAZA_E_FORMAT, "%s: no hook call sites: build the program with -pg -mfentry or -fpatchable-function-entry=5", path);
         goto out;
     }
     rc = 0;
@@ -222,8 +285,9 @@ int tz_sites_write(const char *in, const char *out, const tz_sites *s, traza_err
             memcpy(p, st->len == 6 ? NOP6 : NOP5, (size_t)st->len);
             continue;
         }
-        int need = s->kind == 0 ? 5 : 6;
-        if (!s->target || need != st->len) {
+        /* a 5-byte site takes `call rel32`, a 6-byte one the form the program uses */
+        int kind = st->len == 5 ? 0 : s->kind == 2 ? 2 : 1;
+        if (!s->target || (kind == 0 && s->kind == 2)) {
             free(data);
             return traza_err_set(err, TRAZA_E_UNSUPPORTED,
                                  "%s: cannot turn the NOP of %s back into a hook call (hook unknown): patch the original program",
@@ -231,9 +295,9 @@ int tz_sites_write(const char *in, const char *out, const tz_sites *s, traza_err
         }
         int64_t rel = (int64_t)(s->target - (st->addr + (uint64_t)st->len));
         size_t at = 1;
-        if (s->kind == 0)
+        if (kind == 0)
             p[0] = 0xe8;
-        else if (s->kind == 1)
+        else if (kind == 1)
             p[0] = 0x67, p[1] = 0xe8, at = 2;
         else
             p[0] = 0xff, p[1] = 0x15, at = 2;

@@ -278,6 +278,16 @@ static int import_one(traza_writer *w, const char *path, traza_err *err)
         traza_writer_set_param(w, "rt.overwritten_blocks", v, err);
         snprintf(v, sizeof v, "%" PRIu64, overflow);
         traza_writer_set_param(w, "rt.shadow_overflow", v, err);
+        if (d.truncated) {
+            /* what the threads still held in their buffers (at most one block each)
+             * and any later events are lost, their number unknown */
+            traza_writer_set_param(w, "rt.truncated", "yes: the dump has no end (program killed?); "
+                                   "unflushed events of each thread are lost", err);
+            snprintf(v, sizeof v, "%" PRIu64, d.truncated_bytes);
+            traza_writer_set_param(w, "rt.truncated_bytes", v, err);
+            snprintf(v, sizeof v, "%zu", d.nthreads);
+            traza_writer_set_param(w, "rt.truncated_threads", v, err);
+        }
         snprintf(v, sizeof v, "%" PRIu64, unmatched);
         traza_writer_set_param(w, "rt.unmatched_exits", v, err);
         if (d.has_calib) {

@@ -36,6 +36,8 @@ typedef struct tz_rtdump {
     uint64_t tsc_a, ns_a, tsc_b, ns_b;
     tz_rtd_thread *threads;
     size_t nthreads;
+    int truncated;            /* stream dump without its end (program killed): read up to the last whole chunk */
+    uint64_t truncated_bytes; /* bytes of a partial last chunk that were dropped */
 } tz_rtdump;
 
 /* Parses a whole dump held in memory; `name` is for error messages. */

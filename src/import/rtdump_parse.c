@@ -165,6 +165,10 @@ int tz_rtdump_parse(tz_rtdump *d, const uint8_t *data, size_t len, const char *n
             traza_err_set(err, TRAZA_E_FORMAT, "%s: byte %zu: data after the end chunk", name, pos);
             goto fail;
         }
+        if (len - pos < TZR_CHUNK_HEADER_SIZE && d->mode == TZR_MODE_STREAM) {
+            d->truncated_bytes = len - pos; /* killed while writing: keep what is whole */
+            break;
+        }
         if (len - pos < TZR_CHUNK_HEADER_SIZE) {
             traza_err_set(err, TRAZA_E_FORMAT, "%s: byte %zu: truncated chunk header (%zu of 16 bytes)", name, pos, len - pos);
             goto fail;
@@ -172,6 +176,10 @@ int tz_rtdump_parse(tz_rtdump *d, const uint8_t *data, size_t len, const char *n
         uint32_t type = rd32(data + pos), n = rd32(data + pos + 4);
         uint64_t sum = rd64(data + pos + 8);
         size_t body = pos + TZR_CHUNK_HEADER_SIZE;
+        if (n <= TZR_MAX_CHUNK && n > len - body && d->mode == TZR_MODE_STREAM) {
+            d->truncated_bytes = len - pos;
+            break;
+        }
         if (n > TZR_MAX_CHUNK || n > len - body) {
             traza_err_set(err, TRAZA_E_FORMAT, "%s: byte %zu: chunk of %u bytes, only %zu left (truncated file?)", name,
                           pos, n, len - body);
@@ -251,7 +259,9 @@ int tz_rtdump_parse(tz_rtdump *d, const uint8_t *data, size_t len, const char *n
         traza_err_set(err, TRAZA_E_FORMAT, "%s: byte %zu: chunk of type %u too short (%u bytes)", name, pos, type, n);
         goto fail;
     }
-    if (!ended) {
+    if (!ended && d->mode == TZR_MODE_STREAM) {
+        d->truncated = 1; /* the blocks written so far are whole and checksummed */
+    } else if (!ended) {
         traza_err_set(err, TRAZA_E_FORMAT, "%s: byte %zu: no end chunk (truncated dump, or the program did not exit normally)",
                       name, len);
         goto fail;

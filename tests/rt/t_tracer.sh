@@ -111,3 +111,19 @@ else
     check_eq "$m: nesting and names from DWARF" "$expect_cyg" "$b"
   done
 fi
+
+# ARM code built with -pg -marm -fno-omit-frame-pointer: __gnu_mcount_nc replaces the
+# return address (frame slot or stacked lr), so exits come through the trampoline and
+# tail calls / longjmp are handled as on x86_64
+if ! command -v qemu-arm >/dev/null || [ ! -x "$A/prog.armpg" ]; then
+  skip "arm -pg under qemu-arm" "qemu-user or gcc-arm-linux-gnueabihf missing"
+else
+  check_rc "arm -pg: run under qemu-arm" 0 env TRAZA_RT_OUT="$TMP/armpg.tzr" qemu-arm "$A/prog.armpg" 4
+  check_eq "arm -pg: program output" "fact=24
+tail=41" "$OUT"
+  check_rc "arm -pg: import" 0 "$TRAZA" import --name armpg "$TMP/armpg.tzr"
+  mt=$("$TRAZA" callstack armpg --tree | awk '/^prog/{th=$0} /^  main$/{print th}')
+  b=$("$TRAZA" callstack armpg --tree | awk -v th="$mt" '$0==th{on=1;next} /^prog/{on=0} on')
+  check_eq "arm -pg: exits by return address (longjmp, tail call)" "$expect" "$b"
+  check_eq "arm -pg: two workers" "2" "$("$TRAZA" callstack armpg --tree | grep -c '^  worker$')"
+fi

@@ -1,7 +1,25 @@
-/* 32-bit ARM (ARM and Thumb-2 code): hooks come from -finstrument-functions
- * (__cyg_profile_func_enter/exit in the platform glue), so the return-address
- * trampoline is never installed; this stub only satisfies the core's comparison. */
+/* 32-bit ARM: the C side of __gnu_mcount_nc and the exit trampoline (hooks.S). */
 #include "rt_internal.h"
 
-void tz_exit_tramp(void) TZ_NOINSTR;
-void tz_exit_tramp(void) {}
+void tz_arm_enter(uintptr_t self, uintptr_t *stacked, uintptr_t *fp) TZ_NOINSTR;
+uintptr_t tz_arm_exit(uintptr_t sp) TZ_NOINSTR;
+
+void tz_arm_enter(uintptr_t self, uintptr_t *stacked, uintptr_t *fp)
+{
+    /* fp must be this function's frame (ARM: sp at entry - 4), just above the copy */
+    if ((uintptr_t)fp <= (uintptr_t)stacked || (uintptr_t)fp - (uintptr_t)stacked > 65536)
+        return; /* no usable frame pointer (built without -fno-omit-frame-pointer?) */
+    tz_thread *t = tz_plat_thread();
+    if (!t)
+        return;
+    uintptr_t ret = *stacked;
+    /* self - 4: the bl instruction, inside the function. The frame is identified by
+     * fp (= sp at entry - 4 for leaves and non-leaves alike). */
+    if (tz_enter(t, self - 4, (uintptr_t)fp, ret)) {
+        if (*fp == ret)
+            *fp = (uintptr_t)&tz_exit_tramp; /* lr saved by the prologue */
+        *stacked = (uintptr_t)&tz_exit_tramp;  /* popped into lr (a leaf returns with it) */
+    }
+}
+
+uintptr_t tz_arm_exit(uintptr_t sp) { return tz_exit(tz_plat_thread_peek(), sp); }
