@@ -60,14 +60,6 @@ int tz_pg_t_open(tz_backend *b, int64_t id, int write, tz_tstate **out, traza_er
     if (PQntuples(r) == 1)
         t->max_duration = tz_pg_i64(r, 0, 0);
     PQclear(r);
-    r = PQprepare(t->conn, "ts_at", "SELECT ts FROM event WHERE id=$1", 1, NULL);
-    if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) {
-        tz_pg_fail(t->conn, r, "opening the trace", err);
-        PQclear(r);
-        tz_pg_t_close(t);
-        return -1;
-    }
-    PQclear(r);
     *out = t;
     return 0;
 }
@@ -149,29 +141,43 @@ bad:
     return traza_err_set(err, TRAZA_E_FORMAT, "the trace store holds an invalid model row");
 }
 
-/* ts of event `id` (1..n); INT64_MAX when absent. */
-static int64_t ts_at(tz_tstate *t, int64_t id)
-{
-    char ids[24];
-    snprintf(ids, sizeof ids, "%lld", (long long)id);
-    const char *v[1] = {ids};
-    PGresult *r = PQexecPrepared(t->conn, "ts_at", 1, v, NULL, NULL, 0);
-    int64_t ts = INT64_MAX;
-    if (r && PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1)
-        ts = tz_pg_i64(r, 0, 0);
-    PQclear(r);
-    return ts;
-}
-
+/* The first id whose ts >= x (n + 1 if none): a 64-way search, each round one query
+ * probing up to 64 ids, so about log64(n) round trips instead of log2(n). */
+#define PROBES 64
 static int64_t first_ge(tz_tstate *t, int64_t x)
 {
-    int64_t lo = 1, hi = t->nevents + 1;
+    int64_t lo = 1, hi = t->nevents + 1; /* the answer is in [lo, hi] */
+    char sql[PROBES * 22 + 96];
     while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (ts_at(t, mid) >= x)
-            hi = mid;
-        else
-            lo = mid + 1;
+        int64_t span = hi - lo, ids[PROBES];
+        int k = 0;
+        if (span <= PROBES) {
+            for (int64_t i = lo; i < hi; i++)
+                ids[k++] = i;
+        } else {
+            for (int i = 0; i < PROBES; i++)
+                ids[k++] = lo + (int64_t)((double)span * i / PROBES);
+        }
+        int len = snprintf(sql, sizeof sql, "SELECT ts FROM event WHERE id IN (");
+        for (int i = 0; i < k; i++)
+            len += snprintf(sql + len, sizeof sql - (size_t)len, "%s%lld", i ? "," : "", (long long)ids[i]);
+        snprintf(sql + len, sizeof sql - (size_t)len, ") ORDER BY id");
+        PGresult *r = PQexec(t->conn, sql);
+        if (!r || PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != k) {
+            PQclear(r);
+            return lo; /* unreachable with a consistent store; the query then reports */
+        }
+        int first = k; /* first probe with ts >= x */
+        for (int i = 0; i < k && first == k; i++)
+            if (tz_pg_i64(r, i, 0) >= x)
+                first = i;
+        PQclear(r);
+        if (span <= PROBES)
+            return first < k ? ids[first] : hi;
+        if (first < k)
+            hi = ids[first];
+        if (first > 0)
+            lo = ids[first - 1] + 1;
     }
     return lo;
 }
