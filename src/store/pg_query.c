@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BATCH 2000
+#define BATCH 4096
 
 struct tz_qstate {
     tz_tstate *t;
