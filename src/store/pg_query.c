@@ -20,6 +20,8 @@ struct tz_qstate {
     PGresult *res;        /* current batch */
     int row, nrows;
     int done;             /* the cursor is exhausted */
+    int counted;          /* counted in t->ncursors */
+    int declared;         /* DECLARE succeeded */
     traza_param *pv;
     size_t npv, cappv;
     size_t *offs;         /* string offsets in strs, per parameter */
@@ -330,13 +332,14 @@ int tz_pg_q_open(tz_tstate *t, const tz_bfilter *bf, tz_qstate **out, traza_err 
         return -1;
     }
     t->ncursors++;
+    q->counted = 1;
     rc = tz_pg_exec(t->conn, sql.s, "querying events", err);
     tz_buf_free(&sql);
     if (rc < 0) {
-        q->done = 2; /* not declared */
         tz_pg_q_close(q);
         return -1;
     }
+    q->declared = 1;
     *out = q;
     return 0;
 }
@@ -435,14 +438,15 @@ void tz_pg_q_close(tz_qstate *q)
         return;
     tz_tstate *t = q->t;
     PQclear(q->res);
-    if (q->done != 2 && PQtransactionStatus(t->conn) == PQTRANS_INTRANS) {
+    if (q->declared && PQtransactionStatus(t->conn) == PQTRANS_INTRANS) {
         char sql[64];
         snprintf(sql, sizeof sql, "CLOSE %s", q->name);
         PQclear(PQexec(t->conn, sql));
     }
-    if (t->ncursors > 0)
+    if (q->counted) {
         t->ncursors--;
-    end_read(t);
+        end_read(t);
+    }
     free(q->pv);
     free(q->offs);
     tz_buf_free(&q->strs);

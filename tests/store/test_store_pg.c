@@ -260,6 +260,64 @@ static void test_pg_same_as_sqlite(void **state)
     tu_ws_close(&w);
 }
 
+/* Several queries open at once on one trace, and a result saved while they are
+ * open (it lives in their transaction until they end, then is committed). */
+static void test_pg_nested_queries(void **state)
+{
+    (void)state;
+    tu_ws w;
+    tu_ws_open(&w);
+    tu_sample_trace(&w, "n", 30);
+    traza_trace *t = traza_trace_open(w.ws, "n", TRAZA_OPEN_WRITE, &w.err);
+    assert_non_null(t);
+    traza_filter f;
+    traza_filter_init(&f);
+    f.with_params = 1;
+    traza_cursor *outer = traza_query(t, &f, &w.err);
+    assert_non_null(outer);
+    const traza_event *ev;
+    int64_t n_outer = 0, ids[3];
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(traza_cursor_next(outer, &ev, &w.err), 1);
+        ids[i] = ev->id;
+        n_outer++;
+    }
+    traza_filter g;
+    traza_filter_init(&g);
+    g.has_from = g.has_to = 1;
+    g.from = 100;
+    g.to = 200;
+    traza_cursor *inner = traza_query(t, &g, &w.err);
+    assert_non_null(inner);
+    int64_t n_inner = 0;
+    while (traza_cursor_next(inner, &ev, &w.err) > 0)
+        n_inner++;
+    traza_cursor_free(inner);
+    assert_int_equal(n_inner, traza_count(t, &g, &w.err));
+    traza_result_meta m = {"first3", "test", NULL, 0};
+    assert_true(traza_result_save_events(t, &m, ids, 3, &w.err) > 0);
+    assert_true(traza_result_save_events(t, &m, ids, 3, &w.err) < 0); /* name taken */
+    assert_err_contains(w.err, "already exists");
+    while (traza_cursor_next(outer, &ev, &w.err) > 0) /* the failed save left the query intact */
+        n_outer++;
+    traza_cursor_free(outer);
+    assert_int_equal(n_outer, 30 * 2 + 2);
+    traza_trace_close(t);
+    t = traza_trace_open(w.ws, "n", TRAZA_OPEN_READ, &w.err);
+    assert_non_null(t);
+    traza_filter h;
+    traza_filter_init(&h);
+    traza_result_info *rs;
+    size_t nr;
+    assert_int_equal(traza_result_list(t, &rs, &nr, &w.err), 0);
+    assert_int_equal(nr, 1);
+    h.event_set = rs[0].id;
+    traza_result_info_array_free(rs, nr);
+    assert_int_equal(traza_count(t, &h, &w.err), 3);
+    traza_trace_close(t);
+    tu_ws_close(&w);
+}
+
 static void test_pg_unavailable(void **state)
 {
     (void)state;
@@ -284,6 +342,7 @@ int main(void)
         cmocka_unit_test(test_pg_publish_conflict),
         cmocka_unit_test(test_pg_killed_import),
         cmocka_unit_test(test_pg_same_as_sqlite),
+        cmocka_unit_test(test_pg_nested_queries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
