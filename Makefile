@@ -32,8 +32,12 @@ endif
 VERSION := 0.1.0
 # Libraries found through pkg-config. Optional-by-design features are not optional
 # at build time: a missing package is installed by scripts/install-deps.sh.
-PKGS    := sqlite3 libpcre2-8 libzstd liblzma zlib jansson libdw libelf babeltrace2
+PKGS    := sqlite3 libpcre2-8 libzstd liblzma zlib jansson libdw libelf babeltrace2 libpq
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+# libpq: Debian's libpq.pc lists static-only libraries (-lpgcommon -lpgport) in
+# Libs.private that no package installs, so traza.pc names -lpq instead of requiring it.
+PKGS_PC = $(filter-out libpq,$(PKGS))
+EXTRA_LIBS += -lpq
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # OpenCSD (CoreSight decode, Debian libopencsd-dev) has no pkg-config file.
 EXTRA_LIBS += -lopencsd_c_api -lopencsd
@@ -137,7 +141,7 @@ install: all
 	ln -sf libtraza.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libtraza.so.0
 	ln -sf libtraza.so.0 $(DESTDIR)$(PREFIX)/lib/libtraza.so
 	install -m 644 include/traza/*.h $(DESTDIR)$(PREFIX)/include/traza/
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' -e 's|@PKGS@|$(PKGS)|g' -e 's|@EXTRA_LIBS@|$(EXTRA_LIBS)|g' \
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' -e 's|@PKGS@|$(PKGS_PC)|g' -e 's|@EXTRA_LIBS@|$(EXTRA_LIBS)|g' \
 	  scripts/traza.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/traza.pc
 	install -m 644 man/traza.1 $(DESTDIR)$(PREFIX)/share/man/man1/traza.1
 	install -d $(DESTDIR)$(PREFIX)/lib/traza/plugins

@@ -5,7 +5,8 @@ set -u
 : "${TRAZA:?run through tests/run.sh (TRAZA is the traza binary)}"
 TMP=$(mktemp -d /tmp/traza-sh-XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
-export TRAZA_WORKSPACE=$TMP/ws
+# TRAZA_TEST_WORKSPACE: run the same script on another workspace (e.g. PostgreSQL).
+export TRAZA_WORKSPACE=${TRAZA_TEST_WORKSPACE:-$TMP/ws}
 DATA=${TRAZA_TEST_DATA:-../shared/data}
 
 pass() { echo "PASS: $1"; }

@@ -11,6 +11,18 @@ export TRAZA_SRC=$root
 pass=0; fail=0; skip=0; failed_names=()
 logdir=$(mktemp -d)
 trap 'rm -rf "$logdir"' EXIT
+# A throwaway PostgreSQL server for the PostgreSQL store backend's tests (they skip,
+# visibly, when it cannot start). Stopped at exit, even on failure.
+if [ -z "${TRAZA_PG_URI:-}" ]; then
+  pgdir=$(mktemp -d /tmp/traza-pg-XXXXXX)
+  trap 'bash tests/pg_server.sh stop "$pgdir/srv" >/dev/null 2>&1; rm -rf "$logdir" "$pgdir"' EXIT
+  if pg_env=$(bash tests/pg_server.sh start "$pgdir/srv" 2>"$logdir/pg_server.err"); then
+    eval "$pg_env"; export TRAZA_PG_URI
+    echo "== PostgreSQL test server started (socket in $pgdir/srv)"
+  else
+    echo "== PostgreSQL test server not started, its tests skip: $(tr '\n' ' ' <"$logdir/pg_server.err")"
+  fi
+fi
 
 count_cmocka() { # file -> adds to counters
   local f=$1 p s fl

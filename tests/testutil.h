@@ -13,6 +13,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <libpq-fe.h>
+
 #include "traza/traza.h"
 
 static int tu_rm_cb(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
@@ -74,21 +76,84 @@ static inline const char *tu_data_dir(void)
             fail_msg("error '%s' does not contain '%s'", (err).msg, (sub));             \
     } while (0)
 
-/* A context plus an empty workspace in a temporary directory. */
+/* A context plus an empty workspace in a temporary directory (`dir`, also scratch
+ * space), or, when tu_pg_base() is set, in a fresh PostgreSQL database. */
 typedef struct tu_ws {
     traza_ctx *ctx;
     traza_workspace *ws;
     char *dir;
     traza_err err;
+    char *pg_db;   /* the database created for this workspace (PostgreSQL runs) */
+    char *pg_uri;
 } tu_ws;
+
+/* The PostgreSQL server URI store tests run against (NULL: SQLite). A test binary
+ * sets it from TRAZA_PG_URI to run the same test bodies on the PostgreSQL backend. */
+static inline const char **tu_pg_base(void)
+{
+    static const char *uri;
+    return &uri;
+}
+
+/* URI `base` with its database name replaced by `db`
+ * (base: postgresql://[authority]/dbname[?params]). */
+static inline char *tu_pg_uri_for(const char *base, const char *db)
+{
+    const char *auth = strstr(base, "://");
+    assert_non_null(auth);
+    const char *slash = strchr(auth + 3, '/');
+    assert_non_null(slash);
+    const char *q = strchr(slash, '?');
+    char *u = NULL;
+    assert_true(asprintf(&u, "%.*s/%s%s", (int)(slash - base), base, db, q ? q : "") > 0);
+    return u;
+}
+
+static inline void tu_pg_quiet(void *arg, const char *msg)
+{
+    (void)arg;
+    (void)msg;
+}
+
+/* Runs one SQL statement on the server's base database; returns 0 on success. */
+static inline int tu_pg_admin(const char *sql)
+{
+    PGconn *c = PQconnectdb(*tu_pg_base());
+    int ok = PQstatus(c) == CONNECTION_OK;
+    if (ok) {
+        PQsetNoticeProcessor(c, tu_pg_quiet, NULL);
+        PGresult *r = PQexec(c, sql);
+        ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+        if (!ok)
+            print_message("postgresql: %s: %s", sql, PQresultErrorMessage(r));
+        PQclear(r);
+    } else {
+        print_message("postgresql: %s", PQerrorMessage(c));
+    }
+    PQfinish(c);
+    return ok ? 0 : -1;
+}
 
 static inline void tu_ws_open(tu_ws *w)
 {
+    static unsigned seq;
     memset(w, 0, sizeof *w);
     w->ctx = traza_ctx_new(&w->err);
     assert_non_null(w->ctx);
     w->dir = tu_tmpdir();
-    w->ws = traza_workspace_open(w->ctx, w->dir, &w->err);
+    const char *loc = w->dir;
+    if (*tu_pg_base()) {
+        assert_true(asprintf(&w->pg_db, "tz_%ld_%u", (long)getpid(), seq++) > 0);
+        char sql[128];
+        snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s", w->pg_db);
+        tu_pg_admin(sql);
+        snprintf(sql, sizeof sql, "CREATE DATABASE %s", w->pg_db);
+        if (tu_pg_admin(sql) < 0)
+            fail_msg("cannot create database %s", w->pg_db);
+        w->pg_uri = tu_pg_uri_for(*tu_pg_base(), w->pg_db);
+        loc = w->pg_uri;
+    }
+    w->ws = traza_workspace_open(w->ctx, loc, &w->err);
     if (!w->ws)
         fail_msg("workspace: %s", w->err.msg);
 }
@@ -98,6 +163,24 @@ static inline void tu_ws_close(tu_ws *w)
     traza_workspace_close(w->ws);
     traza_ctx_free(w->ctx);
     tu_rmdir(w->dir);
+    if (w->pg_db) {
+        char sql[128];
+        snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s WITH (FORCE)", w->pg_db);
+        tu_pg_admin(sql);
+    }
+    free(w->pg_db);
+    free(w->pg_uri);
+}
+
+/* For a test binary running store tests on PostgreSQL: sets tu_pg_base() from
+ * TRAZA_PG_URI; 0 when it is absent (the caller then skips, visibly). */
+static inline int tu_pg_init(void)
+{
+    const char *u = getenv("TRAZA_PG_URI");
+    if (!u || !*u)
+        return 0;
+    *tu_pg_base() = u;
+    return 1;
 }
 
 #endif

@@ -99,5 +99,7 @@ struct tz_backend {
 
 /* Backend constructors. */
 tz_backend *tz_sqlite_open(traza_ctx *ctx, const char *dir, traza_err *err);
+/* PostgreSQL: a libpq connection URI (postgresql://...); see pg_catalog.c. */
+tz_backend *tz_pg_open(traza_ctx *ctx, const char *uri, traza_err *err);
 
 #endif

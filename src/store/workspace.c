@@ -34,8 +34,7 @@ traza_workspace *traza_workspace_open(traza_ctx *ctx, const char *location, traz
     }
     ws->ctx = ctx;
     if (strncmp(location, "postgresql://", 13) == 0 || strncmp(location, "postgres://", 11) == 0) {
-        traza_err_set(err, TRAZA_E_UNSUPPORTED, "%s: the PostgreSQL backend is not built into this traza", location);
-        ws->b = NULL;
+        ws->b = tz_pg_open(ctx, location, err);
     } else {
         ws->b = tz_sqlite_open(ctx, location, err);
     }

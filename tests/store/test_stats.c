@@ -197,6 +197,7 @@ static void test_svg(void **state)
     free(svg);
 }
 
+#ifndef TU_NO_MAIN /* tests/store/test_*_pg.c reuse the test bodies */
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -208,3 +209,4 @@ int main(void)
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+#endif

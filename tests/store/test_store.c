@@ -320,6 +320,7 @@ static void test_time_parse(void **state)
     assert_err_contains(err, "out of range");
 }
 
+#ifndef TU_NO_MAIN /* tests/store/test_*_pg.c reuse the test bodies */
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -331,3 +332,4 @@ int main(void)
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+#endif

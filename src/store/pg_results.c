@@ -1,0 +1,374 @@
+/* PostgreSQL backend: results stored in the trace's schema. Payload rows are sent
+ * with COPY; a save is one transaction (a savepoint when queries are open). */
+#include "store/pg_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void put_double(tz_buf *b, double d)
+{
+    if (isnan(d))
+        tz_buf_puts(b, "NaN");
+    else if (isinf(d))
+        tz_buf_puts(b, d > 0 ? "Infinity" : "-Infinity");
+    else
+        tz_buf_printf(b, "%.17g", d);
+}
+
+/* Builds the COPY rows of a payload; *count gets the stored row count. */
+static int payload_rows(int64_t rid, traza_result_kind kind, const void *payload, size_t n, tz_buf *b, size_t *count,
+                        const char **copy, traza_err *err)
+{
+    *count = n;
+    if (kind == TRAZA_RES_EVENT_SET) {
+        int64_t *v = malloc(n * sizeof *v);
+        if (!v)
+            return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        memcpy(v, payload, n * sizeof *v);
+        qsort(v, n, sizeof *v, cmp_i64);
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (i == 0 || v[i] != v[i - 1]) {
+                tz_buf_printf(b, "%lld\t%lld\n", (long long)rid, (long long)v[i]);
+                k++;
+            }
+        free(v);
+        *count = k;
+        *copy = "COPY result_event FROM STDIN";
+    } else if (kind == TRAZA_RES_PRODUCER_SET) {
+        int32_t *v = malloc(n * sizeof *v);
+        if (!v)
+            return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        memcpy(v, payload, n * sizeof *v);
+        qsort(v, n, sizeof *v, cmp_i32);
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (i == 0 || v[i] != v[i - 1]) {
+                tz_buf_printf(b, "%lld\t%d\n", (long long)rid, v[i]);
+                k++;
+            }
+        free(v);
+        *count = k;
+        *copy = "COPY result_producer FROM STDIN";
+    } else if (kind == TRAZA_RES_GROUP) {
+        const traza_group_node *g = payload;
+        for (size_t i = 0; i < n; i++) {
+            tz_buf_printf(b, "%lld\t%lld\t%lld\t", (long long)rid, (long long)g[i].id, (long long)g[i].parent);
+            if (g[i].name)
+                tz_pg_copy_str(b, g[i].name);
+            else
+                tz_buf_puts(b, "\\N");
+            tz_buf_printf(b, "\t%d\t%d\t%lld\t%lld\n", g[i].ordered, g[i].ref_kind, (long long)g[i].ref, (long long)g[i].position);
+        }
+        *copy = "COPY result_group FROM STDIN";
+    } else if (kind == TRAZA_RES_ANNOTATION) {
+        const traza_annotation *a = payload;
+        for (size_t i = 0; i < n; i++) {
+            tz_buf_printf(b, "%lld\t%zu\t", (long long)rid, i);
+            tz_pg_copy_str(b, a[i].key);
+            tz_buf_putc(b, '\t');
+            switch (a[i].value.kind) {
+            case TRAZA_PT_INT:
+            case TRAZA_PT_HEX: tz_buf_printf(b, "%lld", (long long)a[i].value.i); break;
+            case TRAZA_PT_DOUBLE: put_double(b, a[i].value.d); break;
+            case TRAZA_PT_STRING: tz_pg_copy_str(b, a[i].value.s ? a[i].value.s : ""); break;
+            }
+            tz_buf_printf(b, "\t%d\t", (int)a[i].value.kind);
+            if (a[i].has_range)
+                tz_buf_printf(b, "%lld\t%lld\n", (long long)a[i].from, (long long)a[i].to);
+            else
+                tz_buf_puts(b, "\\N\t\\N\n");
+        }
+        *copy = "COPY result_annotation FROM STDIN";
+    }
+    return b->oom ? traza_err_set(err, TRAZA_E_NOMEM, "out of memory") : 0;
+}
+
+/* Starts a write: a transaction, or a savepoint inside the open read transaction. */
+static int begin_write(tz_tstate *t, traza_err *err)
+{
+    if (PQtransactionStatus(t->conn) == PQTRANS_INTRANS)
+        return tz_pg_exec(t->conn, "SAVEPOINT tz_save", "saving a result", err);
+    return tz_pg_exec(t->conn, "BEGIN", "saving a result", err);
+}
+
+static int end_write(tz_tstate *t, int ok, traza_err *err)
+{
+    if (t->in_tx && t->ncursors > 0) {
+        if (ok)
+            return tz_pg_exec(t->conn, "RELEASE SAVEPOINT tz_save", "saving a result", err);
+        PQclear(PQexec(t->conn, "ROLLBACK TO SAVEPOINT tz_save"));
+        return -1;
+    }
+    if (ok)
+        return tz_pg_exec(t->conn, "COMMIT", "saving a result", err);
+    PQclear(PQexec(t->conn, "ROLLBACK"));
+    return -1;
+}
+
+static int delete_rows(tz_tstate *t, int64_t id, traza_err *err)
+{
+    char sql[512];
+    snprintf(sql, sizeof sql,
+             "DELETE FROM result_event WHERE result=%1$lld; DELETE FROM result_producer WHERE result=%1$lld;"
+             "DELETE FROM result_group WHERE result=%1$lld; DELETE FROM result_annotation WHERE result=%1$lld;"
+             "DELETE FROM result WHERE id=%1$lld;",
+             (long long)id);
+    return tz_pg_exec(t->conn, sql, "deleting a result", err);
+}
+
+int64_t tz_pg_r_save(tz_tstate *t, const traza_result_meta *m, traza_result_kind kind, int64_t size,
+                     const char *target, const void *payload, size_t n, traza_err *err)
+{
+    if (t->ncursors == 0 && t->in_tx) {
+        /* a read transaction left over: finish it first */
+        tz_pg_end_tx(t->conn, err);
+        t->in_tx = 0;
+    }
+    if (begin_write(t, err) < 0)
+        return -1;
+    tz_buf rows;
+    tz_buf_init(&rows);
+    int64_t rid = -1;
+    const char *v1[1] = {m->name};
+    PGresult *r = tz_pg_query(t->conn, "SELECT id FROM result WHERE name=$1 FOR UPDATE", 1, v1, "saving a result", err);
+    if (!r)
+        goto fail;
+    int64_t old = PQntuples(r) ? tz_pg_i64(r, 0, 0) : 0;
+    PQclear(r);
+    if (old && !m->replace) {
+        traza_err_set(err, TRAZA_E_EXISTS, "a result named '%s' already exists (choose another name, or replace it)", m->name);
+        goto fail;
+    }
+    if (old && delete_rows(t, old, err) < 0)
+        goto fail;
+    char kinds[16], created[24], sizes[24];
+    snprintf(kinds, sizeof kinds, "%d", (int)kind);
+    snprintf(created, sizeof created, "%lld", (long long)time(NULL));
+    snprintf(sizes, sizeof sizes, "%lld", (long long)size);
+    const char *v[7] = {m->name, kinds, m->tool, m->params, created, sizes, target};
+    r = tz_pg_query(t->conn, "INSERT INTO result(name, kind, tool, params, created, size, target) VALUES($1,$2,$3,$4,$5,$6,$7) RETURNING id",
+                    7, v, "saving a result", err);
+    if (!r)
+        goto fail;
+    rid = tz_pg_i64(r, 0, 0);
+    PQclear(r);
+    if (kind != TRAZA_RES_PROCESSED_TRACE && n > 0) {
+        size_t count;
+        const char *copy = NULL;
+        if (payload_rows(rid, kind, payload, n, &rows, &count, &copy, err) < 0 ||
+            tz_pg_copy(t->conn, copy, rows.s, rows.len, "saving a result", err) < 0)
+            goto fail;
+        if (kind == TRAZA_RES_EVENT_SET || kind == TRAZA_RES_PRODUCER_SET) {
+            char sql[128];
+            snprintf(sql, sizeof sql, "UPDATE result SET size=%zu WHERE id=%lld", count, (long long)rid);
+            if (tz_pg_exec(t->conn, sql, "saving a result", err) < 0)
+                goto fail;
+        }
+    } else if (kind == TRAZA_RES_EVENT_SET || kind == TRAZA_RES_PRODUCER_SET) {
+        char sql[128];
+        snprintf(sql, sizeof sql, "UPDATE result SET size=0 WHERE id=%lld", (long long)rid);
+        if (tz_pg_exec(t->conn, sql, "saving a result", err) < 0)
+            goto fail;
+    }
+    tz_buf_free(&rows);
+    if (end_write(t, 1, err) < 0)
+        return -1;
+    return rid;
+fail:
+    tz_buf_free(&rows);
+    end_write(t, 0, err);
+    return -1;
+}
+
+int tz_pg_r_list(tz_tstate *t, traza_result_info **out, size_t *n, traza_err *err)
+{
+    PGresult *r = tz_pg_query(t->conn, "SELECT id, name, kind, tool, params, created, size, target FROM result ORDER BY id", 0, NULL,
+                              "listing results", err);
+    if (!r)
+        return -1;
+    int rows = PQntuples(r);
+    traza_result_info *arr = rows ? calloc((size_t)rows, sizeof *arr) : NULL;
+    size_t cnt = 0;
+    if (rows && !arr)
+        goto oom;
+    for (int i = 0; i < rows; i++) {
+        traza_result_info *x = &arr[cnt++];
+        x->id = tz_pg_i64(r, i, 0);
+        x->name = tz_strdup(PQgetvalue(r, i, 1));
+        x->kind = (traza_result_kind)tz_pg_i64(r, i, 2);
+        if (!PQgetisnull(r, i, 3) && !(x->tool = tz_strdup(PQgetvalue(r, i, 3))))
+            goto oom;
+        if (!PQgetisnull(r, i, 4) && !(x->params = tz_strdup(PQgetvalue(r, i, 4))))
+            goto oom;
+        x->created = tz_pg_i64(r, i, 5);
+        x->size = tz_pg_i64(r, i, 6);
+        if (!PQgetisnull(r, i, 7) && !(x->target = tz_strdup(PQgetvalue(r, i, 7))))
+            goto oom;
+        if (!x->name)
+            goto oom;
+    }
+    PQclear(r);
+    *out = arr;
+    *n = cnt;
+    return 0;
+oom:
+    PQclear(r);
+    traza_result_info_array_free(arr, cnt);
+    return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+}
+
+int tz_pg_r_delete(tz_tstate *t, int64_t id, traza_err *err)
+{
+    if (t->ncursors == 0 && t->in_tx) {
+        tz_pg_end_tx(t->conn, err);
+        t->in_tx = 0;
+    }
+    if (begin_write(t, err) < 0)
+        return -1;
+    int ok = delete_rows(t, id, err) == 0;
+    return end_write(t, ok, err);
+}
+
+static PGresult *by_result(tz_tstate *t, const char *sql, int64_t id, traza_err *err)
+{
+    char ids[24];
+    snprintf(ids, sizeof ids, "%lld", (long long)id);
+    const char *v[1] = {ids};
+    return tz_pg_query(t->conn, sql, 1, v, "reading a result", err);
+}
+
+int tz_pg_r_events(tz_tstate *t, int64_t id, int64_t **ids, size_t *n, traza_err *err)
+{
+    PGresult *r = by_result(t, "SELECT event FROM result_event WHERE result=$1 ORDER BY event", id, err);
+    if (!r)
+        return -1;
+    int rows = PQntuples(r);
+    int64_t *arr = malloc((rows ? (size_t)rows : 1) * sizeof *arr);
+    if (!arr) {
+        PQclear(r);
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    }
+    for (int i = 0; i < rows; i++)
+        arr[i] = tz_pg_i64(r, i, 0);
+    PQclear(r);
+    if (!rows) {
+        free(arr);
+        arr = NULL;
+    }
+    *ids = arr;
+    *n = (size_t)rows;
+    return 0;
+}
+
+int tz_pg_r_producers(tz_tstate *t, int64_t id, int32_t **ids, size_t *n, traza_err *err)
+{
+    PGresult *r = by_result(t, "SELECT producer FROM result_producer WHERE result=$1 ORDER BY producer", id, err);
+    if (!r)
+        return -1;
+    int rows = PQntuples(r);
+    int32_t *arr = malloc((rows ? (size_t)rows : 1) * sizeof *arr);
+    if (!arr) {
+        PQclear(r);
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    }
+    for (int i = 0; i < rows; i++)
+        arr[i] = (int32_t)tz_pg_i64(r, i, 0);
+    PQclear(r);
+    if (!rows) {
+        free(arr);
+        arr = NULL;
+    }
+    *ids = arr;
+    *n = (size_t)rows;
+    return 0;
+}
+
+int tz_pg_r_group(tz_tstate *t, int64_t id, traza_group_node **nodes, size_t *n, traza_err *err)
+{
+    PGresult *r = by_result(t, "SELECT node, parent, name, ordered, ref_kind, ref, position FROM result_group WHERE result=$1 ORDER BY node",
+                            id, err);
+    if (!r)
+        return -1;
+    int rows = PQntuples(r);
+    traza_group_node *arr = rows ? calloc((size_t)rows, sizeof *arr) : NULL;
+    size_t cnt = 0;
+    if (rows && !arr)
+        goto oom;
+    for (int i = 0; i < rows; i++) {
+        traza_group_node *g = &arr[cnt++];
+        g->id = tz_pg_i64(r, i, 0);
+        g->parent = tz_pg_i64(r, i, 1);
+        if (!PQgetisnull(r, i, 2) && !(g->name = tz_strdup(PQgetvalue(r, i, 2))))
+            goto oom;
+        g->ordered = (int)tz_pg_i64(r, i, 3);
+        g->ref_kind = (int)tz_pg_i64(r, i, 4);
+        g->ref = tz_pg_i64(r, i, 5);
+        g->position = tz_pg_i64(r, i, 6);
+    }
+    PQclear(r);
+    *nodes = arr;
+    *n = cnt;
+    return 0;
+oom:
+    PQclear(r);
+    traza_group_nodes_free(arr, cnt);
+    return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+}
+
+int tz_pg_r_annotations(tz_tstate *t, int64_t id, traza_annotation **a, size_t *n, traza_err *err)
+{
+    PGresult *r = by_result(t, "SELECT key, value, vkind, ts_from, ts_to FROM result_annotation WHERE result=$1 ORDER BY seq", id, err);
+    if (!r)
+        return -1;
+    int rows = PQntuples(r);
+    traza_annotation *arr = rows ? calloc((size_t)rows, sizeof *arr) : NULL;
+    size_t cnt = 0;
+    if (rows && !arr)
+        goto oom;
+    for (int i = 0; i < rows; i++) {
+        traza_annotation *x = &arr[cnt++];
+        x->key = tz_strdup(PQgetvalue(r, i, 0));
+        x->value.kind = (traza_ptype)tz_pg_i64(r, i, 2);
+        const char *s = PQgetvalue(r, i, 1);
+        switch (x->value.kind) {
+        case TRAZA_PT_INT:
+        case TRAZA_PT_HEX: x->value.i = strtoll(s, NULL, 10); break;
+        case TRAZA_PT_DOUBLE: x->value.d = strtod(s, NULL); break;
+        default:
+            x->value.kind = TRAZA_PT_STRING;
+            if (!(x->value.s = tz_strdup(s)))
+                goto oom;
+        }
+        if (!PQgetisnull(r, i, 3)) {
+            x->has_range = 1;
+            x->from = tz_pg_i64(r, i, 3);
+            x->to = tz_pg_i64(r, i, 4);
+        }
+        if (!x->key)
+            goto oom;
+    }
+    PQclear(r);
+    *a = arr;
+    *n = cnt;
+    return 0;
+oom:
+    PQclear(r);
+    traza_annotations_free(arr, cnt);
+    return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+}
