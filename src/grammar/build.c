@@ -80,8 +80,8 @@ static int end_cycle(traza_gbuilder *b)
     uint32_t r = b->root, f = GFIRST(e, r);
     b->open = 0;
     if (GLAST(e, r) == f && e->nodes[f].c == 1) {
-        uint64_t v = e->nodes[f].v;
-        uint32_t k = e->nodes[f].k;
+        uint64_t v = ge_val(e, f);
+        uint32_t k = GKIND(e, f);
         if (k == GK_RULE)
             e->rules[v].pinned = 1;
         ge_drop_root(e, r);

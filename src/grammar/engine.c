@@ -11,7 +11,11 @@ static int check(gengine *e, uint32_t s);
 
 /* ---- allocation -------------------------------------------------------------- */
 
-static uint32_t node_new(gengine *e, uint32_t k, uint64_t v, uint64_t c)
+#define KIND(i) (N(i).s & 3u)
+#define ID(i) (N(i).s >> 2)
+#define CODE(id, k) ((uint32_t)(id) << 2 | (k))
+
+static uint32_t node_new(gengine *e, uint32_t code, uint64_t c)
 {
     uint32_t i;
     if (e->freenode != GNIL) {
@@ -24,19 +28,18 @@ static uint32_t node_new(gengine *e, uint32_t k, uint64_t v, uint64_t c)
         }
         i = (uint32_t)e->nnodes++;
     }
-    N(i).k = k;
-    N(i).v = v;
+    N(i).s = code;
     N(i).c = c;
     N(i).p = N(i).n = GNIL;
     N(i).slot = GNIL;
-    if (k == GK_RULE)
-        e->rules[v].uses += c;
+    if ((code & 3u) == GK_RULE)
+        e->rules[code >> 2].uses += c;
     return i;
 }
 
 static void node_release(gengine *e, uint32_t i)
 {
-    N(i).k = GK_DEAD;
+    N(i).s = GK_DEAD;
     N(i).p = GNIL;
     N(i).n = e->freenode;
     e->freenode = i;
@@ -48,14 +51,14 @@ static uint32_t rule_new(gengine *e)
     if (e->nfreerules) {
         r = e->freerules[--e->nfreerules];
     } else {
-        if (TZ_GROW(e->rules, e->caprules, e->nrules + 1) < 0) {
+        if (e->nrules >= GE_MAXID || TZ_GROW(e->rules, e->caprules, e->nrules + 1) < 0) {
             e->oom = 1;
             return GNIL;
         }
         r = (uint32_t)e->nrules++;
     }
     memset(&e->rules[r], 0, sizeof e->rules[r]);
-    uint32_t g = node_new(e, GK_GUARD, r, 1);
+    uint32_t g = node_new(e, CODE(r, GK_GUARD), 1);
     if (g == GNIL)
         return GNIL;
     N(g).p = N(g).n = g;
@@ -74,53 +77,90 @@ static void rule_release(gengine *e, uint32_t r)
     e->freerules[e->nfreerules++] = r;
 }
 
+static inline uint64_t imix(uint64_t x)
+{
+    x ^= x >> 31;
+    x *= 0x9E3779B97F4A7C15ULL;
+    return x ^ (x >> 29);
+}
+
+/* Dense id of terminal value v (GNIL on out of memory). */
+static uint32_t intern(gengine *e, uint64_t v)
+{
+    size_t mask = e->imapcap - 1;
+    size_t i = imix(v) & mask;
+    for (; e->imap[i]; i = (i + 1) & mask)
+        if (e->tval[e->imap[i] - 1] == v)
+            return e->imap[i] - 1;
+    if (e->ntval >= GE_MAXID || TZ_GROW(e->tval, e->captval, e->ntval + 1) < 0) {
+        e->oom = 1;
+        return GNIL;
+    }
+    uint32_t id = (uint32_t)e->ntval++;
+    e->tval[id] = v;
+    e->imap[i] = id + 1;
+    if (e->ntval * 2 > e->imapcap) {
+        size_t ncap = e->imapcap * 2;
+        uint32_t *nm = calloc(ncap, sizeof *nm);
+        if (!nm) {
+            e->oom = 1;
+            return GNIL;
+        }
+        for (size_t k = 0; k < e->ntval; k++) {
+            size_t j = imix(e->tval[k]) & (ncap - 1);
+            while (nm[j])
+                j = (j + 1) & (ncap - 1);
+            nm[j] = (uint32_t)k + 1;
+        }
+        free(e->imap);
+        e->imap = nm;
+        e->imapcap = ncap;
+    }
+    return id;
+}
+
 /* ---- digram table -------------------------------------------------------------- */
 
-static inline int is_guard(gengine *e, uint32_t i) { return N(i).k == GK_GUARD; }
+static inline int is_guard(gengine *e, uint32_t i) { return KIND(i) == GK_GUARD; }
 
 /* Same symbol and count (a digram component). Guards and dead nodes equal nothing. */
 static inline int same(gengine *e, uint32_t a, uint32_t b)
 {
-    return N(a).k < GK_GUARD && N(a).k == N(b).k && N(a).v == N(b).v && N(a).c == N(b).c;
+    return KIND(a) < GK_GUARD && N(a).s == N(b).s && N(a).c == N(b).c;
 }
 
-static int symeq(gengine *e, uint32_t a, uint32_t b)
+static inline int symeq(gengine *e, uint32_t a, uint32_t b)
 {
-    return N(a).k < GK_GUARD && N(a).k == N(b).k && N(a).v == N(b).v;
+    return KIND(a) < GK_GUARD && N(a).s == N(b).s;
 }
 
-static inline __attribute__((unused)) uint64_t mix64(uint64_t x)
+static inline uint64_t dkey(gengine *e, uint32_t x)
 {
-    x ^= x >> 32;
-    x *= 0xd6e8feb86659fd93ULL;
-    x ^= x >> 32;
-    return x;
+    return (uint64_t)N(x).s << 32 | N(N(x).n).s;
 }
 
-static inline uint64_t dhash(gengine *e, uint32_t x)
+static inline uint32_t dhash(gengine *e, uint32_t x, uint64_t key)
 {
-    const gnode *a = &N(x), *b = &N(a->n);
-    uint64_t h = a->v * 0x9E3779B97F4A7C15ULL + (b->v ^ (b->v >> 29)) * 0xC2B2AE3D27D4EB4FULL + a->k * 3 + b->k * 7;
+    uint64_t h = key;
     if (e->rle)
-        h += a->c * 0x165667B19E3779F9ULL + b->c * 0x27D4EB2F165667C5ULL;
-    return tz_hash_u64(h) | 1;
-}
-
-static inline int dmatch(gengine *e, uint32_t a, uint32_t b)
-{
-    return same(e, a, b) && same(e, N(a).n, N(b).n);
+        h += N(x).c * 0x165667B19E3779F9ULL + N(N(x).n).c * 0x27D4EB2F165667C5ULL;
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ULL;
+    return (uint32_t)(h >> 32);
 }
 
 /* Slot of the entry for x's digram (*found = 1), or the empty slot where it would go. */
-static inline size_t tprobe(gengine *e, uint32_t x, uint64_t h, int *found)
+static inline size_t tprobe(gengine *e, uint32_t x, uint64_t key, uint32_t h, int *found)
 {
     size_t mask = e->tabcap - 1;
     for (size_t i = h & mask;; i = (i + 1) & mask) {
-        if (!e->tab[i].h) {
+        const gslot *t = &e->tab[i];
+        if (t->node == GNIL) {
             *found = 0;
             return i;
         }
-        if (e->tab[i].h == h && dmatch(e, e->tab[i].node, x)) {
+        if (t->key == key &&
+            (!e->rle || (N(t->node).c == N(x).c && N(N(t->node).n).c == N(N(x).n).c))) {
             *found = 1;
             return i;
         }
@@ -130,16 +170,22 @@ static inline size_t tprobe(gengine *e, uint32_t x, uint64_t h, int *found)
 static int tgrow(gengine *e)
 {
     size_t ncap = e->tabcap ? e->tabcap * 2 : 1024;
-    gslot *nt = calloc(ncap, sizeof *nt);
+    if (ncap > ((size_t)1 << 32)) {
+        e->oom = 1;
+        return -1;
+    }
+    gslot *nt = malloc(ncap * sizeof *nt);
     if (!nt) {
         e->oom = 1;
         return -1;
     }
+    for (size_t i = 0; i < ncap; i++)
+        nt[i].node = GNIL;
     for (size_t i = 0; i < e->tabcap; i++) {
-        if (!e->tab[i].h)
+        if (e->tab[i].node == GNIL)
             continue;
         size_t j = e->tab[i].h & (ncap - 1);
-        while (nt[j].h)
+        while (nt[j].node != GNIL)
             j = (j + 1) & (ncap - 1);
         nt[j] = e->tab[i];
         e->nodes[nt[j].node].slot = (uint32_t)j;
@@ -157,13 +203,15 @@ static void tset(gengine *e, uint32_t x)
         return;
     if ((e->tabcount + 1) * 2 > e->tabcap && tgrow(e) < 0)
         return;
-    uint64_t h = dhash(e, x);
+    uint64_t key = dkey(e, x);
+    uint32_t h = dhash(e, x, key);
     int found;
-    size_t i = tprobe(e, x, h, &found);
+    size_t i = tprobe(e, x, key, h, &found);
     if (!found)
         e->tabcount++;
-    if (e->tab[i].h && e->tab[i].node != x)
+    else if (e->tab[i].node != x)
         N(e->tab[i].node).slot = GNIL;
+    e->tab[i].key = key;
     e->tab[i].h = h;
     e->tab[i].node = x;
     N(x).slot = (uint32_t)i;
@@ -173,18 +221,18 @@ static void tremove_slot(gengine *e, size_t i)
 {
     size_t mask = e->tabcap - 1, j = i;
     N(e->tab[i].node).slot = GNIL;
-    e->tab[i].h = 0;
+    e->tab[i].node = GNIL;
     e->tabcount--;
     for (;;) {
         j = (j + 1) & mask;
-        if (!e->tab[j].h)
+        if (e->tab[j].node == GNIL)
             return;
         size_t home = e->tab[j].h & mask;
         /* move j back to i if its home is not in (i, j] cyclically */
         if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
             e->tab[i] = e->tab[j];
             N(e->tab[i].node).slot = (uint32_t)i;
-            e->tab[j].h = 0;
+            e->tab[j].node = GNIL;
             i = j;
         }
     }
@@ -228,8 +276,8 @@ static void del_node(gengine *e, uint32_t x)
     join(e, N(x).p, N(x).n);
     if (!is_guard(e, x)) {
         delete_digram(e, x);
-        if (N(x).k == GK_RULE)
-            e->rules[N(x).v].uses -= N(x).c;
+        if (KIND(x) == GK_RULE)
+            e->rules[ID(x)].uses -= N(x).c;
     }
     node_release(e, x);
 }
@@ -246,8 +294,8 @@ static uint32_t merge_around(gengine *e, uint32_t x)
         delete_digram(e, N(a).p);
         del_node(e, x);
         N(a).c += c;
-        if (N(a).k == GK_RULE)
-            e->rules[N(a).v].uses += c;
+        if (KIND(a) == GK_RULE)
+            e->rules[ID(a)].uses += c;
         x = a;
     }
     uint32_t b = N(x).n;
@@ -257,8 +305,8 @@ static uint32_t merge_around(gengine *e, uint32_t x)
         delete_digram(e, x);
         del_node(e, b);
         N(x).c += c;
-        if (N(x).k == GK_RULE)
-            e->rules[N(x).v].uses += c;
+        if (KIND(x) == GK_RULE)
+            e->rules[ID(x)].uses += c;
     }
     return x;
 }
@@ -279,7 +327,7 @@ static void substitute(gengine *e, uint32_t s, uint32_t r)
     uint32_t q = N(s).p;
     del_node(e, N(q).n);
     del_node(e, N(q).n);
-    uint32_t y = node_new(e, GK_RULE, r, 1);
+    uint32_t y = node_new(e, CODE(r, GK_RULE), 1);
     if (y == GNIL)
         return;
     insert_after(e, q, y);
@@ -296,7 +344,7 @@ static void utility(gengine *e, uint32_t r, int last)
     if (!e->rules[r].live)
         return;
     uint32_t f = last ? GLAST(e, r) : GFIRST(e, r);
-    if (N(f).k == GK_RULE && !e->rules[N(f).v].pinned && e->rules[N(f).v].uses == 1)
+    if (KIND(f) == GK_RULE && !e->rules[ID(f)].pinned && e->rules[ID(f)].uses == 1)
         expand(e, f);
 }
 
@@ -306,19 +354,19 @@ static void utility(gengine *e, uint32_t r, int last)
 static void match(gengine *e, uint32_t ss, uint32_t m)
 {
     uint32_t r;
-    if (is_guard(e, N(m).p) && is_guard(e, N(N(m).n).n) && e->rules[N(N(m).p).v].pinned != 2) {
-        r = (uint32_t)N(N(m).p).v;
+    if (is_guard(e, N(m).p) && is_guard(e, N(N(m).n).n) && e->rules[ID(N(m).p)].pinned != 2) {
+        r = ID(N(m).p);
         substitute(e, ss, r);
     } else {
         r = rule_new(e);
         if (r == GNIL)
             return;
-        uint32_t a = node_new(e, N(ss).k, N(ss).v, N(ss).c);
+        uint32_t a = node_new(e, N(ss).s, N(ss).c);
         if (a == GNIL)
             return;
         insert_after(e, GLAST(e, r), a);
         uint32_t s2 = N(ss).n;
-        uint32_t b = node_new(e, N(s2).k, N(s2).v, N(s2).c);
+        uint32_t b = node_new(e, N(s2).s, N(s2).c);
         if (b == GNIL)
             return;
         insert_after(e, GLAST(e, r), b);
@@ -334,7 +382,7 @@ static void match(gengine *e, uint32_t ss, uint32_t m)
 static void expand(gengine *e, uint32_t s)
 {
     uint32_t left = N(s).p, right = N(s).n;
-    uint32_t r = (uint32_t)N(s).v;
+    uint32_t r = ID(s);
     uint32_t g = e->rules[r].guard;
     uint32_t f = N(g).n, l = N(g).p;
     join(e, l, f); /* the guard goes away */
@@ -343,7 +391,7 @@ static void expand(gengine *e, uint32_t s)
     delete_digram(e, s);
     if (e->rle)
         delete_digram(e, left);
-    N(s).k = GK_DEAD;
+    N(s).s = GK_DEAD;
     join(e, left, right);
     node_release(e, s);
     join(e, left, f);
@@ -353,20 +401,22 @@ static void expand(gengine *e, uint32_t s)
         return;
     }
     settle(e, f);
-    if (N(right).k < GK_GUARD)
+    if (KIND(right) < GK_GUARD)
         settle(e, right);
 }
 
 static int check(gengine *e, uint32_t s)
 {
-    if (is_guard(e, s) || N(s).k == GK_DEAD || is_guard(e, N(s).n))
+    if (KIND(s) >= GK_GUARD || is_guard(e, N(s).n))
         return 0;
     if ((e->tabcount + 1) * 2 > e->tabcap && tgrow(e) < 0)
         return 0;
-    uint64_t h = dhash(e, s);
+    uint64_t key = dkey(e, s);
+    uint32_t h = dhash(e, s, key);
     int found;
-    size_t i = tprobe(e, s, h, &found);
+    size_t i = tprobe(e, s, key, h, &found);
     if (!found) {
+        e->tab[i].key = key;
         e->tab[i].h = h;
         e->tab[i].node = s;
         N(s).slot = (uint32_t)i;
@@ -387,7 +437,13 @@ int ge_init(gengine *e, int rle)
     memset(e, 0, sizeof *e);
     e->rle = rle;
     e->freenode = GNIL;
-    return tgrow(e);
+    e->imapcap = 1024;
+    e->imap = calloc(e->imapcap, sizeof *e->imap);
+    if (!e->imap || tgrow(e) < 0) {
+        ge_free(e);
+        return -1;
+    }
+    return 0;
 }
 
 void ge_free(gengine *e)
@@ -396,6 +452,8 @@ void ge_free(gengine *e)
     free(e->rules);
     free(e->freerules);
     free(e->tab);
+    free(e->tval);
+    free(e->imap);
     memset(e, 0, sizeof *e);
 }
 
@@ -410,7 +468,16 @@ uint32_t ge_root(gengine *e)
 int ge_push(gengine *e, uint32_t root, uint64_t v, uint32_t kind, uint64_t cnt)
 {
     uint32_t last = GLAST(e, root);
-    if (e->rle && !is_guard(e, last) && N(last).k == kind && N(last).v == v) {
+    uint32_t code;
+    if (kind == GK_TERM) {
+        uint32_t id = intern(e, v);
+        if (id == GNIL)
+            return -1;
+        code = CODE(id, GK_TERM);
+    } else {
+        code = CODE(v, GK_RULE);
+    }
+    if (e->rle && N(last).s == code) { /* a guard's code never equals a symbol's */
         delete_digram(e, N(last).p);
         N(last).c += cnt;
         if (kind == GK_RULE)
@@ -418,7 +485,7 @@ int ge_push(gengine *e, uint32_t root, uint64_t v, uint32_t kind, uint64_t cnt)
         check(e, N(last).p);
         return e->oom ? -1 : 0;
     }
-    uint32_t x = node_new(e, kind, v, cnt);
+    uint32_t x = node_new(e, code, cnt);
     if (x == GNIL)
         return -1;
     insert_after(e, last, x);
@@ -430,8 +497,8 @@ void ge_drop_root(gengine *e, uint32_t root)
 {
     uint32_t g = e->rules[root].guard;
     uint32_t x = N(g).n;
-    if (N(x).k == GK_RULE)
-        e->rules[N(x).v].uses -= N(x).c;
+    if (KIND(x) == GK_RULE)
+        e->rules[ID(x)].uses -= N(x).c;
     delete_digram(e, N(x).p);
     delete_digram(e, x);
     node_release(e, x);
@@ -459,9 +526,9 @@ traza_grammar *ge_export(gengine *e, uint32_t start, traza_galgo algo, traza_err
         uint32_t r = order[qi], gd = e->rules[r].guard;
         for (uint32_t x = N(gd).n; x != gd; x = N(x).n) {
             nsyms++;
-            if (N(x).k == GK_RULE && map[N(x).v] == GNIL) {
-                map[N(x).v] = (uint32_t)nord;
-                order[nord++] = (uint32_t)N(x).v;
+                if (KIND(x) == GK_RULE && map[ID(x)] == GNIL) {
+                map[ID(x)] = (uint32_t)nord;
+                order[nord++] = ID(x);
             }
         }
     }
@@ -478,8 +545,8 @@ traza_grammar *ge_export(gengine *e, uint32_t start, traza_galgo algo, traza_err
         g->off[qi] = k;
         g->is_cycle[qi] = qi > 0 && e->rules[r].pinned;
         for (uint32_t x = N(gd).n; x != gd; x = N(x).n) {
-            g->syms[k].is_rule = N(x).k == GK_RULE;
-            g->syms[k].value = g->syms[k].is_rule ? map[N(x).v] : N(x).v;
+            g->syms[k].is_rule = KIND(x) == GK_RULE;
+            g->syms[k].value = g->syms[k].is_rule ? map[ID(x)] : e->tval[ID(x)];
             g->syms[k].rep = N(x).c;
             k++;
         }

@@ -14,13 +14,16 @@
 
 enum { GK_TERM = 0, GK_RULE = 1, GK_GUARD = 2, GK_DEAD = 3 };
 #define GNIL UINT32_MAX
+#define GE_MAXID ((1u << 30) - 1)
 
+/* A node's symbol code s = id << 2 | kind: terminals are interned to dense ids
+ * (tval[id] is the value), rules are their id, guards carry their rule's id. A
+ * digram is then one 64-bit key (s1 << 32 | s2), compared without touching nodes. */
 typedef struct gnode {
-    uint64_t v;   /* terminal value or rule id */
-    uint64_t c;   /* repetition count */
     uint32_t p, n;
-    uint32_t k;   /* GK_* */
     uint32_t slot; /* digram table slot owned by this node (GNIL: none) */
+    uint32_t s;    /* symbol code */
+    uint64_t c;    /* repetition count */
 } gnode;
 
 typedef struct grule {
@@ -31,8 +34,9 @@ typedef struct grule {
 } grule;
 
 typedef struct gslot {
-    uint64_t h;      /* hash; 0 = empty */
-    uint32_t node;
+    uint64_t key;  /* digram key */
+    uint32_t node; /* GNIL = empty */
+    uint32_t h;    /* hash (home = h & mask) */
 } gslot;
 
 typedef struct gengine {
@@ -46,8 +50,20 @@ typedef struct gengine {
     size_t nfreerules, capfreerules;
     gslot *tab;
     size_t tabcap, tabcount;
+    uint64_t *tval;       /* interned terminal values */
+    size_t ntval, captval;
+    uint32_t *imap;       /* value -> id + 1 (0 = empty), open addressing */
+    size_t imapcap;
     int oom;
 } gengine;
+
+#define GKIND(e, i) ((e)->nodes[(i)].s & 3u)
+#define GID(e, i) ((e)->nodes[(i)].s >> 2)
+/* Terminal value or rule id of node i. */
+static inline uint64_t ge_val(const gengine *e, uint32_t i)
+{
+    return GKIND(e, i) == GK_TERM ? e->tval[GID(e, i)] : GID(e, i);
+}
 
 int ge_init(gengine *e, int rle);
 void ge_free(gengine *e);
