@@ -4,6 +4,9 @@
 
 #include "server/server.h"
 #include "traza/traza.h"
+#include "traza/analysis.h"
+#include "traza/grammar.h"
+#include "traza/svg.h"
 #include "util/util.h"
 
 #define TZ_API_TRACE_CACHE 8
