@@ -25,6 +25,12 @@ void tz_params_free(tz_params *ps)
 
 int tz_params_add(tz_params *ps, const char *key, size_t klen, const char *value, size_t vlen)
 {
+    for (size_t i = 0; i < klen; i++)
+        if ((unsigned char)key[i] < 0x20)
+            ps->malformed = 1;
+    for (size_t i = 0; value && i < vlen; i++)
+        if ((unsigned char)value[i] < 0x09 || ((unsigned char)value[i] > 0x0d && (unsigned char)value[i] < 0x20))
+            ps->malformed = 1;
     if (ps->n >= TZ_API_MAX_PARAMS || vlen > TZ_API_MAX_VALUE || klen > 256) {
         ps->overflow = 1;
         return 0;
@@ -343,11 +349,19 @@ int tz_req_filter_parse(tz_req *r, traza_trace *t, tz_req_filter *rf)
     size_t n;
     if (parse_ids(r, "types", &rf->types, &n, 4096) < 0) return -1;
     for (size_t i = 0; i < n; i++)
-        if (!traza_trace_event_type(t, rf->types[i])) { tz_req_filter_free(rf); return tz_fail(r, 404, "no event type %d", rf->types[i]); }
+        if (!traza_trace_event_type(t, rf->types[i])) {
+            int32_t bad = rf->types[i];
+            tz_req_filter_free(rf);
+            return tz_fail(r, 404, "no event type %d", bad);
+        }
     if (rf->types) { rf->f.types = rf->types; rf->f.ntypes = n; }
     if (parse_ids(r, "producers", &rf->producers, &n, 65536) < 0) { tz_req_filter_free(rf); return -1; }
     for (size_t i = 0; i < n; i++)
-        if (!traza_trace_producer(t, rf->producers[i])) { tz_req_filter_free(rf); return tz_fail(r, 404, "no producer %d", rf->producers[i]); }
+        if (!traza_trace_producer(t, rf->producers[i])) {
+            int32_t bad = rf->producers[i];
+            tz_req_filter_free(rf);
+            return tz_fail(r, 404, "no producer %d", bad);
+        }
     if (rf->producers) {
         if (tz_arg_i64(r, "subtree", 0, 1, 0, &v) < 0) { tz_req_filter_free(rf); return -1; }
         if (v) {
@@ -528,6 +542,10 @@ void tz_api_handle(tz_api *api, const char *method, const char *path, const tz_p
     }
     if (!path_ok(path)) {
         fail_resp(resp, 400, "malformed or forbidden path");
+        return;
+    }
+    if (params->malformed) {
+        fail_resp(resp, 400, "malformed query: a bad percent escape or a control character");
         return;
     }
     if (params->overflow) {

@@ -35,6 +35,7 @@ typedef struct tz_params {
     tz_param p[TZ_API_MAX_PARAMS];
     size_t n;
     int overflow;   /* too many parameters or a value too long: the request is refused */
+    int malformed;  /* a bad percent escape or a control byte: the request is refused */
 } tz_params;
 
 void tz_params_init(tz_params *ps);
