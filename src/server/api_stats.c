@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TZ_STATS_SCAN 2000000
+#define TZ_STATS_SCAN 400000
 #define TZ_STATS_PARTS 64
 
 typedef struct acc {

@@ -63,8 +63,9 @@ int tz_api_timeline(tz_req *r)
                   (long long)width, (long long)n);
     int rc = 0;
     if (n <= max) {
+        /* intervals that started before the window come too: room for as many */
         q.overlap = 1;
-        q.limit = max;
+        q.limit = 2 * max;
         traza_cursor *c = traza_query(t, &q, &r->err);
         if (!c) {
             rc = -1;
@@ -75,7 +76,7 @@ int tz_api_timeline(tz_req *r)
             while ((rc = traza_cursor_next(c, &ev, &r->err)) > 0)
                 event_json(&b, ev, k++ == 0);
             traza_cursor_free(c);
-            tz_buf_printf(&b, "],\"truncated\":%s}", k >= max ? "true" : "false");
+            tz_buf_printf(&b, "],\"truncated\":%s}", k >= 2 * max ? "true" : "false");
         }
     } else {
         tz_buf_printf(&b, "\"mode\":\"summary\",\"sample\":%lld,\"columns\":[", (long long)sample);
