@@ -471,6 +471,8 @@ void tz_api_free(tz_api *api)
     for (size_t i = 0; i < TZ_API_TRACE_CACHE; i++)
         if (api->cache[i].t)
             traza_trace_close(api->cache[i].t);
+    for (size_t i = 0; i < TZ_TINDEX_CACHE; i++)
+        tz_tindex_free(api->tix[i]);
     for (size_t i = 0; i < api->ngrammars; i++)
         free(api->grammars[i]);
     free(api->grammars);

@@ -24,7 +24,18 @@ int tz_api_density(tz_req *r)
     int64_t from = 0, to = 0;
     const traza_trace_info *info = traza_trace_info_of(t);
     int rc = 0;
-    if (info->events > 0 || rf.f.has_from || rf.f.has_to)
+    const tz_tindex *ix = tz_filter_time_only(&rf.f) && info->events > 0 ? tz_req_tindex(r, t) : NULL;
+    if (ix) {
+        /* the slices of traza_density, counted on the time index */
+        from = rf.f.has_from ? rf.f.from : info->min_ts;
+        to = rf.f.has_to ? rf.f.to : info->max_ts;
+        __int128 span = (__int128)to - from + 1;
+        for (int64_t i = 0; i < slices; i++) {
+            int64_t a = from + (int64_t)(span * i / slices), b = from + (int64_t)(span * (i + 1) / slices) - 1;
+            if (b >= a)
+                counts[i] = (uint64_t)(tz_tindex_first_gt(ix, b) - tz_tindex_first_ge(ix, a));
+        }
+    } else if (info->events > 0 || rf.f.has_from || rf.f.has_to)
         rc = traza_density(t, &rf.f, (size_t)slices, counts, &from, &to, &r->err);
     tz_req_filter_free(&rf);
     if (rc < 0) {

@@ -25,7 +25,24 @@ int tz_api_events(tz_req *r, int csv)
     rf.f.order = desc ? TRAZA_ORDER_TIME_DESC : TRAZA_ORDER_TIME;
     rf.f.with_params = 1;
     int64_t total = -1;
-    if (!csv && want_total && (total = traza_count(t, &rf.f, &r->err)) < 0) {
+    int empty = 0;
+    const traza_trace_info *info = traza_trace_info_of(t);
+    const tz_tindex *ix = tz_filter_time_only(&rf.f) && !desc && info->events > 0 ? tz_req_tindex(r, t) : NULL;
+    if (ix) {
+        /* a deep offset becomes a time bound plus a short offset among equal times:
+         * the store never steps over the skipped events */
+        size_t a = rf.f.has_from ? tz_tindex_first_ge(ix, rf.f.from) : 0;
+        size_t e = rf.f.has_to ? tz_tindex_first_gt(ix, rf.f.to) : ix->n;
+        total = e > a ? (int64_t)(e - a) : 0;
+        if (offset >= total) {
+            empty = 1;
+        } else if (offset > 0) {
+            size_t pos = a + (size_t)offset;
+            rf.f.has_from = 1;
+            rf.f.from = ix->ts[pos];
+            rf.f.offset = (int64_t)(pos - tz_tindex_first_ge(ix, ix->ts[pos]));
+        }
+    } else if (!csv && want_total && (total = traza_count(t, &rf.f, &r->err)) < 0) {
         tz_req_filter_free(&rf);
         return tz_fail_err(r, &r->err);
     }
@@ -42,9 +59,9 @@ int tz_api_events(tz_req *r, int csv)
         tz_buf_printf(&b, "{\"total\":%lld,\"offset\":%lld,\"limit\":%lld,\"events\":[", (long long)total,
                       (long long)offset, (long long)limit);
     const traza_event *ev;
-    int rc;
+    int rc = 0;
     int64_t n = 0;
-    while ((rc = traza_cursor_next(c, &ev, &r->err)) > 0) {
+    while (!empty && (rc = traza_cursor_next(c, &ev, &r->err)) > 0) {
         tz_event_row(&b, csv ? OUT_CSV : OUT_JSON, t, ev, n == 0);
         if (!csv) {
             /* ids the client needs for colours and links */

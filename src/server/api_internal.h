@@ -10,6 +10,18 @@
 #include "util/util.h"
 
 #define TZ_API_TRACE_CACHE 8
+#define TZ_TINDEX_CACHE 2
+#define TZ_TINDEX_MAX 32000000
+
+/* The in-memory time index of one trace (tindex.c). */
+typedef struct tz_tindex {
+    int64_t trace_id;
+    uint64_t used;
+    size_t n;
+    int64_t *ts;     /* start times, in time order */
+    int32_t *type;
+    int32_t *prod;
+} tz_tindex;
 #define TZ_API_MAX_REGEX 16
 
 struct tz_api {
@@ -22,6 +34,7 @@ struct tz_api {
         uint64_t used;
     } cache[TZ_API_TRACE_CACHE];
     uint64_t clock;
+    tz_tindex *tix[TZ_TINDEX_CACHE];
     /* call profile of one trace, kept between requests */
     int64_t cp_trace;
     void *cp;
@@ -63,6 +76,17 @@ typedef struct tz_req_filter {
 
 int tz_req_filter_parse(tz_req *r, traza_trace *t, tz_req_filter *rf);
 void tz_req_filter_free(tz_req_filter *rf);
+
+/* The time index of a trace (built on first use), or NULL when the trace is too
+ * large or memory is short: callers then use the store. */
+const tz_tindex *tz_req_tindex(tz_req *r, traza_trace *t);
+void tz_tindex_free(tz_tindex *ix);
+/* Index of the first event with ts >= x (> x), 0..n. */
+size_t tz_tindex_first_ge(const tz_tindex *ix, int64_t x);
+size_t tz_tindex_first_gt(const tz_tindex *ix, int64_t x);
+/* 1 when the filter restricts time only (no type, producer, category, condition,
+ * regex, set or overlap). */
+int tz_filter_time_only(const traza_filter *f);
 
 void tz_json_color(tz_buf *b, const char *name, const char *given);
 

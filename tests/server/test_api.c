@@ -262,6 +262,66 @@ static void test_density_timeline_stats(void **state)
     json_decref(j);
 }
 
+/* The time index (in-memory) and the store give the same answers. */
+static void test_time_index_exact(void **state)
+{
+    fx *f = *state;
+    traza_err err;
+    traza_trace *t = traza_trace_open(f->ws, "gen", TRAZA_OPEN_READ, &err);
+    assert_non_null(t);
+    const traza_trace_info *info = traza_trace_info_of(t);
+    int64_t wins[][2] = {{info->min_ts, info->max_ts}, {info->min_ts + 1000, info->min_ts + 77777}, {0, 1}, {info->max_ts - 10, info->max_ts + 1000}};
+    for (size_t w = 0; w < sizeof wins / sizeof wins[0]; w++) {
+        traza_filter fl;
+        traza_filter_init(&fl);
+        fl.has_from = fl.has_to = 1;
+        fl.from = wins[w][0];
+        fl.to = wins[w][1];
+        uint64_t counts[37];
+        int64_t a, b;
+        assert_int_equal(traza_density(t, &fl, 37, counts, &a, &b, &err), 0);
+        char url[256];
+        snprintf(url, sizeof url, "/api/density?trace=gen&slices=37&from=%lld&to=%lld", (long long)fl.from, (long long)fl.to);
+        json_t *j = get_json(f, url, 200);
+        json_t *c = json_object_get(j, "counts");
+        for (size_t i = 0; i < 37; i++)
+            assert_int_equal(json_integer_value(json_array_get(c, i)), counts[i]);
+        json_decref(j);
+        /* the timeline's per-pixel counts add up to the window's count */
+        snprintf(url, sizeof url, "/api/timeline?trace=gen&width=50&max=1&from=%lld&to=%lld", (long long)fl.from, (long long)fl.to);
+        j = get_json(f, url, 200);
+        json_int_t want = traza_count(t, &fl, &err), sum = 0;
+        if (strcmp(json_string_value(json_object_get(j, "mode")), "summary") == 0) {
+            json_t *cols = json_object_get(j, "columns");
+            for (size_t i = 0; i < json_array_size(cols); i++)
+                sum += jint(json_array_get(cols, i), "n");
+            assert_int_equal(sum, want);
+        }
+        json_decref(j);
+    }
+    /* a deep offset lands on the same event as the store's offset */
+    for (int64_t off = 0; off < 5000; off += 977) {
+        traza_filter fl;
+        traza_filter_init(&fl);
+        fl.offset = off;
+        fl.limit = 1;
+        traza_cursor *c = traza_query(t, &fl, &err);
+        const traza_event *ev;
+        assert_int_equal(traza_cursor_next(c, &ev, &err), 1);
+        char url[256];
+        snprintf(url, sizeof url, "/api/events?trace=gen&offset=%lld&limit=1", (long long)off);
+        json_t *j = get_json(f, url, 200);
+        assert_int_equal(jint(json_array_get(json_object_get(j, "events"), 0), "id"), ev->id);
+        assert_int_equal(jint(j, "total"), 5000);
+        json_decref(j);
+        traza_cursor_free(c);
+    }
+    json_t *j = get_json(f, "/api/events?trace=gen&offset=5000", 200);
+    assert_int_equal(json_array_size(json_object_get(j, "events")), 0);
+    json_decref(j);
+    traza_trace_close(t);
+}
+
 static void test_analyses(void **state)
 {
     fx *f = *state;
@@ -459,6 +519,7 @@ int main(void)
         cmocka_unit_test(test_traces_and_trace),
         cmocka_unit_test(test_events_paged_and_bounded),
         cmocka_unit_test(test_density_timeline_stats),
+        cmocka_unit_test(test_time_index_exact),
         cmocka_unit_test(test_analyses),
         cmocka_unit_test(test_bad_parameters),
         cmocka_unit_test(test_path_traversal),
