@@ -36,7 +36,7 @@ row() { local ms; ms=$(best "$2"); printf '%-58s %10s %12s\n' "$1" "$ms" "$(wc -
 row "density, whole trace, 1000 slices" "$base/density?trace=$name&slices=1000"
 row "density, 1/1000 window, 1000 slices" "$base/density?trace=$name&slices=1000&from=$mid&to=$((mid + q))"
 row "timeline, whole trace, 1500 px (summary)" "$base/timeline?trace=$name&width=1500"
-row "timeline, 1/1000 window, 1500 px" "$base/timeline?trace=$name&width=1500&from=$mid&to=$((mid + q))"
+row "timeline, 1/1000 window, 1500 px (detail, 10 k events)" "$base/timeline?trace=$name&width=1500&from=$mid&to=$((mid + q))"
 row "timeline, 1/100000 window, 1500 px (detail)" "$base/timeline?trace=$name&width=1500&from=$mid&to=$((mid + q / 100))"
 row "events page (100) in the middle" "$base/events?trace=$name&limit=100&offset=5000000"
 row "stats, 1/1000 window" "$base/stats?trace=$name&from=$mid&to=$((mid + q))"
