@@ -32,7 +32,7 @@ endif
 VERSION := 0.1.0
 # Libraries found through pkg-config. Optional-by-design features are not optional
 # at build time: a missing package is installed by scripts/install-deps.sh.
-PKGS    := sqlite3 libpcre2-8 libzstd liblzma zlib jansson libdw libelf babeltrace2 libpq
+PKGS    := sqlite3 libpcre2-8 libzstd liblzma zlib jansson libdw libelf babeltrace2 libpq libmicrohttpd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # libpq: Debian's libpq.pc lists static-only libraries (-lpgcommon -lpgport) in
 # Libs.private that no package installs, so traza.pc names -lpq instead of requiring it.
@@ -53,6 +53,8 @@ PLUGIN_SRC := $(sort $(wildcard examples/plugins/*.c))
 FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+# The web UI (issue 7), embedded into the library: see the web rules below.
+LIB_OBJ += $(BUILD)/obj/gen/web_assets.o
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 # Programs tests run (trace generators and the like): tests/<area>/helper_*.c
@@ -156,3 +158,21 @@ clean:
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 -include rt/rt.mk
+
+# ---- web UI (issue 7): web/ is built with npm (vite) into web/dist, which becomes a
+# generated C file of byte arrays compiled into libtraza (no files needed at run time).
+# The npm build runs once for every build directory (build/web.stamp); without npm the
+# UI is left out (the server then says so on /) and the JSON API still works.
+WEB_SRC := $(sort $(wildcard web/src/*.js web/src/*.css)) web/index.html web/vite.config.js web/package-lock.json
+build/web.stamp: $(WEB_SRC)
+	@mkdir -p build
+	@if command -v npm >/dev/null 2>&1; then \
+	  cd web && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund; } && npm run build --silent; \
+	else echo "warning: npm not found: building traza without its web UI" >&2; fi
+	@touch $@
+$(BUILD)/gen/web_assets.c: build/web.stamp scripts/web-embed.py
+	@mkdir -p $(dir $@)
+	python3 scripts/web-embed.py web/dist $@
+$(BUILD)/obj/gen/web_assets.o: $(BUILD)/gen/web_assets.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -c $< -o $@

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Web UI benchmark: density and timeline requests of `traza serve` on a 10 M-event
+# trace (target < 100 ms each), next to the anchor `traza density` run as a command
+# on the same trace and window; then the UI's first paint in headless chromium
+# (target < 1 s).
+# usage: bench/web.sh [TRAZA_BINARY]   (env: BENCH_WS = a workspace to keep the trace
+# between runs; EVENTS = trace size, default 10M)
+set -u
+traza=$(realpath "${1:-build/traza}")
+root=$(cd "$(dirname "$0")/.." && pwd)
+ws=${BENCH_WS:-/tmp/traza-bench-web}
+events=${EVENTS:-10M}
+export TRAZA_WORKSPACE=$ws
+name=big$events
+if ! "$traza" info "$name" >/dev/null 2>&1; then
+  echo "generating $name ($events events) in $ws ..."
+  /usr/bin/time -f "  gen: %e s" "$traza" gen --name "$name" --events "$events" --params 1 -q
+fi
+"$traza" info "$name" | head -4
+tmp=$(mktemp -d)
+"$traza" serve --listen 127.0.0.1:0 --port-file "$tmp/port" >/dev/null 2>&1 &
+pid=$!
+trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$tmp"' EXIT
+for _ in $(seq 1 100); do [ -s "$tmp/port" ] && break; sleep 0.1; done
+port=$(cat "$tmp/port")
+base="http://127.0.0.1:$port/api"
+curl -s -o /dev/null "$base/trace?trace=$name"   # open the trace (cached afterwards)
+read -r min max < <("$traza" info "$name" --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["min_ts"], d["max_ts"])')
+mid=$(( (min + max) / 2 )); q=$(( (max - min) / 1000 ))
+# best of 5 wall-clock times of one request, in ms
+best() { local b=999999 t; for _ in 1 2 3 4 5; do
+  t=$(curl -s -o "$tmp/out" -w '%{time_total}' "$1"); t=$(python3 -c "print(round($t*1000,1))")
+  b=$(python3 -c "print(min($b,$t))"); done; echo "$b"; }
+printf '%-58s %10s %12s\n' request "server ms" "answer bytes"
+row() { local ms; ms=$(best "$2"); printf '%-58s %10s %12s\n' "$1" "$ms" "$(wc -c <"$tmp/out")"; }
+row "density, whole trace, 1000 slices" "$base/density?trace=$name&slices=1000"
+row "density, 1/1000 window, 1000 slices" "$base/density?trace=$name&slices=1000&from=$mid&to=$((mid + q))"
+row "timeline, whole trace, 1500 px (summary)" "$base/timeline?trace=$name&width=1500"
+row "timeline, 1/1000 window, 1500 px (detail, 10 k events)" "$base/timeline?trace=$name&width=1500&from=$mid&to=$((mid + q))"
+row "timeline, 1/100000 window, 1500 px (detail)" "$base/timeline?trace=$name&width=1500&from=$mid&to=$((mid + q / 100))"
+row "events page (100) in the middle" "$base/events?trace=$name&limit=100&offset=5000000"
+row "stats, 1/1000 window" "$base/stats?trace=$name&from=$mid&to=$((mid + q))"
+# the anchor: the same density computed by the command (process start + open + query)
+t=$( { /usr/bin/time -f '%e' "$traza" density "$name" --slices 1000 --json >/dev/null; } 2>&1 )
+d=$(best "$base/density?trace=$name&slices=1000")
+echo "anchor: traza density --slices 1000 (a command) $(python3 -c "print(round($t*1000))") ms; served $d ms; ratio $(python3 -c "print(round($t*1000/max($d,0.1),1))")x"
+if [ -x /usr/bin/chromium ] && [ -d "$root/web/node_modules/playwright-core" ]; then
+  (cd "$root/web" && node test/firstpaint.mjs "http://127.0.0.1:$port/" "$name")
+else
+  echo "first paint: skipped (chromium or web/node_modules missing)"
+fi

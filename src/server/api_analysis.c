@@ -1,0 +1,242 @@
+/* /api/aggregate, /api/anomaly, /api/correlate: the analysis views. Answers are
+ * bounded: at most TZ_API_MAX_AGG_SLICES slices, TZ_API_MAX_POINTS series points
+ * (evenly sampled beyond) and TZ_API_MAX_LIST ranked causes. */
+#include "server/api_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int tz_api_aggregate(tz_req *r)
+{
+    traza_trace *t = tz_req_trace(r);
+    if (!t)
+        return -1;
+    const traza_trace_info *info = traza_trace_info_of(t);
+    int64_t slices, from, to;
+    double thr;
+    if (tz_arg_clamp(r, "slices", 1, TZ_API_MAX_AGG_SLICES, 30, &slices) < 0 ||
+        tz_arg_i64(r, "from", INT64_MIN, INT64_MAX, info->min_ts, &from) < 0 ||
+        tz_arg_i64(r, "to", INT64_MIN, INT64_MAX, info->max_ts, &to) < 0 ||
+        tz_arg_double(r, "threshold", 1e-6, 0.5, 0.001, &thr) < 0)
+        return -1;
+    if (to <= from)
+        return tz_fail(r, 400, "the window [%lld, %lld] is empty", (long long)from, (long long)to);
+    const char *ms = tz_arg_str(r, "model");
+    int model = traza_agg_model_parse(ms ? ms : "occurrences");
+    if (model < 0)
+        return tz_fail(r, 400, "parameter 'model': occurrences, duration, avg-duration or avg-value, not '%.32s'", ms);
+    traza_agg_micro m;
+    traza_agg_quality q;
+    memset(&m, 0, sizeof m);
+    memset(&q, 0, sizeof q);
+    traza_agg_pentry *l = NULL;
+    size_t nl = 0, prop = 0;
+    if (traza_agg_micro_build(t, 1, from, to, (size_t)slices, (traza_agg_model)model, NULL, 0, &m, &r->err) < 0)
+        return tz_fail_err(r, &r->err);
+    if (m.nseries == 0) {
+        traza_agg_micro_free(&m);
+        return tz_fail(r, 422, "no events in the window: nothing to aggregate");
+    }
+    traza_agg_micro_normalize(&m);
+    if (traza_agg_qualities(&m, &q, &r->err) < 0 || traza_agg_plist(&q, thr, &l, &nl, &prop, &r->err) < 0) {
+        traza_agg_quality_free(&q);
+        traza_agg_micro_free(&m);
+        return tz_fail_err(r, &r->err);
+    }
+    const traza_event_type *types;
+    size_t nt = traza_trace_event_types(t, &types);
+    double *ts = calloc(nt * m.nslices + 1, sizeof *ts);
+    tz_buf b;
+    tz_buf_init(&b);
+    if (!ts)
+        b.oom = 1;
+    for (size_t s = 0; ts && s < m.nseries; s++)
+        if (m.type[s] >= 0 && (size_t)m.type[s] < nt)
+            for (size_t k = 0; k < m.nslices; k++)
+                ts[(size_t)m.type[s] * m.nslices + k] += m.v[s * m.nslices + k];
+    tz_buf_printf(&b, "{\"t0\":%lld,\"t1\":%lld,\"slices\":%zu,\"model\":\"%s\",\"series\":%zu,\"proposed\":%zu,\"types\":[",
+                  (long long)m.t0, (long long)m.t1, m.nslices, traza_agg_model_name((traza_agg_model)model), m.nseries, prop);
+    int first = 1;
+    for (size_t i = 0; ts && i < nt; i++) {
+        double sum = 0;
+        for (size_t k = 0; k < m.nslices; k++)
+            sum += ts[i * m.nslices + k];
+        if (sum <= 0)
+            continue;
+        tz_buf_printf(&b, "%s{\"id\":%zu,\"name\":", first ? "" : ",", i);
+        first = 0;
+        tz_json_str(&b, types[i].name);
+        tz_buf_puts(&b, ",\"color\":");
+        tz_json_color(&b, types[i].name, types[i].color);
+        tz_buf_puts(&b, ",\"values\":[");
+        for (size_t k = 0; k < m.nslices; k++) {
+            if (k) tz_buf_putc(&b, ',');
+            tz_json_num(&b, ts[i * m.nslices + k]);
+        }
+        tz_buf_puts(&b, "]}");
+    }
+    tz_buf_puts(&b, "],\"p_list\":[");
+    size_t step = nl > TZ_API_MAX_LIST ? (nl + TZ_API_MAX_LIST - 1) / TZ_API_MAX_LIST : 1;
+    first = 1;
+    for (size_t i = 0; i < nl; i++) {
+        if (i % step && i != prop)
+            continue;
+        tz_buf_puts(&b, first ? "{\"p\":" : ",{\"p\":");
+        first = 0;
+        tz_json_num(&b, l[i].p);
+        tz_buf_puts(&b, ",\"gain\":");
+        tz_json_num(&b, l[i].gain);
+        tz_buf_puts(&b, ",\"loss\":");
+        tz_json_num(&b, l[i].loss);
+        tz_buf_printf(&b, ",\"nparts\":%zu,\"parts\":[", l[i].nparts);
+        for (size_t k = 0; k < m.nslices; k++)
+            tz_buf_printf(&b, "%s%d", k ? "," : "", l[i].parts[k]);
+        tz_buf_puts(&b, "]}");
+    }
+    tz_buf_puts(&b, "]}");
+    free(ts);
+    traza_agg_plist_free(l, nl);
+    traza_agg_quality_free(&q);
+    traza_agg_micro_free(&m);
+    return tz_send_json(r, &b);
+}
+
+static int load_series(tz_req *r, traza_trace *t, traza_series *s)
+{
+    const char *spec = tz_arg_str(r, "series");
+    if (!spec || !*spec)
+        return tz_fail(r, 400, "missing parameter 'series' (TYPE, TYPE@PRODUCER or a saved event set)");
+    int64_t sub;
+    if (tz_arg_i64(r, "subtree", 0, 1, 1, &sub) < 0)
+        return -1;
+    memset(s, 0, sizeof *s);
+    if (traza_series_load(t, spec, (int)sub, 0, s, &r->err) < 0)
+        return tz_fail_err(r, &r->err);
+    return 0;
+}
+
+int tz_api_anomaly(tz_req *r)
+{
+    traza_trace *t = tz_req_trace(r);
+    if (!t)
+        return -1;
+    const char *ms = tz_arg_str(r, "metric"), *rs = tz_arg_str(r, "rule");
+    int metric = traza_metric_parse(ms ? ms : "duration"), rule = traza_rule_parse(rs ? rs : "ci99");
+    if (metric < 0)
+        return tz_fail(r, 400, "parameter 'metric': duration or period, not '%.32s'", ms);
+    if (rule < 0)
+        return tz_fail(r, 400, "parameter 'rule': ci99, sigma or mad, not '%.32s'", rs);
+    double k;
+    if (tz_arg_double(r, "k", 0.1, 100, 3, &k) < 0)
+        return -1;
+    traza_series s;
+    if (load_series(r, t, &s) < 0)
+        return -1;
+    traza_anomalies a;
+    memset(&a, 0, sizeof a);
+    if (traza_anomaly_detect(&s, (traza_metric)metric, (traza_rule)rule, k, &a, &r->err) < 0) {
+        traza_series_free(&s);
+        return tz_fail_err(r, &r->err);
+    }
+    tz_buf b;
+    tz_buf_init(&b);
+    tz_buf_puts(&b, "{\"series\":");
+    tz_json_str(&b, s.name);
+    tz_buf_printf(&b, ",\"n\":%zu,\"metric\":\"%s\",\"rule\":\"%s\",\"k\":", s.n, traza_metric_name(a.metric), traza_rule_name(a.rule));
+    tz_json_num(&b, a.k);
+    tz_buf_puts(&b, ",\"lo\":"); tz_json_num(&b, a.lo);
+    tz_buf_puts(&b, ",\"hi\":"); tz_json_num(&b, a.hi);
+    tz_buf_puts(&b, ",\"center\":"); tz_json_num(&b, a.center);
+    tz_buf_puts(&b, ",\"spread\":"); tz_json_num(&b, a.spread);
+    /* the series, evenly sampled to at most MAX_POINTS points: [ts, metric] */
+    size_t step = s.n > TZ_API_MAX_POINTS ? (s.n + TZ_API_MAX_POINTS - 1) / TZ_API_MAX_POINTS : 1;
+    tz_buf_printf(&b, ",\"step\":%zu,\"points\":[", step);
+    double vmin = INFINITY, vmax = -INFINITY;
+    int first = 1;
+    for (size_t i = metric == TRAZA_METRIC_PERIOD ? 1 : 0; i < s.n; i++) {
+        double v = metric == TRAZA_METRIC_PERIOD ? (double)(s.ts[i] - s.ts[i - 1]) : (double)(s.end[i] - s.ts[i]);
+        if (v < vmin) vmin = v;
+        if (v > vmax) vmax = v;
+        if (i % step)
+            continue;
+        tz_buf_printf(&b, "%s[%lld,", first ? "" : ",", (long long)s.ts[i]);
+        first = 0;
+        tz_json_num(&b, v);
+        tz_buf_putc(&b, ']');
+    }
+    tz_buf_printf(&b, "],\"count\":%zu,\"anomalies\":[", a.n);
+    for (size_t i = 0; i < a.n && i < TZ_API_MAX_POINTS; i++) {
+        size_t ix = a.index[i];
+        tz_buf_printf(&b, "%s{\"id\":%lld,\"ts\":%lld,\"value\":", i ? "," : "", (long long)s.id[ix], (long long)s.ts[ix]);
+        tz_json_num(&b, a.value[i]);
+        tz_buf_puts(&b, "}");
+    }
+    /* the density histogram of the metric values: 40 bins over [min, max] */
+    enum { NB = 40 };
+    uint64_t hist[NB];
+    memset(hist, 0, sizeof hist);
+    if (vmax >= vmin)
+        for (size_t i = metric == TRAZA_METRIC_PERIOD ? 1 : 0; i < s.n; i++) {
+            double v = metric == TRAZA_METRIC_PERIOD ? (double)(s.ts[i] - s.ts[i - 1]) : (double)(s.end[i] - s.ts[i]);
+            size_t bi = vmax > vmin ? (size_t)((v - vmin) / (vmax - vmin) * NB) : 0;
+            hist[bi < NB ? bi : NB - 1]++;
+        }
+    tz_buf_puts(&b, "],\"histogram\":{\"min\":");
+    tz_json_num(&b, vmax >= vmin ? vmin : 0);
+    tz_buf_puts(&b, ",\"max\":");
+    tz_json_num(&b, vmax >= vmin ? vmax : 0);
+    tz_buf_puts(&b, ",\"counts\":[");
+    for (int i = 0; i < NB; i++)
+        tz_buf_printf(&b, "%s%llu", i ? "," : "", (unsigned long long)hist[i]);
+    tz_buf_puts(&b, "]}}");
+    traza_anomalies_free(&a);
+    traza_series_free(&s);
+    return tz_send_json(r, &b);
+}
+
+int tz_api_correlate(tz_req *r)
+{
+    traza_trace *t = tz_req_trace(r);
+    if (!t)
+        return -1;
+    const char *mth = tz_arg_str(r, "method");
+    int method = !mth || strcmp(mth, "irregular") == 0 ? TRAZA_CORR_IRREGULAR : strcmp(mth, "regular") == 0 ? TRAZA_CORR_REGULAR : -1;
+    if (method < 0)
+        return tz_fail(r, 400, "parameter 'method': regular or irregular, not '%.32s'", mth);
+    int64_t top, delta;
+    if (tz_arg_clamp(r, "top", 1, TZ_API_MAX_LIST, 20, &top) < 0 || tz_arg_i64(r, "delta", 0, INT64_MAX / 4, 0, &delta) < 0)
+        return -1;
+    traza_series s;
+    if (load_series(r, t, &s) < 0)
+        return -1;
+    traza_rank_entry *rk = NULL;
+    size_t n = 0;
+    if (traza_correlate_rank(t, &s, (traza_corr_method)method, delta, &rk, &n, &r->err) < 0) {
+        traza_series_free(&s);
+        return tz_fail_err(r, &r->err);
+    }
+    tz_buf b;
+    tz_buf_init(&b);
+    tz_buf_puts(&b, "{\"series\":");
+    tz_json_str(&b, s.name);
+    tz_buf_printf(&b, ",\"method\":\"%s\",\"total\":%zu,\"causes\":[", method == TRAZA_CORR_REGULAR ? "regular" : "irregular", n);
+    for (size_t i = 0; i < n && i < (size_t)top; i++) {
+        const traza_event_type *et = traza_trace_event_type(t, rk[i].type);
+        char path[1024];
+        traza_trace_producer_path(t, rk[i].producer, path, sizeof path);
+        tz_buf_printf(&b, "%s{\"type\":%d,\"producer\":%d,\"type_name\":", i ? "," : "", rk[i].type, rk[i].producer);
+        tz_json_str(&b, et ? et->name : "?");
+        tz_buf_puts(&b, ",\"producer_name\":");
+        tz_json_str(&b, path);
+        tz_buf_printf(&b, ",\"n\":%zu,\"r\":", rk[i].n);
+        tz_json_num(&b, rk[i].r);
+        tz_buf_puts(&b, ",\"color\":");
+        tz_json_color(&b, et ? et->name : "?", et ? et->color : NULL);
+        tz_buf_puts(&b, "}");
+    }
+    tz_buf_puts(&b, "]}");
+    free(rk);
+    traza_series_free(&s);
+    return tz_send_json(r, &b);
+}

@@ -1,0 +1,90 @@
+/* /api/callstack: flame chart over time and flat profile of a function trace
+ * (nested states). The profile of the last trace asked for is kept between
+ * requests; calls are answered for a window, at most `max` of them, the longest
+ * first when more fall in it (a call shorter than a pixel is invisible anyway). */
+#include "server/api_internal.h"
+#include "tools/callprofile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void tz_api_callstack_free(tz_api *api)
+{
+    if (api->cp) {
+        tz_callprofile_free(api->cp);
+        free(api->cp);
+    }
+    api->cp = NULL;
+    api->cp_trace = -1;
+}
+
+static int cmp_dur(const void *a, const void *b)
+{
+    const tz_cp_call *x = *(const tz_cp_call *const *)a, *y = *(const tz_cp_call *const *)b;
+    int64_t dx = x->end - x->ts, dy = y->end - y->ts;
+    if (dx != dy)
+        return dx < dy ? 1 : -1;
+    return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+int tz_api_callstack(tz_req *r)
+{
+    traza_trace *t = tz_req_trace(r);
+    if (!t)
+        return -1;
+    const traza_trace_info *info = traza_trace_info_of(t);
+    int64_t from, to, max, top;
+    if (tz_arg_i64(r, "from", INT64_MIN, INT64_MAX, info->min_ts, &from) < 0 ||
+        tz_arg_i64(r, "to", INT64_MIN, INT64_MAX, info->max_ts, &to) < 0 ||
+        tz_arg_clamp(r, "max", 1, TZ_API_MAX_DETAIL, 5000, &max) < 0 ||
+        tz_arg_clamp(r, "top", 1, TZ_API_MAX_LIST, 50, &top) < 0)
+        return -1;
+    if (!r->api->cp || r->api->cp_trace != info->id) {
+        tz_api_callstack_free(r->api);
+        tz_callprofile *cp = calloc(1, sizeof *cp);
+        if (!cp)
+            return tz_fail(r, 500, "out of memory");
+        if (tz_callprofile_build(t, cp, &r->err) < 0) {
+            free(cp);
+            return tz_fail_err(r, &r->err);
+        }
+        r->api->cp = cp;
+        r->api->cp_trace = info->id;
+    }
+    const tz_callprofile *cp = r->api->cp;
+    const tz_cp_call **sel = malloc((cp->ncalls ? cp->ncalls : 1) * sizeof *sel);
+    if (!sel)
+        return tz_fail(r, 500, "out of memory");
+    size_t ns = 0;
+    for (size_t i = 0; i < cp->ncalls; i++)
+        if (cp->calls[i].end >= from && cp->calls[i].ts <= to)
+            sel[ns++] = &cp->calls[i];
+    int truncated = ns > (size_t)max;
+    if (truncated) {
+        qsort(sel, ns, sizeof *sel, cmp_dur);
+        ns = (size_t)max;
+    }
+    tz_buf b;
+    tz_buf_init(&b);
+    tz_buf_printf(&b, "{\"from\":%lld,\"to\":%lld,\"min_ts\":%lld,\"max_ts\":%lld,\"max_level\":%d,\"truncated\":%s,"
+                      "\"fields\":[\"ts\",\"end\",\"type\",\"producer\",\"level\"],\"calls\":[",
+                  (long long)from, (long long)to, (long long)cp->min_ts, (long long)cp->max_ts, cp->max_level,
+                  truncated ? "true" : "false");
+    for (size_t i = 0; i < ns; i++)
+        tz_buf_printf(&b, "%s[%lld,%lld,%d,%d,%d]", i ? "," : "", (long long)sel[i]->ts, (long long)sel[i]->end,
+                      sel[i]->type, sel[i]->producer, sel[i]->level);
+    free(sel);
+    tz_buf_puts(&b, "],\"profile\":[");
+    for (size_t i = 0; i < cp->nfuncs && i < (size_t)top; i++) {
+        const tz_cp_func *f = &cp->funcs[i];
+        const traza_event_type *et = traza_trace_event_type(t, f->type);
+        tz_buf_printf(&b, "%s{\"type\":%d,\"name\":", i ? "," : "", f->type);
+        tz_json_str(&b, f->name ? f->name : "?");
+        tz_buf_printf(&b, ",\"calls\":%lld,\"inclusive\":%lld,\"exclusive\":%lld,\"color\":", (long long)f->calls,
+                      (long long)f->inclusive, (long long)f->exclusive);
+        tz_json_color(&b, f->name ? f->name : "?", et ? et->color : NULL);
+        tz_buf_puts(&b, "}");
+    }
+    tz_buf_printf(&b, "],\"functions\":%zu}", cp->nfuncs);
+    return tz_send_json(r, &b);
+}

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# traza serve: the CLI (usage errors, clean stop) and the web UI in a real browser
+# (Playwright driving Debian's chromium headless). Screenshots: $TRAZA_BUILD/web-test/.
+. "$(dirname "$0")/../lib.sh"
+root=$(cd "$(dirname "$0")/../.." && pwd)
+
+check_rc "serve --help" 0 "$TRAZA" serve --help
+check_contains "serve --help names --listen" "$OUT" "--listen HOST:PORT"
+check_rc "serve: bad --listen is a usage error" 2 "$TRAZA" serve --listen nonsense
+check_rc "serve: port out of range" 2 "$TRAZA" serve --listen 127.0.0.1:70000
+check_rc "serve: extra argument" 2 "$TRAZA" serve extra
+check_rc "serve: unreadable grammar" 2 "$TRAZA" serve --grammar "$TMP/none.tzg"
+
+"$TRAZA" gen --name gen --events 20000 --params 2 -q >/dev/null
+"$TRAZA" import "$root/examples/demo.paje" -q >/dev/null
+"$TRAZA" import "$root/examples/demo.kptrace" --name demo-kp -q >/dev/null
+check_eq "test workspace has 3 traces" 3 "$("$TRAZA" list --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')"
+
+start_server() { # -> $PID, $PORT
+  rm -f "$TMP/port"
+  "$TRAZA" serve --listen 127.0.0.1:0 --port-file "$TMP/port" "$@" >"$TMP/serve.out" 2>&1 &
+  PID=$!
+  for _ in $(seq 1 100); do [ -s "$TMP/port" ] && break; sleep 0.1; done
+  PORT=$(cat "$TMP/port" 2>/dev/null)
+}
+stop_server() { # SIG -> $RC
+  kill -"$1" "$PID" 2>/dev/null
+  for _ in $(seq 1 100); do kill -0 "$PID" 2>/dev/null || break; sleep 0.1; done
+  kill -0 "$PID" 2>/dev/null && kill -9 "$PID"
+  wait "$PID"; RC=$?
+}
+
+# A clean stop on SIGINT.
+start_server
+if [ -n "$PORT" ]; then pass "serve binds an ephemeral port ($PORT)"; else fail "serve binds an ephemeral port" "$(cat "$TMP/serve.out")"; fi
+check_contains "serve prints the URL" "$(cat "$TMP/serve.out")" "http://127.0.0.1:$PORT/"
+stop_server INT
+check_eq "serve stops cleanly on SIGINT" 0 "$RC"
+check_contains "serve says it stopped" "$(cat "$TMP/serve.out")" "stopped (SIGINT)"
+
+# The browser test.
+if [ ! -x /usr/bin/chromium ]; then
+  skip "browser test" "chromium is not installed (apt-get install chromium)"; exit 0
+fi
+if ! command -v node >/dev/null || [ ! -d "$root/web/node_modules/playwright-core" ]; then
+  skip "browser test" "node or web/node_modules/playwright-core missing (make runs npm ci in web/)"; exit 0
+fi
+# a Cyclitur grammar with two distinct cycles for the grammar views
+python3 -c "
+import random
+r = random.Random(3)
+out = []
+for i in range(400):
+    out.append('0x1000')
+    out += ['0x1004', '0x1008', '0x100c'] if r.random() < 0.7 else ['0x1004', '0x2000', '0x2004', '0x100c']
+print('\n'.join(out))" >"$TMP/pcs.txt"
+"$TRAZA" grammar compress "$TMP/pcs.txt" -o "$TMP/loop.tzg" --algo cyclitur --loop-header 0x1000 >/dev/null 2>&1
+start_server --grammar "$TMP/loop.tzg"
+shots=${TRAZA_BUILD:-$root/build}/web-test
+rm -rf "$shots"
+(cd "$root/web" && timeout 120 node test/browser.mjs "http://127.0.0.1:$PORT/" "$shots" gen grammar) >"$TMP/browser.out" 2>&1
+brc=$?
+cat "$TMP/browser.out"
+[ $brc -eq 0 ] || grep -q '^FAIL: ' "$TMP/browser.out" || fail "browser test exited $brc" "$(tail -20 "$TMP/browser.out")"
+stop_server TERM
+check_eq "serve stops cleanly on SIGTERM after the browser test" 0 "$RC"
+n=$(ls "$shots"/*.png 2>/dev/null | wc -l)
+if [ "$n" -ge 6 ]; then pass "screenshots saved ($n in $shots)"; else fail "screenshots saved" "only $n in $shots"; fi

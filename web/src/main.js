@@ -1,0 +1,75 @@
+// traza web UI: the trace explorer, tabs, and the shared range shown in the header.
+import './style.css';
+import { state, api, changed, onChange, fmtTime, el } from './state.js';
+import { setupOverview } from './overview.js';
+import { setupViews } from './views.js';
+
+async function openTrace(id) {
+  const t = await api('trace', { trace: id });
+  t.typeMap = new Map(t.types.map(x => [x.id, x]));
+  t.prodMap = new Map(t.producers.map(x => [x.id, x]));
+  state.trace = t; state.range = null; state.folded = new Set();
+  document.getElementById('trace-title').textContent = `${t.info.name} (${t.info.format}, ${t.info.events} events)`;
+  renderExplorer();
+  changed('trace');
+}
+
+function renderExplorer() {
+  const box = document.getElementById('explorer');
+  box.replaceChildren(el('h3', {}, 'Traces'));
+  const groups = new Map();
+  for (const t of state.traces) { if (!groups.has(t.format)) groups.set(t.format, []); groups.get(t.format).push(t); }
+  for (const [fmt, list] of [...groups].sort()) {
+    const ul = el('ul', {});
+    for (const t of list) {
+      const open = state.trace && state.trace.info.id === t.id;
+      ul.append(el('li', { class: 'trace' + (open ? ' open' : ''), 'data-testid': 'trace-item', 'data-name': t.name, onclick: () => openTrace(t.id) },
+        t.name, el('small', {}, ` ${t.events} ev`)));
+    }
+    box.append(el('details', { open: '' }, el('summary', {}, `${fmt} (${list.length})`), ul));
+  }
+  if (!state.traces.length) box.append(el('p', {}, 'The workspace has no trace: traza import FILE'));
+  if (state.trace) {
+    const i = state.trace.info;
+    const meta = el('dl', { class: 'meta', 'data-testid': 'trace-meta' });
+    const add = (k, v) => meta.append(el('dt', {}, k), el('dd', {}, v));
+    add('name', i.name); add('format', i.format); add('events', i.events); add('producers', i.producers);
+    add('event types', i.event_types); add('span', fmtTime(i.max_ts - i.min_ts, i.time_unit));
+    add('time unit', `10^${i.time_unit} s`);
+    for (const s of i.sources) add('source', s);
+    for (const [k, v] of Object.entries(i.params)) add(k, v);
+    box.append(el('h3', {}, 'Metadata'), meta);
+    const res = el('ul', { class: 'results', 'data-testid': 'results' });
+    for (const r of state.trace.results) res.append(el('li', {}, `${r.name} `, el('small', {}, `${r.kind}, ${r.size}, ${r.tool}`)));
+    if (!state.trace.results.length) res.append(el('li', {}, el('small', {}, 'no saved results')));
+    box.append(el('h3', {}, 'Results'), res);
+  }
+}
+
+function showRange() {
+  const r = document.getElementById('range');
+  if (!state.trace) { r.textContent = ''; return; }
+  const u = state.trace.info.time_unit;
+  r.textContent = state.range ? `range ${fmtTime(state.range.from, u)} – ${fmtTime(state.range.to, u)}` : 'whole trace';
+  r.dataset.from = state.range ? state.range.from : '';
+  r.dataset.to = state.range ? state.range.to : '';
+}
+
+async function main() {
+  for (const b of document.querySelectorAll('#tabs button')) {
+    b.addEventListener('click', () => {
+      document.querySelectorAll('#tabs button').forEach(x => x.classList.toggle('on', x === b));
+      document.querySelectorAll('.tab').forEach(x => x.classList.toggle('on', x.id === 'tab-' + b.dataset.tab));
+      changed('tab');
+    });
+  }
+  document.getElementById('reset-range').addEventListener('click', () => { state.range = null; changed('range'); });
+  onChange(showRange);
+  setupOverview();
+  setupViews();
+  const list = await api('traces');
+  state.traces = list.traces;
+  renderExplorer();
+  document.body.dataset.loaded = '1';
+}
+main().catch(e => { document.getElementById('explorer').append(el('p', { class: 'err' }, 'error: ' + e.message)); });

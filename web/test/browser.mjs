@@ -1,0 +1,156 @@
+// Browser test of the traza web UI: drives Debian's chromium headless through
+// playwright-core against a running `traza serve`.
+// usage: node browser.mjs URL SCREENSHOT_DIR TRACE_NAME
+// Prints PASS:/FAIL: lines (tests/lib.sh conventions); exit 0 unless it crashed.
+import { chromium } from 'playwright-core';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const [url, shots, traceName, withGrammar] = process.argv.slice(2);
+mkdirSync(shots, { recursive: true });
+const profile = mkdtempSync(join(tmpdir(), 'traza-chromium-'));
+let failed = 0;
+const pass = n => console.log('PASS: ' + n);
+const fail = (n, why) => { failed++; console.log('FAIL: ' + n + '\n  ' + why); };
+const check = (n, ok, why) => (ok ? pass(n) : fail(n, why));
+
+// a fresh --user-data-dir (playwright passes it for a persistent context)
+const browser = await chromium.launchPersistentContext(profile, {
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  headless: true,
+  viewport: { width: 1400, height: 1000 },
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync'],
+});
+try {
+  const page = browser.pages()[0] || await browser.newPage();
+  const errors = [];
+  page.on('pageerror', e => errors.push(String(e)));
+  page.on('console', m => { if (m.type() === 'error') errors.push(m.text()); });
+  const requests = [];
+  page.on('request', r => requests.push(r.url()));
+
+  // 1. the page loads and lists the traces
+  const t0 = Date.now();
+  await page.goto(url);
+  await page.waitForSelector('[data-testid=trace-item]', { timeout: 10000 });
+  const firstPaintMs = Date.now() - t0;
+  const names = await page.$$eval('[data-testid=trace-item]', xs => xs.map(x => x.dataset.name));
+  check('page loads and lists the traces', names.includes(traceName) && names.length >= 2, 'traces: ' + names.join(','));
+  console.log(`# first paint with the trace list: ${firstPaintMs} ms`);
+  await page.screenshot({ path: join(shots, '1-list.png') });
+
+  // 2. open one: metadata, density and timeline canvases drawn
+  await page.click(`[data-testid=trace-item][data-name="${traceName}"]`);
+  await page.waitForFunction(() => /events in the selection/.test(document.querySelector('[data-testid=table-count]').textContent), null, { timeout: 15000 });
+  await page.waitForFunction(() => document.querySelector('[data-testid=timeline]').dataset.mode, null, { timeout: 15000 });
+  const meta = await page.textContent('[data-testid=trace-meta]');
+  check('opening a trace shows its metadata', meta.includes(traceName), meta.slice(0, 200));
+  const inked = sel => page.$eval(sel, cv => {
+    const g = cv.getContext('2d'); const d = g.getImageData(0, 0, cv.width, cv.height).data;
+    let n = 0; for (let i = 0; i < d.length; i += 4) { const [r, gg, b, a] = [d[i], d[i + 1], d[i + 2], d[i + 3]];
+      if (a > 0 && !(r > 240 && gg > 240 && b > 240)) n++; }
+    return n;
+  });
+  const dens = await inked('[data-testid=density]'), tl = await inked('[data-testid=timeline]');
+  check('density canvas has drawn pixels', dens > 500, 'coloured pixels: ' + dens);
+  check('timeline canvas has drawn pixels', tl > 500, 'coloured pixels: ' + tl);
+  const pieTypes0 = await page.$eval('[data-testid=pie-types]', x => +x.dataset.total);
+  const total0 = await page.$eval('[data-testid=table]', x => +x.dataset.total);
+  check('table and pie agree on the whole trace', total0 > 0 && pieTypes0 === total0, `table ${total0}, pie ${pieTypes0}`);
+  const rows0 = await page.$$eval('.trow', xs => xs.length);
+  check('the table shows a page of rows', rows0 > 5, 'rows: ' + rows0);
+  await page.screenshot({ path: join(shots, '2-open.png'), fullPage: true });
+
+  // 3. a regex filter narrows the table
+  const waitTotalChange = async prev => page.waitForFunction(p => +document.querySelector('[data-testid=table]').dataset.total !== p, prev, { timeout: 15000 });
+  await page.fill('[data-testid=filter-type]', '^state');
+  await waitTotalChange(total0);
+  const total1 = await page.$eval('[data-testid=table]', x => +x.dataset.total);
+  const types1 = await page.$$eval('.trow span:nth-child(4)', xs => xs.map(x => x.textContent));
+  check('a regex filter narrows the table', total1 > 0 && total1 < total0 && types1.every(t => t.startsWith('state')), `${total0} -> ${total1}: ${types1.slice(0, 5)}`);
+  await page.screenshot({ path: join(shots, '3-filter.png') });
+  // virtual scrolling: jump to the middle, another page of rows is fetched
+  const firstId = await page.$eval('.trow span', x => x.textContent);
+  await page.$eval('[data-testid=vscroll]', v => { v.scrollTop = v.scrollHeight / 2; });
+  await page.waitForFunction(id => document.querySelector('.trow span').textContent !== id, firstId, { timeout: 10000 });
+  pass('virtual scrolling loads the rows at the scroll position');
+  const csvHref = await page.getAttribute('[data-testid=csv]', 'href');
+  check('CSV export link carries the selection', csvHref.includes('re.type=') && csvHref.includes('events.csv'), csvHref);
+  const csv = await page.evaluate(h => fetch(h).then(r => r.text()), csvHref);
+  const csvLines = csv.trim().split('\n');
+  check('CSV export has the selected rows', csvLines.length - 1 === Math.min(total1, 100000) && csvLines[0].startsWith('id,ts'), `${csvLines.length - 1} lines vs ${total1}`);
+  await page.fill('[data-testid=filter-type]', '');
+  await waitTotalChange(total1);
+
+  // 4. a brushed range updates the table and the pie chart
+  await page.$eval('[data-testid=density]', e => e.scrollIntoView());
+  const box = await page.$('[data-testid=density]').then(e => e.boundingBox());
+  await page.mouse.move(box.x + box.width * 0.3, box.y + 30);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.45, box.y + 30, { steps: 5 });
+  await page.mouse.up();
+  await waitTotalChange(total0);
+  await page.waitForFunction(t => +document.querySelector('[data-testid=pie-types]').dataset.total !== t, pieTypes0, { timeout: 15000 });
+  const total2 = await page.$eval('[data-testid=table]', x => +x.dataset.total);
+  const pie2 = await page.$eval('[data-testid=pie-types]', x => +x.dataset.total);
+  const range = await page.$eval('[data-testid=range]', x => x.dataset.from);
+  check('a brushed range narrows the table', total2 > 0 && total2 < total0 && range !== '', `${total0} -> ${total2}`);
+  check('a brushed range updates the pie chart', pie2 < pieTypes0 && pie2 > 0, `${pieTypes0} -> ${pie2}`);
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: join(shots, '4-brush.png'), fullPage: true });
+
+  // timeline zoom: the wheel narrows the range; all views follow
+  await page.$eval('[data-testid=timeline]', e => e.scrollIntoView());
+  const tbox = await page.$('[data-testid=timeline]').then(e => e.boundingBox());
+  await page.mouse.move(tbox.x + tbox.width / 2, tbox.y + 20);
+  for (let i = 0; i < 8; i++) await page.mouse.wheel(0, -200);
+  await waitTotalChange(total2);
+  const total3 = await page.$eval('[data-testid=table]', x => +x.dataset.total);
+  check('zooming the timeline narrows every view', total3 < total2, `${total2} -> ${total3}`);
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: join(shots, '5-zoom.png') });
+  await page.click('[data-testid=reset-range]');
+  await waitTotalChange(total3);
+
+  // 5. the aggregation slider changes the parts
+  await page.click('#tabs button[data-tab=aggregate]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=agg-parts]') && document.querySelector('[data-testid=agg-parts]').dataset.nparts, null, { timeout: 20000 });
+  const max = +(await page.getAttribute('[data-testid=agg-slider]', 'max'));
+  const partsAt = async v => {
+    await page.$eval('[data-testid=agg-slider]', (s, x) => { s.value = String(x); s.dispatchEvent(new Event('input')); }, v);
+    return page.$eval('[data-testid=agg-parts]', c => +c.dataset.nparts);
+  };
+  const pLow = await partsAt(0), pHigh = await partsAt(max);
+  check('the aggregation slider changes the parts', max > 0 && pLow !== pHigh, `p index 0: ${pLow} parts, ${max}: ${pHigh} parts`);
+  await partsAt(Math.floor(max / 2));
+  await page.screenshot({ path: join(shots, '6-aggregate.png'), fullPage: true });
+
+  // anomalies, call stack: drawn without errors
+  await page.click('#tabs button[data-tab=anomaly]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=an-causes] table'), null, { timeout: 20000 });
+  pass('the anomaly view ranks probable causes');
+  await page.screenshot({ path: join(shots, '7-anomaly.png'), fullPage: true });
+  await page.click('#tabs button[data-tab=callstack]');
+  await page.waitForSelector('[data-testid=cs-table]', { timeout: 20000 });
+  pass('the call-stack view shows a flat profile');
+  await page.screenshot({ path: join(shots, '8-callstack.png'), fullPage: true });
+  await page.click('#tabs button[data-tab=grammar]');
+  if (withGrammar) {
+    await page.waitForSelector('[data-testid=gr-pie]', { timeout: 10000 });
+    const slices = await page.$eval('[data-testid=gr-pie]', x => +x.dataset.slices);
+    check('the grammar view draws the cycle pie', slices === 2, 'cycles in the pie: ' + slices);
+  }
+  await page.screenshot({ path: join(shots, '9-grammar.png'), fullPage: true });
+
+  const external = requests.filter(u => !u.startsWith(url.replace(/\/$/, '')) && !u.startsWith('data:'));
+  check('the UI makes no request outside the server', external.length === 0, external.join(' '));
+  check('no error in the page', errors.length === 0, errors.join(' | '));
+} catch (e) {
+  fail('browser test ran to the end', e.stack || String(e));
+} finally {
+  await browser.close();
+  rmSync(profile, { recursive: true, force: true });
+}
+process.exit(failed ? 1 : 0);
