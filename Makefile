@@ -161,13 +161,15 @@ clean:
 
 # ---- web UI (issue 7): web/ is built with npm (vite) into web/dist, which becomes a
 # generated C file of byte arrays compiled into libtraza (no files needed at run time).
-# The npm build runs once for every build directory (build/web.stamp); without npm the
+# `npm install --no-save` installs the versions package-lock.json pins; `npm ci` is not
+# used because npm 11 rejects this lock file for lacking other platforms' optional
+# rollup packages. The npm build runs once for every build directory (build/web.stamp); without npm the
 # UI is left out (the server then says so on /) and the JSON API still works.
 WEB_SRC := $(sort $(wildcard web/src/*.js web/src/*.css)) web/index.html web/vite.config.js web/package-lock.json
 build/web.stamp: $(WEB_SRC)
 	@mkdir -p build
 	@if command -v npm >/dev/null 2>&1; then \
-	  cd web && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund; } && npm run build --silent; \
+	  cd web && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm install --no-audit --no-fund --no-save; } && npm run build --silent; \
 	else echo "warning: npm not found: building traza without its web UI" >&2; fi
 	@touch $@
 $(BUILD)/gen/web_assets.c: build/web.stamp scripts/web-embed.py

@@ -75,8 +75,10 @@ check_eq "all-NOP program runs correctly" "$("$P/prog.plain" 4)" "$(TRAZA_RT_OUT
 check_rc "re-enable from NOPs" 0 "$TRAZA" patch none -o back --enable '^(fact|thrower)$'
 check_rc "record re-enabled" 0 "$TRAZA" record -o back.tzr --import back -- ./back 4
 check_eq "re-enabled: fact and thrower" "fact thrower" "$("$TRAZA" callstack back --json | json_get profile | python3 -c 'import json,sys; print(" ".join(sorted(f["name"] for f in json.load(sys.stdin))))')"
+# The budget depends on the recorded run time; 0.01% keeps the outcome the same
+# whether the machine is idle or 100x slower (50000 calls of small vs 1 of main).
 check_rc "record for budget" 0 "$TRAZA" record -o b.tzr --import bud -- "$P/bench.pre" loop 50000
-check_rc "patch --budget" 0 "$TRAZA" patch "$P/bench.pre" -o bpatched --budget 5% --cost 50 --from bud
+check_rc "patch --budget" 0 "$TRAZA" patch "$P/bench.pre" -o bpatched --budget 0.01% --cost 50 --from bud
 check_contains "budget turns off the hot function" "$OUT" "off small"
 check_rc "budget: patched program records main only" 0 "$TRAZA" record -o b2.tzr --import bud2 -- ./bpatched loop 20000
 check_eq "budget: small gone" "main" "$("$TRAZA" callstack bud2 --json | json_get profile | python3 -c 'import json,sys; print(" ".join(sorted(f["name"] for f in json.load(sys.stdin))))')"
