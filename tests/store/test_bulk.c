@@ -104,6 +104,10 @@ static void check_files(const char *wsdir)
         assert_int_equal(sqlite3_step(st), SQLITE_ROW);
         assert_int_equal(sqlite3_column_int(st, 0), 1);
         sqlite3_finalize(st);
+        assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_schema WHERE name LIKE 'tz_tp%'", -1, &st, NULL), SQLITE_OK);
+        assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+        assert_int_equal(sqlite3_column_int(st, 0), 0); /* no build table left behind */
+        sqlite3_finalize(st);
         sqlite3_close(db);
         seen++;
     }
