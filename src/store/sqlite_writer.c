@@ -368,7 +368,8 @@ static int write_type_producer_index(tz_wstate *w, traza_err *err)
 {
     if (w->lists_off)
         return 0;
-    qsort(w->klist, w->nklist, sizeof *w->klist, cmp_keylist);
+    if (w->nklist)
+        qsort(w->klist, w->nklist, sizeof *w->klist, cmp_keylist);
     free(w->kslot); /* the hash no longer matches the sorted list */
     w->kslot = NULL;
     w->kcap = 0;

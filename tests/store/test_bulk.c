@@ -117,7 +117,7 @@ static void check_files(const char *wsdir)
 
 static void check_trace(tu_ws *w, const char *name, int n, int sorted_prefix)
 {
-    exp_ev *ex = malloc((size_t)n * sizeof *ex);
+    exp_ev *ex = malloc((size_t)n * sizeof *ex + 1);
     assert_non_null(ex);
     for (int i = 0; i < n; i++)
         ex[i] = make_ev(i, sorted_prefix);
@@ -189,6 +189,7 @@ static void test_in_order(void **state)
 {
     (void)state;
     run_case("sorted", 5000 + 37, 1 << 30, NULL); /* not a multiple of the statement size */
+    run_case("empty", 0, 1 << 30, NULL);
 }
 
 static void test_sorted_in_memory(void **state)
