@@ -118,28 +118,28 @@ int traza_series_load(traza_trace *t, const char *spec, int subtree, unsigned ca
         free(prods);
         return -1;
     }
-    traza_cursor *c = traza_query(t, &f, err);
+    traza_scan *c = traza_scan_open(t, &f, err);
     if (!c) {
         free(prods);
         traza_series_free(s);
         return -1;
     }
-    const traza_event *ev;
+    traza_scan_batch b;
     int rc;
     size_t n = 0;
-    while ((rc = traza_cursor_next(c, &ev, err)) == 1) {
-        if (n >= (size_t)cnt) {
+    while ((rc = traza_scan_next(c, &b, err)) == 1) {
+        if (n + b.n > (size_t)cnt) {
             rc = traza_err_set(err, TRAZA_E_INTERNAL, "series '%s': more events than counted", spec);
             break;
         }
-        s->id[n] = ev->id;
-        s->ts[n] = ev->ts;
-        s->end[n] = (ev->has & TRAZA_HAS_END) ? ev->end_ts : ev->ts;
-        s->type[n] = ev->type;
-        s->producer[n] = ev->producer;
-        n++;
+        memcpy(s->id + n, b.id, b.n * sizeof *b.id);
+        memcpy(s->ts + n, b.ts, b.n * sizeof *b.ts);
+        memcpy(s->end + n, b.end_ts, b.n * sizeof *b.end_ts);
+        memcpy(s->type + n, b.type, b.n * sizeof *b.type);
+        memcpy(s->producer + n, b.producer, b.n * sizeof *b.producer);
+        n += b.n;
     }
-    traza_cursor_free(c);
+    traza_scan_free(c);
     free(prods);
     if (rc < 0) {
         traza_series_free(s);

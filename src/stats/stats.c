@@ -35,27 +35,27 @@ int traza_stats_compute(traza_trace *t, const traza_filter *f, traza_stats *out,
         q.overlap = 1;
     out->from = q.has_from ? q.from : info->min_ts;
     out->to = q.has_to ? q.to : info->max_ts;
-    traza_cursor *c = traza_query(t, &q, err);
+    traza_scan *c = traza_scan_open(t, &q, err);
     if (!c) {
         traza_stats_free(out);
         return -1;
     }
-    const traza_event *ev;
+    traza_scan_batch bt;
     int rc;
-    while ((rc = traza_cursor_next(c, &ev, err)) > 0) {
-        int64_t d = 0;
-        if (ev->has & TRAZA_HAS_END) {
-            int64_t a = ev->ts > out->from ? ev->ts : out->from;
-            int64_t b = ev->end_ts < out->to ? ev->end_ts : out->to;
-            d = b > a ? b - a : 0;
+    while ((rc = traza_scan_next(c, &bt, err)) > 0) {
+        for (size_t i = 0; i < bt.n; i++) {
+            /* end_ts == ts for events without an end: a zero duration either way */
+            int64_t a = bt.ts[i] > out->from ? bt.ts[i] : out->from;
+            int64_t b = bt.end_ts[i] < out->to ? bt.end_ts[i] : out->to;
+            int64_t d = b > a ? b - a : 0;
+            out->types[bt.type[i]].count++;
+            out->types[bt.type[i]].duration += d;
+            out->producers[bt.producer[i]].count++;
+            out->producers[bt.producer[i]].duration += d;
+            out->total++;
         }
-        out->types[ev->type].count++;
-        out->types[ev->type].duration += d;
-        out->producers[ev->producer].count++;
-        out->producers[ev->producer].duration += d;
-        out->total++;
     }
-    traza_cursor_free(c);
+    traza_scan_free(c);
     if (rc < 0) {
         traza_stats_free(out);
         return -1;
@@ -109,18 +109,21 @@ int traza_density(traza_trace *t, const traza_filter *f, size_t nslices, uint64_
     q.to = hi;
     q.offset = q.limit = 0;
     q.with_params = q.nregexes > 0;
-    traza_cursor *c = traza_query(t, &q, err);
+    traza_scan *c = traza_scan_open(t, &q, err);
     if (!c)
         return -1;
-    const traza_event *ev;
+    traza_scan_batch bt;
     int rc;
-    while ((rc = traza_cursor_next(c, &ev, err)) > 0) {
-        if (ev->ts < lo || ev->ts > hi)
-            continue;
-        /* the slice whose [lo + span*i/n, lo + span*(i+1)/n) holds ts, as the count path cuts them */
-        size_t i = (size_t)((((__int128)ev->ts - lo) * nslices + nslices - 1) / span);
-        counts[i < nslices ? i : nslices - 1]++;
+    while ((rc = traza_scan_next(c, &bt, err)) > 0) {
+        for (size_t k = 0; k < bt.n; k++) {
+            int64_t ts = bt.ts[k];
+            if (ts < lo || ts > hi)
+                continue;
+            /* the slice whose [lo + span*i/n, lo + span*(i+1)/n) holds ts, as the count path cuts them */
+            size_t i = (size_t)((((__int128)ts - lo) * nslices + nslices - 1) / span);
+            counts[i < nslices ? i : nslices - 1]++;
+        }
     }
-    traza_cursor_free(c);
+    traza_scan_free(c);
     return rc < 0 ? -1 : 0;
 }

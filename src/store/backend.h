@@ -90,6 +90,15 @@ typedef struct tz_backend_ops {
     int (*r_producers)(tz_tstate *t, int64_t id, int32_t **ids, size_t *n, traza_err *err);
     int (*r_group)(tz_tstate *t, int64_t id, traza_group_node **nodes, size_t *n, traza_err *err);
     int (*r_annotations)(tz_tstate *t, int64_t id, traza_annotation **a, size_t *n, traza_err *err);
+
+    /* Optional fast scans for analyses (NULL: the generic layer scans through
+     * q_open/q_next). s_open opens a query that returns only id, ts, end (= ts when
+     * the event has no end), type and producer; s_next fills up to `max` rows into
+     * the arrays and returns how many (0 at the end, -1 on error). Closed by q_close.
+     * The filter has no regexes and needs no parameters. */
+    int (*s_open)(tz_tstate *t, const tz_bfilter *f, tz_qstate **out, traza_err *err);
+    int64_t (*s_next)(tz_qstate *q, size_t max, int64_t *id, int64_t *ts, int64_t *end, int32_t *type, int32_t *producer,
+                      traza_err *err);
 } tz_backend_ops;
 
 struct tz_backend {

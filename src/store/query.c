@@ -35,7 +35,7 @@ struct traza_cursor {
     char text[4096];
 };
 
-static void bfilter_free(int32_t *types, int32_t *defs, struct tz_bcond *conds)
+void tz_bfilter_free(int32_t *types, int32_t *defs, struct tz_bcond *conds)
 {
     free(types);
     free(defs);
@@ -43,8 +43,8 @@ static void bfilter_free(int32_t *types, int32_t *defs, struct tz_bcond *conds)
 }
 
 /* Builds the backend filter. Allocations go into *types_out, *defs_out, *conds_out. */
-static int make_bfilter(traza_trace *t, const traza_filter *f, tz_bfilter *bf, int32_t **types_out,
-                        int32_t **defs_out, struct tz_bcond **conds_out, traza_err *err)
+int tz_make_bfilter(traza_trace *t, const traza_filter *f, tz_bfilter *bf, int32_t **types_out, int32_t **defs_out,
+                    struct tz_bcond **conds_out, traza_err *err)
 {
     memset(bf, 0, sizeof *bf);
     bf->f = f;
@@ -231,7 +231,7 @@ traza_cursor *traza_query(traza_trace *t, const traza_filter *f, traza_err *err)
         return NULL;
     }
     c->t = t;
-    if (make_bfilter(t, f, &c->bf, &c->types_buf, &c->defs_buf, &c->conds_buf, err) < 0 || compile_regexes(c, f, err) < 0) {
+    if (tz_make_bfilter(t, f, &c->bf, &c->types_buf, &c->defs_buf, &c->conds_buf, err) < 0 || compile_regexes(c, f, err) < 0) {
         traza_cursor_free(c);
         return NULL;
     }
@@ -268,6 +268,8 @@ int traza_cursor_next(traza_cursor *c, const traza_event **ev, traza_err *err)
         return 0;
     for (;;) {
         int rc = c->t->ws->b->ops->q_next(c->q, &c->ev, err);
+        if (rc == 0)
+            c->left = 0; /* stays at the end (stepping SQLite again would rerun the query) */
         if (rc <= 0)
             return rc;
         /* The backend knows integers; the model knows which are addresses. */
@@ -302,7 +304,7 @@ void traza_cursor_free(traza_cursor *c)
         pcre2_code_free(c->rxs[i].code);
     }
     free(c->rxs);
-    bfilter_free(c->types_buf, c->defs_buf, c->conds_buf);
+    tz_bfilter_free(c->types_buf, c->defs_buf, c->conds_buf);
     free(c);
 }
 
@@ -326,11 +328,11 @@ int64_t traza_count(traza_trace *t, const traza_filter *f, traza_err *err)
     tz_bfilter bf;
     int32_t *types, *defs;
     struct tz_bcond *conds;
-    if (make_bfilter(t, f, &bf, &types, &defs, &conds, err) < 0) {
-        bfilter_free(types, defs, conds);
+    if (tz_make_bfilter(t, f, &bf, &types, &defs, &conds, err) < 0) {
+        tz_bfilter_free(types, defs, conds);
         return -1;
     }
     int64_t n = bf.empty ? 0 : t->ws->b->ops->q_count(t->st, &bf, err);
-    bfilter_free(types, defs, conds);
+    tz_bfilter_free(types, defs, conds);
     return n;
 }

@@ -338,6 +338,8 @@ static const tz_backend_ops sqlite_ops = {
     .r_producers = tz_sqlite_r_producers,
     .r_group = tz_sqlite_r_group,
     .r_annotations = tz_sqlite_r_annotations,
+    .s_open = tz_sqlite_s_open,
+    .s_next = tz_sqlite_s_next,
 };
 
 tz_backend *tz_sqlite_open(traza_ctx *ctx, const char *dir, traza_err *err)

@@ -13,6 +13,7 @@ struct tz_qstate {
     sqlite3_stmt *st;
     sqlite3_stmt *params;  /* SELECT def, value FROM param WHERE event=? */
     int with_params;
+    int done;              /* the statement returned SQLITE_DONE (s_next) */
     traza_param *pv;
     size_t npv, cappv;
     tz_buf strs;           /* parameter strings of the current row */
@@ -45,7 +46,8 @@ int tz_sqlite_t_open(tz_backend *b, int64_t id, int write, tz_tstate **out, traz
     t->ws = s;
     t->id = id;
     t->nevents = events;
-    int flags = write ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
+    /* NOMUTEX: a trace is used by one thread at a time; per-call mutexes cost 15 % of a scan. */
+    int flags = (write ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX;
     if (sqlite3_open_v2(path, &t->db, flags, NULL) != SQLITE_OK) {
         traza_err_set(err, TRAZA_E_IO, "%s: cannot open the trace store: %s", path, t->db ? sqlite3_errmsg(t->db) : "out of memory");
         free(path);
@@ -53,6 +55,8 @@ int tz_sqlite_t_open(tz_backend *b, int64_t id, int write, tz_tstate **out, traz
         return -1;
     }
     sqlite3_busy_timeout(t->db, 10000);
+    /* Reads go through the page cache of the kernel without copies. */
+    sqlite3_exec(t->db, "PRAGMA mmap_size=1073741824", NULL, NULL, NULL);
     sqlite3_stmt *m = NULL;
     if (tz_sql_prepare(t->db, "SELECT value FROM meta WHERE key='max_duration'", &m, err) < 0) {
         traza_err_prefix(err, "%s: ", path);
@@ -243,17 +247,18 @@ static void bind_where(const tz_bfilter *bf, sqlite3_stmt *st, int64_t lo, int64
     }
 }
 
-int tz_sqlite_q_open(tz_tstate *t, const tz_bfilter *bf, tz_qstate **out, traza_err *err)
+static int q_open(tz_tstate *t, const tz_bfilter *bf, int narrow, tz_qstate **out, traza_err *err)
 {
     tz_qstate *q = calloc(1, sizeof *q);
     if (!q)
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     q->t = t;
-    q->with_params = bf->f->with_params;
+    q->with_params = narrow ? 0 : bf->f->with_params;
     tz_buf_init(&q->strs);
     tz_buf sql;
     tz_buf_init(&sql);
-    tz_buf_puts(&sql, "SELECT id, ts, type, producer, end_ts, end_producer, level, value, cpu FROM event");
+    tz_buf_puts(&sql, narrow ? "SELECT id, ts, coalesce(end_ts, ts), type, producer FROM event"
+                             : "SELECT id, ts, type, producer, end_ts, end_producer, level, value, cpu FROM event");
     int64_t lo, hi;
     build_where(t, bf, &sql, &lo, &hi);
     tz_buf_printf(&sql, " ORDER BY id %s", bf->f->order == TRAZA_ORDER_TIME_DESC ? "DESC" : "ASC");
@@ -273,6 +278,39 @@ int tz_sqlite_q_open(tz_tstate *t, const tz_bfilter *bf, tz_qstate **out, traza_
     bind_where(bf, q->st, lo, hi);
     *out = q;
     return 0;
+}
+
+int tz_sqlite_q_open(tz_tstate *t, const tz_bfilter *bf, tz_qstate **out, traza_err *err)
+{
+    return q_open(t, bf, 0, out, err);
+}
+
+int tz_sqlite_s_open(tz_tstate *t, const tz_bfilter *bf, tz_qstate **out, traza_err *err)
+{
+    return q_open(t, bf, 1, out, err);
+}
+
+int64_t tz_sqlite_s_next(tz_qstate *q, size_t max, int64_t *id, int64_t *ts, int64_t *end, int32_t *type, int32_t *producer,
+                         traza_err *err)
+{
+    sqlite3_stmt *st = q->st;
+    size_t n = 0;
+    while (n < max && !q->done) {
+        int rc = sqlite3_step(st);
+        if (rc == SQLITE_DONE) {
+            q->done = 1; /* stepping again would rerun the query */
+            break;
+        }
+        if (rc != SQLITE_ROW)
+            return tz_sql_fail(q->t->db, "reading events", err);
+        id[n] = sqlite3_column_int64(st, 0);
+        ts[n] = sqlite3_column_int64(st, 1);
+        end[n] = sqlite3_column_int64(st, 2);
+        type[n] = sqlite3_column_int(st, 3);
+        producer[n] = sqlite3_column_int(st, 4);
+        n++;
+    }
+    return (int64_t)n;
 }
 
 static int load_params(tz_qstate *q, traza_event *ev, traza_err *err)

@@ -15,6 +15,42 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+/* Events per multi-row INSERT: one sqlite3_step stores this many rows. */
+#define TZ_ROWS 64
+/* Page size of trace stores (see doc/store.md). */
+#ifndef TZ_PAGE_SIZE
+#define TZ_PAGE_SIZE "8192"
+#endif
+/* Default memory for sorting an out-of-order import in memory (TRAZA_SORT_MEM overrides). */
+#define TZ_SORT_MEM_DEFAULT ((size_t)512 << 20)
+
+/* The ids of the events of one (type, producer) pair, in increasing order: the
+ * (type, producer) index is written from these lists, already sorted, at commit. */
+typedef struct tz_keylist {
+    uint64_t key; /* type << 32 | producer */
+    uint32_t *ids;
+    size_t n, cap;
+} tz_keylist;
+
+/* An event held in memory until commit (out-of-order imports). */
+typedef struct tz_bparam {
+    int32_t def;
+    int32_t kind; /* TRAZA_PT_* */
+    int64_t i;
+    double d;
+    size_t soff;  /* string: offset in the string arena */
+} tz_bparam;
+
+typedef struct tz_bev {
+    int64_t ts, end_ts, seq;
+    double value;
+    int32_t type, producer, end_producer, level, cpu;
+    uint32_t has, np;
+    size_t p0;
+} tz_bev;
+
+enum { MODE_DIRECT, MODE_BUFFER, MODE_SPILLED };
+
 struct tz_wstate {
     tz_sqlite *ws;
     sqlite3 *db;
@@ -22,7 +58,28 @@ struct tz_wstate {
     char *tmp;      /* full path of the temporary */
     char *name;
     sqlite3_stmt *ins_event, *ins_param, *ins_producer, *ins_type, *ins_def;
+    sqlite3_stmt *ins_events;  /* TZ_ROWS rows per statement */
     int64_t max_duration;
+    /* rows waiting for a full multi-row statement */
+    traza_event pend[TZ_ROWS];
+    int64_t pend_id[TZ_ROWS];
+    int npend;
+    int mode;
+    int64_t ndb;       /* rows stored in the table (MODE_DIRECT, MODE_BUFFER) */
+    int64_t last_ts;
+    /* (type, producer) -> ids, open addressing over klist indexes + 1 */
+    int lists_off;     /* the index is built by CREATE INDEX instead */
+    tz_keylist *klist;
+    size_t nklist, capklist;
+    uint32_t *kslot;
+    size_t kcap;
+    /* in-memory reorder buffer */
+    tz_bev *buf;
+    size_t nbuf, capbuf;
+    tz_bparam *bpar;
+    size_t nbpar, capbpar;
+    tz_buf bstr;
+    size_t sort_mem;
 };
 
 int tz_sqlite_create_schema(sqlite3 *db, const char *p, traza_err *err)
@@ -60,17 +117,47 @@ int tz_sqlite_create_indexes(sqlite3 *db, traza_err *err)
                        "indexing the trace", err);
 }
 
-static void wstate_free(tz_wstate *w, int unlink_tmp)
+static void lists_free(tz_wstate *w)
+{
+    for (size_t i = 0; i < w->nklist; i++)
+        free(w->klist[i].ids);
+    free(w->klist);
+    free(w->kslot);
+    w->klist = NULL;
+    w->kslot = NULL;
+    w->nklist = w->capklist = w->kcap = 0;
+}
+
+static void buffer_free(tz_wstate *w)
+{
+    free(w->buf);
+    free(w->bpar);
+    tz_buf_free(&w->bstr);
+    w->buf = NULL;
+    w->bpar = NULL;
+    w->nbuf = w->capbuf = w->nbpar = w->capbpar = 0;
+}
+
+static void finalize_all(tz_wstate *w)
 {
     sqlite3_finalize(w->ins_event);
+    sqlite3_finalize(w->ins_events);
     sqlite3_finalize(w->ins_param);
     sqlite3_finalize(w->ins_producer);
     sqlite3_finalize(w->ins_type);
     sqlite3_finalize(w->ins_def);
+    w->ins_event = w->ins_events = w->ins_param = w->ins_producer = w->ins_type = w->ins_def = NULL;
+}
+
+static void wstate_free(tz_wstate *w, int unlink_tmp)
+{
+    finalize_all(w);
     if (w->db)
         sqlite3_close(w->db);
     if (unlink_tmp && w->tmp)
         unlink(w->tmp);
+    lists_free(w);
+    buffer_free(w);
     free(w->file);
     free(w->tmp);
     free(w->name);
@@ -93,9 +180,23 @@ static int open_bulk_db(const char *path, sqlite3 **db, traza_err *err)
     if (sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
         return traza_err_set(err, TRAZA_E_IO, "%s: cannot create: %s", path, *db ? sqlite3_errmsg(*db) : "out of memory");
     return tz_sql_exec(*db,
-                       "PRAGMA page_size=4096; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
-                       "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536; PRAGMA temp_store=FILE;",
+                       "PRAGMA page_size=" TZ_PAGE_SIZE "; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+                       "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536; PRAGMA temp_store=FILE; PRAGMA temp.cache_size=-65536;",
                        path, err);
+}
+
+static int prepare_multi(tz_wstate *w, traza_err *err)
+{
+    tz_buf sql;
+    tz_buf_init(&sql);
+    tz_buf_puts(&sql, "INSERT INTO event VALUES");
+    for (int r = 0; r < TZ_ROWS; r++)
+        tz_buf_puts(&sql, r ? ",(?,?,?,?,?,?,?,?,?)" : "(?,?,?,?,?,?,?,?,?)");
+    if (sql.oom)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    int rc = tz_sql_prepare(w->db, sql.s, &w->ins_events, err);
+    tz_buf_free(&sql);
+    return rc;
 }
 
 int tz_sqlite_w_begin(tz_backend *b, const char *name, tz_wstate **out, traza_err *err)
@@ -105,6 +206,16 @@ int tz_sqlite_w_begin(tz_backend *b, const char *name, tz_wstate **out, traza_er
     if (!w)
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     w->ws = s;
+    w->last_ts = INT64_MIN;
+    tz_buf_init(&w->bstr);
+    w->sort_mem = TZ_SORT_MEM_DEFAULT;
+    const char *env = getenv("TRAZA_SORT_MEM");
+    if (env && *env) {
+        char *end;
+        unsigned long long v = strtoull(env, &end, 10);
+        if (*end == '\0')
+            w->sort_mem = (size_t)v;
+    }
     w->file = random_file_name();
     w->name = tz_strdup(name);
     if (w->file)
@@ -116,6 +227,7 @@ int tz_sqlite_w_begin(tz_backend *b, const char *name, tz_wstate **out, traza_er
     if (open_bulk_db(w->tmp, &w->db, err) < 0 || tz_sqlite_create_schema(w->db, "", err) < 0 ||
         tz_sql_exec(w->db, "BEGIN", "starting the import", err) < 0 ||
         tz_sql_prepare(w->db, "INSERT INTO event VALUES(?,?,?,?,?,?,?,?,?)", &w->ins_event, err) < 0 ||
+        prepare_multi(w, err) < 0 ||
         tz_sql_prepare(w->db, "INSERT INTO param VALUES(?,?,?)", &w->ins_param, err) < 0 ||
         tz_sql_prepare(w->db, "INSERT INTO producer VALUES(?,?,?,?)", &w->ins_producer, err) < 0 ||
         tz_sql_prepare(w->db, "INSERT OR REPLACE INTO event_type VALUES(?,?,?,?)", &w->ins_type, err) < 0 ||
@@ -177,29 +289,222 @@ int tz_sqlite_w_param_def(tz_wstate *w, const traza_param_def *d, traza_err *err
     return step_reset(w, st, "storing a parameter definition", err);
 }
 
-int tz_sqlite_w_event(tz_wstate *w, const traza_event *ev, int64_t seq, traza_err *err)
+/* ---- (type, producer) id lists ---------------------------------------------- */
+
+static uint64_t key_hash(uint64_t k)
 {
-    sqlite3_stmt *st = w->ins_event;
-    int64_t id = seq + 1;
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_int64(st, 2, ev->ts);
-    sqlite3_bind_int(st, 3, ev->type);
-    sqlite3_bind_int(st, 4, ev->producer);
-    if (ev->has & TRAZA_HAS_END) {
-        sqlite3_bind_int64(st, 5, ev->end_ts);
-        if (ev->end_ts - ev->ts > w->max_duration)
-            w->max_duration = ev->end_ts - ev->ts;
-    } else {
-        sqlite3_bind_null(st, 5);
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    return k;
+}
+
+static int key_add(tz_wstate *w, int32_t type, int32_t producer, int64_t id, traza_err *err)
+{
+    if (w->lists_off)
+        return 0;
+    if (id > (int64_t)UINT32_MAX) {
+        /* Beyond 32-bit ids the index is built by SQLite. */
+        lists_free(w);
+        w->lists_off = 1;
+        return 0;
     }
-    if (ev->has & TRAZA_HAS_END_PRODUCER) sqlite3_bind_int(st, 6, ev->end_producer); else sqlite3_bind_null(st, 6);
-    if (ev->has & TRAZA_HAS_LEVEL) sqlite3_bind_int(st, 7, ev->level); else sqlite3_bind_null(st, 7);
-    if (ev->has & TRAZA_HAS_VALUE) sqlite3_bind_double(st, 8, ev->value); else sqlite3_bind_null(st, 8);
-    if (ev->has & TRAZA_HAS_CPU) sqlite3_bind_int(st, 9, ev->cpu); else sqlite3_bind_null(st, 9);
-    if (step_reset(w, st, "storing an event", err) < 0)
+    uint64_t key = (uint64_t)(uint32_t)type << 32 | (uint32_t)producer;
+    if (2 * (w->nklist + 1) > w->kcap) {
+        size_t ncap = w->kcap ? 2 * w->kcap : 256;
+        uint32_t *ns = calloc(ncap, sizeof *ns);
+        if (!ns)
+            return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        for (size_t i = 0; i < w->nklist; i++) {
+            size_t h = key_hash(w->klist[i].key) & (ncap - 1);
+            while (ns[h])
+                h = (h + 1) & (ncap - 1);
+            ns[h] = (uint32_t)(i + 1);
+        }
+        free(w->kslot);
+        w->kslot = ns;
+        w->kcap = ncap;
+    }
+    size_t h = key_hash(key) & (w->kcap - 1);
+    while (w->kslot[h] && w->klist[w->kslot[h] - 1].key != key)
+        h = (h + 1) & (w->kcap - 1);
+    if (!w->kslot[h]) {
+        if (TZ_GROW(w->klist, w->capklist, w->nklist + 1) < 0)
+            return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        memset(&w->klist[w->nklist], 0, sizeof w->klist[0]);
+        w->klist[w->nklist].key = key;
+        w->kslot[h] = (uint32_t)++w->nklist;
+    }
+    tz_keylist *l = &w->klist[w->kslot[h] - 1];
+    if (TZ_GROW(l->ids, l->cap, l->n + 1) < 0)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    l->ids[l->n++] = (uint32_t)id;
+    return 0;
+}
+
+/* Forgets the ids >= from (they are the largest of each list). */
+static void keys_truncate(tz_wstate *w, int64_t from)
+{
+    for (size_t i = 0; i < w->nklist; i++) {
+        tz_keylist *l = &w->klist[i];
+        while (l->n && (int64_t)l->ids[l->n - 1] >= from)
+            l->n--;
+    }
+}
+
+static int cmp_keylist(const void *a, const void *b)
+{
+    uint64_t x = ((const tz_keylist *)a)->key, y = ((const tz_keylist *)b)->key;
+    return x < y ? -1 : x > y;
+}
+
+/* Writes the (type, producer) index from the id lists: the entries go in already
+ * sorted into a WITHOUT ROWID table whose records have exactly the layout of an
+ * index of event(type, producer) — (type, producer, rowid), see the SQLite file
+ * format — and the schema row is then turned into that index (adopt_index).
+ * Sorting in C and appending costs about half of CREATE INDEX, which sorts with
+ * SQLite's external sorter. Returns 1 when done, 0 when the caller must CREATE INDEX. */
+static int write_type_producer_index(tz_wstate *w, traza_err *err)
+{
+    if (w->lists_off)
+        return 0;
+    if (w->nklist)
+        qsort(w->klist, w->nklist, sizeof *w->klist, cmp_keylist);
+    free(w->kslot); /* the hash no longer matches the sorted list */
+    w->kslot = NULL;
+    w->kcap = 0;
+    if (tz_sql_exec(w->db,
+                    "CREATE TEMP TABLE tz_tp_src(type INTEGER NOT NULL, producer INTEGER NOT NULL, id INTEGER NOT NULL,"
+                    " PRIMARY KEY(type, producer, id)) WITHOUT ROWID;"
+                    "CREATE TABLE main.tz_tp_build(type INTEGER NOT NULL, producer INTEGER NOT NULL, id INTEGER NOT NULL,"
+                    " PRIMARY KEY(type, producer, id)) WITHOUT ROWID",
+                    "indexing the trace", err) < 0)
         return -1;
-    for (uint32_t i = 0; i < ev->nparams; i++) {
-        const traza_param *p = &ev->params[i];
+    sqlite3_stmt *multi = NULL, *one = NULL;
+    tz_buf sql;
+    tz_buf_init(&sql);
+    tz_buf_puts(&sql, "INSERT INTO temp.tz_tp_src VALUES");
+    for (int r = 0; r < TZ_ROWS; r++)
+        tz_buf_puts(&sql, r ? ",(?,?,?)" : "(?,?,?)");
+    if (sql.oom) {
+        tz_buf_free(&sql);
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    }
+    int rc = tz_sql_prepare(w->db, sql.s, &multi, err);
+    tz_buf_free(&sql);
+    if (rc < 0 || tz_sql_prepare(w->db, "INSERT INTO temp.tz_tp_src VALUES(?,?,?)", &one, err) < 0) {
+        rc = -1;
+        goto fail;
+    }
+    struct { int type, prod; int64_t id; } tail[TZ_ROWS];
+    int r = 0;
+    for (size_t k = 0; k < w->nklist; k++) {
+        const tz_keylist *l = &w->klist[k];
+        int type = (int)(int32_t)(uint32_t)(l->key >> 32), prod = (int)(int32_t)(uint32_t)l->key;
+        for (size_t i = 0; i < l->n; i++) {
+            tail[r].type = type;
+            tail[r].prod = prod;
+            tail[r].id = l->ids[i];
+            if (++r < TZ_ROWS)
+                continue;
+            for (int j = 0; j < TZ_ROWS; j++) {
+                sqlite3_bind_int(multi, 3 * j + 1, tail[j].type);
+                sqlite3_bind_int(multi, 3 * j + 2, tail[j].prod);
+                sqlite3_bind_int64(multi, 3 * j + 3, tail[j].id);
+            }
+            r = 0;
+            int src = sqlite3_step(multi);
+            sqlite3_reset(multi);
+            if (src != SQLITE_DONE) {
+                tz_sql_fail(w->db, "indexing the trace", err);
+                rc = -1;
+                goto fail;
+            }
+        }
+    }
+    for (int j = 0; j < r; j++) {
+        sqlite3_bind_int(one, 1, tail[j].type);
+        sqlite3_bind_int(one, 2, tail[j].prod);
+        sqlite3_bind_int64(one, 3, tail[j].id);
+        int src = sqlite3_step(one);
+        sqlite3_reset(one);
+        if (src != SQLITE_DONE) {
+            tz_sql_fail(w->db, "indexing the trace", err);
+            rc = -1;
+            goto fail;
+        }
+    }
+    sqlite3_finalize(multi);
+    sqlite3_finalize(one);
+    multi = one = NULL;
+    /* SQLite's transfer optimisation copies a table into an empty one of the same
+     * shape as a bulk load: the index pages come out full (appending leaves them
+     * 7/8 full, which would cost 1.7 bytes per event). */
+    if (tz_sql_exec(w->db, "INSERT INTO main.tz_tp_build SELECT * FROM temp.tz_tp_src; DROP TABLE temp.tz_tp_src",
+                    "indexing the trace", err) < 0) {
+        rc = -1;
+        goto fail;
+    }
+    rc = 1;
+fail:
+    sqlite3_finalize(multi);
+    sqlite3_finalize(one);
+    return rc;
+}
+/* Turns tz_tp_build into the index event_type_producer (see above). Run inside the
+ * bulk transaction; the connection must be reopened before the index is used.
+ * Returns 1 when done, 0 when the schema cannot be written (defensive builds). */
+static int adopt_index(tz_wstate *w, traza_err *err)
+{
+    if (sqlite3_exec(w->db, "PRAGMA writable_schema=ON", NULL, NULL, NULL) != SQLITE_OK)
+        return 0;
+    int rc = sqlite3_exec(w->db,
+                          "UPDATE main.sqlite_schema SET type='index', name='event_type_producer', tbl_name='event',"
+                          " sql='CREATE INDEX event_type_producer ON event(type, producer)' WHERE name='tz_tp_build'",
+                          NULL, NULL, NULL);
+    int changed = rc == SQLITE_OK ? sqlite3_changes(w->db) : 0;
+    if (tz_sql_exec(w->db, "PRAGMA writable_schema=OFF", "indexing the trace", err) < 0)
+        return -1;
+    return changed == 1;
+}
+
+/* ---- storing rows ------------------------------------------------------------ */
+
+static void bind_row(sqlite3_stmt *st, int b, const traza_event *ev, int64_t id)
+{
+    sqlite3_bind_int64(st, b + 1, id);
+    sqlite3_bind_int64(st, b + 2, ev->ts);
+    sqlite3_bind_int(st, b + 3, ev->type);
+    sqlite3_bind_int(st, b + 4, ev->producer);
+    if (ev->has & TRAZA_HAS_END) sqlite3_bind_int64(st, b + 5, ev->end_ts); else sqlite3_bind_null(st, b + 5);
+    if (ev->has & TRAZA_HAS_END_PRODUCER) sqlite3_bind_int(st, b + 6, ev->end_producer); else sqlite3_bind_null(st, b + 6);
+    if (ev->has & TRAZA_HAS_LEVEL) sqlite3_bind_int(st, b + 7, ev->level); else sqlite3_bind_null(st, b + 7);
+    if (ev->has & TRAZA_HAS_VALUE) sqlite3_bind_double(st, b + 8, ev->value); else sqlite3_bind_null(st, b + 8);
+    if (ev->has & TRAZA_HAS_CPU) sqlite3_bind_int(st, b + 9, ev->cpu); else sqlite3_bind_null(st, b + 9);
+}
+
+/* Stores the pending rows: one multi-row statement when full, else one by one. */
+static int flush_rows(tz_wstate *w, traza_err *err)
+{
+    if (w->npend == TZ_ROWS) {
+        for (int r = 0; r < TZ_ROWS; r++)
+            bind_row(w->ins_events, 9 * r, &w->pend[r], w->pend_id[r]);
+        w->npend = 0;
+        return step_reset(w, w->ins_events, "storing events", err);
+    }
+    for (int r = 0; r < w->npend; r++) {
+        bind_row(w->ins_event, 0, &w->pend[r], w->pend_id[r]);
+        if (step_reset(w, w->ins_event, "storing an event", err) < 0)
+            return -1;
+    }
+    w->npend = 0;
+    return 0;
+}
+
+static int put_params(tz_wstate *w, const traza_param *pv, uint32_t n, int64_t id, traza_err *err)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        const traza_param *p = &pv[i];
         sqlite3_stmt *ps = w->ins_param;
         sqlite3_bind_int64(ps, 1, id);
         sqlite3_bind_int(ps, 2, p->def);
@@ -215,6 +520,286 @@ int tz_sqlite_w_event(tz_wstate *w, const traza_event *ev, int64_t seq, traza_er
     return 0;
 }
 
+/* Stores one event under `id` (its row may wait for a full statement). */
+static int put_row(tz_wstate *w, const traza_event *ev, int64_t id, traza_err *err)
+{
+    if ((ev->has & TRAZA_HAS_END) && ev->end_ts - ev->ts > w->max_duration)
+        w->max_duration = ev->end_ts - ev->ts;
+    traza_event *p = &w->pend[w->npend];
+    *p = *ev;
+    p->params = NULL;
+    p->nparams = 0;
+    w->pend_id[w->npend++] = id;
+    if (w->npend == TZ_ROWS && flush_rows(w, err) < 0)
+        return -1;
+    if (put_params(w, ev->params, ev->nparams, id, err) < 0)
+        return -1;
+    return key_add(w, ev->type, ev->producer, id, err);
+}
+
+/* ---- out-of-order imports: sorting in memory ---------------------------------- */
+
+static size_t buffer_bytes(const tz_wstate *w)
+{
+    return w->nbuf * sizeof *w->buf + w->nbpar * sizeof *w->bpar + w->bstr.len;
+}
+
+static int buffer_add(tz_wstate *w, const traza_event *ev, int64_t seq, traza_err *err)
+{
+    if (TZ_GROW(w->buf, w->capbuf, w->nbuf + 1) < 0 || TZ_GROW(w->bpar, w->capbpar, w->nbpar + ev->nparams) < 0)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    tz_bev *b = &w->buf[w->nbuf];
+    b->ts = ev->ts;
+    b->end_ts = ev->end_ts;
+    b->seq = seq;
+    b->value = ev->value;
+    b->type = ev->type;
+    b->producer = ev->producer;
+    b->end_producer = ev->end_producer;
+    b->level = ev->level;
+    b->cpu = ev->cpu;
+    b->has = ev->has;
+    b->p0 = w->nbpar;
+    b->np = ev->nparams;
+    for (uint32_t i = 0; i < ev->nparams; i++) {
+        const traza_param *p = &ev->params[i];
+        tz_bparam *q = &w->bpar[w->nbpar++];
+        memset(q, 0, sizeof *q);
+        q->def = p->def;
+        q->kind = (int32_t)p->v.kind;
+        q->i = p->v.i;
+        q->d = p->v.d;
+        if (p->v.kind == TRAZA_PT_STRING) {
+            const char *str = p->v.s ? p->v.s : "";
+            q->soff = w->bstr.len;
+            tz_buf_put(&w->bstr, str, strlen(str) + 1);
+            if (w->bstr.oom)
+                return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        }
+    }
+    w->nbuf++;
+    return 0;
+}
+
+/* Stores buffered event b under `id`. */
+static int put_buffered(tz_wstate *w, const tz_bev *b, int64_t id, traza_err *err)
+{
+    traza_param pv[64];
+    traza_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.ts = b->ts;
+    ev.end_ts = b->end_ts;
+    ev.value = b->value;
+    ev.type = b->type;
+    ev.producer = b->producer;
+    ev.end_producer = b->end_producer;
+    ev.level = b->level;
+    ev.cpu = b->cpu;
+    ev.has = b->has;
+    if (put_row(w, &ev, id, err) < 0)
+        return -1;
+    /* Parameters in chunks of 64. */
+    for (uint32_t i = 0; i < b->np;) {
+        uint32_t n = 0;
+        for (; n < 64 && i < b->np; n++, i++) {
+            const tz_bparam *q = &w->bpar[b->p0 + i];
+            pv[n].def = q->def;
+            pv[n].v.kind = (traza_ptype)q->kind;
+            pv[n].v.i = q->i;
+            pv[n].v.d = q->d;
+            pv[n].v.s = q->kind == TRAZA_PT_STRING ? w->bstr.s + q->soff : NULL;
+        }
+        if (put_params(w, pv, n, id, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Gives up sorting in memory: the buffered events are stored in arrival order and
+ * the whole store is copied in time order at commit (reorder()). */
+static int spill(tz_wstate *w, traza_err *err)
+{
+    lists_free(w);
+    w->lists_off = 1;
+    w->mode = MODE_SPILLED;
+    for (size_t i = 0; i < w->nbuf; i++)
+        if (put_buffered(w, &w->buf[i], w->buf[i].seq + 1, err) < 0)
+            return -1;
+    buffer_free(w);
+    return flush_rows(w, err);
+}
+
+static int cmp_bev(const void *a, const void *b)
+{
+    const tz_bev *x = a, *y = b;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* ts of stored row `id`, via the one-row statement of the reader's kind. */
+static int row_ts(tz_wstate *w, sqlite3_stmt *st, int64_t id, int64_t *ts, traza_err *err)
+{
+    sqlite3_bind_int64(st, 1, id);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *ts = sqlite3_column_int64(st, 0);
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW)
+        return tz_sql_fail(w->db, "sorting events by time", err);
+    return 0;
+}
+
+/* Moves the stored rows with id >= from (and their parameters) into the buffer. */
+static int pull_tail(tz_wstate *w, int64_t from, traza_err *err)
+{
+    sqlite3_stmt *ev = NULL, *pa = NULL;
+    int rc = -1;
+    if (tz_sql_prepare(w->db, "SELECT id, ts, type, producer, end_ts, end_producer, level, value, cpu FROM event WHERE id >= ? ORDER BY id",
+                       &ev, err) < 0 ||
+        tz_sql_prepare(w->db, "SELECT event, def, value FROM param WHERE event >= ? ORDER BY event, def", &pa, err) < 0)
+        goto out;
+    sqlite3_bind_int64(ev, 1, from);
+    sqlite3_bind_int64(pa, 1, from);
+    int prc = sqlite3_step(pa);
+    int erc;
+    traza_param pv[256];
+    char *strs[256];
+    while ((erc = sqlite3_step(ev)) == SQLITE_ROW) {
+        traza_event e;
+        memset(&e, 0, sizeof e);
+        int64_t id = sqlite3_column_int64(ev, 0);
+        e.ts = sqlite3_column_int64(ev, 1);
+        e.type = sqlite3_column_int(ev, 2);
+        e.producer = sqlite3_column_int(ev, 3);
+        if (sqlite3_column_type(ev, 4) != SQLITE_NULL) { e.end_ts = sqlite3_column_int64(ev, 4); e.has |= TRAZA_HAS_END; }
+        if (sqlite3_column_type(ev, 5) != SQLITE_NULL) { e.end_producer = sqlite3_column_int(ev, 5); e.has |= TRAZA_HAS_END_PRODUCER; }
+        if (sqlite3_column_type(ev, 6) != SQLITE_NULL) { e.level = sqlite3_column_int(ev, 6); e.has |= TRAZA_HAS_LEVEL; }
+        if (sqlite3_column_type(ev, 7) != SQLITE_NULL) { e.value = sqlite3_column_double(ev, 7); e.has |= TRAZA_HAS_VALUE; }
+        if (sqlite3_column_type(ev, 8) != SQLITE_NULL) { e.cpu = sqlite3_column_int(ev, 8); e.has |= TRAZA_HAS_CPU; }
+        uint32_t np = 0;
+        int bad = 0;
+        while (prc == SQLITE_ROW && sqlite3_column_int64(pa, 0) == id) {
+            if (np == 256) {
+                bad = 1;
+            } else {
+                traza_param *p = &pv[np];
+                memset(p, 0, sizeof *p);
+                p->def = sqlite3_column_int(pa, 1);
+                strs[np] = NULL;
+                switch (sqlite3_column_type(pa, 2)) {
+                case SQLITE_INTEGER: p->v.kind = TRAZA_PT_INT; p->v.i = sqlite3_column_int64(pa, 2); break;
+                case SQLITE_FLOAT: p->v.kind = TRAZA_PT_DOUBLE; p->v.d = sqlite3_column_double(pa, 2); break;
+                default: {
+                    p->v.kind = TRAZA_PT_STRING;
+                    const unsigned char *t = sqlite3_column_text(pa, 2);
+                    strs[np] = tz_strndup(t ? (const char *)t : "", (size_t)sqlite3_column_bytes(pa, 2));
+                    if (!strs[np])
+                        bad = 2;
+                    p->v.s = strs[np];
+                }
+                }
+                np++;
+            }
+            prc = sqlite3_step(pa);
+        }
+        e.params = pv;
+        e.nparams = np;
+        int arc = bad ? -1 : buffer_add(w, &e, id - 1, err);
+        for (uint32_t i = 0; i < np; i++)
+            free(strs[i]);
+        if (bad == 1)
+            traza_err_set(err, TRAZA_E_USAGE, "event %lld has more than 256 parameters", (long long)id);
+        else if (bad == 2)
+            traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        if (arc < 0)
+            goto out;
+    }
+    if (erc != SQLITE_DONE || (prc != SQLITE_DONE && prc != SQLITE_ROW)) {
+        tz_sql_fail(w->db, "sorting events by time", err);
+        goto out;
+    }
+    sqlite3_finalize(ev);
+    sqlite3_finalize(pa);
+    ev = pa = NULL;
+    char sql[160];
+    snprintf(sql, sizeof sql, "DELETE FROM event WHERE id >= %lld; DELETE FROM param WHERE event >= %lld;", (long long)from,
+             (long long)from);
+    if (tz_sql_exec(w->db, sql, "sorting events by time", err) < 0)
+        goto out;
+    keys_truncate(w, from);
+    w->ndb = from - 1;
+    rc = 0;
+out:
+    sqlite3_finalize(ev);
+    sqlite3_finalize(pa);
+    return rc;
+}
+
+/* At commit of an import that went out of order: sorts the buffered events, takes
+ * back the stored rows they must precede, and stores everything in time order.
+ * Falls back to spill() when that would not fit in memory. */
+static int settle(tz_wstate *w, traza_err *err)
+{
+    if (flush_rows(w, err) < 0)
+        return -1;
+    qsort(w->buf, w->nbuf, sizeof *w->buf, cmp_bev);
+    int64_t m = w->buf[0].ts;
+    /* First stored id with ts > m (stored rows are in time order). */
+    sqlite3_stmt *st = NULL;
+    if (tz_sql_prepare(w->db, "SELECT ts FROM event WHERE id=?", &st, err) < 0)
+        return -1;
+    int64_t lo = 1, hi = w->ndb + 1;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2, ts = 0;
+        if (row_ts(w, st, mid, &ts, err) < 0) {
+            sqlite3_finalize(st);
+            return -1;
+        }
+        if (ts > m)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    sqlite3_finalize(st);
+    int64_t ntail = w->ndb - lo + 1;
+    if (ntail > 0) {
+        if (buffer_bytes(w) + (size_t)ntail * (sizeof(tz_bev) + 16) > w->sort_mem)
+            return spill(w, err);
+        if (pull_tail(w, lo, err) < 0)
+            return -1;
+        qsort(w->buf, w->nbuf, sizeof *w->buf, cmp_bev);
+    }
+    int64_t id = w->ndb + 1;
+    for (size_t i = 0; i < w->nbuf; i++)
+        if (put_buffered(w, &w->buf[i], id++, err) < 0)
+            return -1;
+    w->ndb = id - 1;
+    buffer_free(w);
+    w->mode = MODE_DIRECT;
+    return flush_rows(w, err);
+}
+
+int tz_sqlite_w_event(tz_wstate *w, const traza_event *ev, int64_t seq, traza_err *err)
+{
+    if (w->mode == MODE_DIRECT) {
+        if (ev->ts >= w->last_ts) {
+            w->last_ts = ev->ts;
+            w->ndb++;
+            return put_row(w, ev, seq + 1, err);
+        }
+        w->mode = MODE_BUFFER;
+    }
+    if (w->mode == MODE_BUFFER) {
+        if (buffer_add(w, ev, seq, err) < 0)
+            return -1;
+        if (buffer_bytes(w) > w->sort_mem)
+            return spill(w, err);
+        return 0;
+    }
+    return put_row(w, ev, seq + 1, err);
+}
+
 /* Copies the store into a new file with events in time order (ids renumbered, and
  * parameters remapped), then makes that file the temporary. */
 static int reorder(tz_wstate *w, traza_err *err)
@@ -224,7 +809,7 @@ static int reorder(tz_wstate *w, traza_err *err)
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     char *sql = tz_asprintf(
         "ATTACH '%s' AS s;"
-        "PRAGMA s.page_size=4096; PRAGMA s.journal_mode=OFF; PRAGMA s.synchronous=OFF;",
+        "PRAGMA s.page_size=" TZ_PAGE_SIZE "; PRAGMA s.journal_mode=OFF; PRAGMA s.synchronous=OFF;",
         sorted);
     int rc = -1;
     if (!sql) {
@@ -245,12 +830,7 @@ static int reorder(tz_wstate *w, traza_err *err)
                     "sorting events by time", err) < 0 ||
         tz_sql_exec(w->db, "COMMIT; DETACH s;", "sorting events by time", err) < 0)
         goto out;
-    sqlite3_finalize(w->ins_event);
-    sqlite3_finalize(w->ins_param);
-    sqlite3_finalize(w->ins_producer);
-    sqlite3_finalize(w->ins_type);
-    sqlite3_finalize(w->ins_def);
-    w->ins_event = w->ins_param = w->ins_producer = w->ins_type = w->ins_def = NULL;
+    finalize_all(w);
     sqlite3_close(w->db);
     w->db = NULL;
     if (rename(sorted, w->tmp) < 0) {
@@ -371,20 +951,46 @@ fail:
 
 int tz_sqlite_w_commit(tz_wstate *w, int sorted, const traza_trace_info *info, int64_t *id, traza_err *err)
 {
-    char meta[256];
+    (void)sorted; /* the backend tracks the order itself (w->mode) */
+    if (w->mode == MODE_BUFFER && settle(w, err) < 0)
+        goto fail;
+    char meta[256]; /* after settle(): max_duration counts every event */
     snprintf(meta, sizeof meta,
              "INSERT INTO meta VALUES('format_version', 1); INSERT INTO meta VALUES('max_duration', %lld);"
              "INSERT INTO meta VALUES('events', %lld);",
              (long long)w->max_duration, (long long)info->events);
-    if (tz_sql_exec(w->db, meta, "finishing the import", err) < 0 || (!sorted && reorder(w, err) < 0) ||
-        tz_sqlite_create_indexes(w->db, err) < 0 || tz_sql_exec(w->db, "COMMIT", "finishing the import", err) < 0)
+    if (flush_rows(w, err) < 0 || tz_sql_exec(w->db, meta, "finishing the import", err) < 0)
         goto fail;
-    sqlite3_finalize(w->ins_event);
-    sqlite3_finalize(w->ins_param);
-    sqlite3_finalize(w->ins_producer);
-    sqlite3_finalize(w->ins_type);
-    sqlite3_finalize(w->ins_def);
-    w->ins_event = w->ins_param = w->ins_producer = w->ins_type = w->ins_def = NULL;
+    int adopted = 0;
+    if (w->mode == MODE_SPILLED) {
+        if (reorder(w, err) < 0 || tz_sqlite_create_indexes(w->db, err) < 0)
+            goto fail;
+    } else {
+        int built = write_type_producer_index(w, err);
+        if (built < 0 || tz_sql_exec(w->db, "CREATE INDEX param_value ON param(def, value)", "indexing the trace", err) < 0)
+            goto fail;
+        if (built) {
+            adopted = adopt_index(w, err);
+            if (adopted < 0)
+                goto fail;
+            if (!adopted && tz_sql_exec(w->db, "DROP TABLE main.tz_tp_build", "indexing the trace", err) < 0)
+                goto fail;
+        }
+        if (!adopted && tz_sql_exec(w->db, "CREATE INDEX event_type_producer ON event(type, producer)", "indexing the trace", err) < 0)
+            goto fail;
+    }
+    lists_free(w);
+    if (tz_sql_exec(w->db, "COMMIT", "finishing the import", err) < 0)
+        goto fail;
+    finalize_all(w);
+    if (w->mode != MODE_SPILLED) {
+        /* Statistics for the planner, on a fresh connection that sees the new index. */
+        sqlite3_close(w->db);
+        w->db = NULL;
+        if (open_bulk_db(w->tmp, &w->db, err) < 0 ||
+            tz_sql_exec(w->db, "PRAGMA analysis_limit=1000; ANALYZE;", "indexing the trace", err) < 0)
+            goto fail;
+    }
     if (sqlite3_close(w->db) != SQLITE_OK) {
         traza_err_set(err, TRAZA_E_IO, "%s: closing failed", w->tmp);
         goto fail;

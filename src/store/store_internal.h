@@ -26,4 +26,9 @@ struct traza_trace {
 /* Resolves a trace name or id to its catalogue info (caller clears). */
 int tz_ws_resolve(traza_workspace *ws, const char *name_or_id, traza_trace_info *out, traza_err *err);
 
+/* The backend form of a filter (query.c); free the three arrays with tz_bfilter_free. */
+int tz_make_bfilter(traza_trace *t, const traza_filter *f, tz_bfilter *bf, int32_t **types_out, int32_t **defs_out,
+                    struct tz_bcond **conds_out, traza_err *err);
+void tz_bfilter_free(int32_t *types, int32_t *defs, struct tz_bcond *conds);
+
 #endif
