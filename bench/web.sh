@@ -53,6 +53,16 @@ row "timeline, 1/1000 window, 1500 px (detail, 10 k events)" "$base/timeline?tra
 row "timeline, 1/100000 window, 1500 px (detail)" "$base/timeline?trace=$name&width=1500&from=$mid&to=$((mid + q / 100))"
 row "events page (100) in the middle" "$base/events?trace=$name&limit=100&offset=5000000"
 row "stats, 1/1000 window" "$base/stats?trace=$name&from=$mid&to=$((mid + q))"
+# requests bounded by the time budget (budget=, default 2000 ms): a regex count over
+# the whole trace, statistics with a regex, aggregation of the whole trace
+row "events page + regex count (re.type), whole trace" "$base/events?trace=$name&limit=100&re.type=^state"
+row "stats with re.type, whole trace" "$base/stats?trace=$name&re.type=^state"
+row "aggregate occurrences, whole trace, 30 slices" "$base/aggregate?trace=$name&slices=30"
+row "aggregate duration, whole trace, 30 slices (sampled)" "$base/aggregate?trace=$name&slices=30&model=duration"
+for u in "events?trace=$name&limit=1&re.type=^state" "stats?trace=$name&re.type=^state" \
+         "aggregate?trace=$name&slices=30&model=duration"; do
+  echo "  $(curl -s "$base/$u" | python3 -c 'import json,sys; d=json.load(sys.stdin); print({k: d[k] for k in ("total","total_exact","scanned","sampled","partial","covered_to") if k in d})') <- /api/${u%%\?*}"
+done
 # the anchor: the same density computed by the command (process start + open + query)
 t=$( { /usr/bin/time -f '%e' "$traza" density "$name" --slices 1000 --json >/dev/null; } 2>&1 )
 d=$(best "$base/density?trace=$name&slices=1000")

@@ -180,7 +180,7 @@ async function loadStats() {
   box.append(pie('Events per producer', s.producers.map(p => ({ label: p.name, value: p.count, color: p.color })), 'pie-producers'));
   const d = s.types.filter(t => t.duration > 0);
   box.append(pie('State/link durations', d.map(t => ({ label: t.name, value: t.duration, color: t.color })), 'pie-durations'));
-  document.getElementById('stats-note').textContent = `${s.total} events${s.sampled ? ' (sampled)' : ''}`;
+  document.getElementById('stats-note').textContent = `${s.total} events${s.sampled ? ' (sampled)' : ''}${s.partial ? ` (partial: time budget reached, measured up to ${fmtTime(s.covered_to, state.trace.info.time_unit)})` : ''}`;
 }
 
 /* ---------------- table ---------------- */

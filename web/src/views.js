@@ -41,7 +41,8 @@ async function loadAggregate() {
 function drawAggregate() {
   if (!agg) return;
   const i = +document.getElementById('agg-slider').value, pe = agg.p_list[i];
-  document.getElementById('agg-p').textContent = `p = ${pe.p.toFixed(4)} · ${pe.nparts} parts · gain ${pe.gain.toPrecision(4)} · loss ${pe.loss.toPrecision(4)}`;
+  document.getElementById('agg-p').textContent = `p = ${pe.p.toFixed(4)} · ${pe.nparts} parts · gain ${pe.gain.toPrecision(4)} · loss ${pe.loss.toPrecision(4)}` +
+    (agg.sampled ? ' · sampled' : '') + (agg.partial ? ' · partial (time budget reached)' : '');
   const cv = document.getElementById('agg-parts');
   cv.dataset.nparts = String(pe.nparts);
   const { g, w, h } = fitCanvas(cv, 140);
