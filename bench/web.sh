@@ -25,6 +25,19 @@ for _ in $(seq 1 100); do [ -s "$tmp/port" ] && break; sleep 0.1; done
 port=$(cat "$tmp/port")
 base="http://127.0.0.1:$port/api"
 curl -s -o /dev/null "$base/trace?trace=$name"   # open the trace (cached afterwards)
+# the first density request builds the server's time index (one traza_scan of the
+# trace): wall time, server CPU time and anonymous memory, next to the anchor: the
+# same narrow scan by the sqlite3 shell on the trace's database
+cpu() { awk '{printf "%.2f", ($14+$15)/100}' "/proc/$pid/stat"; }
+c0=$(cpu)
+t=$(curl -s -o /dev/null -w '%{time_total}' "$base/density?trace=$name&slices=10")
+c1=$(cpu)
+echo "time index build (first request): $t s wall, $(python3 -c "print(round($c1-$c0,2))") s server CPU, server RssAnon $(awk '/RssAnon/{print $2/1024 " MB"}' /proc/$pid/status)"
+db=$(ls "$ws"/traces/*.db 2>/dev/null | head -1)
+if command -v sqlite3 >/dev/null && [ -n "$db" ] && [ "$(ls "$ws"/traces/*.db | wc -l)" = 1 ]; then
+  /usr/bin/time -f "anchor: sqlite3 narrow scan of the same events: %e s wall, %U+%S s CPU" \
+    sqlite3 "$db" "select sum(id)+sum(ts)+sum(coalesce(end_ts,ts))+sum(type)+sum(producer) from event" >/dev/null
+fi
 read -r min max < <("$traza" info "$name" --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["min_ts"], d["max_ts"])')
 mid=$(( (min + max) / 2 )); q=$(( (max - min) / 1000 ))
 # best of 5 wall-clock times of one request, in ms
@@ -40,6 +53,16 @@ row "timeline, 1/1000 window, 1500 px (detail, 10 k events)" "$base/timeline?tra
 row "timeline, 1/100000 window, 1500 px (detail)" "$base/timeline?trace=$name&width=1500&from=$mid&to=$((mid + q / 100))"
 row "events page (100) in the middle" "$base/events?trace=$name&limit=100&offset=5000000"
 row "stats, 1/1000 window" "$base/stats?trace=$name&from=$mid&to=$((mid + q))"
+# requests bounded by the time budget (budget=, default 2000 ms): a regex count over
+# the whole trace, statistics with a regex, aggregation of the whole trace
+row "events page + regex count (re.type), whole trace" "$base/events?trace=$name&limit=100&re.type=^state"
+row "stats with re.type, whole trace" "$base/stats?trace=$name&re.type=^state"
+row "aggregate occurrences, whole trace, 30 slices" "$base/aggregate?trace=$name&slices=30"
+row "aggregate duration, whole trace, 30 slices (sampled)" "$base/aggregate?trace=$name&slices=30&model=duration"
+for u in "events?trace=$name&limit=1&re.type=^state" "stats?trace=$name&re.type=^state" \
+         "aggregate?trace=$name&slices=30&model=duration"; do
+  echo "  $(curl -s "$base/$u" | python3 -c 'import json,sys; d=json.load(sys.stdin); print({k: d[k] for k in ("total","total_exact","scanned","sampled","partial","covered_to") if k in d})') <- /api/${u%%\?*}"
+done
 # the anchor: the same density computed by the command (process start + open + query)
 t=$( { /usr/bin/time -f '%e' "$traza" density "$name" --slices 1000 --json >/dev/null; } 2>&1 )
 d=$(best "$base/density?trace=$name&slices=1000")

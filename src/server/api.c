@@ -566,6 +566,11 @@ void tz_api_handle(tz_api *api, const char *method, const char *path, const tz_p
             r.params = params;
             r.resp = resp;
             traza_err_clear(&r.err);
+            int64_t budget;
+            r.deadline = INT64_MAX;
+            if (tz_arg_clamp(&r, "budget", TZ_API_MIN_BUDGET, TZ_API_MAX_BUDGET, TZ_API_DEF_BUDGET, &budget) < 0)
+                return;
+            r.deadline = tz_now_ns() + budget * 1000000;
             if (routes[i].fn(&r) < 0 && resp->status < 400)
                 fail_resp(resp, 500, "internal error");
             return;

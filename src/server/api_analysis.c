@@ -32,7 +32,11 @@ int tz_api_aggregate(tz_req *r)
     memset(&q, 0, sizeof q);
     traza_agg_pentry *l = NULL;
     size_t nl = 0, prop = 0;
-    if (traza_agg_micro_build(t, 1, from, to, (size_t)slices, (traza_agg_model)model, NULL, 0, &m, &r->err) < 0)
+    int sampled = 0, partial = 0;
+    int brc = tz_agg_micro_bounded(r, t, from, to, (size_t)slices, model, &m, &sampled, &partial);
+    if (brc == -2)
+        return -1; /* a 400 already */
+    if (brc < 0)
         return tz_fail_err(r, &r->err);
     if (m.nseries == 0) {
         traza_agg_micro_free(&m);
@@ -55,7 +59,8 @@ int tz_api_aggregate(tz_req *r)
         if (m.type[s] >= 0 && (size_t)m.type[s] < nt)
             for (size_t k = 0; k < m.nslices; k++)
                 ts[(size_t)m.type[s] * m.nslices + k] += m.v[s * m.nslices + k];
-    tz_buf_printf(&b, "{\"t0\":%lld,\"t1\":%lld,\"slices\":%zu,\"model\":\"%s\",\"series\":%zu,\"proposed\":%zu,\"types\":[",
+    tz_buf_printf(&b, "{\"sampled\":%s,\"partial\":%s,", sampled ? "true" : "false", partial ? "true" : "false");
+    tz_buf_printf(&b, "\"t0\":%lld,\"t1\":%lld,\"slices\":%zu,\"model\":\"%s\",\"series\":%zu,\"proposed\":%zu,\"types\":[",
                   (long long)m.t0, (long long)m.t1, m.nslices, traza_agg_model_name((traza_agg_model)model), m.nseries, prop);
     int first = 1;
     for (size_t i = 0; ts && i < nt; i++) {

@@ -24,8 +24,8 @@ int tz_api_events(tz_req *r, int csv)
     rf.f.limit = limit;
     rf.f.order = desc ? TRAZA_ORDER_TIME_DESC : TRAZA_ORDER_TIME;
     rf.f.with_params = 1;
-    int64_t total = -1;
-    int empty = 0;
+    int64_t total = -1, scanned = 0, scanned_to = 0;
+    int empty = 0, total_exact = 1;
     const traza_trace_info *info = traza_trace_info_of(t);
     const tz_tindex *ix = tz_filter_time_only(&rf.f) && !desc && info->events > 0 ? tz_req_tindex(r, t) : NULL;
     if (ix) {
@@ -42,9 +42,14 @@ int tz_api_events(tz_req *r, int csv)
             rf.f.from = ix->ts[pos];
             rf.f.offset = (int64_t)(pos - tz_tindex_first_ge(ix, ix->ts[pos]));
         }
-    } else if (!csv && want_total && (total = traza_count(t, &rf.f, &r->err)) < 0) {
-        tz_req_filter_free(&rf);
-        return tz_fail_err(r, &r->err);
+    } else if (!csv && want_total) {
+        /* a regex count scans: bounded by the request's budget (an estimate then) */
+        traza_filter cf = rf.f;
+        cf.offset = cf.limit = 0;
+        if (tz_count_bounded(r, t, &cf, &total, &total_exact, &scanned, &scanned_to) < 0) {
+            tz_req_filter_free(&rf);
+            return tz_fail_err(r, &r->err);
+        }
     }
     traza_cursor *c = traza_query(t, &rf.f, &r->err);
     if (!c) {
@@ -56,8 +61,13 @@ int tz_api_events(tz_req *r, int csv)
     if (csv)
         tz_event_header(&b, OUT_CSV);
     else
-        tz_buf_printf(&b, "{\"total\":%lld,\"offset\":%lld,\"limit\":%lld,\"events\":[", (long long)total,
-                      (long long)offset, (long long)limit);
+    {
+        tz_buf_printf(&b, "{\"total\":%lld,\"total_exact\":%s,", (long long)total, total_exact ? "true" : "false");
+        if (!total_exact)
+            tz_buf_printf(&b, "\"partial\":true,\"scanned\":%lld,\"scanned_to\":%lld,", (long long)scanned,
+                          (long long)scanned_to);
+        tz_buf_printf(&b, "\"offset\":%lld,\"limit\":%lld,\"events\":[", (long long)offset, (long long)limit);
+    }
     const traza_event *ev;
     int rc = 0;
     int64_t n = 0;

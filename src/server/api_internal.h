@@ -13,15 +13,29 @@
 #define TZ_TINDEX_CACHE 2
 #define TZ_TINDEX_MAX 32000000
 
-/* The in-memory time index of one trace (tindex.c). */
+/* The in-memory time index of one trace (tindex.c): start times as int64, type and
+ * producer ids each in the narrowest width that holds every value of the trace
+ * (1, 2 or 4 bytes; read them with tz_tindex_type / tz_tindex_prod). */
 typedef struct tz_tindex {
     int64_t trace_id;
     uint64_t used;
     size_t n;
     int64_t *ts;     /* start times, in time order */
-    int32_t *type;
-    int32_t *prod;
+    void *type;
+    void *prod;
+    int wtype, wprod; /* bytes per id: 1 (uint8), 2 (uint16) or 4 (int32) */
 } tz_tindex;
+
+static inline int32_t tz_tindex_col(const void *a, int w, size_t i)
+{
+    return w == 1 ? (int32_t)((const uint8_t *)a)[i]
+           : w == 2 ? (int32_t)((const uint16_t *)a)[i]
+                    : ((const int32_t *)a)[i];
+}
+static inline int32_t tz_tindex_type(const tz_tindex *ix, size_t i) { return tz_tindex_col(ix->type, ix->wtype, i); }
+static inline int32_t tz_tindex_prod(const tz_tindex *ix, size_t i) { return tz_tindex_col(ix->prod, ix->wprod, i); }
+/* Bytes of memory the index holds. */
+size_t tz_tindex_bytes(const tz_tindex *ix);
 #define TZ_API_MAX_REGEX 16
 
 struct tz_api {
@@ -46,7 +60,23 @@ typedef struct tz_req {
     const tz_params *params;
     tz_resp *resp;
     traza_err err;
+    int64_t deadline; /* CLOCK_MONOTONIC ns after which long work stops (budget=) */
 } tz_req;
+
+/* Time budget of a request: budget=MS (TZ_API_MIN_BUDGET..TZ_API_MAX_BUDGET,
+ * default TZ_API_DEF_BUDGET). Work that may scan millions of events checks
+ * tz_req_expired every batch and answers with what it has, flagged "partial". */
+#define TZ_API_MIN_BUDGET 10
+#define TZ_API_DEF_BUDGET 2000
+#define TZ_API_MAX_BUDGET 10000
+int64_t tz_now_ns(void);
+int tz_req_expired(const tz_req *r);
+/* Counts the events matching f, exactly when the filter has no regex (index
+ * counts), else by a scan that stops at the deadline: *exact = 0 then, and the
+ * answer is an estimate extrapolated from the part of the window scanned
+ * (*scanned = events matched so far, *scanned_to = time reached). -1 on error. */
+int tz_count_bounded(tz_req *r, traza_trace *t, const traza_filter *f, int64_t *count, int *exact, int64_t *scanned,
+                     int64_t *scanned_to);
 
 /* Error answer {"error": msg, "status": n}. Returns -1. */
 int tz_fail(tz_req *r, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -87,6 +117,13 @@ size_t tz_tindex_first_gt(const tz_tindex *ix, int64_t x);
 /* 1 when the filter restricts time only (no type, producer, category, condition,
  * regex, set or overlap). */
 int tz_filter_time_only(const traza_filter *f);
+
+/* The micro model of /api/aggregate within the request's budget (aggmicro.c):
+ * exact up to TZ_AGG_EXACT events or from the time index (occurrences), else
+ * sampled (*sampled = 1); *partial = 1 when the deadline cut it short. -1 on a
+ * library error (in r->err), -2 after a 400 answer (bad exact=). */
+int tz_agg_micro_bounded(tz_req *r, traza_trace *t, int64_t t0, int64_t t1, size_t nslices, int model, traza_agg_micro *m,
+                         int *sampled, int *partial);
 
 void tz_json_color(tz_buf *b, const char *name, const char *given);
 

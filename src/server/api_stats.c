@@ -2,7 +2,9 @@
  *
  * Bounded: a window holding more than TZ_STATS_SCAN events is measured on a sample
  * (the first events of each of TZ_STATS_PARTS equal sub-windows, scaled by the exact
- * count of that sub-window); the answer then says "sampled": true. */
+ * count of that sub-window); the answer then says "sampled": true. Counting with a
+ * regex filter and scanning stop at the request's deadline (budget=): the answer
+ * then says "partial": true and "covered_to" (the time measured up to). */
 #include "server/api_internal.h"
 
 #include <stdlib.h>
@@ -16,7 +18,7 @@ typedef struct acc {
 } acc;
 
 static int scan(tz_req *r, traza_trace *t, const traza_filter *q, int64_t from, int64_t to, double scale_to, acc *types,
-                acc *prods, double *total)
+                acc *prods, double *total, int *partial, int64_t *covered_to)
 {
     traza_cursor *c = traza_query(t, q, &r->err);
     if (!c)
@@ -36,6 +38,11 @@ static int scan(tz_req *r, traza_trace *t, const traza_filter *q, int64_t from, 
         return traza_err_set(&r->err, TRAZA_E_NOMEM, "out of memory");
     }
     while ((rc = traza_cursor_next(c, &ev, &r->err)) > 0) {
+        if ((n0 & 4095) == 4095 && tz_req_expired(r)) {
+            *partial = 1;
+            *covered_to = ev->ts;
+            break;
+        }
         double d = 0;
         if (ev->has & TRAZA_HAS_END) {
             int64_t a = ev->ts > from ? ev->ts : from;
@@ -95,17 +102,31 @@ int tz_api_stats(tz_req *r)
     cq.from = from;
     cq.to = to;
     cq.overlap = 0;
-    int64_t n = info->events > 0 ? traza_count(t, &cq, &r->err) : 0;
-    if (n < 0) {
+    int64_t n = 0, scanned = 0, covered_to = to;
+    int exact = 1, partial = 0;
+    if (info->events > 0 && tz_count_bounded(r, t, &cq, &n, &exact, &scanned, &covered_to) < 0)
+        n = -1;
+    if (!exact) {
+        /* the count alone used the budget: measure a sample of what it reached */
+        partial = sampled = 1;
+        q.has_from = q.has_to = 1;
+        q.from = from;
+        q.to = covered_to;
+        q.overlap = 0;
+        q.limit = TZ_STATS_SCAN;
+        int64_t ct = covered_to;
+        r->deadline = tz_now_ns() + 200000000; /* a short grace for the sample */
+        rc = scan(r, t, &q, from, covered_to, (double)scanned, at, ap, &total, &partial, &ct);
+    } else if (n < 0) {
         rc = -1;
     } else if (n <= TZ_STATS_SCAN) {
         if (q.has_from || q.has_to)
             q.overlap = 1;
-        rc = scan(r, t, &q, from, to, 0, at, ap, &total);
+        rc = scan(r, t, &q, from, to, 0, at, ap, &total, &partial, &covered_to);
     } else {
         sampled = 1;
         __int128 span = (__int128)to - from + 1;
-        for (int i = 0; i < TZ_STATS_PARTS && rc == 0; i++) {
+        for (int i = 0; i < TZ_STATS_PARTS && rc == 0 && !partial; i++) {
             traza_filter s = q;
             s.has_from = s.has_to = 1;
             s.overlap = 0;
@@ -113,12 +134,26 @@ int tz_api_stats(tz_req *r)
             s.to = from + (int64_t)(span * (i + 1) / TZ_STATS_PARTS) - 1;
             if (s.to < s.from)
                 continue;
-            int64_t cnt = traza_count(t, &s, &r->err);
-            if (cnt < 0) { rc = -1; break; }
+            if (tz_req_expired(r)) {
+                partial = 1;
+                covered_to = s.from - 1;
+                break;
+            }
+            int64_t cnt, sc, st;
+            int ex;
+            if (tz_count_bounded(r, t, &s, &cnt, &ex, &sc, &st) < 0) { rc = -1; break; }
+            if (!ex) {
+                partial = 1;
+                covered_to = st;
+                s.to = st;
+                cnt = sc;
+            }
             if (cnt == 0)
                 continue;
             s.limit = TZ_STATS_SCAN / TZ_STATS_PARTS;
-            rc = scan(r, t, &s, s.from, s.to, (double)cnt, at, ap, &total);
+            int64_t ct = s.to;
+            int pp = 0;
+            rc = scan(r, t, &s, s.from, s.to, (double)cnt, at, ap, &total, &pp, &ct);
         }
     }
     tz_req_filter_free(&rf);
@@ -128,8 +163,11 @@ int tz_api_stats(tz_req *r)
     }
     tz_buf b;
     tz_buf_init(&b);
-    tz_buf_printf(&b, "{\"from\":%lld,\"to\":%lld,\"sampled\":%s,\"total\":%.0f,\"types\":[", (long long)from, (long long)to,
-                  sampled ? "true" : "false", total);
+    tz_buf_printf(&b, "{\"from\":%lld,\"to\":%lld,\"sampled\":%s,\"partial\":%s,", (long long)from, (long long)to,
+                  sampled ? "true" : "false", partial ? "true" : "false");
+    if (partial)
+        tz_buf_printf(&b, "\"covered_to\":%lld,", (long long)covered_to);
+    tz_buf_printf(&b, "\"total\":%.0f,\"types\":[", total);
     int first = 1;
     for (size_t i = 0; i < nt; i++) {
         if (at[i].count <= 0)

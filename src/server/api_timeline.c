@@ -103,11 +103,11 @@ int tz_api_timeline(tz_req *r)
                 for (size_t k = 0; k < take; k++) {
                     size_t i = a + (size_t)((__int128)cnt * k / take);
                     size_t j = 0;
-                    while (j < nc && (cells[j].producer != ix->prod[i] || cells[j].type != ix->type[i]))
+                    while (j < nc && (cells[j].producer != tz_tindex_prod(ix, i) || cells[j].type != tz_tindex_type(ix, i)))
                         j++;
                     if (j == nc) {
-                        cells[nc].producer = ix->prod[i];
-                        cells[nc].type = ix->type[i];
+                        cells[nc].producer = tz_tindex_prod(ix, i);
+                        cells[nc].type = tz_tindex_type(ix, i);
                         cells[nc].n = 0;
                         nc++;
                     }

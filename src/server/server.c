@@ -35,7 +35,10 @@ static enum MHD_Result collect(void *cls, enum MHD_ValueKind kind, const char *k
 static enum MHD_Result send_resp(struct MHD_Connection *conn, tz_resp *r, int head)
 {
     struct MHD_Response *mr;
-    if (head || r->len == 0)
+    /* HEAD gets the GET answer: libmicrohttpd sends its real Content-Length and
+     * leaves the body out */
+    (void)head;
+    if (r->len == 0)
         mr = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
     else if (r->is_static)
         mr = MHD_create_response_from_buffer(r->len, r->body, MHD_RESPMEM_PERSISTENT);

@@ -41,6 +41,9 @@ static int sql_error(sqlite3 *db, const char *what, const char *msg, traza_err *
     const char *file = sqlite3_db_filename(db, "main");
     if (!file || !*file)
         file = "the store";
+    if ((code == SQLITE_IOERR || code == SQLITE_FULL) && (sys == ENOSPC || sys == EFBIG || sys == EDQUOT))
+        return traza_err_set(err, c, "%s: cannot write %s: the disk is full or a file-size limit was reached (%s)", what, file,
+                             strerror(sys));
     if ((code == SQLITE_IOERR || code == SQLITE_FULL || code == SQLITE_CANTOPEN) && sys)
         return traza_err_set(err, c, "%s: %s (%s) in %s", what, msg, strerror(sys), file);
     int ext = sqlite3_extended_errcode(db);

@@ -481,6 +481,98 @@ static void test_malformed_and_oversized(void **state)
     json_decref(get_json(f, "/api/traces", 200));
 }
 
+/* HEAD answers carry the Content-Length of the GET answer, and no body. */
+static void test_head_content_length(void **state)
+{
+    fx *f = *state;
+    int st;
+    char *g = get(f, "/api/traces", &st);
+    assert_int_equal(st, 200);
+    size_t glen = strlen(body_of(g));
+    const char *req = "HEAD /api/traces HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    char *h = raw(f, req, strlen(req), &st);
+    assert_int_equal(st, 200);
+    const char *cl = strcasestr(h, "Content-Length:");
+    assert_non_null(cl);
+    assert_int_equal((size_t)strtoul(cl + 15, NULL, 10), glen);
+    assert_true(glen > 0);
+    assert_string_equal(body_of(h), "");
+    free(g);
+    free(h);
+}
+
+/* Regex counts and statistics are bounded by the request's budget: with the least
+ * budget, the answer comes back flagged (or exact when the scan was fast enough);
+ * with the default budget, exact. */
+static void test_budget(void **state)
+{
+    fx *f = *state;
+    json_t *j = get_json(f, "/api/events?trace=gen&limit=5&re.type=.", 200);
+    assert_true(json_is_true(json_object_get(j, "total_exact")));
+    assert_int_equal(jint(j, "total"), 5000);
+    json_decref(j);
+    j = get_json(f, "/api/events?trace=gen&limit=5&re.type=.&budget=10", 200); /* the least budget */
+    json_t *ex = json_object_get(j, "total_exact");
+    assert_non_null(ex);
+    if (json_is_false(ex)) {
+        assert_true(json_is_true(json_object_get(j, "partial")));
+        assert_true(jint(j, "scanned") > 0 && jint(j, "scanned") <= 5000);
+    } else {
+        assert_int_equal(jint(j, "total"), 5000);
+    }
+    json_decref(j);
+    j = get_json(f, "/api/stats?trace=gen&re.type=.", 200);
+    assert_true(json_is_false(json_object_get(j, "partial")));
+    assert_int_equal(jint(j, "total"), 5000);
+    json_decref(j);
+    j = get_json(f, "/api/stats?trace=gen&re.type=.&budget=10", 200);
+    assert_non_null(json_object_get(j, "partial"));
+    json_decref(j);
+    json_decref(get_json(f, "/api/stats?trace=gen&budget=x", 400));
+    json_decref(get_json(f, "/api/stats?trace=gen&budget=5", 400));
+    json_decref(get_json(f, "/api/stats?trace=gen&budget=99999", 200)); /* clamped */
+}
+
+/* The aggregation micro model beyond the exact limit (forced low with exact=1):
+ * occurrences come exactly from the time index, the other models from a per-slice
+ * sample which, on this small trace, holds every event: the same values as the
+ * library's exact model either way. */
+static void agg_same(json_t *a, json_t *b)
+{
+    json_t *ta = json_object_get(a, "types"), *tb = json_object_get(b, "types");
+    assert_int_equal(json_array_size(ta), json_array_size(tb));
+    assert_true(json_array_size(ta) > 0);
+    for (size_t i = 0; i < json_array_size(ta); i++) {
+        json_t *va = json_object_get(json_array_get(ta, i), "values"), *vb = json_object_get(json_array_get(tb, i), "values");
+        assert_int_equal(json_array_size(va), json_array_size(vb));
+        for (size_t k = 0; k < json_array_size(va); k++) {
+            double x = json_number_value(json_array_get(va, k)), y = json_number_value(json_array_get(vb, k));
+            assert_true(x - y < 1e-6 * (1 + y) && y - x < 1e-6 * (1 + y));
+        }
+    }
+    assert_int_equal(jint(a, "series"), jint(b, "series"));
+}
+
+static void test_aggregate_bounded(void **state)
+{
+    fx *f = *state;
+    json_t *e = get_json(f, "/api/aggregate?trace=gen&slices=20", 200);
+    assert_true(json_is_false(json_object_get(e, "sampled")));
+    json_t *ix = get_json(f, "/api/aggregate?trace=gen&slices=20&exact=1", 200);
+    assert_true(json_is_false(json_object_get(ix, "sampled")));
+    assert_true(json_is_false(json_object_get(ix, "partial")));
+    agg_same(ix, e);
+    json_decref(ix);
+    json_decref(e);
+    e = get_json(f, "/api/aggregate?trace=gen&slices=20&model=duration", 200);
+    json_t *sm = get_json(f, "/api/aggregate?trace=gen&slices=20&model=duration&exact=1", 200);
+    assert_true(json_is_true(json_object_get(sm, "sampled")));
+    agg_same(sm, e);
+    json_decref(sm);
+    json_decref(e);
+    json_decref(get_json(f, "/api/aggregate?trace=gen&exact=0", 400));
+}
+
 static void test_router_direct(void **state)
 {
     fx *f = *state;
@@ -525,6 +617,9 @@ int main(void)
         cmocka_unit_test(test_path_traversal),
         cmocka_unit_test(test_malformed_and_oversized),
         cmocka_unit_test(test_router_direct),
+        cmocka_unit_test(test_head_content_length),
+        cmocka_unit_test(test_budget),
+        cmocka_unit_test(test_aggregate_bounded),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

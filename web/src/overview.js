@@ -180,7 +180,7 @@ async function loadStats() {
   box.append(pie('Events per producer', s.producers.map(p => ({ label: p.name, value: p.count, color: p.color })), 'pie-producers'));
   const d = s.types.filter(t => t.duration > 0);
   box.append(pie('State/link durations', d.map(t => ({ label: t.name, value: t.duration, color: t.color })), 'pie-durations'));
-  document.getElementById('stats-note').textContent = `${s.total} events${s.sampled ? ' (sampled)' : ''}`;
+  document.getElementById('stats-note').textContent = `${s.total} events${s.sampled ? ' (sampled)' : ''}${s.partial ? ` (partial: time budget reached, measured up to ${fmtTime(s.covered_to, state.trace.info.time_unit)})` : ''}`;
 }
 
 /* ---------------- table ---------------- */
@@ -199,6 +199,18 @@ function setupTable() {
       let timer = null;
       inp.addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(() => { state.filters[k] = inp.value; changed('filter'); }, 250); });
       filt.append(inp);
+    } else if (k === 'params') {
+      // one parameter column at a time: its name, then a regex over its values (re.NAME=)
+      const name = el('input', { placeholder: 'param', 'data-testid': 'filter-param-name', style: 'width:80px', title: 'parameter name' });
+      const inp = el('input', { placeholder: 'regex', 'data-testid': 'filter-param', style: `width:${w - 96}px`, title: 'PCRE2 regular expression over this parameter; !re negates' });
+      let timer = null, prev = null;
+      const upd = () => { clearTimeout(timer); timer = setTimeout(() => {
+        if (prev) delete state.filters[prev];
+        prev = name.value.trim() || null;
+        if (prev) state.filters[prev] = inp.value;
+        changed('filter'); }, 250); };
+      name.addEventListener('input', upd); inp.addEventListener('input', upd);
+      filt.append(el('span', { style: `width:${w}px`, class: 'pfilter' }, name, inp));
     } else filt.append(el('span', { style: `width:${w}px` }));
   }
   const vs = el('div', { class: 'vscroll', 'data-testid': 'vscroll' });
@@ -233,7 +245,9 @@ async function loadPage(force) {
   try { res = await api('events', p); } catch (e) { document.getElementById('table-count').textContent = 'error: ' + e.message; return; }
   if (my !== pageReq) return;
   total = res.total;
-  document.getElementById('table-count').textContent = `${total} events in the selection`;
+  document.getElementById('table-count').textContent = res.total_exact === false
+    ? `about ${total} events in the selection (estimated: the count reached its time budget after ${res.scanned} matches)`
+    : `${total} events in the selection`;
   document.getElementById('table').dataset.total = String(total);
   vs.querySelector('.spacer').style.height = Math.min(total, MAX_SCROLL_ROWS) * ROW_H + 'px';
   const box = vs.querySelector('.rows'); box.replaceChildren();

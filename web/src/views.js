@@ -41,7 +41,8 @@ async function loadAggregate() {
 function drawAggregate() {
   if (!agg) return;
   const i = +document.getElementById('agg-slider').value, pe = agg.p_list[i];
-  document.getElementById('agg-p').textContent = `p = ${pe.p.toFixed(4)} · ${pe.nparts} parts · gain ${pe.gain.toPrecision(4)} · loss ${pe.loss.toPrecision(4)}`;
+  document.getElementById('agg-p').textContent = `p = ${pe.p.toFixed(4)} · ${pe.nparts} parts · gain ${pe.gain.toPrecision(4)} · loss ${pe.loss.toPrecision(4)}` +
+    (agg.sampled ? ' · sampled' : '') + (agg.partial ? ' · partial (time budget reached)' : '');
   const cv = document.getElementById('agg-parts');
   cv.dataset.nparts = String(pe.nparts);
   const { g, w, h } = fitCanvas(cv, 140);
@@ -79,7 +80,9 @@ function anomalyTab() {
     el('div', { class: 'controls' }, 'series ', sel, ' metric ', metric, ' rule ', rule, el('button', { onclick: loadAnomaly, 'data-testid': 'an-run' }, 'detect')),
     el('canvas', { id: 'an-series-cv', 'data-testid': 'an-plot' }), el('div', { id: 'an-info' }),
     el('h4', {}, 'density of the values'), el('canvas', { id: 'an-hist' }),
-    el('h4', {}, 'probable causes (temporal correlation, ranked)'), el('div', { id: 'an-causes', 'data-testid': 'an-causes' })));
+    el('h4', {}, 'probable causes (temporal correlation, ranked)'), el('div', { id: 'an-causes', 'data-testid': 'an-causes' }),
+    el('h4', {}, 'the series against a cause over time ', el('small', {}, 'x = time, y = event index (click a cause to compare)')),
+    el('canvas', { id: 'an-corr', 'data-testid': 'an-corr' }), el('div', { id: 'an-corr-legend', class: 'legend-row' })));
 }
 async function loadAnomaly() {
   const id = state.trace.info.id, series = document.getElementById('an-series').value;
@@ -95,9 +98,26 @@ async function loadAnomaly() {
   try {
     const c = await api('correlate', { trace: id, series, top: 15 });
     const tb = el('table', { class: 'list' }, el('tr', {}, el('th', {}, 'rank'), el('th', {}, 'type'), el('th', {}, 'producer'), el('th', {}, 'events'), el('th', {}, 'r')));
-    c.causes.forEach((x, i) => tb.append(el('tr', {}, el('td', {}, i + 1), el('td', {}, el('i', { class: 'sw', style: 'background:' + x.color }), x.type_name), el('td', {}, x.producer_name), el('td', {}, x.n), el('td', {}, x.r.toFixed(3)))));
+    c.causes.forEach((x, i) => tb.append(el('tr', { style: 'cursor:pointer', onclick: () => plotCorrelation(a, x) }, el('td', {}, i + 1), el('td', {}, el('i', { class: 'sw', style: 'background:' + x.color }), x.type_name), el('td', {}, x.producer_name), el('td', {}, x.n), el('td', {}, x.r.toFixed(3)))));
     box.replaceChildren(tb);
+    if (c.causes.length) await plotCorrelation(a, c.causes[0]);
   } catch (e) { box.textContent = 'correlation: ' + e.message; }
+}
+// The analysed series and one cause as cumulative event counts over time (the
+// points are every step-th event: y = index).
+async function plotCorrelation(a, cause) {
+  const id = state.trace.info.id;
+  let b;
+  try { b = await api('anomaly', { trace: id, series: `${cause.type_name}@${cause.producer_name}`, metric: 'period' }); }
+  catch (e) { b = await api('anomaly', { trace: id, series: cause.type_name, metric: 'period' }); }
+  const idx = (x, first) => x.points.map((p, k) => [p[0], first + k * x.step]);
+  const cv = document.getElementById('an-corr');
+  const sa = { color: '#4a7bd0', points: idx(a, a.metric === 'period' ? 1 : 0) }, sb = { color: cause.color, points: idx(b, 1) };
+  plot(cv, 180, [sa, sb]);
+  cv.dataset.points = String(sa.points.length + sb.points.length);
+  document.getElementById('an-corr-legend').replaceChildren(
+    el('span', { class: 'sw', style: 'background:#4a7bd0' }), el('span', {}, `${a.series} (${a.n}) `),
+    el('span', { class: 'sw', style: 'background:' + cause.color }), el('span', {}, `${cause.type_name} @ ${cause.producer_name} (${b.n}), r = ${cause.r.toFixed(3)}`));
 }
 
 /* ---------------- grammars ---------------- */

@@ -83,6 +83,16 @@ try {
   check('CSV export has the selected rows', csvLines.length - 1 === Math.min(total1, 100000) && csvLines[0].startsWith('id,ts'), `${csvLines.length - 1} lines vs ${total1}`);
   await page.fill('[data-testid=filter-type]', '');
   await waitTotalChange(total1);
+  // a regex over one parameter column (re.p0=)
+  await page.fill('[data-testid=filter-param-name]', 'p0');
+  await page.fill('[data-testid=filter-param]', '^1');
+  await waitTotalChange(total0);
+  const totalP = await page.$eval('[data-testid=table]', x => +x.dataset.total);
+  const paramsP = await page.$$eval('.trow span:nth-child(7)', xs => xs.map(x => x.textContent));
+  check('a parameter regex filter narrows the table', totalP > 0 && totalP < total0 && paramsP.every(t => /(^| )p0=1/.test(t)), `${total0} -> ${totalP}: ${paramsP.slice(0, 3)}`);
+  await page.fill('[data-testid=filter-param]', '');
+  await page.fill('[data-testid=filter-param-name]', '');
+  await waitTotalChange(totalP);
 
   // 4. a brushed range updates the table and the pie chart
   await page.$eval('[data-testid=density]', e => e.scrollIntoView());
@@ -131,6 +141,12 @@ try {
   await page.click('#tabs button[data-tab=anomaly]');
   await page.waitForFunction(() => document.querySelector('[data-testid=an-causes] table'), null, { timeout: 20000 });
   pass('the anomaly view ranks probable causes');
+  const anInk = await inked('[data-testid=an-plot]');
+  const anMarks = await page.$eval('[data-testid=an-plot]', cv => cv.dataset.marks || '');
+  check('the anomaly view plots the series over time', anInk > 200, 'coloured pixels: ' + anInk + ' marks ' + anMarks);
+  await page.waitForFunction(() => +(document.querySelector('[data-testid=an-corr]').dataset.points || 0) > 0, null, { timeout: 20000 });
+  const corrInk = await inked('[data-testid=an-corr]');
+  check('the correlation view plots the two series over time', corrInk > 200, 'coloured pixels: ' + corrInk);
   await page.screenshot({ path: join(shots, '7-anomaly.png'), fullPage: true });
   await page.click('#tabs button[data-tab=callstack]');
   await page.waitForSelector('[data-testid=cs-table]', { timeout: 20000 });
