@@ -9,7 +9,8 @@ set -eu
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 [ -f "$BUILD" ] && BUILD=$(dirname "$BUILD")   # accepts build/ or build/traza
-T=$PWD/$BUILD/traza
+case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac
+T=$BUILD/traza
 WS=$(mktemp -d /tmp/traza-bench-analysis-XXXXXX)
 trap 'rm -rf "$WS"' EXIT
 export TRAZA_WORKSPACE=$WS

@@ -164,6 +164,7 @@ typedef struct traza_agg_stpart {
     int32_t node;      /* producer id (the subtree root); -1 = every root together */
     size_t first, last;/* slices */
     double gain, loss;
+    int own;           /* 1: only the producer's own events (always so for a leaf); 0: its subtree */
 } traza_agg_stpart;
 
 /* The best spatio-temporal partition at p of a micro description built over the

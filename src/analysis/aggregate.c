@@ -119,6 +119,94 @@ static int grow_ids(int32_t **a, int32_t **b, size_t *cap, size_t need)
     return 0;
 }
 
+/* Accumulation state of traza_agg_micro_build. */
+typedef struct agg_acc {
+    traza_agg_model model;
+    int64_t t0, t1;
+    size_t nslices;
+    double span, fn;
+    int32_t maxt, maxp;
+    int32_t *sidx;
+    double **v, **w;
+    size_t *cap, *ns;
+    int32_t **stype, **sprod;
+    size_t *capt;
+    int avg;
+    const int64_t *bound; /* nslices + 1 slice starts (slice_at) */
+} agg_acc;
+
+/* Adds one event [a, b] (b == a: instant) of (type, producer) with value val. */
+static int acc_event(agg_acc *A, int64_t a, int64_t b, int32_t type, int32_t producer, double val)
+{
+    if (type < 0 || type > A->maxt || producer < 0 || producer > A->maxp)
+        return 0;
+    size_t nslices = A->nslices;
+    int64_t t0 = A->t0, t1 = A->t1;
+    size_t key = (size_t)type * ((size_t)A->maxp + 1) + (size_t)producer;
+    int32_t s = A->sidx[key];
+    if (s < 0) {
+        size_t ns = *A->ns;
+        if (grow_series(A->v, A->avg ? A->w : NULL, A->cap, ns + 1, nslices) < 0 || grow_ids(A->stype, A->sprod, A->capt, ns + 1) < 0)
+            return -1;
+        memset(*A->v + ns * nslices, 0, nslices * sizeof **A->v);
+        if (A->avg)
+            memset(*A->w + ns * nslices, 0, nslices * sizeof **A->w);
+        s = (int32_t)ns;
+        *A->ns = ns + 1;
+        A->sidx[key] = s;
+        (*A->stype)[s] = type;
+        (*A->sprod)[s] = producer;
+    }
+    double *row = *A->v + (size_t)s * nslices;
+    double *wrow = A->avg ? *A->w + (size_t)s * nslices : NULL;
+    traza_agg_model model = A->model;
+    if (model == TRAZA_AGG_OCCURRENCES) {
+        if (a < t0 || a > t1)
+            return 0;
+        size_t k = (size_t)(((double)a - (double)t0) * A->fn / A->span);
+        if (k >= nslices)
+            k = nslices - 1;
+        row[k] += 1;
+        return 0;
+    }
+    if (model != TRAZA_AGG_VARIABLE_AVG)
+        val = 0;
+    if (b < t0 || a > t1)
+        return 0;
+    int64_t ca = a < t0 ? t0 : a, cb = b > t1 ? t1 : b;
+    size_t k = (size_t)(((double)ca - (double)t0) * A->fn / A->span);
+    if (k >= nslices)
+        k = nslices - 1;
+    if (cb == ca) { /* instant: counts with weight 1 */
+        if (model == TRAZA_AGG_VARIABLE_AVG) {
+            row[k] += val;
+            wrow[k] += 1;
+        } else if (model == TRAZA_AGG_STATE_AVG) {
+            wrow[k] += 1;
+        }
+        return 0;
+    }
+    for (; k < nslices; k++) {
+        int64_t sa = A->bound[k], sb = A->bound[k + 1];
+        if (sa >= cb)
+            break;
+        int64_t oa = ca > sa ? ca : sa, ob = cb < sb ? cb : sb;
+        if (ob <= oa)
+            continue;
+        double ov = (double)(ob - oa);
+        if (model == TRAZA_AGG_STATE_DURATION) {
+            row[k] += ov;
+        } else if (model == TRAZA_AGG_STATE_AVG) {
+            row[k] += ov;
+            wrow[k] += 1;
+        } else {
+            row[k] += val * ov;
+            wrow[k] += ov;
+        }
+    }
+    return 0;
+}
+
 int traza_agg_micro_build(traza_trace *t, int has_window, int64_t t0, int64_t t1, size_t nslices, traza_agg_model model,
                           const int32_t *producers, size_t nproducers, traza_agg_micro *m, traza_err *err)
 {
@@ -146,6 +234,7 @@ int traza_agg_micro_build(traza_trace *t, int has_window, int64_t t0, int64_t t1
     size_t cap = 0, ns = 0;
     double *v = NULL, *w = NULL; /* values, weights (averages) */
     int32_t *stype = NULL, *sprod = NULL;
+    int64_t *bound = NULL;
     size_t capt = 0;
     if (!sidx || !cat) {
         free(sidx);
@@ -170,78 +259,49 @@ int traza_agg_micro_build(traza_trace *t, int has_window, int64_t t0, int64_t t1
     else if (model == TRAZA_AGG_VARIABLE_AVG)
         f.categories = 1u << TRAZA_VARIABLE;
     int avg = model == TRAZA_AGG_STATE_AVG || model == TRAZA_AGG_VARIABLE_AVG;
-    traza_cursor *c = traza_query(t, &f, err);
-    if (!c)
+    agg_acc A = {model, t0, t1, nslices, (double)t1 - (double)t0, (double)nslices, maxt, maxp, sidx, &v, &w, &cap, &ns,
+                 &stype, &sprod, &capt, avg, NULL};
+    bound = malloc((nslices + 1) * sizeof *bound);
+    if (!bound) {
+        traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
         goto fail;
-    const traza_event *ev;
+    }
+    for (size_t k = 0; k <= nslices; k++)
+        bound[k] = slice_at(t0, t1, nslices, k);
+    A.bound = bound;
     int rc;
-    double span = (double)t1 - (double)t0, fn = (double)nslices;
-    while ((rc = traza_cursor_next(c, &ev, err)) == 1) {
-        if (ev->type < 0 || ev->type > maxt || ev->producer < 0 || ev->producer > maxp)
-            continue;
-        size_t key = (size_t)ev->type * ((size_t)maxp + 1) + (size_t)ev->producer;
-        int32_t s = sidx[key];
-        if (s < 0) {
-            if (grow_series(&v, avg ? &w : NULL, &cap, ns + 1, nslices) < 0 || grow_ids(&stype, &sprod, &capt, ns + 1) < 0) {
+    if (model == TRAZA_AGG_VARIABLE_AVG) {
+        /* Only this model needs the value column: the full cursor. */
+        traza_cursor *c = traza_query(t, &f, err);
+        if (!c)
+            goto fail;
+        const traza_event *ev;
+        while ((rc = traza_cursor_next(c, &ev, err)) == 1) {
+            int64_t b = (ev->has & TRAZA_HAS_END) ? ev->end_ts : ev->ts;
+            if (acc_event(&A, ev->ts, b, ev->type, ev->producer, ev->value) < 0) {
                 traza_cursor_free(c);
                 traza_err_set(err, TRAZA_E_NOMEM, "out of memory for %zu series", ns + 1);
                 goto fail;
             }
-            memset(v + ns * nslices, 0, nslices * sizeof *v);
-            if (avg)
-                memset(w + ns * nslices, 0, nslices * sizeof *w);
-            s = (int32_t)ns++;
-            sidx[key] = s;
-            stype[s] = ev->type;
-            sprod[s] = ev->producer;
         }
-        double *row = v + (size_t)s * nslices;
-        if (model == TRAZA_AGG_OCCURRENCES) {
-            if (ev->ts < t0 || ev->ts > t1)
-                continue;
-            size_t k = (size_t)(((double)ev->ts - (double)t0) * fn / span);
-            if (k >= nslices)
-                k = nslices - 1;
-            row[k] += 1;
-            continue;
+        traza_cursor_free(c);
+    } else {
+        traza_scan *sc = traza_scan_open(t, &f, err);
+        if (!sc)
+            goto fail;
+        traza_scan_batch bt;
+        while ((rc = traza_scan_next(sc, &bt, err)) == 1) {
+            for (size_t i = 0; i < bt.n; i++)
+                if (acc_event(&A, bt.ts[i], bt.end_ts[i], bt.type[i], bt.producer[i], 0) < 0) {
+                    traza_scan_free(sc);
+                    traza_err_set(err, TRAZA_E_NOMEM, "out of memory for %zu series", ns + 1);
+                    goto fail;
+                }
         }
-        int64_t a = ev->ts, b = (ev->has & TRAZA_HAS_END) ? ev->end_ts : ev->ts;
-        double val = model == TRAZA_AGG_VARIABLE_AVG ? ev->value : 0;
-        if (b < t0 || a > t1)
-            continue;
-        int64_t ca = a < t0 ? t0 : a, cb = b > t1 ? t1 : b;
-        size_t k = (size_t)(((double)ca - (double)t0) * fn / span);
-        if (k >= nslices)
-            k = nslices - 1;
-        if (cb == ca) { /* instant: counts with weight 1 */
-            if (model == TRAZA_AGG_VARIABLE_AVG) {
-                row[k] += val;
-                w[(size_t)s * nslices + k] += 1;
-            } else if (model == TRAZA_AGG_STATE_AVG) {
-                w[(size_t)s * nslices + k] += 1;
-            }
-            continue;
-        }
-        for (; k < nslices; k++) {
-            int64_t sa = slice_at(t0, t1, nslices, k), sb = slice_at(t0, t1, nslices, k + 1);
-            if (sa >= cb)
-                break;
-            int64_t oa = ca > sa ? ca : sa, ob = cb < sb ? cb : sb;
-            if (ob <= oa)
-                continue;
-            double ov = (double)(ob - oa);
-            if (model == TRAZA_AGG_STATE_DURATION) {
-                row[k] += ov;
-            } else if (model == TRAZA_AGG_STATE_AVG) {
-                row[k] += ov;
-                w[(size_t)s * nslices + k] += 1;
-            } else {
-                row[k] += val * ov;
-                w[(size_t)s * nslices + k] += ov;
-            }
-        }
+        traza_scan_free(sc);
     }
-    traza_cursor_free(c);
+    free(bound);
+    bound = NULL;
     if (rc < 0)
         goto fail;
     if (avg)
@@ -265,6 +325,7 @@ int traza_agg_micro_build(traza_trace *t, int has_window, int64_t t0, int64_t t1
     m->t1 = t1;
     return 0;
 fail:
+    free(bound);
     free(v);
     free(w);
     free(stype);
@@ -335,18 +396,49 @@ int traza_agg_qualities(const traza_agg_micro *m, traza_agg_quality *q, traza_er
             cpre[k + 1] += xlog2(v[k]);
             spre[k + 1] += v[k];
         }
-        if (tab) {
-            for (size_t k = 0; k < n; k++)
-                iv[k] = (int64_t)v[k];
+    }
+    if (tab) {
+        /* Integral values: per series the prefix sums P, then
+         * G[i][j] += tab[P[j+1] - P[i]] (no loop-carried dependency). Series go in
+         * blocks so that one row of G stays in L1 across the block; for a given
+         * (i, j) the series are still added in increasing order, so the sums are
+         * bit-identical to the plain loop. */
+        enum { BLK = 32 };
+        size_t ns = m->nseries;
+        int64_t *P = malloc((size_t)BLK * (n + 1) * sizeof *P);
+        if (!P) {
+            free(tab);
+            free(iv);
+            free(cpre);
+            free(spre);
+            traza_agg_quality_free(q);
+            return traza_err_set(err, TRAZA_E_NOMEM, "out of memory for qualities");
+        }
+        for (size_t s0 = 0; s0 < ns; s0 += BLK) {
+            size_t nb = ns - s0 < BLK ? ns - s0 : BLK;
+            for (size_t b = 0; b < nb; b++) {
+                const double *v = m->v + (s0 + b) * n;
+                int64_t *pb = P + b * (n + 1);
+                pb[0] = 0;
+                for (size_t k = 0; k < n; k++)
+                    pb[k + 1] = pb[k] + (int64_t)v[k];
+            }
             for (size_t i = 0; i < n; i++) {
-                int64_t S = 0;
                 double *row = G + i * n;
-                for (size_t j = i; j < n; j++) {
-                    S += iv[j];
-                    row[j] += tab[S];
+                for (size_t b = 0; b < nb; b++) {
+                    const int64_t *pb = P + b * (n + 1);
+                    int64_t pi = pb[i];
+                    if (pb[n] == pi) /* nothing from slice i on */
+                        continue;
+                    for (size_t j = i; j < n; j++)
+                        row[j] += tab[pb[j + 1] - pi];
                 }
             }
-        } else {
+        }
+        free(P);
+    } else {
+        for (size_t s = 0; s < m->nseries; s++) {
+            const double *v = m->v + s * n;
             for (size_t i = 0; i < n; i++) {
                 double S = 0;
                 double *row = G + i * n;

@@ -95,6 +95,7 @@ static int collect(const stctx *c, size_t u, size_t i, size_t j, traza_agg_stpar
             return -1;
         traza_agg_stpart *p = &(*out)[(*np)++];
         p->node = c->nodes[u].prod;
+        p->own = c->nodes[u].own && c->nodes[u].prod >= 0;
         p->first = i;
         p->last = j;
         quality(c, u, i, j, &p->gain, &p->loss);
@@ -116,6 +117,8 @@ static int cmp_part(const void *x, const void *y)
     const traza_agg_stpart *a = x, *b = y;
     if (a->node != b->node)
         return a->node < b->node ? -1 : 1;
+    if (a->own != b->own)
+        return a->own - b->own;
     return (a->first > b->first) - (a->first < b->first);
 }
 
@@ -273,11 +276,14 @@ int traza_agg_spatial(traza_trace *t, const traza_agg_micro *m, double p, traza_
     }
     free(order); free(stack); free(seen);
     size_t cap = 0;
-    if (collect(&c, 0, 0, n - 1, parts, nparts, &cap) < 0)
+    /* A single root producer is the whole tree itself: start from it, so that its
+     * parts are named after it rather than after the virtual root. */
+    size_t top = c.nodes[0].nkids == 1 ? c.nodes[0].kids[0] : 0;
+    if (collect(&c, top, 0, n - 1, parts, nparts, &cap) < 0)
         goto oom;
     qsort(*parts, *nparts, sizeof **parts, cmp_part);
-    *gain = c.g[n - 1];
-    *loss = c.l[n - 1];
+    *gain = c.g[top * n * n + n - 1];
+    *loss = c.l[top * n * n + n - 1];
     rc = 0;
     goto done;
 oom:

@@ -249,26 +249,30 @@ int traza_correlate_rank(traza_trace *t, const traza_series *target, traza_corr_
     }
     traza_filter f;
     traza_filter_init(&f);
-    traza_cursor *c = traza_query(t, &f, err);
+    traza_scan *c = traza_scan_open(t, &f, err);
     if (!c)
         goto done;
-    const traza_event *ev;
+    traza_scan_batch bt;
     size_t n = 0, ti = 0;
     int r;
-    while ((r = traza_cursor_next(c, &ev, err)) == 1 && n < nev) {
-        if (ev->type < 0 || ev->type > maxt || ev->producer < 0 || ev->producer > maxp)
-            continue;
-        uint32_t k = (uint32_t)((size_t)ev->type * ((size_t)maxp + 1) + (size_t)ev->producer);
-        while (ti < target->n && target->id[ti] < ev->id)
-            ti++;
-        if (ti < target->n && target->id[ti] == ev->id)
-            excl[k] = 1;
-        ts[n] = ev->ts;
-        key[n] = k;
-        off[k + 1]++;
-        n++;
+    while ((r = traza_scan_next(c, &bt, err)) == 1 && n < nev) {
+        for (size_t i = 0; i < bt.n && n < nev; i++) {
+            int32_t ty = bt.type[i], pr = bt.producer[i];
+            if (ty < 0 || ty > maxt || pr < 0 || pr > maxp)
+                continue;
+            uint32_t k = (uint32_t)((size_t)ty * ((size_t)maxp + 1) + (size_t)pr);
+            int64_t id = bt.id[i];
+            while (ti < target->n && target->id[ti] < id)
+                ti++;
+            if (ti < target->n && target->id[ti] == id)
+                excl[k] = 1;
+            ts[n] = bt.ts[i];
+            key[n] = k;
+            off[k + 1]++;
+            n++;
+        }
     }
-    traza_cursor_free(c);
+    traza_scan_free(c);
     if (r < 0)
         goto done;
     for (size_t k = 0; k < nkeys; k++)

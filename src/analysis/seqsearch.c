@@ -120,20 +120,23 @@ int traza_seqsearch(traza_trace *t, const int32_t *types, size_t len, int per_pr
         traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
         goto done;
     }
-    traza_cursor *c = traza_query(t, &f, err);
+    traza_scan *c = traza_scan_open(t, &f, err);
     if (!c)
         goto done;
-    const traza_event *ev;
+    traza_scan_batch bt;
     size_t n = 0;
     int r;
-    while ((r = traza_cursor_next(c, &ev, err)) == 1 && n < (size_t)cnt) {
-        id[n] = ev->id;
-        ts[n] = ev->ts;
-        ty[n] = ev->type;
-        pr[n] = ev->producer;
-        n++;
+    while ((r = traza_scan_next(c, &bt, err)) == 1) {
+        size_t k = bt.n;
+        if (k > (size_t)cnt - n)
+            k = (size_t)cnt - n;
+        memcpy(id + n, bt.id, k * sizeof *id);
+        memcpy(ts + n, bt.ts, k * sizeof *ts);
+        memcpy(ty + n, bt.type, k * sizeof *ty);
+        memcpy(pr + n, bt.producer, k * sizeof *pr);
+        n += k;
     }
-    traza_cursor_free(c);
+    traza_scan_free(c);
     if (r < 0)
         goto done;
     rc = traza_seqsearch_arrays(id, ts, ty, pr, n, types, len, per_producer, max_gap, out, err);

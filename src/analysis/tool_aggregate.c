@@ -129,6 +129,112 @@ static int draw(const char *path, traza_trace *t, const traza_agg_micro *m, cons
     return rc;
 }
 
+/* Producers in depth-first preorder: row[id] = position, size[id] = rows of its
+ * subtree (a subtree is the contiguous rows [row, row + size)). */
+static int producer_rows(traza_trace *t, size_t **row_out, size_t **size_out, int32_t **order_out, size_t *nrows)
+{
+    const traza_producer *pr;
+    size_t np = traza_trace_producers(t, &pr);
+    int32_t maxp = 0;
+    for (size_t i = 0; i < np; i++)
+        if (pr[i].id > maxp) maxp = pr[i].id;
+    size_t nid = (size_t)maxp + 2; /* slot maxp + 1: the roots */
+    size_t *row = calloc(nid, sizeof *row), *size = calloc(nid, sizeof *size), *off = calloc(nid + 1, sizeof *off);
+    size_t *fill = malloc(nid * sizeof *fill), *kids = malloc((np ? np : 1) * sizeof *kids);
+    size_t *stack = malloc((np + 1) * sizeof *stack), *next = calloc(nid, sizeof *next);
+    int32_t *order = malloc((np ? np : 1) * sizeof *order);
+    int rc = -1;
+    if (!row || !size || !off || !fill || !kids || !stack || !next || !order)
+        goto done;
+    for (size_t i = 0; i < np; i++) {
+        int32_t par = pr[i].parent;
+        off[(par >= 0 && par <= maxp ? (size_t)par : nid - 1) + 1]++;
+    }
+    for (size_t k = 0; k < nid; k++)
+        off[k + 1] += off[k];
+    memcpy(fill, off, nid * sizeof *fill);
+    for (size_t i = 0; i < np; i++) {
+        int32_t par = pr[i].parent;
+        kids[fill[par >= 0 && par <= maxp ? (size_t)par : nid - 1]++] = (size_t)pr[i].id;
+    }
+    size_t no = 0, sp = 0;
+    stack[sp++] = nid - 1;
+    while (sp) {
+        size_t u = stack[sp - 1];
+        if (next[u] < off[u + 1] - off[u] && sp <= np) {
+            size_t v = kids[off[u] + next[u]++];
+            row[v] = no;
+            order[no++] = (int32_t)v;
+            stack[sp++] = v;
+        } else {
+            sp--;
+            if (u != nid - 1)
+                size[u] = no - row[u];
+        }
+    }
+    *nrows = no;
+    *row_out = row;
+    *size_out = size;
+    *order_out = order;
+    row = size = NULL;
+    order = NULL;
+    rc = 0;
+done:
+    free(row); free(size); free(off); free(fill); free(kids); free(stack); free(next); free(order);
+    return rc;
+}
+
+/* The spatio-temporal parts as blocks over producers (rows, depth-first) x time. */
+static int draw_spatial(const char *path, traza_trace *t, const traza_agg_micro *m, const traza_agg_stpart *parts, size_t np,
+                        char **keys, double p, traza_err *err)
+{
+    size_t *row, *size, nrows;
+    int32_t *order;
+    if (producer_rows(t, &row, &size, &order, &nrows) < 0)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    if (nrows == 0)
+        nrows = 1;
+    tz_buf b;
+    tz_buf_init(&b);
+    double rh = 480.0 / (double)nrows;
+    if (rh > 24) rh = 24;
+    if (rh < 1) rh = 1;
+    double ph = rh * (double)nrows;
+    char title[160];
+    snprintf(title, sizeof title, "spatio-temporal best cut partition at p = %.4f: %zu parts", p, np);
+    tz_svg_begin(&b, 1000, (int)(ph + 100), title);
+    tz_plot pl = {170, 40, 800, ph, (double)m->t0, (double)m->t1, 0, (double)nrows};
+    tz_svg_frame(&b, &pl, title, "timestamp", "");
+    if (nrows <= 60)
+        for (size_t r = 0; r < nrows && order; r++) {
+            char pp[512];
+            if (traza_trace_producer_path(t, order[r], pp, sizeof pp))
+                tz_svg_text(&b, 165, pl.y + ((double)r + 0.5) * rh + 4, "end", pp);
+        }
+    for (size_t i = 0; i < np; i++) {
+        size_t r0 = 0, nr = nrows;
+        if (parts[i].node >= 0) {
+            r0 = row[parts[i].node];
+            nr = parts[i].own ? 1 : size[parts[i].node];
+        }
+        double x0 = tz_px(&pl, (double)slice_ts(m, parts[i].first)), x1 = tz_px(&pl, (double)slice_ts(m, parts[i].last + 1));
+        double y0 = pl.y + (double)r0 * rh, y1 = pl.y + (double)(r0 + nr) * rh; /* row 0 on top */
+        tz_buf_printf(&b, "<rect class=\"stpart\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\" "
+                          "fill-opacity=\"0.8\" stroke=\"#000\" stroke-width=\"1\"><title>",
+                      x0, y0, x1 - x0, y1 - y0, tz_svg_color(i));
+        tz_xml_esc(&b, keys[i]);
+        tz_buf_printf(&b, "%s: slices %zu-%zu, gain %.6g, loss %.6g</title></rect>\n", parts[i].own ? " (own)" : "",
+                      parts[i].first, parts[i].last, parts[i].gain, parts[i].loss);
+    }
+    tz_svg_end(&b);
+    free(row);
+    free(size);
+    free(order);
+    int rc = b.oom ? traza_err_set(err, TRAZA_E_NOMEM, "out of memory") : tz_write_file(path, &b, err);
+    tz_buf_free(&b);
+    return rc;
+}
+
 static int run_spatial(const traza_tool *tool, const traza_tool_call *call, traza_trace *t, const traza_agg_micro *m,
                        double p, const char *name, const char *params, traza_err *err)
 {
@@ -178,7 +284,7 @@ static int run_spatial(const traza_tool *tool, const traza_tool_call *call, traz
             tz_json_num(&b, parts[i].gain);
             tz_buf_puts(&b, ", \"loss\": ");
             tz_json_num(&b, parts[i].loss);
-            tz_buf_putc(&b, '}');
+            tz_buf_puts(&b, parts[i].own ? ", \"own\": true}" : ", \"own\": false}");
         }
         tz_buf_puts(&b, "]}\n");
     } else {
@@ -191,6 +297,9 @@ static int run_spatial(const traza_tool *tool, const traza_tool_call *call, traz
     if (b.oom)
         goto oom;
     traza_tool_printf(call, "%s", b.s ? b.s : "");
+    const char *svg = tz_targ(tool, call, "svg");
+    if (svg && draw_spatial(svg, t, m, parts, np, keys, p, err) < 0)
+        goto done;
     rc = 0;
     goto done;
 oom:

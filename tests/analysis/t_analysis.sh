@@ -44,6 +44,11 @@ check_contains "aggregate 3 parts" "$OUT" "3 parts"
 check_contains "aggregate svg polyline" "$(cat "$TMP/g.svg")" "<polyline"
 check_rc "aggregate spatial" 0 "$TRAZA" aggregate flush --slices 10 --spatial --p 0.5
 check_contains "spatial parts" "$OUT" "host/"
+check_rc "aggregate spatial svg" 0 "$TRAZA" aggregate flush --slices 10 --spatial --p 0.5 --svg "$TMP/st.svg" --json
+NP=$(echo "$OUT" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["parts"]))')
+check_eq "spatial svg: one block per part" "$NP" "$(grep -c 'class="stpart"' "$TMP/st.svg")"
+FIRST=$(echo "$OUT" | python3 -c 'import json,sys; p=json.load(sys.stdin)["parts"][0]; print("%s%s: slices %d-%d" % (p["producer"], " (own)" if p["own"] else "", p["first"], p["last"]))')
+check_contains "spatial svg names the parts" "$(cat "$TMP/st.svg")" "$FIRST"
 check_rc "aggregate bad model" 2 "$TRAZA" aggregate paper --model nope
 
 check_rc "seqsearch" 0 "$TRAZA" seqsearch flush --pattern 'flush,read' --max-gap 5ms

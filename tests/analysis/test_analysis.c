@@ -240,11 +240,96 @@ static void test_rank_flush(void **state)
     tu_ws_close(&w);
 }
 
+/* ---- spatio-temporal aggregation: a hand-computed hierarchy ---------------------
+ * R with children A and B, one type, 2 slices of 100 ticks: A = (2, 2), B = (4, 0).
+ * Qualities (gain, loss), loss = S log2(cells x slices) - gain:
+ *   A[0,1]: (8 - 4, 4 - 4) = (4, 0);  B[0,1]: (8 - 8, 4 - 0) = (0, 4);
+ *   R[0,0]: (6 log2 6 - 10, 6 - gain) = (6 log2 3 - 4, 10 - 6 log2 3);
+ *   R[1,1]: (2 - 2, 2 - 0) = (0, 2);  R[0,1]: (24 - 12, 16 - 12) = (12, 4);
+ *   one cell over one slice: (0, 0).
+ * Best at p (value p g - (1 - p) l): R[0,1] as a whole 16p - 4, its children 4p
+ * (A whole, B cut), cut in time max(0, 6p - 0.490225) + 0. Hence:
+ *   p < 0.2451: A[0,1], B[0,0], B[1,1]           total (4, 0)
+ *   0.2451 < p < 0.35098: R[0,0], A[1,1], B[1,1]  total (6 log2 3 - 4, 10 - 6 log2 3)
+ *   p > 0.35098: R[0,1]                           total (12, 4) */
+static void test_agg_spatial(void **state)
+{
+    (void)state;
+    tu_ws w;
+    tu_ws_open(&w);
+    traza_writer *wr = traza_writer_begin(w.ws, "tree", "gen", &w.err);
+    assert_non_null(wr);
+    int32_t R = traza_writer_producer(wr, -1, "R", "Node", &w.err);
+    int32_t A = traza_writer_producer(wr, R, "A", "Thread", &w.err);
+    int32_t B = traza_writer_producer(wr, R, "B", "Thread", &w.err);
+    int32_t ty = traza_writer_event_type(wr, "x", TRAZA_PUNCTUAL, &w.err);
+    assert_true(R >= 0 && A >= 0 && B >= 0 && ty >= 0);
+    static const struct { int prod; int64_t ts; } evs[] = {{0, 10}, {1, 20}, {1, 30}, {1, 40}, {0, 50}, {1, 60},
+                                                           {0, 110}, {0, 150}};
+    for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {
+        traza_event e;
+        memset(&e, 0, sizeof e);
+        e.ts = evs[i].ts;
+        e.type = ty;
+        e.producer = evs[i].prod ? B : A;
+        assert_int_equal(traza_writer_event(wr, &e, &w.err), 0);
+    }
+    if (traza_writer_commit(wr, NULL, &w.err) < 0)
+        fail_msg("commit: %s", w.err.msg);
+    traza_trace *t = traza_trace_open(w.ws, "tree", TRAZA_OPEN_READ, &w.err);
+    assert_non_null(t);
+    traza_agg_micro m;
+    if (traza_agg_micro_build(t, 1, 0, 200, 2, TRAZA_AGG_OCCURRENCES, NULL, 0, &m, &w.err) < 0)
+        fail_msg("micro: %s", w.err.msg);
+    assert_int_equal(m.nseries, 2);
+    double gr = 6 * log2(3) - 4;
+    static const double ps[3] = {0.1, 0.3, 0.5};
+    struct { int32_t node; size_t first, last; double g, l; } want[3][3] = {
+        {{A, 0, 1, 4, 0}, {B, 0, 0, 0, 0}, {B, 1, 1, 0, 0}},
+        {{R, 0, 0, gr, 0}, {A, 1, 1, 0, 0}, {B, 1, 1, 0, 0}},
+        {{R, 0, 1, 12, 4}, {-2, 0, 0, 0, 0}, {-2, 0, 0, 0, 0}},
+    };
+    want[1][0].l = 10 - 6 * log2(3);
+    static const size_t wn[3] = {3, 3, 1};
+    static const double wg[3] = {4, 0, 12}, wl[3] = {0, 0, 4};
+    for (size_t c = 0; c < 3; c++) {
+        traza_agg_stpart *pt;
+        size_t np;
+        double g, l;
+        if (traza_agg_spatial(t, &m, ps[c], &pt, &np, &g, &l, &w.err) < 0)
+            fail_msg("spatial: %s", w.err.msg);
+        if (np != wn[c])
+            fail_msg("p = %g: %zu parts, expected %zu", ps[c], np, wn[c]);
+        /* Parts come in (node, first) order; R was declared first, then A, B. */
+        for (size_t i = 0; i < np; i++) {
+            const traza_agg_stpart *q = &pt[i];
+            /* Find the expected part with this node and first slice. */
+            size_t k = 0;
+            while (k < np && !(want[c][k].node == q->node && want[c][k].first == q->first))
+                k++;
+            if (k == np)
+                fail_msg("p = %g: unexpected part node %d slices %zu-%zu", ps[c], q->node, q->first, q->last);
+            assert_int_equal(q->last, want[c][k].last);
+            if (fabs(q->gain - want[c][k].g) > 1e-9 || fabs(q->loss - want[c][k].l) > 1e-9)
+                fail_msg("p = %g, part %zu: (gain, loss) = (%.12g, %.12g), expected (%.12g, %.12g)", ps[c], i, q->gain,
+                         q->loss, want[c][k].g, want[c][k].l);
+        }
+        double eg = c == 1 ? gr : wg[c], el = c == 1 ? 10 - 6 * log2(3) : wl[c];
+        if (fabs(g - eg) > 1e-9 || fabs(l - el) > 1e-9)
+            fail_msg("p = %g: total (%.12g, %.12g), expected (%.12g, %.12g)", ps[c], g, l, eg, el);
+        free(pt);
+    }
+    traza_agg_micro_free(&m);
+    traza_trace_close(t);
+    tu_ws_close(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_agg_paper),       cmocka_unit_test(test_corr_regular), cmocka_unit_test(test_corr_irregular),
         cmocka_unit_test(test_anomaly_rules),   cmocka_unit_test(test_seqsearch),    cmocka_unit_test(test_rank_flush),
+        cmocka_unit_test(test_agg_spatial),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
