@@ -2,6 +2,7 @@
  * real inputs, exact round trips, random access, .tzg, and a 10^10-symbol grammar. */
 #include "testutil.h"
 #include "traza/grammar.h"
+#include "grammar/gram_internal.h"
 
 static uint64_t rng_state = 88172645463325252ULL;
 static uint64_t rnd(void)
@@ -236,6 +237,7 @@ static void test_reference_size_mcu(void **state)
     if (traza_grammar_check(g, 1, &err) < 0)
         fail_msg("%s", err.msg);
     assert_true(st.size * 100 <= seqsize * 88); /* at least 12% smaller */
+    assert_int_equal(st.size, 1779);             /* bench/RESULTS.md */
     /* README: 0x6a4 occurs 116,625 times, first at line 65,713: one start-up cycle more */
     assert_int_equal(st.cycles, 116626);
     collect e = {0};
@@ -251,6 +253,49 @@ static void test_reference_size_mcu(void **state)
     free(tab);
     free(e.v);
     free(c.v);
+    traza_grammar_free(g);
+}
+
+/* ---- Cyclitur memory follows the grammar, not the number of cycle changes ------- */
+
+static void test_cyclitur_memory(void **state)
+{
+    (void)state;
+    /* cycles A B A C repeated: every cycle changes, 4 symbols per cycle on average */
+    const uint64_t lh = 0x100;
+    static const uint64_t cyc[3][5] = {{0x100, 1, 2, 3, 0}, {0x100, 4, 0, 0, 0}, {0x100, 5, 6, 7, 8}};
+    static const size_t clen[3] = {4, 2, 5};
+    static const int pat[4] = {0, 1, 0, 2};
+    traza_err err;
+    traza_gbuilder *b = traza_gbuilder_new(TRAZA_G_CYCLITUR, &lh, &err);
+    assert_non_null(b);
+    const size_t ncyc = 200000;
+    size_t at10 = 0, n = 0;
+    for (size_t k = 0; k < ncyc; k++) {
+        const int c = pat[k % 4];
+        for (size_t i = 0; i < clen[c]; i++, n++)
+            assert_int_equal(traza_gbuilder_push(b, cyc[c][i], &err), 0);
+        if (k == ncyc / 10)
+            at10 = tzg_builder_nodes(b);
+    }
+    size_t at100 = tzg_builder_nodes(b);
+    /* ReSequitur on the cycle sequence: A B A C -> X, X^n; nothing grows with n */
+    assert_true(at100 < 100);
+    assert_true(at100 <= at10 + 4);
+    traza_grammar *g = traza_gbuilder_finish(b, &err);
+    assert_non_null(g);
+    assert_true(g->len[0] == n);
+    if (traza_grammar_check(g, 1, &err) < 0)
+        fail_msg("%s", err.msg);
+    traza_gstats st;
+    assert_int_equal(traza_grammar_stats(g, &st, &err), 0);
+    assert_true(st.cycles == ncyc);
+    assert_int_equal(st.distinct_cycles, 3);
+    /* S -> X^50000; X -> A B A C; A, B, C: 4 + 2 + 5 r-pairs; 5 rules */
+    assert_int_equal(st.size, 1 + 4 + 4 + 2 + 5 + 5);
+    uint64_t v;
+    assert_int_equal(traza_grammar_at(g, n - 1, &v, &err), 0);
+    assert_true(v == 8);
     traza_grammar_free(g);
 }
 
@@ -390,6 +435,7 @@ int main(void)
         cmocka_unit_test(test_properties_random),
         cmocka_unit_test(test_wide_symbols),
         cmocka_unit_test(test_reference_size_mcu),
+        cmocka_unit_test(test_cyclitur_memory),
         cmocka_unit_test(test_huge_expansion),
         cmocka_unit_test(test_tzg_corrupt),
     };
