@@ -36,6 +36,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             size_t nr;
             if (nt && traza_grammar_cycle_runs(g, g->lh, tab, nt, &runs, &nr, &err) == 0)
                 free(runs);
+            traza_grammar *cg;
+            uint64_t *wlen;
+            if (traza_grammar_cycle_grammar(g, g->lh, tab, nt, &cg, &wlen, &err) == 0) {
+                traza_ganomaly *an;
+                size_t na;
+                traza_ganomaly_info info;
+                if (traza_grammar_anomalies(cg, wlen, tab, nt, 0.05, 1000, &an, &na, &info, &err) == 0)
+                    free(an);
+                free(wlen);
+                traza_grammar_free(cg);
+            }
             free(tab);
         }
     }

@@ -129,6 +129,34 @@ typedef struct traza_gcrun {
 int traza_grammar_cycle_runs(const traza_grammar *g, uint64_t lh, const traza_gcycle *tab, size_t ntab,
                              traza_gcrun **out, size_t *n, traza_err *err);
 
+/* The cycle sequence as a grammar over cycle indexes, derived from g's rule structure
+ * in O(|G|) time and memory (never one entry per cycle or per change of cycle):
+ * terminals are indexes into tab (from traza_grammar_cycles), r-pair counts keep the
+ * runs, rule 0 expands to the whole sequence (len[0] = number of cycles). wlen (may be
+ * NULL) receives per rule the length in symbols of w of its expansion; free() it. */
+int traza_grammar_cycle_grammar(const traza_grammar *g, uint64_t lh, const traza_gcycle *tab, size_t ntab,
+                                traza_grammar **out, uint64_t **wlen, traza_err *err);
+
+/* Anomalies on the cycle sequence (from traza_grammar_cycle_grammar): transitions
+ * C_a -> C_b with P(b | a) < rare, counted on the cycle grammar in O(|G|); the spans
+ * around them (rare transitions at most 2 cycles apart are merged; a rare run a^n is
+ * one transition), ranked by score = sum of -log2 P. Only subtrees holding a rare
+ * transition are visited; after `limit` rare transitions the scan stops (truncated). */
+typedef struct traza_ganomaly {
+    uint64_t start, end;   /* [start, end) in w */
+    uint64_t from_k, to_k; /* cycle indexes (0-based, inclusive) in the cycle sequence */
+    double score;
+} traza_ganomaly;
+typedef struct traza_ganomaly_info {
+    uint64_t cycles;           /* length of the cycle sequence */
+    uint64_t rare_transitions; /* occurrences of rare transitions (a rare run a^n counts once) */
+    uint64_t scanned;          /* rare transitions visited */
+    int truncated;             /* the scan stopped at `limit` */
+} traza_ganomaly_info;
+int traza_grammar_anomalies(const traza_grammar *cg, const uint64_t *wlen, const traza_gcycle *tab, size_t ntab,
+                            double rare, uint64_t limit, traza_ganomaly **out, size_t *n, traza_ganomaly_info *info,
+                            traza_err *err);
+
 /* Covering of [i, j) by maximal grammar symbols (for comparing cycles at rule level). */
 int traza_grammar_cover(const traza_grammar *g, uint64_t i, uint64_t j, traza_gsym **out, size_t *n,
                         traza_err *err);
