@@ -15,11 +15,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     traza_err err;
-    /* inputs starting with 'P' or 'Q' go to the payload decoder directly, past the
-     * checksum a fuzzer could not forge ('Q': with a loop header) */
-    traza_grammar *g = size && (data[0] == 'P' || data[0] == 'Q')
-                           ? tzg_decode_payload(data + 1, size - 1, data[0] == 'Q', &err)
+    /* inputs starting with 'P' .. 'S' go to the payload decoder directly, past the
+     * checksum a fuzzer could not forge (flags = data[0] - 'P': bit 0 a loop header,
+     * bit 1 a names section) */
+    traza_grammar *g = size && data[0] >= 'P' && data[0] <= 'S'
+                           ? tzg_decode_payload(data + 1, size - 1, data[0] - 'P', &err)
                            : traza_tzg_decode(data, size, &err);
+    if (g && g->nnames)
+        (void)traza_grammar_name(g, g->name_vals[g->nnames - 1]);
     if (!g)
         return 0;
     uint64_t n = g->len[0], v;

@@ -39,6 +39,11 @@ typedef struct traza_grammar {
     uint64_t *len;       /* expansion length per rule (|S| = len[0] = |w|) */
     uint64_t *cum;       /* per body position: offset of that r-pair inside its rule */
     uint32_t depth;      /* longest path from S to a terminal, in rules */
+    /* symbol names (event type names when the input was a stored trace), by value,
+     * values strictly increasing; nnames = 0 when there are none. Stored in .tzg v2. */
+    size_t nnames;
+    uint64_t *name_vals;
+    char **names;
 } traza_grammar;
 
 /* ---- building --------------------------------------------------------------- */
@@ -65,6 +70,13 @@ int traza_grammar_pick_lh(const uint64_t *seq, size_t n, size_t sample, uint64_t
  * grammar whose expansion would exceed 2^63 symbols is rejected. */
 int traza_grammar_finish(traza_grammar *g, traza_err *err);
 void traza_grammar_free(traza_grammar *g);
+
+/* Replaces g's symbol names with copies of names[k] for vals[k] (any order; a value
+ * given twice is an error; names non-empty, at most 4096 bytes, no NUL). */
+int traza_grammar_set_names(traza_grammar *g, const uint64_t *vals, const char *const *names, size_t n,
+                            traza_err *err);
+/* The name of terminal value v, or NULL. O(log nnames). */
+const char *traza_grammar_name(const traza_grammar *g, uint64_t v);
 
 /* ---- metrics ------------------------------------------------------------------ */
 

@@ -3,6 +3,7 @@
 #include "testutil.h"
 #include "traza/grammar.h"
 #include "grammar/gram_internal.h"
+#include <zlib.h>
 
 static uint64_t rng_state = 88172645463325252ULL;
 static uint64_t rnd(void)
@@ -550,6 +551,68 @@ static void test_tzg_corrupt(void **state)
     traza_grammar_free(g);
 }
 
+/* ---- symbol names (.tzg v2) and reading v1 files ---------------------------------- */
+
+static void put32(unsigned char *p, uint32_t v)
+{
+    for (int k = 0; k < 4; k++)
+        p[k] = (unsigned char)(v >> (8 * k));
+}
+
+static void test_tzg_names(void **state)
+{
+    (void)state;
+    traza_grammar *g = build_str("cabcabcabcabcad", TRAZA_G_SEQUITUR, NULL);
+    traza_err err;
+    const uint64_t vals[] = {'d', 'a', UINT64_MAX, 'b'};
+    const char *const names[] = {"irq_exit", "sched_switch", "last", "write"};
+    assert_int_equal(traza_grammar_set_names(g, vals, names, 4, &err), 0);
+    assert_string_equal(traza_grammar_name(g, 'a'), "sched_switch");
+    assert_string_equal(traza_grammar_name(g, UINT64_MAX), "last");
+    assert_null(traza_grammar_name(g, 'c'));
+    const uint64_t dup[] = {1, 1};
+    assert_int_equal(traza_grammar_set_names(g, dup, names, 2, &err), -1);
+    assert_err_contains(err, "named twice");
+    assert_int_equal(g->nnames, 4); /* unchanged */
+    unsigned char *d;
+    size_t n;
+    assert_int_equal(traza_tzg_encode(g, TRAZA_TZG_XZ, &d, &n, &err), 0);
+    assert_int_equal(d[8], 2);  /* version 2 */
+    assert_int_equal(d[12], 2); /* flags: names */
+    traza_grammar *h = traza_tzg_decode(d, n, &err);
+    if (!h)
+        fail_msg("%s", err.msg);
+    assert_int_equal(h->nnames, 4);
+    assert_string_equal(traza_grammar_name(h, 'd'), "irq_exit");
+    assert_string_equal(traza_grammar_name(h, 'b'), "write");
+    assert_string_equal(traza_grammar_name(h, UINT64_MAX), "last");
+    traza_grammar_free(h);
+    /* a v1 file cannot carry names: flag bit 1 is rejected there */
+    d[8] = 1;
+    put32(d + 36, (uint32_t)crc32(0, d, 36));
+    assert_null(traza_tzg_decode(d, n, &err));
+    assert_err_contains(err, "bad header fields");
+    free(d);
+    /* a grammar without names, written as version 1 (the old layout), is still read */
+    traza_grammar *plain = build_str("cabcabcabcabcad", TRAZA_G_SEQUITUR, NULL);
+    assert_int_equal(traza_tzg_encode(plain, TRAZA_TZG_ZSTD, &d, &n, &err), 0);
+    assert_int_equal(d[12], 0);
+    d[8] = 1;
+    put32(d + 36, (uint32_t)crc32(0, d, 36));
+    h = traza_tzg_decode(d, n, &err);
+    if (!h)
+        fail_msg("v1: %s", err.msg);
+    assert_true(h->len[0] == 15 && h->nnames == 0);
+    traza_grammar_free(h);
+    d[8] = 3;
+    put32(d + 36, (uint32_t)crc32(0, d, 36));
+    assert_null(traza_tzg_decode(d, n, &err));
+    assert_err_contains(err, "unsupported version 3");
+    free(d);
+    traza_grammar_free(plain);
+    traza_grammar_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -561,6 +624,7 @@ int main(void)
         cmocka_unit_test(test_huge_expansion),
         cmocka_unit_test(test_anomalies_huge),
         cmocka_unit_test(test_tzg_corrupt),
+        cmocka_unit_test(test_tzg_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
