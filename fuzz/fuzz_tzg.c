@@ -15,11 +15,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     traza_err err;
-    /* inputs starting with 'P' or 'Q' go to the payload decoder directly, past the
-     * checksum a fuzzer could not forge ('Q': with a loop header) */
-    traza_grammar *g = size && (data[0] == 'P' || data[0] == 'Q')
-                           ? tzg_decode_payload(data + 1, size - 1, data[0] == 'Q', &err)
+    /* inputs starting with 'P' .. 'S' go to the payload decoder directly, past the
+     * checksum a fuzzer could not forge (flags = data[0] - 'P': bit 0 a loop header,
+     * bit 1 a names section) */
+    traza_grammar *g = size && data[0] >= 'P' && data[0] <= 'S'
+                           ? tzg_decode_payload(data + 1, size - 1, data[0] - 'P', &err)
                            : traza_tzg_decode(data, size, &err);
+    if (g && g->nnames)
+        (void)traza_grammar_name(g, g->name_vals[g->nnames - 1]);
     if (!g)
         return 0;
     uint64_t n = g->len[0], v;
@@ -36,6 +39,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             size_t nr;
             if (nt && traza_grammar_cycle_runs(g, g->lh, tab, nt, &runs, &nr, &err) == 0)
                 free(runs);
+            traza_grammar *cg;
+            uint64_t *wlen;
+            if (traza_grammar_cycle_grammar(g, g->lh, tab, nt, &cg, &wlen, &err) == 0) {
+                traza_ganomaly *an;
+                size_t na;
+                traza_ganomaly_info info;
+                if (traza_grammar_anomalies(cg, wlen, tab, nt, 0.05, 1000, &an, &na, &info, &err) == 0)
+                    free(an);
+                free(wlen);
+                traza_grammar_free(cg);
+            }
             free(tab);
         }
     }

@@ -39,6 +39,11 @@ typedef struct traza_grammar {
     uint64_t *len;       /* expansion length per rule (|S| = len[0] = |w|) */
     uint64_t *cum;       /* per body position: offset of that r-pair inside its rule */
     uint32_t depth;      /* longest path from S to a terminal, in rules */
+    /* symbol names (event type names when the input was a stored trace), by value,
+     * values strictly increasing; nnames = 0 when there are none. Stored in .tzg v2. */
+    size_t nnames;
+    uint64_t *name_vals;
+    char **names;
 } traza_grammar;
 
 /* ---- building --------------------------------------------------------------- */
@@ -65,6 +70,13 @@ int traza_grammar_pick_lh(const uint64_t *seq, size_t n, size_t sample, uint64_t
  * grammar whose expansion would exceed 2^63 symbols is rejected. */
 int traza_grammar_finish(traza_grammar *g, traza_err *err);
 void traza_grammar_free(traza_grammar *g);
+
+/* Replaces g's symbol names with copies of names[k] for vals[k] (any order; a value
+ * given twice is an error; names non-empty, at most 4096 bytes, no NUL). */
+int traza_grammar_set_names(traza_grammar *g, const uint64_t *vals, const char *const *names, size_t n,
+                            traza_err *err);
+/* The name of terminal value v, or NULL. O(log nnames). */
+const char *traza_grammar_name(const traza_grammar *g, uint64_t v);
 
 /* ---- metrics ------------------------------------------------------------------ */
 
@@ -128,6 +140,34 @@ typedef struct traza_gcrun {
 } traza_gcrun;
 int traza_grammar_cycle_runs(const traza_grammar *g, uint64_t lh, const traza_gcycle *tab, size_t ntab,
                              traza_gcrun **out, size_t *n, traza_err *err);
+
+/* The cycle sequence as a grammar over cycle indexes, derived from g's rule structure
+ * in O(|G|) time and memory (never one entry per cycle or per change of cycle):
+ * terminals are indexes into tab (from traza_grammar_cycles), r-pair counts keep the
+ * runs, rule 0 expands to the whole sequence (len[0] = number of cycles). wlen (may be
+ * NULL) receives per rule the length in symbols of w of its expansion; free() it. */
+int traza_grammar_cycle_grammar(const traza_grammar *g, uint64_t lh, const traza_gcycle *tab, size_t ntab,
+                                traza_grammar **out, uint64_t **wlen, traza_err *err);
+
+/* Anomalies on the cycle sequence (from traza_grammar_cycle_grammar): transitions
+ * C_a -> C_b with P(b | a) < rare, counted on the cycle grammar in O(|G|); the spans
+ * around them (rare transitions at most 2 cycles apart are merged; a rare run a^n is
+ * one transition), ranked by score = sum of -log2 P. Only subtrees holding a rare
+ * transition are visited; after `limit` rare transitions the scan stops (truncated). */
+typedef struct traza_ganomaly {
+    uint64_t start, end;   /* [start, end) in w */
+    uint64_t from_k, to_k; /* cycle indexes (0-based, inclusive) in the cycle sequence */
+    double score;
+} traza_ganomaly;
+typedef struct traza_ganomaly_info {
+    uint64_t cycles;           /* length of the cycle sequence */
+    uint64_t rare_transitions; /* occurrences of rare transitions (a rare run a^n counts once) */
+    uint64_t scanned;          /* rare transitions visited */
+    int truncated;             /* the scan stopped at `limit` */
+} traza_ganomaly_info;
+int traza_grammar_anomalies(const traza_grammar *cg, const uint64_t *wlen, const traza_gcycle *tab, size_t ntab,
+                            double rare, uint64_t limit, traza_ganomaly **out, size_t *n, traza_ganomaly_info *info,
+                            traza_err *err);
 
 /* Covering of [i, j) by maximal grammar symbols (for comparing cycles at rule level). */
 int traza_grammar_cover(const traza_grammar *g, uint64_t i, uint64_t j, traza_gsym **out, size_t *n,

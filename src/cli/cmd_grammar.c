@@ -20,7 +20,8 @@ const char cmd_grammar_usage[] =
     "           (a CoreSight snapshot decoded with OpenCSD, one PC per executed instruction)\n"
     "  decompress IN.tzg [-o OUT] [--raw32|--raw64]  the exact input (hex lines by default)\n"
     "  stats IN.tzg [--json]            Size(G), Comp(G), |w|, rules, depth, cycles\n"
-    "  show IN.tzg [--elf FILE]         the rules; addresses symbolized with an ELF\n"
+    "  show IN.tzg [--elf FILE]         the rules; addresses symbolized with an ELF, event\n"
+    "                                   types by the names stored at compress --trace\n"
     "  cycles IN.tzg [--svg OUT]        distinct cycles: length, occurrences, share (pie chart)\n"
     "  cycle-time IN.tzg N [--svg OUT]  positions of cycle N (from `cycles`) (strip chart)\n"
     "  compare IN.tzg N M               where cycles N and M differ, at the rule level\n"
@@ -154,11 +155,45 @@ static int vec_push(void *u, uint64_t s)
     return 0;
 }
 
-static int read_trace(traza_cli *cli, const gopts *o, vec64 *v)
+/* The event type names of a trace, for the .tzg (show prints them). */
+typedef struct tnames {
+    uint64_t *vals;
+    char **names;
+    size_t n;
+} tnames;
+
+static void tnames_free(tnames *tn)
+{
+    for (size_t k = 0; k < tn->n; k++)
+        free(tn->names[k]);
+    free(tn->names), free(tn->vals);
+    memset(tn, 0, sizeof *tn);
+}
+
+static int read_trace(traza_cli *cli, const gopts *o, vec64 *v, tnames *tn)
 {
     traza_trace *t = cli_trace(cli, o->trace, TRAZA_OPEN_READ);
     if (!t)
         return -1;
+    const traza_event_type *types;
+    size_t nt = traza_trace_event_types(t, &types);
+    tn->vals = calloc(nt ? nt : 1, sizeof *tn->vals);
+    tn->names = calloc(nt ? nt : 1, sizeof *tn->names);
+    if (!tn->vals || !tn->names) {
+        traza_trace_close(t);
+        fprintf(stderr, "traza: out of memory\n");
+        return -1;
+    }
+    for (size_t k = 0; k < nt; k++) {
+        if (!types[k].name || !types[k].name[0] || strlen(types[k].name) > 4096)
+            continue;
+        if (!(tn->names[tn->n] = strdup(types[k].name))) {
+            traza_trace_close(t);
+            fprintf(stderr, "traza: out of memory\n");
+            return -1;
+        }
+        tn->vals[tn->n++] = (uint64_t)(uint32_t)types[k].id;
+    }
     traza_err err;
     traza_err_clear(&err);
     traza_filter f;
@@ -285,12 +320,15 @@ static int do_compress(traza_cli *cli, int argc, char **argv)
         return finish_compress(cli, g, &o);
     }
     vec64 v = {0};
+    tnames tn = {0};
     if (o.from_etm) {
         if (traza_etm_pcs(o.from_etm, o.producer, &v.v, &v.n, &err) < 0)
             return cli_fail(cli, &err);
         v.cap = v.n;
-    } else if (o.trace ? read_trace(cli, &o, &v) < 0 : traza_grammar_read(argv[i], o.raw, vec_push, &v, &err) < 0) {
+    } else if (o.trace ? read_trace(cli, &o, &v, &tn) < 0
+                       : traza_grammar_read(argv[i], o.raw, vec_push, &v, &err) < 0) {
         free(v.v);
+        tnames_free(&tn);
         return o.trace ? EXIT_FAIL : cli_fail(cli, &err);
     }
     if (auto_lh) {
@@ -304,6 +342,12 @@ static int do_compress(traza_cli *cli, int argc, char **argv)
     }
     traza_grammar *g = traza_grammar_build(v.v, v.n, (traza_galgo)algo, o.lh ? &lh : NULL, &err);
     free(v.v);
+    /* a trace: the event type names go into the .tzg (format v2) for `show` */
+    if (g && tn.n && traza_grammar_set_names(g, tn.vals, (const char *const *)tn.names, tn.n, &err) < 0) {
+        traza_grammar_free(g);
+        g = NULL;
+    }
+    tnames_free(&tn);
     if (!g)
         return cli_fail(cli, &err);
     return finish_compress(cli, g, &o);
@@ -409,14 +453,17 @@ static int do_stats(traza_cli *cli, int argc, char **argv)
     return rc;
 }
 
-static void show_sym(const traza_gsym *s, const gelf *elf, tz_buf *b)
+static void show_sym(const traza_grammar *g, const traza_gsym *s, const gelf *elf, tz_buf *b)
 {
     if (s->is_rule) {
         tz_buf_printf(b, "R%llu", (unsigned long long)s->value);
     } else {
-        uint64_t off;
+        uint64_t off = 0;
         const char *name = elf ? gelf_lookup(elf, s->value, &off) : NULL;
-        if (name && off)
+        const char *stored = name ? NULL : traza_grammar_name(g, s->value);
+        if (stored)
+            tz_buf_puts(b, stored);
+        else if (name && off)
             tz_buf_printf(b, "%s+0x%llx", name, (unsigned long long)off);
         else if (name)
             tz_buf_printf(b, "%s", name);
@@ -458,7 +505,7 @@ static int do_show(traza_cli *cli, int argc, char **argv)
             for (uint64_t k = g->off[r]; k < g->off[r + 1]; k++) {
                 tz_buf t;
                 tz_buf_init(&t);
-                show_sym(&g->syms[k], elf, &t);
+                show_sym(g, &g->syms[k], elf, &t);
                 if (k > g->off[r])
                     tz_buf_puts(&b, ", ");
                 tz_json_str(&b, t.s ? t.s : "");
@@ -472,7 +519,7 @@ static int do_show(traza_cli *cli, int argc, char **argv)
                 tz_buf_puts(&b, "S ->");
             for (uint64_t k = g->off[r]; k < g->off[r + 1]; k++) {
                 tz_buf_putc(&b, ' ');
-                show_sym(&g->syms[k], elf, &b);
+                show_sym(g, &g->syms[k], elf, &b);
             }
             tz_buf_printf(&b, "    [%llu]\n", (unsigned long long)g->len[r]);
         }

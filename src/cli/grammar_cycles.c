@@ -341,19 +341,20 @@ int gcmd_compare(traza_cli *cli, int argc, char **argv)
 
 /* ---- anomalies ------------------------------------------------------------------ */
 
-typedef struct span {
-    uint64_t start, end;   /* [start, end) in w */
-    double score;          /* sum of -log2 P(next | previous) of its rare transitions */
-    uint64_t from_k, to_k; /* cycle indexes */
-} span;
+typedef struct listctx {
+    tz_buf *b;
+    size_t n;
+} listctx;
 
-static int span_cmp(const void *a, const void *b)
+static int list_cycle(void *u, uint64_t c)
 {
-    const span *x = a, *y = b;
-    return x->score < y->score ? 1 : x->score > y->score ? -1 : 0;
+    listctx *x = u;
+    tz_buf_printf(x->b, "%sC%llu", x->n++ ? " " : "", (unsigned long long)c + 1);
+    return 0;
 }
 
-static int64_t bkey(uint32_t a, uint32_t b) { return (int64_t)((uint64_t)a << 32 | b); }
+/* Rare transitions visited at most (the ranking covers them; counts cover all). */
+#define ANOMALY_SCAN_LIMIT 1000000
 
 int gcmd_anomalies(traza_cli *cli, int argc, char **argv)
 {
@@ -371,99 +372,30 @@ int gcmd_anomalies(traza_cli *cli, int argc, char **argv)
     }
     traza_err err;
     traza_err_clear(&err);
-    traza_gcrun *runs;
-    size_t nr;
-    if (traza_grammar_cycle_runs(L.g, L.lh, L.tab, L.n, &runs, &nr, &err) < 0) {
+    /* the cycle sequence as a grammar: everything below costs O(|G|) plus the rare
+     * transitions visited, never one step per cycle */
+    traza_grammar *cg = NULL;
+    uint64_t *wlen = NULL;
+    traza_ganomaly *spans = NULL;
+    size_t ns = 0;
+    traza_ganomaly_info info;
+    const double RARE = 0.05;
+    if (traza_grammar_cycle_grammar(L.g, L.lh, L.tab, L.n, &cg, &wlen, &err) < 0 ||
+        traza_grammar_anomalies(cg, wlen, L.tab, L.n, RARE, ANOMALY_SCAN_LIMIT, &spans, &ns, &info, &err) < 0) {
+        traza_grammar_free(cg);
+        free(wlen);
         unload(&L);
         return cli_fail(cli, &err);
     }
-    /* transition counts: P(b | a) */
-    tz_imap big, out;
-    tz_imap_init(&big);
-    tz_imap_init(&out);
-    uint64_t ncyc = 0;
-    for (size_t k = 0; k < nr; k++) {
-        int64_t v = 0;
-        if (k > 0) {
-            tz_imap_get(&big, bkey(runs[k - 1].cycle, runs[k].cycle), &v);
-            tz_imap_put(&big, bkey(runs[k - 1].cycle, runs[k].cycle), v + 1);
-            v = 0;
-            tz_imap_get(&out, runs[k - 1].cycle, &v);
-            tz_imap_put(&out, runs[k - 1].cycle, v + 1);
-        }
-        if (runs[k].rep > 1) {
-            v = 0;
-            tz_imap_get(&big, bkey(runs[k].cycle, runs[k].cycle), &v);
-            tz_imap_put(&big, bkey(runs[k].cycle, runs[k].cycle), v + (int64_t)runs[k].rep - 1);
-            v = 0;
-            tz_imap_get(&out, runs[k].cycle, &v);
-            tz_imap_put(&out, runs[k].cycle, v + (int64_t)runs[k].rep - 1);
-        }
-        ncyc += runs[k].rep;
-    }
-    const double RARE = 0.05;
-    tz_buf sp;
-    tz_buf_init(&sp);
-    span cur = {0, 0, 0, 0, 0};
-    int open = 0;
-    uint64_t kidx = 0; /* index of the run's first cycle in the cycle sequence */
-    for (size_t k = 0; k < nr; k++) {
-        uint64_t len = L.tab[runs[k].cycle].length;
-        for (int part = 0; part < 2; part++) {
-            /* part 0: transition into this run; part 1: its self-repetitions */
-            int64_t c = 0, tot = 0;
-            uint64_t at, end, kk;
-            if (part == 0) {
-                if (k == 0)
-                    continue;
-                tz_imap_get(&big, bkey(runs[k - 1].cycle, runs[k].cycle), &c);
-                tz_imap_get(&out, runs[k - 1].cycle, &tot);
-                at = runs[k].pos;
-                end = at + len;
-                kk = kidx;
-            } else {
-                if (runs[k].rep < 2)
-                    continue;
-                tz_imap_get(&big, bkey(runs[k].cycle, runs[k].cycle), &c);
-                tz_imap_get(&out, runs[k].cycle, &tot);
-                at = runs[k].pos + len;
-                end = runs[k].pos + runs[k].rep * len;
-                kk = kidx + runs[k].rep - 1;
-            }
-            double p = tot ? (double)c / (double)tot : 1;
-            if (p >= RARE)
-                continue;
-            uint64_t from = part == 0 ? runs[k - 1].pos : runs[k].pos; /* include the previous cycle */
-            double sc = -log2(p) * (part == 1 ? 1 : 1);
-            if (open && kk <= cur.to_k + 2) {
-                cur.end = end > cur.end ? end : cur.end;
-                cur.score += sc;
-                cur.to_k = kk;
-            } else {
-                if (open)
-                    tz_buf_put(&sp, &cur, sizeof cur);
-                cur.start = from;
-                cur.end = end;
-                cur.score = sc;
-                cur.from_k = part == 0 ? kidx - 1 : kidx;
-                cur.to_k = kk;
-                open = 1;
-            }
-        }
-        kidx += runs[k].rep;
-    }
-    if (open)
-        tz_buf_put(&sp, &cur, sizeof cur);
-    span *spans = (span *)(void *)sp.s;
-    size_t ns = sp.len / sizeof(span);
-    if (ns)
-        qsort(spans, ns, sizeof *spans, span_cmp);
+    uint64_t ncyc = info.cycles;
     /* rare cycles: at most 1% of the cycles (and not the only cycle) */
     tz_buf b;
     tz_buf_init(&b);
     size_t nrare = 0;
     if (o.json)
-        tz_buf_printf(&b, "{\"cycles\": %llu, \"rare_cycles\": [", (unsigned long long)ncyc);
+        tz_buf_printf(&b, "{\"cycles\": %llu, \"rare_transitions\": %llu, \"truncated\": %s, \"rare_cycles\": [",
+                      (unsigned long long)ncyc, (unsigned long long)info.rare_transitions,
+                      info.truncated ? "true" : "false");
     else
         tz_buf_printf(&b, "rare cycles (at most 1%% of %llu cycles), rarest first:\n", (unsigned long long)ncyc);
     for (size_t k = L.n; k-- > 0 && nrare < (size_t)o.top;) {
@@ -486,21 +418,15 @@ int gcmd_anomalies(traza_cli *cli, int argc, char **argv)
                       RARE * 100);
     size_t shown = 0;
     for (size_t k = 0; k < ns && shown < (size_t)o.top; k++, shown++) {
-        /* the cycles of the span, from the run list */
+        /* the span's cycles (at most 16), by random access into the cycle grammar */
         tz_buf seq;
         tz_buf_init(&seq);
-        uint64_t ki = 0;
-        size_t listed = 0;
-        for (size_t r = 0; r < nr && listed < 16 && ki <= spans[k].to_k; r++) {
-            if (ki + runs[r].rep <= spans[k].from_k) {
-                ki += runs[r].rep;
-                continue;
-            }
-            uint64_t t = spans[k].from_k > ki ? spans[k].from_k - ki : 0;
-            for (; t < runs[r].rep && ki + t <= spans[k].to_k && listed < 16; t++, listed++)
-                tz_buf_printf(&seq, "%sC%u", listed ? " " : "", runs[r].cycle + 1);
-            ki += runs[r].rep;
-        }
+        listctx lc = {&seq, 0};
+        uint64_t to = spans[k].to_k + 1;
+        if (to - spans[k].from_k > 16)
+            to = spans[k].from_k + 16;
+        if (traza_grammar_extract(cg, spans[k].from_k, to, list_cycle, &lc, &err) < 0)
+            tz_buf_puts(&seq, "?");
         if (o.json) {
             tz_buf_printf(&b, "%s{\"start\": %llu, \"end\": %llu, \"score\": %.3f, \"cycles\": ", k ? ", " : "",
                           (unsigned long long)spans[k].start, (unsigned long long)spans[k].end, spans[k].score);
@@ -516,12 +442,14 @@ int gcmd_anomalies(traza_cli *cli, int argc, char **argv)
         tz_buf_puts(&b, "]}\n");
     else if (!ns)
         tz_buf_puts(&b, "  none\n");
+    else if (info.truncated)
+        tz_buf_printf(&b, "  (ranking over the first %llu of %llu rare transitions)\n",
+                      (unsigned long long)info.scanned, (unsigned long long)info.rare_transitions);
     fputs(b.s ? b.s : "", stdout);
     tz_buf_free(&b);
-    tz_buf_free(&sp);
-    tz_imap_free(&big);
-    tz_imap_free(&out);
-    free(runs);
+    free(spans);
+    free(wlen);
+    traza_grammar_free(cg);
     unload(&L);
     return EXIT_OK;
 }

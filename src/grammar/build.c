@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "grammar/engine.h"
+#include "grammar/gram_internal.h"
 #include "util/util.h"
 
 typedef struct crun {
@@ -17,8 +18,8 @@ struct traza_gbuilder {
     int has_lh;
     uint64_t lh;
     int open;       /* Cyclitur: a cycle is open in `root` */
-    crun *runs;     /* Cyclitur: the cycles' start symbols, run-length encoded */
-    size_t nruns, capruns;
+    uint32_t seq;   /* Cyclitur: the root receiving the cycles' start symbols, online */
+    crun pend;      /* Cyclitur: the last run of start symbols, not yet pushed */
 };
 
 traza_gbuilder *traza_gbuilder_new(traza_galgo algo, const uint64_t *lh, traza_err *err)
@@ -38,13 +39,15 @@ traza_gbuilder *traza_gbuilder_new(traza_galgo algo, const uint64_t *lh, traza_e
         b->has_lh = 1;
         b->lh = *lh;
     }
-    if (algo != TRAZA_G_CYCLITUR) {
-        b->root = ge_root(&b->e);
-        if (b->root == GNIL) {
-            traza_gbuilder_free(b);
-            traza_err_set(err, TRAZA_E_NOMEM, "grammar: out of memory");
-            return NULL;
-        }
+    /* Cyclitur: the start-symbol sequence gets its own root from the beginning and is
+     * compressed online (ReSequitur, same rule set) as cycles end, so memory follows
+     * the grammar, not the number of cycles. */
+    b->root = ge_root(&b->e);
+    b->seq = b->root;
+    if (b->root == GNIL) {
+        traza_gbuilder_free(b);
+        traza_err_set(err, TRAZA_E_NOMEM, "grammar: out of memory");
+        return NULL;
     }
     return b;
 }
@@ -54,21 +57,28 @@ void traza_gbuilder_free(traza_gbuilder *b)
     if (!b)
         return;
     ge_free(&b->e);
-    free(b->runs);
     free(b);
 }
 
+/* Appends a cycle start symbol to the sequence root. The current run v^n is held
+ * back until a different symbol arrives, so the root receives whole runs v^n, as a
+ * final pass over the run-length-encoded sequence would push them (pushing v^1 then
+ * merging could first match the digram (x, v^1) and build another grammar).
+ * Cycle bodies start with the loop header and hold it nowhere else, while every
+ * start symbol but the first expands to a string beginning with it: the digrams of
+ * the sequence root never meet those of the cycles, so interleaving the two gives
+ * the grammar of the two-pass method. */
 static int add_run(traza_gbuilder *b, uint64_t v, uint32_t kind)
 {
-    if (b->nruns && b->runs[b->nruns - 1].v == v && b->runs[b->nruns - 1].kind == kind) {
-        b->runs[b->nruns - 1].rep++;
+    if (b->pend.rep && b->pend.v == v && b->pend.kind == kind) {
+        b->pend.rep++;
         return 0;
     }
-    if (TZ_GROW(b->runs, b->capruns, b->nruns + 1) < 0)
+    if (b->pend.rep && ge_push(&b->e, b->seq, b->pend.v, b->pend.kind, b->pend.rep) < 0)
         return -1;
-    b->runs[b->nruns].v = v;
-    b->runs[b->nruns].kind = kind;
-    b->runs[b->nruns++].rep = 1;
+    b->pend.v = v;
+    b->pend.kind = kind;
+    b->pend.rep = 1;
     return 0;
 }
 
@@ -114,17 +124,12 @@ traza_grammar *traza_gbuilder_finish(traza_gbuilder *b, traza_err *err)
             traza_err_set(err, TRAZA_E_NOMEM, "grammar: out of memory");
             goto out;
         }
-        /* the start-symbol pass: ReSequitur over the cycles, same rule set */
-        b->root = ge_root(&b->e);
-        if (b->root == GNIL) {
+        /* the last run of start symbols */
+        if (b->pend.rep && ge_push(&b->e, b->seq, b->pend.v, b->pend.kind, b->pend.rep) < 0) {
             traza_err_set(err, TRAZA_E_NOMEM, "grammar: out of memory");
             goto out;
         }
-        for (size_t i = 0; i < b->nruns; i++)
-            if (ge_push(&b->e, b->root, b->runs[i].v, b->runs[i].kind, b->runs[i].rep) < 0) {
-                traza_err_set(err, TRAZA_E_NOMEM, "grammar: out of memory");
-                goto out;
-            }
+        b->root = b->seq;
     }
     g = ge_export(&b->e, b->root, b->algo, err);
     if (g && b->has_lh) {
@@ -148,4 +153,9 @@ traza_grammar *traza_grammar_build(const uint64_t *seq, size_t n, traza_galgo al
             return NULL;
         }
     return traza_gbuilder_finish(b, err);
+}
+
+size_t tzg_builder_nodes(const traza_gbuilder *b)
+{
+    return b->e.nnodes;
 }

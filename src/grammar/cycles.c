@@ -509,3 +509,199 @@ done:
     tz_imap_free(&x.idx);
     return rc;
 }
+
+/* ---- the cycle sequence as a grammar ------------------------------------------------ */
+
+typedef struct cgb {
+    tz_imap idx;      /* cycle key -> table index */
+    traza_gsym *syms; /* bodies of the rules 1.. */
+    size_t nsyms, capsyms;
+    uint64_t *start, *count; /* per rule 1..: its body in syms (index rule-1) */
+    size_t nrules, caprules, caprules2;
+    traza_gsym *tb;   /* the body being built */
+    size_t ntb, captb;
+    int oom, missing;
+} cgb;
+
+static void cg_add(cgb *b, uint64_t v, int is_rule, uint64_t rep)
+{
+    if (b->ntb) { /* runs: a^n a^m = a^(n+m) */
+        traza_gsym *l = &b->tb[b->ntb - 1];
+        if (l->value == v && l->is_rule == (uint32_t)is_rule) {
+            l->rep += rep;
+            return;
+        }
+    }
+    if (TZ_GROW(b->tb, b->captb, b->ntb + 1) < 0) {
+        b->oom = 1;
+        return;
+    }
+    traza_gsym s = {v, rep, (uint32_t)is_rule};
+    b->tb[b->ntb++] = s;
+}
+
+static void cg_cycle(cgb *b, piece p, uint64_t rep)
+{
+    int64_t ci;
+    if (!tz_imap_get(&b->idx, ckey(p), &ci)) {
+        b->missing = 1;
+        return;
+    }
+    cg_add(b, (uint64_t)ci, 0, rep);
+}
+
+/* A new rule with body items[0..n); returns its id (0 on out of memory). */
+static uint64_t cg_rule(cgb *b, const traza_gsym *items, size_t n)
+{
+    if (TZ_GROW(b->syms, b->capsyms, b->nsyms + n) < 0 || TZ_GROW(b->start, b->caprules, b->nrules + 1) < 0 ||
+        TZ_GROW(b->count, b->caprules2, b->nrules + 1) < 0) {
+        b->oom = 1;
+        return 0;
+    }
+    memcpy(b->syms + b->nsyms, items, n * sizeof *items);
+    b->start[b->nrules] = b->nsyms;
+    b->count[b->nrules] = n;
+    b->nsyms += n;
+    return ++b->nrules; /* ids from 1; the root is 0 */
+}
+
+/* Walks rule r's body and builds its cycle string in b->tb: the complete cycles
+ * between its first and last loop header (for the root: all cycles). `in` holds the
+ * children's cycle-string rules (0: none). */
+static void cg_body(cctx *c, cgb *b, uint32_t r, const uint64_t *in)
+{
+    const traza_grammar *g = c->g;
+    piece cur = {0, 0};
+    int seen = 0;
+    b->ntb = 0;
+    for (uint64_t k = g->off[r]; k < g->off[r + 1]; k++) {
+        const traza_gsym *s = &g->syms[k];
+        int has;
+        piece w = {0, 0}, P = {0, 0}, Q = {0, 0};
+        sym_summary(c, s, &has, &w, &P, &Q);
+        if (!has) {
+            cur = cat(cur, s->rep == 1 ? w : repp(w, s->rep));
+            continue;
+        }
+        cur = cat(cur, P);
+        if (seen || (r == 0 && cur.l))
+            cg_cycle(b, cur, 1);
+        seen = 1;
+        uint64_t child = s->is_rule ? in[s->value] : 0;
+        if (child)
+            cg_add(b, child, 1, 1);
+        if (s->rep > 1) {
+            int64_t ci;
+            if (!tz_imap_get(&b->idx, ckey(cat(Q, P)), &ci)) {
+                b->missing = 1;
+                return;
+            }
+            if (!child) {
+                cg_add(b, (uint64_t)ci, 0, s->rep - 1);
+            } else { /* (B X)^(rep-1): B the cycle across two copies, X the child's */
+                traza_gsym pair[2] = {{(uint64_t)ci, 1, 0}, {child, 1, 1}};
+                uint64_t aux = cg_rule(b, pair, 2);
+                if (!aux)
+                    return;
+                cg_add(b, aux, 1, s->rep - 1);
+            }
+        }
+        cur = Q;
+    }
+    if (r == 0 && cur.l)
+        cg_cycle(b, cur, 1);
+}
+
+int traza_grammar_cycle_grammar(const traza_grammar *g, uint64_t lh, const traza_gcycle *tab, size_t ntab,
+                                traza_grammar **out, uint64_t **wlen, traza_err *err)
+{
+    cctx c;
+    uint32_t *order = NULL;
+    uint64_t *in = NULL;
+    cgb b;
+    memset(&b, 0, sizeof b);
+    tz_imap_init(&b.idx);
+    traza_grammar *cg = NULL;
+    *out = NULL;
+    if (wlen)
+        *wlen = NULL;
+    int rc = -1;
+    if (prepare(&c, g, lh, &order, err) < 0)
+        goto done;
+    for (size_t i = 0; i < ntab; i++) {
+        piece p = {tab[i].hash, tab[i].length};
+        if (tz_imap_put(&b.idx, ckey(p), (int64_t)i) < 0) {
+            b.oom = 1;
+            break;
+        }
+    }
+    in = calloc(g->nrules, sizeof *in);
+    if (!in)
+        b.oom = 1;
+    for (uint32_t i = 0; i < g->nrules && !b.oom && !b.missing; i++) {
+        uint32_t r = order[i];
+        if (r == 0 || !c.has[r])
+            continue;
+        cg_body(&c, &b, r, in);
+        if (b.ntb == 1 && b.tb[0].is_rule && b.tb[0].rep == 1)
+            in[r] = b.tb[0].value; /* a lone reference: reuse that rule */
+        else if (b.ntb)
+            in[r] = cg_rule(&b, b.tb, b.ntb);
+    }
+    if (!b.oom && !b.missing)
+        cg_body(&c, &b, 0, in);
+    if (b.missing) {
+        traza_err_set(err, TRAZA_E_USAGE, "grammar: a cycle is missing from the cycle table");
+        goto done;
+    }
+    cg = calloc(1, sizeof *cg);
+    if (b.oom || !cg || b.nrules >= UINT32_MAX - 1)
+        goto nomem;
+    cg->algo = TRAZA_G_RESEQUITUR;
+    cg->nrules = (uint32_t)b.nrules + 1;
+    cg->off = malloc((cg->nrules + 1) * sizeof *cg->off);
+    cg->syms = malloc((b.ntb + b.nsyms + 1) * sizeof *cg->syms);
+    cg->is_cycle = calloc(cg->nrules, 1);
+    if (!cg->off || !cg->syms || !cg->is_cycle)
+        goto nomem;
+    if (b.ntb)
+        memcpy(cg->syms, b.tb, b.ntb * sizeof *b.tb);
+    cg->off[0] = 0;
+    uint64_t at = b.ntb;
+    for (size_t r = 0; r < b.nrules; r++) {
+        cg->off[r + 1] = at;
+        memcpy(cg->syms + at, b.syms + b.start[r], b.count[r] * sizeof *b.syms);
+        at += b.count[r];
+    }
+    cg->off[cg->nrules] = at;
+    if (traza_grammar_finish(cg, err) < 0)
+        goto done;
+    if (wlen) { /* rules 1.. only use rules created before them; the root uses any */
+        *wlen = malloc(cg->nrules * sizeof **wlen);
+        if (!*wlen)
+            goto nomem;
+        for (uint32_t i = 1; i <= cg->nrules; i++) {
+            uint32_t r = i == cg->nrules ? 0 : i;
+            uint64_t acc = 0;
+            for (uint64_t k = cg->off[r]; k < cg->off[r + 1]; k++) {
+                const traza_gsym *s = &cg->syms[k];
+                acc += s->rep * (s->is_rule ? (*wlen)[s->value] : tab[s->value].length);
+            }
+            (*wlen)[r] = acc;
+        }
+    }
+    *out = cg;
+    cg = NULL;
+    rc = 0;
+    goto done;
+nomem:
+    traza_err_set(err, TRAZA_E_NOMEM, "grammar: out of memory");
+done:
+    traza_grammar_free(cg);
+    release(&c);
+    free(order);
+    free(in);
+    free(b.syms), free(b.start), free(b.count), free(b.tb);
+    tz_imap_free(&b.idx);
+    return rc;
+}

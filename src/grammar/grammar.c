@@ -32,6 +32,10 @@ void traza_grammar_free(traza_grammar *g)
     free(g->is_cycle);
     free(g->len);
     free(g->cum);
+    for (size_t k = 0; k < g->nnames; k++)
+        free(g->names[k]);
+    free(g->names);
+    free(g->name_vals);
     free(g);
 }
 

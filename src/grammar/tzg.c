@@ -12,7 +12,7 @@
 #include "util/util.h"
 
 static const unsigned char TZG_MAGIC[8] = {0x89, 'T', 'Z', 'G', '\r', '\n', 0x1a, '\n'};
-#define TZG_VERSION 1
+#define TZG_VERSION 2 /* written; 1 (no names section) is read too */
 #define TZG_HDR 40
 #define TZG_MAX_RAW (UINT64_C(1) << 36)
 
@@ -93,6 +93,17 @@ static int encode_payload(const traza_grammar *g, tz_buf *b)
                 put_var(b, s->rep);
         }
     }
+    if (g->nnames) { /* v2, flags bit 1: the names section */
+        put_var(b, g->nnames);
+        uint64_t pv = 0;
+        for (size_t k = 0; k < g->nnames; k++) {
+            put_var(b, g->name_vals[k] - pv);
+            pv = g->name_vals[k];
+            size_t l = strlen(g->names[k]);
+            put_var(b, l);
+            tz_buf_put(b, g->names[k], l);
+        }
+    }
     return b->oom ? -1 : 0;
 }
 
@@ -119,7 +130,43 @@ static int get_var(rd *r, uint64_t *v, traza_err *err)
     return traza_err_set(err, TRAZA_E_FORMAT, "tzg: payload byte %zu: number too long", r->i);
 }
 
-static traza_grammar *decode_payload(const unsigned char *p, size_t n, int has_lh, int algo, traza_err *err)
+static int decode_names(rd *r, traza_grammar *g, traza_err *err)
+{
+    uint64_t cnt, v, pv = 0, l;
+    if (get_var(r, &cnt, err) < 0)
+        return -1;
+    if (cnt == 0 || cnt > (r->n - r->i) / 2)
+        return traza_err_set(err, TRAZA_E_FORMAT, "tzg: payload byte %zu: %llu names do not fit in %zu bytes", r->i,
+                             (unsigned long long)cnt, r->n - r->i);
+    g->name_vals = malloc(cnt * sizeof *g->name_vals);
+    g->names = calloc(cnt, sizeof *g->names);
+    if (!g->name_vals || !g->names)
+        return traza_err_set(err, TRAZA_E_NOMEM, "tzg: out of memory");
+    for (uint64_t k = 0; k < cnt; k++) {
+        if (get_var(r, &v, err) < 0 || get_var(r, &l, err) < 0)
+            return -1;
+        if ((k && v == 0) || v > UINT64_MAX - pv)
+            return traza_err_set(err, TRAZA_E_FORMAT, "tzg: payload byte %zu: name %llu: values must increase",
+                                 r->i, (unsigned long long)k);
+        if (l == 0 || l > 4096 || l > r->n - r->i)
+            return traza_err_set(err, TRAZA_E_FORMAT, "tzg: payload byte %zu: name %llu has a bad length %llu", r->i,
+                                 (unsigned long long)k, (unsigned long long)l);
+        if (memchr(r->p + r->i, 0, (size_t)l))
+            return traza_err_set(err, TRAZA_E_FORMAT, "tzg: payload byte %zu: name %llu holds a NUL byte", r->i,
+                                 (unsigned long long)k);
+        pv += v;
+        if (!(g->names[k] = malloc((size_t)l + 1)))
+            return traza_err_set(err, TRAZA_E_NOMEM, "tzg: out of memory");
+        memcpy(g->names[k], r->p + r->i, (size_t)l);
+        g->names[k][l] = 0;
+        g->name_vals[k] = pv;
+        g->nnames = (size_t)k + 1;
+        r->i += (size_t)l;
+    }
+    return 0;
+}
+
+static traza_grammar *decode_payload(const unsigned char *p, size_t n, int flags, int algo, traza_err *err)
 {
     rd r = {p, n, 0};
     traza_grammar *g = calloc(1, sizeof *g);
@@ -129,7 +176,7 @@ static traza_grammar *decode_payload(const unsigned char *p, size_t n, int has_l
     }
     g->algo = (traza_galgo)algo;
     uint64_t v;
-    if (has_lh) {
+    if (flags & 1) {
         if (get_var(&r, &g->lh, err) < 0)
             goto fail;
         g->has_lh = 1;
@@ -198,6 +245,8 @@ static traza_grammar *decode_payload(const unsigned char *p, size_t n, int has_l
         }
     }
     g->off[g->nrules] = total;
+    if ((flags & 2) && decode_names(&r, g, err) < 0)
+        goto fail;
     if (r.i != n) {
         traza_err_set(err, TRAZA_E_FORMAT, "tzg: %zu unexpected bytes after the last rule", n - r.i);
         goto fail;
@@ -395,7 +444,7 @@ int traza_tzg_encode(const traza_grammar *g, int backend, unsigned char **out, s
     put_u16(o + 8, TZG_VERSION);
     o[10] = (unsigned char)backend;
     o[11] = (unsigned char)g->algo;
-    o[12] = g->has_lh ? 1 : 0;
+    o[12] = (unsigned char)((g->has_lh ? 1 : 0) | (g->nnames ? 2 : 0));
     put_u64(o + 16, b.len);
     put_u64(o + 24, clen);
     put_u32(o + 32, crc((const unsigned char *)b.s, b.len));
@@ -419,8 +468,9 @@ traza_grammar *traza_tzg_decode(const unsigned char *d, size_t n, traza_err *err
         return NULL;
     }
     uint32_t ver = get_u16(d + 8);
-    if (ver != TZG_VERSION) {
-        traza_err_set(err, TRAZA_E_FORMAT, "tzg: unsupported version %u (this reader knows %d)", ver, TZG_VERSION);
+    if (ver != 1 && ver != TZG_VERSION) {
+        traza_err_set(err, TRAZA_E_FORMAT, "tzg: unsupported version %u (this reader knows 1 and %d)", ver,
+                      TZG_VERSION);
         return NULL;
     }
     if (get_u32(d + 36) != crc(d, 36)) {
@@ -428,7 +478,8 @@ traza_grammar *traza_tzg_decode(const unsigned char *d, size_t n, traza_err *err
         return NULL;
     }
     int backend = d[10], algo = d[11], flags = d[12];
-    if ((backend != TRAZA_TZG_ZSTD && backend != TRAZA_TZG_XZ) || algo > TRAZA_G_CYCLITUR || flags > 1) {
+    if ((backend != TRAZA_TZG_ZSTD && backend != TRAZA_TZG_XZ) || algo > TRAZA_G_CYCLITUR ||
+        flags > (ver == 1 ? 1 : 3)) {
         traza_err_set(err, TRAZA_E_FORMAT, "tzg: bad header fields (back end %d, algorithm %d, flags %d)", backend,
                       algo, flags);
         return NULL;
@@ -451,7 +502,7 @@ traza_grammar *traza_tzg_decode(const unsigned char *d, size_t n, traza_err *err
         traza_err_set(err, TRAZA_E_FORMAT, "tzg: payload checksum mismatch (corrupted file)");
         return NULL;
     }
-    traza_grammar *g = decode_payload(p, (size_t)raw, flags & 1, algo, err);
+    traza_grammar *g = decode_payload(p, (size_t)raw, flags, algo, err);
     free(p);
     return g;
 }

@@ -72,6 +72,22 @@ out=$($TRAZA grammar anomalies "$TMP/an.tzg" --json)
 check_eq "anomaly ranked first" "C1 C1 C2 C2 C3 C3" "$(echo "$out" | json_get unusual_sequences.0.cycles)"
 check_eq "anomaly position" 1080 "$(echo "$out" | json_get unusual_sequences.0.start)"
 
+# the same on a grammar of 3*10^10 symbols, 8*10^9 cycles (never expanded)
+if [ -x "$TRAZA_BUILD/helpers/grammar/helper_hugetzg" ]; then
+  "$TRAZA_BUILD/helpers/grammar/helper_hugetzg" "$TMP/huge.tzg"
+  out=$($TRAZA grammar anomalies "$TMP/huge.tzg" --json)
+  check_eq "huge: cycles" 8000000006 "$(echo "$out" | json_get cycles)"
+  check_eq "huge: rare transitions" 4 "$(echo "$out" | json_get rare_transitions)"
+  check_eq "huge: anomaly ranked first" "C1 C1 C2 C2 C3 C3" "$(echo "$out" | json_get unusual_sequences.0.cycles)"
+  check_eq "huge: anomaly position" 15000000000 "$(echo "$out" | json_get unusual_sequences.0.start)"
+  check_eq "huge: anomaly end" 15000000020 "$(echo "$out" | json_get unusual_sequences.0.end)"
+  check_eq "huge: one span" "" "$(echo "$out" | json_get unusual_sequences.1.start 2>/dev/null)"
+  check_rc "huge: cycles table" 0 $TRAZA grammar cycles "$TMP/huge.tzg"
+  check_contains "huge: C1 count" "$OUT" "4000000002"
+else
+  skip "huge grammar" "helper_hugetzg not built"
+fi
+
 # auto loop header
 check_rc "loop header auto" 0 $TRAZA grammar compress "$TMP/an.pc" -o "$TMP/au.tzg" --algo cyclitur --loop-header auto
 check_contains "auto explains" "$OUT" "chose 0x100"

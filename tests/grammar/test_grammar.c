@@ -2,6 +2,8 @@
  * real inputs, exact round trips, random access, .tzg, and a 10^10-symbol grammar. */
 #include "testutil.h"
 #include "traza/grammar.h"
+#include "grammar/gram_internal.h"
+#include <zlib.h>
 
 static uint64_t rng_state = 88172645463325252ULL;
 static uint64_t rnd(void)
@@ -136,6 +138,39 @@ static void check_all(const uint64_t *seq, size_t n, traza_galgo a, const uint64
         free(cov);
     }
     free(c.v);
+    if (lh) { /* the cycle grammar expands to the run-length-encoded cycle sequence */
+        traza_gcycle *tab;
+        size_t nt, nr;
+        traza_gcrun *runs;
+        traza_grammar *cg;
+        uint64_t *wlen;
+        assert_int_equal(traza_grammar_cycles(g, *lh, &tab, &nt, &err), 0);
+        assert_int_equal(traza_grammar_cycle_runs(g, *lh, tab, nt, &runs, &nr, &err), 0);
+        if (traza_grammar_cycle_grammar(g, *lh, tab, nt, &cg, &wlen, &err) < 0)
+            fail_msg("cycle grammar: %s", err.msg);
+        assert_true(wlen[0] == n);
+        collect e = {0};
+        assert_int_equal(traza_grammar_extract(cg, 0, cg->len[0], col, &e, &err), 0);
+        size_t at = 0;
+        for (size_t r = 0; r < nr; r++)
+            for (uint64_t t = 0; t < runs[r].rep; t++, at++)
+                assert_true(at < e.n && e.v[at] == runs[r].cycle);
+        assert_int_equal(at, e.n);
+        traza_ganomaly *an;
+        size_t na;
+        traza_ganomaly_info info;
+        assert_int_equal(traza_grammar_anomalies(cg, wlen, tab, nt, 0.05, 1000000, &an, &na, &info, &err), 0);
+        assert_true(info.cycles == e.n && !info.truncated);
+        for (size_t k = 0; k < na; k++)
+            assert_true(an[k].start < an[k].end && an[k].end <= n && an[k].from_k < an[k].to_k + 1 &&
+                        an[k].to_k < e.n);
+        free(an);
+        free(e.v);
+        free(wlen);
+        traza_grammar_free(cg);
+        free(runs);
+        free(tab);
+    }
     if (tzg) {
         for (int be = TRAZA_TZG_ZSTD; be <= TRAZA_TZG_XZ; be++) {
             unsigned char *d;
@@ -236,6 +271,7 @@ static void test_reference_size_mcu(void **state)
     if (traza_grammar_check(g, 1, &err) < 0)
         fail_msg("%s", err.msg);
     assert_true(st.size * 100 <= seqsize * 88); /* at least 12% smaller */
+    assert_int_equal(st.size, 1779);             /* bench/RESULTS.md */
     /* README: 0x6a4 occurs 116,625 times, first at line 65,713: one start-up cycle more */
     assert_int_equal(st.cycles, 116626);
     collect e = {0};
@@ -251,6 +287,49 @@ static void test_reference_size_mcu(void **state)
     free(tab);
     free(e.v);
     free(c.v);
+    traza_grammar_free(g);
+}
+
+/* ---- Cyclitur memory follows the grammar, not the number of cycle changes ------- */
+
+static void test_cyclitur_memory(void **state)
+{
+    (void)state;
+    /* cycles A B A C repeated: every cycle changes, 4 symbols per cycle on average */
+    const uint64_t lh = 0x100;
+    static const uint64_t cyc[3][5] = {{0x100, 1, 2, 3, 0}, {0x100, 4, 0, 0, 0}, {0x100, 5, 6, 7, 8}};
+    static const size_t clen[3] = {4, 2, 5};
+    static const int pat[4] = {0, 1, 0, 2};
+    traza_err err;
+    traza_gbuilder *b = traza_gbuilder_new(TRAZA_G_CYCLITUR, &lh, &err);
+    assert_non_null(b);
+    const size_t ncyc = 200000;
+    size_t at10 = 0, n = 0;
+    for (size_t k = 0; k < ncyc; k++) {
+        const int c = pat[k % 4];
+        for (size_t i = 0; i < clen[c]; i++, n++)
+            assert_int_equal(traza_gbuilder_push(b, cyc[c][i], &err), 0);
+        if (k == ncyc / 10)
+            at10 = tzg_builder_nodes(b);
+    }
+    size_t at100 = tzg_builder_nodes(b);
+    /* ReSequitur on the cycle sequence: A B A C -> X, X^n; nothing grows with n */
+    assert_true(at100 < 100);
+    assert_true(at100 <= at10 + 4);
+    traza_grammar *g = traza_gbuilder_finish(b, &err);
+    assert_non_null(g);
+    assert_true(g->len[0] == n);
+    if (traza_grammar_check(g, 1, &err) < 0)
+        fail_msg("%s", err.msg);
+    traza_gstats st;
+    assert_int_equal(traza_grammar_stats(g, &st, &err), 0);
+    assert_true(st.cycles == ncyc);
+    assert_int_equal(st.distinct_cycles, 3);
+    /* S -> X^50000; X -> A B A C; A, B, C: 4 + 2 + 5 r-pairs; 5 rules */
+    assert_int_equal(st.size, 1 + 4 + 4 + 2 + 5 + 5);
+    uint64_t v;
+    assert_int_equal(traza_grammar_at(g, n - 1, &v, &err), 0);
+    assert_true(v == 8);
     traza_grammar_free(g);
 }
 
@@ -349,6 +428,95 @@ static void test_huge_expansion(void **state)
     traza_grammar_free(g);
 }
 
+/* ---- anomalies on a 3*10^10-symbol grammar with 8*10^9 cycles, nearly all changes - */
+
+static traza_grammar *alt_grammar(void)
+{
+    /* R1 = A (lh 1 2 3 4), R2 = B (lh 9), R3 = C (lh 7 7): cycle rules;
+     * R4 -> R1 R2 R1 R3; R5 -> R4^1000; R6 -> R5^1000000;
+     * S -> R6 R1^2 R2^2 R3^2 R6: normal A B A C ..., one A A B B C C in the middle */
+    static const traza_gsym S[] = {{6, 1, 1}, {1, 2, 1}, {2, 2, 1}, {3, 2, 1}, {6, 1, 1}};
+    static const traza_gsym A[] = {{0x100, 1, 0}, {1, 1, 0}, {2, 1, 0}, {3, 1, 0}, {4, 1, 0}};
+    static const traza_gsym B[] = {{0x100, 1, 0}, {9, 1, 0}};
+    static const traza_gsym C[] = {{0x100, 1, 0}, {7, 2, 0}};
+    static const traza_gsym N[] = {{1, 1, 1}, {2, 1, 1}, {1, 1, 1}, {3, 1, 1}};
+    static const traza_gsym M[] = {{4, 1000, 1}};
+    static const traza_gsym T[] = {{5, 1000000, 1}};
+    const traza_gsym *bodies[] = {S, A, B, C, N, M, T};
+    const size_t lens[] = {5, 5, 2, 2, 4, 1, 1};
+    traza_grammar *g = calloc(1, sizeof *g);
+    g->algo = TRAZA_G_CYCLITUR;
+    g->has_lh = 1;
+    g->lh = 0x100;
+    g->nrules = 7;
+    g->off = malloc(8 * sizeof *g->off);
+    g->syms = calloc(20, sizeof *g->syms);
+    g->is_cycle = calloc(7, 1);
+    g->off[0] = 0;
+    for (int r = 0; r < 7; r++) {
+        memcpy(g->syms + g->off[r], bodies[r], lens[r] * sizeof *g->syms);
+        g->off[r + 1] = g->off[r] + lens[r];
+    }
+    g->is_cycle[1] = g->is_cycle[2] = g->is_cycle[3] = 1;
+    traza_err err;
+    if (traza_grammar_finish(g, &err) < 0)
+        fail_msg("%s", err.msg);
+    return g;
+}
+
+static void test_anomalies_huge(void **state)
+{
+    (void)state;
+    traza_grammar *g = alt_grammar();
+    traza_err err;
+    const uint64_t half = UINT64_C(15000000000), hk = UINT64_C(4000000000);
+    assert_true(g->len[0] == 2 * half + 20);
+    traza_gcycle *tab;
+    size_t n;
+    assert_int_equal(traza_grammar_cycles(g, g->lh, &tab, &n, &err), 0);
+    assert_int_equal(n, 3);
+    assert_true(tab[0].length == 5 && tab[0].count == hk + 2); /* C1 = A */
+    assert_true(tab[1].length == 2 && tab[1].count == hk / 2 + 2);     /* C2 = B */
+    assert_true(tab[2].length == 3 && tab[2].count == hk / 2 + 2);     /* C3 = C */
+    /* the cycle sequence keeps the rule structure: a few rules, not 8*10^9 entries */
+    traza_grammar *cg;
+    uint64_t *wlen;
+    assert_int_equal(traza_grammar_cycle_grammar(g, g->lh, tab, n, &cg, &wlen, &err), 0);
+    assert_true(cg->len[0] == 2 * hk + 6);
+    assert_true(wlen[0] == g->len[0]);
+    assert_true(cg->nrules == 6 && cg->off[cg->nrules] == 18); /* O(|G|): 20 r-pairs in g */
+    uint64_t v;
+    assert_int_equal(traza_grammar_at(cg, hk - 1, &v, &err), 0);
+    assert_true(v == 2); /* C */
+    collect c = {0};
+    assert_int_equal(traza_grammar_extract(cg, hk - 2, hk + 8, col, &c, &err), 0);
+    uint64_t want[] = {0, 2, 0, 0, 1, 1, 2, 2, 0, 1};
+    assert_int_equal(c.n, 10);
+    assert_memory_equal(c.v, want, sizeof want);
+    free(c.v);
+    /* anomalies: exactly the paper's A A B B C C, at its exact position */
+    traza_ganomaly *an;
+    size_t na;
+    traza_ganomaly_info info;
+    assert_int_equal(traza_grammar_anomalies(cg, wlen, tab, n, 0.05, 1000, &an, &na, &info, &err), 0);
+    assert_true(info.cycles == 2 * hk + 6);
+    assert_true(info.rare_transitions == 4); /* A^2, B^2, B -> C, C^2 */
+    assert_true(info.scanned == 4 && !info.truncated);
+    assert_int_equal(na, 1);
+    assert_true(an[0].start == half && an[0].end == half + 20);
+    assert_true(an[0].from_k == hk && an[0].to_k == hk + 5);
+    assert_true(an[0].score > 4 * 29); /* four transitions, each P < 2^-30 */
+    free(an);
+    /* a tiny scan limit: truncated, the counts still cover the whole sequence */
+    assert_int_equal(traza_grammar_anomalies(cg, wlen, tab, n, 0.05, 2, &an, &na, &info, &err), 0);
+    assert_true(info.truncated && info.scanned == 2 && info.rare_transitions == 4);
+    free(an);
+    free(wlen);
+    traza_grammar_free(cg);
+    free(tab);
+    traza_grammar_free(g);
+}
+
 /* ---- .tzg corruption -------------------------------------------------------------- */
 
 static void test_tzg_corrupt(void **state)
@@ -383,6 +551,68 @@ static void test_tzg_corrupt(void **state)
     traza_grammar_free(g);
 }
 
+/* ---- symbol names (.tzg v2) and reading v1 files ---------------------------------- */
+
+static void put32(unsigned char *p, uint32_t v)
+{
+    for (int k = 0; k < 4; k++)
+        p[k] = (unsigned char)(v >> (8 * k));
+}
+
+static void test_tzg_names(void **state)
+{
+    (void)state;
+    traza_grammar *g = build_str("cabcabcabcabcad", TRAZA_G_SEQUITUR, NULL);
+    traza_err err;
+    const uint64_t vals[] = {'d', 'a', UINT64_MAX, 'b'};
+    const char *const names[] = {"irq_exit", "sched_switch", "last", "write"};
+    assert_int_equal(traza_grammar_set_names(g, vals, names, 4, &err), 0);
+    assert_string_equal(traza_grammar_name(g, 'a'), "sched_switch");
+    assert_string_equal(traza_grammar_name(g, UINT64_MAX), "last");
+    assert_null(traza_grammar_name(g, 'c'));
+    const uint64_t dup[] = {1, 1};
+    assert_int_equal(traza_grammar_set_names(g, dup, names, 2, &err), -1);
+    assert_err_contains(err, "named twice");
+    assert_int_equal(g->nnames, 4); /* unchanged */
+    unsigned char *d;
+    size_t n;
+    assert_int_equal(traza_tzg_encode(g, TRAZA_TZG_XZ, &d, &n, &err), 0);
+    assert_int_equal(d[8], 2);  /* version 2 */
+    assert_int_equal(d[12], 2); /* flags: names */
+    traza_grammar *h = traza_tzg_decode(d, n, &err);
+    if (!h)
+        fail_msg("%s", err.msg);
+    assert_int_equal(h->nnames, 4);
+    assert_string_equal(traza_grammar_name(h, 'd'), "irq_exit");
+    assert_string_equal(traza_grammar_name(h, 'b'), "write");
+    assert_string_equal(traza_grammar_name(h, UINT64_MAX), "last");
+    traza_grammar_free(h);
+    /* a v1 file cannot carry names: flag bit 1 is rejected there */
+    d[8] = 1;
+    put32(d + 36, (uint32_t)crc32(0, d, 36));
+    assert_null(traza_tzg_decode(d, n, &err));
+    assert_err_contains(err, "bad header fields");
+    free(d);
+    /* a grammar without names, written as version 1 (the old layout), is still read */
+    traza_grammar *plain = build_str("cabcabcabcabcad", TRAZA_G_SEQUITUR, NULL);
+    assert_int_equal(traza_tzg_encode(plain, TRAZA_TZG_ZSTD, &d, &n, &err), 0);
+    assert_int_equal(d[12], 0);
+    d[8] = 1;
+    put32(d + 36, (uint32_t)crc32(0, d, 36));
+    h = traza_tzg_decode(d, n, &err);
+    if (!h)
+        fail_msg("v1: %s", err.msg);
+    assert_true(h->len[0] == 15 && h->nnames == 0);
+    traza_grammar_free(h);
+    d[8] = 3;
+    put32(d + 36, (uint32_t)crc32(0, d, 36));
+    assert_null(traza_tzg_decode(d, n, &err));
+    assert_err_contains(err, "unsupported version 3");
+    free(d);
+    traza_grammar_free(plain);
+    traza_grammar_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -390,8 +620,11 @@ int main(void)
         cmocka_unit_test(test_properties_random),
         cmocka_unit_test(test_wide_symbols),
         cmocka_unit_test(test_reference_size_mcu),
+        cmocka_unit_test(test_cyclitur_memory),
         cmocka_unit_test(test_huge_expansion),
+        cmocka_unit_test(test_anomalies_huge),
         cmocka_unit_test(test_tzg_corrupt),
+        cmocka_unit_test(test_tzg_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

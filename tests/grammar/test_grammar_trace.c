@@ -44,6 +44,21 @@ static void test_trace_input(void **state)
     assert_int_equal(pclose(f), 0);
     if (!strstr(out, "\"size\": 14") || !strstr(out, "\"length\": 15"))
         fail_msg("unexpected: %s", out);
+    /* show prints the event type names stored in the .tzg (the trace is not needed) */
+    snprintf(cmd, sizeof cmd, "%s grammar show %s/t.tzg", bin, w.dir);
+    f = popen(cmd, "r");
+    n = fread(out, 1, sizeof out - 1, f);
+    out[n] = 0;
+    assert_int_equal(pclose(f), 0);
+    if (!strstr(out, "-> c a    [2]") || !strstr(out, " d    [15]"))
+        fail_msg("unexpected show output: %s", out);
+    snprintf(cmd, sizeof cmd, "%s grammar show --json %s/t.tzg", bin, w.dir);
+    f = popen(cmd, "r");
+    n = fread(out, 1, sizeof out - 1, f);
+    out[n] = 0;
+    assert_int_equal(pclose(f), 0);
+    if (!strstr(out, "\"body\": [\"c\", \"a\"]"))
+        fail_msg("unexpected show --json output: %s", out);
     snprintf(cmd, sizeof cmd, "%s -w %s grammar compress --trace t -o %s/u.tzg --json", bin, w.dir, w.dir);
     f = popen(cmd, "r");
     n = fread(out, 1, sizeof out - 1, f);
