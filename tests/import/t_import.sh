@@ -69,9 +69,16 @@ for run in 1 2 3 4; do
     n=$("$TRAZA" info big --json 2>/dev/null | json_get events 2>/dev/null)
     if [ "$n" = 400000 ]; then pass "kill $run: import finished before the kill"; "$TRAZA" rm big >/dev/null; else fail "kill $run: list changed" "$after"; fi
   fi
-  stray=$(ls "$WS/traces" | grep -v '^[0-9a-f]*\.db$' || true)
+  if [ "${TRAZA_TEST_BACKEND:-sqlite}" = postgresql ]; then
+    # PostgreSQL: one schema t_<hex> per trace, each in the catalogue; none left by the kill
+    stray=$(psql -qAt "$WS" -c "SELECT nspname FROM pg_namespace WHERE nspname LIKE 't\_%'
+      AND nspname NOT IN (SELECT file FROM traza.trace)" 2>&1)
+    ndb=$(psql -qAt "$WS" -c "SELECT count(*) FROM pg_namespace WHERE nspname LIKE 't\_%'" 2>&1)
+  else
+    stray=$(ls "$WS/traces" | grep -v '^[0-9a-f]*\.db$' || true)
+    ndb=$(ls "$WS/traces" | grep -c '\.db$')
+  fi
   check_eq "kill $run: no stray temporary" "" "$stray"
-  ndb=$(ls "$WS/traces" | grep -c '\.db$')
   check_eq "kill $run: one file per trace" "$(printf '%s' "$("$TRAZA" list --json)" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" "$ndb"
   check_eq "kill $run: other traces open" 5000 "$("$TRAZA" info g --json | json_get events)"
   if [ $has_query = 1 ]; then
