@@ -377,6 +377,8 @@ static const tz_backend_ops pg_ops = {
     .r_producers = tz_pg_r_producers,
     .r_group = tz_pg_r_group,
     .r_annotations = tz_pg_r_annotations,
+    .s_open = tz_pg_s_open,
+    .s_next = tz_pg_s_next,
 };
 
 tz_backend *tz_pg_open(traza_ctx *ctx, const char *uri, traza_err *err)

@@ -59,6 +59,9 @@ int64_t tz_pg_t_max_duration(tz_tstate *t);
 int tz_pg_q_open(tz_tstate *t, const tz_bfilter *f, tz_qstate **out, traza_err *err);
 int tz_pg_q_next(tz_qstate *q, traza_event *ev, traza_err *err);
 void tz_pg_q_close(tz_qstate *q);
+int tz_pg_s_open(tz_tstate *t, const tz_bfilter *f, tz_qstate **out, traza_err *err);
+int64_t tz_pg_s_next(tz_qstate *q, size_t max, int64_t *id, int64_t *ts, int64_t *end, int32_t *type, int32_t *producer,
+                     traza_err *err);
 int64_t tz_pg_q_count(tz_tstate *t, const tz_bfilter *f, traza_err *err);
 
 int64_t tz_pg_r_save(tz_tstate *t, const traza_result_meta *m, traza_result_kind kind, int64_t size,

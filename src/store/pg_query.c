@@ -296,13 +296,14 @@ static void end_read(tz_tstate *t)
     t->in_tx = 0;
 }
 
-int tz_pg_q_open(tz_tstate *t, const tz_bfilter *bf, tz_qstate **out, traza_err *err)
+/* scan: the narrow query of s_open (id, ts, end or ts, type, producer; no params). */
+static int q_open(tz_tstate *t, const tz_bfilter *bf, int scan, tz_qstate **out, traza_err *err)
 {
     tz_qstate *q = calloc(1, sizeof *q);
     if (!q)
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     q->t = t;
-    q->with_params = bf->f->with_params;
+    q->with_params = scan ? 0 : bf->f->with_params;
     tz_buf_init(&q->strs);
     snprintf(q->name, sizeof q->name, "tzq%u", t->next_cursor++);
     const char *dir = bf->f->order == TRAZA_ORDER_TIME_DESC ? "DESC" : "ASC";
@@ -312,7 +313,8 @@ int tz_pg_q_open(tz_tstate *t, const tz_bfilter *bf, tz_qstate **out, traza_err 
     if (q->with_params)
         tz_buf_puts(&sql, "SELECT e.id, e.ts, e.type, e.producer, e.end_ts, e.end_producer, e.level, e.value, e.cpu,"
                           " p.def, p.i, p.d, p.s FROM (");
-    tz_buf_puts(&sql, "SELECT id, ts, type, producer, end_ts, end_producer, level, value, cpu FROM event");
+    tz_buf_puts(&sql, scan ? "SELECT id::int8, ts::int8, coalesce(end_ts, ts)::int8, type::int4, producer::int4 FROM event"
+                           : "SELECT id, ts, type, producer, end_ts, end_producer, level, value, cpu FROM event");
     int rc = build_where(t, bf, &sql);
     tz_buf_printf(&sql, " ORDER BY id %s", dir);
     if (bf->limit > 0)
@@ -342,6 +344,78 @@ int tz_pg_q_open(tz_tstate *t, const tz_bfilter *bf, tz_qstate **out, traza_err 
     q->declared = 1;
     *out = q;
     return 0;
+}
+
+int tz_pg_q_open(tz_tstate *t, const tz_bfilter *bf, tz_qstate **out, traza_err *err)
+{
+    return q_open(t, bf, 0, out, err);
+}
+
+int tz_pg_s_open(tz_tstate *t, const tz_bfilter *bf, tz_qstate **out, traza_err *err)
+{
+    return q_open(t, bf, 1, out, err);
+}
+
+/* Scans fetch SCAN_BATCH rows at a time in binary (network byte order integers):
+ * no text formatting on the server, no parsing here. */
+#define SCAN_BATCH 32768
+
+static uint64_t be64(const char *p)
+{
+    const unsigned char *u = (const unsigned char *)p;
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v = v << 8 | u[i];
+    return v;
+}
+
+static uint32_t be32(const char *p)
+{
+    const unsigned char *u = (const unsigned char *)p;
+    return (uint32_t)u[0] << 24 | (uint32_t)u[1] << 16 | (uint32_t)u[2] << 8 | u[3];
+}
+
+int64_t tz_pg_s_next(tz_qstate *q, size_t max, int64_t *id, int64_t *ts, int64_t *end, int32_t *type, int32_t *producer,
+                     traza_err *err)
+{
+    size_t n = 0;
+    while (n < max) {
+        if (!q->res || q->row >= q->nrows) {
+            if (q->done)
+                break;
+            PQclear(q->res);
+            char sql[64];
+            snprintf(sql, sizeof sql, "FETCH %d FROM %s", SCAN_BATCH, q->name);
+            q->res = PQexecParams(q->t->conn, sql, 0, NULL, NULL, NULL, NULL, 1);
+            if (!q->res || PQresultStatus(q->res) != PGRES_TUPLES_OK) {
+                tz_pg_fail(q->t->conn, q->res, "reading events", err);
+                PQclear(q->res);
+                q->res = NULL;
+                return -1;
+            }
+            q->row = 0;
+            q->nrows = PQntuples(q->res);
+            if (q->nrows < SCAN_BATCH)
+                q->done = 1;
+            if (q->nrows == 0)
+                break;
+            if (PQnfields(q->res) != 5)
+                return traza_err_set(err, TRAZA_E_FORMAT, "reading events: expected 5 columns, the server sent %d", PQnfields(q->res));
+        }
+        PGresult *r = q->res;
+        for (; n < max && q->row < q->nrows; q->row++, n++) {
+            int i = q->row;
+            if (PQgetlength(r, i, 0) != 8 || PQgetlength(r, i, 1) != 8 || PQgetlength(r, i, 2) != 8 || PQgetlength(r, i, 3) != 4 ||
+                PQgetlength(r, i, 4) != 4)
+                return traza_err_set(err, TRAZA_E_FORMAT, "reading events: row %d of a batch has unexpected binary field sizes", i);
+            id[n] = (int64_t)be64(PQgetvalue(r, i, 0));
+            ts[n] = (int64_t)be64(PQgetvalue(r, i, 1));
+            end[n] = (int64_t)be64(PQgetvalue(r, i, 2));
+            type[n] = (int32_t)be32(PQgetvalue(r, i, 3));
+            producer[n] = (int32_t)be32(PQgetvalue(r, i, 4));
+        }
+    }
+    return (int64_t)n;
 }
 
 /* Makes q->row point at a row; 0 at the end, -1 on error. */

@@ -195,6 +195,44 @@ static void same_events(traza_trace *a, traza_trace *b, const traza_filter *f, t
         assert_int_equal(traza_count(b, f, err), n);
 }
 
+/* traza_scan (the backends' s_open/s_next: binary cursor fetches on PostgreSQL)
+ * returns the same rows on both backends. */
+static void same_scan(traza_trace *a, traza_trace *b, const traza_filter *f, traza_err *err)
+{
+    traza_scan *sa = traza_scan_open(a, f, err), *sb = traza_scan_open(b, f, err);
+    assert_non_null(sa);
+    assert_non_null(sb);
+    traza_scan_batch x, y;
+    size_t i = 0, j = 0, total = 0;
+    int ra = 1, rb = 1;
+    x.n = y.n = 0;
+    for (;;) {
+        if (i == x.n && ra == 1) {
+            ra = traza_scan_next(sa, &x, err);
+            i = 0;
+            assert_true(ra >= 0);
+        }
+        if (j == y.n && rb == 1) {
+            rb = traza_scan_next(sb, &y, err);
+            j = 0;
+            assert_true(rb >= 0);
+        }
+        if (ra == 0 || rb == 0) {
+            assert_int_equal(ra == 0 || i == x.n, rb == 0 || j == y.n); /* both at the end */
+            break;
+        }
+        assert_int_equal(x.id[i], y.id[j]);
+        assert_int_equal(x.ts[i], y.ts[j]);
+        assert_int_equal(x.end_ts[i], y.end_ts[j]);
+        assert_int_equal(x.type[i], y.type[j]);
+        assert_int_equal(x.producer[i], y.producer[j]);
+        i++, j++, total++;
+    }
+    assert_true(total > 0);
+    traza_scan_free(sa);
+    traza_scan_free(sb);
+}
+
 static void test_pg_same_as_sqlite(void **state)
 {
     (void)state;
@@ -215,6 +253,7 @@ static void test_pg_same_as_sqlite(void **state)
     assert_non_null(b);
     traza_filter f;
     traza_filter_init(&f);
+    same_scan(a, b, &f, &w.err);
     f.with_params = 1;
     same_events(a, b, &f, &w.err);
     /* a window, descending, paged */
@@ -229,6 +268,12 @@ static void test_pg_same_as_sqlite(void **state)
     f.order = TRAZA_ORDER_TIME;
     f.overlap = 1;
     same_events(a, b, &f, &w.err);
+    same_scan(a, b, &f, &w.err);
+    f.order = TRAZA_ORDER_TIME_DESC;
+    f.limit = 3000;
+    same_scan(a, b, &f, &w.err);
+    f.order = TRAZA_ORDER_TIME;
+    f.limit = 0;
     /* type, producer and parameter conditions */
     traza_filter g;
     traza_filter_init(&g);
@@ -251,6 +296,7 @@ static void test_pg_same_as_sqlite(void **state)
         g.conds = &conds[i];
         g.nconds = 1;
         same_events(a, b, &g, &w.err);
+        same_scan(a, b, &g, &w.err);
         assert_true(traza_count(b, &g, &w.err) > 0);
     }
     traza_trace_close(a);
