@@ -44,6 +44,13 @@ int64_t tz_pg_i64(const PGresult *r, int row, int col);
 /* Creates the trace tables in the current schema (indexes come after the load). */
 int tz_pg_create_tables(PGconn *c, traza_err *err);
 
+/* Strings that are not valid UTF-8 (pg_text.c): encoded losslessly for the server. */
+int tz_pg_text_needs_enc(const char *s, size_t n);
+void tz_pg_text_enc(tz_buf *b, const char *s, size_t n);
+void tz_pg_text_dec(tz_buf *b, const char *s, size_t n);
+/* A decoded copy of a text column (NULL if SQL NULL or out of memory). */
+char *tz_pg_text_get(const PGresult *r, int row, int col);
+
 int tz_pg_w_begin(tz_backend *b, const char *name, tz_wstate **out, traza_err *err);
 int tz_pg_w_producer(tz_wstate *w, const traza_producer *p, traza_err *err);
 int tz_pg_w_event_type(tz_wstate *w, const traza_event_type *t, traza_err *err);

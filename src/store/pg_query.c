@@ -80,6 +80,15 @@ void tz_pg_t_close(tz_tstate *t)
 
 int64_t tz_pg_t_max_duration(tz_tstate *t) { return t->max_duration; }
 
+/* A decoded text column kept by the model. */
+static const char *model_str(tz_model *m, const PGresult *r, int row, int col)
+{
+    char *s = tz_pg_text_get(r, row, col);
+    const char *k = s ? tz_model_str(m, s) : NULL;
+    free(s);
+    return k;
+}
+
 int tz_pg_t_load_model(tz_tstate *t, tz_model *m, traza_err *err)
 {
     memset(m, 0, sizeof *m);
@@ -93,8 +102,8 @@ int tz_pg_t_load_model(tz_tstate *t, tz_model *m, traza_err *err)
         traza_producer *p = &m->producers[m->nproducers++];
         p->id = (int32_t)tz_pg_i64(r, i, 0);
         p->parent = PQgetisnull(r, i, 1) ? -1 : (int32_t)tz_pg_i64(r, i, 1);
-        p->name = tz_model_str(m, PQgetvalue(r, i, 2));
-        p->type = PQgetisnull(r, i, 3) ? NULL : tz_model_str(m, PQgetvalue(r, i, 3));
+        p->name = model_str(m, r, i, 2);
+        p->type = PQgetisnull(r, i, 3) ? NULL : model_str(m, r, i, 3);
         if (!p->name || (!PQgetisnull(r, i, 3) && !p->type))
             goto oom;
     }
@@ -107,9 +116,9 @@ int tz_pg_t_load_model(tz_tstate *t, tz_model *m, traza_err *err)
     for (int i = 0; i < n; i++) {
         traza_event_type *ty = &m->types[m->ntypes++];
         ty->id = (int32_t)tz_pg_i64(r, i, 0);
-        ty->name = tz_model_str(m, PQgetvalue(r, i, 1));
+        ty->name = model_str(m, r, i, 1);
         ty->category = (traza_category)tz_pg_i64(r, i, 2);
-        ty->color = PQgetisnull(r, i, 3) ? NULL : tz_model_str(m, PQgetvalue(r, i, 3));
+        ty->color = PQgetisnull(r, i, 3) ? NULL : model_str(m, r, i, 3);
         if (!ty->name)
             goto oom;
         if ((unsigned)ty->category >= TRAZA_NCATEGORIES)
@@ -126,7 +135,7 @@ int tz_pg_t_load_model(tz_tstate *t, tz_model *m, traza_err *err)
         traza_param_def *d = &m->defs[m->ndefs++];
         d->id = (int32_t)tz_pg_i64(r, i, 0);
         d->type_id = (int32_t)tz_pg_i64(r, i, 1);
-        d->name = tz_model_str(m, PQgetvalue(r, i, 2));
+        d->name = model_str(m, r, i, 2);
         d->ptype = (traza_ptype)tz_pg_i64(r, i, 3);
         if (!d->name)
             goto oom;
@@ -261,7 +270,12 @@ static int build_where(tz_tstate *t, const tz_bfilter *bf, tz_buf *b)
             put_num(b, c->num);
             tz_buf_putc(b, ')');
         } else {
-            char *lit = PQescapeLiteral(t->conn, c->str, strlen(c->str));
+            tz_buf e;
+            tz_buf_init(&e);
+            tz_pg_text_enc(&e, c->str, strlen(c->str));
+            tz_buf_putc(&e, '\0');
+            char *lit = e.oom ? NULL : PQescapeLiteral(t->conn, e.s, e.len - 1);
+            tz_buf_free(&e);
             if (!lit)
                 return -1;
             /* As in SQLite, a number sorts before any string. */
@@ -454,7 +468,7 @@ static int add_param(tz_qstate *q, PGresult *r, int row, traza_err *err)
     } else {
         p->v.kind = TRAZA_PT_STRING;
         q->offs[q->npv] = q->strs.len;
-        tz_buf_put(&q->strs, PQgetvalue(r, row, 12), (size_t)PQgetlength(r, row, 12));
+        tz_pg_text_dec(&q->strs, PQgetvalue(r, row, 12), (size_t)PQgetlength(r, row, 12));
         tz_buf_putc(&q->strs, '\0');
     }
     q->npv++;

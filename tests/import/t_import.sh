@@ -88,3 +88,16 @@ done
 [ $has_query = 1 ] || skip "kill: query of other traces" "no 'traza query' in this build"
 check_rc "import after kills" 0 "$TRAZA" import "$F/big.csv" --name big --json
 check_eq "big events" 400000 "$(printf '%s' "$OUT" | json_get events)"
+
+# ---- invalid UTF-8 ------------------------------------------------------------------
+# The text importers reject it with the position, before anything is stored, on every
+# backend alike (t_import_pg.sh reruns this on PostgreSQL; strings with invalid bytes
+# that reach the store through the API are kept losslessly on both: test_store_pg.c).
+before=$("$TRAZA" list --json)
+printf 'ts,end,type,producer,end_producer,cpu,value,p0\n80,,tick,cpu0,,0,,ab\377cd\n' >"$F/bad8.csv"
+check_rc "csv with invalid UTF-8 rejected" 1 "$TRAZA" import "$F/bad8.csv" --name bad8
+check_contains "csv invalid UTF-8 error" "$OUT" "bad8.csv:2: byte 21 of the line: expected UTF-8 text, found the invalid byte 0xff"
+printf 'start,end,unused1,unused2,type,producer,producer2,cpu,p0,value\n0.000000080,,,,tick,cpu0,,0,x\303(,\n' >"$F/bad8.kp"
+check_rc "kptrace with invalid UTF-8 rejected" 1 "$TRAZA" import "$F/bad8.kp" --format kptrace --name bad8
+check_contains "kptrace invalid UTF-8 error" "$OUT" "bad8.kp:2: byte 30 of the line: expected UTF-8 text, found the invalid byte 0xc3"
+check_eq "nothing stored after the rejected imports" "$before" "$("$TRAZA" list --json)"
