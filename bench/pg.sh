@@ -9,7 +9,7 @@
 # 1. import throughput: `traza import` of the same `traza gen` CSV (no parameters) into
 #    a SQLite workspace and into PostgreSQL; ratio = PostgreSQL time / SQLite time.
 # 2. the same with 4 parameters per event, written straight by `traza gen --params 4`.
-# 3. ~10 000-event time window (bench/window.c, best of 7) on the trace of step 1;
+# 3. ~10 000-event time window (bench/window.c, best of 7; traza_query and traza_scan) on the trace of step 1;
 #    ratio = PostgreSQL / SQLite.
 # 4. full scans (traza_scan: the backends' s_open/s_next) through the analyses on the
 #    trace of step 1: `traza stats` (one scan), `traza anomaly --type state0` (series
@@ -65,11 +65,12 @@ python3 -c "n=$PEVENTS; print(f'   sqlite     : {$s2:8.2f} s  {n/$s2/1e6:6.3f} M
 echo "   ratio postgresql/sqlite time = $(ratio "$s2" "$p2")"
 
 echo "== 3. window of ~10000 events in the middle of the $EVENTS-event trace (best of 7)"
-read -r ns ms_s < <("$D/window" "$SQ" big 10000)
-read -r np ms_p < <("$D/window" "$PG" big 10000)
-echo "   sqlite     : $ns events in $ms_s ms"
-echo "   postgresql : $np events in $ms_p ms"
-echo "   ratio postgresql/sqlite time = $(ratio "$ms_s" "$ms_p")"
+# window prints: events, best query ms, best traza_scan ms, and their CPU ms
+read -r ns ms_s sc_s _ < <("$D/window" "$SQ" big 10000)
+read -r np ms_p sc_p _ < <("$D/window" "$PG" big 10000)
+echo "   sqlite     : $ns events in $ms_s ms (traza_query), $sc_s ms (traza_scan)"
+echo "   postgresql : $np events in $ms_p ms (traza_query), $sc_p ms (traza_scan)"
+echo "   ratio postgresql/sqlite time = $(ratio "$ms_s" "$ms_p") (query), $(ratio "$sc_s" "$sc_p") (scan)"
 [ "$ns" = "$np" ] || { echo "   MISMATCH: the backends returned different event counts"; exit 1; }
 
 echo "== 4. analyses = full scans of the $EVENTS-event trace (best of 3)"

@@ -41,10 +41,11 @@ static int sql_error(sqlite3 *db, const char *what, const char *msg, traza_err *
     const char *file = sqlite3_db_filename(db, "main");
     if (!file || !*file)
         file = "the store";
-    if ((code == SQLITE_IOERR || code == SQLITE_FULL || code == SQLITE_CANTOPEN) && sys)
+    int space = sys == ENOSPC || sys == EFBIG || sys == EDQUOT; /* said plainly below */
+    if ((code == SQLITE_IOERR || code == SQLITE_FULL || code == SQLITE_CANTOPEN) && sys && !space)
         return traza_err_set(err, c, "%s: %s (%s) in %s", what, msg, strerror(sys), file);
     int ext = sqlite3_extended_errcode(db);
-    if (code == SQLITE_FULL || ext == SQLITE_IOERR_WRITE || ext == SQLITE_IOERR_FSYNC || ext == SQLITE_IOERR_TRUNCATE) {
+    if (space || code == SQLITE_FULL || ext == SQLITE_IOERR_WRITE || ext == SQLITE_IOERR_FSYNC || ext == SQLITE_IOERR_TRUNCATE) {
         /* SQLite has lost errno by now: say what is left to check. */
         struct statvfs vfs;
         char dir[4096];
