@@ -9,8 +9,13 @@
 # 1. import throughput: `traza import` of the same `traza gen` CSV (no parameters) into
 #    a SQLite workspace and into PostgreSQL; ratio = PostgreSQL time / SQLite time.
 # 2. the same with 4 parameters per event, written straight by `traza gen --params 4`.
-# 3. ~10 000-event time window (bench/window.c, best of 7) on the trace of step 1;
+# 3. ~10 000-event time window (bench/window.c, best of 7; traza_query and traza_scan) on the trace of step 1;
 #    ratio = PostgreSQL / SQLite.
+# 4. full scans (traza_scan: the backends' s_open/s_next) through the analyses on the
+#    trace of step 1: `traza stats` (one scan), `traza anomaly --type state0` (series
+#    load), `traza aggregate --slices 100`; ratio = PostgreSQL / SQLite. With
+#    TRAZA_BEFORE=<an older traza binary> the PostgreSQL side is also timed with it
+#    (e.g. one without the PostgreSQL s_open/s_next, which scans through q_open/q_next).
 set -eu
 cd "$(dirname "$0")/.."
 TRAZA=${1:-build/traza}
@@ -41,7 +46,7 @@ trap 'psql -q "$TRAZA_PG_URI" -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/de
 SQ=$D/ws
 
 cc -O2 -std=c11 -Iinclude -o "$D/window" bench/window.c "$LIBDIR/libtraza.a" \
-  $(pkg-config --libs sqlite3 libpcre2-8 libzstd liblzma zlib jansson libdw libelf babeltrace2 libpq) -ldl -lpthread -lm
+  $(pkg-config --libs sqlite3 libpcre2-8 libzstd liblzma zlib jansson libdw libelf babeltrace2 libpq libmicrohttpd) -lopencsd_c_api -lopencsd -ldl -lpthread -lm
 
 echo "== generating $EVENTS events as CSV (traza gen --seed 1)"
 "$TRAZA" gen --events "$EVENTS" --seed 1 -o "$D/ev.csv" -q
@@ -60,9 +65,28 @@ python3 -c "n=$PEVENTS; print(f'   sqlite     : {$s2:8.2f} s  {n/$s2/1e6:6.3f} M
 echo "   ratio postgresql/sqlite time = $(ratio "$s2" "$p2")"
 
 echo "== 3. window of ~10000 events in the middle of the $EVENTS-event trace (best of 7)"
-read -r ns ms_s < <("$D/window" "$SQ" big 10000)
-read -r np ms_p < <("$D/window" "$PG" big 10000)
-echo "   sqlite     : $ns events in $ms_s ms"
-echo "   postgresql : $np events in $ms_p ms"
-echo "   ratio postgresql/sqlite time = $(ratio "$ms_s" "$ms_p")"
+# window prints: events, best query ms, best traza_scan ms, and their CPU ms
+read -r ns ms_s sc_s _ < <("$D/window" "$SQ" big 10000)
+read -r np ms_p sc_p _ < <("$D/window" "$PG" big 10000)
+echo "   sqlite     : $ns events in $ms_s ms (traza_query), $sc_s ms (traza_scan)"
+echo "   postgresql : $np events in $ms_p ms (traza_query), $sc_p ms (traza_scan)"
+echo "   ratio postgresql/sqlite time = $(ratio "$ms_s" "$ms_p") (query), $(ratio "$sc_s" "$sc_p") (scan)"
 [ "$ns" = "$np" ] || { echo "   MISMATCH: the backends returned different event counts"; exit 1; }
+
+echo "== 4. analyses = full scans of the $EVENTS-event trace (best of 3)"
+best3() { # CMD... -> best wall time of 3 runs in s
+  local b=""; for _ in 1 2 3; do
+    local t0 t1; t0=$(now); "$@" >/dev/null; t1=$(now)
+    b=$(python3 -c "t=$t1-$t0; b='$b'; print(f'{t:.3f}' if b == '' or t < float(b) else b)"); done
+  echo "$b"
+}
+for a in "stats big --json" "anomaly big --type state0 --rule mad --json" "aggregate big --slices 100 --json"; do
+  # shellcheck disable=SC2086
+  s4=$(best3 "$TRAZA" -w "$SQ" $a); p4=$(best3 "$TRAZA" -w "$PG" $a)
+  line="   traza $a: sqlite $s4 s, postgresql $p4 s, ratio $(ratio "$s4" "$p4")"
+  if [ -n "${TRAZA_BEFORE:-}" ]; then
+    # shellcheck disable=SC2086
+    b4=$(best3 "$TRAZA_BEFORE" -w "$PG" $a); line="$line; postgresql with TRAZA_BEFORE $b4 s"
+  fi
+  echo "$line"
+done

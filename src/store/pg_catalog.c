@@ -106,7 +106,29 @@ int tz_pg_exec(PGconn *c, const char *sql, const char *what, traza_err *err)
 
 PGresult *tz_pg_query(PGconn *c, const char *sql, int n, const char *const *vals, const char *what, traza_err *err)
 {
-    PGresult *r = PQexecParams(c, sql, n, NULL, vals, NULL, NULL, 0);
+    /* text parameters that are not valid UTF-8 are sent encoded (pg_text.c) */
+    char *encv[16] = {0};
+    const char *sendv[16];
+    int enc = 0;
+    for (int i = 0; i < n && n <= 16; i++) {
+        sendv[i] = vals[i];
+        if (vals[i] && tz_pg_text_needs_enc(vals[i], strlen(vals[i]))) {
+            tz_buf b;
+            tz_buf_init(&b);
+            tz_pg_text_enc(&b, vals[i], strlen(vals[i]));
+            if (!(encv[i] = tz_buf_take(&b))) {
+                for (int k = 0; k < i; k++)
+                    free(encv[k]);
+                traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+                return NULL;
+            }
+            sendv[i] = encv[i];
+            enc = 1;
+        }
+    }
+    PGresult *r = PQexecParams(c, sql, n, NULL, enc ? sendv : vals, NULL, NULL, 0);
+    for (int i = 0; i < n && i < 16; i++)
+        free(encv[i]);
     ExecStatusType s = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
     if (s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK) {
         tz_pg_fail(c, r, what, err);
@@ -146,6 +168,20 @@ int tz_pg_copy(PGconn *c, const char *copy_sql, const char *data, size_t len, co
 
 void tz_pg_copy_str(tz_buf *b, const char *s)
 {
+    size_t n = strlen(s);
+    tz_buf enc;
+    enc.s = NULL;
+    if (tz_pg_text_needs_enc(s, n)) {
+        tz_buf_init(&enc);
+        tz_pg_text_enc(&enc, s, n);
+        tz_buf_putc(&enc, '\0');
+        if (enc.oom) {
+            b->oom = 1;
+            tz_buf_free(&enc);
+            return;
+        }
+        s = enc.s;
+    }
     const char *run = s;
     for (; *s; s++) {
         const char *esc = NULL;
@@ -161,6 +197,8 @@ void tz_pg_copy_str(tz_buf *b, const char *s)
         run = s + 1;
     }
     tz_buf_put(b, run, (size_t)(s - run));
+    if (enc.s)
+        tz_buf_free(&enc);
 }
 
 int tz_pg_end_tx(PGconn *c, traza_err *err)
@@ -184,7 +222,7 @@ int64_t tz_pg_i64(const PGresult *r, int row, int col)
 
 static char *get_str(const PGresult *r, int row, int col)
 {
-    return PQgetisnull(r, row, col) ? NULL : tz_strdup(PQgetvalue(r, row, col));
+    return tz_pg_text_get(r, row, col);
 }
 
 static const char *const catalog_schema =
@@ -377,6 +415,8 @@ static const tz_backend_ops pg_ops = {
     .r_producers = tz_pg_r_producers,
     .r_group = tz_pg_r_group,
     .r_annotations = tz_pg_r_annotations,
+    .s_open = tz_pg_s_open,
+    .s_next = tz_pg_s_next,
 };
 
 tz_backend *tz_pg_open(traza_ctx *ctx, const char *uri, traza_err *err)

@@ -44,6 +44,13 @@ int64_t tz_pg_i64(const PGresult *r, int row, int col);
 /* Creates the trace tables in the current schema (indexes come after the load). */
 int tz_pg_create_tables(PGconn *c, traza_err *err);
 
+/* Strings that are not valid UTF-8 (pg_text.c): encoded losslessly for the server. */
+int tz_pg_text_needs_enc(const char *s, size_t n);
+void tz_pg_text_enc(tz_buf *b, const char *s, size_t n);
+void tz_pg_text_dec(tz_buf *b, const char *s, size_t n);
+/* A decoded copy of a text column (NULL if SQL NULL or out of memory). */
+char *tz_pg_text_get(const PGresult *r, int row, int col);
+
 int tz_pg_w_begin(tz_backend *b, const char *name, tz_wstate **out, traza_err *err);
 int tz_pg_w_producer(tz_wstate *w, const traza_producer *p, traza_err *err);
 int tz_pg_w_event_type(tz_wstate *w, const traza_event_type *t, traza_err *err);
@@ -59,6 +66,9 @@ int64_t tz_pg_t_max_duration(tz_tstate *t);
 int tz_pg_q_open(tz_tstate *t, const tz_bfilter *f, tz_qstate **out, traza_err *err);
 int tz_pg_q_next(tz_qstate *q, traza_event *ev, traza_err *err);
 void tz_pg_q_close(tz_qstate *q);
+int tz_pg_s_open(tz_tstate *t, const tz_bfilter *f, tz_qstate **out, traza_err *err);
+int64_t tz_pg_s_next(tz_qstate *q, size_t max, int64_t *id, int64_t *ts, int64_t *end, int32_t *type, int32_t *producer,
+                     traza_err *err);
 int64_t tz_pg_q_count(tz_tstate *t, const tz_bfilter *f, traza_err *err);
 
 int64_t tz_pg_r_save(tz_tstate *t, const traza_result_meta *m, traza_result_kind kind, int64_t size,

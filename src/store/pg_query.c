@@ -80,6 +80,15 @@ void tz_pg_t_close(tz_tstate *t)
 
 int64_t tz_pg_t_max_duration(tz_tstate *t) { return t->max_duration; }
 
+/* A decoded text column kept by the model. */
+static const char *model_str(tz_model *m, const PGresult *r, int row, int col)
+{
+    char *s = tz_pg_text_get(r, row, col);
+    const char *k = s ? tz_model_str(m, s) : NULL;
+    free(s);
+    return k;
+}
+
 int tz_pg_t_load_model(tz_tstate *t, tz_model *m, traza_err *err)
 {
     memset(m, 0, sizeof *m);
@@ -93,8 +102,8 @@ int tz_pg_t_load_model(tz_tstate *t, tz_model *m, traza_err *err)
         traza_producer *p = &m->producers[m->nproducers++];
         p->id = (int32_t)tz_pg_i64(r, i, 0);
         p->parent = PQgetisnull(r, i, 1) ? -1 : (int32_t)tz_pg_i64(r, i, 1);
-        p->name = tz_model_str(m, PQgetvalue(r, i, 2));
-        p->type = PQgetisnull(r, i, 3) ? NULL : tz_model_str(m, PQgetvalue(r, i, 3));
+        p->name = model_str(m, r, i, 2);
+        p->type = PQgetisnull(r, i, 3) ? NULL : model_str(m, r, i, 3);
         if (!p->name || (!PQgetisnull(r, i, 3) && !p->type))
             goto oom;
     }
@@ -107,9 +116,9 @@ int tz_pg_t_load_model(tz_tstate *t, tz_model *m, traza_err *err)
     for (int i = 0; i < n; i++) {
         traza_event_type *ty = &m->types[m->ntypes++];
         ty->id = (int32_t)tz_pg_i64(r, i, 0);
-        ty->name = tz_model_str(m, PQgetvalue(r, i, 1));
+        ty->name = model_str(m, r, i, 1);
         ty->category = (traza_category)tz_pg_i64(r, i, 2);
-        ty->color = PQgetisnull(r, i, 3) ? NULL : tz_model_str(m, PQgetvalue(r, i, 3));
+        ty->color = PQgetisnull(r, i, 3) ? NULL : model_str(m, r, i, 3);
         if (!ty->name)
             goto oom;
         if ((unsigned)ty->category >= TRAZA_NCATEGORIES)
@@ -126,7 +135,7 @@ int tz_pg_t_load_model(tz_tstate *t, tz_model *m, traza_err *err)
         traza_param_def *d = &m->defs[m->ndefs++];
         d->id = (int32_t)tz_pg_i64(r, i, 0);
         d->type_id = (int32_t)tz_pg_i64(r, i, 1);
-        d->name = tz_model_str(m, PQgetvalue(r, i, 2));
+        d->name = model_str(m, r, i, 2);
         d->ptype = (traza_ptype)tz_pg_i64(r, i, 3);
         if (!d->name)
             goto oom;
@@ -261,7 +270,12 @@ static int build_where(tz_tstate *t, const tz_bfilter *bf, tz_buf *b)
             put_num(b, c->num);
             tz_buf_putc(b, ')');
         } else {
-            char *lit = PQescapeLiteral(t->conn, c->str, strlen(c->str));
+            tz_buf e;
+            tz_buf_init(&e);
+            tz_pg_text_enc(&e, c->str, strlen(c->str));
+            tz_buf_putc(&e, '\0');
+            char *lit = e.oom ? NULL : PQescapeLiteral(t->conn, e.s, e.len - 1);
+            tz_buf_free(&e);
             if (!lit)
                 return -1;
             /* As in SQLite, a number sorts before any string. */
@@ -296,13 +310,14 @@ static void end_read(tz_tstate *t)
     t->in_tx = 0;
 }
 
-int tz_pg_q_open(tz_tstate *t, const tz_bfilter *bf, tz_qstate **out, traza_err *err)
+/* scan: the narrow query of s_open (id, ts, end or ts, type, producer; no params). */
+static int q_open(tz_tstate *t, const tz_bfilter *bf, int scan, tz_qstate **out, traza_err *err)
 {
     tz_qstate *q = calloc(1, sizeof *q);
     if (!q)
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     q->t = t;
-    q->with_params = bf->f->with_params;
+    q->with_params = scan ? 0 : bf->f->with_params;
     tz_buf_init(&q->strs);
     snprintf(q->name, sizeof q->name, "tzq%u", t->next_cursor++);
     const char *dir = bf->f->order == TRAZA_ORDER_TIME_DESC ? "DESC" : "ASC";
@@ -312,7 +327,8 @@ int tz_pg_q_open(tz_tstate *t, const tz_bfilter *bf, tz_qstate **out, traza_err 
     if (q->with_params)
         tz_buf_puts(&sql, "SELECT e.id, e.ts, e.type, e.producer, e.end_ts, e.end_producer, e.level, e.value, e.cpu,"
                           " p.def, p.i, p.d, p.s FROM (");
-    tz_buf_puts(&sql, "SELECT id, ts, type, producer, end_ts, end_producer, level, value, cpu FROM event");
+    tz_buf_puts(&sql, scan ? "SELECT id::int8, ts::int8, coalesce(end_ts, ts)::int8, type::int4, producer::int4 FROM event"
+                           : "SELECT id, ts, type, producer, end_ts, end_producer, level, value, cpu FROM event");
     int rc = build_where(t, bf, &sql);
     tz_buf_printf(&sql, " ORDER BY id %s", dir);
     if (bf->limit > 0)
@@ -342,6 +358,78 @@ int tz_pg_q_open(tz_tstate *t, const tz_bfilter *bf, tz_qstate **out, traza_err 
     q->declared = 1;
     *out = q;
     return 0;
+}
+
+int tz_pg_q_open(tz_tstate *t, const tz_bfilter *bf, tz_qstate **out, traza_err *err)
+{
+    return q_open(t, bf, 0, out, err);
+}
+
+int tz_pg_s_open(tz_tstate *t, const tz_bfilter *bf, tz_qstate **out, traza_err *err)
+{
+    return q_open(t, bf, 1, out, err);
+}
+
+/* Scans fetch SCAN_BATCH rows at a time in binary (network byte order integers):
+ * no text formatting on the server, no parsing here. */
+#define SCAN_BATCH 32768
+
+static uint64_t be64(const char *p)
+{
+    const unsigned char *u = (const unsigned char *)p;
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v = v << 8 | u[i];
+    return v;
+}
+
+static uint32_t be32(const char *p)
+{
+    const unsigned char *u = (const unsigned char *)p;
+    return (uint32_t)u[0] << 24 | (uint32_t)u[1] << 16 | (uint32_t)u[2] << 8 | u[3];
+}
+
+int64_t tz_pg_s_next(tz_qstate *q, size_t max, int64_t *id, int64_t *ts, int64_t *end, int32_t *type, int32_t *producer,
+                     traza_err *err)
+{
+    size_t n = 0;
+    while (n < max) {
+        if (!q->res || q->row >= q->nrows) {
+            if (q->done)
+                break;
+            PQclear(q->res);
+            char sql[64];
+            snprintf(sql, sizeof sql, "FETCH %d FROM %s", SCAN_BATCH, q->name);
+            q->res = PQexecParams(q->t->conn, sql, 0, NULL, NULL, NULL, NULL, 1);
+            if (!q->res || PQresultStatus(q->res) != PGRES_TUPLES_OK) {
+                tz_pg_fail(q->t->conn, q->res, "reading events", err);
+                PQclear(q->res);
+                q->res = NULL;
+                return -1;
+            }
+            q->row = 0;
+            q->nrows = PQntuples(q->res);
+            if (q->nrows < SCAN_BATCH)
+                q->done = 1;
+            if (q->nrows == 0)
+                break;
+            if (PQnfields(q->res) != 5)
+                return traza_err_set(err, TRAZA_E_FORMAT, "reading events: expected 5 columns, the server sent %d", PQnfields(q->res));
+        }
+        PGresult *r = q->res;
+        for (; n < max && q->row < q->nrows; q->row++, n++) {
+            int i = q->row;
+            if (PQgetlength(r, i, 0) != 8 || PQgetlength(r, i, 1) != 8 || PQgetlength(r, i, 2) != 8 || PQgetlength(r, i, 3) != 4 ||
+                PQgetlength(r, i, 4) != 4)
+                return traza_err_set(err, TRAZA_E_FORMAT, "reading events: row %d of a batch has unexpected binary field sizes", i);
+            id[n] = (int64_t)be64(PQgetvalue(r, i, 0));
+            ts[n] = (int64_t)be64(PQgetvalue(r, i, 1));
+            end[n] = (int64_t)be64(PQgetvalue(r, i, 2));
+            type[n] = (int32_t)be32(PQgetvalue(r, i, 3));
+            producer[n] = (int32_t)be32(PQgetvalue(r, i, 4));
+        }
+    }
+    return (int64_t)n;
 }
 
 /* Makes q->row point at a row; 0 at the end, -1 on error. */
@@ -380,7 +468,7 @@ static int add_param(tz_qstate *q, PGresult *r, int row, traza_err *err)
     } else {
         p->v.kind = TRAZA_PT_STRING;
         q->offs[q->npv] = q->strs.len;
-        tz_buf_put(&q->strs, PQgetvalue(r, row, 12), (size_t)PQgetlength(r, row, 12));
+        tz_pg_text_dec(&q->strs, PQgetvalue(r, row, 12), (size_t)PQgetlength(r, row, 12));
         tz_buf_putc(&q->strs, '\0');
     }
     q->npv++;

@@ -210,15 +210,15 @@ int tz_pg_r_list(tz_tstate *t, traza_result_info **out, size_t *n, traza_err *er
     for (int i = 0; i < rows; i++) {
         traza_result_info *x = &arr[cnt++];
         x->id = tz_pg_i64(r, i, 0);
-        x->name = tz_strdup(PQgetvalue(r, i, 1));
+        x->name = tz_pg_text_get(r, i, 1);
         x->kind = (traza_result_kind)tz_pg_i64(r, i, 2);
-        if (!PQgetisnull(r, i, 3) && !(x->tool = tz_strdup(PQgetvalue(r, i, 3))))
+        if (!PQgetisnull(r, i, 3) && !(x->tool = tz_pg_text_get(r, i, 3)))
             goto oom;
-        if (!PQgetisnull(r, i, 4) && !(x->params = tz_strdup(PQgetvalue(r, i, 4))))
+        if (!PQgetisnull(r, i, 4) && !(x->params = tz_pg_text_get(r, i, 4)))
             goto oom;
         x->created = tz_pg_i64(r, i, 5);
         x->size = tz_pg_i64(r, i, 6);
-        if (!PQgetisnull(r, i, 7) && !(x->target = tz_strdup(PQgetvalue(r, i, 7))))
+        if (!PQgetisnull(r, i, 7) && !(x->target = tz_pg_text_get(r, i, 7)))
             goto oom;
         if (!x->name)
             goto oom;
@@ -314,7 +314,7 @@ int tz_pg_r_group(tz_tstate *t, int64_t id, traza_group_node **nodes, size_t *n,
         traza_group_node *g = &arr[cnt++];
         g->id = tz_pg_i64(r, i, 0);
         g->parent = tz_pg_i64(r, i, 1);
-        if (!PQgetisnull(r, i, 2) && !(g->name = tz_strdup(PQgetvalue(r, i, 2))))
+        if (!PQgetisnull(r, i, 2) && !(g->name = tz_pg_text_get(r, i, 2)))
             goto oom;
         g->ordered = (int)tz_pg_i64(r, i, 3);
         g->ref_kind = (int)tz_pg_i64(r, i, 4);
@@ -343,7 +343,7 @@ int tz_pg_r_annotations(tz_tstate *t, int64_t id, traza_annotation **a, size_t *
         goto oom;
     for (int i = 0; i < rows; i++) {
         traza_annotation *x = &arr[cnt++];
-        x->key = tz_strdup(PQgetvalue(r, i, 0));
+        x->key = tz_pg_text_get(r, i, 0);
         x->value.kind = (traza_ptype)tz_pg_i64(r, i, 2);
         const char *s = PQgetvalue(r, i, 1);
         switch (x->value.kind) {
@@ -352,7 +352,7 @@ int tz_pg_r_annotations(tz_tstate *t, int64_t id, traza_annotation **a, size_t *
         case TRAZA_PT_DOUBLE: x->value.d = strtod(s, NULL); break;
         default:
             x->value.kind = TRAZA_PT_STRING;
-            if (!(x->value.s = tz_strdup(s)))
+            if (!(x->value.s = tz_pg_text_get(r, i, 1)))
                 goto oom;
         }
         if (!PQgetisnull(r, i, 3)) {
