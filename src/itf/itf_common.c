@@ -1063,3 +1063,26 @@ void traza_itf_opts_init(traza_itf_opts *o)
     memset(o, 0, sizeof *o);
     o->chunk = ITF_DEFAULT_CHUNK;
 }
+
+int itf_text_is_branch(const char *t, size_t n)
+{
+    size_t m = 0;
+    while (m < n && t[m] != ' ' && t[m] != '.')
+        m++;
+    if (m >= 1 && t[0] == 'b') {
+        if ((m >= 3 && (!memcmp(t, "bic", 3) || !memcmp(t, "bfc", 3) || !memcmp(t, "bfi", 3))) ||
+            (m == 4 && !memcmp(t, "bkpt", 4)))
+            return 0;
+        return 1;
+    }
+    if ((m == 3 && (!memcmp(t, "cbz", 3) || !memcmp(t, "tbb", 3) || !memcmp(t, "tbh", 3) || !memcmp(t, "svc", 3) ||
+                    !memcmp(t, "swi", 3))) ||
+        (m == 4 && (!memcmp(t, "cbnz", 4) || !memcmp(t, "eret", 4))))
+        return 1;
+    /* pc written: "pc" as a register operand not inside [..] (pc-relative loads) */
+    for (size_t i = m; i + 1 < n; i++)
+        if (t[i] == 'p' && t[i + 1] == 'c' && (i + 2 == n || !(t[i + 2] >= 'a' && t[i + 2] <= 'z')) &&
+            (t[i - 1] == ' ' || t[i - 1] == ',' || t[i - 1] == '{'))
+            return 1;
+    return 0;
+}

@@ -9,7 +9,9 @@
 
 #define ITF_MAGIC "TZI\x1a"
 #define ITF_FOOT_MAGIC "TZIE"
-#define ITF_VERSION 2
+#define ITF_VERSION 3
+#define ITF_VERSION_MIN 2         /* oldest version the reader accepts */
+#define ITF_MAX_NEST 32            /* interrupt nesting depth (writer); reader accepts 64 */
 #define ITF_HEADER_SIZE 16
 #define ITF_FOOTER_SIZE 24
 #define ITF_MAX_RAW (256u << 20)     /* largest decoded stream accepted */
@@ -18,7 +20,7 @@
 
 /* Per-chunk streams. */
 enum {
-    S_SEQ = 0, S_FLG, S_MEMH, S_ARAW, S_APER, S_APAT, S_ADIST, S_ASEQ, S_EXC, S_SKL, S_NUM, S_MPC, S_MA0, S_AOFF, S_NUM1, S_NUM2, S_NUM3,
+    S_SEQ = 0, S_FLG, S_MEMH, S_ARAW, S_APER, S_APAT, S_ADIST, S_ASEQ, S_EXC, S_SKL, S_NUM, S_MPC, S_MA0, S_AOFF, S_NUM1, S_NUM2, S_NUM3, S_INT,
     S_NSTREAMS
 };
 /* Dictionary streams. */
@@ -80,6 +82,10 @@ int itf_gen_pc(const char *line, size_t len, uint32_t *pc);
 /* Renders a gen line into b. */
 void itf_gen_render(tz_buf *b, uint32_t pc, const char *text, size_t textlen, const uint32_t *mems,
                     size_t nmem, int ccfail);
+
+/* Does the instruction text (gen dialect disassembly) change the flow (branch, call,
+ * return, write to pc)? Used only to guess interrupt cut-in points. */
+int itf_text_is_branch(const char *text, size_t len);
 
 /* Is this line the start of a record (an instruction) for the dialect? */
 int itf_is_record_start(int dialect, const char *line, size_t len);

@@ -23,6 +23,7 @@ struct traza_itf_reader {
     size_t npc;
     uint32_t *pc, *tlen;
     const uint8_t **text;
+    uint8_t *tarena;        /* version 3: texts with their branch target restored */
     size_t nblk;
     uint64_t *blk_off;      /* into blk_pcs, nblk+1 */
     uint32_t *blk_pcs;
@@ -95,6 +96,7 @@ void traza_itf_close(traza_itf_reader *r)
     free(r->ix);
     for (int k = 0; k < D_NSTREAMS; k++)
         free(r->dbuf[k]);
+    free(r->tarena);
     free(r->pc);
     free(r->tlen);
     free(r->text);
@@ -122,6 +124,61 @@ const traza_itf_info *traza_itf_get_info(const traza_itf_reader *r) { return &r-
 
 #define BAD(msg) do { traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt dictionary: %s", msg); return -1; } while (0)
 #define GROWX(arr, cap, need) do { if (TZ_GROW(arr, cap, need) < 0) return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory"); } while (0)
+
+/* Version 3: a 0x01 byte in a text with a non-zero TLEN entry e stands for the branch
+ * target "0x<hex>" = pc + unzigzag(e - 1) (see put_text in the writer). */
+static int restore_targets(traza_itf_reader *r, traza_err *err)
+{
+    itf_rd tl = {r->dbuf[D_TLEN], r->dbuf[D_TLEN] + r->dlen[D_TLEN], 0};
+    tz_buf a;
+    tz_buf_init(&a);
+    size_t nmod = 0, cap = 0;
+    uint64_t *mod = NULL; /* text index, arena offset, length */
+    for (size_t i = 0; i < r->npc; i++) {
+        const uint8_t *x = r->tlen[i] ? memchr(r->text[i], 1, r->tlen[i]) : NULL;
+        if (!x)
+            continue;
+        uint64_t e = itf_get_uv(&tl);
+        if (tl.bad) {
+            free(mod);
+            tz_buf_free(&a);
+            return traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt dictionary (branch targets truncated)");
+        }
+        if (e == 0)
+            continue;
+        e--;
+        int64_t dv = (int64_t)(e >> 1) ^ -(int64_t)(e & 1);
+        int64_t tg = (int64_t)r->pc[i] + dv;
+        if (tg < 0 || tg > (int64_t)UINT32_MAX || TZ_GROW(mod, cap, 3 * nmod + 3) < 0) {
+            free(mod);
+            tz_buf_free(&a);
+            return tg < 0 || tg > (int64_t)UINT32_MAX
+                       ? traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt dictionary (branch target out of range)")
+                       : traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+        }
+        size_t at = a.len, pre = (size_t)(x - r->text[i]);
+        char hx[16];
+        int hn = snprintf(hx, sizeof hx, "0x%llx", (unsigned long long)tg);
+        tz_buf_put(&a, r->text[i], pre);
+        tz_buf_put(&a, hx, (size_t)hn);
+        tz_buf_put(&a, x + 1, r->tlen[i] - pre - 1);
+        mod[3 * nmod] = i, mod[3 * nmod + 1] = at, mod[3 * nmod + 2] = a.len - at;
+        nmod++;
+    }
+    if (a.oom || (tl.p != tl.end)) {
+        free(mod);
+        tz_buf_free(&a);
+        return a.oom ? traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory")
+                     : traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt dictionary (extra branch targets)");
+    }
+    r->tarena = (uint8_t *)a.s; /* owned by the reader now */
+    for (size_t k = 0; k < nmod; k++) {
+        r->text[mod[3 * k]] = r->tarena + mod[3 * k + 1];
+        r->tlen[mod[3 * k]] = (uint32_t)mod[3 * k + 2];
+    }
+    free(mod);
+    return 0;
+}
 
 static int load_dicts(traza_itf_reader *r, traza_err *err)
 {
@@ -155,6 +212,8 @@ static int load_dicts(traza_itf_reader *r, traza_err *err)
         r->tlen[r->npc - 1] = (uint32_t)(d.end - d.p);
     } else if (d.p != d.end)
         BAD("instruction texts without addresses");
+    if (r->info.version >= 3 && restore_targets(r, err) < 0)
+        return -1;
     /* blocks */
     d = (itf_rd){r->dbuf[D_BLOCK], r->dbuf[D_BLOCK] + r->dlen[D_BLOCK], 0};
     c1 = c2 = 0;
@@ -315,9 +374,9 @@ static traza_itf_reader *open_common(traza_itf_reader *r, traza_err *err)
     }
     if (read_at(r, 0, h, sizeof h, err) < 0 || read_at(r, (uint64_t)sz - ITF_FOOTER_SIZE, ft, sizeof ft, err) < 0)
         goto fail;
-    if (h[4] != ITF_VERSION || h[5] != 0) {
-        traza_err_set(err, TRAZA_E_FORMAT, "tzi: unsupported version %u (this reader knows %u)", h[4] | h[5] << 8,
-                      ITF_VERSION);
+    if (h[4] < ITF_VERSION_MIN || h[4] > ITF_VERSION || h[5] != 0) {
+        traza_err_set(err, TRAZA_E_FORMAT, "tzi: unsupported version %u (this reader knows %u..%u)",
+                      h[4] | h[5] << 8, ITF_VERSION_MIN, ITF_VERSION);
         goto fail;
     }
     if (memcmp(ft + 20, ITF_FOOT_MAGIC, 4) != 0) {
@@ -503,6 +562,130 @@ static int flush_out(emit_state *es, traza_err *err)
     return 0;
 }
 
+/* Variant sequence decoder state: successor lists per variant, the sequence and
+ * interrupt streams, and the pieces (variant, first line, end line) produced in
+ * execution order. */
+typedef struct dstate {
+    traza_itf_reader *r;
+    uint32_t **succ, *scnt, *scap;
+    itf_rd *sq, *it;
+    uint64_t node, nextint, lines;
+    uint32_t *pv, *p0, *p1;
+    size_t np, pcap;
+    uint64_t nl;
+    int pad;
+    const char *what;
+} dstate;
+
+static int dfail(dstate *st, const char *what)
+{
+    st->what = what;
+    return -1;
+}
+
+static int add_piece(dstate *st, uint32_t var, uint32_t q0, uint32_t q1)
+{
+    if (q0 == q1)
+        return 0;
+    if (st->np == st->pcap) {
+        size_t nc = st->pcap ? st->pcap * 2 : 1024;
+        uint32_t *a = realloc(st->pv, nc * sizeof *a);
+        if (!a)
+            return -2;
+        st->pv = a;
+        a = realloc(st->p0, nc * sizeof *a);
+        if (!a)
+            return -2;
+        st->p0 = a;
+        a = realloc(st->p1, nc * sizeof *a);
+        if (!a)
+            return -2;
+        st->p1 = a;
+        st->pcap = nc;
+    }
+    if (q1 - q0 > st->nl - st->lines)
+        return dfail(st, "corrupt block sequence (more lines than the index says)");
+    st->pv[st->np] = var, st->p0[st->np] = q0, st->p1[st->np] = q1;
+    st->np++;
+    st->lines += q1 - q0;
+    return 0;
+}
+
+/* Decodes count blocks (or up to the chunk's line count) starting in successor
+ * context prev (nvar = start, nvar + 1 = interrupt entry), with their interrupts. */
+static int decode_list(dstate *st, size_t prev, uint64_t count, int depth)
+{
+    traza_itf_reader *r = st->r;
+    if (depth > 64)
+        return dfail(st, "corrupt interrupt records (nesting deeper than 64)");
+    for (uint64_t c = 0; c < count && st->lines < st->nl; c++) {
+        uint64_t v = itf_get_uv(st->sq), var;
+        if (st->sq->bad)
+            return dfail(st, "block sequence truncated");
+        if (v < st->scnt[prev])
+            var = st->succ[prev][v];
+        else {
+            var = v - st->scnt[prev];
+            if (var >= r->nvar)
+                return dfail(st, "corrupt block sequence (variant id out of range)");
+            if (st->scnt[prev] == st->scap[prev]) {
+                uint32_t nc = st->scap[prev] ? st->scap[prev] * 2 : 4;
+                uint32_t *t = realloc(st->succ[prev], nc * sizeof *t);
+                if (!t)
+                    return -2;
+                st->succ[prev] = t;
+                st->scap[prev] = nc;
+            }
+            st->succ[prev][st->scnt[prev]++] = (uint32_t)var;
+        }
+        uint32_t bn = (uint32_t)(r->var_off[var + 1] - r->var_off[var]);
+        int rc;
+        if (st->node++ == st->nextint) { /* interrupt record of this block */
+            uint64_t nc = itf_get_uv(st->it), q = 0;
+            if (st->it->bad || nc == 0 || nc > bn)
+                return dfail(st, "corrupt interrupt records");
+            uint64_t *cm = malloc(2 * nc * sizeof *cm);
+            if (!cm)
+                return -2;
+            for (uint64_t i = 0; i < nc; i++) {
+                uint64_t dk = itf_get_uv(st->it), m = itf_get_uv(st->it) + 1;
+                if (st->it->bad || dk == 0 || dk > bn - q || m == 0) {
+                    free(cm);
+                    return dfail(st, "corrupt interrupt records");
+                }
+                q += dk;
+                cm[2 * i] = q, cm[2 * i + 1] = m;
+            }
+            /* the next record's distance follows (records are in block start order) */
+            if (st->it->p < st->it->end) {
+                uint64_t gap = itf_get_uv(st->it);
+                if (st->it->bad || gap == 0 || gap > UINT64_MAX - st->node) {
+                    free(cm);
+                    return dfail(st, "corrupt interrupt records");
+                }
+                st->nextint = st->node - 1 + gap;
+            } else
+                st->nextint = UINT64_MAX;
+            q = 0;
+            rc = 0;
+            for (uint64_t i = 0; i < nc && rc == 0; i++) {
+                rc = add_piece(st, (uint32_t)var, (uint32_t)q, (uint32_t)cm[2 * i]);
+                q = cm[2 * i];
+                if (rc == 0)
+                    rc = decode_list(st, r->nvar + 1, cm[2 * i + 1], depth + 1);
+            }
+            free(cm);
+            if (rc == 0)
+                rc = add_piece(st, (uint32_t)var, (uint32_t)q, bn);
+            if (rc < 0)
+                return rc;
+        } else if ((rc = add_piece(st, (uint32_t)var, 0, bn)) < 0)
+            return rc;
+        prev = (size_t)var;
+    }
+    return 0;
+}
+
 /* Block model chunk: decodes the variant sequence, then only the address groups
  * first used before the end of the wanted records, skips the instances before the
  * first wanted record (cost per memory access, not per line) and renders the rest. */
@@ -513,51 +696,41 @@ static int decode_blocks(traza_itf_reader *r, size_t ci, uint8_t **sb, const siz
     uint32_t *iv = NULL, *addr = NULL, *gpx = NULL;
     uint64_t *gcur = NULL, *gend = NULL, *gfirst = NULL;
     uint32_t **succ = NULL, *scnt = NULL, *scap = NULL;
-    size_t ni = 0, icap = 0;
+    size_t ni = 0;
+    uint32_t *iq0 = NULL, *iq1 = NULL;
     itf_rd sq = {sb[S_SEQ], sb[S_SEQ] + sl[S_SEQ], 0};
-    succ = calloc(r->nvar + 1, sizeof *succ);
-    scnt = calloc(r->nvar + 1, sizeof *scnt);
-    scap = calloc(r->nvar + 1, sizeof *scap);
+    succ = calloc(r->nvar + 2, sizeof *succ);
+    scnt = calloc(r->nvar + 2, sizeof *scnt);
+    scap = calloc(r->nvar + 2, sizeof *scap);
     if (!succ || !scnt || !scap)
         goto nomem;
-    /* 1. the variant sequence */
-    uint64_t li = 0;
-    size_t prev = r->nvar; /* virtual start */
-    while (li < nl) {
-        uint64_t v = itf_get_uv(&sq), var;
-        if (sq.bad) {
-            chunk_err(err, ci, "block sequence truncated");
-            goto out;
-        }
-        if (v < scnt[prev])
-            var = succ[prev][v];
-        else {
-            var = v - scnt[prev];
-            if (var >= r->nvar) {
-                chunk_err(err, ci, "corrupt block sequence (variant id out of range)");
-                goto out;
-            }
-            if (scnt[prev] == scap[prev]) {
-                uint32_t nc = scap[prev] ? scap[prev] * 2 : 4;
-                uint32_t *t = realloc(succ[prev], nc * sizeof *t);
-                if (!t)
-                    goto nomem;
-                succ[prev] = t;
-                scap[prev] = nc;
-            }
-            succ[prev][scnt[prev]++] = (uint32_t)var;
-        }
-        uint64_t bn = r->var_off[var + 1] - r->var_off[var];
-        if (bn > nl - li) {
-            chunk_err(err, ci, "corrupt block sequence (more lines than the index says)");
-            goto out;
-        }
-        if (TZ_GROW(iv, icap, ni + 1) < 0)
-            goto nomem;
-        iv[ni++] = (uint32_t)var;
-        li += bn;
-        prev = (size_t)var;
+    /* 1. the variant sequence (blocks in the order they start) with the interrupt
+     * records, flattened into pieces in execution order */
+    itf_rd it = {sb[S_INT], sb[S_INT] + sl[S_INT], 0};
+    dstate st = {r, succ, scnt, scap, &sq, &it, 0, 0, 0, NULL, NULL, NULL, 0, 0, nl, 0, NULL};
+    st.nextint = it.p < it.end ? itf_get_uv(&it) : UINT64_MAX;
+    if (it.bad) {
+        chunk_err(err, ci, "interrupt records truncated");
+        goto out;
     }
+    uint64_t li = 0;
+    int drc = decode_list(&st, r->nvar, UINT64_MAX, 0);
+    iv = st.pv;
+    iq0 = st.p0;
+    iq1 = st.p1;
+    ni = st.np;
+    if (drc == 0 && st.lines != nl)
+        drc = dfail(&st, "block sequence truncated");
+    if (drc < 0) {
+        if (drc == -2)
+            goto nomem;
+        chunk_err(err, ci, st.what);
+        goto out;
+    }
+    iv = st.pv;
+    iq0 = st.p0;
+    iq1 = st.p1;
+    ni = st.np;
     /* wanted lines of this chunk: [s0, s1) */
     uint64_t cstart = (uint64_t)(es->rec + 1), s0 = 0, s1 = nl;
     if (!es->all) {
@@ -579,16 +752,32 @@ static int decode_blocks(traza_itf_reader *r, size_t ci, uint8_t **sb, const siz
     li = 0;
     for (size_t k = 0; k < ni; k++) {
         uint32_t var = iv[k];
-        for (uint64_t m = r->vm_off[var]; m < r->vm_off[var + 1]; m++) {
-            uint32_t px = r->vm_pc[m];
-            if (!gend[px]) {
-                gpx[ngrp] = px;
-                gfirst[ngrp++] = li;
+        uint64_t bn = r->var_off[var + 1] - r->var_off[var];
+        if (iq0[k] == 0 && iq1[k] == bn) { /* whole block: the per-variant list */
+            for (uint64_t m = r->vm_off[var]; m < r->vm_off[var + 1]; m++) {
+                uint32_t px = r->vm_pc[m];
+                if (!gend[px]) {
+                    gpx[ngrp] = px;
+                    gfirst[ngrp++] = li;
+                }
+                gend[px] += r->vm_n[m];
+                totmem += r->vm_n[m];
             }
-            gend[px] += r->vm_n[m];
-            totmem += r->vm_n[m];
+        } else {
+            const uint32_t *bp = r->blk_pcs + r->blk_off[r->var_blk[var]];
+            const uint32_t *nmv = r->var_nmem + r->var_off[var];
+            for (uint32_t q = iq0[k]; q < iq1[k]; q++)
+                if (nmv[q]) {
+                    uint32_t px = bp[q];
+                    if (!gend[px]) {
+                        gpx[ngrp] = px;
+                        gfirst[ngrp++] = li;
+                    }
+                    gend[px] += nmv[q];
+                    totmem += nmv[q];
+                }
         }
-        li += r->var_off[var + 1] - r->var_off[var];
+        li += iq1[k] - iq0[k];
     }
     addr = malloc((totmem + 1) * sizeof *addr);
     if (!addr)
@@ -626,12 +815,25 @@ static int decode_blocks(traza_itf_reader *r, size_t ci, uint8_t **sb, const siz
     li = 0;
     while (k < ni) {
         uint32_t var = iv[k];
-        uint64_t bn = r->var_off[var + 1] - r->var_off[var];
-        if (li + bn > s0)
+        uint64_t bn = r->var_off[var + 1] - r->var_off[var], pn = iq1[k] - iq0[k];
+        if (li + pn > s0)
             break;
-        for (uint64_t m = r->vm_off[var]; m < r->vm_off[var + 1]; m++)
-            gcur[r->vm_pc[m]] += r->vm_n[m];
-        if (r->var_nexc[var]) {
+        uint64_t nexc = 0;
+        if (pn == bn) {
+            for (uint64_t m = r->vm_off[var]; m < r->vm_off[var + 1]; m++)
+                gcur[r->vm_pc[m]] += r->vm_n[m];
+            nexc = r->var_nexc[var];
+        } else {
+            const uint32_t *bp = r->blk_pcs + r->blk_off[r->var_blk[var]];
+            const uint32_t *nmv = r->var_nmem + r->var_off[var];
+            const uint8_t *fl = r->var_flags + r->var_off[var];
+            for (uint32_t q = iq0[k]; q < iq1[k]; q++) {
+                if (nmv[q])
+                    gcur[bp[q]] += nmv[q];
+                nexc += (fl[q] & LF_EXC) != 0;
+            }
+        }
+        for (; nexc; nexc--) {
             uint64_t xl = itf_get_uv(&ex);
             if (ex.bad || xl > (uint64_t)(ex.end - ex.p)) {
                 chunk_err(err, ci, "exception stream truncated");
@@ -639,7 +841,7 @@ static int decode_blocks(traza_itf_reader *r, size_t ci, uint8_t **sb, const siz
             }
             ex.p += xl;
         }
-        li += bn;
+        li += pn;
         k++;
     }
     es->rec += (int64_t)li;
@@ -652,7 +854,8 @@ static int decode_blocks(traza_itf_reader *r, size_t ci, uint8_t **sb, const siz
         const uint32_t *bp = r->blk_pcs + r->blk_off[b];
         const uint8_t *fl = r->var_flags + r->var_off[var];
         const uint32_t *nmv = r->var_nmem + r->var_off[var];
-        for (uint64_t q = 0; q < bn && !es->done; q++) {
+        (void)bn;
+        for (uint64_t q = iq0[k]; q < iq1[k] && !es->done; q++) {
             int emit = want_line(es, 1);
             if (es->done)
                 break;
@@ -689,12 +892,14 @@ static int decode_blocks(traza_itf_reader *r, size_t ci, uint8_t **sb, const siz
 nomem:
     traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
 out:
-    for (size_t v = 0; succ && v <= r->nvar; v++)
+    for (size_t v = 0; succ && v <= r->nvar + 1; v++)
         free(succ[v]);
     free(succ);
     free(scnt);
     free(scap);
     free(iv);
+    free(iq0);
+    free(iq1);
     free(addr);
     free(gpx);
     free(gcur);
@@ -714,7 +919,8 @@ static int decode_chunk(traza_itf_reader *r, size_t ci, emit_state *es, traza_er
     size_t sl[S_NSTREAMS] = {0};
     int rc = -1;
     itf_rd d = {p, p + n, 0};
-    for (int k = 0; k < S_NSTREAMS; k++)
+    int nstreams = r->info.version >= 3 ? S_NSTREAMS : S_INT; /* version 2: no interrupt stream */
+    for (int k = 0; k < nstreams; k++)
         if (itf_unpack_stream(&d, &sb[k], &sl[k], NULL, err) < 0)
             goto out;
     uint64_t nl = e[3];

@@ -22,6 +22,22 @@ typedef struct succ_list {
     uint64_t gen;
 } succ_list;
 
+/* Interrupt model: a block instance (node) is a list of pieces of consecutive lines;
+ * between two pieces (at a cut) other blocks ran: an interrupt. */
+#define NONE 0xFFFFFFFFu
+#define PREV_START 0xFFFFFFFFu
+#define PREV_INTR 0xFFFFFFFEu
+typedef struct ipiece {
+    uint32_t start, len, next;
+} ipiece;
+typedef struct icut {
+    uint32_t k, m, next; /* cut after instruction k; m top-level blocks in the handler */
+} icut;
+typedef struct inode {
+    uint32_t piece, lastpiece, cut, lastcut, total, prev, var;
+    uint32_t cont; /* pc of the last instruction before the open cut */
+} inode;
+
 typedef struct wr {
     traza_itf_opts o;
     int dialect, model;
@@ -43,7 +59,14 @@ typedef struct wr {
     size_t varlocal_cap, nvar_cap;
     succ_list *succ;
     size_t succ_cap;
-    succ_list start;
+    succ_list start, intr;
+    inode *nodes;
+    size_t nnodes, nodecap;
+    ipiece *pieces;
+    size_t npieces, piececap;
+    icut *cuts;
+    size_t ncuts, cutcap;
+    uint64_t info_interrupts;
     tz_buf d[D_NSTREAMS];
     /* line model */
     itf_np np;
@@ -96,7 +119,7 @@ static const int STREAM_COMP[S_NSTREAMS] = {
     TRAZA_ITF_C_ADDR_PERIODIC,    TRAZA_ITF_C_ADDR_PATTERN,  TRAZA_ITF_C_ADDR_DISTRIBUTION,
     TRAZA_ITF_C_ADDR_SEQUITUR,    TRAZA_ITF_C_EXCEPTIONS,    TRAZA_ITF_C_SEQUENCE,     TRAZA_ITF_C_NUMBERS,
     TRAZA_ITF_C_ADDR_HEADERS,     TRAZA_ITF_C_ADDR_HEADERS,  TRAZA_ITF_C_ADDR_RAW,     TRAZA_ITF_C_NUMBERS,
-    TRAZA_ITF_C_NUMBERS,          TRAZA_ITF_C_NUMBERS};
+    TRAZA_ITF_C_NUMBERS,          TRAZA_ITF_C_NUMBERS,       TRAZA_ITF_C_SEQUENCE};
 static const int DICT_COMP[D_NSTREAMS] = {TRAZA_ITF_C_TEMPLATES, TRAZA_ITF_C_TEMPLATES, TRAZA_ITF_C_FLAGS,
                                           TRAZA_ITF_C_TEMPLATES, TRAZA_ITF_C_TEMPLATES, TRAZA_ITF_C_TEMPLATES};
 
@@ -150,22 +173,107 @@ static void cache_pair(wr *w, uint32_t a, uint32_t b)
     itf_cache_access(&w->c_lossy, b);
 }
 
-static int flush_gen(wr *w)
+static int add_piece(wr *w, inode *N, size_t start, size_t len)
 {
-    /* 1. dynamic basic blocks, variants (flag sets) */
-    uint32_t key[ITF_MAX_BLOCK + 1];
-    uint32_t prev = UINT32_MAX;
+    if (TZ_GROW(w->pieces, w->piececap, w->npieces + 1) < 0)
+        return oom(w);
+    w->pieces[w->npieces] = (ipiece){(uint32_t)start, (uint32_t)len, NONE};
+    if (N->piece == NONE)
+        N->piece = (uint32_t)w->npieces;
+    else
+        w->pieces[N->lastpiece].next = (uint32_t)w->npieces;
+    N->lastpiece = (uint32_t)w->npieces++;
+    N->total += (uint32_t)len;
+    return 0;
+}
+
+/* Splits the chunk's lines into dynamic basic blocks and finds interrupts: a block
+ * whose last instruction is not a branch but is followed by another address was cut
+ * into; when, later, execution comes back to the instruction after the cut (pc + 2
+ * or + 4), the block continues there. Interrupted blocks form a stack (nesting);
+ * returning to a deeper one closes those above (their handler ran to the end of
+ * their block). Whatever the guess, the records rebuild the exact line order. */
+static int build_nodes(wr *w)
+{
+    uint32_t stack[ITF_MAX_NEST];
+    uint32_t last_at[ITF_MAX_NEST + 1];
+    size_t depth = 0;
+    last_at[0] = PREV_START;
+    w->nnodes = w->npieces = w->ncuts = 0;
     size_t i = 0;
     while (i < w->nlines) {
         size_t j = i + 1;
-        if (!(w->lines[i].flags & LF_EXC)) {
+        int exc = (w->lines[i].flags & LF_EXC) != 0;
+        if (!exc) {
             while (j < w->nlines && j - i < ITF_MAX_BLOCK && !(w->lines[j].flags & LF_EXC) &&
                    (w->lines[j].pc == w->lines[j - 1].pc + 4 || w->lines[j].pc == w->lines[j - 1].pc + 2))
                 j++;
         }
         size_t n = j - i;
-        for (size_t k = 0; k < n; k++)
-            key[k] = w->lines[i + k].pcidx;
+        uint32_t pc = w->lines[i].pc;
+        /* resumes an interrupted block? */
+        size_t d = depth;
+        if (!exc && (depth == 0 || w->cuts[w->nodes[stack[depth - 1]].lastcut].m > 0))
+            for (d = depth; d-- > 0;) {
+                inode *S = &w->nodes[stack[d]];
+                if ((pc == S->cont + 2 || pc == S->cont + 4) && S->total + n <= ITF_MAX_BLOCK &&
+                    w->cuts[S->lastcut].m > 0)
+                    break;
+            }
+        uint32_t nid;
+        if (!exc && d < depth) {
+            depth = d; /* entries above are closed: their handler ran to their end */
+            nid = stack[d];
+            if (add_piece(w, &w->nodes[nid], i, n) < 0)
+                return -1;
+        } else {
+            if (TZ_GROW(w->nodes, w->nodecap, w->nnodes + 1) < 0)
+                return oom(w);
+            nid = (uint32_t)w->nnodes++;
+            inode *N = &w->nodes[nid];
+            *N = (inode){NONE, NONE, NONE, NONE, 0, last_at[depth], 0, 0};
+            if (depth > 0)
+                w->cuts[w->nodes[stack[depth - 1]].lastcut].m++;
+            if (add_piece(w, N, i, n) < 0)
+                return -1;
+        }
+        inode *N = &w->nodes[nid];
+        const wline *l = &w->lines[j - 1];
+        if (!exc && j < w->nlines && N->total < ITF_MAX_BLOCK && depth < ITF_MAX_NEST &&
+            !itf_text_is_branch(w->texts + w->toff[l->pcidx], w->tl[l->pcidx])) {
+            if (TZ_GROW(w->cuts, w->cutcap, w->ncuts + 1) < 0)
+                return oom(w);
+            w->cuts[w->ncuts] = (icut){N->total, 0, NONE};
+            if (N->cut == NONE)
+                N->cut = (uint32_t)w->ncuts;
+            else
+                w->cuts[N->lastcut].next = (uint32_t)w->ncuts;
+            N->lastcut = (uint32_t)w->ncuts++;
+            N->cont = l->pc;
+            stack[depth++] = nid;
+            last_at[depth] = PREV_INTR;
+        } else
+            last_at[depth] = nid;
+        i = j;
+    }
+    return 0;
+}
+
+static int flush_gen(wr *w)
+{
+    /* 1. dynamic basic blocks with interrupt records, variants (flag sets) */
+    if (build_nodes(w) < 0)
+        return -1;
+    uint32_t key[ITF_MAX_BLOCK + 1];
+    size_t i;
+    uint64_t lastint = 0;
+    for (size_t nd = 0; nd < w->nnodes; nd++) {
+        inode *N = &w->nodes[nd];
+        size_t n = 0;
+        for (uint32_t p = N->piece; p != NONE; p = w->pieces[p].next)
+            for (uint32_t q = 0; q < w->pieces[p].len; q++)
+                key[n++] = w->lines[w->pieces[p].start + q].pcidx;
+        size_t i0 = w->pieces[N->piece].start;
         int isnew;
         long bid = itf_kmap_intern(&w->blocks, key, n * sizeof key[0], &isnew);
         if (bid < 0)
@@ -178,10 +286,13 @@ static int flush_gen(wr *w)
         /* variant key */
         tz_buf_reset(&w->scratch);
         itf_put_uv(&w->scratch, (uint64_t)bid);
-        for (size_t k = 0; k < n; k++) {
-            tz_buf_putc(&w->scratch, (char)w->lines[i + k].flags);
-            itf_put_uv(&w->scratch, w->lines[i + k].nmem);
-        }
+        for (uint32_t p = N->piece; p != NONE; p = w->pieces[p].next)
+            for (uint32_t q = 0; q < w->pieces[p].len; q++) {
+                const wline *l = &w->lines[w->pieces[p].start + q];
+                tz_buf_putc(&w->scratch, (char)l->flags);
+                itf_put_uv(&w->scratch, l->nmem);
+            }
+        (void)i0;
         if (w->scratch.oom)
             return oom(w);
         long vid = itf_kmap_intern(&w->vars, w->scratch.s, w->scratch.len, &isnew);
@@ -195,13 +306,31 @@ static int flush_gen(wr *w)
             w->varlocal[vid] = w->nvar[bid]++;
             memset(&w->succ[vid], 0, sizeof w->succ[vid]);
         }
-        /* one symbol per block instance: the (block, flag set) variant, coded as its
-         * rank in the successor list of the previous variant */
-        if (succ_code(w, prev == UINT32_MAX ? &w->start : &w->succ[prev], (uint32_t)vid, &w->s[S_SEQ]) < 0)
+        N->var = (uint32_t)vid;
+        /* one symbol per block instance (in the order the blocks start): the (block,
+         * flag set) variant, coded as its rank in the successor list of the previous
+         * block at the same nesting level (or of "start" / "interrupt entry") */
+        succ_list *ctx = N->prev == PREV_START ? &w->start
+                         : N->prev == PREV_INTR ? &w->intr
+                                                : &w->succ[w->nodes[N->prev].var];
+        if (succ_code(w, ctx, (uint32_t)vid, &w->s[S_SEQ]) < 0)
             return -1;
+        if (N->cut != NONE) { /* interrupt record */
+            size_t nc = 0;
+            for (uint32_t c = N->cut; c != NONE; c = w->cuts[c].next)
+                nc++;
+            itf_put_uv(&w->s[S_INT], nd - lastint);
+            itf_put_uv(&w->s[S_INT], nc);
+            uint32_t pk = 0;
+            for (uint32_t c = N->cut; c != NONE; c = w->cuts[c].next) {
+                itf_put_uv(&w->s[S_INT], w->cuts[c].k - pk);
+                itf_put_uv(&w->s[S_INT], w->cuts[c].m - 1);
+                pk = w->cuts[c].k;
+            }
+            lastint = nd;
+            w->info_interrupts += nc;
+        }
         w->info.block_instances++;
-        prev = (uint32_t)vid;
-        i = j;
     }
     /* 2. addresses, grouped per instruction */
     if (TZ_GROW(w->pc_gen, w->pcg_cap1, w->npc + 1) < 0 || TZ_GROW(w->pc_grp, w->pcg_cap2, w->npc + 1) < 0)
@@ -461,6 +590,10 @@ static void wr_free(wr *w)
     free(w->nvar);
     free(w->succ);
     free(w->start.v);
+    free(w->intr.v);
+    free(w->nodes);
+    free(w->pieces);
+    free(w->cuts);
     for (int k = 0; k < D_NSTREAMS; k++)
         tz_buf_free(&w->d[k]);
     for (int k = 0; k < S_NSTREAMS; k++)
@@ -479,6 +612,35 @@ static int pc_cmp(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
+}
+
+/* Version 3: a direct branch's target "#0x<hex>" at the end of the text is stored as
+ * the byte 0x01 in the text and, in TLEN, uv zigzag(target - pc) + 1; any other text
+ * holding a 0x01 byte gets a 0 in TLEN (kept as is). */
+static void put_text(wr *w, const char *t, size_t n, uint32_t pc)
+{
+    size_t h = n;
+    while (h > 0 && ((t[h - 1] >= '0' && t[h - 1] <= '9') || (t[h - 1] >= 'a' && t[h - 1] <= 'f')))
+        h--;
+    int br = h >= 4 && n - h >= 1 && n - h <= 8 && !memchr(t, 1, n) && !memcmp(t + h - 3, "#0x", 3) &&
+             (t[h] != '0' || n - h == 1) && t[h - 4] == ' ' && itf_text_is_branch(t, n) && t[0] != 's';
+    if (br) {
+        uint64_t v = 0;
+        for (size_t k = h; k < n; k++)
+            v = v << 4 | (uint64_t)(t[k] <= '9' ? t[k] - '0' : t[k] - 'a' + 10);
+        if (v > UINT32_MAX)
+            br = 0;
+        else {
+            tz_buf_put(&w->d[D_TEXT], t, h - 2);
+            tz_buf_putc(&w->d[D_TEXT], 1);
+            int64_t dv = (int64_t)v - (int64_t)pc;
+            itf_put_uv(&w->d[D_TLEN], (((uint64_t)dv << 1) ^ (uint64_t)(dv >> 63)) + 1);
+            return;
+        }
+    }
+    if (memchr(t, 1, n))
+        itf_put_uv(&w->d[D_TLEN], 0);
+    tz_buf_put(&w->d[D_TEXT], t, n);
 }
 
 /* Block model dictionary: instruction texts in address order ('\n' separated) with
@@ -503,7 +665,7 @@ static int write_gen_dict(wr *w)
         last = pc;
         if (k)
             tz_buf_putc(&w->d[D_TEXT], '\n');
-        tz_buf_put(&w->d[D_TEXT], w->texts + w->toff[i], w->tl[i]);
+        put_text(w, w->texts + w->toff[i], w->tl[i], pc);
     }
     for (size_t b = 0; b < w->blocks.count; b++) {
         size_t len;

@@ -34,6 +34,60 @@ with open(sys.argv[1], "w") as f:
         if it % 500 == 250:
             f.write("0x000003c4 push {r4, lr} mem=0x407fff00 mem=0x407fff04\n0x000003c8 bx lr\n")
 PY
+# interrupts: blocks cut into by handlers (nested, twice in one block, a handler that
+# returns to an outer block as after a context switch); expected block instances =
+# sequential runs minus the 6 resumptions
+python3 - "$TMP/irq.itf" <<'PY'
+import sys
+out = []
+def ins(pc, t, mem=()):
+    out.append("0x%08x %s%s" % (pc, t, "".join(" mem=0x%08x" % m for m in mem)))
+def handler_b():
+    ins(0x500, "movs r0, #2"); ins(0x502, "adds r0, #1"); ins(0x504, "bx lr")
+def handler_a(nested=False, ret=None):
+    ins(0x3c4, "push {r3, lr}", (0x407fff00, 0x407fff04)); ins(0x3c6, "movs r3, #1")
+    if nested:
+        handler_b()
+    ins(0x3c8, "str r3, [r2]", (0x20000010,)); ins(0x3ca, "pop {r3, pc}", (0x407fff00, 0x407fff04))
+for it in range(200):
+    for k in range(8):
+        pc = 0x1000 + 4 * k
+        ins(pc, "ldr r3, [r4, #0x%x]" % (4 * k), (0x20000000 + 4 * k + it * 64,) if k % 3 == 0 else ())
+        if it == 50 and k == 3: handler_a(nested=True)
+        if it == 120 and k == 5: handler_a()
+        if it == 170 and k in (2, 6): handler_a()
+        if it == 150 and k == 3:
+            handler_a()
+            for r in range(3):
+                ins(0x2000, "movs r1, #0"); ins(0x2004, "adds r1, #1")
+                if r == 2: handler_a(); break
+                ins(0x2008, "b #0x2000")
+    ins(0x1020, "b #0x1000")
+open(sys.argv[1], "w").write("\n".join(out) + "\n")
+segs = 1
+for a, b in zip(out, out[1:]):
+    pa, pb = int(a.split()[0], 16), int(b.split()[0], 16)
+    segs += pb not in (pa + 2, pa + 4)
+open(sys.argv[1] + ".want", "w").write(str(segs - 6))
+PY
+rt "round trip: nested interrupts" "$TMP/irq.itf"
+check_eq "interrupts: cut blocks are one instance each" "$(cat "$TMP/irq.itf.want")" \
+  "$("$TRAZA" itf stats "$TMP/rt.tzi" --json | json_get block_instances)"
+rt "round trip: nested interrupts, small chunks" "$TMP/irq.itf" --chunk 37
+n=$(wc -l <"$TMP/irq.itf"); bad=0
+for from in 0 150 397 402 411 1203 1210 1351 $((n - 5)); do
+  want=$(sed -n "$((from + 1)),$((from + 20))p" "$TMP/irq.itf")
+  got=$("$TRAZA" itf extract "$TMP/rt.tzi" --from $from --count 20)
+  [ "$want" = "$got" ] || { bad=1; fail "interrupts: extract --from $from" "differs from sed"; }
+done
+[ $bad = 0 ] && pass "interrupts: extract matches sed around the cut-ins"
+"$TRAZA" itf compress "$TMP/irq.itf" -o "$TMP/irq.tzi" -q
+want=$(sed -n '400,460p' "$TMP/irq.itf"); got=$("$TRAZA" itf extract "$TMP/irq.tzi" --from 399 --count 61)
+check_eq "interrupts: extract inside a nested interrupt" "$want" "$got"
+if [ -f "$(dirname "$0")/data/v2_loop.tzi" ]; then
+  "$TRAZA" itf decompress "$(dirname "$0")/data/v2_loop.tzi" -o "$TMP/v2.out" 2>"$TMP/err"
+  if cmp -s "$TMP/v2.out" "$(dirname "$0")/data/v2_loop.itf"; then pass "reads format version 2"; else fail "reads format version 2" "$(head -c 300 "$TMP/err")"; fi
+else fail "reads format version 2" "fixture tests/itf/data/v2_loop.tzi missing"; fi
 for m in auto raw periodic pattern sequitur; do rt "round trip: --mem $m" "$TMP/loop.itf" --mem $m --chunk 4096; done
 for b in xz zstd none; do rt "round trip: --backend $b" "$TMP/loop.itf" --backend $b; done
 "$TRAZA" itf compress "$TMP/loop.itf" -o "$TMP/loop.tzi" --chunk 1000 -q
@@ -62,7 +116,7 @@ js=$("$TRAZA" itf stats "$TMP/loop.tzi" --json)
 check_eq "stats: instructions" "15012" "$(printf '%s' "$js" | json_get instructions)"
 per=$(printf '%s' "$js" | json_get codecs.periodic)
 [ "$per" -gt 0 ] && pass "stats: periodic codec used" || fail "stats: periodic codec used" "$js"
-check_eq "stats: format version 2" "2" "$(printf '%s' "$js" | json_get version)"
+check_eq "stats: format version 3" "3" "$(printf '%s' "$js" | json_get version)"
 # Sequitur on the deltas: chosen on request, round trip checked above
 "$TRAZA" itf compress "$TMP/loop.itf" -o "$TMP/sq.tzi" --mem sequitur -q
 sq=$("$TRAZA" itf stats "$TMP/sq.tzi" --json | json_get codecs.sequitur)
