@@ -119,13 +119,17 @@ __fentry__:
 	leaq 8(%rsp), %rcx
 	movq %rcx, 8(%r10)
 	movq %rax, 16(%r10)
-	leaq tz_exit_tramp(%rip), %rcx
-	movq %rcx, 8(%rsp)
 	movq -8(%rsp), %rax
 	movq -16(%rsp), %rdx
 	movq -24(%rsp), %rcx
 	movq -32(%rsp), %rsi
-	ret
+	/* Instead of returning into the function and overwriting its return address,
+	 * call its body from here: the call puts the address of tz_exit_tramp (the next
+	 * instruction) into the same slot, and the function's `ret` is then predicted
+	 * by the CPU's return stack (a return into an overwritten slot never is). */
+	popq %r11                            /* the function's body */
+	leaq 8(%rsp), %rsp                   /* its return address is in the shadow stack */
+	jmp .Lcall_body
 .Lenter_bail:
 	movq -8(%rsp), %rax
 	movq -16(%rsp), %rdx
@@ -180,11 +184,13 @@ __fentry__:
 	leaq 72(%rsp), %rsi
 	call tz_x86_enter
 	jmp 1b
+	.p2align 4
+.Lcall_body:
+	call *%r11                           /* returns to tz_exit_tramp, just below */
 	.size __fentry__, .-__fentry__
 
 	.globl tz_exit_tramp
 	.type tz_exit_tramp, @function
-	.p2align 4
 tz_exit_tramp:
 	movq tz_tls_thread@gottpoff(%rip), %r11
 	movq %fs:(%r11), %r11                /* t (it exists: its entry hooked this exit) */
