@@ -14,9 +14,9 @@ RT_PROG_CFLAGS := -O1 -foptimize-sibling-calls -g -fno-inline -fno-omit-frame-po
 $(RT_DIR)/obj/%.o: %.c rt/src/rt_internal.h rt/include/traza_rt_format.h rt/include/traza_rt.h rt/src/core.c rt/src/linux.c rt/arch/x86_64/arch.c rt/arch/x86_64/arch.h
 	@mkdir -p $(dir $@)
 	$(CC) $(RT_CFLAGS) $(CFLAGS_RT_EXTRA) -c $< -o $@
-$(RT_DIR)/obj/rt/arch/x86_64/hooks.o: rt/arch/x86_64/hooks.S
+$(RT_DIR)/obj/rt/arch/x86_64/hooks.o: rt/arch/x86_64/hooks.S rt/arch/x86_64/offsets.h
 	@mkdir -p $(dir $@)
-	$(CC) -c $< -o $@
+	$(CC) -Irt/arch/x86_64 -c $< -o $@
 $(RT_DIR)/libtraza-rt.a: $(RT_OBJ)
 	rm -f $@ && ar rcs $@ $^
 $(RT_DIR)/libtraza-rt.so: $(RT_OBJ)

@@ -53,6 +53,17 @@ static inline uint64_t tzr_sum64(const void *data, size_t n)
     const uint8_t *p = (const uint8_t *)data;
     uint64_t a = 1, b = 0;
     size_t i = 0;
+/* (not in the size-bound bare-metal runtime, TZ_RING_ONLY) */
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && !defined(TZ_RING_ONLY)
+    for (; i + 8 <= n; i += 8) { /* the same sums, two words per step */
+        uint32_t w[2];
+        __builtin_memcpy(w, p + i, 8);
+        a += w[0];
+        b += a;
+        a += w[1];
+        b += a;
+    }
+#endif
     for (; i + 4 <= n; i += 4) {
         uint32_t w = (uint32_t)p[i] | (uint32_t)p[i + 1] << 8 | (uint32_t)p[i + 2] << 16 | (uint32_t)p[i + 3] << 24;
         a += w;

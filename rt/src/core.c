@@ -97,7 +97,7 @@ static TZ_NOINSTR void block_start(tz_thread *t)
     put32(b + 16, t->tid); /* b + 20, the used bytes: block_finish */
     t->seq++;
     t->last_tsc = now;
-    t->last_func = 0;
+    t->last_func = tz_rt_g.load_bias; /* the first entry's delta is its ELF address */
     t->p = b + TZR_BLOCK_HEADER_SIZE;
     t->end = b + t->block_size - TZR_CHUNK_HEADER_SIZE - TZ_RESERVE;
     /* the functions open now, so a block read alone still nests correctly */
@@ -153,6 +153,9 @@ void tz_thread_init(tz_thread *t, uint32_t tid, uint8_t *mem, size_t nblocks, si
     t->block_size = block_size;
     t->cur = 0;
     t->depth = 0;
+#ifndef TZ_RING_ONLY
+    t->base.slot = UINTPTR_MAX;
+#endif
     block_start(t);
 }
 
@@ -168,9 +171,8 @@ static TZ_NOINSTR void emit_entry(tz_thread *t, uintptr_t func)
     if (t->p >= t->end)
         block_next(t);
     uint8_t *p = put_head(t, TZR_K_ENTRY);
-    uintptr_t f = func - tz_rt_g.load_bias;
-    t->p = put_uv(p, tzr_zigzag((int64_t)(intptr_t)(f - t->last_func)));
-    t->last_func = f;
+    t->p = put_uv(p, tzr_zigzag((int64_t)(intptr_t)(func - t->last_func)));
+    t->last_func = func;
 }
 
 int tz_enter(tz_thread *t, uintptr_t func, uintptr_t slot, uintptr_t ret)

@@ -23,7 +23,8 @@
 TZ_API void __cyg_profile_func_enter(void *fn, void *site) TZ_NOINSTR;
 TZ_API void __cyg_profile_func_exit(void *fn, void *site) TZ_NOINSTR;
 
-static __thread tz_thread *tls_thread __attribute__((tls_model("initial-exec")));
+/* also read by the x86_64 hooks (one %fs-relative load; relaxed to local-exec when linked in) */
+__thread tz_thread *tz_tls_thread __attribute__((tls_model("initial-exec")));
 static __thread int tls_busy __attribute__((tls_model("initial-exec")));
 static int g_state; /* 0 not initialised, 1 recording, 2 off */
 static int g_fd = -1;
@@ -120,7 +121,7 @@ static TZ_NOINSTR void rt_init(void)
     __atomic_store_n(&g_state, 1, __ATOMIC_RELEASE);
 }
 
-tz_thread *tz_plat_thread_peek(void) { return tls_thread; }
+tz_thread *tz_plat_thread_peek(void) { return tz_tls_thread; }
 
 int tz_plat_can_record(void)
 {
@@ -130,7 +131,7 @@ int tz_plat_can_record(void)
 
 tz_thread *tz_plat_thread(void)
 {
-    tz_thread *t = tls_thread;
+    tz_thread *t = tz_tls_thread;
     if (__builtin_expect(t != NULL, 1))
         return t;
     if (tls_busy)
@@ -168,7 +169,7 @@ tz_thread *tz_plat_thread(void)
             while (!__atomic_compare_exchange_n(&tz_rt_g.threads, &t->next, t, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
                 ;
             pthread_setspecific(g_key, t);
-            tls_thread = t;
+            tz_tls_thread = t;
         }
     }
     tls_busy = 0;
@@ -232,7 +233,7 @@ void __cyg_profile_func_enter(void *fn, void *site)
 void __cyg_profile_func_exit(void *fn, void *site)
 {
     (void)site;
-    tz_thread *t = tls_thread;
+    tz_thread *t = tz_tls_thread;
     if (t)
         tz_exit_func(t, (uintptr_t)fn);
 }

@@ -44,9 +44,12 @@ typedef struct tz_thread {
     size_t cur;                   /* current block index */
     uint8_t *p, *end;             /* write position and limit (end - TZ_RESERVE) */
     uint64_t last_tsc;
-    uintptr_t last_func;
+    uintptr_t last_func;          /* runtime address of the block's previous entry (starts at load_bias) */
     tz_count seq, first_seq;
     tz_count events, lost, overwritten, overflow;
+#ifndef TZ_RING_ONLY
+    tz_shadow base;               /* stack[-1] for the assembly fast paths: slot = UINTPTR_MAX */
+#endif
     tz_shadow stack[TZ_SHADOW_MAX];
 } tz_thread;
 

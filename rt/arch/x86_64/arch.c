@@ -24,3 +24,18 @@ uintptr_t tz_x86_exit(uintptr_t sp)
 {
     return tz_exit(tz_plat_thread_peek(), sp);
 }
+
+#include "offsets.h"
+_Static_assert(offsetof(tz_thread, depth) == TZ_OFF_DEPTH, "hooks.S offsets");
+_Static_assert(offsetof(tz_thread, p) == TZ_OFF_P, "hooks.S offsets");
+_Static_assert(offsetof(tz_thread, end) == TZ_OFF_END, "hooks.S offsets");
+_Static_assert(offsetof(tz_thread, last_tsc) == TZ_OFF_LAST_TSC, "hooks.S offsets");
+_Static_assert(offsetof(tz_thread, last_func) == TZ_OFF_LAST_FUNC, "hooks.S offsets");
+_Static_assert(offsetof(tz_thread, events) == TZ_OFF_EVENTS, "hooks.S offsets");
+_Static_assert(offsetof(tz_thread, stack) == TZ_OFF_STACK, "hooks.S offsets");
+_Static_assert(offsetof(tz_thread, base) + sizeof(tz_shadow) == TZ_OFF_STACK, "hooks.S offsets");
+_Static_assert(sizeof(tz_shadow) == TZ_SHADOW_SIZE, "hooks.S offsets");
+_Static_assert(offsetof(tz_shadow, ret) == 0 && offsetof(tz_shadow, slot) == 8 && offsetof(tz_shadow, func) == 16,
+               "hooks.S offsets");
+_Static_assert(offsetof(tz_rt, enabled) == TZ_RT_OFF_ENABLED, "hooks.S offsets");
+_Static_assert(TZ_SHADOW_MAX == 256, "hooks.S compares the depth with 256");

@@ -1,17 +1,141 @@
 /* x86_64 entry hooks and the exit trampoline of the traza runtime.
  *
  * __fentry__ (gcc -pg -mfentry): called as the first instruction of a function, so
- * 8(%rsp) is the slot of the function's own return address. It saves the argument
- * registers, calls tz_x86_enter(self, slot) which may replace the return address by
- * tz_exit_tramp. The runtime's C code is built with -mgeneral-regs-only, so vector
- * registers need no saving.
+ * 8(%rsp) is the slot of the function's own return address.
+ *
+ * Fast paths (assembly, no call into C): the thread has its state, recording is on,
+ * the block has room (p < end; TZ_RESERVE bytes past `end` hold any one event), the
+ * shadow stack is not full and nothing has to be unwound (entry: the slot lies below
+ * the innermost open frame's slot -- no longjmp, no tail call; exit: the innermost
+ * open frame is the one returning), and the tick delta is in [0, 2^61). They write the
+ * same bytes as the C code (core.c: varint head, zigzag varint function delta) and
+ * keep the same state. Everything else takes the slow path: the C code (core.c), which
+ * also hands blocks over when one fills.
+ *
+ * Slow entry: saves the argument registers, calls tz_x86_enter(self, slot) which may
+ * replace the return address by tz_exit_tramp. The runtime's C code is built with
+ * -mgeneral-regs-only, so vector registers need no saving.
  * tz_exit_tramp: the traced function returns here; return values (rax, rdx; xmm0/1
- * untouched) are kept, tz_x86_exit(sp) gives back the original return address. */
+ * untouched) are kept, every other general register is dead (caller-saved). Slow
+ * exit: tz_x86_exit(sp) gives back the original return address. */
+#include "offsets.h"
+
+	.hidden tz_rt_g
+/* -DTZ_EXP_FAKE_TSC: a fake clock (+64 per event), only to measure what rdtsc costs */
+#ifdef TZ_EXP_FAKE_TSC
+.macro TZ_TICKS
+	movq TZ_OFF_LAST_TSC(%r11), %rax
+	addq $64, %rax
+	movq %rax, %rdx
+	shrq $32, %rdx
+	movl %eax, %eax
+.endm
+#else
+.macro TZ_TICKS
+	rdtsc
+.endm
+#endif
+	.hidden tz_tls_thread
+	.hidden tz_exit_tramp
+
+/* LEB128 varint of \v (a 64-bit register; \v8/\v32: its low byte/dword) at (%rsi),
+ * advancing %rsi; \t32/\t8 (%ecx/%cl) is scratch. */
+.macro VARINT v, v32, v8
+	cmpq $0x80, \v
+	jb 8f
+	cmpq $0x4000, \v
+	jae 7f
+	movl \v32, %ecx          /* two bytes: (v & 0x7f) | 0x80, v >> 7 */
+	shll $1, %ecx
+	movb \v8, %cl
+	orb $0x80, %cl
+	movw %cx, (%rsi)
+	addq $2, %rsi
+	jmp 9f
+7:	movl \v32, %ecx
+	orb $0x80, %cl
+	movb %cl, (%rsi)
+	incq %rsi
+	shrq $7, \v
+	cmpq $0x80, \v
+	jae 7b
+8:	movb \v8, (%rsi)
+	incq %rsi
+9:
+.endm
+
 	.text
 	.globl __fentry__
 	.type __fentry__, @function
 	.p2align 4
 __fentry__:
+	movq tz_tls_thread@gottpoff(%rip), %r11
+	movq %fs:(%r11), %r11                /* t */
+	testq %r11, %r11
+	jz .Lenter_slow
+	movl TZ_OFF_DEPTH(%r11), %r10d
+	cmpl $256, %r10d
+	jae .Lenter_slow
+	cmpl $0, tz_rt_g+TZ_RT_OFF_ENABLED(%rip)
+	je .Lenter_slow
+	/* the red zone below this leaf's stack pointer is free */
+	movq %rax, -8(%rsp)
+	movq %rdx, -16(%rsp)
+	movq %rcx, -24(%rsp)
+	movq %rsi, -32(%rsp)
+	leaq (%r10,%r10,2), %r10
+	leaq TZ_OFF_STACK(%r11,%r10,8), %r10 /* &stack[depth] */
+	leaq 8(%rsp), %rcx                   /* slot */
+	cmpq %rcx, 8-TZ_SHADOW_SIZE(%r10)    /* below the innermost frame's slot? */
+	jbe .Lenter_bail
+	movq TZ_OFF_P(%r11), %rsi
+	cmpq TZ_OFF_END(%r11), %rsi
+	jae .Lenter_bail
+	TZ_TICKS
+	shlq $32, %rdx
+	orq %rdx, %rax                       /* now */
+	movq %rax, %rdx
+	subq TZ_OFF_LAST_TSC(%r11), %rdx     /* delta */
+	movq %rdx, %rcx
+	shrq $61, %rcx
+	jnz .Lenter_bail
+	movq %rax, TZ_OFF_LAST_TSC(%r11)
+	leaq 0(,%rdx,4), %rax                /* delta << 2 | TZR_K_ENTRY */
+	VARINT %rax, %eax, %al
+	movq (%rsp), %rax
+	decq %rax                            /* func: inside the hook's call */
+	movq %rax, %rdx
+	subq TZ_OFF_LAST_FUNC(%r11), %rdx
+	movq %rax, TZ_OFF_LAST_FUNC(%r11)
+	leaq (%rdx,%rdx), %rcx               /* zigzag */
+	sarq $63, %rdx
+	xorq %rcx, %rdx
+	VARINT %rdx, %edx, %dl
+	movq %rsi, TZ_OFF_P(%r11)
+	incq TZ_OFF_EVENTS(%r11)
+	incl TZ_OFF_DEPTH(%r11)
+	movq 8(%rsp), %rcx
+	movq %rcx, 0(%r10)                   /* shadow: ret, slot, func */
+	leaq 8(%rsp), %rcx
+	movq %rcx, 8(%r10)
+	movq %rax, 16(%r10)
+	movq -8(%rsp), %rax
+	movq -16(%rsp), %rdx
+	movq -24(%rsp), %rcx
+	movq -32(%rsp), %rsi
+	/* Instead of returning into the function and overwriting its return address,
+	 * call its body from here: the call puts the address of tz_exit_tramp (the next
+	 * instruction) into the same slot, and the function's `ret` is then predicted
+	 * by the CPU's return stack (a return into an overwritten slot never is). */
+	popq %r11                            /* the function's body */
+	leaq 8(%rsp), %rsp                   /* its return address is in the shadow stack */
+	jmp .Lcall_body
+.Lenter_bail:
+	movq -8(%rsp), %rax
+	movq -16(%rsp), %rdx
+	movq -24(%rsp), %rcx
+	movq -32(%rsp), %rsi
+.Lenter_slow:
 	pushq %rdi
 	pushq %rsi
 	pushq %rdx
@@ -60,12 +184,51 @@ __fentry__:
 	leaq 72(%rsp), %rsi
 	call tz_x86_enter
 	jmp 1b
+	.p2align 4
+.Lcall_body:
+	call *%r11                           /* returns to tz_exit_tramp, just below */
 	.size __fentry__, .-__fentry__
 
 	.globl tz_exit_tramp
 	.type tz_exit_tramp, @function
-	.p2align 4
 tz_exit_tramp:
+	movq tz_tls_thread@gottpoff(%rip), %r11
+	movq %fs:(%r11), %r11                /* t (it exists: its entry hooked this exit) */
+	movl TZ_OFF_DEPTH(%r11), %r10d
+	leaq (%r10,%r10,2), %r10
+	leaq TZ_OFF_STACK-TZ_SHADOW_SIZE(%r11,%r10,8), %r10 /* &stack[depth - 1] */
+	leaq -8(%rsp), %rcx
+	cmpq %rcx, 8(%r10)                   /* the innermost frame returns? */
+	jne .Lexit_slow
+	cmpl $0, tz_rt_g+TZ_RT_OFF_ENABLED(%rip)
+	je .Lexit_slow
+	movq TZ_OFF_P(%r11), %rsi
+	cmpq TZ_OFF_END(%r11), %rsi
+	jae .Lexit_slow
+	movq %rax, %r8
+	movq %rdx, %r9
+	TZ_TICKS
+	shlq $32, %rdx
+	orq %rdx, %rax
+	movq %rax, %rdx
+	subq TZ_OFF_LAST_TSC(%r11), %rdx
+	movq %rdx, %rcx
+	shrq $61, %rcx
+	jnz .Lexit_bail
+	movq %rax, TZ_OFF_LAST_TSC(%r11)
+	leaq 1(,%rdx,4), %rax                /* delta << 2 | TZR_K_EXIT */
+	VARINT %rax, %eax, %al
+	movq %rsi, TZ_OFF_P(%r11)
+	incq TZ_OFF_EVENTS(%r11)
+	movq (%r10), %r10                    /* the original return address, then pop */
+	decl TZ_OFF_DEPTH(%r11)
+	movq %r8, %rax
+	movq %r9, %rdx
+	jmp *%r10
+.Lexit_bail:
+	movq %r8, %rax
+	movq %r9, %rdx
+.Lexit_slow:
 	pushq %rax
 	pushq %rdx
 	leaq 16(%rsp), %rdi      /* the stack pointer after the traced function's ret */
