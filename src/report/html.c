@@ -117,13 +117,24 @@ static int section(tz_buf *b, traza_trace *t, size_t slices, traza_err *err)
         qsort(rk, k, sizeof *rk, by_value_desc);
         if (k > 20)
             k = 20;
+        /* Durations in the largest of s, ms, us, ns that keeps the longest >= 1. */
+        static const struct { int exp; const char *name; } units[] = {{0, "s"}, {-3, "ms"}, {-6, "us"}, {-9, "ns"}};
+        size_t u = 0;
+        double scale = 1;
+        for (u = 0; u < 4; u++) {
+            scale = 1;
+            for (int e = info->time_unit; e < units[u].exp; e++) scale /= 10;
+            for (int e = info->time_unit; e > units[u].exp; e--) scale *= 10;
+            if (rk[0].v * scale >= 1 || u == 3)
+                break;
+        }
         for (size_t i = 0; i < k; i++) {
             items[i].label = rk[i].label;
-            items[i].value = rk[i].v;
+            items[i].value = rk[i].v * scale;
             items[i].color = NULL;
         }
         char unit[32];
-        snprintf(unit, sizeof unit, "x 10^%d s", info->time_unit);
+        snprintf(unit, sizeof unit, "%s", units[u].name);
         if ((rc = add_svg(b, traza_svg_bars("Top states by total duration", items, k, unit))) < 0)
             goto oom;
     }

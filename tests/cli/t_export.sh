@@ -37,3 +37,6 @@ check_eq "states survive the chrome round trip" "$("$TRAZA" query board --catego
 
 check_rc "export of a window" 0 "$TRAZA" export board --format csv --from 100ms --to 200ms -o "$TMP/w.csv"
 check_eq "window export rows" "$(( $("$TRAZA" query board --from 100ms --to 200ms --count) + 1 ))" "$(wc -l < "$TMP/w.csv")"
+
+check_rc "report of the demo trace" 0 "$TRAZA" report board -o "$TMP/r.html"
+check_contains "report durations in readable units" "$(cat "$TMP/r.html")" ">480 ms</text>"
