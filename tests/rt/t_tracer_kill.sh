@@ -11,7 +11,10 @@ check_eq "killed by SIGKILL" "137" "$?"
 check_rc "import of the killed program's dump" 0 "$TRAZA" import --name k k.tzr
 info=$("$TRAZA" info k)
 check_contains "marked truncated" "$info" "rt.truncated = yes"
-check_contains "no partial chunk" "$info" "rt.truncated_bytes = 0"
+# SIGKILL can land inside a write() of a block (the kernel may stop a large write
+# between pages), so the dump may end with part of one block: at most that is dropped.
+tb=$(printf '%s\n' "$info" | sed -n 's/.*rt.truncated_bytes = //p')
+[ -n "$tb" ] && [ "$tb" -ge 0 ] && [ "$tb" -le 20480 ] && pass "at most one partial block dropped ($tb bytes)" || fail "at most one partial block dropped" "$tb"
 check_contains "one thread's buffer lost" "$info" "rt.truncated_threads = 1"
 calls=$("$TRAZA" callstack k --json | json_get profile | python3 -c 'import json,sys; print([f for f in json.load(sys.stdin) if f["name"]=="small"][0]["calls"])')
 [ "$calls" -gt 1000 ] && pass "calls up to the kill imported ($calls)" || fail "calls up to the kill imported" "$calls"
