@@ -577,14 +577,8 @@ static int csv_file(traza_ctx *ctx, csv_state *s, const char *path, const traza_
         }
         ev.params = s->pbuf;
         ev.nparams = npar;
-        if (traza_writer_event(s->w, &ev, err) < 0) {
-            traza_err_prefix(err, "%s:%ld: ", path, ln);
+        if (tz_import_emit(ctx, s->w, &ev, lr.in, path, ln, evno, err) < 0)
             goto out;
-        }
-        if ((++*evno & 0xffff) == 0 && traza_progress(ctx, "importing", tz_input_raw_pos(lr.in), tz_input_raw_size(lr.in))) {
-            traza_err_set(err, TRAZA_E_CANCELLED, "import cancelled");
-            goto out;
-        }
     }
     if (got < 0)
         goto out;

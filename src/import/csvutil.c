@@ -362,3 +362,13 @@ size_t tz_head_lines(const unsigned char *head, size_t len, const char **starts,
     }
     return n;
 }
+
+int tz_import_emit(traza_ctx *ctx, traza_writer *w, const traza_event *ev, tz_input *in, const char *path, long line,
+                   int64_t *evno, traza_err *err)
+{
+    if (traza_writer_event(w, ev, err) < 0)
+        return traza_err_prefix(err, "%s:%ld: ", path, line);
+    if ((++*evno & 0xffff) == 0 && traza_progress(ctx, "importing", tz_input_raw_pos(in), tz_input_raw_size(in)))
+        return traza_err_set(err, TRAZA_E_CANCELLED, "import cancelled");
+    return 0;
+}

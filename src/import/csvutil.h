@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "util/input.h"
 #include "traza/store.h"
 #include "util/util.h"
 
@@ -49,6 +50,12 @@ int tz_check_utf8(const char *line, size_t len, const char *path, long lineno, t
 typedef struct tz_namecache {
     tz_map map;
 } tz_namecache;
+/* Adds one event for a line importer: on error the message gets "path:line: ";
+ * every 65536 events (counted in *evno) reports progress and honours cancellation.
+ * Returns 0 or -1. */
+int tz_import_emit(traza_ctx *ctx, traza_writer *w, const traza_event *ev, tz_input *in, const char *path, long line,
+                   int64_t *evno, traza_err *err);
+
 void tz_namecache_init(tz_namecache *c);
 void tz_namecache_free(tz_namecache *c);
 /* Producer (flat, under `parent`) by name. -1 on error. */
