@@ -375,16 +375,10 @@ int traza_agg_qualities(const traza_agg_micro *m, traza_agg_quality *q, traza_er
             maxtot = tot;
     }
     double *tab = NULL;
-    int64_t *iv = NULL;
     if (integral && maxtot < 16e6) {
+        /* No table when it cannot be allocated: the generic loop below still works. */
         tab = malloc(((size_t)maxtot + 1) * sizeof *tab);
-        iv = malloc(n * sizeof *iv);
-        if (!tab || !iv) {
-            free(tab);
-            free(iv);
-            tab = NULL;
-            iv = NULL;
-        } else {
+        if (tab) {
             for (size_t x = 0; x <= (size_t)maxtot; x++)
                 tab[x] = xlog2((double)x);
         }
@@ -408,7 +402,6 @@ int traza_agg_qualities(const traza_agg_micro *m, traza_agg_quality *q, traza_er
         int64_t *P = malloc((size_t)BLK * (n + 1) * sizeof *P);
         if (!P) {
             free(tab);
-            free(iv);
             free(cpre);
             free(spre);
             traza_agg_quality_free(q);
@@ -464,7 +457,6 @@ int traza_agg_qualities(const traza_agg_micro *m, traza_agg_quality *q, traza_er
             q->loss[i * n + j] = l;
         }
     free(tab);
-    free(iv);
     free(cpre);
     free(spre);
     return 0;
