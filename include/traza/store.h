@@ -167,6 +167,32 @@ traza_scan *traza_scan_open(traza_trace *t, const traza_filter *f, traza_err *er
 int traza_scan_next(traza_scan *s, traza_scan_batch *b, traza_err *err);
 void traza_scan_free(traza_scan *s);
 
+/* ---- ranks and overviews ------------------------------------------------------ */
+
+/* The rank of an event is its 0-based position in time order (ties by id). These
+ * calls answer in O(log n) store look-ups without reading the events in between;
+ * they are for views that must stay fast on traces of millions of events. A backend
+ * without them (PostgreSQL) answers TRAZA_E_UNSUPPORTED. */
+
+/* For each ts[i], the number of events that start before ts[i] (the rank of the first
+ * event with start >= ts[i]) into rank[i]. */
+int traza_ranks_of(traza_trace *t, const int64_t *ts, size_t n, int64_t *rank, traza_err *err);
+/* Start time, type and producer of the events of ranks rank[0..n-1] (each < events). */
+int traza_events_at(traza_trace *t, const int64_t *rank, size_t n, int64_t *ts, int32_t *type, int32_t *producer,
+                    traza_err *err);
+
+/* Every step-th event of the trace in time order: entry i is the event of rank
+ * i * step. Stored with the trace at import (computed on first use for older
+ * stores); the arrays belong to the open trace. */
+typedef struct traza_overview {
+    int64_t step;
+    size_t n;
+    const int64_t *ts;
+    const int32_t *type;
+    const int32_t *producer;
+} traza_overview;
+int traza_trace_overview(traza_trace *t, traza_overview *ov, traza_err *err);
+
 /* ---- time values ---------------------------------------------------------- */
 
 /* Parses "1.5ms", "200us", "3s", "42ns", "10ps", or raw ticks ("12345") into ticks

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <zlib.h>
 #include <zstd.h>
+#include "util/le.h"
 #include "traza/grammar.h"
 #include "grammar/gram_internal.h"
 #include "util/util.h"
@@ -16,32 +17,6 @@ static const unsigned char TZG_MAGIC[8] = {0x89, 'T', 'Z', 'G', '\r', '\n', 0x1a
 #define TZG_HDR 40
 #define TZG_MAX_RAW (UINT64_C(1) << 36)
 
-static void put_u16(unsigned char *p, uint32_t v) { p[0] = (unsigned char)v, p[1] = (unsigned char)(v >> 8); }
-static void put_u32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-static void put_u64(unsigned char *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-static uint32_t get_u16(const unsigned char *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8; }
-static uint32_t get_u32(const unsigned char *p)
-{
-    uint32_t v = 0;
-    for (int i = 0; i < 4; i++)
-        v |= (uint32_t)p[i] << (8 * i);
-    return v;
-}
-static uint64_t get_u64(const unsigned char *p)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v |= (uint64_t)p[i] << (8 * i);
-    return v;
-}
 
 static void put_var(tz_buf *b, uint64_t v)
 {
@@ -441,14 +416,14 @@ int traza_tzg_encode(const traza_grammar *g, int backend, unsigned char **out, s
     }
     memset(o, 0, TZG_HDR);
     memcpy(o, TZG_MAGIC, 8);
-    put_u16(o + 8, TZG_VERSION);
+    tz_put_le16(o + 8, TZG_VERSION);
     o[10] = (unsigned char)backend;
     o[11] = (unsigned char)g->algo;
     o[12] = (unsigned char)((g->has_lh ? 1 : 0) | (g->nnames ? 2 : 0));
-    put_u64(o + 16, b.len);
-    put_u64(o + 24, clen);
-    put_u32(o + 32, crc((const unsigned char *)b.s, b.len));
-    put_u32(o + 36, crc(o, 36));
+    tz_put_le64(o + 16, b.len);
+    tz_put_le64(o + 24, clen);
+    tz_put_le32(o + 32, crc((const unsigned char *)b.s, b.len));
+    tz_put_le32(o + 36, crc(o, 36));
     memcpy(o + TZG_HDR, c, clen);
     free(c);
     tz_buf_free(&b);
@@ -467,13 +442,13 @@ traza_grammar *traza_tzg_decode(const unsigned char *d, size_t n, traza_err *err
         traza_err_set(err, TRAZA_E_FORMAT, "tzg: not a .tzg file (bad magic number)");
         return NULL;
     }
-    uint32_t ver = get_u16(d + 8);
+    uint32_t ver = tz_get_le16(d + 8);
     if (ver != 1 && ver != TZG_VERSION) {
         traza_err_set(err, TRAZA_E_FORMAT, "tzg: unsupported version %u (this reader knows 1 and %d)", ver,
                       TZG_VERSION);
         return NULL;
     }
-    if (get_u32(d + 36) != crc(d, 36)) {
+    if (tz_get_le32(d + 36) != crc(d, 36)) {
         traza_err_set(err, TRAZA_E_FORMAT, "tzg: header checksum mismatch (corrupted header)");
         return NULL;
     }
@@ -484,7 +459,7 @@ traza_grammar *traza_tzg_decode(const unsigned char *d, size_t n, traza_err *err
                       algo, flags);
         return NULL;
     }
-    uint64_t raw = get_u64(d + 16), clen = get_u64(d + 24);
+    uint64_t raw = tz_get_le64(d + 16), clen = tz_get_le64(d + 24);
     if (clen != n - TZG_HDR) {
         traza_err_set(err, TRAZA_E_FORMAT, "tzg: %s file: payload is %zu bytes, header says %llu",
                       clen > n - TZG_HDR ? "truncated" : "oversized", n - TZG_HDR, (unsigned long long)clen);
@@ -497,7 +472,7 @@ traza_grammar *traza_tzg_decode(const unsigned char *d, size_t n, traza_err *err
     unsigned char *p = NULL;
     if (decompress_buf(backend, d + TZG_HDR, n - TZG_HDR, raw, &p, err) < 0)
         return NULL;
-    if (crc(p, (size_t)raw) != get_u32(d + 32)) {
+    if (crc(p, (size_t)raw) != tz_get_le32(d + 32)) {
         free(p);
         traza_err_set(err, TRAZA_E_FORMAT, "tzg: payload checksum mismatch (corrupted file)");
         return NULL;

@@ -24,16 +24,31 @@ int tz_api_density(tz_req *r)
     int64_t from = 0, to = 0;
     const traza_trace_info *info = traza_trace_info_of(t);
     int rc = 0;
-    const tz_tindex *ix = tz_filter_time_only(&rf.f) && info->events > 0 ? tz_req_tindex(r, t) : NULL;
-    if (ix) {
-        /* the slices of traza_density, counted on the time index */
+    if (tz_filter_time_only(&rf.f) && info->events > 0) {
+        /* the slices of traza_density as rank differences: slice i holds the events
+         * with a_i <= ts < a_{i+1}; no event is read (tz_req_ranks) */
         from = rf.f.has_from ? rf.f.from : info->min_ts;
         to = rf.f.has_to ? rf.f.to : info->max_ts;
         __int128 span = (__int128)to - from + 1;
-        for (int64_t i = 0; i < slices; i++) {
-            int64_t a = from + (int64_t)(span * i / slices), b = from + (int64_t)(span * (i + 1) / slices) - 1;
-            if (b >= a)
-                counts[i] = (uint64_t)(tz_tindex_first_gt(ix, b) - tz_tindex_first_ge(ix, a));
+        int64_t *x = span > 0 ? malloc(((size_t)slices + 1) * 2 * sizeof *x) : NULL;
+        if (span > 0 && !x)
+            rc = traza_err_set(&r->err, TRAZA_E_NOMEM, "out of memory");
+        if (x) {
+            int64_t *rank = x + slices + 1;
+            /* a bound past INT64_MAX (to = INT64_MAX) counts every event */
+            size_t nx = 0;
+            for (int64_t i = 0; i <= slices; i++) {
+                __int128 a = from + span * i / slices;
+                if (a > INT64_MAX)
+                    break;
+                x[nx++] = (int64_t)a;
+            }
+            rc = tz_req_ranks(r, t, x, nx, rank);
+            for (size_t i = nx; i <= (size_t)slices; i++)
+                rank[i] = info->events;
+            for (int64_t i = 0; rc == 0 && i < slices; i++)
+                counts[i] = rank[i + 1] > rank[i] ? (uint64_t)(rank[i + 1] - rank[i]) : 0;
+            free(x);
         }
     } else if (info->events > 0 || rf.f.has_from || rf.f.has_to)
         rc = traza_density(t, &rf.f, (size_t)slices, counts, &from, &to, &r->err);

@@ -27,7 +27,7 @@ int tz_api_events(tz_req *r, int csv)
     int64_t total = -1, scanned = 0, scanned_to = 0;
     int empty = 0, total_exact = 1;
     const traza_trace_info *info = traza_trace_info_of(t);
-    const tz_tindex *ix = tz_filter_time_only(&rf.f) && !desc && info->events > 0 ? tz_req_tindex(r, t) : NULL;
+    const tz_tindex *ix = tz_filter_time_only(&rf.f) && !desc && info->events > 0 ? tz_req_tindex_opt(r, t) : NULL;
     if (ix) {
         /* a deep offset becomes a time bound plus a short offset among equal times:
          * the store never steps over the skipped events */

@@ -112,6 +112,14 @@ void tz_req_filter_free(tz_req_filter *rf);
 const tz_tindex *tz_req_tindex(tz_req *r, traza_trace *t);
 void tz_tindex_free(tz_tindex *ix);
 /* Index of the first event with ts >= x (> x), 0..n. */
+/* The time index when it is cached, or when the store has no rank look-ups (then
+ * built now); NULL when the store's ranks serve (traza_ranks_of) -- those need no
+ * scan of the trace, so a first request on a big trace stays fast. */
+const tz_tindex *tz_req_tindex_opt(tz_req *r, traza_trace *t);
+int tz_store_has_ranks(traza_trace *t);
+/* Ranks of the times x[0..n-1] (events starting before each), by the best means at
+ * hand: the cached index, the store's look-ups, or counts. -1 with r->err on error. */
+int tz_req_ranks(tz_req *r, traza_trace *t, const int64_t *x, size_t n, int64_t *rank);
 size_t tz_tindex_first_ge(const tz_tindex *ix, int64_t x);
 size_t tz_tindex_first_gt(const tz_tindex *ix, int64_t x);
 /* 1 when the filter restricts time only (no type, producer, category, condition,

@@ -3,9 +3,10 @@
  * Detail mode: when the window holds at most `max` events, every event (intervals
  * overlapping the window included). Summary mode (level of detail): otherwise, one
  * column per pixel with the exact event count and the (producer, type) cells seen
- * among the first `sample` events of that pixel, so a request costs O(width) index
- * look-ups whatever the trace size; with the in-memory time index (tindex.c) the
- * sample is spread evenly over the pixel's events instead of being its first ones. */
+ * among `sample` events spread over that pixel, so a request costs O(width) rank
+ * look-ups whatever the trace size (the store's ranks and overview, or the in-memory
+ * time index of tindex.c). A filter beyond time falls back to one query per pixel,
+ * whose sample is then the pixel's first events. */
 #include "server/api_internal.h"
 
 #include <stdlib.h>
@@ -26,6 +27,185 @@ static void event_json(tz_buf *b, const traza_event *ev, int first)
         tz_json_num(b, ev->value);
     }
     tz_buf_putc(b, ']');
+}
+
+/* Summary columns from ranks, for a time-only filter: pixel x holds the events of
+ * ranks [rank(a_x), rank(a_x+1)); its sample is `sample` of them spread evenly, taken
+ * from the trace's overview where the pixel holds enough overview entries, else read
+ * by rank in one batch. Costs O(width) rank look-ups whatever the trace size and reads
+ * no event in between. */
+static int summary_ranked(tz_req *r, traza_trace *t, tz_buf *b, int64_t from, int64_t to, int64_t width, int64_t sample)
+{
+    const traza_trace_info *info = traza_trace_info_of(t);
+    const tz_tindex *ix = tz_req_tindex_opt(r, t);
+    traza_overview ov = {0, 0, NULL, NULL, NULL};
+    if (!ix && traza_trace_overview(t, &ov, &r->err) < 0)
+        return -1;
+    __int128 span = (__int128)to - from + 1;
+    size_t w = (size_t)width, ns = (size_t)sample;
+    int64_t *x = malloc((w + 1) * sizeof *x), *rank = malloc((w + 1) * sizeof *rank);
+    int32_t *sty = malloc(w * ns * sizeof *sty), *spr = malloc(w * ns * sizeof *spr);
+    size_t *nsamp = calloc(w, sizeof *nsamp);
+    int64_t *want = malloc(w * ns * sizeof *want);
+    size_t *where = malloc(w * ns * sizeof *where);
+    cell *cells = calloc(ns, sizeof *cells);
+    int rc = 0;
+    if (!x || !rank || !sty || !spr || !nsamp || !want || !where || !cells) {
+        rc = traza_err_set(&r->err, TRAZA_E_NOMEM, "out of memory");
+        goto out;
+    }
+    size_t nx = 0;
+    for (size_t i = 0; i <= w; i++) {
+        __int128 a = from + span * (__int128)i / (__int128)w;
+        if (a > INT64_MAX)
+            break;
+        x[nx++] = (int64_t)a;
+    }
+    if (tz_req_ranks(r, t, x, nx, rank) < 0) {
+        rc = -1;
+        goto out;
+    }
+    for (size_t i = nx; i <= w; i++)
+        rank[i] = info->events;
+    /* the sample ranks of each pixel; those the overview lacks go into one batch */
+    size_t nwant = 0;
+    for (size_t c = 0; c < w; c++) {
+        int64_t ra = rank[c], re = rank[c + 1], cnt = re - ra;
+        if (cnt <= 0)
+            continue;
+        size_t take = cnt < sample ? (size_t)cnt : ns;
+        if (ix) {
+            for (size_t k = 0; k < take; k++) {
+                size_t i = (size_t)(ra + (int64_t)((__int128)cnt * k / take));
+                sty[c * ns + k] = tz_tindex_type(ix, i);
+                spr[c * ns + k] = tz_tindex_prod(ix, i);
+            }
+            nsamp[c] = take;
+            continue;
+        }
+        /* overview entries j with j * step in [ra, re) */
+        int64_t j0 = (ra + ov.step - 1) / (ov.step ? ov.step : 1), j1 = ov.step ? (re - 1) / ov.step + 1 : 0;
+        if (j1 > (int64_t)ov.n)
+            j1 = (int64_t)ov.n;
+        if (ov.step && j1 - j0 >= (int64_t)take) {
+            int64_t m = j1 - j0;
+            for (size_t k = 0; k < take; k++) {
+                size_t j = (size_t)(j0 + (int64_t)((__int128)m * k / take));
+                sty[c * ns + k] = ov.type[j];
+                spr[c * ns + k] = ov.producer[j];
+            }
+        } else {
+            for (size_t k = 0; k < take; k++) {
+                want[nwant] = ra + (int64_t)((__int128)cnt * k / take);
+                where[nwant++] = c * ns + k;
+            }
+        }
+        nsamp[c] = take;
+    }
+    if (nwant) {
+        int64_t *wts = malloc(nwant * sizeof *wts);
+        int32_t *wty = malloc(nwant * sizeof *wty), *wpr = malloc(nwant * sizeof *wpr);
+        if (!wts || !wty || !wpr)
+            rc = traza_err_set(&r->err, TRAZA_E_NOMEM, "out of memory");
+        else
+            rc = traza_events_at(t, want, nwant, wts, wty, wpr, &r->err);
+        for (size_t i = 0; rc == 0 && i < nwant; i++) {
+            sty[where[i]] = wty[i];
+            spr[where[i]] = wpr[i];
+        }
+        free(wts);
+        free(wty);
+        free(wpr);
+        if (rc < 0)
+            goto out;
+    }
+    int firstcol = 1;
+    for (size_t c = 0; c < w; c++) {
+        if (!nsamp[c])
+            continue;
+        size_t nc = 0;
+        for (size_t k = 0; k < nsamp[c]; k++) {
+            int32_t pr = spr[c * ns + k], ty = sty[c * ns + k];
+            size_t j = 0;
+            while (j < nc && (cells[j].producer != pr || cells[j].type != ty))
+                j++;
+            if (j == nc) {
+                cells[nc].producer = pr;
+                cells[nc].type = ty;
+                cells[nc].n = 0;
+                nc++;
+            }
+            cells[j].n++;
+        }
+        tz_buf_printf(b, "%s{\"x\":%zu,\"n\":%lld,\"cells\":[", firstcol ? "" : ",", c, (long long)(rank[c + 1] - rank[c]));
+        firstcol = 0;
+        for (size_t j = 0; j < nc; j++)
+            tz_buf_printf(b, "%s[%d,%d,%d]", j ? "," : "", cells[j].producer, cells[j].type, cells[j].n);
+        tz_buf_puts(b, "]}");
+    }
+out:
+    free(x);
+    free(rank);
+    free(sty);
+    free(spr);
+    free(nsamp);
+    free(want);
+    free(where);
+    free(cells);
+    return rc;
+}
+
+/* Summary columns by queries (a store without rank look-ups, or a filter beyond time):
+ * per pixel, its first `sample` events and the exact count. */
+static int summary_by_queries(tz_req *r, traza_trace *t, tz_buf *b, const traza_filter *q, int64_t from, int64_t to,
+                              int64_t width, int64_t sample)
+{
+    int rc = 0;
+    __int128 span = (__int128)to - from + 1;
+    cell *cells = calloc((size_t)sample, sizeof *cells);
+    if (!cells)
+        rc = traza_err_set(&r->err, TRAZA_E_NOMEM, "out of memory");
+    int firstcol = 1;
+    for (int64_t x = 0; x < width && rc == 0; x++) {
+        traza_filter p = *q;
+        p.from = from + (int64_t)(span * x / width);
+        p.to = from + (int64_t)(span * (x + 1) / width) - 1;
+        if (p.to < p.from)
+            continue;
+        p.limit = sample;
+        traza_cursor *c = traza_query(t, &p, &r->err);
+        if (!c) { rc = -1; break; }
+        const traza_event *ev;
+        size_t nc = 0;
+        int64_t seen = 0;
+        int k;
+        while ((k = traza_cursor_next(c, &ev, &r->err)) > 0) {
+            seen++;
+            size_t j = 0;
+            while (j < nc && (cells[j].producer != ev->producer || cells[j].type != ev->type))
+                j++;
+            if (j == nc) {
+                cells[nc].producer = ev->producer;
+                cells[nc].type = ev->type;
+                cells[nc].n = 0;
+                nc++;
+            }
+            cells[j].n++;
+        }
+        traza_cursor_free(c);
+        if (k < 0) { rc = -1; break; }
+        if (seen == 0)
+            continue;
+        int64_t cnt = seen;
+        if (seen >= sample && (cnt = traza_count(t, &p, &r->err)) < 0) { rc = -1; break; }
+        tz_buf_printf(b, "%s{\"x\":%lld,\"n\":%lld,\"cells\":[", firstcol ? "" : ",", (long long)x, (long long)cnt);
+        firstcol = 0;
+        for (size_t j = 0; j < nc; j++)
+            tz_buf_printf(b, "%s[%d,%d,%d]", j ? "," : "", cells[j].producer, cells[j].type, cells[j].n);
+        tz_buf_puts(b, "]}");
+    }
+    free(cells);
+    return rc;
 }
 
 int tz_api_timeline(tz_req *r)
@@ -53,9 +233,8 @@ int tz_api_timeline(tz_req *r)
     q.to = to;
     q.overlap = 0;
     q.with_params = q.nregexes > 0;
-    const tz_tindex *ix = tz_filter_time_only(&q) && info->events > 0 ? tz_req_tindex(r, t) : NULL;
-    int64_t n = ix ? (int64_t)(tz_tindex_first_gt(ix, to) - tz_tindex_first_ge(ix, from))
-                   : info->events > 0 ? traza_count(t, &q, &r->err) : 0;
+    int ranked = tz_filter_time_only(&q) && info->events > 0 && (tz_req_tindex_opt(r, t) || tz_store_has_ranks(t));
+    int64_t n = info->events > 0 ? traza_count(t, &q, &r->err) : 0;
     if (n < 0) {
         tz_req_filter_free(&rf);
         return tz_fail_err(r, &r->err);
@@ -83,76 +262,10 @@ int tz_api_timeline(tz_req *r)
         }
     } else {
         tz_buf_printf(&b, "\"mode\":\"summary\",\"sample\":%lld,\"columns\":[", (long long)sample);
-        __int128 span = (__int128)to - from + 1;
-        cell *cells = calloc((size_t)sample, sizeof *cells);
-        if (!cells)
-            rc = traza_err_set(&r->err, TRAZA_E_NOMEM, "out of memory");
-        int firstcol = 1;
-        for (int64_t x = 0; x < width && rc == 0; x++) {
-            traza_filter p = q;
-            p.from = from + (int64_t)(span * x / width);
-            p.to = from + (int64_t)(span * (x + 1) / width) - 1;
-            if (p.to < p.from)
-                continue;
-            if (ix) {
-                /* from the time index: `sample` events evenly spread over the pixel */
-                size_t a = tz_tindex_first_ge(ix, p.from), e = tz_tindex_first_gt(ix, p.to);
-                if (e <= a)
-                    continue;
-                size_t cnt = e - a, take = cnt < (size_t)sample ? cnt : (size_t)sample, nc = 0;
-                for (size_t k = 0; k < take; k++) {
-                    size_t i = a + (size_t)((__int128)cnt * k / take);
-                    size_t j = 0;
-                    while (j < nc && (cells[j].producer != tz_tindex_prod(ix, i) || cells[j].type != tz_tindex_type(ix, i)))
-                        j++;
-                    if (j == nc) {
-                        cells[nc].producer = tz_tindex_prod(ix, i);
-                        cells[nc].type = tz_tindex_type(ix, i);
-                        cells[nc].n = 0;
-                        nc++;
-                    }
-                    cells[j].n++;
-                }
-                tz_buf_printf(&b, "%s{\"x\":%lld,\"n\":%zu,\"cells\":[", firstcol ? "" : ",", (long long)x, cnt);
-                firstcol = 0;
-                for (size_t j = 0; j < nc; j++)
-                    tz_buf_printf(&b, "%s[%d,%d,%d]", j ? "," : "", cells[j].producer, cells[j].type, cells[j].n);
-                tz_buf_puts(&b, "]}");
-                continue;
-            }
-            p.limit = sample;
-            traza_cursor *c = traza_query(t, &p, &r->err);
-            if (!c) { rc = -1; break; }
-            const traza_event *ev;
-            size_t nc = 0;
-            int64_t seen = 0;
-            int k;
-            while ((k = traza_cursor_next(c, &ev, &r->err)) > 0) {
-                seen++;
-                size_t j = 0;
-                while (j < nc && (cells[j].producer != ev->producer || cells[j].type != ev->type))
-                    j++;
-                if (j == nc) {
-                    cells[nc].producer = ev->producer;
-                    cells[nc].type = ev->type;
-                    cells[nc].n = 0;
-                    nc++;
-                }
-                cells[j].n++;
-            }
-            traza_cursor_free(c);
-            if (k < 0) { rc = -1; break; }
-            if (seen == 0)
-                continue;
-            int64_t cnt = seen;
-            if (seen >= sample && (cnt = traza_count(t, &p, &r->err)) < 0) { rc = -1; break; }
-            tz_buf_printf(&b, "%s{\"x\":%lld,\"n\":%lld,\"cells\":[", firstcol ? "" : ",", (long long)x, (long long)cnt);
-            firstcol = 0;
-            for (size_t j = 0; j < nc; j++)
-                tz_buf_printf(&b, "%s[%d,%d,%d]", j ? "," : "", cells[j].producer, cells[j].type, cells[j].n);
-            tz_buf_puts(&b, "]}");
-        }
-        free(cells);
+        if (ranked)
+            rc = summary_ranked(r, t, &b, from, to, width, sample);
+        else
+            rc = summary_by_queries(r, t, &b, &q, from, to, width, sample);
         tz_buf_puts(&b, "]}");
     }
     tz_req_filter_free(&rf);

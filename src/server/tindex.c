@@ -147,6 +147,57 @@ const tz_tindex *tz_req_tindex(tz_req *r, traza_trace *t)
     return ix;
 }
 
+static const tz_tindex *cached(tz_req *r, int64_t trace_id)
+{
+    for (int i = 0; i < TZ_TINDEX_CACHE; i++)
+        if (r->api->tix[i] && r->api->tix[i]->trace_id == trace_id) {
+            r->api->tix[i]->used = ++r->api->clock;
+            return r->api->tix[i];
+        }
+    return NULL;
+}
+
+int tz_store_has_ranks(traza_trace *t)
+{
+    traza_err err;
+    traza_err_clear(&err);
+    return traza_ranks_of(t, NULL, 0, NULL, &err) == 0;
+}
+
+const tz_tindex *tz_req_tindex_opt(tz_req *r, traza_trace *t)
+{
+    const tz_tindex *ix = cached(r, traza_trace_info_of(t)->id);
+    if (ix || tz_store_has_ranks(t))
+        return ix;
+    return tz_req_tindex(r, t);
+}
+
+int tz_req_ranks(tz_req *r, traza_trace *t, const int64_t *x, size_t n, int64_t *rank)
+{
+    const tz_tindex *ix = tz_req_tindex_opt(r, t);
+    if (ix) {
+        for (size_t i = 0; i < n; i++)
+            rank[i] = (int64_t)tz_tindex_first_ge(ix, x[i]);
+        return 0;
+    }
+    if (tz_store_has_ranks(t))
+        return traza_ranks_of(t, x, n, rank, &r->err);
+    /* neither: the store's counts, one per bound */
+    traza_filter f;
+    traza_filter_init(&f);
+    f.has_to = 1;
+    for (size_t i = 0; i < n; i++) {
+        if (x[i] == INT64_MIN) {
+            rank[i] = 0;
+            continue;
+        }
+        f.to = x[i] - 1;
+        if ((rank[i] = traza_count(t, &f, &r->err)) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 size_t tz_tindex_first_ge(const tz_tindex *ix, int64_t x)
 {
     size_t lo = 0, hi = ix->n;

@@ -99,6 +99,17 @@ typedef struct tz_backend_ops {
     int (*s_open)(tz_tstate *t, const tz_bfilter *f, tz_qstate **out, traza_err *err);
     int64_t (*s_next)(tz_qstate *q, size_t max, int64_t *id, int64_t *ts, int64_t *end, int32_t *type, int32_t *producer,
                       traza_err *err);
+
+    /* Optional ranks (rank = 0-based position in time order), NULL where the backend
+     * has none (the public calls then answer TRAZA_E_UNSUPPORTED). t_ranks: for each
+     * ts, the number of events that start before it. t_rows: ts, type and producer
+     * of the events of the given ranks. t_overview: every step-th event (ranks 0,
+     * step, 2 step, ...), owned by the open trace. */
+    int (*t_ranks)(tz_tstate *t, const int64_t *ts, size_t n, int64_t *rank, traza_err *err);
+    int (*t_rows)(tz_tstate *t, const int64_t *rank, size_t n, int64_t *ts, int32_t *type, int32_t *producer,
+                  traza_err *err);
+    int (*t_overview)(tz_tstate *t, int64_t *step, size_t *n, const int64_t **ts, const int32_t **type,
+                      const int32_t **producer, traza_err *err);
 } tz_backend_ops;
 
 struct tz_backend {

@@ -343,6 +343,9 @@ static const tz_backend_ops sqlite_ops = {
     .r_annotations = tz_sqlite_r_annotations,
     .s_open = tz_sqlite_s_open,
     .s_next = tz_sqlite_s_next,
+    .t_ranks = tz_sqlite_t_ranks,
+    .t_rows = tz_sqlite_t_rows,
+    .t_overview = tz_sqlite_t_overview,
 };
 
 tz_backend *tz_sqlite_open(traza_ctx *ctx, const char *dir, traza_err *err)

@@ -13,6 +13,15 @@ typedef struct tz_sqlite {
     sqlite3 *cat;  /* catalog.db */
 } tz_sqlite;
 
+/* Every TZ_OVERVIEW_STEP-th event of a trace (sqlite_overview.c). */
+#define TZ_OVERVIEW_STEP 512
+typedef struct tz_overview {
+    int64_t step;
+    size_t n;
+    int64_t *ts;
+    int32_t *type, *prod;
+} tz_overview;
+
 struct tz_tstate {
     tz_sqlite *ws;
     sqlite3 *db;
@@ -20,6 +29,9 @@ struct tz_tstate {
     int64_t nevents;
     int64_t max_duration;
     sqlite3_stmt *ts_at;   /* SELECT ts FROM event WHERE id=? */
+    sqlite3_stmt *row_at;  /* SELECT ts, type, producer FROM event WHERE id=? (on first use) */
+    tz_overview ov;
+    int ov_state;          /* see sqlite_overview.c */
 };
 
 /* Runs SQL without results; on failure fills err with `what` and SQLite's message. */
@@ -51,6 +63,17 @@ void tz_sqlite_q_close(tz_qstate *q);
 int tz_sqlite_s_open(tz_tstate *t, const tz_bfilter *f, tz_qstate **out, traza_err *err);
 int64_t tz_sqlite_s_next(tz_qstate *q, size_t max, int64_t *id, int64_t *ts, int64_t *end, int32_t *type, int32_t *producer,
                          traza_err *err);
+/* Ranks and the overview (sqlite_overview.c). tz_sqlite_first_ids: for each x, the
+ * first id whose ts >= x (n + 1 if none). */
+int tz_sqlite_first_ids(tz_tstate *t, const int64_t *x, size_t n, int64_t *id, traza_err *err);
+int tz_sqlite_t_ranks(tz_tstate *t, const int64_t *ts, size_t n, int64_t *rank, traza_err *err);
+int tz_sqlite_t_rows(tz_tstate *t, const int64_t *rank, size_t n, int64_t *ts, int32_t *type, int32_t *prod,
+                     traza_err *err);
+int tz_sqlite_t_overview(tz_tstate *t, int64_t *step, size_t *n, const int64_t **ts, const int32_t **type,
+                         const int32_t **prod, traza_err *err);
+void tz_sqlite_overview_free(tz_tstate *t);
+/* Computes the overview of a finished event table and stores it in meta. */
+int tz_sqlite_overview_write(sqlite3 *db, int64_t nevents, traza_err *err);
 int64_t tz_sqlite_q_count(tz_tstate *t, const tz_bfilter *f, traza_err *err);
 
 int64_t tz_sqlite_r_save(tz_tstate *t, const traza_result_meta *m, traza_result_kind kind, int64_t size,

@@ -81,6 +81,8 @@ void tz_sqlite_t_close(tz_tstate *t)
     if (!t)
         return;
     sqlite3_finalize(t->ts_at);
+    sqlite3_finalize(t->row_at);
+    tz_sqlite_overview_free(t);
     sqlite3_close(t->db);
     free(t);
 }
@@ -145,42 +147,36 @@ bad:
     return traza_err_set(err, TRAZA_E_FORMAT, "the trace store holds an invalid model row");
 }
 
-/* ts of event `id` (1..n). */
-static int64_t ts_at(tz_tstate *t, int64_t id)
+/* The id range the time bounds allow (one batch of binary searches). */
+static int id_range(tz_tstate *t, const traza_filter *f, int64_t *lo, int64_t *hi, traza_err *err)
 {
-    sqlite3_bind_int64(t->ts_at, 1, id);
-    int64_t v = sqlite3_step(t->ts_at) == SQLITE_ROW ? sqlite3_column_int64(t->ts_at, 0) : INT64_MAX;
-    sqlite3_reset(t->ts_at);
-    return v;
-}
-
-/* The first id whose ts >= x (n + 1 if none). */
-static int64_t first_ge(tz_tstate *t, int64_t x)
-{
-    int64_t lo = 1, hi = t->nevents + 1;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (ts_at(t, mid) >= x)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return lo;
-}
-
-/* The id range the time bounds allow. */
-static void id_range(tz_tstate *t, const traza_filter *f, int64_t *lo, int64_t *hi)
-{
+    int64_t x[2], id[2];
+    size_t n = 0;
     *lo = 1;
     *hi = t->nevents;
     if (f->has_from) {
         int64_t from = f->from;
         if (f->overlap && t->max_duration > 0)
             from = (from > INT64_MIN + t->max_duration) ? from - t->max_duration : INT64_MIN;
-        *lo = first_ge(t, from);
+        x[n++] = from;
     }
-    if (f->has_to)
-        *hi = f->to == INT64_MAX ? t->nevents : first_ge(t, f->to + 1) - 1;
+    int want_to = f->has_to && f->to != INT64_MAX;
+    if (want_to)
+        x[n++] = f->to + 1;
+    if (n && tz_sqlite_first_ids(t, x, n, id, err) < 0)
+        return -1;
+    if (f->has_from)
+        *lo = id[0];
+    if (want_to)
+        *hi = id[n - 1] - 1;
+    return 0;
+}
+
+/* A filter that is a plain id range (time bounds only): offsets are id arithmetic. */
+static int id_range_only(const tz_bfilter *bf)
+{
+    const traza_filter *f = bf->f;
+    return !bf->types && !f->producers && !bf->nconds && f->event_set <= 0 && !f->overlap;
 }
 
 static void append_int_list(tz_buf *b, const char *col, const int32_t *v, size_t n)
@@ -205,10 +201,11 @@ static const char *cmp_sql(traza_cmp op)
 }
 
 /* WHERE clause shared by queries and counts; binds come after in order: conds, set. */
-static void build_where(tz_tstate *t, const tz_bfilter *bf, tz_buf *b, int64_t *lo, int64_t *hi)
+static int build_where(tz_tstate *t, const tz_bfilter *bf, tz_buf *b, int64_t *lo, int64_t *hi, traza_err *err)
 {
     const traza_filter *f = bf->f;
-    id_range(t, f, lo, hi);
+    if (id_range(t, f, lo, hi, err) < 0)
+        return -1;
     tz_buf_puts(b, " WHERE id BETWEEN ?1 AND ?2");
     if (bf->types)
         append_int_list(b, "type", bf->types, bf->ntypes);
@@ -230,6 +227,7 @@ static void build_where(tz_tstate *t, const tz_bfilter *bf, tz_buf *b, int64_t *
     }
     if (f->event_set > 0)
         tz_buf_printf(b, " AND id IN (SELECT event FROM result_event WHERE result = %lld)", (long long)f->event_set);
+    return 0;
 }
 
 static void bind_where(const tz_bfilter *bf, sqlite3_stmt *st, int64_t lo, int64_t hi)
@@ -260,10 +258,24 @@ static int q_open(tz_tstate *t, const tz_bfilter *bf, int narrow, tz_qstate **ou
     tz_buf_puts(&sql, narrow ? "SELECT id, ts, coalesce(end_ts, ts), type, producer FROM event"
                              : "SELECT id, ts, type, producer, end_ts, end_producer, level, value, cpu FROM event");
     int64_t lo, hi;
-    build_where(t, bf, &sql, &lo, &hi);
-    tz_buf_printf(&sql, " ORDER BY id %s", bf->f->order == TRAZA_ORDER_TIME_DESC ? "DESC" : "ASC");
-    if (bf->limit > 0 || bf->offset > 0)
-        tz_buf_printf(&sql, " LIMIT %lld OFFSET %lld", bf->limit > 0 ? (long long)bf->limit : -1LL, (long long)bf->offset);
+    if (build_where(t, bf, &sql, &lo, &hi, err) < 0) {
+        tz_buf_free(&sql);
+        free(q);
+        return -1;
+    }
+    int desc = bf->f->order == TRAZA_ORDER_TIME_DESC;
+    int64_t offset = bf->offset;
+    if (offset > 0 && id_range_only(bf)) {
+        /* rows are consecutive ids: skip them by arithmetic, not by stepping */
+        if (desc)
+            hi = hi - offset < lo ? lo - 1 : hi - offset;
+        else
+            lo = lo + offset > hi ? hi + 1 : lo + offset;
+        offset = 0;
+    }
+    tz_buf_printf(&sql, " ORDER BY id %s", desc ? "DESC" : "ASC");
+    if (bf->limit > 0 || offset > 0)
+        tz_buf_printf(&sql, " LIMIT %lld OFFSET %lld", bf->limit > 0 ? (long long)bf->limit : -1LL, (long long)offset);
     if (sql.oom) {
         tz_buf_free(&sql);
         free(q);
@@ -397,14 +409,18 @@ int64_t tz_sqlite_q_count(tz_tstate *t, const tz_bfilter *bf, traza_err *err)
 {
     const traza_filter *f = bf->f;
     int64_t lo, hi;
-    if (!bf->types && !f->producers && !bf->nconds && f->event_set <= 0 && !f->overlap) {
-        id_range(t, f, &lo, &hi);
+    if (id_range_only(bf)) {
+        if (id_range(t, f, &lo, &hi, err) < 0)
+            return -1;
         return hi >= lo ? hi - lo + 1 : 0;
     }
     tz_buf sql;
     tz_buf_init(&sql);
     tz_buf_puts(&sql, "SELECT count(*) FROM event");
-    build_where(t, bf, &sql, &lo, &hi);
+    if (build_where(t, bf, &sql, &lo, &hi, err) < 0) {
+        tz_buf_free(&sql);
+        return -1;
+    }
     if (sql.oom) {
         tz_buf_free(&sql);
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");

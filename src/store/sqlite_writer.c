@@ -980,6 +980,9 @@ int tz_sqlite_w_commit(tz_wstate *w, int sorted, const traza_trace_info *info, i
             goto fail;
     }
     lists_free(w);
+    /* the overview sample, read while the event pages are still cached */
+    if (tz_sqlite_overview_write(w->db, info->events, err) < 0)
+        goto fail;
     if (tz_sql_exec(w->db, "COMMIT", "finishing the import", err) < 0)
         goto fail;
     finalize_all(w);

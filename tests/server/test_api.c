@@ -299,6 +299,48 @@ static void test_time_index_exact(void **state)
         }
         json_decref(j);
     }
+    /* summary columns: exact counts per pixel, and every sampled (producer, type)
+     * cell is one that occurs in that pixel; width 3 with 2 samples draws them from
+     * the overview (a pixel holds > 2 of its entries), width 50 reads them by rank */
+    int64_t shapes[][2] = {{50, 16}, {3, 2}, {7, 5}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        int64_t width = shapes[s][0], sample = shapes[s][1];
+        char url[256];
+        snprintf(url, sizeof url, "/api/timeline?trace=gen&width=%lld&sample=%lld&max=1", (long long)width, (long long)sample);
+        json_t *j = get_json(f, url, 200);
+        assert_string_equal(json_string_value(json_object_get(j, "mode")), "summary");
+        int64_t from = jint(j, "from"), to = jint(j, "to");
+        __int128 span = (__int128)to - from + 1;
+        json_t *cols = json_object_get(j, "columns");
+        assert_true(json_array_size(cols) > 0);
+        for (size_t i = 0; i < json_array_size(cols); i++) {
+            json_t *col = json_array_get(cols, i);
+            int64_t x = jint(col, "x");
+            traza_filter fl;
+            traza_filter_init(&fl);
+            fl.has_from = fl.has_to = 1;
+            fl.from = from + (int64_t)(span * x / width);
+            fl.to = from + (int64_t)(span * (x + 1) / width) - 1;
+            int64_t n = traza_count(t, &fl, &err);
+            assert_int_equal(jint(col, "n"), n);
+            json_t *cells = json_object_get(col, "cells");
+            json_int_t took = 0;
+            for (size_t k = 0; k < json_array_size(cells); k++) {
+                json_t *cell = json_array_get(cells, k);
+                int32_t prod = (int32_t)json_integer_value(json_array_get(cell, 0));
+                int32_t type = (int32_t)json_integer_value(json_array_get(cell, 1));
+                took += json_integer_value(json_array_get(cell, 2));
+                traza_filter one = fl;
+                one.types = &type;
+                one.ntypes = 1;
+                one.producers = &prod;
+                one.nproducers = 1;
+                assert_true(traza_count(t, &one, &err) > 0);
+            }
+            assert_int_equal(took, n < sample ? n : sample);
+        }
+        json_decref(j);
+    }
     /* a deep offset lands on the same event as the store's offset */
     for (int64_t off = 0; off < 5000; off += 977) {
         traza_filter fl;
