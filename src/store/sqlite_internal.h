@@ -14,7 +14,7 @@ typedef struct tz_sqlite {
 } tz_sqlite;
 
 /* Every TZ_OVERVIEW_STEP-th event of a trace (sqlite_overview.c). */
-#define TZ_OVERVIEW_STEP 512
+#define TZ_OVERVIEW_STEP 256
 typedef struct tz_overview {
     int64_t step;
     size_t n;

@@ -9,7 +9,7 @@
  * The overview is the (ts, type, producer) of every TZ_OVERVIEW_STEP-th event,
  * written into the store's meta table at import (key 'overview', layout in
  * doc/store.md) and rebuilt by look-ups for stores written before it existed. It
- * narrows every binary search to one step (9 look-ups instead of ~24 on 10 M
+ * narrows every binary search to one step (8 look-ups instead of ~24 on 10 M
  * events) and gives overviews (the server's timeline summaries) their samples
  * without touching the events. */
 #include "store/sqlite_internal.h"

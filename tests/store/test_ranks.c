@@ -5,7 +5,7 @@
 
 #include <sqlite3.h>
 
-#define STEP 512 /* TZ_OVERVIEW_STEP */
+#define STEP 256 /* TZ_OVERVIEW_STEP */
 
 /* n events; event i starts at ts(i) = (i / 3) * 10 (three per time), written in
  * order or reversed. type = i % 3, producer = i % 5. */
@@ -184,7 +184,7 @@ static void test_overview_stored_missing_or_damaged(void **state)
     make_trace(&w, "t", 3000, 0);
     char db[4096];
     trace_db(w.dir, db, sizeof db);
-    /* written at import: version 1, step 512, 6 entries of 16 bytes */
+    /* written at import: version 1, step 256, 12 entries of 16 bytes */
     sqlite3 *h;
     assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
     sqlite3_stmt *st;
@@ -192,8 +192,8 @@ static void test_overview_stored_missing_or_damaged(void **state)
                                         &st, NULL),
                      SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 16 + 6 * 16);
-    assert_string_equal((const char *)sqlite3_column_text(st, 1), "01000000000200000600000000000000");
+    assert_int_equal(sqlite3_column_int(st, 0), 16 + 12 * 16);
+    assert_string_equal((const char *)sqlite3_column_text(st, 1), "01000000000100000C00000000000000");
     sqlite3_finalize(st);
     sqlite3_close(h);
     check_trace(&w, "t", 3000);
