@@ -16,6 +16,27 @@
 extern "C" {
 #endif
 
+/* ---- stopping long analyses ------------------------------------------------------ */
+
+/* An optional stop for analyses that may read millions of events (e.g. a server's time
+ * budget): fn(ctx, stage) is called every batch of events read (stage
+ * TRAZA_STAGE_READ) and between units of computation (TRAZA_STAGE_COMPUTE); nonzero
+ * stops the work. The library reads no clock: the caller decides. A NULL stop or fn
+ * never stops. */
+enum { TRAZA_STAGE_READ = 0, TRAZA_STAGE_COMPUTE = 1 };
+typedef struct traza_stop {
+    int (*fn)(void *ctx, int stage);
+    void *ctx;
+} traza_stop;
+
+/* What a stoppable analysis covered. */
+typedef struct traza_partial {
+    int partial;        /* 1 when the stop cut the work short */
+    int read_all;       /* 1 when every event was read (covered_to is then the last) */
+    int64_t covered_to; /* events up to this time were read (INT64_MIN: none) */
+    size_t done, todo;  /* ranking: series ranked / candidate series */
+} traza_partial;
+
 /* ---- series ---------------------------------------------------------------- */
 
 /* The events of one series in time order, as compact arrays. end[i] == ts[i] for
@@ -36,6 +57,10 @@ typedef struct traza_series {
 int traza_series_load(traza_trace *t, const char *spec, int subtree, unsigned categories, traza_series *s, traza_err *err);
 /* Builds a series from arrays (copied; `end` may be NULL). Used by tests and tools. */
 int traza_series_from(traza_series *s, const char *name, const int64_t *ts, const int64_t *end, size_t n, traza_err *err);
+/* The same, stoppable: when stopped, s holds the first events read (time order) and
+ * pi->partial = 1; pi may be NULL. */
+int traza_series_load_ex(traza_trace *t, const char *spec, int subtree, unsigned categories, const traza_stop *stop,
+                         traza_partial *pi, traza_series *s, traza_err *err);
 void traza_series_free(traza_series *s);
 
 /* ---- anomaly detection ---------------------------------------------------------- */
@@ -107,6 +132,14 @@ typedef struct traza_rank_entry {
  * smaller series) (doc/analysis.md). */
 int traza_correlate_rank(traza_trace *t, const traza_series *target, traza_corr_method m, int64_t delta,
                          traza_rank_entry **out, size_t *n, traza_err *err);
+/* The same, stoppable (pi may be NULL). Stopped while reading the trace: the ranking
+ * covers the events up to pi->covered_to (the target cut there too); stopped while
+ * correlating (checked before each candidate after the first, so at least one is
+ * ranked): the first pi->done of pi->todo candidate series are ranked. Either way
+ * pi->partial = 1 and what was ranked is returned; stopped before any event of the
+ * target was read: -1 with TRAZA_E_CANCELLED. */
+int traza_correlate_rank_ex(traza_trace *t, const traza_series *target, traza_corr_method m, int64_t delta,
+                            const traza_stop *stop, traza_partial *pi, traza_rank_entry **out, size_t *n, traza_err *err);
 
 /* ---- best-cut-partition aggregation -------------------------------------------------- */
 

@@ -220,8 +220,24 @@ static int cmp_rank(const void *x, const void *y)
 int traza_correlate_rank(traza_trace *t, const traza_series *target, traza_corr_method m, int64_t delta,
                          traza_rank_entry **out, size_t *nout, traza_err *err)
 {
+    return traza_correlate_rank_ex(t, target, m, delta, NULL, NULL, out, nout, err);
+}
+
+static int stopped(const traza_stop *stop, int stage)
+{
+    return stop && stop->fn && stop->fn(stop->ctx, stage);
+}
+
+int traza_correlate_rank_ex(traza_trace *t, const traza_series *target, traza_corr_method m, int64_t delta,
+                            const traza_stop *stop, traza_partial *pi, traza_rank_entry **out, size_t *nout, traza_err *err)
+{
     *out = NULL;
     *nout = 0;
+    traza_partial pdummy;
+    if (!pi)
+        pi = &pdummy;
+    memset(pi, 0, sizeof *pi);
+    pi->covered_to = INT64_MIN;
     if (target->n == 0)
         return traza_err_set(err, TRAZA_E_USAGE, "series '%s' is empty: nothing to rank causes of", target->name);
     const traza_trace_info *info = traza_trace_info_of(t);
@@ -271,10 +287,28 @@ int traza_correlate_rank(traza_trace *t, const traza_series *target, traza_corr_
             off[k + 1]++;
             n++;
         }
+        pi->covered_to = bt.ts[bt.n - 1];
+        if (stopped(stop, TRAZA_STAGE_READ)) {
+            pi->partial = 1;
+            break;
+        }
     }
     traza_scan_free(c);
     if (r < 0)
         goto done;
+    if (!pi->partial)
+        pi->read_all = 1;
+    /* stopped while reading: the target is cut where the reading stopped */
+    size_t ntarget = target->n;
+    if (pi->partial) {
+        while (ntarget > 0 && target->ts[ntarget - 1] > pi->covered_to)
+            ntarget--;
+        if (ntarget == 0) {
+            traza_err_set(err, TRAZA_E_CANCELLED,
+                          "stopped before any event of series '%s' was read (%zu events of the trace read)", target->name, n);
+            goto done;
+        }
+    }
     for (size_t k = 0; k < nkeys; k++)
         off[k + 1] += off[k];
     {
@@ -297,16 +331,21 @@ int traza_correlate_rank(traza_trace *t, const traza_series *target, traza_corr_
         traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
         goto done;
     }
+    pi->todo = nser;
     size_t j = 0;
     for (size_t k = 0; k < nkeys; k++) {
         if (off[k + 1] == off[k] || excl[k])
             continue;
+        if (j > 0 && stopped(stop, TRAZA_STAGE_COMPUTE)) { /* at least one is ranked */
+            pi->partial = 1;
+            break;
+        }
         const int64_t *b = sorted + off[k];
         size_t nb = off[k + 1] - off[k];
         int64_t d = delta;
         if (m == TRAZA_CORR_IRREGULAR && d <= 0)
-            d = rank_delta(target->ts, target->n, b, nb, scratch);
-        double rr = traza_correlate_r(target->ts, target->n, b, nb, m, d, err);
+            d = rank_delta(target->ts, ntarget, b, nb, scratch);
+        double rr = traza_correlate_r(target->ts, ntarget, b, nb, m, d, err);
         if (rr < -1.5)
             goto done;
         res[j].type = (int32_t)(k / ((size_t)maxp + 1));
@@ -315,6 +354,7 @@ int traza_correlate_rank(traza_trace *t, const traza_series *target, traza_corr_
         res[j].r = rr;
         j++;
     }
+    pi->done = j;
     qsort(res, j, sizeof *res, cmp_rank);
     *out = res;
     *nout = j;

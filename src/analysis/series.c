@@ -54,7 +54,18 @@ int traza_series_from(traza_series *s, const char *name, const int64_t *ts, cons
 
 int traza_series_load(traza_trace *t, const char *spec, int subtree, unsigned categories, traza_series *s, traza_err *err)
 {
+    return traza_series_load_ex(t, spec, subtree, categories, NULL, NULL, s, err);
+}
+
+int traza_series_load_ex(traza_trace *t, const char *spec, int subtree, unsigned categories, const traza_stop *stop,
+                         traza_partial *pi, traza_series *s, traza_err *err)
+{
     memset(s, 0, sizeof *s);
+    traza_partial pdummy;
+    if (!pi)
+        pi = &pdummy;
+    memset(pi, 0, sizeof *pi);
+    pi->covered_to = INT64_MIN;
     traza_filter f;
     traza_filter_init(&f);
     f.categories = categories;
@@ -138,7 +149,14 @@ int traza_series_load(traza_trace *t, const char *spec, int subtree, unsigned ca
         memcpy(s->type + n, b.type, b.n * sizeof *b.type);
         memcpy(s->producer + n, b.producer, b.n * sizeof *b.producer);
         n += b.n;
+        pi->covered_to = b.ts[b.n - 1];
+        if (stop && stop->fn && stop->fn(stop->ctx, TRAZA_STAGE_READ)) {
+            pi->partial = 1;
+            break;
+        }
     }
+    if (rc == 0)
+        pi->read_all = 1;
     traza_scan_free(c);
     free(prods);
     if (rc < 0) {

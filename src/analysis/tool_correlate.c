@@ -32,15 +32,34 @@ static int draw(const char *path, const traza_series *a, const traza_series *b, 
     snprintf(title, sizeof title, "%s vs %s: r = %.3f (%s)", a->name, b->name, c->r,
              c->method == TRAZA_CORR_REGULAR ? "regular" : "irregular");
     tz_svg_begin(&s, 900, 660, title);
-    size_t nmax = a->n > b->n ? a->n : b->n;
-    tz_plot p1 = {70, 40, 800, 240, (double)c->t0, (double)c->t1, 0, nmax > 1 ? (double)(nmax - 1) : 1};
-    tz_svg_frame(&s, &p1, title, "timestamp", "event index");
+    /* Each series on its own y scale (its event index, 0 .. n-1): the first on the
+     * left axis, the second on the right one, so a small series beside a large one
+     * still spans the plot's height. */
+    tz_plot p1 = {70, 40, 780, 240, (double)c->t0, (double)c->t1, 0, a->n > 1 ? (double)(a->n - 1) : 1};
+    tz_plot p1b = p1;
+    p1b.y1 = b->n > 1 ? (double)(b->n - 1) : 1;
+    tz_buf_printf(&s, "<g fill=\"%s\">", tz_svg_color(0));
+    tz_svg_frame(&s, &p1, title, "timestamp", "event index (left axis)");
+    tz_buf_puts(&s, "</g>\n");
+    char num[64];
+    tz_buf_printf(&s, "<g fill=\"%s\">", tz_svg_color(1));
+    snprintf(num, sizeof num, "%.6g", p1b.y1);
+    tz_svg_text(&s, p1b.x + p1b.w + 4, p1b.y + 10, "start", num);
+    tz_svg_text(&s, p1b.x + p1b.w + 4, p1b.y + p1b.h, "start", "0");
+    tz_buf_puts(&s, "</g>\n");
+    tz_buf_printf(&s, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>\n", p1.x, p1.y,
+                  p1.x, p1.y + p1.h, tz_svg_color(0));
+    tz_buf_printf(&s, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>\n", p1.x + p1.w,
+                  p1.y, p1.x + p1.w, p1.y + p1.h, tz_svg_color(1));
     tz_svg_series(&s, &p1, a->ts, a->n, NULL, tz_svg_color(0));
-    tz_svg_series(&s, &p1, b->ts, b->n, NULL, tz_svg_color(1));
+    tz_svg_series(&s, &p1b, b->ts, b->n, NULL, tz_svg_color(1));
     tz_buf_printf(&s, "<rect x=\"720\" y=\"50\" width=\"10\" height=\"10\" fill=\"%s\"/>", tz_svg_color(0));
-    tz_svg_text(&s, 735, 59, "start", a->name);
+    char lbl[300];
+    snprintf(lbl, sizeof lbl, "%s (left axis)", a->name);
+    tz_svg_text(&s, 735, 59, "start", lbl);
     tz_buf_printf(&s, "<rect x=\"720\" y=\"66\" width=\"10\" height=\"10\" fill=\"%s\"/>", tz_svg_color(1));
-    tz_svg_text(&s, 735, 75, "start", b->name);
+    snprintf(lbl, sizeof lbl, "%s (right axis)", b->name);
+    tz_svg_text(&s, 735, 75, "start", lbl);
     /* Histogram: regular = counts of both; irregular = density of E2 per interval,
      * near intervals red, the rest grey. */
     const double *h = c->method == TRAZA_CORR_IRREGULAR ? (c->swapped ? c->a : c->b) : c->a;

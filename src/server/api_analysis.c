@@ -107,7 +107,45 @@ int tz_api_aggregate(tz_req *r)
     return tz_send_json(r, &b);
 }
 
-static int load_series(tz_req *r, traza_trace *t, traza_series *s)
+/* The request's time budget as a library stop: reading events may use the first
+ * half of what is left when the analysis starts, computing the rest (so a ranking cut
+ * while reading still has time to rank what was read). */
+typedef struct budget_stop {
+    const tz_req *r;
+    int64_t read_deadline;
+} budget_stop;
+
+static int budget_stop_fn(void *ctx, int stage)
+{
+    const budget_stop *b = ctx;
+    int64_t now = tz_now_ns();
+    return stage == TRAZA_STAGE_READ ? now >= b->read_deadline : now >= b->r->deadline;
+}
+
+static void budget_stop_init(budget_stop *b, traza_stop *st, const tz_req *r)
+{
+    int64_t now = tz_now_ns();
+    b->r = r;
+    b->read_deadline = r->deadline > now ? now + (r->deadline - now) / 2 : now;
+    st->fn = budget_stop_fn;
+    st->ctx = b;
+}
+
+/* 503 when the budget ran out before anything meaningful was computed. */
+static int fail_budget(tz_req *r, const char *what, const char *detail)
+{
+    return tz_fail(r, 503, "the time budget ran out before %s (%s): retry with a larger budget= (at most %d ms)", what, detail,
+                   TZ_API_MAX_BUDGET);
+}
+
+static void json_partial(tz_buf *b, const traza_partial *pi)
+{
+    tz_buf_printf(b, "\"partial\":%s", pi->partial ? "true" : "false");
+    if (pi->partial && pi->covered_to != INT64_MIN)
+        tz_buf_printf(b, ",\"covered_to\":%lld", (long long)pi->covered_to);
+}
+
+static int load_series(tz_req *r, traza_trace *t, const traza_stop *stop, traza_partial *pi, traza_series *s)
 {
     const char *spec = tz_arg_str(r, "series");
     if (!spec || !*spec)
@@ -116,8 +154,12 @@ static int load_series(tz_req *r, traza_trace *t, traza_series *s)
     if (tz_arg_i64(r, "subtree", 0, 1, 1, &sub) < 0)
         return -1;
     memset(s, 0, sizeof *s);
-    if (traza_series_load(t, spec, (int)sub, 0, s, &r->err) < 0)
+    if (traza_series_load_ex(t, spec, (int)sub, 0, stop, pi, s, &r->err) < 0)
         return tz_fail_err(r, &r->err);
+    if (pi->partial && s->n == 0) {
+        traza_series_free(s);
+        return fail_budget(r, "any event of the series was read", spec);
+    }
     return 0;
 }
 
@@ -135,8 +177,12 @@ int tz_api_anomaly(tz_req *r)
     double k;
     if (tz_arg_double(r, "k", 0.1, 100, 3, &k) < 0)
         return -1;
+    budget_stop bs;
+    traza_stop stop;
+    traza_partial pi;
+    budget_stop_init(&bs, &stop, r);
     traza_series s;
-    if (load_series(r, t, &s) < 0)
+    if (load_series(r, t, &stop, &pi, &s) < 0)
         return -1;
     traza_anomalies a;
     memset(&a, 0, sizeof a);
@@ -146,7 +192,9 @@ int tz_api_anomaly(tz_req *r)
     }
     tz_buf b;
     tz_buf_init(&b);
-    tz_buf_puts(&b, "{\"series\":");
+    tz_buf_putc(&b, '{');
+    json_partial(&b, &pi);
+    tz_buf_puts(&b, ",\"series\":");
     tz_json_str(&b, s.name);
     tz_buf_printf(&b, ",\"n\":%zu,\"metric\":\"%s\",\"rule\":\"%s\",\"k\":", s.n, traza_metric_name(a.metric), traza_rule_name(a.rule));
     tz_json_num(&b, a.k);
@@ -212,18 +260,33 @@ int tz_api_correlate(tz_req *r)
     int64_t top, delta;
     if (tz_arg_clamp(r, "top", 1, TZ_API_MAX_LIST, 20, &top) < 0 || tz_arg_i64(r, "delta", 0, INT64_MAX / 4, 0, &delta) < 0)
         return -1;
+    budget_stop bs;
+    traza_stop stop;
+    traza_partial ps, pi;
+    budget_stop_init(&bs, &stop, r);
     traza_series s;
-    if (load_series(r, t, &s) < 0)
+    if (load_series(r, t, &stop, &ps, &s) < 0)
         return -1;
     traza_rank_entry *rk = NULL;
     size_t n = 0;
-    if (traza_correlate_rank(t, &s, (traza_corr_method)method, delta, &rk, &n, &r->err) < 0) {
+    if (traza_correlate_rank_ex(t, &s, (traza_corr_method)method, delta, &stop, &pi, &rk, &n, &r->err) < 0) {
         traza_series_free(&s);
+        if (r->err.code == TRAZA_E_CANCELLED)
+            return fail_budget(r, "any cause was ranked", r->err.msg);
         return tz_fail_err(r, &r->err);
+    }
+    if (ps.partial) { /* the target itself was cut: the ranking covers no further */
+        pi.partial = 1;
+        if (pi.covered_to > ps.covered_to)
+            pi.covered_to = ps.covered_to;
     }
     tz_buf b;
     tz_buf_init(&b);
-    tz_buf_puts(&b, "{\"series\":");
+    tz_buf_putc(&b, '{');
+    json_partial(&b, &pi);
+    if (pi.partial)
+        tz_buf_printf(&b, ",\"ranked\":%zu,\"candidates\":%zu", pi.done, pi.todo);
+    tz_buf_puts(&b, ",\"series\":");
     tz_json_str(&b, s.name);
     tz_buf_printf(&b, ",\"method\":\"%s\",\"total\":%zu,\"causes\":[", method == TRAZA_CORR_REGULAR ? "regular" : "irregular", n);
     for (size_t i = 0; i < n && i < (size_t)top; i++) {

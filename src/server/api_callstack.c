@@ -27,6 +27,12 @@ static int cmp_dur(const void *a, const void *b)
     return x->ts < y->ts ? -1 : x->ts > y->ts;
 }
 
+static int stop_at_deadline(void *ctx, int stage)
+{
+    (void)stage;
+    return tz_req_expired(ctx);
+}
+
 int tz_api_callstack(tz_req *r)
 {
     traza_trace *t = tz_req_trace(r);
@@ -39,22 +45,37 @@ int tz_api_callstack(tz_req *r)
         tz_arg_clamp(r, "max", 1, TZ_API_MAX_DETAIL, 5000, &max) < 0 ||
         tz_arg_clamp(r, "top", 1, TZ_API_MAX_LIST, 50, &top) < 0)
         return -1;
+    /* The profile is built within the request's budget; only a complete one is kept
+     * for the next requests (a partial one is answered, flagged, then dropped). */
+    traza_partial pi;
+    memset(&pi, 0, sizeof pi);
+    tz_callprofile *own = NULL;
     if (!r->api->cp || r->api->cp_trace != info->id) {
         tz_api_callstack_free(r->api);
         tz_callprofile *cp = calloc(1, sizeof *cp);
         if (!cp)
             return tz_fail(r, 500, "out of memory");
-        if (tz_callprofile_build(t, cp, &r->err) < 0) {
+        traza_stop stop = {stop_at_deadline, r};
+        if (tz_callprofile_build_ex(t, cp, &stop, &pi, &r->err) < 0) {
             free(cp);
             return tz_fail_err(r, &r->err);
         }
-        r->api->cp = cp;
-        r->api->cp_trace = info->id;
+        if (pi.partial) {
+            own = cp;
+        } else {
+            r->api->cp = cp;
+            r->api->cp_trace = info->id;
+        }
     }
-    const tz_callprofile *cp = r->api->cp;
+    const tz_callprofile *cp = own ? own : r->api->cp;
     const tz_cp_call **sel = malloc((cp->ncalls ? cp->ncalls : 1) * sizeof *sel);
-    if (!sel)
+    if (!sel) {
+        if (own) {
+            tz_callprofile_free(own);
+            free(own);
+        }
         return tz_fail(r, 500, "out of memory");
+    }
     size_t ns = 0;
     for (size_t i = 0; i < cp->ncalls; i++)
         if (cp->calls[i].end >= from && cp->calls[i].ts <= to)
@@ -66,7 +87,10 @@ int tz_api_callstack(tz_req *r)
     }
     tz_buf b;
     tz_buf_init(&b);
-    tz_buf_printf(&b, "{\"from\":%lld,\"to\":%lld,\"min_ts\":%lld,\"max_ts\":%lld,\"max_level\":%d,\"truncated\":%s,"
+    tz_buf_printf(&b, "{\"partial\":%s,", pi.partial ? "true" : "false");
+    if (pi.partial)
+        tz_buf_printf(&b, "\"covered_to\":%lld,", (long long)pi.covered_to);
+    tz_buf_printf(&b, "\"from\":%lld,\"to\":%lld,\"min_ts\":%lld,\"max_ts\":%lld,\"max_level\":%d,\"truncated\":%s,"
                       "\"fields\":[\"ts\",\"end\",\"type\",\"producer\",\"level\"],\"calls\":[",
                   (long long)from, (long long)to, (long long)cp->min_ts, (long long)cp->max_ts, cp->max_level,
                   truncated ? "true" : "false");
@@ -86,5 +110,9 @@ int tz_api_callstack(tz_req *r)
         tz_buf_puts(&b, "}");
     }
     tz_buf_printf(&b, "],\"functions\":%zu}", cp->nfuncs);
+    if (own) {
+        tz_callprofile_free(own);
+        free(own);
+    }
     return tz_send_json(r, &b);
 }

@@ -65,7 +65,17 @@ static tz_cp_edge *edge_of(tz_callprofile *cp, tz_imap *idx, size_t *cap, int32_
 
 int tz_callprofile_build(traza_trace *t, tz_callprofile *cp, traza_err *err)
 {
+    return tz_callprofile_build_ex(t, cp, NULL, NULL, err);
+}
+
+int tz_callprofile_build_ex(traza_trace *t, tz_callprofile *cp, const traza_stop *stop, traza_partial *pi, traza_err *err)
+{
     memset(cp, 0, sizeof *cp);
+    traza_partial pdummy;
+    if (!pi)
+        pi = &pdummy;
+    memset(pi, 0, sizeof *pi);
+    pi->covered_to = INT64_MIN;
     traza_filter f;
     traza_filter_init(&f);
     f.categories = 1u << TRAZA_STATE;
@@ -89,7 +99,14 @@ int tz_callprofile_build(traza_trace *t, tz_callprofile *cp, traza_err *err)
         c->level = (ev->has & TRAZA_HAS_LEVEL) && ev->level >= 0 ? ev->level : 0;
         if (c->level >= MAX_DEPTH)
             c->level = MAX_DEPTH - 1;
+        pi->covered_to = ev->ts;
+        if (stop && stop->fn && cp->ncalls % 4096 == 0 && stop->fn(stop->ctx, TRAZA_STAGE_READ)) {
+            pi->partial = 1;
+            break;
+        }
     }
+    if (rc == 0)
+        pi->read_all = 1;
     traza_cursor_free(cur);
     if (rc < 0) {
         tz_callprofile_free(cp);

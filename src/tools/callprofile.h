@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include "traza/store.h"
+#include "traza/analysis.h"
 
 typedef struct tz_cp_call {
     int64_t ts, end;
@@ -37,6 +38,9 @@ typedef struct tz_callprofile {
 } tz_callprofile;
 
 int tz_callprofile_build(traza_trace *t, tz_callprofile *cp, traza_err *err);
+/* The same, stoppable every 4096 calls read (stage TRAZA_STAGE_READ): when stopped,
+ * the profile covers the calls that started up to pi->covered_to (pi->partial = 1). */
+int tz_callprofile_build_ex(traza_trace *t, tz_callprofile *cp, const traza_stop *stop, traza_partial *pi, traza_err *err);
 void tz_callprofile_free(tz_callprofile *cp);
 
 #endif

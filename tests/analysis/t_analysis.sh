@@ -56,3 +56,16 @@ check_contains "seqsearch instances" "$OUT" "12 instances"
 check_rc "seqsearch unknown type" 1 "$TRAZA" seqsearch flush --pattern 'flush,nope'
 check_rc "help" 0 "$TRAZA" aggregate --help
 check_contains "help text" "$OUT" "--list-p"
+
+# correlate --svg: each series on its own y scale, so the small series (24 flushes)
+# spans the plot height like the large one (480 slow reads) instead of drawing flat.
+SPANS=$(awk '
+  /<g fill="#4e79a7">/ { g = "a"; next }
+  /<g fill="#f28e2b">/ { g = "b"; next }
+  /<\/g>/ { g = ""; next }
+  g != "" && /<circle/ { match($0, /cy="[0-9.]+"/); y = substr($0, RSTART + 4, RLENGTH - 5) + 0;
+    if (!(g in lo) || y < lo[g]) lo[g] = y; if (!(g in hi) || y > hi[g]) hi[g] = y }
+  END { printf "%d %d", hi["a"] - lo["a"], hi["b"] - lo["b"] }' "$TMP/c.svg")
+check_eq "correlate svg: both series span most of the 240-px plot" "ok" \
+  "$(set -- $SPANS; [ "$1" -ge 200 ] && [ "$2" -ge 200 ] && echo ok || echo "spans $SPANS")"
+check_contains "correlate svg labels the axes" "$(cat "$TMP/c.svg")" "(right axis)"

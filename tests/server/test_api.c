@@ -5,6 +5,7 @@
 #include "testutil.h"
 #include "server/server.h"
 #include "traza/gen.h"
+#include "traza/analysis.h"
 
 #include <arpa/inet.h>
 #include <jansson.h>
@@ -647,6 +648,109 @@ static void test_router_direct(void **state)
     assert_null(tz_server_start(f->api, "not-an-ip", 0, &err));
 }
 
+/* The analysis endpoints honour the budget: on a trace large enough that ranking
+ * its causes takes far longer than 10 ms, budget=10 answers a well-formed ranking
+ * flagged partial (or a 503 with a JSON error when nothing could be ranked); the
+ * default budget gives the complete ranking, the same as the library's. */
+static void check_causes(json_t *j)
+{
+    json_t *cs = json_object_get(j, "causes");
+    assert_true(json_is_array(cs));
+    assert_int_equal(json_array_size(cs), (size_t)jint(j, "total") < 500 ? (size_t)jint(j, "total") : 500);
+    for (size_t i = 0; i < json_array_size(cs); i++) {
+        json_t *c = json_array_get(cs, i);
+        double r = json_number_value(json_object_get(c, "r"));
+        assert_true(r >= -1 && r <= 1);
+        assert_true(jint(c, "n") > 0);
+        assert_true(json_is_string(json_object_get(c, "type_name")));
+        if (i)
+            assert_true(json_number_value(json_object_get(json_array_get(cs, i - 1), "r")) >= r);
+    }
+}
+
+static void test_budget_analyses(void **state)
+{
+    fx *f = *state;
+    traza_err err;
+    traza_gen_opts o;
+    traza_gen_opts_init(&o);
+    o.events = 300000;
+    traza_trace_info info;
+    memset(&info, 0, sizeof info);
+    assert_int_equal(traza_gen_store(f->ws, "big", &o, &info, &err), 0);
+    int64_t max_ts = info.max_ts;
+    traza_trace_info_clear(&info);
+    for (int m = 0; m < 2; m++) {
+        const char *method = m ? "irregular" : "regular";
+        char url[256];
+        snprintf(url, sizeof url, "/api/correlate?trace=big&series=state0&method=%s&top=500&budget=10", method);
+        int st;
+        char *a = get(f, url, &st);
+        json_error_t je;
+        json_t *j = json_loads(body_of(a), 0, &je);
+        assert_non_null(j);
+        if (st == 503) {
+            assert_non_null(strstr(json_string_value(json_object_get(j, "error")), "time budget"));
+        } else {
+            assert_int_equal(st, 200);
+            check_causes(j);
+            if (json_is_true(json_object_get(j, "partial"))) {
+                assert_true(jint(j, "ranked") >= 1 && jint(j, "ranked") <= jint(j, "candidates"));
+                assert_int_equal(jint(j, "ranked"), jint(j, "total"));
+                assert_true(jint(j, "covered_to") <= max_ts);
+            } else {
+                assert_true(json_is_false(json_object_get(j, "partial")));
+            }
+        }
+        json_decref(j);
+        free(a);
+        /* the default budget: complete, and exactly the library's ranking */
+        snprintf(url, sizeof url, "/api/correlate?trace=big&series=state0&method=%s&top=500", method);
+        j = get_json(f, url, 200);
+        assert_true(json_is_false(json_object_get(j, "partial")));
+        assert_null(json_object_get(j, "covered_to"));
+        check_causes(j);
+        traza_trace *t = traza_trace_open(f->ws, "big", 0, &err);
+        assert_non_null(t);
+        traza_series s;
+        assert_int_equal(traza_series_load(t, "state0", 1, 0, &s, &err), 0);
+        traza_rank_entry *rk;
+        size_t n;
+        assert_int_equal(traza_correlate_rank(t, &s, (traza_corr_method)m, 0, &rk, &n, &err), 0);
+        assert_int_equal(jint(j, "total"), (json_int_t)n);
+        json_t *cs = json_object_get(j, "causes");
+        for (size_t i = 0; i < json_array_size(cs) && i < n; i++) {
+            json_t *c = json_array_get(cs, i);
+            assert_int_equal(jint(c, "type"), rk[i].type);
+            assert_int_equal(jint(c, "producer"), rk[i].producer);
+            assert_true(json_number_value(json_object_get(c, "r")) == rk[i].r);
+        }
+        free(rk);
+        traza_series_free(&s);
+        traza_trace_close(t);
+        json_decref(j);
+    }
+    /* anomalies and the call profile: flagged when cut, complete otherwise */
+    json_t *full = get_json(f, "/api/anomaly?trace=big&series=state0", 200);
+    assert_true(json_is_false(json_object_get(full, "partial")));
+    json_t *j = get_json(f, "/api/anomaly?trace=big&series=state0&budget=10", 200);
+    if (json_is_true(json_object_get(j, "partial"))) {
+        assert_true(jint(j, "n") > 0 && jint(j, "n") < jint(full, "n"));
+        assert_non_null(json_object_get(j, "covered_to"));
+    } else {
+        assert_int_equal(jint(j, "n"), jint(full, "n"));
+    }
+    json_decref(j);
+    json_decref(full);
+    j = get_json(f, "/api/callstack?trace=big&max=5&budget=10", 200);
+    assert_non_null(json_object_get(j, "partial"));
+    assert_true(json_array_size(json_object_get(j, "calls")) <= 5);
+    json_decref(j);
+    j = get_json(f, "/api/callstack?trace=big&max=5", 200);
+    assert_true(json_is_false(json_object_get(j, "partial")));
+    json_decref(j);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -662,6 +766,7 @@ int main(void)
         cmocka_unit_test(test_head_content_length),
         cmocka_unit_test(test_budget),
         cmocka_unit_test(test_aggregate_bounded),
+        cmocka_unit_test(test_budget_analyses),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

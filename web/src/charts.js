@@ -71,3 +71,42 @@ export function bars(cv, height, counts, color = '#4a7bd0') {
   counts.forEach((c, i) => { const bh = (h - 4) * c / max; g.fillRect(i * bw, h - bh, Math.max(1, bw - 0.5), bh); });
   return { g, w, h };
 }
+
+// Two series over a shared x axis, each on its own y scale: a on the left axis, b on
+// the right one, both drawn over the full plot height (a small series beside a large
+// one would otherwise draw flat). a, b: {color, label, points: [[x, y]]}.
+export function plot2(cv, height, a, b) {
+  const { g, w, h } = fitCanvas(cv, height);
+  g.clearRect(0, 0, w, h);
+  const all = [...a.points, ...b.points];
+  if (!all.length) return null;
+  const L = 44, R = 44, T = 8, B = 14;
+  let x0 = Infinity, x1 = -Infinity;
+  for (const [x] of all) { if (x < x0) x0 = x; if (x > x1) x1 = x; }
+  const X = x => L + (w - L - R) * (x1 > x0 ? (x - x0) / (x1 - x0) : 0.5);
+  const yr = s => { let lo = Infinity, hi = -Infinity; for (const [, y] of s.points) { if (y < lo) lo = y; if (y > hi) hi = y; } return [Math.min(0, lo), hi]; };
+  const Yof = ([lo, hi]) => y => h - B - (h - B - T) * (hi > lo ? (y - lo) / (hi - lo) : 0.5);
+  g.strokeStyle = '#999'; g.lineWidth = 1;
+  g.beginPath(); g.moveTo(L, h - B); g.lineTo(w - R, h - B); g.stroke();
+  g.font = '10px sans-serif';
+  const axis = (s, x, right) => {
+    const r = yr(s);
+    g.strokeStyle = s.color; g.lineWidth = 2; g.beginPath(); g.moveTo(x, T); g.lineTo(x, h - B); g.stroke();
+    g.fillStyle = s.color;
+    const top = String(+r[1].toPrecision(3)), bot = String(+r[0].toPrecision(3));
+    const tx = t => (right ? x + 3 : x - 3 - g.measureText(t).width);
+    g.fillText(top, tx(top), T + 8); g.fillText(bot, tx(bot), h - B);
+    return Yof(r);
+  };
+  const YA = axis(a, L, false), YB = axis(b, w - R, true);
+  for (const [s, Y] of [[a, YA], [b, YB]]) {
+    g.strokeStyle = s.color; g.lineWidth = 1.5; g.beginPath();
+    s.points.forEach(([x, y], i) => (i ? g.lineTo(X(x), Y(y)) : g.moveTo(X(x), Y(y))));
+    g.stroke();
+  }
+  g.fillStyle = '#555';
+  g.fillText(String(+x0.toPrecision(4)), L, h - 2);
+  const lbl = String(+x1.toPrecision(4)); g.fillText(lbl, w - R - g.measureText(lbl).width, h - 2);
+  cv.dataset.colors = JSON.stringify([a.color, b.color]);
+  return { X, YA, YB, x0, x1, w, h };
+}

@@ -1,6 +1,6 @@
 // The analysis tabs: aggregation, anomalies and correlation, grammars, call stack.
 import { state, api, onChange, span, setRange, fmtTime, typeById, prodById, fitCanvas, el } from './state.js';
-import { pie, plot, bars } from './charts.js';
+import { pie, plot, plot2, bars } from './charts.js';
 
 const PART_COLORS = ['#e6e6e6', '#cfd8e6'];
 
@@ -81,7 +81,7 @@ function anomalyTab() {
     el('canvas', { id: 'an-series-cv', 'data-testid': 'an-plot' }), el('div', { id: 'an-info' }),
     el('h4', {}, 'density of the values'), el('canvas', { id: 'an-hist' }),
     el('h4', {}, 'probable causes (temporal correlation, ranked)'), el('div', { id: 'an-causes', 'data-testid': 'an-causes' }),
-    el('h4', {}, 'the series against a cause over time ', el('small', {}, 'x = time, y = event index (click a cause to compare)')),
+    el('h4', {}, 'the series against a cause over time ', el('small', {}, 'x = time; y = cumulative event count, each series on its own scale: the series on the left axis, the cause on the right (click a cause to compare)')),
     el('canvas', { id: 'an-corr', 'data-testid': 'an-corr' }), el('div', { id: 'an-corr-legend', class: 'legend-row' })));
 }
 async function loadAnomaly() {
@@ -113,11 +113,11 @@ async function plotCorrelation(a, cause) {
   const idx = (x, first) => x.points.map((p, k) => [p[0], first + k * x.step]);
   const cv = document.getElementById('an-corr');
   const sa = { color: '#4a7bd0', points: idx(a, a.metric === 'period' ? 1 : 0) }, sb = { color: cause.color, points: idx(b, 1) };
-  plot(cv, 180, [sa, sb]);
+  plot2(cv, 180, sa, sb);
   cv.dataset.points = String(sa.points.length + sb.points.length);
   document.getElementById('an-corr-legend').replaceChildren(
-    el('span', { class: 'sw', style: 'background:#4a7bd0' }), el('span', {}, `${a.series} (${a.n}) `),
-    el('span', { class: 'sw', style: 'background:' + cause.color }), el('span', {}, `${cause.type_name} @ ${cause.producer_name} (${b.n}), r = ${cause.r.toFixed(3)}`));
+    el('span', { class: 'sw', style: 'background:#4a7bd0' }), el('span', {}, `${a.series} (${a.n} events, left axis) `),
+    el('span', { class: 'sw', style: 'background:' + cause.color }), el('span', {}, `${cause.type_name} @ ${cause.producer_name} (${b.n} events, right axis), r = ${cause.r.toFixed(3)}`));
 }
 
 /* ---------------- grammars ---------------- */

@@ -147,6 +147,26 @@ try {
   await page.waitForFunction(() => +(document.querySelector('[data-testid=an-corr]').dataset.points || 0) > 0, null, { timeout: 20000 });
   const corrInk = await inked('[data-testid=an-corr]');
   check('the correlation view plots the two series over time', corrInk > 200, 'coloured pixels: ' + corrInk);
+  // each series on its own y scale: both curves span most of the plot's height (with
+  // one shared axis, the smaller series drew nearly flat)
+  const extent = await page.$eval('[data-testid=an-corr]', cv => {
+    const cols = JSON.parse(cv.dataset.colors || '[]').map(c => [1, 3, 5].map(k => parseInt(c.slice(k, k + 2), 16)));
+    const d = cv.getContext('2d').getImageData(0, 0, cv.width, cv.height).data;
+    // the plot area between the two axes (44 css px each side), so axis lines do not count
+    const dpr = cv.width / cv.clientWidth, x0 = Math.ceil(50 * dpr), x1 = Math.floor(cv.width - 50 * dpr);
+    return cols.map(c => {
+      let rows = 0;
+      for (let y = 0; y < cv.height; y++) {
+        for (let x = x0; x < x1; x++) {
+          const i = (y * cv.width + x) * 4;
+          if (d[i + 3] > 200 && Math.abs(d[i] - c[0]) + Math.abs(d[i + 1] - c[1]) + Math.abs(d[i + 2] - c[2]) < 60) { rows++; break; }
+        }
+      }
+      return rows / cv.height;
+    });
+  });
+  check('both correlated series have their own vertical extent', extent.length === 2 && extent.every(f => f > 0.5),
+    'fraction of rows covered per series: ' + extent.map(f => f.toFixed(2)).join(', '));
   await page.screenshot({ path: join(shots, '7-anomaly.png'), fullPage: true });
   await page.click('#tabs button[data-tab=callstack]');
   await page.waitForSelector('[data-testid=cs-table]', { timeout: 20000 });
