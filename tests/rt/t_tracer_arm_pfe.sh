@@ -48,7 +48,7 @@ scale=10.375
 tail=41" "$plain"
 for m in thumb arm; do
   check_rc "$m pfe: list sites" 0 "$TRAZA" patch "$A/pfe.$m" --list --json
-  check_eq "$m pfe: 10 sites from __patchable_function_entries" "10" "$(printf '%s' "$OUT" | json_get sites)"
+  check_eq "$m pfe: 11 sites from __patchable_function_entries" "11" "$(printf '%s' "$OUT" | json_get sites)"
   check_eq "$m pfe: all NOPs as built" "0" "$(printf '%s' "$OUT" | json_get enabled)"
   check_eq "$m pfe: unpatched runs like the plain build" "$plain" "$(TRAZA_RT_OUT=$m.none.tzr qemu-arm "$A/pfe.$m" 3)"
   check_rc "$m pfe: enable all" 0 "$TRAZA" patch "$A/pfe.$m" -o $m.all --enable '.*'
@@ -58,6 +58,11 @@ for m in thumb arm; do
   check_eq "$m pfe: exits by return address: nesting, names, longjmp, tail call" "$expect" "$(tree ${m}all)"
   check_eq "$m pfe: no shadow-stack overflow, no unmatched exit" "0 0" \
     "$("$TRAZA" info ${m}all --json | python3 -c 'import json,sys; p=json.load(sys.stdin)["params"]; print(p["rt.shadow_overflow"], p["rt.unmatched_exits"])')"
+  check_rc "$m pfe: recursion beyond the shadow stack" 0 env TRAZA_RT_OUT=$m.deep.tzr qemu-arm ./$m.all 3 300
+  check_eq "$m pfe: deep recursion result" "deep=300" "$OUT"
+  check_rc "$m pfe: import deep" 0 "$TRAZA" import --name ${m}deep $m.deep.tzr
+  check_eq "$m pfe: 256 frames traced (main + 255 deep), 46 counted as overflow" "256 46" \
+    "$("$TRAZA" callstack ${m}deep --json | json_get profile | python3 -c 'import json,sys; print(sum(f["calls"] for f in json.load(sys.stdin)))') $("$TRAZA" info ${m}deep --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["params"]["rt.shadow_overflow"])')"
   check_rc "$m pfe: --only" 0 "$TRAZA" patch "$A/pfe.$m" -o $m.sel --only '^(wide|fib)$'
   check_rc "$m pfe: run selection" 0 env TRAZA_RT_OUT=$m.sel.tzr qemu-arm ./$m.sel 3
   check_rc "$m pfe: import selection" 0 "$TRAZA" import --name ${m}sel $m.sel.tzr
@@ -94,7 +99,7 @@ check_rc "arm -pg: re-enabled bytes identical to the -pg build" 0 cmp "$P" pg.on
 # -pg Thumb-2: `ldr.w lr, [sp], #4` when off; the runtime does not trace Thumb -pg code
 # (its frames do not say where lr was saved), so only switching off/on is checked
 check_rc "thumb -pg: list sites" 0 "$TRAZA" patch "$A/pfe.thumbpg" --list --json
-check_eq "thumb -pg: 10 sites, all on" "10 10" "$(printf '%s' "$OUT" | json_get sites) $(printf '%s' "$OUT" | json_get enabled)"
+check_eq "thumb -pg: 11 sites, all on" "11 11" "$(printf '%s' "$OUT" | json_get sites) $(printf '%s' "$OUT" | json_get enabled)"
 check_rc "thumb -pg: disable all" 0 "$TRAZA" patch "$A/pfe.thumbpg" -o tpg.off --disable-all
 check_eq "thumb -pg: a site becomes push {lr}; ldr.w lr, [sp], #4" "b500 f85d eb04" \
   "$(arm-linux-gnueabihf-objdump -d tpg.off 2>/dev/null | awk '/<wide>:/{on=1;next} on&&/\tb500 /{getline n; split(n,a,"\t"); print "b500", a[2]; exit}' | sed 's/ *$//')"
