@@ -69,7 +69,20 @@ $(RT_DIR)/arm/prog.armpg: rt/tests/prog.c $(RT_DIR)/arm/libtraza-rt.a
 	$(ARM_CC) -O1 -foptimize-sibling-calls -g -fno-inline -pthread -Irt/include -marm -pg -fno-omit-frame-pointer \
 	  -c -o $@.o $<
 	$(ARM_CC) -pthread -static -o $@ $@.o $(RT_DIR)/arm/libtraza-rt.a
+# -fpatchable-function-entry: Thumb-2 (3 x 16-bit nop) and ARM (2 x nop) sites that
+# `traza patch --enable` turns into `push {lr}; bl tz_pfe_entry` (exits by return
+# address); pfe.thumbpg: Thumb-2 -pg sites (`traza patch` can only switch them off).
+PFE_CFLAGS := -O1 -foptimize-sibling-calls -g -fno-inline -static -Irt/include
+$(RT_DIR)/arm/pfe.thumb: rt/tests/arm/pfe.c $(RT_DIR)/arm/libtraza-rt.a
+	$(ARM_CC) $(PFE_CFLAGS) -mthumb -fpatchable-function-entry=3 -o $@ $< -Wl,-u,tz_pfe_entry $(RT_DIR)/arm/libtraza-rt.a
+$(RT_DIR)/arm/pfe.arm: rt/tests/arm/pfe.c $(RT_DIR)/arm/libtraza-rt.a
+	$(ARM_CC) $(PFE_CFLAGS) -marm -fpatchable-function-entry=2 -o $@ $< -Wl,-u,tz_pfe_entry $(RT_DIR)/arm/libtraza-rt.a
+$(RT_DIR)/arm/pfe.thumbpg: rt/tests/arm/pfe.c $(RT_DIR)/arm/libtraza-rt.a
+	$(ARM_CC) $(PFE_CFLAGS) -mthumb -pg -o $@ $< $(RT_DIR)/arm/libtraza-rt.a
+$(RT_DIR)/arm/pfe.plain: rt/tests/arm/pfe.c rt/rt.mk
+	$(ARM_CC) $(PFE_CFLAGS) -o $@ $<
 rt: $(RT_DIR)/arm/prog.arm $(RT_DIR)/arm/prog.thumb $(RT_DIR)/arm/prog.armpg
+rt: $(RT_DIR)/arm/pfe.thumb $(RT_DIR)/arm/pfe.arm $(RT_DIR)/arm/pfe.thumbpg $(RT_DIR)/arm/pfe.plain
 endif
 
 # Bare-metal Cortex-M3 (gcc-arm-none-eabi): the runtime (no libc) and a firmware for

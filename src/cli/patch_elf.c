@@ -102,8 +102,12 @@ int tz_sites_find(const char *path, tz_sites *s, traza_err *err)
         traza_err_set(err, TRAZA_E_FORMAT, "%s: not an ELF file", path);
         goto out;
     }
+    if (eh.e_machine == EM_ARM) {
+        rc = tz_arm_sites_find(e, path, s, err);
+        goto out;
+    }
     if (eh.e_machine != EM_X86_64) {
-        traza_err_set(err, TRAZA_E_UNSUPPORTED, "%s: machine %u: patching supports x86_64 programs", path, eh.e_machine);
+        traza_err_set(err, TRAZA_E_UNSUPPORTED, "%s: machine %u: patching supports x86_64 and 32-bit ARM programs", path, eh.e_machine);
         goto out;
     }
     size_t shstrndx;
@@ -201,6 +205,8 @@ int tz_sites_find(const char *path, tz_sites *s, traza_err *err)
             goto out;
         }
         st->addr = addr;
+        st->isa = TZ_ISA_X86_64;
+        st->form = 0;
         st->len = len;
         st->off = sh.sh_offset + o;
         st->enabled = st->want = enabled;
@@ -274,13 +280,20 @@ int tz_sites_write(const char *in, const char *out, const tz_sites *s, traza_err
         return -1;
     for (size_t i = 0; i < s->n; i++) {
         const tz_site *st = &s->v[i];
-        if (st->off + 5 > len) {
+        if (st->off + (uint64_t)st->len > len) {
             free(data);
             return traza_err_set(err, TRAZA_E_FORMAT, "%s: site of %s beyond the end of the file", in, st->name);
         }
         uint8_t *p = (uint8_t *)data + st->off;
         if (st->want == st->enabled)
             continue;
+        if (st->isa != TZ_ISA_X86_64) {
+            if (tz_arm_site_put(p, st, s, in, err) < 0) {
+                free(data);
+                return -1;
+            }
+            continue;
+        }
         if (!st->want) {
             memcpy(p, st->len == 6 ? NOP6 : NOP5, (size_t)st->len);
             continue;
