@@ -3,7 +3,9 @@
  * - a window of at most TZ_AGG_EXACT events (or exact=N, less): the library's exact
  *   model;
  * - the occurrences model with the server's time index: exact, from the index (one
- *   pass over the window's entries, no store access);
+ *   pass over the window's entries, no store access); the index is filled with at
+ *   most half of each request's budget (tindex.c), so on a big trace the first
+ *   requests are sampled and the later ones exact;
  * - otherwise sampled: in each slice, the first TZ_AGG_SCAN / slices events that
  *   start in it are read and their contributions scaled by (events starting in the
  *   slice) / (events read). Every read stops at the request's deadline; slices not
@@ -63,14 +65,12 @@ int tz_agg_micro_bounded(tz_req *r, traza_trace *t, int64_t t0, int64_t t1, size
 {
     *sampled = *partial = 0;
     memset(m, 0, sizeof *m);
-    const traza_trace_info *info = traza_trace_info_of(t);
-    const tz_tindex *ix = info->events > 0 ? tz_req_tindex(r, t) : NULL;
     traza_filter f;
     traza_filter_init(&f);
     f.has_from = f.has_to = 1;
     f.from = t0;
     f.to = t1;
-    int64_t n = ix ? (int64_t)(tz_tindex_first_gt(ix, t1) - tz_tindex_first_ge(ix, t0)) : traza_count(t, &f, &r->err);
+    int64_t n = traza_count(t, &f, &r->err); /* rank look-ups: no scan */
     if (n < 0)
         return -1;
     int64_t exact;
@@ -78,6 +78,10 @@ int tz_agg_micro_bounded(tz_req *r, traza_trace *t, int64_t t0, int64_t t1, size
         return -2;
     if (n <= exact)
         return traza_agg_micro_build(t, 1, t0, t1, nslices, (traza_agg_model)model, NULL, 0, m, &r->err);
+    /* the time index takes at most half the budget; until it is complete (after a
+     * few requests on a big trace) the answer is sampled */
+    int64_t now = tz_now_ns();
+    const tz_tindex *ix = model == TRAZA_AGG_OCCURRENCES ? tz_req_tindex_within(r, t, now + (r->deadline - now) / 2) : NULL;
     const traza_producer *prods;
     const traza_event_type *types;
     size_t np = traza_trace_producers(t, &prods), nt = traza_trace_event_types(t, &types);

@@ -19,7 +19,9 @@
 typedef struct tz_tindex {
     int64_t trace_id;
     uint64_t used;
-    size_t n;
+    size_t n;        /* entries filled (= events once complete) */
+    size_t cap;      /* events of the trace */
+    int complete;    /* only complete indexes answer requests */
     int64_t *ts;     /* start times, in time order */
     void *type;
     void *prod;
@@ -110,6 +112,10 @@ void tz_req_filter_free(tz_req_filter *rf);
 /* The time index of a trace (built on first use), or NULL when the trace is too
  * large or memory is short: callers then use the store. */
 const tz_tindex *tz_req_tindex(tz_req *r, traza_trace *t);
+/* The index if complete by `deadline` (CLOCK_MONOTONIC ns): on a store with rank
+ * look-ups it is filled across requests, a part each time, so no request waits for
+ * a whole scan; NULL until then. Without rank look-ups, built now as tz_req_tindex. */
+const tz_tindex *tz_req_tindex_within(tz_req *r, traza_trace *t, int64_t deadline);
 void tz_tindex_free(tz_tindex *ix);
 /* Index of the first event with ts >= x (> x), 0..n. */
 /* The time index when it is cached, or when the store has no rank look-ups (then

@@ -1,11 +1,15 @@
 /* An in-memory time index of a trace for the server: the start time, type and
- * producer of every event in time order, built by one fast column scan
- * (traza_scan) the first time a trace is asked for and kept for the two most recent
- * traces. Start times are int64; type and producer ids take the narrowest width that
- * holds every id of the trace (1, 2 or 4 bytes), so a trace with fewer than 256 types
- * and producers costs 10 bytes an event. With it, density slices, timeline pixel
- * columns and deep table offsets are binary searches instead of store look-ups, so
- * those requests cost microseconds per pixel whatever the trace size (bench/web.sh).
+ * producer of every event in time order, kept for the two most recent traces. Start
+ * times are int64; type and producer ids take the narrowest width that holds every
+ * id of the trace (1, 2 or 4 bytes), so a trace with fewer than 256 types and
+ * producers costs 10 bytes an event.
+ *
+ * Density, timeline and table requests do not need it on a store with rank look-ups
+ * (doc/store.md): they use the index only when it happens to be complete. The
+ * aggregation view's exact occurrence counts do; there the index is filled by fast
+ * column scans (traza_scan) with part of each request's budget, resuming at the rank
+ * where the last request stopped, so no request waits for a whole scan of a big
+ * trace. A store without rank look-ups (PostgreSQL) builds it at once, as before.
  * Traces above TZ_TINDEX_MAX events are served by the store alone. */
 #include "server/api_internal.h"
 
@@ -61,13 +65,14 @@ static void put(void *a, int w, size_t i, int32_t v)
         ((int32_t *)a)[i] = v;
 }
 
-static tz_tindex *build(traza_trace *t, traza_err *err)
+static tz_tindex *tindex_new(traza_trace *t, traza_err *err)
 {
     const traza_trace_info *info = traza_trace_info_of(t);
     tz_tindex *ix = calloc(1, sizeof *ix);
     size_t n = (size_t)(info->events > 0 ? info->events : 0);
     if (ix) {
         ix->wtype = ix->wprod = 1;
+        ix->cap = n;
         ix->ts = malloc((n ? n : 1) * sizeof *ix->ts);
         ix->type = malloc(n ? n : 1);
         ix->prod = malloc(n ? n : 1);
@@ -78,17 +83,25 @@ static tz_tindex *build(traza_trace *t, traza_err *err)
         return NULL;
     }
     ix->trace_id = info->id;
+    ix->complete = n == 0;
+    return ix;
+}
+
+/* Appends events from rank ix->n on (a scan whose offset is id arithmetic, see
+ * doc/store.md) until the index is complete or, with a deadline (> 0), the deadline
+ * passes between two batches. */
+static int tindex_fill(traza_trace *t, tz_tindex *ix, int64_t deadline, traza_err *err)
+{
+    size_t n = ix->cap, k = ix->n;
     traza_filter f;
     traza_filter_init(&f);
+    f.offset = (int64_t)k;
     traza_scan *s = traza_scan_open(t, &f, err);
-    if (!s) {
-        tz_tindex_free(ix);
-        return NULL;
-    }
+    if (!s)
+        return -1;
     traza_scan_batch b;
-    int rc;
-    size_t k = 0;
-    while ((rc = traza_scan_next(s, &b, err)) > 0) {
+    int rc = 0;
+    while (k < n && (rc = traza_scan_next(s, &b, err)) > 0) {
         size_t m = b.n;
         if (m > n - k)
             m = n - k; /* never beyond the count the trace announced */
@@ -99,42 +112,40 @@ static tz_tindex *build(traza_trace *t, traza_err *err)
             if ((wt > ix->wtype && widen(&ix->type, &ix->wtype, wt, n, k + i) < 0) ||
                 (wp > ix->wprod && widen(&ix->prod, &ix->wprod, wp, n, k + i) < 0)) {
                 traza_scan_free(s);
-                tz_tindex_free(ix);
-                traza_err_set(err, TRAZA_E_NOMEM, "out of memory for the time index of %zu events", n);
-                return NULL;
+                return traza_err_set(err, TRAZA_E_NOMEM, "out of memory for the time index of %zu events", n);
             }
             put(ix->type, ix->wtype, k + i, ty);
             put(ix->prod, ix->wprod, k + i, pr);
         }
         k += m;
-        if (k == n)
+        ix->n = k;
+        if (deadline > 0 && tz_now_ns() >= deadline)
             break;
     }
     traza_scan_free(s);
-    if (rc < 0) {
-        tz_tindex_free(ix);
-        return NULL;
-    }
-    ix->n = k;
-    return ix;
+    if (rc < 0)
+        return -1;
+    if (k < n && rc == 0)
+        ix->cap = k; /* the store holds fewer events than announced */
+    ix->complete = k == ix->cap;
+    return 0;
 }
 
-const tz_tindex *tz_req_tindex(tz_req *r, traza_trace *t)
+/* The cache slot of the trace's index (complete or being filled), or a new one. */
+static tz_tindex *slot_for(tz_req *r, traza_trace *t)
 {
     tz_api *api = r->api;
-    const traza_trace_info *info = traza_trace_info_of(t);
-    if (info->events > TZ_TINDEX_MAX)
-        return NULL;
+    int64_t id = traza_trace_info_of(t)->id;
     for (int i = 0; i < TZ_TINDEX_CACHE; i++)
-        if (api->tix[i] && api->tix[i]->trace_id == info->id) {
+        if (api->tix[i] && api->tix[i]->trace_id == id) {
             api->tix[i]->used = ++api->clock;
             return api->tix[i];
         }
     traza_err err;
     traza_err_clear(&err);
-    tz_tindex *ix = build(t, &err);
+    tz_tindex *ix = tindex_new(t, &err);
     if (!ix)
-        return NULL; /* the store answers instead */
+        return NULL;
     int victim = 0;
     for (int i = 0; i < TZ_TINDEX_CACHE; i++) {
         if (!api->tix[i]) { victim = i; break; }
@@ -147,10 +158,35 @@ const tz_tindex *tz_req_tindex(tz_req *r, traza_trace *t)
     return ix;
 }
 
+/* Fills the trace's index until `deadline` (0 = to the end): the index when complete,
+ * else NULL (the store answers; the next call goes on where this one stopped). */
+static const tz_tindex *index_until(tz_req *r, traza_trace *t, int64_t deadline)
+{
+    if (traza_trace_info_of(t)->events > TZ_TINDEX_MAX)
+        return NULL;
+    tz_tindex *ix = slot_for(r, t);
+    if (!ix)
+        return NULL;
+    if (!ix->complete) {
+        traza_err err;
+        traza_err_clear(&err);
+        if (tindex_fill(t, ix, deadline, &err) < 0)
+            return NULL;
+    }
+    return ix->complete ? ix : NULL;
+}
+
+const tz_tindex *tz_req_tindex(tz_req *r, traza_trace *t) { return index_until(r, t, 0); }
+
+const tz_tindex *tz_req_tindex_within(tz_req *r, traza_trace *t, int64_t deadline)
+{
+    return index_until(r, t, tz_store_has_ranks(t) ? deadline : 0);
+}
+
 static const tz_tindex *cached(tz_req *r, int64_t trace_id)
 {
     for (int i = 0; i < TZ_TINDEX_CACHE; i++)
-        if (r->api->tix[i] && r->api->tix[i]->trace_id == trace_id) {
+        if (r->api->tix[i] && r->api->tix[i]->trace_id == trace_id && r->api->tix[i]->complete) {
             r->api->tix[i]->used = ++r->api->clock;
             return r->api->tix[i];
         }

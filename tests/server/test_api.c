@@ -3,6 +3,8 @@
  * in-process on an ephemeral 127.0.0.1 port; requests go through a raw socket client
  * so malformed bytes can be sent too. */
 #include "testutil.h"
+
+#include <math.h>
 #include "server/server.h"
 #include "traza/gen.h"
 #include "traza/analysis.h"
@@ -749,6 +751,30 @@ static void test_budget_analyses(void **state)
     j = get_json(f, "/api/callstack?trace=big&max=5", 200);
     assert_true(json_is_false(json_object_get(j, "partial")));
     json_decref(j);
+    /* aggregation beyond `exact` events: the time index is filled a part per request
+     * (resuming where the last stopped); once complete the occurrence counts are exact,
+     * equal to the library's exact model over the same window */
+    int tries = 0;
+    for (;;) {
+        j = get_json(f, "/api/aggregate?trace=big&slices=20&exact=1000&budget=10", 200);
+        assert_non_null(json_object_get(j, "types"));
+        if (json_is_false(json_object_get(j, "sampled")))
+            break;
+        json_decref(j);
+        assert_true(++tries < 10000); /* each request fills at least one batch of 4096 */
+    }
+    json_t *ref = get_json(f, "/api/aggregate?trace=big&slices=20", 200); /* 300 k <= exact: the library */
+    assert_true(json_is_false(json_object_get(ref, "sampled")));
+    json_t *ta = json_object_get(j, "types"), *tb = json_object_get(ref, "types");
+    assert_int_equal(json_array_size(ta), json_array_size(tb));
+    for (size_t i = 0; i < json_array_size(ta); i++) {
+        json_t *va = json_object_get(json_array_get(ta, i), "values"), *vb = json_object_get(json_array_get(tb, i), "values");
+        assert_int_equal(jint(json_array_get(ta, i), "id"), jint(json_array_get(tb, i), "id"));
+        for (size_t k = 0; k < json_array_size(vb); k++)
+            assert_true(fabs(json_number_value(json_array_get(va, k)) - json_number_value(json_array_get(vb, k))) < 1e-9);
+    }
+    json_decref(j);
+    json_decref(ref);
 }
 
 int main(void)
