@@ -13,7 +13,7 @@
  *   `push {lr}; bl/blx tz_pfe_entry` (the runtime's hook, which must be linked in).
  *
  * A call from Thumb code to an ARM-state hook (or the other way) is a `blx`. */
-#include "cli/patch_elf.h"
+#include "patch/patch_elf.h"
 #include "util/util.h"
 
 #include <gelf.h>

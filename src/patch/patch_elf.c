@@ -8,7 +8,7 @@
  * one-byte NOPs (90 x 5), listed in the section __patchable_function_entries: those
  * are sites too (disabled until patched into `call __fentry__`, which needs the
  * runtime linked in); when that section exists, only the sites it lists count. */
-#include "cli/patch_elf.h"
+#include "patch/patch_elf.h"
 #include "util/util.h"
 
 #include <errno.h>

@@ -1,0 +1,46 @@
+/* Fuzz harness of `traza patch`'s ELF reader: the hook call sites of an x86_64 or
+ * 32-bit ARM ELF file (src/patch), then the rewrite of every site to its other
+ * state and a second look at the rewritten file. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "patch/patch_elf.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char in[] = "/tmp/traza-fuzz-patch-XXXXXX";
+    int fd = mkstemp(in);
+    if (fd < 0)
+        return 0;
+    size_t done = 0;
+    while (done < size) {
+        ssize_t w = write(fd, data + done, size - done);
+        if (w <= 0)
+            break;
+        done += (size_t)w;
+    }
+    close(fd);
+    char out[sizeof in + 8];
+    snprintf(out, sizeof out, "%s.out", in);
+    tz_sites s;
+    traza_err err;
+    memset(&s, 0, sizeof s);
+    if (done == size && tz_sites_find(in, &s, &err) == 0) {
+        for (size_t i = 0; i < s.n; i++)
+            s.v[i].want = !s.v[i].enabled;
+        if (s.n && tz_sites_write(in, out, &s, &err) == 0) {
+            tz_sites again;
+            memset(&again, 0, sizeof again);
+            if (tz_sites_find(out, &again, &err) == 0)
+                tz_sites_free(&again);
+        }
+        tz_sites_free(&s);
+    }
+    unlink(out);
+    unlink(in);
+    return 0;
+}
