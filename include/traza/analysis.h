@@ -34,7 +34,7 @@ typedef struct traza_partial {
     int partial;        /* 1 when the stop cut the work short */
     int read_all;       /* 1 when every event was read (covered_to is then the last) */
     int64_t covered_to; /* events up to this time were read (INT64_MIN: none) */
-    size_t done, todo;  /* ranking: series ranked / candidate series */
+    size_t done, total;  /* ranking: series ranked / candidate series */
 } traza_partial;
 
 /* ---- series ---------------------------------------------------------------- */
@@ -135,7 +135,7 @@ int traza_correlate_rank(traza_trace *t, const traza_series *target, traza_corr_
 /* The same, stoppable (pi may be NULL). Stopped while reading the trace: the ranking
  * covers the events up to pi->covered_to (the target cut there too); stopped while
  * correlating (checked before each candidate after the first, so at least one is
- * ranked): the first pi->done of pi->todo candidate series are ranked. Either way
+ * ranked): the first pi->done of pi->total candidate series are ranked. Either way
  * pi->partial = 1 and what was ranked is returned; stopped before any event of the
  * target was read: -1 with TRAZA_E_CANCELLED. */
 int traza_correlate_rank_ex(traza_trace *t, const traza_series *target, traza_corr_method m, int64_t delta,

@@ -331,7 +331,7 @@ int traza_correlate_rank_ex(traza_trace *t, const traza_series *target, traza_co
         traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
         goto done;
     }
-    pi->todo = nser;
+    pi->total = nser;
     size_t j = 0;
     for (size_t k = 0; k < nkeys; k++) {
         if (off[k + 1] == off[k] || excl[k])

@@ -285,7 +285,7 @@ int tz_api_correlate(tz_req *r)
     tz_buf_putc(&b, '{');
     json_partial(&b, &pi);
     if (pi.partial)
-        tz_buf_printf(&b, ",\"ranked\":%zu,\"candidates\":%zu", pi.done, pi.todo);
+        tz_buf_printf(&b, ",\"ranked\":%zu,\"candidates\":%zu", pi.done, pi.total);
     tz_buf_puts(&b, ",\"series\":");
     tz_json_str(&b, s.name);
     tz_buf_printf(&b, ",\"method\":\"%s\",\"total\":%zu,\"causes\":[", method == TRAZA_CORR_REGULAR ? "regular" : "irregular", n);

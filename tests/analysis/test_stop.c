@@ -99,7 +99,7 @@ static void test_rank_stop(void **state)
         assert_int_equal(pi.read_all, 1);
         assert_int_equal(n, nfull);
         assert_int_equal(pi.done, nfull);
-        assert_int_equal(pi.todo, nfull);
+        assert_int_equal(pi.total, nfull);
         for (size_t i = 0; i < n; i++) {
             assert_int_equal(r[i].type, full[i].type);
             assert_int_equal(r[i].producer, full[i].producer);
@@ -114,7 +114,7 @@ static void test_rank_stop(void **state)
         assert_int_equal(pi.read_all, 1);
         assert_int_equal(n, 5);
         assert_int_equal(pi.done, 5);
-        assert_int_equal(pi.todo, nfull);
+        assert_int_equal(pi.total, nfull);
         for (size_t i = 0; i < n; i++) {
             const traza_rank_entry *e = find(full, nfull, r[i].type, r[i].producer);
             assert_non_null(e);
@@ -137,7 +137,7 @@ static void test_rank_stop(void **state)
         assert_int_equal(pi.read_all, 0);
         assert_int_equal(c.calls[TRAZA_STAGE_READ], 2);
         assert_true(pi.covered_to >= s.ts[0] && pi.covered_to < s.ts[s.n - 1]);
-        assert_true(n > 0 && n == pi.done && pi.done == pi.todo);
+        assert_true(n > 0 && n == pi.done && pi.done == pi.total);
         for (size_t i = 0; i < n; i++) {
             const traza_rank_entry *e = find(full, nfull, r[i].type, r[i].producer);
             assert_non_null(e);
