@@ -127,7 +127,7 @@ int tz_agg_micro_bounded(tz_req *r, traza_trace *t, int64_t t0, int64_t t1, size
             per = 16;
         int avg = model == TRAZA_AGG_STATE_AVG || model == TRAZA_AGG_VARIABLE_AVG;
         for (size_t k = 0; k < nslices && rc == 0; k++) {
-            if (tz_req_expired(r)) {
+            if (k > 0 && tz_req_expired(r)) { /* the first slice is always read */
                 *partial = 1;
                 break;
             }

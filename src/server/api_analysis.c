@@ -40,6 +40,8 @@ int tz_api_aggregate(tz_req *r)
         return tz_fail_err(r, &r->err);
     if (m.nseries == 0) {
         traza_agg_micro_free(&m);
+        if (partial)
+            return tz_fail(r, 503, "the time budget ran out before any event of the window was read: retry with a larger budget=");
         return tz_fail(r, 422, "no events in the window: nothing to aggregate");
     }
     traza_agg_micro_normalize(&m);
