@@ -208,14 +208,14 @@ static void id_range(tz_tstate *t, const traza_filter *f, int64_t *lo, int64_t *
         *hi = f->to == INT64_MAX ? t->nevents : first_ge(t, f->to + 1) - 1;
 }
 
+/* A float8 literal: COPY's spelling, quoted when it is a word (NaN, Infinity). */
 static void put_num(tz_buf *b, double d)
 {
-    if (isnan(d))
-        tz_buf_puts(b, "'NaN'::float8");
-    else if (isinf(d))
-        tz_buf_puts(b, d > 0 ? "'Infinity'::float8" : "'-Infinity'::float8");
-    else
-        tz_buf_printf(b, "%.17g::float8", d);
+    int word = !isfinite(d);
+    if (word)
+        tz_buf_putc(b, '\'');
+    tz_pg_copy_double(b, d);
+    tz_buf_puts(b, word ? "'::float8" : "::float8");
 }
 
 /* Values are inlined: numbers printed, strings quoted by libpq. */

@@ -14,10 +14,25 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int cmp_i32(const void *a, const void *b)
+/* The rows of an event set (wide: 8-byte ids) or producer set: sorted, duplicates
+ * dropped, as SQLite's INSERT OR IGNORE does; *count gets how many remain. */
+static int set_rows(int64_t rid, const void *payload, size_t n, int wide, tz_buf *b, size_t *count, traza_err *err)
 {
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
+    int64_t *v = malloc(n * sizeof *v);
+    if (!v)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        v[i] = wide ? ((const int64_t *)payload)[i] : ((const int32_t *)payload)[i];
+    qsort(v, n, sizeof *v, cmp_i64);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || v[i] != v[i - 1]) {
+            tz_buf_printf(b, "%lld\t%lld\n", (long long)rid, (long long)v[i]);
+            k++;
+        }
+    free(v);
+    *count = k;
+    return 0;
 }
 
 /* Builds the COPY rows of a payload; *count gets the stored row count. */
@@ -25,36 +40,10 @@ static int payload_rows(int64_t rid, traza_result_kind kind, const void *payload
                         const char **copy, traza_err *err)
 {
     *count = n;
-    if (kind == TRAZA_RES_EVENT_SET) {
-        int64_t *v = malloc(n * sizeof *v);
-        if (!v)
-            return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-        memcpy(v, payload, n * sizeof *v);
-        qsort(v, n, sizeof *v, cmp_i64);
-        size_t k = 0;
-        for (size_t i = 0; i < n; i++)
-            if (i == 0 || v[i] != v[i - 1]) {
-                tz_buf_printf(b, "%lld\t%lld\n", (long long)rid, (long long)v[i]);
-                k++;
-            }
-        free(v);
-        *count = k;
-        *copy = "COPY result_event FROM STDIN";
-    } else if (kind == TRAZA_RES_PRODUCER_SET) {
-        int32_t *v = malloc(n * sizeof *v);
-        if (!v)
-            return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-        memcpy(v, payload, n * sizeof *v);
-        qsort(v, n, sizeof *v, cmp_i32);
-        size_t k = 0;
-        for (size_t i = 0; i < n; i++)
-            if (i == 0 || v[i] != v[i - 1]) {
-                tz_buf_printf(b, "%lld\t%d\n", (long long)rid, v[i]);
-                k++;
-            }
-        free(v);
-        *count = k;
-        *copy = "COPY result_producer FROM STDIN";
+    if (kind == TRAZA_RES_EVENT_SET || kind == TRAZA_RES_PRODUCER_SET) {
+        if (set_rows(rid, payload, n, kind == TRAZA_RES_EVENT_SET, b, count, err) < 0)
+            return -1;
+        *copy = kind == TRAZA_RES_EVENT_SET ? "COPY result_event FROM STDIN" : "COPY result_producer FROM STDIN";
     } else if (kind == TRAZA_RES_GROUP) {
         const traza_group_node *g = payload;
         for (size_t i = 0; i < n; i++) {

@@ -122,19 +122,25 @@ fail:
     return oom(&r, err);
 }
 
-int tz_rows_events(const tz_rows_ops *ops, void *conn, int64_t id, int64_t **ids, size_t *n, traza_err *err)
+/* The members of an event set (8-byte ids) or producer set (4-byte ids), in order. */
+static int read_ids(const tz_rows_ops *ops, void *conn, const char *fmt, int64_t id, size_t elem, void **ids, size_t *n,
+                    traza_err *err)
 {
     tz_rows r;
-    if (open_by_result(&r, ops, conn, "SELECT event FROM result_event WHERE result=%s ORDER BY event", id, err) < 0)
+    if (open_by_result(&r, ops, conn, fmt, id, err) < 0)
         return -1;
-    int64_t *arr = NULL;
+    void *arr = NULL;
     size_t cnt = 0, cap = 0;
     while (ops->next(&r)) {
-        if (TZ_GROW(arr, cap, cnt + 1) < 0) {
+        if (tz_grow(&arr, &cap, cnt + 1, elem) < 0) {
             free(arr);
             return oom(&r, err);
         }
-        arr[cnt++] = ops->i64(&r, 0);
+        int64_t v = ops->i64(&r, 0);
+        if (elem == sizeof(int64_t))
+            ((int64_t *)arr)[cnt++] = v;
+        else
+            ((int32_t *)arr)[cnt++] = (int32_t)v;
     }
     ops->close(&r);
     *ids = arr;
@@ -142,24 +148,20 @@ int tz_rows_events(const tz_rows_ops *ops, void *conn, int64_t id, int64_t **ids
     return 0;
 }
 
+int tz_rows_events(const tz_rows_ops *ops, void *conn, int64_t id, int64_t **ids, size_t *n, traza_err *err)
+{
+    void *v = NULL;
+    int rc = read_ids(ops, conn, "SELECT event FROM result_event WHERE result=%s ORDER BY event", id, sizeof **ids, &v, n, err);
+    *ids = rc < 0 ? NULL : v;
+    return rc;
+}
+
 int tz_rows_producers(const tz_rows_ops *ops, void *conn, int64_t id, int32_t **ids, size_t *n, traza_err *err)
 {
-    tz_rows r;
-    if (open_by_result(&r, ops, conn, "SELECT producer FROM result_producer WHERE result=%s ORDER BY producer", id, err) < 0)
-        return -1;
-    int32_t *arr = NULL;
-    size_t cnt = 0, cap = 0;
-    while (ops->next(&r)) {
-        if (TZ_GROW(arr, cap, cnt + 1) < 0) {
-            free(arr);
-            return oom(&r, err);
-        }
-        arr[cnt++] = (int32_t)ops->i64(&r, 0);
-    }
-    ops->close(&r);
-    *ids = arr;
-    *n = cnt;
-    return 0;
+    void *v = NULL;
+    int rc = read_ids(ops, conn, "SELECT producer FROM result_producer WHERE result=%s ORDER BY producer", id, sizeof **ids, &v, n, err);
+    *ids = rc < 0 ? NULL : v;
+    return rc;
 }
 
 int tz_rows_group(const tz_rows_ops *ops, void *conn, int64_t id, traza_group_node **nodes, size_t *n, traza_err *err)
