@@ -6,6 +6,7 @@
  * Removing a trace drops its schema and its catalogue rows in one transaction. */
 #include "store/pg_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,6 +212,16 @@ int tz_pg_end_tx(PGconn *c, traza_err *err)
     if (ts != PQTRANS_INTRANS)
         return 0;
     return tz_pg_exec(c, "COMMIT", "committing", err);
+}
+
+void tz_pg_copy_double(tz_buf *b, double d)
+{
+    if (isnan(d))
+        tz_buf_puts(b, "NaN");
+    else if (isinf(d))
+        tz_buf_puts(b, d > 0 ? "Infinity" : "-Infinity");
+    else
+        tz_buf_printf(b, "%.17g", d);
 }
 
 int64_t tz_pg_i64(const PGresult *r, int row, int col)

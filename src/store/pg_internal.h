@@ -38,6 +38,8 @@ int tz_pg_fail(PGconn *c, const PGresult *r, const char *what, traza_err *err);
 int tz_pg_copy(PGconn *c, const char *copy_sql, const char *data, size_t len, const char *what, traza_err *err);
 /* Appends s to b escaped for COPY text format. */
 void tz_pg_copy_str(tz_buf *b, const char *s);
+/* Appends a double for COPY text format (NaN and infinities spelled as PostgreSQL reads them). */
+void tz_pg_copy_double(tz_buf *b, double d);
 /* Ends a transaction: COMMIT, or ROLLBACK when it already failed. */
 int tz_pg_end_tx(PGconn *c, traza_err *err);
 int64_t tz_pg_i64(const PGresult *r, int row, int col);

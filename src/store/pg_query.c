@@ -5,6 +5,7 @@
  * as server-side cursors fetched in batches; several may be open at once on the same
  * trace (they share the trace connection's transaction, which ends with the last). */
 #include "store/pg_internal.h"
+#include "store/sql_common.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -207,86 +208,68 @@ static void id_range(tz_tstate *t, const traza_filter *f, int64_t *lo, int64_t *
         *hi = f->to == INT64_MAX ? t->nevents : first_ge(t, f->to + 1) - 1;
 }
 
-static void int_list(tz_buf *b, const char *col, const int32_t *v, size_t n)
+/* A float8 literal: COPY's spelling, quoted when it is a word (NaN, Infinity). */
+static void put_num(tz_buf *b, double d)
 {
-    tz_buf_printf(b, " AND %s IN (", col);
-    for (size_t i = 0; i < n; i++)
-        tz_buf_printf(b, "%s%d", i ? "," : "", v[i]);
+    int word = !isfinite(d);
+    if (word)
+        tz_buf_putc(b, '\'');
+    tz_pg_copy_double(b, d);
+    tz_buf_puts(b, word ? "'::float8" : "::float8");
+}
+
+/* Values are inlined: numbers printed, strings quoted by libpq. */
+static void put_value(tz_buf *b, int slot, int64_t v)
+{
+    (void)slot;
+    tz_buf_printf(b, "%lld", (long long)v);
+}
+
+static void all_types(tz_buf *b, void *ctx)
+{
+    tz_tstate *t = ctx;
+    if (t->ntypes <= 0)
+        return;
+    /* All types spelled out: lets the (type, producer) index serve producer lookups. */
+    tz_buf_puts(b, " AND type IN (");
+    for (int32_t i = 0; i < t->ntypes; i++)
+        tz_buf_printf(b, "%s%d", i ? "," : "", i);
     tz_buf_putc(b, ')');
 }
 
-static const char *cmp_sql(traza_cmp op)
+/* Parameters are typed columns (i, d, s); -1 when a string cannot be quoted. */
+static int cond(tz_buf *b, const struct tz_bcond *c, int slot, void *ctx)
 {
-    switch (op) {
-    case TRAZA_EQ: return "=";
-    case TRAZA_NE: return "<>";
-    case TRAZA_LT: return "<";
-    case TRAZA_GT: return ">";
-    case TRAZA_LE: return "<=";
-    case TRAZA_GE: return ">=";
+    tz_tstate *t = ctx;
+    (void)slot;
+    if (c->numeric) {
+        tz_buf_printf(b, " AND coalesce(p.i::float8, p.d) %s ", tz_where_cmp(c->op));
+        put_num(b, c->num);
+        return 0;
     }
-    return "=";
+    tz_buf e;
+    tz_buf_init(&e);
+    tz_pg_text_enc(&e, c->str, strlen(c->str));
+    tz_buf_putc(&e, '\0');
+    char *lit = e.oom ? NULL : PQescapeLiteral(t->conn, e.s, e.len - 1);
+    tz_buf_free(&e);
+    if (!lit)
+        return -1;
+    /* As in SQLite, a number sorts before any string. */
+    int num_true = c->op == TRAZA_NE || c->op == TRAZA_LT || c->op == TRAZA_LE;
+    tz_buf_printf(b, " AND (p.s %s %s COLLATE \"C\" OR (p.s IS NULL AND %s))", tz_where_cmp(c->op), lit, num_true ? "true" : "false");
+    PQfreemem(lit);
+    return 0;
 }
 
-static void put_num(tz_buf *b, double d)
-{
-    if (isnan(d))
-        tz_buf_puts(b, "'NaN'::float8");
-    else if (isinf(d))
-        tz_buf_puts(b, d > 0 ? "'Infinity'::float8" : "'-Infinity'::float8");
-    else
-        tz_buf_printf(b, "%.17g::float8", d);
-}
+static const tz_where_style where_style = {put_value, all_types, cond};
 
-/* The WHERE clause of queries and counts, values inlined (numbers printed, strings
- * quoted by libpq). Returns -1 when a string cannot be quoted. */
+/* The WHERE clause of queries and counts. Returns -1 when a string cannot be quoted. */
 static int build_where(tz_tstate *t, const tz_bfilter *bf, tz_buf *b)
 {
-    const traza_filter *f = bf->f;
     int64_t lo, hi;
-    id_range(t, f, &lo, &hi);
-    tz_buf_printf(b, " WHERE id BETWEEN %lld AND %lld", (long long)lo, (long long)hi);
-    if (bf->types)
-        int_list(b, "type", bf->types, bf->ntypes);
-    if (f->producers) {
-        if (!bf->types && t->ntypes > 0) {
-            /* All types spelled out: lets the (type, producer) index serve producer lookups. */
-            tz_buf_puts(b, " AND type IN (");
-            for (int32_t i = 0; i < t->ntypes; i++)
-                tz_buf_printf(b, "%s%d", i ? "," : "", i);
-            tz_buf_putc(b, ')');
-        }
-        int_list(b, "producer", f->producers, f->nproducers);
-    }
-    if (f->overlap && f->has_from)
-        tz_buf_printf(b, " AND (ts >= %1$lld OR end_ts >= %1$lld)", (long long)f->from);
-    for (size_t i = 0; i < bf->nconds; i++) {
-        const struct tz_bcond *c = &bf->conds[i];
-        tz_buf_puts(b, " AND EXISTS (SELECT 1 FROM param p WHERE p.event = event.id AND p.def IN (");
-        for (size_t k = 0; k < c->ndefs; k++)
-            tz_buf_printf(b, "%s%d", k ? "," : "", c->defs[k]);
-        if (c->numeric) {
-            tz_buf_printf(b, ") AND coalesce(p.i::float8, p.d) %s ", cmp_sql(c->op));
-            put_num(b, c->num);
-            tz_buf_putc(b, ')');
-        } else {
-            tz_buf e;
-            tz_buf_init(&e);
-            tz_pg_text_enc(&e, c->str, strlen(c->str));
-            tz_buf_putc(&e, '\0');
-            char *lit = e.oom ? NULL : PQescapeLiteral(t->conn, e.s, e.len - 1);
-            tz_buf_free(&e);
-            if (!lit)
-                return -1;
-            /* As in SQLite, a number sorts before any string. */
-            int num_true = c->op == TRAZA_NE || c->op == TRAZA_LT || c->op == TRAZA_LE;
-            tz_buf_printf(b, ") AND (p.s %s %s COLLATE \"C\" OR (p.s IS NULL AND %s)))", cmp_sql(c->op), lit, num_true ? "true" : "false");
-            PQfreemem(lit);
-        }
-    }
-    if (f->event_set > 0)
-        tz_buf_printf(b, " AND id IN (SELECT event FROM result_event WHERE result = %lld)", (long long)f->event_set);
-    return 0;
+    id_range(t, bf->f, &lo, &hi);
+    return tz_where_build(b, bf, lo, hi, &where_style, t);
 }
 
 static int begin_read(tz_tstate *t, traza_err *err)
@@ -544,7 +527,7 @@ void tz_pg_q_close(tz_qstate *q)
 int64_t tz_pg_q_count(tz_tstate *t, const tz_bfilter *bf, traza_err *err)
 {
     const traza_filter *f = bf->f;
-    if (!bf->types && !f->producers && !bf->nconds && f->event_set <= 0 && !f->overlap) {
+    if (tz_where_id_range_only(bf)) {
         int64_t lo, hi;
         id_range(t, f, &lo, &hi);
         return hi >= lo ? hi - lo + 1 : 0;

@@ -1,8 +1,8 @@
 /* PostgreSQL backend: results stored in the trace's schema. Payload rows are sent
  * with COPY; a save is one transaction (a savepoint when queries are open). */
 #include "store/pg_internal.h"
+#include "store/sql_common.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,20 +14,25 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int cmp_i32(const void *a, const void *b)
+/* The rows of an event set (wide: 8-byte ids) or producer set: sorted, duplicates
+ * dropped, as SQLite's INSERT OR IGNORE does; *count gets how many remain. */
+static int set_rows(int64_t rid, const void *payload, size_t n, int wide, tz_buf *b, size_t *count, traza_err *err)
 {
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
-
-static void put_double(tz_buf *b, double d)
-{
-    if (isnan(d))
-        tz_buf_puts(b, "NaN");
-    else if (isinf(d))
-        tz_buf_puts(b, d > 0 ? "Infinity" : "-Infinity");
-    else
-        tz_buf_printf(b, "%.17g", d);
+    int64_t *v = malloc(n * sizeof *v);
+    if (!v)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        v[i] = wide ? ((const int64_t *)payload)[i] : ((const int32_t *)payload)[i];
+    qsort(v, n, sizeof *v, cmp_i64);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || v[i] != v[i - 1]) {
+            tz_buf_printf(b, "%lld\t%lld\n", (long long)rid, (long long)v[i]);
+            k++;
+        }
+    free(v);
+    *count = k;
+    return 0;
 }
 
 /* Builds the COPY rows of a payload; *count gets the stored row count. */
@@ -35,36 +40,10 @@ static int payload_rows(int64_t rid, traza_result_kind kind, const void *payload
                         const char **copy, traza_err *err)
 {
     *count = n;
-    if (kind == TRAZA_RES_EVENT_SET) {
-        int64_t *v = malloc(n * sizeof *v);
-        if (!v)
-            return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-        memcpy(v, payload, n * sizeof *v);
-        qsort(v, n, sizeof *v, cmp_i64);
-        size_t k = 0;
-        for (size_t i = 0; i < n; i++)
-            if (i == 0 || v[i] != v[i - 1]) {
-                tz_buf_printf(b, "%lld\t%lld\n", (long long)rid, (long long)v[i]);
-                k++;
-            }
-        free(v);
-        *count = k;
-        *copy = "COPY result_event FROM STDIN";
-    } else if (kind == TRAZA_RES_PRODUCER_SET) {
-        int32_t *v = malloc(n * sizeof *v);
-        if (!v)
-            return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-        memcpy(v, payload, n * sizeof *v);
-        qsort(v, n, sizeof *v, cmp_i32);
-        size_t k = 0;
-        for (size_t i = 0; i < n; i++)
-            if (i == 0 || v[i] != v[i - 1]) {
-                tz_buf_printf(b, "%lld\t%d\n", (long long)rid, v[i]);
-                k++;
-            }
-        free(v);
-        *count = k;
-        *copy = "COPY result_producer FROM STDIN";
+    if (kind == TRAZA_RES_EVENT_SET || kind == TRAZA_RES_PRODUCER_SET) {
+        if (set_rows(rid, payload, n, kind == TRAZA_RES_EVENT_SET, b, count, err) < 0)
+            return -1;
+        *copy = kind == TRAZA_RES_EVENT_SET ? "COPY result_event FROM STDIN" : "COPY result_producer FROM STDIN";
     } else if (kind == TRAZA_RES_GROUP) {
         const traza_group_node *g = payload;
         for (size_t i = 0; i < n; i++) {
@@ -85,7 +64,7 @@ static int payload_rows(int64_t rid, traza_result_kind kind, const void *payload
             switch (a[i].value.kind) {
             case TRAZA_PT_INT:
             case TRAZA_PT_HEX: tz_buf_printf(b, "%lld", (long long)a[i].value.i); break;
-            case TRAZA_PT_DOUBLE: put_double(b, a[i].value.d); break;
+            case TRAZA_PT_DOUBLE: tz_pg_copy_double(b, a[i].value.d); break;
             case TRAZA_PT_STRING: tz_pg_copy_str(b, a[i].value.s ? a[i].value.s : ""); break;
             }
             tz_buf_printf(b, "\t%d\t", (int)a[i].value.kind);
@@ -124,13 +103,34 @@ static int end_write(tz_tstate *t, int ok, traza_err *err)
 static int delete_rows(tz_tstate *t, int64_t id, traza_err *err)
 {
     char sql[512];
-    snprintf(sql, sizeof sql,
-             "DELETE FROM result_event WHERE result=%1$lld; DELETE FROM result_producer WHERE result=%1$lld;"
-             "DELETE FROM result_group WHERE result=%1$lld; DELETE FROM result_annotation WHERE result=%1$lld;"
-             "DELETE FROM result WHERE id=%1$lld;",
-             (long long)id);
+    tz_result_delete_sql(sql, sizeof sql, id);
     return tz_pg_exec(t->conn, sql, "deleting a result", err);
 }
+
+/* Result rows from one PGresult (the readers are in sql_common.c); values are text. */
+static int rows_open(tz_rows *r, const char *sql, const int64_t *id, const char *what, traza_err *err)
+{
+    char ids[24];
+    const char *v[1] = {ids};
+    if (id)
+        snprintf(ids, sizeof ids, "%lld", (long long)*id);
+    PGresult *res = tz_pg_query(r->conn, sql, id ? 1 : 0, id ? v : NULL, what, err);
+    if (!res)
+        return -1;
+    r->h = res;
+    r->row = -1;
+    r->nrows = PQntuples(res);
+    return 0;
+}
+
+static int rows_next(tz_rows *r) { return ++r->row < r->nrows; }
+static int rows_is_null(tz_rows *r, int col) { return PQgetisnull(r->h, r->row, col); }
+static int64_t rows_i64(tz_rows *r, int col) { return tz_pg_i64(r->h, r->row, col); }
+static double rows_f64(tz_rows *r, int col) { return strtod(PQgetvalue(r->h, r->row, col), NULL); }
+static char *rows_str(tz_rows *r, int col) { return tz_pg_text_get(r->h, r->row, col); }
+static void rows_close(tz_rows *r) { PQclear(r->h); }
+
+static const tz_rows_ops rows_ops = {"$1", rows_open, rows_next, rows_is_null, rows_i64, rows_f64, rows_str, rows_close};
 
 int64_t tz_pg_r_save(tz_tstate *t, const traza_result_meta *m, traza_result_kind kind, int64_t size,
                      const char *target, const void *payload, size_t n, traza_err *err)
@@ -152,7 +152,7 @@ int64_t tz_pg_r_save(tz_tstate *t, const traza_result_meta *m, traza_result_kind
     int64_t old = PQntuples(r) ? tz_pg_i64(r, 0, 0) : 0;
     PQclear(r);
     if (old && !m->replace) {
-        traza_err_set(err, TRAZA_E_EXISTS, "a result named '%s' already exists (choose another name, or replace it)", m->name);
+        tz_result_exists(err, m->name);
         goto fail;
     }
     if (old && delete_rows(t, old, err) < 0)
@@ -198,39 +198,7 @@ fail:
 
 int tz_pg_r_list(tz_tstate *t, traza_result_info **out, size_t *n, traza_err *err)
 {
-    PGresult *r = tz_pg_query(t->conn, "SELECT id, name, kind, tool, params, created, size, target FROM result ORDER BY id", 0, NULL,
-                              "listing results", err);
-    if (!r)
-        return -1;
-    int rows = PQntuples(r);
-    traza_result_info *arr = rows ? calloc((size_t)rows, sizeof *arr) : NULL;
-    size_t cnt = 0;
-    if (rows && !arr)
-        goto oom;
-    for (int i = 0; i < rows; i++) {
-        traza_result_info *x = &arr[cnt++];
-        x->id = tz_pg_i64(r, i, 0);
-        x->name = tz_pg_text_get(r, i, 1);
-        x->kind = (traza_result_kind)tz_pg_i64(r, i, 2);
-        if (!PQgetisnull(r, i, 3) && !(x->tool = tz_pg_text_get(r, i, 3)))
-            goto oom;
-        if (!PQgetisnull(r, i, 4) && !(x->params = tz_pg_text_get(r, i, 4)))
-            goto oom;
-        x->created = tz_pg_i64(r, i, 5);
-        x->size = tz_pg_i64(r, i, 6);
-        if (!PQgetisnull(r, i, 7) && !(x->target = tz_pg_text_get(r, i, 7)))
-            goto oom;
-        if (!x->name)
-            goto oom;
-    }
-    PQclear(r);
-    *out = arr;
-    *n = cnt;
-    return 0;
-oom:
-    PQclear(r);
-    traza_result_info_array_free(arr, cnt);
-    return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    return tz_rows_results(&rows_ops, t->conn, out, n, err);
 }
 
 int tz_pg_r_delete(tz_tstate *t, int64_t id, traza_err *err)
@@ -245,130 +213,22 @@ int tz_pg_r_delete(tz_tstate *t, int64_t id, traza_err *err)
     return end_write(t, ok, err);
 }
 
-static PGresult *by_result(tz_tstate *t, const char *sql, int64_t id, traza_err *err)
-{
-    char ids[24];
-    snprintf(ids, sizeof ids, "%lld", (long long)id);
-    const char *v[1] = {ids};
-    return tz_pg_query(t->conn, sql, 1, v, "reading a result", err);
-}
-
 int tz_pg_r_events(tz_tstate *t, int64_t id, int64_t **ids, size_t *n, traza_err *err)
 {
-    PGresult *r = by_result(t, "SELECT event FROM result_event WHERE result=$1 ORDER BY event", id, err);
-    if (!r)
-        return -1;
-    int rows = PQntuples(r);
-    int64_t *arr = malloc((rows ? (size_t)rows : 1) * sizeof *arr);
-    if (!arr) {
-        PQclear(r);
-        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-    }
-    for (int i = 0; i < rows; i++)
-        arr[i] = tz_pg_i64(r, i, 0);
-    PQclear(r);
-    if (!rows) {
-        free(arr);
-        arr = NULL;
-    }
-    *ids = arr;
-    *n = (size_t)rows;
-    return 0;
+    return tz_rows_events(&rows_ops, t->conn, id, ids, n, err);
 }
 
 int tz_pg_r_producers(tz_tstate *t, int64_t id, int32_t **ids, size_t *n, traza_err *err)
 {
-    PGresult *r = by_result(t, "SELECT producer FROM result_producer WHERE result=$1 ORDER BY producer", id, err);
-    if (!r)
-        return -1;
-    int rows = PQntuples(r);
-    int32_t *arr = malloc((rows ? (size_t)rows : 1) * sizeof *arr);
-    if (!arr) {
-        PQclear(r);
-        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-    }
-    for (int i = 0; i < rows; i++)
-        arr[i] = (int32_t)tz_pg_i64(r, i, 0);
-    PQclear(r);
-    if (!rows) {
-        free(arr);
-        arr = NULL;
-    }
-    *ids = arr;
-    *n = (size_t)rows;
-    return 0;
+    return tz_rows_producers(&rows_ops, t->conn, id, ids, n, err);
 }
 
 int tz_pg_r_group(tz_tstate *t, int64_t id, traza_group_node **nodes, size_t *n, traza_err *err)
 {
-    PGresult *r = by_result(t, "SELECT node, parent, name, ordered, ref_kind, ref, position FROM result_group WHERE result=$1 ORDER BY node",
-                            id, err);
-    if (!r)
-        return -1;
-    int rows = PQntuples(r);
-    traza_group_node *arr = rows ? calloc((size_t)rows, sizeof *arr) : NULL;
-    size_t cnt = 0;
-    if (rows && !arr)
-        goto oom;
-    for (int i = 0; i < rows; i++) {
-        traza_group_node *g = &arr[cnt++];
-        g->id = tz_pg_i64(r, i, 0);
-        g->parent = tz_pg_i64(r, i, 1);
-        if (!PQgetisnull(r, i, 2) && !(g->name = tz_pg_text_get(r, i, 2)))
-            goto oom;
-        g->ordered = (int)tz_pg_i64(r, i, 3);
-        g->ref_kind = (int)tz_pg_i64(r, i, 4);
-        g->ref = tz_pg_i64(r, i, 5);
-        g->position = tz_pg_i64(r, i, 6);
-    }
-    PQclear(r);
-    *nodes = arr;
-    *n = cnt;
-    return 0;
-oom:
-    PQclear(r);
-    traza_group_nodes_free(arr, cnt);
-    return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    return tz_rows_group(&rows_ops, t->conn, id, nodes, n, err);
 }
 
 int tz_pg_r_annotations(tz_tstate *t, int64_t id, traza_annotation **a, size_t *n, traza_err *err)
 {
-    PGresult *r = by_result(t, "SELECT key, value, vkind, ts_from, ts_to FROM result_annotation WHERE result=$1 ORDER BY seq", id, err);
-    if (!r)
-        return -1;
-    int rows = PQntuples(r);
-    traza_annotation *arr = rows ? calloc((size_t)rows, sizeof *arr) : NULL;
-    size_t cnt = 0;
-    if (rows && !arr)
-        goto oom;
-    for (int i = 0; i < rows; i++) {
-        traza_annotation *x = &arr[cnt++];
-        x->key = tz_pg_text_get(r, i, 0);
-        x->value.kind = (traza_ptype)tz_pg_i64(r, i, 2);
-        const char *s = PQgetvalue(r, i, 1);
-        switch (x->value.kind) {
-        case TRAZA_PT_INT:
-        case TRAZA_PT_HEX: x->value.i = strtoll(s, NULL, 10); break;
-        case TRAZA_PT_DOUBLE: x->value.d = strtod(s, NULL); break;
-        default:
-            x->value.kind = TRAZA_PT_STRING;
-            if (!(x->value.s = tz_pg_text_get(r, i, 1)))
-                goto oom;
-        }
-        if (!PQgetisnull(r, i, 3)) {
-            x->has_range = 1;
-            x->from = tz_pg_i64(r, i, 3);
-            x->to = tz_pg_i64(r, i, 4);
-        }
-        if (!x->key)
-            goto oom;
-    }
-    PQclear(r);
-    *a = arr;
-    *n = cnt;
-    return 0;
-oom:
-    PQclear(r);
-    traza_annotations_free(arr, cnt);
-    return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    return tz_rows_annotations(&rows_ops, t->conn, id, a, n, err);
 }

@@ -9,7 +9,6 @@
  * renumbered at commit so that id = rank in time order (a time window is an id range). */
 #include "store/pg_internal.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,16 +154,6 @@ static void put_i64(tz_buf *b, int64_t v)
     tz_buf_put(b, p, (size_t)(tmp + sizeof tmp - p));
 }
 
-static void put_double(tz_buf *b, double d)
-{
-    if (isnan(d))
-        tz_buf_puts(b, "NaN");
-    else if (isinf(d))
-        tz_buf_puts(b, d > 0 ? "Infinity" : "-Infinity");
-    else
-        tz_buf_printf(b, "%.17g", d);
-}
-
 int tz_pg_w_event(tz_wstate *w, const traza_event *ev, int64_t seq, traza_err *err)
 {
     tz_buf *b = &w->events;
@@ -189,7 +178,7 @@ int tz_pg_w_event(tz_wstate *w, const traza_event *ev, int64_t seq, traza_err *e
     tz_buf_putc(b, '\t');
     if (ev->has & TRAZA_HAS_LEVEL) put_i64(b, ev->level); else tz_buf_puts(b, "\\N");
     tz_buf_putc(b, '\t');
-    if (ev->has & TRAZA_HAS_VALUE) put_double(b, ev->value); else tz_buf_puts(b, "\\N");
+    if (ev->has & TRAZA_HAS_VALUE) tz_pg_copy_double(b, ev->value); else tz_buf_puts(b, "\\N");
     tz_buf_putc(b, '\t');
     if (ev->has & TRAZA_HAS_CPU) put_i64(b, ev->cpu); else tz_buf_puts(b, "\\N");
     tz_buf_putc(b, '\n');
@@ -203,7 +192,7 @@ int tz_pg_w_event(tz_wstate *w, const traza_event *ev, int64_t seq, traza_err *e
         switch (p->v.kind) {
         case TRAZA_PT_INT:
         case TRAZA_PT_HEX: put_i64(pb, p->v.i); tz_buf_puts(pb, "\t\\N\t\\N\n"); break;
-        case TRAZA_PT_DOUBLE: tz_buf_puts(pb, "\\N\t"); put_double(pb, p->v.d); tz_buf_puts(pb, "\t\\N\n"); break;
+        case TRAZA_PT_DOUBLE: tz_buf_puts(pb, "\\N\t"); tz_pg_copy_double(pb, p->v.d); tz_buf_puts(pb, "\t\\N\n"); break;
         case TRAZA_PT_STRING:
             tz_buf_puts(pb, "\\N\t\\N\t");
             tz_pg_copy_str(pb, p->v.s ? p->v.s : "");

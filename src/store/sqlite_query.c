@@ -3,6 +3,7 @@
  * Events are stored with id = rank in time order, so a time window is an id range
  * found by binary search on the rowid (O(log n) page reads, no ts index needed). */
 #include "store/sqlite_internal.h"
+#include "store/sql_common.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,62 +173,35 @@ static int id_range(tz_tstate *t, const traza_filter *f, int64_t *lo, int64_t *h
     return 0;
 }
 
-/* A filter that is a plain id range (time bounds only): offsets are id arithmetic. */
-static int id_range_only(const tz_bfilter *bf)
+/* SQLite binds every value: ?1 lo, ?2 hi, ?3 overlap start, ?4... the conditions. */
+static void put_slot(tz_buf *b, int slot, int64_t v)
 {
-    const traza_filter *f = bf->f;
-    return !bf->types && !f->producers && !bf->nconds && f->event_set <= 0 && !f->overlap;
+    (void)v;
+    tz_buf_printf(b, "?%d", slot);
 }
 
-static void append_int_list(tz_buf *b, const char *col, const int32_t *v, size_t n)
+static void all_types(tz_buf *b, void *ctx)
 {
-    tz_buf_printf(b, " AND %s IN (", col);
-    for (size_t i = 0; i < n; i++)
-        tz_buf_printf(b, "%s%d", i ? "," : "", v[i]);
-    tz_buf_putc(b, ')');
+    (void)ctx;
+    /* Lets SQLite use the (type, producer) index for producer lookups. */
+    tz_buf_puts(b, " AND type IN (SELECT id FROM event_type)");
 }
 
-static const char *cmp_sql(traza_cmp op)
+static int cond(tz_buf *b, const struct tz_bcond *c, int slot, void *ctx)
 {
-    switch (op) {
-    case TRAZA_EQ: return "=";
-    case TRAZA_NE: return "<>";
-    case TRAZA_LT: return "<";
-    case TRAZA_GT: return ">";
-    case TRAZA_LE: return "<=";
-    case TRAZA_GE: return ">=";
-    }
-    return "=";
+    (void)ctx;
+    tz_buf_printf(b, " AND p.value %s ?%d", tz_where_cmp(c->op), slot);
+    return 0;
 }
+
+static const tz_where_style where_style = {put_slot, all_types, cond};
 
 /* WHERE clause shared by queries and counts; binds come after in order: conds, set. */
 static int build_where(tz_tstate *t, const tz_bfilter *bf, tz_buf *b, int64_t *lo, int64_t *hi, traza_err *err)
 {
-    const traza_filter *f = bf->f;
-    if (id_range(t, f, lo, hi, err) < 0)
+    if (id_range(t, bf->f, lo, hi, err) < 0)
         return -1;
-    tz_buf_puts(b, " WHERE id BETWEEN ?1 AND ?2");
-    if (bf->types)
-        append_int_list(b, "type", bf->types, bf->ntypes);
-    if (f->producers) {
-        if (!bf->types) {
-            /* Lets SQLite use the (type, producer) index for producer lookups. */
-            tz_buf_puts(b, " AND type IN (SELECT id FROM event_type)");
-        }
-        append_int_list(b, "producer", f->producers, f->nproducers);
-    }
-    if (f->overlap && f->has_from)
-        tz_buf_puts(b, " AND (ts >= ?3 OR end_ts >= ?3)");
-    for (size_t i = 0; i < bf->nconds; i++) {
-        const struct tz_bcond *c = &bf->conds[i];
-        tz_buf_puts(b, " AND EXISTS (SELECT 1 FROM param p WHERE p.event = event.id AND p.def IN (");
-        for (size_t k = 0; k < c->ndefs; k++)
-            tz_buf_printf(b, "%s%d", k ? "," : "", c->defs[k]);
-        tz_buf_printf(b, ") AND p.value %s ?%zu)", cmp_sql(c->op), 4 + i);
-    }
-    if (f->event_set > 0)
-        tz_buf_printf(b, " AND id IN (SELECT event FROM result_event WHERE result = %lld)", (long long)f->event_set);
-    return 0;
+    return tz_where_build(b, bf, *lo, *hi, &where_style, NULL);
 }
 
 static void bind_where(const tz_bfilter *bf, sqlite3_stmt *st, int64_t lo, int64_t hi)
@@ -239,9 +213,9 @@ static void bind_where(const tz_bfilter *bf, sqlite3_stmt *st, int64_t lo, int64
     for (size_t i = 0; i < bf->nconds; i++) {
         const struct tz_bcond *c = &bf->conds[i];
         if (c->numeric)
-            sqlite3_bind_double(st, (int)(4 + i), c->num);
+            sqlite3_bind_double(st, TZ_WHERE_COND_SLOT(i), c->num);
         else
-            sqlite3_bind_text(st, (int)(4 + i), c->str, -1, SQLITE_STATIC);
+            sqlite3_bind_text(st, TZ_WHERE_COND_SLOT(i), c->str, -1, SQLITE_STATIC);
     }
 }
 
@@ -265,7 +239,7 @@ static int q_open(tz_tstate *t, const tz_bfilter *bf, int narrow, tz_qstate **ou
     }
     int desc = bf->f->order == TRAZA_ORDER_TIME_DESC;
     int64_t offset = bf->offset;
-    if (offset > 0 && id_range_only(bf)) {
+    if (offset > 0 && tz_where_id_range_only(bf)) {
         /* rows are consecutive ids: skip them by arithmetic, not by stepping */
         if (desc)
             hi = hi - offset < lo ? lo - 1 : hi - offset;
@@ -409,7 +383,7 @@ int64_t tz_sqlite_q_count(tz_tstate *t, const tz_bfilter *bf, traza_err *err)
 {
     const traza_filter *f = bf->f;
     int64_t lo, hi;
-    if (id_range_only(bf)) {
+    if (tz_where_id_range_only(bf)) {
         if (id_range(t, f, &lo, &hi, err) < 0)
             return -1;
         return hi >= lo ? hi - lo + 1 : 0;

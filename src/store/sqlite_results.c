@@ -1,5 +1,6 @@
 /* SQLite backend: results stored in the trace store. */
 #include "store/sqlite_internal.h"
+#include "store/sql_common.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,13 +71,32 @@ static int insert_payload(sqlite3 *db, int64_t rid, traza_result_kind kind, cons
 static int delete_rows(sqlite3 *db, int64_t id, traza_err *err)
 {
     char sql[512];
-    snprintf(sql, sizeof sql,
-             "DELETE FROM result_event WHERE result=%1$lld; DELETE FROM result_producer WHERE result=%1$lld;"
-             "DELETE FROM result_group WHERE result=%1$lld; DELETE FROM result_annotation WHERE result=%1$lld;"
-             "DELETE FROM result WHERE id=%1$lld;",
-             (long long)id);
+    tz_result_delete_sql(sql, sizeof sql, id);
     return tz_sql_exec(db, sql, "deleting a result", err);
 }
+
+/* Result rows through a prepared statement (the readers are in sql_common.c). A
+ * step that fails ends the rows, as the readers always did here. */
+static int rows_open(tz_rows *r, const char *sql, const int64_t *id, const char *what, traza_err *err)
+{
+    (void)what;
+    sqlite3_stmt *st = NULL;
+    if (tz_sql_prepare(r->conn, sql, &st, err) < 0)
+        return -1;
+    if (id)
+        sqlite3_bind_int64(st, 1, *id);
+    r->h = st;
+    return 0;
+}
+
+static int rows_next(tz_rows *r) { return sqlite3_step(r->h) == SQLITE_ROW; }
+static int rows_is_null(tz_rows *r, int col) { return sqlite3_column_type(r->h, col) == SQLITE_NULL; }
+static int64_t rows_i64(tz_rows *r, int col) { return sqlite3_column_int64(r->h, col); }
+static double rows_f64(tz_rows *r, int col) { return sqlite3_column_double(r->h, col); }
+static char *rows_str(tz_rows *r, int col) { return tz_strdup((const char *)sqlite3_column_text(r->h, col)); }
+static void rows_close(tz_rows *r) { sqlite3_finalize(r->h); }
+
+static const tz_rows_ops rows_ops = {"?", rows_open, rows_next, rows_is_null, rows_i64, rows_f64, rows_str, rows_close};
 
 int64_t tz_sqlite_r_save(tz_tstate *t, const traza_result_meta *m, traza_result_kind kind, int64_t size,
                          const char *target, const void *payload, size_t n, traza_err *err)
@@ -92,7 +112,7 @@ int64_t tz_sqlite_r_save(tz_tstate *t, const traza_result_meta *m, traza_result_
     sqlite3_finalize(st);
     st = NULL;
     if (old && !m->replace) {
-        traza_err_set(err, TRAZA_E_EXISTS, "a result named '%s' already exists (choose another name, or replace it)", m->name);
+        tz_result_exists(err, m->name);
         goto fail;
     }
     if (old && delete_rows(db, old, err) < 0)
@@ -134,36 +154,7 @@ fail:
 
 int tz_sqlite_r_list(tz_tstate *t, traza_result_info **out, size_t *n, traza_err *err)
 {
-    sqlite3_stmt *st;
-    if (tz_sql_prepare(t->db, "SELECT id, name, kind, tool, params, created, size, target FROM result ORDER BY id", &st, err) < 0)
-        return -1;
-    traza_result_info *arr = NULL;
-    size_t cnt = 0, cap = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        if (TZ_GROW(arr, cap, cnt + 1) < 0)
-            goto oom;
-        traza_result_info *r = &arr[cnt++];
-        memset(r, 0, sizeof *r);
-        r->id = sqlite3_column_int64(st, 0);
-        r->name = tz_strdup((const char *)sqlite3_column_text(st, 1));
-        r->kind = (traza_result_kind)sqlite3_column_int(st, 2);
-        const unsigned char *s;
-        if ((s = sqlite3_column_text(st, 3))) r->tool = tz_strdup((const char *)s);
-        if ((s = sqlite3_column_text(st, 4))) r->params = tz_strdup((const char *)s);
-        r->created = sqlite3_column_int64(st, 5);
-        r->size = sqlite3_column_int64(st, 6);
-        if ((s = sqlite3_column_text(st, 7))) r->target = tz_strdup((const char *)s);
-        if (!r->name)
-            goto oom;
-    }
-    sqlite3_finalize(st);
-    *out = arr;
-    *n = cnt;
-    return 0;
-oom:
-    sqlite3_finalize(st);
-    traza_result_info_array_free(arr, cnt);
-    return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    return tz_rows_results(&rows_ops, t->db, out, n, err);
 }
 
 int tz_sqlite_r_delete(tz_tstate *t, int64_t id, traza_err *err)
@@ -179,121 +170,20 @@ int tz_sqlite_r_delete(tz_tstate *t, int64_t id, traza_err *err)
 
 int tz_sqlite_r_events(tz_tstate *t, int64_t id, int64_t **ids, size_t *n, traza_err *err)
 {
-    sqlite3_stmt *st;
-    if (tz_sql_prepare(t->db, "SELECT event FROM result_event WHERE result=? ORDER BY event", &st, err) < 0)
-        return -1;
-    sqlite3_bind_int64(st, 1, id);
-    int64_t *arr = NULL;
-    size_t cnt = 0, cap = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        if (TZ_GROW(arr, cap, cnt + 1) < 0) {
-            free(arr);
-            sqlite3_finalize(st);
-            return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-        }
-        arr[cnt++] = sqlite3_column_int64(st, 0);
-    }
-    sqlite3_finalize(st);
-    *ids = arr;
-    *n = cnt;
-    return 0;
+    return tz_rows_events(&rows_ops, t->db, id, ids, n, err);
 }
 
 int tz_sqlite_r_producers(tz_tstate *t, int64_t id, int32_t **ids, size_t *n, traza_err *err)
 {
-    sqlite3_stmt *st;
-    if (tz_sql_prepare(t->db, "SELECT producer FROM result_producer WHERE result=? ORDER BY producer", &st, err) < 0)
-        return -1;
-    sqlite3_bind_int64(st, 1, id);
-    int32_t *arr = NULL;
-    size_t cnt = 0, cap = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        if (TZ_GROW(arr, cap, cnt + 1) < 0) {
-            free(arr);
-            sqlite3_finalize(st);
-            return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-        }
-        arr[cnt++] = sqlite3_column_int(st, 0);
-    }
-    sqlite3_finalize(st);
-    *ids = arr;
-    *n = cnt;
-    return 0;
+    return tz_rows_producers(&rows_ops, t->db, id, ids, n, err);
 }
 
 int tz_sqlite_r_group(tz_tstate *t, int64_t id, traza_group_node **nodes, size_t *n, traza_err *err)
 {
-    sqlite3_stmt *st;
-    if (tz_sql_prepare(t->db, "SELECT node, parent, name, ordered, ref_kind, ref, position FROM result_group WHERE result=? ORDER BY node",
-                       &st, err) < 0)
-        return -1;
-    sqlite3_bind_int64(st, 1, id);
-    traza_group_node *arr = NULL;
-    size_t cnt = 0, cap = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        if (TZ_GROW(arr, cap, cnt + 1) < 0)
-            goto oom;
-        traza_group_node *g = &arr[cnt++];
-        memset(g, 0, sizeof *g);
-        g->id = sqlite3_column_int64(st, 0);
-        g->parent = sqlite3_column_int64(st, 1);
-        const unsigned char *s = sqlite3_column_text(st, 2);
-        if (s && !(g->name = tz_strdup((const char *)s)))
-            goto oom;
-        g->ordered = sqlite3_column_int(st, 3);
-        g->ref_kind = sqlite3_column_int(st, 4);
-        g->ref = sqlite3_column_int64(st, 5);
-        g->position = sqlite3_column_int64(st, 6);
-    }
-    sqlite3_finalize(st);
-    *nodes = arr;
-    *n = cnt;
-    return 0;
-oom:
-    sqlite3_finalize(st);
-    traza_group_nodes_free(arr, cnt);
-    return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    return tz_rows_group(&rows_ops, t->db, id, nodes, n, err);
 }
 
 int tz_sqlite_r_annotations(tz_tstate *t, int64_t id, traza_annotation **a, size_t *n, traza_err *err)
 {
-    sqlite3_stmt *st;
-    if (tz_sql_prepare(t->db, "SELECT key, value, vkind, ts_from, ts_to FROM result_annotation WHERE result=? ORDER BY seq", &st, err) < 0)
-        return -1;
-    sqlite3_bind_int64(st, 1, id);
-    traza_annotation *arr = NULL;
-    size_t cnt = 0, cap = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        if (TZ_GROW(arr, cap, cnt + 1) < 0)
-            goto oom;
-        traza_annotation *x = &arr[cnt++];
-        memset(x, 0, sizeof *x);
-        x->key = tz_strdup((const char *)sqlite3_column_text(st, 0));
-        x->value.kind = (traza_ptype)sqlite3_column_int(st, 2);
-        switch (x->value.kind) {
-        case TRAZA_PT_INT:
-        case TRAZA_PT_HEX: x->value.i = sqlite3_column_int64(st, 1); break;
-        case TRAZA_PT_DOUBLE: x->value.d = sqlite3_column_double(st, 1); break;
-        default:
-            x->value.kind = TRAZA_PT_STRING;
-            x->value.s = tz_strdup((const char *)sqlite3_column_text(st, 1));
-            if (!x->value.s)
-                goto oom;
-        }
-        if (sqlite3_column_type(st, 3) != SQLITE_NULL) {
-            x->has_range = 1;
-            x->from = sqlite3_column_int64(st, 3);
-            x->to = sqlite3_column_int64(st, 4);
-        }
-        if (!x->key)
-            goto oom;
-    }
-    sqlite3_finalize(st);
-    *a = arr;
-    *n = cnt;
-    return 0;
-oom:
-    sqlite3_finalize(st);
-    traza_annotations_free(arr, cnt);
-    return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    return tz_rows_annotations(&rows_ops, t->db, id, a, n, err);
 }

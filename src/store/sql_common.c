@@ -1,0 +1,252 @@
+/* SQL shared by the SQLite and PostgreSQL backends: the WHERE clause of a filter and
+ * the readers of saved results (the tables and their columns are the same in both). */
+#include "store/sql_common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tz_where_int_list(tz_buf *b, const char *col, const int32_t *v, size_t n)
+{
+    tz_buf_printf(b, " AND %s IN (", col);
+    for (size_t i = 0; i < n; i++)
+        tz_buf_printf(b, "%s%d", i ? "," : "", v[i]);
+    tz_buf_putc(b, ')');
+}
+
+const char *tz_where_cmp(traza_cmp op)
+{
+    switch (op) {
+    case TRAZA_EQ: return "=";
+    case TRAZA_NE: return "<>";
+    case TRAZA_LT: return "<";
+    case TRAZA_GT: return ">";
+    case TRAZA_LE: return "<=";
+    case TRAZA_GE: return ">=";
+    }
+    return "=";
+}
+
+int tz_where_id_range_only(const tz_bfilter *bf)
+{
+    const traza_filter *f = bf->f;
+    return !bf->types && !f->producers && !bf->nconds && f->event_set <= 0 && !f->overlap;
+}
+
+int tz_where_build(tz_buf *b, const tz_bfilter *bf, int64_t lo, int64_t hi, const tz_where_style *s, void *ctx)
+{
+    const traza_filter *f = bf->f;
+    tz_buf_puts(b, " WHERE id BETWEEN ");
+    s->put_i64(b, 1, lo);
+    tz_buf_puts(b, " AND ");
+    s->put_i64(b, 2, hi);
+    if (bf->types)
+        tz_where_int_list(b, "type", bf->types, bf->ntypes);
+    if (f->producers) {
+        if (!bf->types)
+            s->all_types(b, ctx);
+        tz_where_int_list(b, "producer", f->producers, f->nproducers);
+    }
+    if (f->overlap && f->has_from) {
+        tz_buf_puts(b, " AND (ts >= ");
+        s->put_i64(b, 3, f->from);
+        tz_buf_puts(b, " OR end_ts >= ");
+        s->put_i64(b, 3, f->from);
+        tz_buf_putc(b, ')');
+    }
+    for (size_t i = 0; i < bf->nconds; i++) {
+        const struct tz_bcond *c = &bf->conds[i];
+        tz_buf_puts(b, " AND EXISTS (SELECT 1 FROM param p WHERE p.event = event.id AND p.def IN (");
+        for (size_t k = 0; k < c->ndefs; k++)
+            tz_buf_printf(b, "%s%d", k ? "," : "", c->defs[k]);
+        tz_buf_putc(b, ')');
+        if (s->cond(b, c, TZ_WHERE_COND_SLOT(i), ctx) < 0)
+            return -1;
+        tz_buf_putc(b, ')');
+    }
+    if (f->event_set > 0)
+        tz_buf_printf(b, " AND id IN (SELECT event FROM result_event WHERE result = %lld)", (long long)f->event_set);
+    return 0;
+}
+
+/* Runs a query of one result's rows: fmt has one %s where the parameter goes. */
+static int open_by_result(tz_rows *r, const tz_rows_ops *ops, void *conn, const char *fmt, int64_t id, traza_err *err)
+{
+    char sql[256];
+    memset(r, 0, sizeof *r);
+    r->ops = ops;
+    r->conn = conn;
+    snprintf(sql, sizeof sql, fmt, ops->param);
+    return ops->open(r, sql, &id, "reading a result", err);
+}
+
+static int oom(tz_rows *r, traza_err *err)
+{
+    r->ops->close(r);
+    return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+}
+
+int tz_rows_results(const tz_rows_ops *ops, void *conn, traza_result_info **out, size_t *n, traza_err *err)
+{
+    tz_rows r = {.ops = ops, .conn = conn};
+    if (ops->open(&r, "SELECT id, name, kind, tool, params, created, size, target FROM result ORDER BY id", NULL, "listing results",
+                  err) < 0)
+        return -1;
+    traza_result_info *arr = NULL;
+    size_t cnt = 0, cap = 0;
+    while (ops->next(&r)) {
+        if (TZ_GROW(arr, cap, cnt + 1) < 0)
+            goto fail;
+        traza_result_info *x = &arr[cnt++];
+        memset(x, 0, sizeof *x);
+        x->id = ops->i64(&r, 0);
+        x->name = ops->str(&r, 1);
+        x->kind = (traza_result_kind)ops->i64(&r, 2);
+        if (!ops->is_null(&r, 3) && !(x->tool = ops->str(&r, 3)))
+            goto fail;
+        if (!ops->is_null(&r, 4) && !(x->params = ops->str(&r, 4)))
+            goto fail;
+        x->created = ops->i64(&r, 5);
+        x->size = ops->i64(&r, 6);
+        if (!ops->is_null(&r, 7) && !(x->target = ops->str(&r, 7)))
+            goto fail;
+        if (!x->name)
+            goto fail;
+    }
+    ops->close(&r);
+    *out = arr;
+    *n = cnt;
+    return 0;
+fail:
+    traza_result_info_array_free(arr, cnt);
+    return oom(&r, err);
+}
+
+/* The members of an event set (8-byte ids) or producer set (4-byte ids), in order. */
+static int read_ids(const tz_rows_ops *ops, void *conn, const char *fmt, int64_t id, size_t elem, void **ids, size_t *n,
+                    traza_err *err)
+{
+    tz_rows r;
+    if (open_by_result(&r, ops, conn, fmt, id, err) < 0)
+        return -1;
+    void *arr = NULL;
+    size_t cnt = 0, cap = 0;
+    while (ops->next(&r)) {
+        if (tz_grow(&arr, &cap, cnt + 1, elem) < 0) {
+            free(arr);
+            return oom(&r, err);
+        }
+        int64_t v = ops->i64(&r, 0);
+        if (elem == sizeof(int64_t))
+            ((int64_t *)arr)[cnt++] = v;
+        else
+            ((int32_t *)arr)[cnt++] = (int32_t)v;
+    }
+    ops->close(&r);
+    *ids = arr;
+    *n = cnt;
+    return 0;
+}
+
+int tz_rows_events(const tz_rows_ops *ops, void *conn, int64_t id, int64_t **ids, size_t *n, traza_err *err)
+{
+    void *v = NULL;
+    int rc = read_ids(ops, conn, "SELECT event FROM result_event WHERE result=%s ORDER BY event", id, sizeof **ids, &v, n, err);
+    *ids = rc < 0 ? NULL : v;
+    return rc;
+}
+
+int tz_rows_producers(const tz_rows_ops *ops, void *conn, int64_t id, int32_t **ids, size_t *n, traza_err *err)
+{
+    void *v = NULL;
+    int rc = read_ids(ops, conn, "SELECT producer FROM result_producer WHERE result=%s ORDER BY producer", id, sizeof **ids, &v, n, err);
+    *ids = rc < 0 ? NULL : v;
+    return rc;
+}
+
+int tz_rows_group(const tz_rows_ops *ops, void *conn, int64_t id, traza_group_node **nodes, size_t *n, traza_err *err)
+{
+    tz_rows r;
+    if (open_by_result(&r, ops, conn,
+                       "SELECT node, parent, name, ordered, ref_kind, ref, position FROM result_group WHERE result=%s ORDER BY node", id,
+                       err) < 0)
+        return -1;
+    traza_group_node *arr = NULL;
+    size_t cnt = 0, cap = 0;
+    while (ops->next(&r)) {
+        if (TZ_GROW(arr, cap, cnt + 1) < 0)
+            goto fail;
+        traza_group_node *g = &arr[cnt++];
+        memset(g, 0, sizeof *g);
+        g->id = ops->i64(&r, 0);
+        g->parent = ops->i64(&r, 1);
+        if (!ops->is_null(&r, 2) && !(g->name = ops->str(&r, 2)))
+            goto fail;
+        g->ordered = (int)ops->i64(&r, 3);
+        g->ref_kind = (int)ops->i64(&r, 4);
+        g->ref = ops->i64(&r, 5);
+        g->position = ops->i64(&r, 6);
+    }
+    ops->close(&r);
+    *nodes = arr;
+    *n = cnt;
+    return 0;
+fail:
+    traza_group_nodes_free(arr, cnt);
+    return oom(&r, err);
+}
+
+int tz_rows_annotations(const tz_rows_ops *ops, void *conn, int64_t id, traza_annotation **a, size_t *n, traza_err *err)
+{
+    tz_rows r;
+    if (open_by_result(&r, ops, conn, "SELECT key, value, vkind, ts_from, ts_to FROM result_annotation WHERE result=%s ORDER BY seq", id,
+                       err) < 0)
+        return -1;
+    traza_annotation *arr = NULL;
+    size_t cnt = 0, cap = 0;
+    while (ops->next(&r)) {
+        if (TZ_GROW(arr, cap, cnt + 1) < 0)
+            goto fail;
+        traza_annotation *x = &arr[cnt++];
+        memset(x, 0, sizeof *x);
+        x->key = ops->str(&r, 0);
+        x->value.kind = (traza_ptype)ops->i64(&r, 2);
+        switch (x->value.kind) {
+        case TRAZA_PT_INT:
+        case TRAZA_PT_HEX: x->value.i = ops->i64(&r, 1); break;
+        case TRAZA_PT_DOUBLE: x->value.d = ops->f64(&r, 1); break;
+        default:
+            x->value.kind = TRAZA_PT_STRING;
+            if (!(x->value.s = ops->str(&r, 1)))
+                goto fail;
+        }
+        if (!ops->is_null(&r, 3)) {
+            x->has_range = 1;
+            x->from = ops->i64(&r, 3);
+            x->to = ops->i64(&r, 4);
+        }
+        if (!x->key)
+            goto fail;
+    }
+    ops->close(&r);
+    *a = arr;
+    *n = cnt;
+    return 0;
+fail:
+    traza_annotations_free(arr, cnt);
+    return oom(&r, err);
+}
+
+void tz_result_delete_sql(char *sql, size_t size, int64_t id)
+{
+    snprintf(sql, size,
+             "DELETE FROM result_event WHERE result=%1$lld; DELETE FROM result_producer WHERE result=%1$lld;"
+             "DELETE FROM result_group WHERE result=%1$lld; DELETE FROM result_annotation WHERE result=%1$lld;"
+             "DELETE FROM result WHERE id=%1$lld;",
+             (long long)id);
+}
+
+int tz_result_exists(traza_err *err, const char *name)
+{
+    return traza_err_set(err, TRAZA_E_EXISTS, "a result named '%s' already exists (choose another name, or replace it)", name);
+}
