@@ -23,21 +23,29 @@
 #define ID(i) (N(i).s >> 2)
 #define CODE(id, k) ((uint32_t)(id) << 2 | (k))
 
+/* A node from the end of the array (the free list is empty). */
+static uint32_t node_grow(gengine *e)
+{
+    if (e->nnodes >= GNIL - 1 || TZ_GROW(e->nodes, e->capnodes, e->nnodes + 1) < 0 ||
+        (e->rle && TZ_GROW(e->cnt, e->capcnt, e->nnodes + 1) < 0)) {
+        e->oom = 1;
+        return GNIL;
+    }
+    return (uint32_t)e->nnodes++;
+}
+
 static uint32_t node_new(gengine *e, uint32_t code, uint64_t c)
 {
     uint32_t i;
     if (e->freenode != GNIL) {
         i = e->freenode;
         e->freenode = N(i).n;
-    } else {
-        if (e->nnodes >= GNIL - 1 || TZ_GROW(e->nodes, e->capnodes, e->nnodes + 1) < 0) {
-            e->oom = 1;
-            return GNIL;
-        }
-        i = (uint32_t)e->nnodes++;
+    } else if ((i = node_grow(e)) == GNIL) {
+        return GNIL;
     }
     N(i).s = code;
-    N(i).c = c;
+    if (e->rle)
+        e->cnt[i] = c;
     N(i).p = N(i).n = GNIL;
     N(i).slot = GNIL;
     if ((code & 3u) == GK_RULE)
@@ -217,6 +225,7 @@ int ge_init(gengine *e, int rle)
 void ge_free(gengine *e)
 {
     free(e->nodes);
+    free(e->cnt);
     free(e->rules);
     free(e->freerules);
     free(e->tab);
@@ -243,7 +252,7 @@ void ge_drop_root(gengine *e, uint32_t root)
     uint32_t g = e->rules[root].guard;
     uint32_t x = N(g).n;
     if (KIND(x) == GK_RULE)
-        e->rules[ID(x)].uses -= N(x).c;
+        e->rules[ID(x)].uses -= GCNT(e, x);
     delete_digram_rle(e, N(x).p);
     delete_digram_rle(e, x);
     node_release(e, x);
@@ -292,7 +301,7 @@ traza_grammar *ge_export(gengine *e, uint32_t start, traza_galgo algo, traza_err
         for (uint32_t x = N(gd).n; x != gd; x = N(x).n) {
             g->syms[k].is_rule = KIND(x) == GK_RULE;
             g->syms[k].value = g->syms[k].is_rule ? map[ID(x)] : e->tval[ID(x)];
-            g->syms[k].rep = N(x).c;
+            g->syms[k].rep = GCNT(e, x);
             k++;
         }
     }

@@ -23,7 +23,6 @@ typedef struct gnode {
     uint32_t p, n;
     uint32_t slot; /* digram table slot owned by this node (GNIL: none) */
     uint32_t s;    /* symbol code */
-    uint64_t c;    /* repetition count */
 } gnode;
 
 typedef struct grule {
@@ -43,6 +42,8 @@ typedef struct gengine {
     int rle;              /* ReSequitur mode */
     gnode *nodes;
     size_t nnodes, capnodes;
+    uint64_t *cnt;        /* ReSequitur: repetition count of each node (Sequitur: all 1, NULL) */
+    size_t capcnt;
     uint32_t freenode;
     grule *rules;
     size_t nrules, caprules;
@@ -57,6 +58,8 @@ typedef struct gengine {
     int oom;
 } gengine;
 
+/* Repetition count of node i. */
+#define GCNT(e, i) ((e)->rle ? (e)->cnt[(i)] : 1u)
 #define GKIND(e, i) ((e)->nodes[(i)].s & 3u)
 #define GID(e, i) ((e)->nodes[(i)].s >> 2)
 /* Terminal value or rule id of node i. */

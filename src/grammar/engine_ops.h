@@ -9,6 +9,7 @@
 #define OP__(a, b) a##b
 #define OP_(a, b) OP__(a, b)
 #define OP(n) OP_(n, OPSFX)
+#define C(i) (e->cnt[(i)])
 
 static int OP(check)(gengine *e, uint32_t s);
 static void OP(expand)(gengine *e, uint32_t s);
@@ -19,16 +20,13 @@ static inline TZ_AINLINE uint32_t OP(node_new)(gengine *e, uint32_t code, uint64
     if (TZ_LIKELY(e->freenode != GNIL)) {
         i = e->freenode;
         e->freenode = N(i).n;
-    } else {
-        if (e->nnodes >= GNIL - 1 || TZ_GROW(e->nodes, e->capnodes, e->nnodes + 1) < 0) {
-            e->oom = 1;
-            return GNIL;
-        }
-        i = (uint32_t)e->nnodes++;
+    } else if ((i = node_grow(e)) == GNIL) {
+        return GNIL;
     }
     gnode *x = &N(i);
     x->s = code;
-    x->c = RLE ? c : 1;
+    if (RLE)
+        e->cnt[i] = c;
     x->p = x->n = GNIL;
     x->slot = GNIL;
     if ((code & 3u) == GK_RULE)
@@ -39,14 +37,14 @@ static inline TZ_AINLINE uint32_t OP(node_new)(gengine *e, uint32_t code, uint64
 /* Same symbol and count (a digram component). Guards and dead nodes equal nothing. */
 static inline TZ_AINLINE int OP(same)(gengine *e, uint32_t a, uint32_t b)
 {
-    return KIND(a) < GK_GUARD && N(a).s == N(b).s && (!RLE || N(a).c == N(b).c);
+    return KIND(a) < GK_GUARD && N(a).s == N(b).s && (!RLE || C(a) == C(b));
 }
 
 static inline TZ_AINLINE uint32_t OP(dhash)(gengine *e, uint32_t x, uint64_t key)
 {
     uint64_t h = key;
     if (RLE)
-        h += N(x).c * 0x165667B19E3779F9ULL + N(N(x).n).c * 0x27D4EB2F165667C5ULL;
+        h += C(x) * 0x165667B19E3779F9ULL + C(N(x).n) * 0x27D4EB2F165667C5ULL;
     h ^= h >> 29;
     h *= 0xBF58476D1CE4E5B9ULL;
     return (uint32_t)(h >> 32);
@@ -63,7 +61,7 @@ static inline TZ_AINLINE size_t OP(tprobe)(gengine *e, uint32_t x, uint64_t key,
             return i;
         }
         if (t->key == key &&
-            (!RLE || (N(t->node).c == N(x).c && N(N(t->node).n).c == N(N(x).n).c))) {
+            (!RLE || (C(t->node) == C(x) && C(N(t->node).n) == C(N(x).n)))) {
             *found = 1;
             return i;
         }
@@ -141,7 +139,7 @@ static inline TZ_AINLINE void OP(del_node)(gengine *e, uint32_t x)
     if (!is_guard(e, x)) {
         OP(delete_digram)(e, x);
         if (KIND(x) == GK_RULE)
-            e->rules[ID(x)].uses -= RLE ? N(x).c : 1;
+            e->rules[ID(x)].uses -= RLE ? C(x) : 1;
     }
     node_release(e, x);
 }
@@ -154,21 +152,21 @@ static uint32_t OP(merge_around)(gengine *e, uint32_t x)
 {
     uint32_t a = N(x).p;
     if (!is_guard(e, a) && symeq(e, a, x)) {
-        uint64_t c = N(x).c;
+        uint64_t c = C(x);
         OP(delete_digram)(e, N(a).p);
         OP(del_node)(e, x);
-        N(a).c += c;
+        C(a) += c;
         if (KIND(a) == GK_RULE)
             e->rules[ID(a)].uses += c;
         x = a;
     }
     uint32_t b = N(x).n;
     if (!is_guard(e, b) && symeq(e, x, b)) {
-        uint64_t c = N(b).c;
+        uint64_t c = C(b);
         OP(delete_digram)(e, N(x).p);
         OP(delete_digram)(e, x);
         OP(del_node)(e, b);
-        N(x).c += c;
+        C(x) += c;
         if (KIND(x) == GK_RULE)
             e->rules[ID(x)].uses += c;
     }
@@ -224,12 +222,12 @@ static void OP(match)(gengine *e, uint32_t ss, uint32_t m)
         r = rule_new(e);
         if (r == GNIL)
             return;
-        uint32_t a = OP(node_new)(e, N(ss).s, N(ss).c);
+        uint32_t a = OP(node_new)(e, N(ss).s, RLE ? C(ss) : 1);
         if (a == GNIL)
             return;
         OP(insert_after)(e, GLAST(e, r), a);
         uint32_t s2 = N(ss).n;
-        uint32_t b = OP(node_new)(e, N(s2).s, N(s2).c);
+        uint32_t b = OP(node_new)(e, N(s2).s, RLE ? C(s2) : 1);
         if (b == GNIL)
             return;
         OP(insert_after)(e, GLAST(e, r), b);
@@ -309,7 +307,7 @@ static int OP(push)(gengine *e, uint32_t root, uint64_t v, uint32_t kind, uint64
     }
     if (RLE && N(last).s == code) { /* a guard's code never equals a symbol's */
         OP(delete_digram)(e, N(last).p);
-        N(last).c += cnt;
+        C(last) += cnt;
         if (kind == GK_RULE)
             e->rules[v].uses += cnt;
         OP(check)(e, N(last).p);
@@ -324,5 +322,6 @@ static int OP(push)(gengine *e, uint32_t root, uint64_t v, uint32_t kind, uint64
 }
 
 #undef OP
+#undef C
 #undef OP_
 #undef OP__
