@@ -86,7 +86,7 @@ static uint32_t rule_new(gengine *e)
 static void rule_release(gengine *e, uint32_t r)
 {
     e->rules[r].live = 0;
-    if (TZ_GROW(e->freerules, e->capfreerules, e->nfreerules + 1) < 0) {
+    if (e->nfreerules >= e->capfreerules && TZ_GROW(e->freerules, e->capfreerules, e->nfreerules + 1) < 0) {
         e->oom = 1; /* the id is simply not reused */
         return;
     }
@@ -173,12 +173,10 @@ static int tgrow(gengine *e)
     return 0;
 }
 
-static void tremove_slot(gengine *e, size_t i)
+/* Backward-shift deletion after slot i was emptied. */
+static void tshift(gengine *e, size_t i)
 {
     size_t mask = e->tabcap - 1, j = i;
-    N(e->tab[i].node).slot = GNIL;
-    e->tab[i].node = GNIL;
-    e->tabcount--;
     for (;;) {
         j = (j + 1) & mask;
         if (e->tab[j].node == GNIL)
@@ -192,6 +190,16 @@ static void tremove_slot(gengine *e, size_t i)
             i = j;
         }
     }
+}
+
+/* Removes the entry in slot i, owned by node x. */
+static inline TZ_AINLINE void tremove_slot(gengine *e, uint32_t x, size_t i)
+{
+    N(x).slot = GNIL;
+    e->tab[i].node = GNIL;
+    e->tabcount--;
+    if (e->tab[(i + 1) & (e->tabcap - 1)].node != GNIL)
+        tshift(e, i);
 }
 
 /* The hot operations, once per mode. */

@@ -96,7 +96,7 @@ static void OP(tset)(gengine *e, uint32_t x)
 static inline TZ_AINLINE void OP(delete_digram)(gengine *e, uint32_t x)
 {
     if (N(x).slot != GNIL)
-        tremove_slot(e, N(x).slot);
+        tremove_slot(e, x, N(x).slot);
 }
 
 /* ---- linking ------------------------------------------------------------------- */
@@ -106,7 +106,7 @@ static inline TZ_AINLINE void OP(join)(gengine *e, uint32_t left, uint32_t right
     gnode *L = &N(left), *R = &N(right);
     if (L->n != GNIL) {
         if (L->slot != GNIL)
-            tremove_slot(e, L->slot);
+            tremove_slot(e, left, L->slot);
         if (!RLE) {
             /* triples (aaa): the reference keeps the first pair in the table */
             uint32_t rs = R->s;
