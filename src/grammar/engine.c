@@ -9,10 +9,12 @@
 
 #if defined(__GNUC__)
 #define TZ_AINLINE __attribute__((always_inline))
+#define TZ_NOINLINE __attribute__((noinline))
 #define TZ_LIKELY(x) __builtin_expect(!!(x), 1)
 #define TZ_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
 #define TZ_AINLINE
+#define TZ_NOINLINE
 #define TZ_LIKELY(x) (x)
 #define TZ_UNLIKELY(x) (x)
 #endif
@@ -73,13 +75,15 @@ static uint32_t rule_new(gengine *e)
         }
         r = (uint32_t)e->nrules++;
     }
-    memset(&e->rules[r], 0, sizeof e->rules[r]);
     uint32_t g = node_new(e, CODE(r, GK_GUARD), 1);
     if (g == GNIL)
         return GNIL;
     N(g).p = N(g).n = g;
-    e->rules[r].guard = g;
-    e->rules[r].live = 1;
+    grule *R = &e->rules[r];
+    R->guard = g;
+    R->pinned = 0;
+    R->uses = 0;
+    R->live = 1;
     return r;
 }
 
@@ -101,7 +105,22 @@ static inline uint64_t imix(uint64_t x)
 }
 
 /* Dense id of terminal value v (GNIL on out of memory). */
-static uint32_t intern(gengine *e, uint64_t v)
+static uint32_t intern_slow(gengine *e, uint64_t v);
+
+static inline uint32_t intern(gengine *e, uint64_t v)
+{
+    size_t k = (size_t)(v >> 2 ^ v >> 12) & 1023u;
+    if (TZ_LIKELY(e->ici[k] && e->icv[k] == v))
+        return e->ici[k] - 1;
+    uint32_t id = intern_slow(e, v);
+    if (id != GNIL) {
+        e->icv[k] = v;
+        e->ici[k] = id + 1;
+    }
+    return id;
+}
+
+static uint32_t intern_slow(gengine *e, uint64_t v)
 {
     size_t mask = e->imapcap - 1;
     size_t i = imix(v) & mask;

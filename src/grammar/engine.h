@@ -55,6 +55,8 @@ typedef struct gengine {
     size_t ntval, captval;
     uint32_t *imap;       /* value -> id + 1 (0 = empty), open addressing */
     size_t imapcap;
+    uint64_t icv[1024];   /* a direct-mapped cache in front of imap: value ... */
+    uint32_t ici[1024];   /* ... and its id + 1 (0 = empty) */
     int oom;
 } gengine;
 

@@ -127,10 +127,27 @@ static inline TZ_AINLINE void OP(join)(gengine *e, uint32_t left, uint32_t right
     R->p = left;
 }
 
+/* insert_after(q, y) for a fresh node y (p = n = slot = GNIL, as node_new leaves
+ * it): join(y, q.n) only links (y has no successor yet), and join(q, y) skips the
+ * triple check on y's side (y has no predecessor yet). */
 static inline TZ_AINLINE void OP(insert_after)(gengine *e, uint32_t q, uint32_t y)
 {
-    OP(join)(e, y, N(q).n);
-    OP(join)(e, q, y);
+    gnode *Q = &N(q);
+    uint32_t qn = Q->n;
+    N(y).n = qn;
+    N(qn).p = y;
+    if (Q->slot != GNIL)
+        tremove_slot(e, q, Q->slot);
+    if (!RLE) {
+        uint32_t qs = Q->s;
+        if ((qs & 3u) < GK_GUARD) {
+            uint32_t qp = Q->p;
+            if (qp != GNIL && N(qn).s == qs && N(qp).s == qs)
+                OP(tset)(e, qp);
+        }
+    }
+    Q->n = y;
+    N(y).p = q;
 }
 
 static inline TZ_AINLINE void OP(del_node)(gengine *e, uint32_t x)
@@ -211,7 +228,7 @@ static inline TZ_AINLINE void OP(utility)(gengine *e, uint32_t r, int last)
 /* Deals with a repeated digram: ss (just formed) equals m (from the table).
  * Reuses m's rule when m is a whole rule body, else makes a new rule: the older
  * occurrence is replaced first, then the rule's digram is recorded, then ss. */
-static void OP(match)(gengine *e, uint32_t ss, uint32_t m)
+static TZ_NOINLINE void OP(match)(gengine *e, uint32_t ss, uint32_t m)
 {
     uint32_t r;
     uint32_t mp = N(m).p;
@@ -225,12 +242,19 @@ static void OP(match)(gengine *e, uint32_t ss, uint32_t m)
         uint32_t a = OP(node_new)(e, N(ss).s, RLE ? C(ss) : 1);
         if (a == GNIL)
             return;
-        OP(insert_after)(e, GLAST(e, r), a);
         uint32_t s2 = N(ss).n;
         uint32_t b = OP(node_new)(e, N(s2).s, RLE ? C(s2) : 1);
         if (b == GNIL)
             return;
-        OP(insert_after)(e, GLAST(e, r), b);
+        /* the body a b behind the new guard: appending a fresh node after the
+         * guard or after a fresh node touches no digram, so this only links */
+        uint32_t g = e->rules[r].guard;
+        N(g).n = a;
+        N(a).p = g;
+        N(a).n = b;
+        N(b).p = a;
+        N(b).n = g;
+        N(g).p = b;
         OP(substitute)(e, m, r);
         OP(tset)(e, GFIRST(e, r));
         OP(substitute)(e, ss, r);
