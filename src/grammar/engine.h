@@ -55,8 +55,8 @@ typedef struct gengine {
     size_t ntval, captval;
     uint32_t *imap;       /* value -> id + 1 (0 = empty), open addressing */
     size_t imapcap;
-    uint64_t icv[1024];   /* a direct-mapped cache in front of imap: value ... */
-    uint32_t ici[1024];   /* ... and its id + 1 (0 = empty) */
+    uint64_t icv[4096];   /* a direct-mapped cache in front of imap: value ... */
+    uint32_t ici[4096];   /* ... and its id + 1 (0 = empty) */
     int oom;
 } gengine;
 

@@ -69,7 +69,7 @@ static inline TZ_AINLINE size_t OP(tprobe)(gengine *e, uint32_t x, uint64_t key,
 }
 
 /* *find_digram(x) = x */
-static void OP(tset)(gengine *e, uint32_t x)
+static inline TZ_AINLINE void OP(tset_in)(gengine *e, uint32_t x)
 {
     uint32_t xn = N(x).n;
     if (is_guard(e, x) || is_guard(e, xn))
@@ -90,6 +90,11 @@ static void OP(tset)(gengine *e, uint32_t x)
     }
     t->node = x;
     N(x).slot = (uint32_t)i;
+}
+
+static void OP(tset)(gengine *e, uint32_t x)
+{
+    OP(tset_in)(e, x);
 }
 
 /* delete_digram: removes x's digram if the table entry is x. */
@@ -256,7 +261,7 @@ static TZ_NOINLINE void OP(match)(gengine *e, uint32_t ss, uint32_t m)
         N(b).n = g;
         N(g).p = b;
         OP(substitute)(e, m, r);
-        OP(tset)(e, GFIRST(e, r));
+        OP(tset_in)(e, GFIRST(e, r));
         OP(substitute)(e, ss, r);
     }
     OP(utility)(e, r, 0);
@@ -282,7 +287,7 @@ static void OP(expand)(gengine *e, uint32_t s)
     OP(join)(e, left, f);
     OP(join)(e, l, right);
     if (!RLE) {
-        OP(tset)(e, l);
+        OP(tset_in)(e, l);
         return;
     }
     OP(settle)(e, f);
