@@ -241,6 +241,53 @@ static void test_wide_symbols(void **state)
 
 /* ---- real traces ------------------------------------------------------------------ */
 
+/* ---- reading PC lists: the 8-digit fast path and the general parser agree ------- */
+
+static void test_read_lines(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir();
+    /* every form the reader accepts, mixed with the bare 8-digit lines of the fast path */
+    char *p = tu_write(dir, "mixed.pc",
+                       "000103b8\n000103BC\n0x000103c0\n0X0001AbCd\n"
+                       "ffffffffffffffff\n7\n  00001234  \n# comment\n\n"
+                       "deadbeef\r\n0x1000 nop\n\t0000abcd\n00000000\nFFFFFFFF");
+    static const uint64_t want[] = {0x103b8, 0x103bc, 0x103c0, 0x1abcd, UINT64_MAX, 7, 0x1234,
+                                    0xdeadbeef, 0x1000, 0xabcd, 0, 0xffffffff};
+    collect c = {0};
+    traza_err err;
+    if (traza_grammar_read(p, TRAZA_GIN_TEXT, col, &c, &err) < 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(c.n, sizeof want / sizeof *want);
+    assert_memory_equal(c.v, want, sizeof want);
+    free(p);
+    free(c.v);
+    /* a bad digit in an 8-character line: the error names the line */
+    p = tu_write(dir, "bad.pc", "000103b8\n000103bc\n0001g3c0\n000103c4\n");
+    c = (collect){0};
+    assert_int_equal(traza_grammar_read(p, TRAZA_GIN_TEXT, col, &c, &err), -1);
+    assert_non_null(strstr(err.msg, "bad.pc:3: expected a hexadecimal address, found '0001g3c0'"));
+    free(p);
+    free(c.v);
+    /* more than one reader buffer (1 MiB): lines cut by the buffer's end */
+    size_t n = 300000;
+    char *big = malloc(n * 9 + 1);
+    assert_non_null(big);
+    for (size_t i = 0; i < n; i++)
+        snprintf(big + 9 * i, 10, "%08zx\n", i * 2654435761u % 0xffffffffu);
+    p = tu_write(dir, "big.pc", big);
+    c = (collect){0};
+    if (traza_grammar_read(p, TRAZA_GIN_TEXT, col, &c, &err) < 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(c.n, n);
+    for (size_t i = 0; i < n; i++)
+        assert_true(c.v[i] == i * 2654435761u % 0xffffffffu);
+    free(big);
+    free(p);
+    free(c.v);
+    tu_rmdir(dir);
+}
+
 static void test_reference_size_mcu(void **state)
 {
     (void)state;
@@ -619,6 +666,7 @@ int main(void)
         cmocka_unit_test(test_paper_example),
         cmocka_unit_test(test_properties_random),
         cmocka_unit_test(test_wide_symbols),
+        cmocka_unit_test(test_read_lines),
         cmocka_unit_test(test_reference_size_mcu),
         cmocka_unit_test(test_cyclitur_memory),
         cmocka_unit_test(test_huge_expansion),
