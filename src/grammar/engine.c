@@ -109,7 +109,7 @@ static uint32_t intern_slow(gengine *e, uint64_t v);
 
 static inline uint32_t intern(gengine *e, uint64_t v)
 {
-    size_t k = (size_t)(v >> 2 ^ v >> 14) & 4095u;
+    size_t k = (size_t)((v * 0x9E3779B97F4A7C15ULL) >> 52); /* 4096 entries */
     if (TZ_LIKELY(e->ici[k] && e->icv[k] == v))
         return e->ici[k] - 1;
     uint32_t id = intern_slow(e, v);
