@@ -50,7 +50,7 @@ typedef struct gengine {
     uint32_t *freerules;
     size_t nfreerules, capfreerules;
     gslot *tab;
-    size_t tabcap, tabcount;
+    size_t tabcap, tabcount; /* kept at most 1/4 full: short probes and shifts */
     uint64_t *tval;       /* interned terminal values */
     size_t ntval, captval;
     uint32_t *imap;       /* value -> id + 1 (0 = empty), open addressing */

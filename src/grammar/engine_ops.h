@@ -74,7 +74,7 @@ static inline TZ_AINLINE void OP(tset_in)(gengine *e, uint32_t x)
     uint32_t xn = N(x).n;
     if (is_guard(e, x) || is_guard(e, xn))
         return;
-    if (TZ_UNLIKELY((e->tabcount + 1) * 2 > e->tabcap) && tgrow(e) < 0)
+    if (TZ_UNLIKELY((e->tabcount + 1) * 4 > e->tabcap) && tgrow(e) < 0)
         return;
     uint64_t key = (uint64_t)N(x).s << 32 | N(xn).s;
     uint32_t h = OP(dhash)(e, x, key);
@@ -300,7 +300,7 @@ static int OP(check)(gengine *e, uint32_t s)
     uint32_t sn = N(s).n;
     if (KIND(s) >= GK_GUARD || is_guard(e, sn))
         return 0;
-    if (TZ_UNLIKELY((e->tabcount + 1) * 2 > e->tabcap) && tgrow(e) < 0)
+    if (TZ_UNLIKELY((e->tabcount + 1) * 4 > e->tabcap) && tgrow(e) < 0)
         return 0;
     uint64_t key = (uint64_t)N(s).s << 32 | N(sn).s;
     uint32_t h = OP(dhash)(e, s, key);
