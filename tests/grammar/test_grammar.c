@@ -3,6 +3,8 @@
 #include "testutil.h"
 #include "traza/grammar.h"
 #include "grammar/gram_internal.h"
+#include "util/lines_hex.h"
+#include "util/util.h"
 #include <zlib.h>
 
 static uint64_t rng_state = 88172645463325252ULL;
@@ -286,6 +288,38 @@ static void test_read_lines(void **state)
     free(p);
     free(c.v);
     tu_rmdir(dir);
+}
+
+/* The one-word conversion of 8-character lines against the general parser, on random
+ * strings mixing hexadecimal digits with their neighbours in ASCII and high bytes. */
+static void test_hex_fast_random(void **state)
+{
+    (void)state;
+    static const char other[] = "gGxX/:@`\x7f\x80\xff \t,.-";
+    long ok = 0;
+    for (int it = 0; it < 200000; it++) {
+        char buf[9];
+        for (int k = 0; k < 8; k++)
+            buf[k] = rnd() % 5 ? "0123456789abcdefABCDEF"[rnd() % 22] : other[rnd() % (sizeof other - 1)];
+        buf[8] = '\n';
+        tz_lines lr;
+        memset(&lr, 0, sizeof lr);
+        lr.buf = buf;
+        lr.end = sizeof buf;
+        uint64_t v = 0, want = 0;
+        int got = tz_lines_hex_fast(&lr, &v);
+        int exp = tz_parse_u64_hex(buf, 8, &want) == 0;
+        assert_int_equal(got, exp);
+        if (got) {
+            assert_true(v == want);
+            assert_int_equal(lr.start, 9);
+            assert_int_equal(lr.lineno, 1);
+            ok++;
+        } else {
+            assert_int_equal(lr.start, 0);
+        }
+    }
+    assert_true(ok > 1000);
 }
 
 static void test_reference_size_mcu(void **state)
@@ -667,6 +701,7 @@ int main(void)
         cmocka_unit_test(test_properties_random),
         cmocka_unit_test(test_wide_symbols),
         cmocka_unit_test(test_read_lines),
+        cmocka_unit_test(test_hex_fast_random),
         cmocka_unit_test(test_reference_size_mcu),
         cmocka_unit_test(test_cyclitur_memory),
         cmocka_unit_test(test_huge_expansion),
