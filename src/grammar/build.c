@@ -89,7 +89,7 @@ static int end_cycle(traza_gbuilder *b)
     gengine *e = &b->e;
     uint32_t r = b->root, f = GFIRST(e, r);
     b->open = 0;
-    if (GLAST(e, r) == f && e->nodes[f].c == 1) {
+    if (GLAST(e, r) == f && GCNT(e, f) == 1) {
         uint64_t v = ge_val(e, f);
         uint32_t k = GKIND(e, f);
         if (k == GK_RULE)

@@ -23,7 +23,6 @@ typedef struct gnode {
     uint32_t p, n;
     uint32_t slot; /* digram table slot owned by this node (GNIL: none) */
     uint32_t s;    /* symbol code */
-    uint64_t c;    /* repetition count */
 } gnode;
 
 typedef struct grule {
@@ -43,20 +42,26 @@ typedef struct gengine {
     int rle;              /* ReSequitur mode */
     gnode *nodes;
     size_t nnodes, capnodes;
+    uint64_t *cnt;        /* ReSequitur: repetition count of each node (Sequitur: all 1, NULL) */
+    size_t capcnt;
     uint32_t freenode;
     grule *rules;
     size_t nrules, caprules;
     uint32_t *freerules;
     size_t nfreerules, capfreerules;
     gslot *tab;
-    size_t tabcap, tabcount;
+    size_t tabcap, tabcount; /* kept at most 1/4 full: short probes and shifts */
     uint64_t *tval;       /* interned terminal values */
     size_t ntval, captval;
     uint32_t *imap;       /* value -> id + 1 (0 = empty), open addressing */
     size_t imapcap;
+    uint64_t icv[4096];   /* a direct-mapped cache in front of imap: value ... */
+    uint32_t ici[4096];   /* ... and its id + 1 (0 = empty) */
     int oom;
 } gengine;
 
+/* Repetition count of node i. */
+#define GCNT(e, i) ((e)->rle ? (e)->cnt[(i)] : 1u)
 #define GKIND(e, i) ((e)->nodes[(i)].s & 3u)
 #define GID(e, i) ((e)->nodes[(i)].s >> 2)
 /* Terminal value or rule id of node i. */

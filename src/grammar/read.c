@@ -2,6 +2,7 @@
 #include <string.h>
 #include "traza/grammar.h"
 #include "util/input.h"
+#include "util/lines_hex.h"
 #include "util/util.h"
 
 static int read_raw(const char *path, int width, int (*fn)(void *, uint64_t), void *user, traza_err *err)
@@ -51,8 +52,18 @@ int traza_grammar_read(const char *path, int fmt, int (*fn)(void *, uint64_t), v
         return -1;
     char *line;
     size_t len;
-    int r;
-    while ((r = tz_lines_next(&lr, &line, &len, err)) == 1) {
+    int r = 0;
+    for (;;) {
+        uint64_t v;
+        if (tz_lines_hex_fast(&lr, &v)) { /* a bare hexadecimal address */
+            if (fn(user, v)) {
+                r = -1;
+                break;
+            }
+            continue;
+        }
+        if ((r = tz_lines_next(&lr, &line, &len, err)) != 1)
+            break;
         while (len && (line[len - 1] == ' ' || line[len - 1] == '\t'))
             len--;
         size_t s = 0;
@@ -78,7 +89,6 @@ int traza_grammar_read(const char *path, int fmt, int (*fn)(void *, uint64_t), v
             if (sp)
                 tl = (size_t)(sp - tok);
         }
-        uint64_t v;
         if (tz_parse_u64_hex(tok, tl, &v) < 0) {
             if (comma && lr.lineno == 1)
                 continue; /* CSV header */

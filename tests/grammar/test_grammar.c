@@ -3,6 +3,8 @@
 #include "testutil.h"
 #include "traza/grammar.h"
 #include "grammar/gram_internal.h"
+#include "util/lines_hex.h"
+#include "util/util.h"
 #include <zlib.h>
 
 static uint64_t rng_state = 88172645463325252ULL;
@@ -240,6 +242,85 @@ static void test_wide_symbols(void **state)
 }
 
 /* ---- real traces ------------------------------------------------------------------ */
+
+/* ---- reading PC lists: the 8-digit fast path and the general parser agree ------- */
+
+static void test_read_lines(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir();
+    /* every form the reader accepts, mixed with the bare 8-digit lines of the fast path */
+    char *p = tu_write(dir, "mixed.pc",
+                       "000103b8\n000103BC\n0x000103c0\n0X0001AbCd\n"
+                       "ffffffffffffffff\n7\n  00001234  \n# comment\n\n"
+                       "deadbeef\r\n0x1000 nop\n\t0000abcd\n00000000\nFFFFFFFF");
+    static const uint64_t want[] = {0x103b8, 0x103bc, 0x103c0, 0x1abcd, UINT64_MAX, 7, 0x1234,
+                                    0xdeadbeef, 0x1000, 0xabcd, 0, 0xffffffff};
+    collect c = {0};
+    traza_err err;
+    if (traza_grammar_read(p, TRAZA_GIN_TEXT, col, &c, &err) < 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(c.n, sizeof want / sizeof *want);
+    assert_memory_equal(c.v, want, sizeof want);
+    free(p);
+    free(c.v);
+    /* a bad digit in an 8-character line: the error names the line */
+    p = tu_write(dir, "bad.pc", "000103b8\n000103bc\n0001g3c0\n000103c4\n");
+    c = (collect){0};
+    assert_int_equal(traza_grammar_read(p, TRAZA_GIN_TEXT, col, &c, &err), -1);
+    assert_non_null(strstr(err.msg, "bad.pc:3: expected a hexadecimal address, found '0001g3c0'"));
+    free(p);
+    free(c.v);
+    /* more than one reader buffer (1 MiB): lines cut by the buffer's end */
+    size_t n = 300000;
+    char *big = malloc(n * 9 + 1);
+    assert_non_null(big);
+    for (size_t i = 0; i < n; i++)
+        snprintf(big + 9 * i, 10, "%08zx\n", i * 2654435761u % 0xffffffffu);
+    p = tu_write(dir, "big.pc", big);
+    c = (collect){0};
+    if (traza_grammar_read(p, TRAZA_GIN_TEXT, col, &c, &err) < 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(c.n, n);
+    for (size_t i = 0; i < n; i++)
+        assert_true(c.v[i] == i * 2654435761u % 0xffffffffu);
+    free(big);
+    free(p);
+    free(c.v);
+    tu_rmdir(dir);
+}
+
+/* The one-word conversion of 8-character lines against the general parser, on random
+ * strings mixing hexadecimal digits with their neighbours in ASCII and high bytes. */
+static void test_hex_fast_random(void **state)
+{
+    (void)state;
+    static const char other[] = "gGxX/:@`\x7f\x80\xff \t,.-";
+    long ok = 0;
+    for (int it = 0; it < 200000; it++) {
+        char buf[9];
+        for (int k = 0; k < 8; k++)
+            buf[k] = rnd() % 5 ? "0123456789abcdefABCDEF"[rnd() % 22] : other[rnd() % (sizeof other - 1)];
+        buf[8] = '\n';
+        tz_lines lr;
+        memset(&lr, 0, sizeof lr);
+        lr.buf = buf;
+        lr.end = sizeof buf;
+        uint64_t v = 0, want = 0;
+        int got = tz_lines_hex_fast(&lr, &v);
+        int exp = tz_parse_u64_hex(buf, 8, &want) == 0;
+        assert_int_equal(got, exp);
+        if (got) {
+            assert_true(v == want);
+            assert_int_equal(lr.start, 9);
+            assert_int_equal(lr.lineno, 1);
+            ok++;
+        } else {
+            assert_int_equal(lr.start, 0);
+        }
+    }
+    assert_true(ok > 1000);
+}
 
 static void test_reference_size_mcu(void **state)
 {
@@ -619,6 +700,8 @@ int main(void)
         cmocka_unit_test(test_paper_example),
         cmocka_unit_test(test_properties_random),
         cmocka_unit_test(test_wide_symbols),
+        cmocka_unit_test(test_read_lines),
+        cmocka_unit_test(test_hex_fast_random),
         cmocka_unit_test(test_reference_size_mcu),
         cmocka_unit_test(test_cyclitur_memory),
         cmocka_unit_test(test_huge_expansion),
