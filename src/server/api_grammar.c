@@ -84,6 +84,96 @@ static void sym_json(tz_buf *b, const traza_gsym *s)
                   (unsigned long long)s->rep);
 }
 
+/* The cycle-in-time strip, bounded whatever the expansion: the exact runs of the
+ * cycle sequence when it holds at most TZ_API_MAX_RUNS cycles (*sampled = 0), else
+ * TZ_API_MAX_RUNS evenly spaced cycles read by random access in the cycle grammar
+ * (traza_grammar_cycle_grammar, O(|G|)), equal neighbours merged, each run's `rep`
+ * stretched to reach the next sample (*sampled = 1). Never one entry per cycle:
+ * a grammar of 10^10 symbols answers in O(|G| + samples x depth). */
+static int strip_runs(const traza_grammar *g, const traza_gcycle *tab, size_t nt, traza_gcrun **out, size_t *nout,
+                      int *sampled, uint64_t *ncycles, traza_err *err)
+{
+    traza_grammar *cg = NULL;
+    uint64_t *wlen = NULL;
+    *out = NULL;
+    *nout = 0;
+    *sampled = 0;
+    if (traza_grammar_cycle_grammar(g, g->lh, tab, nt, &cg, &wlen, err) < 0)
+        return -1;
+    uint64_t K = cg->len ? cg->len[0] : 0;
+    *ncycles = K;
+    if (K <= TZ_API_MAX_RUNS) {
+        traza_grammar_free(cg);
+        free(wlen);
+        return traza_grammar_cycle_runs(g, g->lh, tab, nt, out, nout, err);
+    }
+    *sampled = 1;
+    /* w offset of every body position: wcum[k] = w symbols before syms[k] in its rule */
+    uint64_t total = cg->off[cg->nrules];
+    uint64_t *wcum = malloc((total ? total : 1) * sizeof *wcum);
+    traza_gcrun *runs = malloc(TZ_API_MAX_RUNS * sizeof *runs);
+    int rc = 0;
+    if (!wcum || !runs) {
+        rc = traza_err_set(err, TRAZA_E_NOMEM, "out of memory for the cycle strip");
+        goto out;
+    }
+    for (uint32_t r = 0; r < cg->nrules; r++) {
+        uint64_t acc = 0;
+        for (uint64_t k = cg->off[r]; k < cg->off[r + 1]; k++) {
+            const traza_gsym *sy = &cg->syms[k];
+            wcum[k] = acc;
+            acc += (sy->is_rule ? wlen[sy->value] : tab[sy->value].length) * sy->rep;
+        }
+    }
+    size_t n = 0;
+    for (size_t j = 0; j < TZ_API_MAX_RUNS; j++) {
+        uint64_t k = (uint64_t)((unsigned __int128)K * j / TZ_API_MAX_RUNS), pos = 0;
+        uint32_t r = 0, cyc = 0;
+        for (uint32_t depth = 0; depth <= cg->nrules; depth++) {
+            /* the r-pair of rule r holding cycle k (cum: its offset in cycles) */
+            uint64_t a = cg->off[r], e = cg->off[r + 1];
+            while (e - a > 1) {
+                uint64_t mid = a + (e - a) / 2;
+                if (cg->cum[mid] <= k)
+                    a = mid;
+                else
+                    e = mid;
+            }
+            const traza_gsym *sy = &cg->syms[a];
+            uint64_t unit = sy->is_rule ? cg->len[sy->value] : 1;
+            uint64_t wunit = sy->is_rule ? wlen[sy->value] : tab[sy->value].length;
+            uint64_t q = (k - cg->cum[a]) / unit;
+            k -= cg->cum[a] + q * unit;
+            pos += wcum[a] + q * wunit;
+            if (!sy->is_rule) {
+                cyc = (uint32_t)sy->value;
+                break;
+            }
+            r = (uint32_t)sy->value;
+        }
+        if (n && runs[n - 1].cycle == cyc)
+            continue;
+        runs[n].cycle = cyc;
+        runs[n].pos = pos;
+        runs[n].rep = 1;
+        n++;
+    }
+    /* each run reaches the next one's start (the last one, the end of w) */
+    for (size_t i = 0; i < n; i++) {
+        uint64_t end = i + 1 < n ? runs[i + 1].pos : g->len[0], len = tab[runs[i].cycle].length;
+        runs[i].rep = len && end > runs[i].pos ? (end - runs[i].pos + len - 1) / len : 1;
+    }
+    *out = runs;
+    *nout = n;
+    runs = NULL;
+out:
+    free(runs);
+    free(wcum);
+    free(wlen);
+    traza_grammar_free(cg);
+    return rc;
+}
+
 int tz_api_grammar(tz_req *r)
 {
     int64_t id, maxrules;
@@ -143,15 +233,18 @@ int tz_api_grammar(tz_req *r)
         size_t nt = 0;
         traza_gcrun *runs = NULL;
         size_t nr = 0;
+        int sampled = 0;
+        uint64_t ncycles = 0;
         if (traza_grammar_cycles(g, g->lh, &tab, &nt, &r->err) < 0 ||
-            traza_grammar_cycle_runs(g, g->lh, tab, nt, &runs, &nr, &r->err) < 0) {
+            strip_runs(g, tab, nt, &runs, &nr, &sampled, &ncycles, &r->err) < 0) {
             rc = -1;
         } else {
             for (size_t i = 0; i < nt && i < TZ_API_MAX_LIST; i++)
                 tz_buf_printf(&b, "%s{\"id\":%zu,\"hash\":\"%016llx\",\"length\":%llu,\"count\":%llu,\"first\":%llu}", i ? "," : "",
                               i, (unsigned long long)tab[i].hash, (unsigned long long)tab[i].length,
                               (unsigned long long)tab[i].count, (unsigned long long)tab[i].first);
-            tz_buf_printf(&b, "],\"distinct_cycles\":%zu,\"runs\":[", nt);
+            tz_buf_printf(&b, "],\"distinct_cycles\":%zu,\"cycles_total\":%llu,\"runs_sampled\":%s,\"runs\":[", nt,
+                          (unsigned long long)ncycles, sampled ? "true" : "false");
             nruns_total = nr;
             for (size_t i = 0; i < nr && i < TZ_API_MAX_RUNS; i++)
                 tz_buf_printf(&b, "%s[%u,%llu,%llu]", i ? "," : "", runs[i].cycle, (unsigned long long)runs[i].rep,

@@ -3,6 +3,7 @@
  * in-process on an ephemeral 127.0.0.1 port; requests go through a raw socket client
  * so malformed bytes can be sent too. */
 #include "testutil.h"
+#include "huge_grammar.h"
 
 #include <math.h>
 #include "server/server.h"
@@ -794,6 +795,89 @@ static void test_budget_analyses(void **state)
     json_decref(ref);
 }
 
+/* The grammar view of a 10^10-symbol grammar: bounded, read from the grammar alone.
+ * The cycle strip is sampled (4000 evenly spaced cycles) and still shows the one
+ * odd cycle in the middle at its exact position; a small grammar gets exact runs. */
+static void test_grammar_view_huge(void **state)
+{
+    fx *f = *state;
+    traza_err err;
+    char *dir = tu_tmpdir(), path[4200], small[4200];
+    snprintf(path, sizeof path, "%s/huge.tzg", dir);
+    snprintf(small, sizeof small, "%s/small.tzg", dir);
+    traza_grammar *g = huge_grammar();
+    assert_int_equal(traza_tzg_write(g, path, TRAZA_TZG_ZSTD, &err), 0);
+    traza_grammar_free(g);
+    /* a small Cyclitur grammar: (A B A C)^3 A D with loop header A */
+    uint64_t seq[] = {1, 2, 1, 3, 1, 2, 1, 3, 1, 2, 1, 3, 1, 4};
+    uint64_t lh = 1;
+    g = traza_grammar_build(seq, sizeof seq / sizeof *seq, TRAZA_G_CYCLITUR, &lh, &err);
+    assert_non_null(g);
+    assert_int_equal(traza_tzg_write(g, small, TRAZA_TZG_ZSTD, &err), 0);
+    traza_gcycle *tab;
+    size_t nt, nr;
+    traza_gcrun *runs;
+    assert_int_equal(traza_grammar_cycles(g, lh, &tab, &nt, &err), 0);
+    assert_int_equal(traza_grammar_cycle_runs(g, lh, tab, nt, &runs, &nr, &err), 0);
+    traza_grammar_free(g);
+    const char *files[] = {path, small};
+    tz_api *api = tz_api_new(f->ws, files, 2, &err);
+    assert_non_null(api);
+    tz_params ps;
+    tz_params_init(&ps);
+    assert_int_equal(tz_params_parse(&ps, "id=0"), 0);
+    tz_resp r;
+    tz_api_handle(api, "GET", "/api/grammar", &ps, &r);
+    assert_int_equal(r.status, 200);
+    json_error_t je;
+    json_t *j = json_loadb(r.body, r.len, 0, &je);
+    assert_non_null(j);
+    assert_true(json_is_true(json_object_get(j, "runs_sampled")));
+    assert_int_equal(jint(j, "cycles_total"), 2000000001);
+    assert_int_equal(jint(j, "distinct_cycles"), 2);
+    json_t *jr = json_object_get(j, "runs");
+    assert_true(json_array_size(jr) >= 3 && json_array_size(jr) <= 4000);
+    json_int_t odd = -1, last = -1;
+    for (size_t i = 0; i < json_array_size(jr); i++) {
+        json_t *run = json_array_get(jr, i);
+        json_int_t cyc = json_integer_value(json_array_get(run, 0)), pos = json_integer_value(json_array_get(run, 2));
+        assert_true(pos > last);
+        last = pos;
+        json_t *c = json_array_get(json_object_get(j, "cycles"), (size_t)cyc);
+        if (jint(c, "length") == 2) {
+            assert_int_equal(pos, 5000000000LL); /* the odd cycle, after 10^9 of 5 symbols */
+            odd = pos;
+        }
+    }
+    assert_int_equal(odd, 5000000000LL);
+    json_decref(j);
+    tz_resp_free(&r);
+    tz_params_free(&ps);
+    /* the small grammar: the exact runs */
+    tz_params_init(&ps);
+    assert_int_equal(tz_params_parse(&ps, "id=1"), 0);
+    tz_api_handle(api, "GET", "/api/grammar", &ps, &r);
+    assert_int_equal(r.status, 200);
+    j = json_loadb(r.body, r.len, 0, &je);
+    assert_non_null(j);
+    assert_true(json_is_false(json_object_get(j, "runs_sampled")));
+    jr = json_object_get(j, "runs");
+    assert_int_equal(json_array_size(jr), nr);
+    for (size_t i = 0; i < nr; i++) {
+        json_t *run = json_array_get(jr, i);
+        assert_int_equal(json_integer_value(json_array_get(run, 0)), runs[i].cycle);
+        assert_int_equal(json_integer_value(json_array_get(run, 1)), (json_int_t)runs[i].rep);
+        assert_int_equal(json_integer_value(json_array_get(run, 2)), (json_int_t)runs[i].pos);
+    }
+    json_decref(j);
+    tz_resp_free(&r);
+    tz_params_free(&ps);
+    free(runs);
+    free(tab);
+    tz_api_free(api);
+    tu_rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -810,6 +894,7 @@ int main(void)
         cmocka_unit_test(test_budget),
         cmocka_unit_test(test_aggregate_bounded),
         cmocka_unit_test(test_budget_analyses),
+        cmocka_unit_test(test_grammar_view_huge),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

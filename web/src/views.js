@@ -139,7 +139,7 @@ async function loadGrammar() {
   body.replaceChildren(el('p', {}, `${g.algo}: ${g.rules} rules, |w| = ${g.length}, size ${g.size}, compression ${(g.compression * 100).toFixed(2)}%, depth ${g.depth}, loop header ${g.lh ?? 'none'}, ${g.distinct_cycles} distinct cycles`));
   if (g.cycles.length) {
     body.append(pie('Cycles (occurrences)', g.cycles.map(c => ({ label: `#${c.id} (${c.length} sym)`, value: c.count, color: colors(c.id) })), 'gr-pie'));
-    body.append(el('h4', {}, 'cycles in time'));
+    body.append(el('h4', {}, 'cycles in time', g.runs_sampled ? el('small', {}, ` (sampled: ${g.runs.length} runs from ${g.cycles_total} cycles)`) : ''));
     const cv = el('canvas', { 'data-testid': 'gr-strip' }); body.append(cv);
     requestAnimationFrame(() => {
       const { g: ctx, w, h } = fitCanvas(cv, 40);
