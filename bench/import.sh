@@ -28,9 +28,11 @@ el() { python3 -c "print(f'{$2 - $1:.3f}')"; }
 # wall time then includes waiting for a core, CPU time does not).
 cpu() { local out=$1; shift; /usr/bin/time -f "%U %S" -o "$out" "$@"; }
 
-PKGS=$(sed -n 's/^PKGS *:= *//p' Makefile)
+# the link line of the Makefile: pkg-config modules (libpq has no .pc on Debian) + EXTRA_LIBS
+PKGS=$(sed -n 's/^PKGS *:= *//p' Makefile | sed 's/\blibpq\b//')
+EXTRA=$(sed -n 's/^EXTRA_LIBS *+= *//p' Makefile | tr '\n' ' ')
 LIBA=$(dirname "$TRAZA")/libtraza.a
-cc -O2 -std=c11 -Iinclude -o "$D/window" bench/window.c "$LIBA" $(pkg-config --libs $PKGS) -ldl -lpthread -lm
+cc -O2 -std=c11 -Iinclude -o "$D/window" bench/window.c "$LIBA" $(pkg-config --libs $PKGS) $EXTRA -ldl -lpthread -lm
 
 echo "== generating $EVENTS events as CSV"
 "$TRAZA" gen --events "$EVENTS" --seed 1 -o "$D/ev.csv" -q
