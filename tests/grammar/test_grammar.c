@@ -1,11 +1,23 @@
 /* Grammar compression: the paper's example, the three grammar properties on random and
  * real inputs, exact round trips, random access, .tzg, and a 10^10-symbol grammar. */
 #include "testutil.h"
+#include "huge_grammar.h"
 #include "traza/grammar.h"
 #include "grammar/gram_internal.h"
 #include "util/lines_hex.h"
 #include "util/util.h"
 #include <zlib.h>
+
+/* The shared test grammars, failing the test if one cannot be built. */
+static traza_grammar *must(traza_grammar *(*make)(traza_err *))
+{
+    traza_err err;
+    traza_err_clear(&err);
+    traza_grammar *g = make(&err);
+    if (!g)
+        fail_msg("building a test grammar: %s", err.msg[0] ? err.msg : "out of memory");
+    return g;
+}
 
 static uint64_t rng_state = 88172645463325252ULL;
 static uint64_t rnd(void)
@@ -414,12 +426,11 @@ static void test_cyclitur_memory(void **state)
     traza_grammar_free(g);
 }
 
-#include "huge_grammar.h"
 
 static void test_huge_expansion(void **state)
 {
     (void)state;
-    traza_grammar *g = huge_grammar();
+    traza_grammar *g = must(huge_grammar);
     traza_err err;
     const uint64_t half = UINT64_C(5000000000);
     assert_true(g->len[0] == 2 * half + 2);
@@ -479,44 +490,10 @@ static void test_huge_expansion(void **state)
 
 /* ---- anomalies on a 3*10^10-symbol grammar with 8*10^9 cycles, nearly all changes - */
 
-static traza_grammar *alt_grammar(void)
-{
-    /* R1 = A (lh 1 2 3 4), R2 = B (lh 9), R3 = C (lh 7 7): cycle rules;
-     * R4 -> R1 R2 R1 R3; R5 -> R4^1000; R6 -> R5^1000000;
-     * S -> R6 R1^2 R2^2 R3^2 R6: normal A B A C ..., one A A B B C C in the middle */
-    static const traza_gsym S[] = {{6, 1, 1}, {1, 2, 1}, {2, 2, 1}, {3, 2, 1}, {6, 1, 1}};
-    static const traza_gsym A[] = {{0x100, 1, 0}, {1, 1, 0}, {2, 1, 0}, {3, 1, 0}, {4, 1, 0}};
-    static const traza_gsym B[] = {{0x100, 1, 0}, {9, 1, 0}};
-    static const traza_gsym C[] = {{0x100, 1, 0}, {7, 2, 0}};
-    static const traza_gsym N[] = {{1, 1, 1}, {2, 1, 1}, {1, 1, 1}, {3, 1, 1}};
-    static const traza_gsym M[] = {{4, 1000, 1}};
-    static const traza_gsym T[] = {{5, 1000000, 1}};
-    const traza_gsym *bodies[] = {S, A, B, C, N, M, T};
-    const size_t lens[] = {5, 5, 2, 2, 4, 1, 1};
-    traza_grammar *g = calloc(1, sizeof *g);
-    g->algo = TRAZA_G_CYCLITUR;
-    g->has_lh = 1;
-    g->lh = 0x100;
-    g->nrules = 7;
-    g->off = malloc(8 * sizeof *g->off);
-    g->syms = calloc(20, sizeof *g->syms);
-    g->is_cycle = calloc(7, 1);
-    g->off[0] = 0;
-    for (int r = 0; r < 7; r++) {
-        memcpy(g->syms + g->off[r], bodies[r], lens[r] * sizeof *g->syms);
-        g->off[r + 1] = g->off[r] + lens[r];
-    }
-    g->is_cycle[1] = g->is_cycle[2] = g->is_cycle[3] = 1;
-    traza_err err;
-    if (traza_grammar_finish(g, &err) < 0)
-        fail_msg("%s", err.msg);
-    return g;
-}
-
 static void test_anomalies_huge(void **state)
 {
     (void)state;
-    traza_grammar *g = alt_grammar();
+    traza_grammar *g = must(alt_grammar);
     traza_err err;
     const uint64_t half = UINT64_C(15000000000), hk = UINT64_C(4000000000);
     assert_true(g->len[0] == 2 * half + 20);
