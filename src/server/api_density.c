@@ -29,26 +29,14 @@ int tz_api_density(tz_req *r)
          * with a_i <= ts < a_{i+1}; no event is read (tz_req_ranks) */
         from = rf.f.has_from ? rf.f.from : info->min_ts;
         to = rf.f.has_to ? rf.f.to : info->max_ts;
-        __int128 span = (__int128)to - from + 1;
-        int64_t *x = span > 0 ? malloc(((size_t)slices + 1) * 2 * sizeof *x) : NULL;
-        if (span > 0 && !x)
+        int64_t *rank = to >= from ? malloc(((size_t)slices + 1) * sizeof *rank) : NULL;
+        if (to >= from && !rank)
             rc = traza_err_set(&r->err, TRAZA_E_NOMEM, "out of memory");
-        if (x) {
-            int64_t *rank = x + slices + 1;
-            /* a bound past INT64_MAX (to = INT64_MAX) counts every event */
-            size_t nx = 0;
-            for (int64_t i = 0; i <= slices; i++) {
-                __int128 a = from + span * i / slices;
-                if (a > INT64_MAX)
-                    break;
-                x[nx++] = (int64_t)a;
-            }
-            rc = tz_req_ranks(r, t, x, nx, rank);
-            for (size_t i = nx; i <= (size_t)slices; i++)
-                rank[i] = info->events;
+        if (rank) {
+            rc = tz_req_slice_ranks(r, t, from, to, (size_t)slices, rank);
             for (int64_t i = 0; rc == 0 && i < slices; i++)
                 counts[i] = rank[i + 1] > rank[i] ? (uint64_t)(rank[i + 1] - rank[i]) : 0;
-            free(x);
+            free(rank);
         }
     } else if (info->events > 0 || rf.f.has_from || rf.f.has_to)
         rc = traza_density(t, &rf.f, (size_t)slices, counts, &from, &to, &r->err);

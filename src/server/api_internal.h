@@ -126,6 +126,9 @@ int tz_store_has_ranks(traza_trace *t);
 /* Ranks of the times x[0..n-1] (events starting before each), by the best means at
  * hand: the cached index, the store's look-ups, or counts. -1 with r->err on error. */
 int tz_req_ranks(tz_req *r, traza_trace *t, const int64_t *x, size_t n, int64_t *rank);
+/* The n + 1 ranks of the bounds of n equal slices of [from, to] (to >= from): slice i
+ * holds the events of ranks [rank[i], rank[i + 1]). */
+int tz_req_slice_ranks(tz_req *r, traza_trace *t, int64_t from, int64_t to, size_t n, int64_t *rank);
 size_t tz_tindex_first_ge(const tz_tindex *ix, int64_t x);
 size_t tz_tindex_first_gt(const tz_tindex *ix, int64_t x);
 /* 1 when the filter restricts time only (no type, producer, category, condition,

@@ -36,37 +36,26 @@ static void event_json(tz_buf *b, const traza_event *ev, int first)
  * no event in between. */
 static int summary_ranked(tz_req *r, traza_trace *t, tz_buf *b, int64_t from, int64_t to, int64_t width, int64_t sample)
 {
-    const traza_trace_info *info = traza_trace_info_of(t);
     const tz_tindex *ix = tz_req_tindex_opt(r, t);
     traza_overview ov = {0, 0, NULL, NULL, NULL};
     if (!ix && traza_trace_overview(t, &ov, &r->err) < 0)
         return -1;
-    __int128 span = (__int128)to - from + 1;
     size_t w = (size_t)width, ns = (size_t)sample;
-    int64_t *x = malloc((w + 1) * sizeof *x), *rank = malloc((w + 1) * sizeof *rank);
+    int64_t *rank = malloc((w + 1) * sizeof *rank);
     int32_t *sty = malloc(w * ns * sizeof *sty), *spr = malloc(w * ns * sizeof *spr);
     size_t *nsamp = calloc(w, sizeof *nsamp);
     int64_t *want = malloc(w * ns * sizeof *want);
     size_t *where = malloc(w * ns * sizeof *where);
     cell *cells = calloc(ns, sizeof *cells);
     int rc = 0;
-    if (!x || !rank || !sty || !spr || !nsamp || !want || !where || !cells) {
+    if (!rank || !sty || !spr || !nsamp || !want || !where || !cells) {
         rc = traza_err_set(&r->err, TRAZA_E_NOMEM, "out of memory");
         goto out;
     }
-    size_t nx = 0;
-    for (size_t i = 0; i <= w; i++) {
-        __int128 a = from + span * (__int128)i / (__int128)w;
-        if (a > INT64_MAX)
-            break;
-        x[nx++] = (int64_t)a;
-    }
-    if (tz_req_ranks(r, t, x, nx, rank) < 0) {
+    if (tz_req_slice_ranks(r, t, from, to, w, rank) < 0) {
         rc = -1;
         goto out;
     }
-    for (size_t i = nx; i <= w; i++)
-        rank[i] = info->events;
     /* the sample ranks of each pixel; those the overview lacks go into one batch */
     size_t nwant = 0;
     for (size_t c = 0; c < w; c++) {
@@ -144,7 +133,6 @@ static int summary_ranked(tz_req *r, traza_trace *t, tz_buf *b, int64_t from, in
         tz_buf_puts(b, "]}");
     }
 out:
-    free(x);
     free(rank);
     free(sty);
     free(spr);

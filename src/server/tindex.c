@@ -132,15 +132,23 @@ static int tindex_fill(traza_trace *t, tz_tindex *ix, int64_t deadline, traza_er
 }
 
 /* The cache slot of the trace's index (complete or being filled), or a new one. */
-static tz_tindex *slot_for(tz_req *r, traza_trace *t)
+/* The cached index of a trace (complete or being filled), marked as just used. */
+static tz_tindex *find(tz_api *api, int64_t trace_id)
 {
-    tz_api *api = r->api;
-    int64_t id = traza_trace_info_of(t)->id;
     for (int i = 0; i < TZ_TINDEX_CACHE; i++)
-        if (api->tix[i] && api->tix[i]->trace_id == id) {
+        if (api->tix[i] && api->tix[i]->trace_id == trace_id) {
             api->tix[i]->used = ++api->clock;
             return api->tix[i];
         }
+    return NULL;
+}
+
+static tz_tindex *slot_for(tz_req *r, traza_trace *t)
+{
+    tz_api *api = r->api;
+    tz_tindex *found = find(api, traza_trace_info_of(t)->id);
+    if (found)
+        return found;
     traza_err err;
     traza_err_clear(&err);
     tz_tindex *ix = tindex_new(t, &err);
@@ -185,12 +193,8 @@ const tz_tindex *tz_req_tindex_within(tz_req *r, traza_trace *t, int64_t deadlin
 
 static const tz_tindex *cached(tz_req *r, int64_t trace_id)
 {
-    for (int i = 0; i < TZ_TINDEX_CACHE; i++)
-        if (r->api->tix[i] && r->api->tix[i]->trace_id == trace_id && r->api->tix[i]->complete) {
-            r->api->tix[i]->used = ++r->api->clock;
-            return r->api->tix[i];
-        }
-    return NULL;
+    const tz_tindex *ix = find(r->api, trace_id);
+    return ix && ix->complete ? ix : NULL;
 }
 
 int tz_store_has_ranks(traza_trace *t)
@@ -232,6 +236,26 @@ int tz_req_ranks(tz_req *r, traza_trace *t, const int64_t *x, size_t n, int64_t 
             return -1;
     }
     return 0;
+}
+
+int tz_req_slice_ranks(tz_req *r, traza_trace *t, int64_t from, int64_t to, size_t n, int64_t *rank)
+{
+    int64_t *x = malloc((n + 1) * sizeof *x);
+    if (!x)
+        return traza_err_set(&r->err, TRAZA_E_NOMEM, "out of memory");
+    __int128 span = (__int128)to - from + 1;
+    size_t nx = 0;
+    for (size_t i = 0; i <= n; i++) {
+        __int128 a = from + span * (__int128)i / (__int128)n;
+        if (a > INT64_MAX)
+            break; /* a bound past INT64_MAX (to = INT64_MAX): every event is before it */
+        x[nx++] = (int64_t)a;
+    }
+    int rc = tz_req_ranks(r, t, x, nx, rank);
+    free(x);
+    for (size_t i = nx; i <= n; i++)
+        rank[i] = traza_trace_info_of(t)->events;
+    return rc;
 }
 
 size_t tz_tindex_first_ge(const tz_tindex *ix, int64_t x)

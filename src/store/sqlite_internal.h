@@ -28,8 +28,7 @@ struct tz_tstate {
     int64_t id;
     int64_t nevents;
     int64_t max_duration;
-    sqlite3_stmt *ts_at;   /* SELECT ts FROM event WHERE id=? */
-    sqlite3_stmt *row_at;  /* SELECT ts, type, producer FROM event WHERE id=? (on first use) */
+    sqlite3_stmt *row_at;  /* SELECT ts, type, producer FROM event WHERE id=? */
     tz_overview ov;
     int ov_state;          /* see sqlite_overview.c */
 };

@@ -226,7 +226,7 @@ static int64_t first_ge(tz_tstate *t, int64_t x, traza_err *err)
     }
     while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2, ts = INT64_MAX;
-        if (row_at(t->db, t->ts_at, mid, &ts, NULL, NULL, err) < 0)
+        if (row_at(t->db, t->row_at, mid, &ts, NULL, NULL, err) < 0)
             return -1;
         if (ts >= x)
             hi = mid;
@@ -264,8 +264,6 @@ int tz_sqlite_t_ranks(tz_tstate *t, const int64_t *ts, size_t n, int64_t *rank, 
 int tz_sqlite_t_rows(tz_tstate *t, const int64_t *rank, size_t n, int64_t *ts, int32_t *type, int32_t *prod,
                      traza_err *err)
 {
-    if (!t->row_at && tz_sql_prepare(t->db, "SELECT ts, type, producer FROM event WHERE id=?", &t->row_at, err) < 0)
-        return -1;
     int begun = begin(t->db);
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {

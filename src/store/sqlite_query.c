@@ -69,7 +69,7 @@ int tz_sqlite_t_open(tz_backend *b, int64_t id, int write, tz_tstate **out, traz
         t->max_duration = sqlite3_column_int64(m, 0);
     sqlite3_finalize(m);
     free(path);
-    if (tz_sql_prepare(t->db, "SELECT ts FROM event WHERE id=?", &t->ts_at, err) < 0) {
+    if (tz_sql_prepare(t->db, "SELECT ts, type, producer FROM event WHERE id=?", &t->row_at, err) < 0) {
         tz_sqlite_t_close(t);
         return -1;
     }
@@ -81,7 +81,6 @@ void tz_sqlite_t_close(tz_tstate *t)
 {
     if (!t)
         return;
-    sqlite3_finalize(t->ts_at);
     sqlite3_finalize(t->row_at);
     tz_sqlite_overview_free(t);
     sqlite3_close(t->db);
