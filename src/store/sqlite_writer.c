@@ -6,6 +6,7 @@
  * own time index (see doc/store.md); an import that arrives out of order is copied
  * once into a fresh file in time order at commit. */
 #include "store/sqlite_internal.h"
+#include "store/sqlite_btree.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,8 +16,6 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-/* Events per multi-row INSERT: one sqlite3_step stores this many rows. */
-#define TZ_ROWS 64
 /* Page size of trace stores (see doc/store.md). */
 #ifndef TZ_PAGE_SIZE
 #define TZ_PAGE_SIZE "8192"
@@ -57,13 +56,11 @@ struct tz_wstate {
     char *file;     /* final file name "<hex>.db" */
     char *tmp;      /* full path of the temporary */
     char *name;
-    sqlite3_stmt *ins_event, *ins_param, *ins_producer, *ins_type, *ins_def;
-    sqlite3_stmt *ins_events;  /* TZ_ROWS rows per statement */
+    sqlite3_stmt *ins_param, *ins_producer, *ins_type, *ins_def;
     int64_t max_duration;
-    /* rows waiting for a full multi-row statement */
-    traza_event pend[TZ_ROWS];
-    int64_t pend_id[TZ_ROWS];
-    int npend;
+    /* The event table's pages, written by the page writer (sqlite_btree.c) */
+    tz_btw *bt;
+    uint32_t root_event, root_tp;
     int mode;
     int64_t ndb;       /* rows stored in the table (MODE_DIRECT, MODE_BUFFER) */
     int64_t last_ts;
@@ -140,13 +137,11 @@ static void buffer_free(tz_wstate *w)
 
 static void finalize_all(tz_wstate *w)
 {
-    sqlite3_finalize(w->ins_event);
-    sqlite3_finalize(w->ins_events);
     sqlite3_finalize(w->ins_param);
     sqlite3_finalize(w->ins_producer);
     sqlite3_finalize(w->ins_type);
     sqlite3_finalize(w->ins_def);
-    w->ins_event = w->ins_events = w->ins_param = w->ins_producer = w->ins_type = w->ins_def = NULL;
+    w->ins_param = w->ins_producer = w->ins_type = w->ins_def = NULL;
 }
 
 static void wstate_free(tz_wstate *w, int unlink_tmp)
@@ -156,6 +151,7 @@ static void wstate_free(tz_wstate *w, int unlink_tmp)
         sqlite3_close(w->db);
     if (unlink_tmp && w->tmp)
         unlink(w->tmp);
+    tz_btw_free(w->bt);
     lists_free(w);
     buffer_free(w);
     free(w->file);
@@ -185,17 +181,38 @@ static int open_bulk_db(const char *path, sqlite3 **db, traza_err *err)
                        path, err);
 }
 
-static int prepare_multi(tz_wstate *w, traza_err *err)
+/* The root page of a table or index of the schema. */
+static int root_page(sqlite3 *db, const char *name, uint32_t *root, traza_err *err)
 {
-    tz_buf sql;
-    tz_buf_init(&sql);
-    tz_buf_puts(&sql, "INSERT INTO event VALUES");
-    for (int r = 0; r < TZ_ROWS; r++)
-        tz_buf_puts(&sql, r ? ",(?,?,?,?,?,?,?,?,?)" : "(?,?,?,?,?,?,?,?,?)");
-    if (sql.oom)
+    sqlite3_stmt *st;
+    if (tz_sql_prepare(db, "SELECT rootpage FROM sqlite_schema WHERE name=?", &st, err) < 0)
+        return -1;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    int64_t v = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_finalize(st);
+    if (v < 2 || v > UINT32_MAX)
+        return traza_err_set(err, TRAZA_E_FORMAT, "no root page for %s", name);
+    *root = (uint32_t)v;
+    return 0;
+}
+
+/* The event table and its (type, producer) index are created empty here and their
+ * b-trees written by the page writer at commit: the index exists from the start, so
+ * its schema row is the one CREATE INDEX writes. */
+static int begin_pages(tz_wstate *w, traza_err *err)
+{
+    char *spool = tz_asprintf("%s.pages", w->tmp);
+    if (!spool)
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-    int rc = tz_sql_prepare(w->db, sql.s, &w->ins_events, err);
-    tz_buf_free(&sql);
+    int rc = tz_sql_exec(w->db, "CREATE INDEX event_type_producer ON event(type, producer)", "creating the trace store", err);
+    if (rc == 0)
+        rc = root_page(w->db, "event", &w->root_event, err);
+    if (rc == 0)
+        rc = root_page(w->db, "event_type_producer", &w->root_tp, err);
+    if (rc == 0)
+        rc = tz_btw_open(&w->bt, spool, (uint32_t)atoi(TZ_PAGE_SIZE), err);
+    free(spool);
     return rc;
 }
 
@@ -225,9 +242,7 @@ int tz_sqlite_w_begin(tz_backend *b, const char *name, tz_wstate **out, traza_er
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     }
     if (open_bulk_db(w->tmp, &w->db, err) < 0 || tz_sqlite_create_schema(w->db, "", err) < 0 ||
-        tz_sql_exec(w->db, "BEGIN", "starting the import", err) < 0 ||
-        tz_sql_prepare(w->db, "INSERT INTO event VALUES(?,?,?,?,?,?,?,?,?)", &w->ins_event, err) < 0 ||
-        prepare_multi(w, err) < 0 ||
+        tz_sql_exec(w->db, "BEGIN", "starting the import", err) < 0 || begin_pages(w, err) < 0 ||
         tz_sql_prepare(w->db, "INSERT INTO param VALUES(?,?,?)", &w->ins_param, err) < 0 ||
         tz_sql_prepare(w->db, "INSERT INTO producer VALUES(?,?,?,?)", &w->ins_producer, err) < 0 ||
         tz_sql_prepare(w->db, "INSERT OR REPLACE INTO event_type VALUES(?,?,?,?)", &w->ins_type, err) < 0 ||
@@ -352,154 +367,70 @@ static void keys_truncate(tz_wstate *w, int64_t from)
     }
 }
 
+/* Index order: type, then producer, as signed integers. */
 static int cmp_keylist(const void *a, const void *b)
 {
     uint64_t x = ((const tz_keylist *)a)->key, y = ((const tz_keylist *)b)->key;
-    return x < y ? -1 : x > y;
+    int32_t tx = (int32_t)(uint32_t)(x >> 32), ty = (int32_t)(uint32_t)(y >> 32);
+    int32_t px = (int32_t)(uint32_t)x, py = (int32_t)(uint32_t)y;
+    if (tx != ty)
+        return tx < ty ? -1 : 1;
+    return px < py ? -1 : px > py;
 }
 
-/* Writes the (type, producer) index from the id lists: the entries go in already
- * sorted into a WITHOUT ROWID table whose records have exactly the layout of an
- * index of event(type, producer) — (type, producer, rowid), see the SQLite file
- * format — and the schema row is then turned into that index (adopt_index).
- * Sorting in C and appending costs about half of CREATE INDEX, which sorts with
- * SQLite's external sorter. Returns 1 when done, 0 when the caller must CREATE INDEX. */
-static int write_type_producer_index(tz_wstate *w, traza_err *err)
+/* The entries of the (type, producer) index in index order, from the sorted id
+ * lists: records (type, producer, rowid) for the page writer. */
+typedef struct tp_iter {
+    tz_wstate *w;
+    size_t k, i;
+} tp_iter;
+
+static int tp_next(void *ctx, unsigned char *rec, traza_err *err)
 {
-    if (w->lists_off)
+    (void)err;
+    tp_iter *it = ctx;
+    const tz_wstate *w = it->w;
+    while (it->k < w->nklist && it->i == w->klist[it->k].n) {
+        it->k++;
+        it->i = 0;
+    }
+    if (it->k == w->nklist)
         return 0;
-    if (w->nklist)
-        qsort(w->klist, w->nklist, sizeof *w->klist, cmp_keylist);
-    free(w->kslot); /* the hash no longer matches the sorted list */
-    w->kslot = NULL;
-    w->kcap = 0;
-    if (tz_sql_exec(w->db,
-                    "CREATE TEMP TABLE tz_tp_src(type INTEGER NOT NULL, producer INTEGER NOT NULL, id INTEGER NOT NULL,"
-                    " PRIMARY KEY(type, producer, id)) WITHOUT ROWID;"
-                    "CREATE TABLE main.tz_tp_build(type INTEGER NOT NULL, producer INTEGER NOT NULL, id INTEGER NOT NULL,"
-                    " PRIMARY KEY(type, producer, id)) WITHOUT ROWID",
-                    "indexing the trace", err) < 0)
-        return -1;
-    sqlite3_stmt *multi = NULL, *one = NULL;
-    tz_buf sql;
-    tz_buf_init(&sql);
-    tz_buf_puts(&sql, "INSERT INTO temp.tz_tp_src VALUES");
-    for (int r = 0; r < TZ_ROWS; r++)
-        tz_buf_puts(&sql, r ? ",(?,?,?)" : "(?,?,?)");
-    if (sql.oom) {
-        tz_buf_free(&sql);
-        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-    }
-    int rc = tz_sql_prepare(w->db, sql.s, &multi, err);
-    tz_buf_free(&sql);
-    if (rc < 0 || tz_sql_prepare(w->db, "INSERT INTO temp.tz_tp_src VALUES(?,?,?)", &one, err) < 0) {
-        rc = -1;
-        goto fail;
-    }
-    struct { int type, prod; int64_t id; } tail[TZ_ROWS];
-    int r = 0;
-    for (size_t k = 0; k < w->nklist; k++) {
-        const tz_keylist *l = &w->klist[k];
-        int type = (int)(int32_t)(uint32_t)(l->key >> 32), prod = (int)(int32_t)(uint32_t)l->key;
-        for (size_t i = 0; i < l->n; i++) {
-            tail[r].type = type;
-            tail[r].prod = prod;
-            tail[r].id = l->ids[i];
-            if (++r < TZ_ROWS)
-                continue;
-            for (int j = 0; j < TZ_ROWS; j++) {
-                sqlite3_bind_int(multi, 3 * j + 1, tail[j].type);
-                sqlite3_bind_int(multi, 3 * j + 2, tail[j].prod);
-                sqlite3_bind_int64(multi, 3 * j + 3, tail[j].id);
-            }
-            r = 0;
-            int src = sqlite3_step(multi);
-            sqlite3_reset(multi);
-            if (src != SQLITE_DONE) {
-                tz_sql_fail(w->db, "indexing the trace", err);
-                rc = -1;
-                goto fail;
-            }
-        }
-    }
-    for (int j = 0; j < r; j++) {
-        sqlite3_bind_int(one, 1, tail[j].type);
-        sqlite3_bind_int(one, 2, tail[j].prod);
-        sqlite3_bind_int64(one, 3, tail[j].id);
-        int src = sqlite3_step(one);
-        sqlite3_reset(one);
-        if (src != SQLITE_DONE) {
-            tz_sql_fail(w->db, "indexing the trace", err);
-            rc = -1;
-            goto fail;
-        }
-    }
-    sqlite3_finalize(multi);
-    sqlite3_finalize(one);
-    multi = one = NULL;
-    /* SQLite's transfer optimisation copies a table into an empty one of the same
-     * shape as a bulk load: the index pages come out full (appending leaves them
-     * 7/8 full, which would cost 1.7 bytes per event). */
-    if (tz_sql_exec(w->db, "INSERT INTO main.tz_tp_build SELECT * FROM temp.tz_tp_src; DROP TABLE temp.tz_tp_src",
-                    "indexing the trace", err) < 0) {
-        rc = -1;
-        goto fail;
-    }
-    rc = 1;
-fail:
-    sqlite3_finalize(multi);
-    sqlite3_finalize(one);
-    return rc;
+    const tz_keylist *l = &w->klist[it->k];
+    return (int)tz_bt_tp_record((int32_t)(uint32_t)(l->key >> 32), (int32_t)(uint32_t)l->key, l->ids[it->i++], 1, rec);
 }
-/* Turns tz_tp_build into the index event_type_producer (see above). Run inside the
- * bulk transaction; the connection must be reopened before the index is used.
- * Returns 1 when done, 0 when the schema cannot be written (defensive builds). */
-static int adopt_index(tz_wstate *w, traza_err *err)
+
+/* With SQLite closed: writes the event table from the spooled pages and, unless the
+ * id lists were given up, its (type, producer) index. */
+static int write_pages(tz_wstate *w, traza_err *err)
 {
-    if (sqlite3_exec(w->db, "PRAGMA writable_schema=ON", NULL, NULL, NULL) != SQLITE_OK)
-        return 0;
-    int rc = sqlite3_exec(w->db,
-                          "UPDATE main.sqlite_schema SET type='index', name='event_type_producer', tbl_name='event',"
-                          " sql='CREATE INDEX event_type_producer ON event(type, producer)' WHERE name='tz_tp_build'",
-                          NULL, NULL, NULL);
-    int changed = rc == SQLITE_OK ? sqlite3_changes(w->db) : 0;
-    if (tz_sql_exec(w->db, "PRAGMA writable_schema=OFF", "indexing the trace", err) < 0)
+    tz_dbf f;
+    if (tz_dbf_open(&f, w->tmp, err) < 0)
         return -1;
-    return changed == 1;
+    int rc = 0;
+    if (!f.schema4 || f.page_size != (uint32_t)atoi(TZ_PAGE_SIZE))
+        rc = traza_err_set(err, TRAZA_E_FORMAT, "%s: unexpected page size %u or schema format", w->tmp, f.page_size);
+    if (rc == 0)
+        rc = tz_dbf_put_table(&f, w->root_event, w->bt, err);
+    if (rc == 0 && !w->lists_off) {
+        uint64_t count = 0;
+        if (w->nklist)
+            qsort(w->klist, w->nklist, sizeof *w->klist, cmp_keylist);
+        free(w->kslot); /* the hash no longer matches the sorted list */
+        w->kslot = NULL;
+        w->kcap = 0;
+        for (size_t k = 0; k < w->nklist; k++)
+            count += w->klist[k].n;
+        tp_iter it = {w, 0, 0};
+        rc = tz_dbf_put_index(&f, w->root_tp, count, tp_next, &it, err);
+    }
+    if (rc == 0)
+        return tz_dbf_close(&f, err);
+    tz_dbf_abort(&f);
+    return -1;
 }
 
 /* ---- storing rows ------------------------------------------------------------ */
-
-static void bind_row(sqlite3_stmt *st, int b, const traza_event *ev, int64_t id)
-{
-    sqlite3_bind_int64(st, b + 1, id);
-    sqlite3_bind_int64(st, b + 2, ev->ts);
-    sqlite3_bind_int(st, b + 3, ev->type);
-    sqlite3_bind_int(st, b + 4, ev->producer);
-    if (ev->has & TRAZA_HAS_END) sqlite3_bind_int64(st, b + 5, ev->end_ts); else sqlite3_bind_null(st, b + 5);
-    if (ev->has & TRAZA_HAS_END_PRODUCER) sqlite3_bind_int(st, b + 6, ev->end_producer); else sqlite3_bind_null(st, b + 6);
-    if (ev->has & TRAZA_HAS_LEVEL) sqlite3_bind_int(st, b + 7, ev->level); else sqlite3_bind_null(st, b + 7);
-    if (ev->has & TRAZA_HAS_VALUE) sqlite3_bind_double(st, b + 8, ev->value); else sqlite3_bind_null(st, b + 8);
-    if (ev->has & TRAZA_HAS_CPU) sqlite3_bind_int(st, b + 9, ev->cpu); else sqlite3_bind_null(st, b + 9);
-}
-
-/* Stores the pending rows: one multi-row statement when full, else one by one. */
-static int flush_rows(tz_wstate *w, traza_err *err)
-{
-    if (w->npend == TZ_ROWS) {
-        for (int r = 0; r < TZ_ROWS; r++)
-            bind_row(w->ins_events, 9 * r, &w->pend[r], w->pend_id[r]);
-        w->npend = 0;
-        return step_reset(w, w->ins_events, "storing events", err);
-    }
-    for (int r = 0; r < w->npend; r++) {
-        bind_row(w->ins_event, 0, &w->pend[r], w->pend_id[r]);
-        if (step_reset(w, w->ins_event, "storing an event", err) < 0)
-            return -1;
-    }
-    w->npend = 0;
-    return 0;
-}
 
 static int put_params(tz_wstate *w, const traza_param *pv, uint32_t n, int64_t id, traza_err *err)
 {
@@ -520,17 +451,14 @@ static int put_params(tz_wstate *w, const traza_param *pv, uint32_t n, int64_t i
     return 0;
 }
 
-/* Stores one event under `id` (its row may wait for a full statement). */
+/* Stores one event under `id`: its row goes to the page writer, its parameters to SQLite. */
 static int put_row(tz_wstate *w, const traza_event *ev, int64_t id, traza_err *err)
 {
     if ((ev->has & TRAZA_HAS_END) && ev->end_ts - ev->ts > w->max_duration)
         w->max_duration = ev->end_ts - ev->ts;
-    traza_event *p = &w->pend[w->npend];
-    *p = *ev;
-    p->params = NULL;
-    p->nparams = 0;
-    w->pend_id[w->npend++] = id;
-    if (w->npend == TZ_ROWS && flush_rows(w, err) < 0)
+    unsigned char rec[TZ_BT_MAXREC];
+    size_t n = tz_bt_event_record(ev, 1, rec);
+    if (tz_btw_add(w->bt, id, ev->ts, rec, n, err) < 0)
         return -1;
     if (put_params(w, ev->params, ev->nparams, id, err) < 0)
         return -1;
@@ -626,7 +554,7 @@ static int spill(tz_wstate *w, traza_err *err)
         if (put_buffered(w, &w->buf[i], w->buf[i].seq + 1, err) < 0)
             return -1;
     buffer_free(w);
-    return flush_rows(w, err);
+    return 0;
 }
 
 static int cmp_bev(const void *a, const void *b)
@@ -637,103 +565,84 @@ static int cmp_bev(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* ts of stored row `id`, via the one-row statement of the reader's kind. */
-static int row_ts(tz_wstate *w, sqlite3_stmt *st, int64_t id, int64_t *ts, traza_err *err)
+/* Taking stored rows back (pull_tail): the row comes from the page writer's spool,
+ * its parameters from the param table, read alongside in event order. */
+typedef struct pull_ctx {
+    tz_wstate *w;
+    sqlite3_stmt *pa;
+    int prc;
+} pull_ctx;
+
+static int pull_row(void *ctx, int64_t id, const unsigned char *rec, size_t n, traza_err *err)
 {
-    sqlite3_bind_int64(st, 1, id);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW)
-        *ts = sqlite3_column_int64(st, 0);
-    sqlite3_reset(st);
-    if (rc != SQLITE_ROW)
-        return tz_sql_fail(w->db, "sorting events by time", err);
-    return 0;
+    pull_ctx *c = ctx;
+    traza_event e;
+    if (tz_bt_event_decode(rec, n, &e) < 0)
+        return traza_err_set(err, TRAZA_E_FORMAT, "%s: event %lld: unreadable row in the page spool", c->w->tmp, (long long)id);
+    traza_param pv[256];
+    char *strs[256];
+    uint32_t np = 0;
+    int bad = 0;
+    sqlite3_stmt *pa = c->pa;
+    while (c->prc == SQLITE_ROW && sqlite3_column_int64(pa, 0) < id)
+        c->prc = sqlite3_step(pa); /* cannot happen: every parameter has its event */
+    while (c->prc == SQLITE_ROW && sqlite3_column_int64(pa, 0) == id) {
+        if (np == 256) {
+            bad = 1;
+        } else {
+            traza_param *p = &pv[np];
+            memset(p, 0, sizeof *p);
+            p->def = sqlite3_column_int(pa, 1);
+            strs[np] = NULL;
+            switch (sqlite3_column_type(pa, 2)) {
+            case SQLITE_INTEGER: p->v.kind = TRAZA_PT_INT; p->v.i = sqlite3_column_int64(pa, 2); break;
+            case SQLITE_FLOAT: p->v.kind = TRAZA_PT_DOUBLE; p->v.d = sqlite3_column_double(pa, 2); break;
+            default: {
+                p->v.kind = TRAZA_PT_STRING;
+                const unsigned char *t = sqlite3_column_text(pa, 2);
+                strs[np] = tz_strndup(t ? (const char *)t : "", (size_t)sqlite3_column_bytes(pa, 2));
+                if (!strs[np])
+                    bad = 2;
+                p->v.s = strs[np];
+            }
+            }
+            np++;
+        }
+        c->prc = sqlite3_step(pa);
+    }
+    e.params = pv;
+    e.nparams = np;
+    int arc = bad ? -1 : buffer_add(c->w, &e, id - 1, err);
+    for (uint32_t i = 0; i < np; i++)
+        free(strs[i]);
+    if (bad == 1)
+        traza_err_set(err, TRAZA_E_USAGE, "event %lld has more than 256 parameters", (long long)id);
+    else if (bad == 2)
+        traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    return arc;
 }
 
 /* Moves the stored rows with id >= from (and their parameters) into the buffer. */
 static int pull_tail(tz_wstate *w, int64_t from, traza_err *err)
 {
-    sqlite3_stmt *ev = NULL, *pa = NULL;
-    int rc = -1;
-    if (tz_sql_prepare(w->db, "SELECT id, ts, type, producer, end_ts, end_producer, level, value, cpu FROM event WHERE id >= ? ORDER BY id",
-                       &ev, err) < 0 ||
-        tz_sql_prepare(w->db, "SELECT event, def, value FROM param WHERE event >= ? ORDER BY event, def", &pa, err) < 0)
-        goto out;
-    sqlite3_bind_int64(ev, 1, from);
-    sqlite3_bind_int64(pa, 1, from);
-    int prc = sqlite3_step(pa);
-    int erc;
-    traza_param pv[256];
-    char *strs[256];
-    while ((erc = sqlite3_step(ev)) == SQLITE_ROW) {
-        traza_event e;
-        memset(&e, 0, sizeof e);
-        int64_t id = sqlite3_column_int64(ev, 0);
-        e.ts = sqlite3_column_int64(ev, 1);
-        e.type = sqlite3_column_int(ev, 2);
-        e.producer = sqlite3_column_int(ev, 3);
-        if (sqlite3_column_type(ev, 4) != SQLITE_NULL) { e.end_ts = sqlite3_column_int64(ev, 4); e.has |= TRAZA_HAS_END; }
-        if (sqlite3_column_type(ev, 5) != SQLITE_NULL) { e.end_producer = sqlite3_column_int(ev, 5); e.has |= TRAZA_HAS_END_PRODUCER; }
-        if (sqlite3_column_type(ev, 6) != SQLITE_NULL) { e.level = sqlite3_column_int(ev, 6); e.has |= TRAZA_HAS_LEVEL; }
-        if (sqlite3_column_type(ev, 7) != SQLITE_NULL) { e.value = sqlite3_column_double(ev, 7); e.has |= TRAZA_HAS_VALUE; }
-        if (sqlite3_column_type(ev, 8) != SQLITE_NULL) { e.cpu = sqlite3_column_int(ev, 8); e.has |= TRAZA_HAS_CPU; }
-        uint32_t np = 0;
-        int bad = 0;
-        while (prc == SQLITE_ROW && sqlite3_column_int64(pa, 0) == id) {
-            if (np == 256) {
-                bad = 1;
-            } else {
-                traza_param *p = &pv[np];
-                memset(p, 0, sizeof *p);
-                p->def = sqlite3_column_int(pa, 1);
-                strs[np] = NULL;
-                switch (sqlite3_column_type(pa, 2)) {
-                case SQLITE_INTEGER: p->v.kind = TRAZA_PT_INT; p->v.i = sqlite3_column_int64(pa, 2); break;
-                case SQLITE_FLOAT: p->v.kind = TRAZA_PT_DOUBLE; p->v.d = sqlite3_column_double(pa, 2); break;
-                default: {
-                    p->v.kind = TRAZA_PT_STRING;
-                    const unsigned char *t = sqlite3_column_text(pa, 2);
-                    strs[np] = tz_strndup(t ? (const char *)t : "", (size_t)sqlite3_column_bytes(pa, 2));
-                    if (!strs[np])
-                        bad = 2;
-                    p->v.s = strs[np];
-                }
-                }
-                np++;
-            }
-            prc = sqlite3_step(pa);
-        }
-        e.params = pv;
-        e.nparams = np;
-        int arc = bad ? -1 : buffer_add(w, &e, id - 1, err);
-        for (uint32_t i = 0; i < np; i++)
-            free(strs[i]);
-        if (bad == 1)
-            traza_err_set(err, TRAZA_E_USAGE, "event %lld has more than 256 parameters", (long long)id);
-        else if (bad == 2)
-            traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-        if (arc < 0)
-            goto out;
-    }
-    if (erc != SQLITE_DONE || (prc != SQLITE_DONE && prc != SQLITE_ROW)) {
-        tz_sql_fail(w->db, "sorting events by time", err);
-        goto out;
-    }
-    sqlite3_finalize(ev);
-    sqlite3_finalize(pa);
-    ev = pa = NULL;
-    char sql[160];
-    snprintf(sql, sizeof sql, "DELETE FROM event WHERE id >= %lld; DELETE FROM param WHERE event >= %lld;", (long long)from,
-             (long long)from);
+    pull_ctx c = {w, NULL, 0};
+    if (tz_sql_prepare(w->db, "SELECT event, def, value FROM param WHERE event >= ? ORDER BY event, def", &c.pa, err) < 0)
+        return -1;
+    sqlite3_bind_int64(c.pa, 1, from);
+    c.prc = sqlite3_step(c.pa);
+    int rc = tz_btw_take_from(w->bt, from, pull_row, &c, err);
+    if (rc == 0 && c.prc != SQLITE_DONE && c.prc != SQLITE_ROW)
+        rc = tz_sql_fail(w->db, "sorting events by time", err);
+    sqlite3_finalize(c.pa);
+    if (rc < 0)
+        return -1;
+    char sql[96];
+    snprintf(sql, sizeof sql, "DELETE FROM param WHERE event >= %lld", (long long)from);
     if (tz_sql_exec(w->db, sql, "sorting events by time", err) < 0)
-        goto out;
+        return -1;
     keys_truncate(w, from);
     w->ndb = from - 1;
-    rc = 0;
-out:
-    sqlite3_finalize(ev);
-    sqlite3_finalize(pa);
-    return rc;
+    return 0;
 }
 
 /* At commit of an import that went out of order: sorts the buffered events, takes
@@ -741,27 +650,12 @@ out:
  * Falls back to spill() when that would not fit in memory. */
 static int settle(tz_wstate *w, traza_err *err)
 {
-    if (flush_rows(w, err) < 0)
-        return -1;
     qsort(w->buf, w->nbuf, sizeof *w->buf, cmp_bev);
     int64_t m = w->buf[0].ts;
     /* First stored id with ts > m (stored rows are in time order). */
-    sqlite3_stmt *st = NULL;
-    if (tz_sql_prepare(w->db, "SELECT ts FROM event WHERE id=?", &st, err) < 0)
+    int64_t lo;
+    if (tz_btw_first_after(w->bt, m, &lo, err) < 0)
         return -1;
-    int64_t lo = 1, hi = w->ndb + 1;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2, ts = 0;
-        if (row_ts(w, st, mid, &ts, err) < 0) {
-            sqlite3_finalize(st);
-            return -1;
-        }
-        if (ts > m)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    sqlite3_finalize(st);
     int64_t ntail = w->ndb - lo + 1;
     if (ntail > 0) {
         if (buffer_bytes(w) + (size_t)ntail * (sizeof(tz_bev) + 16) > w->sort_mem)
@@ -777,7 +671,7 @@ static int settle(tz_wstate *w, traza_err *err)
     w->ndb = id - 1;
     buffer_free(w);
     w->mode = MODE_DIRECT;
-    return flush_rows(w, err);
+    return 0;
 }
 
 int tz_sqlite_w_event(tz_wstate *w, const traza_event *ev, int64_t seq, traza_err *err)
@@ -959,41 +853,40 @@ int tz_sqlite_w_commit(tz_wstate *w, int sorted, const traza_trace_info *info, i
              "INSERT INTO meta VALUES('format_version', 1); INSERT INTO meta VALUES('max_duration', %lld);"
              "INSERT INTO meta VALUES('events', %lld);",
              (long long)w->max_duration, (long long)info->events);
-    if (flush_rows(w, err) < 0 || tz_sql_exec(w->db, meta, "finishing the import", err) < 0)
+    if (tz_sql_exec(w->db, meta, "finishing the import", err) < 0)
         goto fail;
-    int adopted = 0;
-    if (w->mode == MODE_SPILLED) {
-        if (reorder(w, err) < 0 || tz_sqlite_create_indexes(w->db, err) < 0)
-            goto fail;
-    } else {
-        int built = write_type_producer_index(w, err);
-        if (built < 0 || tz_sql_exec(w->db, "CREATE INDEX param_value ON param(def, value)", "indexing the trace", err) < 0)
-            goto fail;
-        if (built) {
-            adopted = adopt_index(w, err);
-            if (adopted < 0)
-                goto fail;
-            if (!adopted && tz_sql_exec(w->db, "DROP TABLE main.tz_tp_build", "indexing the trace", err) < 0)
-                goto fail;
-        }
-        if (!adopted && tz_sql_exec(w->db, "CREATE INDEX event_type_producer ON event(type, producer)", "indexing the trace", err) < 0)
-            goto fail;
-    }
-    lists_free(w);
-    /* the overview sample, read while the event pages are still cached */
-    if (tz_sqlite_overview_write(w->db, info->events, err) < 0)
+    int spilled = w->mode == MODE_SPILLED;
+    /* Without id lists the (type, producer) index is built by SQLite after the pages
+     * are in (for a spilled import, in the copy that reorder() makes). */
+    if (w->lists_off && tz_sql_exec(w->db, "DROP INDEX event_type_producer", "indexing the trace", err) < 0)
+        goto fail;
+    if (!spilled && tz_sql_exec(w->db, "CREATE INDEX param_value ON param(def, value)", "indexing the trace", err) < 0)
         goto fail;
     if (tz_sql_exec(w->db, "COMMIT", "finishing the import", err) < 0)
         goto fail;
     finalize_all(w);
-    if (w->mode != MODE_SPILLED) {
-        /* Statistics for the planner, on a fresh connection that sees the new index. */
-        sqlite3_close(w->db);
-        w->db = NULL;
-        if (open_bulk_db(w->tmp, &w->db, err) < 0 ||
-            tz_sql_exec(w->db, "PRAGMA analysis_limit=1000; ANALYZE;", "indexing the trace", err) < 0)
+    sqlite3_close(w->db);
+    w->db = NULL;
+    if (write_pages(w, err) < 0)
+        goto fail;
+    tz_btw_free(w->bt);
+    w->bt = NULL;
+    lists_free(w);
+    if (open_bulk_db(w->tmp, &w->db, err) < 0 || tz_sql_exec(w->db, "BEGIN", "finishing the import", err) < 0)
+        goto fail;
+    if (spilled) {
+        if (reorder(w, err) < 0 || tz_sqlite_create_indexes(w->db, err) < 0)
             goto fail;
+    } else if (w->lists_off &&
+               tz_sql_exec(w->db, "CREATE INDEX event_type_producer ON event(type, producer)", "indexing the trace", err) < 0) {
+        goto fail;
     }
+    /* the overview sample, read while the event pages are still cached */
+    if (tz_sqlite_overview_write(w->db, info->events, err) < 0 || tz_sql_exec(w->db, "COMMIT", "finishing the import", err) < 0)
+        goto fail;
+    /* Statistics for the planner (tz_sqlite_create_indexes ran them for a spilled import). */
+    if (!spilled && tz_sql_exec(w->db, "PRAGMA analysis_limit=1000; ANALYZE;", "indexing the trace", err) < 0)
+        goto fail;
     if (sqlite3_close(w->db) != SQLITE_OK) {
         traza_err_set(err, TRAZA_E_IO, "%s: closing failed", w->tmp);
         goto fail;

@@ -74,7 +74,10 @@ static void write_trace(tu_ws *w, const char *name, int n, int sorted_prefix)
         }
         assert_int_equal(traza_writer_event(wr, &e, &w->err), 0);
     }
-    assert_int_equal(traza_writer_commit(wr, NULL, &w->err), 0);
+    int rc = traza_writer_commit(wr, NULL, &w->err);
+    if (rc != 0)
+        print_error("commit: %s\n", w->err.msg);
+    assert_int_equal(rc, 0);
 }
 
 /* PRAGMA integrity_check on every trace store of the workspace. */
