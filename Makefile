@@ -36,11 +36,15 @@ PKGS    := sqlite3 libpcre2-8 libzstd liblzma zlib jansson libdw libelf babeltra
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # libpq: Debian's libpq.pc lists static-only libraries (-lpgcommon -lpgport) in
 # Libs.private that no package installs, so traza.pc names -lpq instead of requiring it.
-PKGS_PC = $(filter-out libpq,$(PKGS))
-EXTRA_LIBS += -lpq
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# libpq, libmicrohttpd and OpenCSD are not linked: the features that need them open
+# them with dlopen (src/util/dynlib.c), which spares every other traza process ~8 ms
+# of dynamic linking. Their headers are still needed to build; tests that call libpq
+# themselves link it (TEST_LIBS).
+DLOPEN_PKGS := libpq libmicrohttpd
+PKGS_PC = $(filter-out $(DLOPEN_PKGS),$(PKGS))
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS_PC) 2>/dev/null)
 # OpenCSD (CoreSight decode, Debian libopencsd-dev) has no pkg-config file.
-EXTRA_LIBS += -lopencsd_c_api -lopencsd
+TEST_LIBS := -lpq -lmicrohttpd -lopencsd_c_api -lopencsd
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -DTRAZA_PLUGIN_DIR='"$(PREFIX)/lib/traza/plugins"' -g $(OPT) $(WARN) -fPIC -Iinclude -Isrc $(PKG_CFLAGS) $(CFLAGS)
@@ -100,7 +104,7 @@ $(BUILD)/plugins/%.so: examples/plugins/%.c
 
 $(BUILD)/tests/%: tests/%.c $(BUILD)/libtraza.a $(wildcard tests/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Itests $(LDSAN) -o $@ $< $(WHOLE_LIB) $(LDLIBS_ALL) -lcmocka
+	$(CC) $(CFLAGS_ALL) -Itests $(LDSAN) -o $@ $< $(WHOLE_LIB) $(LDLIBS_ALL) $(TEST_LIBS) -lcmocka
 
 $(BUILD)/fuzz-replay/%: fuzz/%.c fuzz/replay_main.c $(BUILD)/libtraza.a
 	@mkdir -p $(dir $@)

@@ -9,7 +9,7 @@
 #include "import/importers.h"
 #include "util/util.h"
 
-#include <opencsd/c_api/opencsd_c_api.h>
+#include "import/etm_api.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -343,6 +343,8 @@ out:
 
 int traza_etm_decode(const char *dir, traza_etm_fn fn, void *user, traza_err *err)
 {
+    if (tz_ocsd_load(err) < 0) /* OpenCSD is opened on first use */
+        return -1;
     tz_snapshot ss;
     if (tz_snapshot_load(dir, &ss, err) < 0)
         return -1;

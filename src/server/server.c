@@ -5,7 +5,7 @@
 #include "util/util.h"
 
 #include <arpa/inet.h>
-#include <microhttpd.h>
+#include "server/mhd_api.h"
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,6 +150,8 @@ tz_server *tz_server_start(tz_api *api, const char *host, int port, traza_err *e
         traza_err_set(err, TRAZA_E_USAGE, "'%s' is not an IPv4 address (expected e.g. 127.0.0.1)", host);
         return NULL;
     }
+    if (tz_mhd_load(err) < 0) /* libmicrohttpd is opened on first use */
+        return NULL;
     tz_server *s = calloc(1, sizeof *s);
     if (!s) {
         traza_err_set(err, TRAZA_E_NOMEM, "out of memory");

@@ -432,6 +432,8 @@ static const tz_backend_ops pg_ops = {
 
 tz_backend *tz_pg_open(traza_ctx *ctx, const char *uri, traza_err *err)
 {
+    if (tz_pq_load(err) < 0) /* libpq is opened on first use */
+        return NULL;
     tz_pg *s = calloc(1, sizeof *s);
     if (!s || !(s->uri = tz_strdup(uri))) {
         free(s);

@@ -4,7 +4,7 @@
 #ifndef TZ_PG_INTERNAL_H
 #define TZ_PG_INTERNAL_H
 
-#include <libpq-fe.h>
+#include "store/pg_api.h"
 #include "store/backend.h"
 #include "util/util.h"
 

@@ -1,0 +1,4 @@
+/* The libpq function table (src/store/pg_api.h). */
+#include "store/pg_api.h"
+
+TZ_DYNLIB_DEFINE(pq, TZ_PQ_FUNCS, "libpq.so.5", "libpq5", "PostgreSQL workspaces")
