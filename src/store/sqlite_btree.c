@@ -29,6 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/le.h"
 #include "util/util.h"
 
 enum { PG_IDX_INTERIOR = 2, PG_TAB_INTERIOR = 5, PG_IDX_LEAF = 10, PG_TAB_LEAF = 13 };
@@ -271,6 +272,79 @@ int tz_bt_event_decode(const unsigned char *recb, size_t n, traza_event *ev)
         }
     }
     return body == end ? 0 : -1;
+}
+
+void tz_bt_param_record(int64_t event, int32_t def, const traza_value *v, int schema4, tz_buf *out)
+{
+    rec r;
+    r.nh = r.nb = 0;
+    r.schema4 = schema4;
+    rec_int(&r, event);
+    rec_int(&r, def);
+    const char *str = NULL;
+    size_t slen = 0;
+    switch (v->kind) {
+    case TRAZA_PT_INT:
+    case TRAZA_PT_HEX: rec_int(&r, v->i); break;
+    case TRAZA_PT_DOUBLE: rec_double(&r, v->d); break;
+    default:
+        str = v->s ? v->s : "";
+        slen = strlen(str);
+        r.nh += varint_put(r.hdr + r.nh, 13 + 2 * (uint64_t)slen); /* text */
+        break;
+    }
+    unsigned char head[1 + sizeof r.hdr + TZ_BT_MAXREC];
+    size_t n = rec_finish(&r, head);
+    tz_buf_put(out, head, n);
+    if (str)
+        tz_buf_put(out, str, slen);
+}
+
+int tz_bt_param_decode(const unsigned char *recb, size_t n, int64_t *event, int32_t *def, traza_value *v, size_t *slen)
+{
+    uint64_t hsz, t[3];
+    size_t k = varint_get(recb, n, &hsz);
+    if (!k || hsz > n)
+        return -1;
+    for (int c = 0; c < 3; c++) {
+        size_t m = k < hsz ? varint_get(recb + k, hsz - k, &t[c]) : 0;
+        if (!m)
+            return -1;
+        k += m;
+    }
+    if (k != hsz)
+        return -1;
+    const unsigned char *body = recb + hsz, *end = recb + n;
+    int null, fl;
+    int64_t iv = 0;
+    double dv = 0;
+    if (rec_value(t[0], &body, end, &null, &iv, &dv, &fl) < 0 || null || fl)
+        return -1;
+    *event = iv;
+    if (rec_value(t[1], &body, end, &null, &iv, &dv, &fl) < 0 || null || fl)
+        return -1;
+    *def = (int32_t)iv;
+    memset(v, 0, sizeof *v);
+    *slen = 0;
+    if (t[2] >= 13 && (t[2] & 1)) {
+        size_t len = (size_t)((t[2] - 13) / 2);
+        if ((size_t)(end - body) != len)
+            return -1;
+        v->kind = TRAZA_PT_STRING;
+        v->s = (const char *)body;
+        *slen = len;
+        return 0;
+    }
+    if (rec_value(t[2], &body, end, &null, &iv, &dv, &fl) < 0 || null || body != end)
+        return -1;
+    if (fl) {
+        v->kind = TRAZA_PT_DOUBLE;
+        v->d = dv;
+    } else {
+        v->kind = TRAZA_PT_INT;
+        v->i = iv;
+    }
+    return 0;
 }
 
 /* ---- pages ---------------------------------------------------------------------- */
@@ -650,6 +724,236 @@ void tz_btw_free(tz_btw *t)
     free(t);
 }
 
+/* ---- the record spool ------------------------------------------------------------ */
+
+/* In the file each record is: u32 length, i64 key (little-endian), the bytes. */
+#define RSP_HEAD 12
+#define RSP_BUF ((size_t)1 << 20)
+#define RSP_EVERY 1024 /* a checkpoint (key, offset) every so many records */
+
+struct tz_rsp {
+    char *path;
+    int fd;
+    unsigned char *buf; /* writing: pending bytes; reading: the window */
+    size_t len, cap;
+    off_t end;          /* bytes in the file */
+    uint64_t count;
+    int64_t *ck_key;
+    off_t *ck_off;
+    size_t nck, capck;
+    /* reading */
+    off_t rd;           /* file offset of buf[0] */
+    size_t pos;
+    int reading;
+};
+
+int tz_rsp_open(tz_rsp **out, const char *path, traza_err *err)
+{
+    tz_rsp *r = calloc(1, sizeof *r);
+    if (!r)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    r->fd = -1;
+    r->path = tz_strdup(path);
+    r->cap = RSP_BUF;
+    r->buf = malloc(r->cap);
+    if (!r->path || !r->buf) {
+        tz_rsp_free(r);
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    }
+    r->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (r->fd < 0) {
+        int e = io_fail(path, "cannot create", err);
+        tz_rsp_free(r);
+        return e;
+    }
+    *out = r;
+    return 0;
+}
+
+static int rsp_flush(tz_rsp *r, traza_err *err)
+{
+    if (r->reading || !r->len)
+        return 0;
+    if (pwrite_all(r->fd, r->buf, r->len, r->end) < 0)
+        return io_fail(r->path, "cannot write", err);
+    r->end += (off_t)r->len;
+    r->len = 0;
+    return 0;
+}
+
+int tz_rsp_add(tz_rsp *r, int64_t key, const unsigned char *recb, size_t n, traza_err *err)
+{
+    if (r->reading || n > UINT32_MAX)
+        return traza_err_set(err, TRAZA_E_USAGE, "record spool: cannot add here");
+    if (r->count % RSP_EVERY == 0) {
+        if (r->nck == r->capck) {
+            size_t nc = r->capck ? 2 * r->capck : 256;
+            int64_t *k = realloc(r->ck_key, nc * sizeof *k);
+            if (k)
+                r->ck_key = k;
+            off_t *o = k ? realloc(r->ck_off, nc * sizeof *o) : NULL;
+            if (!o)
+                return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+            r->ck_off = o;
+            r->capck = nc;
+        }
+        r->ck_key[r->nck] = key;
+        r->ck_off[r->nck++] = r->end + (off_t)r->len;
+    }
+    if (r->len + RSP_HEAD + n > r->cap && rsp_flush(r, err) < 0)
+        return -1;
+    if (RSP_HEAD + n > r->cap) { /* a record larger than the buffer: straight to the file */
+        unsigned char h[RSP_HEAD];
+        tz_put_le32(h, (uint32_t)n);
+        tz_put_le64(h + 4, (uint64_t)key);
+        if (pwrite_all(r->fd, h, RSP_HEAD, r->end) < 0 || pwrite_all(r->fd, recb, n, r->end + RSP_HEAD) < 0)
+            return io_fail(r->path, "cannot write", err);
+        r->end += (off_t)(RSP_HEAD + n);
+    } else {
+        tz_put_le32(r->buf + r->len, (uint32_t)n);
+        tz_put_le64(r->buf + r->len + 4, (uint64_t)key);
+        memcpy(r->buf + r->len + RSP_HEAD, recb, n);
+        r->len += RSP_HEAD + n;
+    }
+    r->count++;
+    return 0;
+}
+
+uint64_t tz_rsp_count(const tz_rsp *r) { return r->count; }
+
+/* Makes buf[pos ..] hold at least `need` bytes of the file from offset rd + pos. */
+static int rsp_fill(tz_rsp *r, size_t need, traza_err *err)
+{
+    if (r->len - r->pos >= need)
+        return 1;
+    memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+    r->rd += (off_t)r->pos;
+    r->len -= r->pos;
+    r->pos = 0;
+    if (need > r->cap) {
+        unsigned char *nb = realloc(r->buf, need);
+        if (!nb)
+            return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        r->buf = nb;
+        r->cap = need;
+    }
+    while (r->len < need) {
+        off_t at = r->rd + (off_t)r->len;
+        if (at >= r->end)
+            return 0;
+        size_t want = r->cap - r->len;
+        if ((off_t)want > r->end - at)
+            want = (size_t)(r->end - at);
+        if (pread_all(r->fd, r->buf + r->len, want, at) < 0)
+            return io_fail(r->path, "cannot read", err);
+        r->len += want;
+    }
+    return 1;
+}
+
+static int rsp_start_read(tz_rsp *r, off_t from, traza_err *err)
+{
+    if (rsp_flush(r, err) < 0)
+        return -1;
+    r->reading = 1;
+    r->rd = from;
+    r->len = r->pos = 0;
+    return 0;
+}
+
+/* The next record: 1, 0 at the end, -1 on error. */
+static int rsp_read(tz_rsp *r, int64_t *key, const unsigned char **recb, size_t *n, traza_err *err)
+{
+    int got = rsp_fill(r, RSP_HEAD, err);
+    if (got <= 0)
+        return got;
+    size_t len = tz_get_le32(r->buf + r->pos);
+    got = rsp_fill(r, RSP_HEAD + len, err);
+    if (got <= 0)
+        return got < 0 ? -1 : traza_err_set(err, TRAZA_E_FORMAT, "%s: truncated record", r->path);
+    *key = (int64_t)tz_get_le64(r->buf + r->pos + 4);
+    *recb = r->buf + r->pos + RSP_HEAD;
+    *n = len;
+    r->pos += RSP_HEAD + len;
+    return 1;
+}
+
+int tz_rsp_take_from(tz_rsp *r, int64_t from, tz_rsp_cb cb, void *ctx, traza_err *err)
+{
+    if (!r->count)
+        return 0;
+    /* the last checkpoint whose key is below `from`: records before it stay */
+    size_t lo = 0, hi = r->nck;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->ck_key[mid] < from)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t ck = lo ? lo - 1 : 0;
+    if (rsp_start_read(r, r->ck_off[ck], err) < 0)
+        return -1;
+    uint64_t before = (uint64_t)ck * RSP_EVERY;
+    off_t cut = -1;
+    int rc = 0;
+    for (;;) {
+        int64_t key;
+        const unsigned char *recb;
+        size_t n;
+        off_t at = r->rd + (off_t)r->pos;
+        int got = rsp_read(r, &key, &recb, &n, err);
+        if (got <= 0) {
+            rc = got;
+            break;
+        }
+        if (key < from) {
+            before++;
+            continue;
+        }
+        if (cut < 0)
+            cut = at;
+        if (cb(ctx, key, recb, n, err) < 0) {
+            rc = -1;
+            break;
+        }
+    }
+    r->reading = 0;
+    r->len = r->pos = 0;
+    if (rc < 0 || cut < 0)
+        return rc;
+    if (ftruncate(r->fd, cut) < 0)
+        return io_fail(r->path, "cannot truncate", err);
+    r->end = cut;
+    r->count = before;
+    while (r->nck && r->ck_off[r->nck - 1] >= cut)
+        r->nck--;
+    return 0;
+}
+
+int tz_rsp_rewind(tz_rsp *r, traza_err *err) { return rsp_start_read(r, 0, err); }
+
+int tz_rsp_next(void *ctx, const unsigned char **recb, size_t *n, traza_err *err)
+{
+    int64_t key;
+    return rsp_read((tz_rsp *)ctx, &key, recb, n, err);
+}
+
+void tz_rsp_free(tz_rsp *r)
+{
+    if (!r)
+        return;
+    if (r->fd >= 0) {
+        close(r->fd);
+        unlink(r->path);
+    }
+    free(r->path);
+    free(r->buf);
+    free(r->ck_key);
+    free(r->ck_off);
+    free(r);
+}
+
 /* ---- the database file ---------------------------------------------------------- */
 
 int tz_dbf_open(tz_dbf *f, const char *path, traza_err *err)
@@ -905,8 +1209,12 @@ static int index_levels(tz_dbf *f, uint32_t root, uint32_t *child, size_t m, div
     page p;
     p.size = f->page_size;
     p.b = malloc(p.size);
-    if (!p.b)
+    unsigned char *cell = malloc(p.size);
+    if (!p.b || !cell) {
+        free(p.b);
+        free(cell);
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    }
     int rc = 0;
     while (m > 1 && rc == 0) {
         /* nodes: first pair a, cells nc, right child r; ups between nodes */
@@ -920,8 +1228,7 @@ static int index_levels(tz_dbf *f, uint32_t root, uint32_t *child, size_t m, div
                     right = i++;
                     break;
                 }
-                size_t dl = d->off[i + 1] - d->off[i];
-                size_t cs = 4 + varint_len(dl) + dl;
+                size_t cs = 4 + (d->off[i + 1] - d->off[i]);
                 if (12 + 2 * (cells + 1) + bytes + cs <= p.size) {
                     bytes += cs;
                     cells++;
@@ -951,12 +1258,10 @@ static int index_levels(tz_dbf *f, uint32_t root, uint32_t *child, size_t m, div
         for (size_t k = 0; k < nn && rc == 0; k++) {
             page_reset(&p, PG_IDX_INTERIOR);
             for (size_t j = na[k]; j < na[k] + nc[k]; j++) {
-                unsigned char cell[4 + 9 + TZ_BT_MAXREC];
                 size_t dl = d->off[j + 1] - d->off[j];
                 put32(cell, child[j]);
-                size_t len = 4 + varint_put(cell + 4, dl);
-                memcpy(cell + len, d->b + d->off[j], dl);
-                page_add(&p, cell, len + dl);
+                memcpy(cell + 4, d->b + d->off[j], dl);
+                page_add(&p, cell, 4 + dl);
             }
             page_seal(&p, child[nr[k]]);
             uint32_t pg = nn == 1 ? root : dbf_alloc(f);
@@ -972,8 +1277,50 @@ static int index_levels(tz_dbf *f, uint32_t root, uint32_t *child, size_t m, div
         m = nn;
     }
     free(p.b);
+    free(cell);
     if (rc == 0)
         rc = dbf_flush(f, err);
+    return rc;
+}
+
+/* The payload part of an index cell (the whole leaf cell; an interior cell adds the
+ * child page in front): payload length, the local bytes, and when the record is
+ * longer than the page allows, the first overflow page, whose pages are written
+ * here (each: next page number, then usable size - 4 bytes of the record). */
+static int payload_cell(tz_dbf *f, const unsigned char *recb, size_t n, unsigned char *cell, size_t *len, traza_err *err)
+{
+    uint32_t u = f->page_size;
+    size_t max_local = (size_t)(u - 12) * 64 / 255 - 23, min_local = (size_t)(u - 12) * 32 / 255 - 23;
+    size_t k = varint_put(cell, n);
+    if (n <= max_local) {
+        memcpy(cell + k, recb, n);
+        *len = k + n;
+        return 0;
+    }
+    size_t local = min_local + (n - min_local) % (u - 4);
+    if (local > max_local)
+        local = min_local;
+    memcpy(cell + k, recb, local);
+    /* overflow pages: numbers first, so each page can name the next */
+    size_t left = n - local, per = u - 4, npg = (left + per - 1) / per;
+    unsigned char *pg = malloc(u);
+    if (!pg)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    uint32_t first = dbf_alloc(f), cur = first;
+    int rc = 0;
+    for (size_t i = 0; i < npg && rc == 0; i++) {
+        size_t take = left < per ? left : per;
+        uint32_t next = i + 1 < npg ? dbf_alloc(f) : 0;
+        memset(pg, 0, u);
+        put32(pg, next);
+        memcpy(pg + 4, recb + n - left, take);
+        rc = dbf_put(f, cur, pg, err);
+        left -= take;
+        cur = next;
+    }
+    free(pg);
+    put32(cell + k + local, first);
+    *len = k + local + 4;
     return rc;
 }
 
@@ -984,42 +1331,46 @@ int tz_dbf_put_index(tz_dbf *f, uint32_t root, uint64_t count, tz_bt_next_fn nex
     page p;
     p.size = f->page_size;
     p.b = malloc(p.size);
+    unsigned char *cell = malloc(p.size), *up = malloc(p.size);
     uint32_t *child = NULL;
     size_t m = 0, cap = 0;
     divs d;
     memset(&d, 0, sizeof d);
-    if (!p.b)
+    if (!p.b || !cell || !up) {
+        free(p.b);
+        free(cell);
+        free(up);
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    }
     page_reset(&p, PG_IDX_LEAF);
     int rc = 0;
     for (uint64_t j = 0; j < count && rc == 0; j++) {
-        unsigned char r[TZ_BT_MAXREC], cell[TZ_BT_MAXREC + 9];
-        int n = next(ctx, r, err);
-        if (n <= 0) {
-            rc = n < 0 ? -1 : traza_err_set(err, TRAZA_E_USAGE, "page writer: index ended after %llu of %llu entries",
-                                             (unsigned long long)j, (unsigned long long)count);
+        const unsigned char *r = NULL;
+        size_t n = 0, len = 0;
+        int got = next(ctx, &r, &n, err);
+        if (got <= 0) {
+            rc = got < 0 ? -1 : traza_err_set(err, TRAZA_E_USAGE, "page writer: index ended after %llu of %llu entries",
+                                               (unsigned long long)j, (unsigned long long)count);
             break;
         }
-        size_t len = varint_put(cell, (uint64_t)n);
-        memcpy(cell + len, r, (size_t)n);
-        len += (size_t)n;
+        if (payload_cell(f, r, n, cell, &len, err) < 0) {
+            rc = -1;
+            break;
+        }
         if (page_fits(&p, len)) {
             page_add(&p, cell, len);
             continue;
         }
         /* The leaf is full: an entry moves up, and the next leaf must not be empty. */
-        unsigned char up[TZ_BT_MAXREC + 9];
         size_t ulen;
         int last = j == count - 1;
         if (last)
             page_pop(&p, up, &ulen);
         else
             memcpy(up, cell, ulen = len);
-        uint64_t ul;
-        size_t hl = varint_get(up, ulen, &ul);
         page_seal(&p, 0);
         uint32_t pg = dbf_alloc(f);
-        if (TZ_GROW(child, cap, m + 1) < 0 || divs_add(&d, up + hl, ulen - hl) < 0) {
+        if (TZ_GROW(child, cap, m + 1) < 0 || divs_add(&d, up, ulen) < 0) {
             rc = traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
             break;
         }
@@ -1043,6 +1394,8 @@ int tz_dbf_put_index(tz_dbf *f, uint32_t root, uint64_t count, tz_bt_next_fn nex
             child[m++] = pg;
     }
     free(p.b);
+    free(cell);
+    free(up);
     if (rc == 0)
         rc = m ? index_levels(f, root, child, m, &d, err) : dbf_flush(f, err);
     free(child);

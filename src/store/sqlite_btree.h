@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include "traza/model.h"
 #include "traza/error.h"
+#include "util/util.h"
 
 /* Largest record the writers accept (event rows and index entries are far smaller:
  * no record needs overflow pages). */
@@ -24,6 +25,29 @@ size_t tz_bt_event_record(const traza_event *ev, int schema4, unsigned char *out
 int tz_bt_event_decode(const unsigned char *rec, size_t n, traza_event *ev);
 /* The record of an index entry (type, producer, rowid). */
 size_t tz_bt_tp_record(int32_t type, int32_t producer, int64_t rowid, int schema4, unsigned char *out);
+
+/* The record of a `param` row (event, def, value), a WITHOUT ROWID table whose key is
+ * (event, def): appended to out. */
+void tz_bt_param_record(int64_t event, int32_t def, const traza_value *v, int schema4, tz_buf *out);
+/* Decodes it; a string value points into rec (not NUL-terminated: *slen bytes). */
+int tz_bt_param_decode(const unsigned char *rec, size_t n, int64_t *event, int32_t *def, traza_value *v, size_t *slen);
+
+/* ---- a spool of records in key order ------------------------------------------- */
+
+/* Records appended with a non-decreasing 64-bit key (the event id), kept in a side
+ * file until commit, then handed to tz_dbf_put_index by tz_rsp_next. */
+typedef struct tz_rsp tz_rsp;
+int tz_rsp_open(tz_rsp **out, const char *path, traza_err *err);
+int tz_rsp_add(tz_rsp *r, int64_t key, const unsigned char *rec, size_t n, traza_err *err);
+uint64_t tz_rsp_count(const tz_rsp *r);
+/* Hands the records with key >= from to cb in order, then removes them. */
+typedef int (*tz_rsp_cb)(void *ctx, int64_t key, const unsigned char *rec, size_t n, traza_err *err);
+int tz_rsp_take_from(tz_rsp *r, int64_t from, tz_rsp_cb cb, void *ctx, traza_err *err);
+/* Starts reading the records back from the first (after the last add). */
+int tz_rsp_rewind(tz_rsp *r, traza_err *err);
+/* A tz_bt_next_fn over the spool (ctx: the tz_rsp). */
+int tz_rsp_next(void *ctx, const unsigned char **rec, size_t *n, traza_err *err);
+void tz_rsp_free(tz_rsp *r);
 
 /* ---- a table b-tree built in rowid order ------------------------------------- */
 
@@ -65,9 +89,10 @@ int tz_dbf_open(tz_dbf *f, const char *path, traza_err *err);
 /* Writes the table b-tree of t into the file; its top page goes to page `root`
  * (the empty leaf that CREATE TABLE made). */
 int tz_dbf_put_table(tz_dbf *f, uint32_t root, tz_btw *t, traza_err *err);
-/* Writes an index b-tree of `count` entries whose records `next` delivers in index
- * order (next returns the record length, 0 when done, or -1 on error). */
-typedef int (*tz_bt_next_fn)(void *ctx, unsigned char *rec, traza_err *err);
+/* Writes an index b-tree (or a WITHOUT ROWID table) of `count` entries whose records
+ * `next` delivers in key order (next returns 1 with *rec, *n set, 0 when done, -1 on
+ * error). Records of any length: long ones get overflow pages. */
+typedef int (*tz_bt_next_fn)(void *ctx, const unsigned char **rec, size_t *n, traza_err *err);
 int tz_dbf_put_index(tz_dbf *f, uint32_t root, uint64_t count, tz_bt_next_fn next, void *ctx, traza_err *err);
 /* Writes the header (page count, change counter), sets the file length, closes. */
 int tz_dbf_close(tz_dbf *f, traza_err *err);

@@ -56,11 +56,13 @@ struct tz_wstate {
     char *file;     /* final file name "<hex>.db" */
     char *tmp;      /* full path of the temporary */
     char *name;
-    sqlite3_stmt *ins_param, *ins_producer, *ins_type, *ins_def;
+    sqlite3_stmt *ins_producer, *ins_type, *ins_def;
     int64_t max_duration;
     /* The event table's pages, written by the page writer (sqlite_btree.c) */
     tz_btw *bt;
-    uint32_t root_event, root_tp;
+    tz_rsp *ps;        /* param records, (event, def) order */
+    tz_buf prec;       /* one param record being built */
+    uint32_t root_event, root_tp, root_param;
     int mode;
     int64_t ndb;       /* rows stored in the table (MODE_DIRECT, MODE_BUFFER) */
     int64_t last_ts;
@@ -137,11 +139,10 @@ static void buffer_free(tz_wstate *w)
 
 static void finalize_all(tz_wstate *w)
 {
-    sqlite3_finalize(w->ins_param);
     sqlite3_finalize(w->ins_producer);
     sqlite3_finalize(w->ins_type);
     sqlite3_finalize(w->ins_def);
-    w->ins_param = w->ins_producer = w->ins_type = w->ins_def = NULL;
+    w->ins_producer = w->ins_type = w->ins_def = NULL;
 }
 
 static void wstate_free(tz_wstate *w, int unlink_tmp)
@@ -152,6 +153,8 @@ static void wstate_free(tz_wstate *w, int unlink_tmp)
     if (unlink_tmp && w->tmp)
         unlink(w->tmp);
     tz_btw_free(w->bt);
+    tz_rsp_free(w->ps);
+    tz_buf_free(&w->prec);
     lists_free(w);
     buffer_free(w);
     free(w->file);
@@ -197,22 +200,30 @@ static int root_page(sqlite3 *db, const char *name, uint32_t *root, traza_err *e
     return 0;
 }
 
-/* The event table and its (type, producer) index are created empty here and their
- * b-trees written by the page writer at commit: the index exists from the start, so
- * its schema row is the one CREATE INDEX writes. */
+/* The event table, its (type, producer) index and the param table are created empty
+ * here and their b-trees written by the page writer at commit: the index exists from
+ * the start, so its schema row is the one CREATE INDEX writes. */
 static int begin_pages(tz_wstate *w, traza_err *err)
 {
-    char *spool = tz_asprintf("%s.pages", w->tmp);
-    if (!spool)
+    char *spool = tz_asprintf("%s.pages", w->tmp), *pspool = tz_asprintf("%s.params", w->tmp);
+    if (!spool || !pspool) {
+        free(spool);
+        free(pspool);
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    }
     int rc = tz_sql_exec(w->db, "CREATE INDEX event_type_producer ON event(type, producer)", "creating the trace store", err);
     if (rc == 0)
         rc = root_page(w->db, "event", &w->root_event, err);
     if (rc == 0)
         rc = root_page(w->db, "event_type_producer", &w->root_tp, err);
     if (rc == 0)
+        rc = root_page(w->db, "param", &w->root_param, err);
+    if (rc == 0)
         rc = tz_btw_open(&w->bt, spool, (uint32_t)atoi(TZ_PAGE_SIZE), err);
+    if (rc == 0)
+        rc = tz_rsp_open(&w->ps, pspool, err);
     free(spool);
+    free(pspool);
     return rc;
 }
 
@@ -225,6 +236,7 @@ int tz_sqlite_w_begin(tz_backend *b, const char *name, tz_wstate **out, traza_er
     w->ws = s;
     w->last_ts = INT64_MIN;
     tz_buf_init(&w->bstr);
+    tz_buf_init(&w->prec);
     w->sort_mem = TZ_SORT_MEM_DEFAULT;
     const char *env = getenv("TRAZA_SORT_MEM");
     if (env && *env) {
@@ -243,7 +255,6 @@ int tz_sqlite_w_begin(tz_backend *b, const char *name, tz_wstate **out, traza_er
     }
     if (open_bulk_db(w->tmp, &w->db, err) < 0 || tz_sqlite_create_schema(w->db, "", err) < 0 ||
         tz_sql_exec(w->db, "BEGIN", "starting the import", err) < 0 || begin_pages(w, err) < 0 ||
-        tz_sql_prepare(w->db, "INSERT INTO param VALUES(?,?,?)", &w->ins_param, err) < 0 ||
         tz_sql_prepare(w->db, "INSERT INTO producer VALUES(?,?,?,?)", &w->ins_producer, err) < 0 ||
         tz_sql_prepare(w->db, "INSERT OR REPLACE INTO event_type VALUES(?,?,?,?)", &w->ins_type, err) < 0 ||
         tz_sql_prepare(w->db, "INSERT INTO param_def VALUES(?,?,?,?)", &w->ins_def, err) < 0) {
@@ -383,9 +394,10 @@ static int cmp_keylist(const void *a, const void *b)
 typedef struct tp_iter {
     tz_wstate *w;
     size_t k, i;
+    unsigned char rec[TZ_BT_MAXREC];
 } tp_iter;
 
-static int tp_next(void *ctx, unsigned char *rec, traza_err *err)
+static int tp_next(void *ctx, const unsigned char **rec, size_t *n, traza_err *err)
 {
     (void)err;
     tp_iter *it = ctx;
@@ -397,11 +409,13 @@ static int tp_next(void *ctx, unsigned char *rec, traza_err *err)
     if (it->k == w->nklist)
         return 0;
     const tz_keylist *l = &w->klist[it->k];
-    return (int)tz_bt_tp_record((int32_t)(uint32_t)(l->key >> 32), (int32_t)(uint32_t)l->key, l->ids[it->i++], 1, rec);
+    *n = tz_bt_tp_record((int32_t)(uint32_t)(l->key >> 32), (int32_t)(uint32_t)l->key, l->ids[it->i++], 1, it->rec);
+    *rec = it->rec;
+    return 1;
 }
 
-/* With SQLite closed: writes the event table from the spooled pages and, unless the
- * id lists were given up, its (type, producer) index. */
+/* With SQLite closed: writes the event table from the spooled pages, the param table
+ * from its spool and, unless the id lists were given up, the (type, producer) index. */
 static int write_pages(tz_wstate *w, traza_err *err)
 {
     tz_dbf f;
@@ -412,6 +426,10 @@ static int write_pages(tz_wstate *w, traza_err *err)
         rc = traza_err_set(err, TRAZA_E_FORMAT, "%s: unexpected page size %u or schema format", w->tmp, f.page_size);
     if (rc == 0)
         rc = tz_dbf_put_table(&f, w->root_event, w->bt, err);
+    if (rc == 0)
+        rc = tz_rsp_rewind(w->ps, err);
+    if (rc == 0)
+        rc = tz_dbf_put_index(&f, w->root_param, tz_rsp_count(w->ps), tz_rsp_next, w->ps, err);
     if (rc == 0 && !w->lists_off) {
         uint64_t count = 0;
         if (w->nklist)
@@ -421,7 +439,7 @@ static int write_pages(tz_wstate *w, traza_err *err)
         w->kcap = 0;
         for (size_t k = 0; k < w->nklist; k++)
             count += w->klist[k].n;
-        tp_iter it = {w, 0, 0};
+        tp_iter it = {w, 0, 0, {0}};
         rc = tz_dbf_put_index(&f, w->root_tp, count, tp_next, &it, err);
     }
     if (rc == 0)
@@ -432,21 +450,28 @@ static int write_pages(tz_wstate *w, traza_err *err)
 
 /* ---- storing rows ------------------------------------------------------------ */
 
+/* Parameters go to the param spool as records of the WITHOUT ROWID table param
+ * (event, def, value), in key order: ids increase, defs are sorted here (the
+ * generic writer has already refused a definition given twice). */
 static int put_params(tz_wstate *w, const traza_param *pv, uint32_t n, int64_t id, traza_err *err)
 {
-    for (uint32_t i = 0; i < n; i++) {
-        const traza_param *p = &pv[i];
-        sqlite3_stmt *ps = w->ins_param;
-        sqlite3_bind_int64(ps, 1, id);
-        sqlite3_bind_int(ps, 2, p->def);
-        switch (p->v.kind) {
-        case TRAZA_PT_INT:
-        case TRAZA_PT_HEX: sqlite3_bind_int64(ps, 3, p->v.i); break;
-        case TRAZA_PT_DOUBLE: sqlite3_bind_double(ps, 3, p->v.d); break;
-        case TRAZA_PT_STRING: sqlite3_bind_text(ps, 3, p->v.s ? p->v.s : "", -1, SQLITE_STATIC); break;
-        }
-        if (step_reset(w, ps, "storing a parameter", err) < 0)
+    uint32_t done = 0;
+    int32_t last = INT32_MIN;
+    while (done < n) { /* selection of the next def: n is small */
+        const traza_param *p = NULL;
+        for (uint32_t i = 0; i < n; i++)
+            if (pv[i].def > last && (!p || pv[i].def < p->def))
+                p = &pv[i];
+        if (!p)
+            return traza_err_set(err, TRAZA_E_USAGE, "event %lld: a parameter definition given twice", (long long)id);
+        tz_buf_reset(&w->prec);
+        tz_bt_param_record(id, p->def, &p->v, 1, &w->prec);
+        if (w->prec.oom)
+            return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        if (tz_rsp_add(w->ps, id, (const unsigned char *)w->prec.s, w->prec.len, err) < 0)
             return -1;
+        last = p->def;
+        done++;
     }
     return 0;
 }
@@ -565,13 +590,39 @@ static int cmp_bev(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Taking stored rows back (pull_tail): the row comes from the page writer's spool,
- * its parameters from the param table, read alongside in event order. */
+/* Taking stored rows back (pull_tail): the rows come from the page writer's spool,
+ * their parameters from the param spool; both are in event order. */
+typedef struct pulled_param {
+    int64_t event;
+    traza_param p;
+    size_t soff; /* string: offset in the arena */
+} pulled_param;
+
 typedef struct pull_ctx {
     tz_wstate *w;
-    sqlite3_stmt *pa;
-    int prc;
+    pulled_param *pp;
+    size_t npp, cap, next;
+    tz_buf str;
 } pull_ctx;
+
+static int pull_param(void *ctx, int64_t key, const unsigned char *rec, size_t n, traza_err *err)
+{
+    pull_ctx *c = ctx;
+    pulled_param q;
+    size_t slen;
+    memset(&q, 0, sizeof q);
+    if (tz_bt_param_decode(rec, n, &q.event, &q.p.def, &q.p.v, &slen) < 0 || q.event != key)
+        return traza_err_set(err, TRAZA_E_FORMAT, "%s: event %lld: unreadable parameter in the spool", c->w->tmp, (long long)key);
+    if (q.p.v.kind == TRAZA_PT_STRING) {
+        q.soff = c->str.len;
+        tz_buf_put(&c->str, q.p.v.s, slen);
+        tz_buf_putc(&c->str, '\0');
+    }
+    if (c->str.oom || TZ_GROW(c->pp, c->cap, c->npp + 1) < 0)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    c->pp[c->npp++] = q;
+    return 0;
+}
 
 static int pull_row(void *ctx, int64_t id, const unsigned char *rec, size_t n, traza_err *err)
 {
@@ -580,65 +631,35 @@ static int pull_row(void *ctx, int64_t id, const unsigned char *rec, size_t n, t
     if (tz_bt_event_decode(rec, n, &e) < 0)
         return traza_err_set(err, TRAZA_E_FORMAT, "%s: event %lld: unreadable row in the page spool", c->w->tmp, (long long)id);
     traza_param pv[256];
-    char *strs[256];
     uint32_t np = 0;
-    int bad = 0;
-    sqlite3_stmt *pa = c->pa;
-    while (c->prc == SQLITE_ROW && sqlite3_column_int64(pa, 0) < id)
-        c->prc = sqlite3_step(pa); /* cannot happen: every parameter has its event */
-    while (c->prc == SQLITE_ROW && sqlite3_column_int64(pa, 0) == id) {
-        if (np == 256) {
-            bad = 1;
-        } else {
-            traza_param *p = &pv[np];
-            memset(p, 0, sizeof *p);
-            p->def = sqlite3_column_int(pa, 1);
-            strs[np] = NULL;
-            switch (sqlite3_column_type(pa, 2)) {
-            case SQLITE_INTEGER: p->v.kind = TRAZA_PT_INT; p->v.i = sqlite3_column_int64(pa, 2); break;
-            case SQLITE_FLOAT: p->v.kind = TRAZA_PT_DOUBLE; p->v.d = sqlite3_column_double(pa, 2); break;
-            default: {
-                p->v.kind = TRAZA_PT_STRING;
-                const unsigned char *t = sqlite3_column_text(pa, 2);
-                strs[np] = tz_strndup(t ? (const char *)t : "", (size_t)sqlite3_column_bytes(pa, 2));
-                if (!strs[np])
-                    bad = 2;
-                p->v.s = strs[np];
-            }
-            }
-            np++;
-        }
-        c->prc = sqlite3_step(pa);
+    while (c->next < c->npp && c->pp[c->next].event < id)
+        c->next++; /* cannot happen: every parameter has its event */
+    for (; c->next < c->npp && c->pp[c->next].event == id; c->next++) {
+        if (np == 256)
+            return traza_err_set(err, TRAZA_E_USAGE, "event %lld has more than 256 parameters", (long long)id);
+        pv[np] = c->pp[c->next].p;
+        if (pv[np].v.kind == TRAZA_PT_STRING)
+            pv[np].v.s = c->str.s + c->pp[c->next].soff;
+        np++;
     }
     e.params = pv;
     e.nparams = np;
-    int arc = bad ? -1 : buffer_add(c->w, &e, id - 1, err);
-    for (uint32_t i = 0; i < np; i++)
-        free(strs[i]);
-    if (bad == 1)
-        traza_err_set(err, TRAZA_E_USAGE, "event %lld has more than 256 parameters", (long long)id);
-    else if (bad == 2)
-        traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-    return arc;
+    return buffer_add(c->w, &e, id - 1, err);
 }
 
 /* Moves the stored rows with id >= from (and their parameters) into the buffer. */
 static int pull_tail(tz_wstate *w, int64_t from, traza_err *err)
 {
-    pull_ctx c = {w, NULL, 0};
-    if (tz_sql_prepare(w->db, "SELECT event, def, value FROM param WHERE event >= ? ORDER BY event, def", &c.pa, err) < 0)
-        return -1;
-    sqlite3_bind_int64(c.pa, 1, from);
-    c.prc = sqlite3_step(c.pa);
-    int rc = tz_btw_take_from(w->bt, from, pull_row, &c, err);
-    if (rc == 0 && c.prc != SQLITE_DONE && c.prc != SQLITE_ROW)
-        rc = tz_sql_fail(w->db, "sorting events by time", err);
-    sqlite3_finalize(c.pa);
+    pull_ctx c;
+    memset(&c, 0, sizeof c);
+    c.w = w;
+    tz_buf_init(&c.str);
+    int rc = tz_rsp_take_from(w->ps, from, pull_param, &c, err);
+    if (rc == 0)
+        rc = tz_btw_take_from(w->bt, from, pull_row, &c, err);
+    free(c.pp);
+    tz_buf_free(&c.str);
     if (rc < 0)
-        return -1;
-    char sql[96];
-    snprintf(sql, sizeof sql, "DELETE FROM param WHERE event >= %lld", (long long)from);
-    if (tz_sql_exec(w->db, sql, "sorting events by time", err) < 0)
         return -1;
     keys_truncate(w, from);
     w->ndb = from - 1;
@@ -860,8 +881,6 @@ int tz_sqlite_w_commit(tz_wstate *w, int sorted, const traza_trace_info *info, i
      * are in (for a spilled import, in the copy that reorder() makes). */
     if (w->lists_off && tz_sql_exec(w->db, "DROP INDEX event_type_producer", "indexing the trace", err) < 0)
         goto fail;
-    if (!spilled && tz_sql_exec(w->db, "CREATE INDEX param_value ON param(def, value)", "indexing the trace", err) < 0)
-        goto fail;
     if (tz_sql_exec(w->db, "COMMIT", "finishing the import", err) < 0)
         goto fail;
     finalize_all(w);
@@ -870,15 +889,18 @@ int tz_sqlite_w_commit(tz_wstate *w, int sorted, const traza_trace_info *info, i
     if (write_pages(w, err) < 0)
         goto fail;
     tz_btw_free(w->bt);
+    tz_rsp_free(w->ps);
     w->bt = NULL;
+    w->ps = NULL;
     lists_free(w);
     if (open_bulk_db(w->tmp, &w->db, err) < 0 || tz_sql_exec(w->db, "BEGIN", "finishing the import", err) < 0)
         goto fail;
     if (spilled) {
         if (reorder(w, err) < 0 || tz_sqlite_create_indexes(w->db, err) < 0)
             goto fail;
-    } else if (w->lists_off &&
-               tz_sql_exec(w->db, "CREATE INDEX event_type_producer ON event(type, producer)", "indexing the trace", err) < 0) {
+    } else if ((w->lists_off &&
+                tz_sql_exec(w->db, "CREATE INDEX event_type_producer ON event(type, producer)", "indexing the trace", err) < 0) ||
+               tz_sql_exec(w->db, "CREATE INDEX param_value ON param(def, value)", "indexing the trace", err) < 0) {
         goto fail;
     }
     /* the overview sample, read while the event pages are still cached */

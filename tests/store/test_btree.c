@@ -153,16 +153,19 @@ static int cmp_ix(const void *a, const void *b)
 typedef struct ix_iter {
     const ix_entry *e;
     size_t n, i;
+    unsigned char rec[TZ_BT_MAXREC];
 } ix_iter;
 
-static int ix_next(void *ctx, unsigned char *rec, traza_err *err)
+static int ix_next(void *ctx, const unsigned char **rec, size_t *n, traza_err *err)
 {
     (void)err;
     ix_iter *it = ctx;
     if (it->i == it->n)
         return 0;
     const ix_entry *x = &it->e[it->i++];
-    return (int)tz_bt_tp_record(x->type, x->producer, x->rowid, 1, rec);
+    *n = tz_bt_tp_record(x->type, x->producer, x->rowid, 1, it->rec);
+    *rec = it->rec;
+    return 1;
 }
 
 /* Reads every row and index entry back through SQLite and compares. */
@@ -277,7 +280,7 @@ static void write_db_ps(const char *dir, const char *path, uint32_t psize, uint3
     assert_int_equal(tz_dbf_open(&f, path, &err), 0);
     assert_int_equal(f.page_size, psize);
     assert_int_equal(tz_dbf_put_table(&f, rev, t, &err), 0);
-    ix_iter it = {ix, n, 0};
+    ix_iter it = {ix, n, 0, {0}};
     assert_int_equal(tz_dbf_put_index(&f, rix, n, ix_next, &it, &err), 0);
     assert_int_equal(tz_dbf_close(&f, &err), 0);
     tz_btw_free(t);
@@ -638,6 +641,179 @@ static void test_lock_page(void **state)
     tu_rmdir(dir);
 }
 
+/* ---- the param table: records of any length, overflow pages ---- */
+
+/* The value of parameter `def` of event e: integers of every width, doubles, and
+ * strings from empty to many overflow pages long. */
+static traza_value pval_of(int64_t e, int32_t def, char *sbuf, size_t cap)
+{
+    traza_value v;
+    memset(&v, 0, sizeof v);
+    switch ((e + def) % 4) {
+    case 0: v.kind = TRAZA_PT_INT; v.i = (e * 2654435761LL) % 1000000007 - 500000000 + (e % 3 ? 0 : INT64_MAX / (e + 1)); break;
+    case 1: v.kind = TRAZA_PT_DOUBLE; v.d = (double)e / 7.0 - def; break;
+    default: {
+        static const size_t lens[] = {0, 1, 100, 2029, 2030, 2031, 2100, 9000, 50000, 8188, 8189};
+        size_t len = lens[(e * 31 + def) % 11];
+        assert_true(len < cap);
+        for (size_t i = 0; i < len; i++)
+            sbuf[i] = (char)('a' + (e + def + i) % 26);
+        sbuf[len] = '\0';
+        v.kind = TRAZA_PT_STRING;
+        v.s = sbuf;
+    }
+    }
+    return v;
+}
+
+typedef struct rsp_seen {
+    int64_t next_key;
+    uint64_t n;
+} rsp_seen;
+
+static int rsp_cb(void *ctx, int64_t key, const unsigned char *rec, size_t n, traza_err *err)
+{
+    (void)err;
+    rsp_seen *c = ctx;
+    int64_t ev;
+    int32_t def;
+    traza_value v;
+    size_t slen;
+    assert_int_equal(tz_bt_param_decode(rec, n, &ev, &def, &v, &slen), 0);
+    assert_int_equal(ev, key);
+    assert_true(key >= c->next_key);
+    c->next_key = key;
+    c->n++;
+    return 0;
+}
+
+static void test_params(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir();
+    char path[4096], spool[4096];
+    snprintf(path, sizeof path, "%s/p.db", dir);
+    snprintf(spool, sizeof spool, "%s/p.spool", dir);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db,
+                                  "PRAGMA page_size=8192; PRAGMA journal_mode=OFF;"
+                                  "CREATE TABLE param(event INTEGER NOT NULL, def INTEGER NOT NULL, value,"
+                                  " PRIMARY KEY(event, def)) WITHOUT ROWID;",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(db, "SELECT rootpage FROM sqlite_schema WHERE name='param'", -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    uint32_t root = (uint32_t)sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+
+    traza_err err = {0};
+    tz_rsp *r;
+    assert_int_equal(tz_rsp_open(&r, spool, &err), 0);
+    char *sbuf = malloc(60000);
+    assert_non_null(sbuf);
+    tz_buf b;
+    tz_buf_init(&b);
+    const int64_t nev = 6000;
+    uint64_t want = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        /* pass 0 adds events 1..nev, takes back from 4321 on, pass 1 adds them again */
+        for (int64_t e = pass ? 4321 : 1; e <= nev; e++)
+            for (int32_t def = -1; def < (int32_t)(e % 4); def++) {
+                traza_value v = pval_of(e, def, sbuf, 60000);
+                tz_buf_reset(&b);
+                tz_bt_param_record(e, def, &v, 1, &b);
+                assert_false(b.oom);
+                assert_int_equal(tz_rsp_add(r, e, (const unsigned char *)b.s, b.len, &err), 0);
+                /* the record decodes to what went in */
+                int64_t ev;
+                int32_t d;
+                traza_value g;
+                size_t slen;
+                assert_int_equal(tz_bt_param_decode((const unsigned char *)b.s, b.len, &ev, &d, &g, &slen), 0);
+                assert_int_equal(ev, e);
+                assert_int_equal(d, def);
+                assert_int_equal(g.kind, v.kind);
+                if (v.kind == TRAZA_PT_STRING) {
+                    assert_int_equal(slen, strlen(v.s));
+                    assert_memory_equal(g.s, v.s, slen);
+                } else if (v.kind == TRAZA_PT_DOUBLE) {
+                    assert_true(g.d == v.d);
+                } else {
+                    assert_int_equal(g.i, v.i);
+                }
+                if (pass == 0)
+                    want++;
+            }
+        if (pass == 0) {
+            rsp_seen c = {4321, 0};
+            uint64_t before = tz_rsp_count(r);
+            assert_int_equal(tz_rsp_take_from(r, 4321, rsp_cb, &c, &err), 0);
+            assert_int_equal(tz_rsp_count(r), before - c.n);
+            assert_true(c.n > 0);
+        }
+    }
+    assert_int_equal(tz_rsp_count(r), want);
+    tz_dbf f;
+    assert_int_equal(tz_dbf_open(&f, path, &err), 0);
+    assert_int_equal(tz_rsp_rewind(r, &err), 0);
+    assert_int_equal(tz_dbf_put_index(&f, root, tz_rsp_count(r), tz_rsp_next, r, &err), 0);
+    assert_int_equal(tz_dbf_close(&f, &err), 0);
+    tz_rsp_free(r);
+    assert_int_equal(access(spool, F_OK), -1);
+
+    /* SQLite reads it: integrity, every row, and an index built over it */
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "CREATE INDEX param_value ON param(def, value)", NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_string_equal((const char *)sqlite3_column_text(st, 0), "ok");
+    sqlite3_finalize(st);
+    assert_int_equal(sqlite3_prepare_v2(db, "SELECT event, def, value FROM param ORDER BY event, def", -1, &st, NULL), SQLITE_OK);
+    uint64_t k = 0;
+    for (int64_t e = 1; e <= nev; e++)
+        for (int32_t def = -1; def < (int32_t)(e % 4); def++) {
+            assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+            assert_int_equal(sqlite3_column_int64(st, 0), e);
+            assert_int_equal(sqlite3_column_int(st, 1), def);
+            traza_value v = pval_of(e, def, sbuf, 60000);
+            switch (v.kind) {
+            case TRAZA_PT_INT:
+                assert_int_equal(sqlite3_column_type(st, 2), SQLITE_INTEGER);
+                assert_int_equal(sqlite3_column_int64(st, 2), v.i);
+                break;
+            case TRAZA_PT_DOUBLE:
+                assert_int_equal(sqlite3_column_type(st, 2), SQLITE_FLOAT);
+                assert_true(sqlite3_column_double(st, 2) == v.d);
+                break;
+            default:
+                assert_int_equal(sqlite3_column_type(st, 2), SQLITE_TEXT);
+                assert_int_equal(sqlite3_column_bytes(st, 2), (int)strlen(v.s));
+                assert_memory_equal(sqlite3_column_text(st, 2), v.s, strlen(v.s));
+            }
+            k++;
+        }
+    assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+    assert_int_equal(k, want);
+    sqlite3_finalize(st);
+    /* a key look-up through the interior pages */
+    assert_int_equal(sqlite3_prepare_v2(db, "SELECT length(value) FROM param WHERE event=? AND def=?", -1, &st, NULL), SQLITE_OK);
+    for (int64_t e = 2; e <= nev; e += 397) {
+        sqlite3_bind_int64(st, 1, e);
+        sqlite3_bind_int(st, 2, 1);
+        int has = 1 < (int32_t)(e % 4);
+        assert_int_equal(sqlite3_step(st), has ? SQLITE_ROW : SQLITE_DONE);
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    tz_buf_free(&b);
+    free(sbuf);
+    tu_rmdir(dir);
+}
+
 /* Files the writer must not touch are refused with the reason. */
 static void test_refuses(void **state)
 {
@@ -672,7 +848,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_records),   cmocka_unit_test(test_sizes),   cmocka_unit_test(test_boundaries),
         cmocka_unit_test(test_take_back), cmocka_unit_test(test_lock_page), cmocka_unit_test(test_refuses),
-        cmocka_unit_test(test_small_pages),
+        cmocka_unit_test(test_small_pages), cmocka_unit_test(test_params),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

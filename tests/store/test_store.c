@@ -261,7 +261,7 @@ static void test_catalogue_and_abort(void **state)
     /* an aborted import leaves nothing */
     traza_writer *wr = traza_writer_begin(w.ws, "c", "test", &w.err);
     assert_non_null(wr);
-    assert_int_equal(count_files(w.dir), 4); /* the temporary store and its page spool */
+    assert_int_equal(count_files(w.dir), 5); /* the temporary store and its two spools */
     traza_writer_abort(wr);
     assert_int_equal(count_files(w.dir), 2);
     /* duplicate name */
