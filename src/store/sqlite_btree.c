@@ -23,6 +23,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,6 +138,10 @@ static void rec_int(rec *r, int64_t v)
 
 static void rec_double(rec *r, double d)
 {
+    if (d != d) { /* NaN: SQLite stores (and reads) it as NULL */
+        rec_null(r);
+        return;
+    }
     uint64_t bits;
     memcpy(&bits, &d, sizeof bits);
     r->hdr[r->nh++] = 7;
@@ -274,30 +279,61 @@ int tz_bt_event_decode(const unsigned char *recb, size_t n, traza_event *ev)
     return body == end ? 0 : -1;
 }
 
+void tz_bt_record(const tz_bt_col *cols, size_t n, int schema4, tz_buf *out)
+{
+    /* the header first (serial types), then each column's body in column order */
+    unsigned char hdr[1 + 8 * 9];
+    size_t nh = 1;
+    rec one;
+    for (size_t c = 0; c < n && c < 8; c++) {
+        const tz_bt_col *x = &cols[c];
+        one.nh = one.nb = 0;
+        one.schema4 = schema4;
+        switch (x->kind) {
+        case TZ_BT_NULL: rec_null(&one); break;
+        case TZ_BT_INT: rec_int(&one, x->i); break;
+        case TZ_BT_REAL: rec_double(&one, x->d); break;
+        default: one.nh = varint_put(one.hdr, 13 + 2 * (uint64_t)x->slen); break; /* text */
+        }
+        memcpy(hdr + nh, one.hdr, one.nh);
+        nh += one.nh;
+    }
+    hdr[0] = (unsigned char)nh; /* under 128: one byte */
+    tz_buf_put(out, hdr, nh);
+    for (size_t c = 0; c < n && c < 8; c++) {
+        const tz_bt_col *x = &cols[c];
+        if (x->kind == TZ_BT_TEXT) {
+            tz_buf_put(out, x->s, x->slen);
+            continue;
+        }
+        one.nh = one.nb = 0;
+        one.schema4 = schema4;
+        if (x->kind == TZ_BT_INT)
+            rec_int(&one, x->i);
+        else if (x->kind == TZ_BT_REAL)
+            rec_double(&one, x->d);
+        tz_buf_put(out, one.body, one.nb);
+    }
+}
+
 void tz_bt_param_record(int64_t event, int32_t def, const traza_value *v, int schema4, tz_buf *out)
 {
-    rec r;
-    r.nh = r.nb = 0;
-    r.schema4 = schema4;
-    rec_int(&r, event);
-    rec_int(&r, def);
-    const char *str = NULL;
-    size_t slen = 0;
+    tz_bt_col c[3];
+    memset(c, 0, sizeof c);
+    c[0].kind = c[1].kind = TZ_BT_INT;
+    c[0].i = event;
+    c[1].i = def;
     switch (v->kind) {
     case TRAZA_PT_INT:
-    case TRAZA_PT_HEX: rec_int(&r, v->i); break;
-    case TRAZA_PT_DOUBLE: rec_double(&r, v->d); break;
+    case TRAZA_PT_HEX: c[2].kind = TZ_BT_INT; c[2].i = v->i; break;
+    case TRAZA_PT_DOUBLE: c[2].kind = TZ_BT_REAL; c[2].d = v->d; break;
     default:
-        str = v->s ? v->s : "";
-        slen = strlen(str);
-        r.nh += varint_put(r.hdr + r.nh, 13 + 2 * (uint64_t)slen); /* text */
+        c[2].kind = TZ_BT_TEXT;
+        c[2].s = v->s ? v->s : "";
+        c[2].slen = strlen(c[2].s);
         break;
     }
-    unsigned char head[1 + sizeof r.hdr + TZ_BT_MAXREC];
-    size_t n = rec_finish(&r, head);
-    tz_buf_put(out, head, n);
-    if (str)
-        tz_buf_put(out, str, slen);
+    tz_bt_record(c, 3, schema4, out);
 }
 
 int tz_bt_param_decode(const unsigned char *recb, size_t n, int64_t *event, int32_t *def, traza_value *v, size_t *slen)
@@ -335,9 +371,12 @@ int tz_bt_param_decode(const unsigned char *recb, size_t n, int64_t *event, int3
         *slen = len;
         return 0;
     }
-    if (rec_value(t[2], &body, end, &null, &iv, &dv, &fl) < 0 || null || body != end)
+    if (rec_value(t[2], &body, end, &null, &iv, &dv, &fl) < 0 || body != end)
         return -1;
-    if (fl) {
+    if (null) { /* a NaN was stored as NULL */
+        v->kind = TRAZA_PT_DOUBLE;
+        v->d = NAN;
+    } else if (fl) {
         v->kind = TRAZA_PT_DOUBLE;
         v->d = dv;
     } else {

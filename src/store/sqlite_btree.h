@@ -26,6 +26,17 @@ int tz_bt_event_decode(const unsigned char *rec, size_t n, traza_event *ev);
 /* The record of an index entry (type, producer, rowid). */
 size_t tz_bt_tp_record(int32_t type, int32_t producer, int64_t rowid, int schema4, unsigned char *out);
 
+/* A record of up to 8 columns, appended to out. */
+enum { TZ_BT_NULL, TZ_BT_INT, TZ_BT_REAL, TZ_BT_TEXT };
+typedef struct tz_bt_col {
+    int kind; /* TZ_BT_* */
+    int64_t i;
+    double d; /* a NaN is stored as NULL, as SQLite does */
+    const char *s;
+    size_t slen;
+} tz_bt_col;
+void tz_bt_record(const tz_bt_col *cols, size_t n, int schema4, tz_buf *out);
+
 /* The record of a `param` row (event, def, value), a WITHOUT ROWID table whose key is
  * (event, def): appended to out. */
 void tz_bt_param_record(int64_t event, int32_t def, const traza_value *v, int schema4, tz_buf *out);

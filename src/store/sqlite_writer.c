@@ -7,6 +7,7 @@
  * once into a fresh file in time order at commit. */
 #include "store/sqlite_internal.h"
 #include "store/sqlite_btree.h"
+#include "store/sqlite_pvindex.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -62,7 +63,9 @@ struct tz_wstate {
     tz_btw *bt;
     tz_rsp *ps;        /* param records, (event, def) order */
     tz_buf prec;       /* one param record being built */
-    uint32_t root_event, root_tp, root_param;
+    uint32_t root_event, root_tp, root_param, root_pv;
+    uint64_t pstr_bytes; /* text in parameter values, for the param_value sort budget */
+    int pv_pages;        /* param_value written by the page writer (else CREATE INDEX) */
     int mode;
     int64_t ndb;       /* rows stored in the table (MODE_DIRECT, MODE_BUFFER) */
     int64_t last_ts;
@@ -200,9 +203,10 @@ static int root_page(sqlite3 *db, const char *name, uint32_t *root, traza_err *e
     return 0;
 }
 
-/* The event table, its (type, producer) index and the param table are created empty
- * here and their b-trees written by the page writer at commit: the index exists from
- * the start, so its schema row is the one CREATE INDEX writes. */
+/* The event table, its (type, producer) index, the param table and its value index
+ * are created empty here and their b-trees written by the page writer at commit: the
+ * indexes exist from the start, so their schema rows are the ones CREATE INDEX
+ * writes. */
 static int begin_pages(tz_wstate *w, traza_err *err)
 {
     char *spool = tz_asprintf("%s.pages", w->tmp), *pspool = tz_asprintf("%s.params", w->tmp);
@@ -211,13 +215,18 @@ static int begin_pages(tz_wstate *w, traza_err *err)
         free(pspool);
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     }
-    int rc = tz_sql_exec(w->db, "CREATE INDEX event_type_producer ON event(type, producer)", "creating the trace store", err);
+    int rc = tz_sql_exec(w->db,
+                         "CREATE INDEX event_type_producer ON event(type, producer);"
+                         "CREATE INDEX param_value ON param(def, value);",
+                         "creating the trace store", err);
     if (rc == 0)
         rc = root_page(w->db, "event", &w->root_event, err);
     if (rc == 0)
         rc = root_page(w->db, "event_type_producer", &w->root_tp, err);
     if (rc == 0)
         rc = root_page(w->db, "param", &w->root_param, err);
+    if (rc == 0)
+        rc = root_page(w->db, "param_value", &w->root_pv, err);
     if (rc == 0)
         rc = tz_btw_open(&w->bt, spool, (uint32_t)atoi(TZ_PAGE_SIZE), err);
     if (rc == 0)
@@ -430,6 +439,8 @@ static int write_pages(tz_wstate *w, traza_err *err)
         rc = tz_rsp_rewind(w->ps, err);
     if (rc == 0)
         rc = tz_dbf_put_index(&f, w->root_param, tz_rsp_count(w->ps), tz_rsp_next, w->ps, err);
+    if (rc == 0 && w->pv_pages)
+        rc = tz_pv_write(&f, w->root_pv, w->ps, err);
     if (rc == 0 && !w->lists_off) {
         uint64_t count = 0;
         if (w->nklist)
@@ -466,6 +477,8 @@ static int put_params(tz_wstate *w, const traza_param *pv, uint32_t n, int64_t i
             return traza_err_set(err, TRAZA_E_USAGE, "event %lld: a parameter definition given twice", (long long)id);
         tz_buf_reset(&w->prec);
         tz_bt_param_record(id, p->def, &p->v, 1, &w->prec);
+        if (p->v.kind == TRAZA_PT_STRING && p->v.s)
+            w->pstr_bytes += strlen(p->v.s);
         if (w->prec.oom)
             return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
         if (tz_rsp_add(w->ps, id, (const unsigned char *)w->prec.s, w->prec.len, err) < 0)
@@ -881,6 +894,10 @@ int tz_sqlite_w_commit(tz_wstate *w, int sorted, const traza_trace_info *info, i
      * are in (for a spilled import, in the copy that reorder() makes). */
     if (w->lists_off && tz_sql_exec(w->db, "DROP INDEX event_type_producer", "indexing the trace", err) < 0)
         goto fail;
+    /* param_value is sorted in memory within the sort budget, else by CREATE INDEX */
+    w->pv_pages = !spilled && tz_pv_bytes(tz_rsp_count(w->ps), w->pstr_bytes) <= w->sort_mem;
+    if (!w->pv_pages && tz_sql_exec(w->db, "DROP INDEX param_value", "indexing the trace", err) < 0)
+        goto fail;
     if (tz_sql_exec(w->db, "COMMIT", "finishing the import", err) < 0)
         goto fail;
     finalize_all(w);
@@ -900,7 +917,7 @@ int tz_sqlite_w_commit(tz_wstate *w, int sorted, const traza_trace_info *info, i
             goto fail;
     } else if ((w->lists_off &&
                 tz_sql_exec(w->db, "CREATE INDEX event_type_producer ON event(type, producer)", "indexing the trace", err) < 0) ||
-               tz_sql_exec(w->db, "CREATE INDEX param_value ON param(def, value)", "indexing the trace", err) < 0) {
+               (!w->pv_pages && tz_sql_exec(w->db, "CREATE INDEX param_value ON param(def, value)", "indexing the trace", err) < 0)) {
         goto fail;
     }
     /* the overview sample, read while the event pages are still cached */

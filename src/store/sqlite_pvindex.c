@@ -1,0 +1,205 @@
+/* The parameter values index, param_value ON param(def, value), written by the page
+ * writer: the param records are read back from their spool, sorted in memory in
+ * SQLite's index order, and handed to tz_dbf_put_index as (def, value, event)
+ * records (the index of a WITHOUT ROWID table ends with the primary key columns it
+ * does not already hold: event).
+ *
+ * SQLite's order for a value of no declared type: NULL, then numbers (integers and
+ * reals compared by value, exactly), then text (BINARY collation: bytes, then
+ * length). CREATE INDEX sorts the same entries with its external merge sorter,
+ * which costs about three quarters of an import with parameters; this sort does
+ * it in a fraction. Beyond the memory budget the caller lets CREATE INDEX do it. */
+#include "store/sqlite_pvindex.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/sqlite_btree.h"
+
+enum { CL_NULL, CL_NUM, CL_TEXT };
+
+typedef struct pv_ent {
+    int64_t event;
+    union {
+        int64_t i;
+        double d;
+        uint64_t soff; /* text: offset in the arena */
+    } v;
+    uint32_t slen;
+    int32_t def;
+    uint8_t cls, is_real;
+} pv_ent;
+
+typedef struct pv_sort {
+    pv_ent *e;
+    size_t n, cap, k;
+    tz_buf str;
+    tz_buf rec;
+} pv_sort;
+
+size_t tz_pv_bytes(uint64_t nparams, uint64_t string_bytes) { return (size_t)(nparams * sizeof(pv_ent) + string_bytes); }
+
+/* integer vs real, exactly (as SQLite compares them) */
+static int cmp_int_real(int64_t i, double d)
+{
+    if (d < -9223372036854775808.0)
+        return 1;
+    if (d >= 9223372036854775808.0)
+        return -1;
+    int64_t y = (int64_t)d;
+    if (i != y)
+        return i < y ? -1 : 1;
+    double s = (double)i;
+    return s < d ? -1 : s > d;
+}
+
+static int cmp_ent(const pv_ent *a, const pv_ent *b, const char *arena)
+{
+    if (a->def != b->def)
+        return a->def < b->def ? -1 : 1;
+    if (a->cls != b->cls)
+        return a->cls < b->cls ? -1 : 1;
+    int c = 0;
+    if (a->cls == CL_NUM) {
+        if (!a->is_real && !b->is_real)
+            c = a->v.i < b->v.i ? -1 : a->v.i > b->v.i;
+        else if (a->is_real && b->is_real)
+            c = a->v.d < b->v.d ? -1 : a->v.d > b->v.d;
+        else if (!a->is_real)
+            c = cmp_int_real(a->v.i, b->v.d);
+        else
+            c = -cmp_int_real(b->v.i, a->v.d);
+    } else if (a->cls == CL_TEXT) {
+        size_t m = a->slen < b->slen ? a->slen : b->slen;
+        c = memcmp(arena + a->v.soff, arena + b->v.soff, m);
+        if (c == 0)
+            c = a->slen < b->slen ? -1 : a->slen > b->slen;
+    }
+    if (c)
+        return c;
+    return a->event < b->event ? -1 : a->event > b->event;
+}
+
+/* A merge sort with the arena as context (qsort_r is not in C11). */
+static void sort_ents(pv_ent *e, pv_ent *tmp, size_t n, const char *arena)
+{
+    if (n < 2)
+        return;
+    if (n <= 16) {
+        for (size_t i = 1; i < n; i++) {
+            pv_ent x = e[i];
+            size_t j = i;
+            for (; j > 0 && cmp_ent(&e[j - 1], &x, arena) > 0; j--)
+                e[j] = e[j - 1];
+            e[j] = x;
+        }
+        return;
+    }
+    size_t h = n / 2;
+    sort_ents(e, tmp, h, arena);
+    sort_ents(e + h, tmp, n - h, arena);
+    if (cmp_ent(&e[h - 1], &e[h], arena) <= 0)
+        return; /* already in order (common: values grow with time) */
+    memcpy(tmp, e, h * sizeof *e);
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n)
+        e[k++] = cmp_ent(&tmp[i], &e[j], arena) <= 0 ? tmp[i++] : e[j++];
+    while (i < h)
+        e[k++] = tmp[i++];
+}
+
+static int pv_next(void *ctx, const unsigned char **recb, size_t *n, traza_err *err)
+{
+    pv_sort *s = ctx;
+    if (s->k == s->n)
+        return 0;
+    const pv_ent *x = &s->e[s->k++];
+    tz_bt_col c[3];
+    memset(c, 0, sizeof c);
+    c[0].kind = TZ_BT_INT;
+    c[0].i = x->def;
+    if (x->cls == CL_NULL) {
+        c[1].kind = TZ_BT_NULL;
+    } else if (x->cls == CL_TEXT) {
+        c[1].kind = TZ_BT_TEXT;
+        c[1].s = s->str.s + x->v.soff;
+        c[1].slen = x->slen;
+    } else if (x->is_real) {
+        c[1].kind = TZ_BT_REAL;
+        c[1].d = x->v.d;
+    } else {
+        c[1].kind = TZ_BT_INT;
+        c[1].i = x->v.i;
+    }
+    c[2].kind = TZ_BT_INT;
+    c[2].i = x->event;
+    tz_buf_reset(&s->rec);
+    tz_bt_record(c, 3, 1, &s->rec);
+    if (s->rec.oom)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    *recb = (const unsigned char *)s->rec.s;
+    *n = s->rec.len;
+    return 1;
+}
+
+int tz_pv_write(tz_dbf *f, uint32_t root, tz_rsp *ps, traza_err *err)
+{
+    pv_sort s;
+    memset(&s, 0, sizeof s);
+    tz_buf_init(&s.str);
+    tz_buf_init(&s.rec);
+    uint64_t count = tz_rsp_count(ps);
+    int rc = tz_rsp_rewind(ps, err);
+    if (rc == 0 && count) {
+        s.e = malloc(count * sizeof *s.e);
+        if (!s.e)
+            rc = traza_err_set(err, TRAZA_E_NOMEM, "out of memory for the parameter index (%llu entries)", (unsigned long long)count);
+    }
+    for (uint64_t j = 0; rc == 0 && j < count; j++) {
+        const unsigned char *r;
+        size_t n, slen;
+        int got = tz_rsp_next(ps, &r, &n, err);
+        if (got <= 0) {
+            rc = got < 0 ? -1 : traza_err_set(err, TRAZA_E_FORMAT, "parameter spool ended after %llu of %llu", (unsigned long long)j,
+                                               (unsigned long long)count);
+            break;
+        }
+        pv_ent *x = &s.e[s.n];
+        traza_value v;
+        memset(x, 0, sizeof *x);
+        if (tz_bt_param_decode(r, n, &x->event, &x->def, &v, &slen) < 0) {
+            rc = traza_err_set(err, TRAZA_E_FORMAT, "parameter spool: unreadable record %llu", (unsigned long long)j);
+            break;
+        }
+        if (v.kind == TRAZA_PT_STRING) {
+            x->cls = CL_TEXT;
+            x->v.soff = s.str.len;
+            x->slen = (uint32_t)slen;
+            tz_buf_put(&s.str, v.s, slen);
+            if (s.str.oom || slen > UINT32_MAX)
+                rc = traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        } else if (v.kind == TRAZA_PT_DOUBLE) {
+            x->cls = v.d != v.d ? CL_NULL : CL_NUM; /* NaN: stored as NULL */
+            x->is_real = 1;
+            x->v.d = v.d;
+        } else {
+            x->cls = CL_NUM;
+            x->v.i = v.i;
+        }
+        s.n++;
+    }
+    if (rc == 0 && s.n) {
+        pv_ent *tmp = malloc((s.n / 2 + 1) * sizeof *tmp);
+        if (!tmp)
+            rc = traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        else
+            sort_ents(s.e, tmp, s.n, s.str.s);
+        free(tmp);
+    }
+    if (rc == 0)
+        rc = tz_dbf_put_index(f, root, s.n, pv_next, &s, err);
+    free(s.e);
+    tz_buf_free(&s.str);
+    tz_buf_free(&s.rec);
+    return rc;
+}
