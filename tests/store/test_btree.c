@@ -814,6 +814,69 @@ static void test_params(void **state)
     tu_rmdir(dir);
 }
 
+/* Records larger than the spool's 1 MiB buffer go around it and read back whole;
+ * taking back from a key in the middle keeps the records before it. */
+static size_t big_len(int64_t key) { return key % 1000 == 0 ? (3u << 20) - (size_t)key : 1 + (size_t)key % 300; }
+
+static void big_fill(unsigned char *b, int64_t key, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        b[i] = (unsigned char)(key * 31 + (int64_t)i);
+}
+
+static int big_check(void *ctx, int64_t key, const unsigned char *rec, size_t n, traza_err *err)
+{
+    (void)err;
+    rsp_seen *c = ctx;
+    assert_int_equal(key, c->next_key);
+    assert_int_equal(n, big_len(key));
+    assert_int_equal(rec[0], (unsigned char)(key * 31));
+    assert_int_equal(rec[n - 1], (unsigned char)(key * 31 + (int64_t)n - 1));
+    c->next_key++;
+    c->n++;
+    return 0;
+}
+
+static void test_spool_big_records(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir();
+    char spool[4096];
+    snprintf(spool, sizeof spool, "%s/big.spool", dir);
+    traza_err err = {0};
+    tz_rsp *r;
+    assert_int_equal(tz_rsp_open(&r, spool, &err), 0);
+    unsigned char *b = malloc(3u << 20);
+    assert_non_null(b);
+    for (int64_t key = 1; key <= 3000; key++) {
+        big_fill(b, key, big_len(key));
+        assert_int_equal(tz_rsp_add(r, key, b, big_len(key), &err), 0);
+    }
+    rsp_seen c = {2000, 0};
+    assert_int_equal(tz_rsp_take_from(r, 2000, big_check, &c, &err), 0); /* a big record first */
+    assert_int_equal(c.n, 1001);
+    assert_int_equal(tz_rsp_count(r), 1999);
+    for (int64_t key = 2000; key <= 3000; key++) {
+        big_fill(b, key, big_len(key));
+        assert_int_equal(tz_rsp_add(r, key, b, big_len(key), &err), 0);
+    }
+    assert_int_equal(tz_rsp_rewind(r, &err), 0);
+    rsp_seen all = {1, 0};
+    for (;;) {
+        const unsigned char *rec;
+        size_t n;
+        int got = tz_rsp_next(r, &rec, &n, &err);
+        assert_true(got >= 0);
+        if (!got)
+            break;
+        big_check(&all, all.next_key, rec, n, &err);
+    }
+    assert_int_equal(all.n, 3000);
+    tz_rsp_free(r);
+    free(b);
+    tu_rmdir(dir);
+}
+
 /* Files the writer must not touch are refused with the reason. */
 static void test_refuses(void **state)
 {
@@ -848,7 +911,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_records),   cmocka_unit_test(test_sizes),   cmocka_unit_test(test_boundaries),
         cmocka_unit_test(test_take_back), cmocka_unit_test(test_lock_page), cmocka_unit_test(test_refuses),
-        cmocka_unit_test(test_small_pages), cmocka_unit_test(test_params),
+        cmocka_unit_test(test_small_pages), cmocka_unit_test(test_params), cmocka_unit_test(test_spool_big_records),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
