@@ -665,6 +665,10 @@ typedef struct dstate {
     uint64_t nl;
     int pad;
     const char *what;
+    /* address groups, counted as pieces are added: per instruction, in order of first use */
+    uint64_t *gend, *gfirst, totmem;
+    uint32_t *gpx;
+    size_t ngrp;
 } dstate;
 
 static int dfail(dstate *st, const char *what)
@@ -673,11 +677,11 @@ static int dfail(dstate *st, const char *what)
     return -1;
 }
 
-static int add_piece(dstate *st, uint32_t var, uint32_t q0, uint32_t q1)
+static inline int add_piece(dstate *st, uint32_t var, uint32_t q0, uint32_t q1)
 {
     if (q0 == q1)
         return 0;
-    if (st->np == st->pcap) {
+    if (__builtin_expect(st->np == st->pcap, 0)) {
         size_t nc = st->pcap ? st->pcap * 2 : 1024;
         uint32_t *a = realloc(st->pv, nc * sizeof *a);
         if (!a)
@@ -697,6 +701,32 @@ static int add_piece(dstate *st, uint32_t var, uint32_t q0, uint32_t q1)
         return dfail(st, "corrupt block sequence (more lines than the index says)");
     st->pv[st->np] = var, st->p0[st->np] = q0, st->p1[st->np] = q1;
     st->np++;
+    const traza_itf_reader *r = st->r;
+    uint64_t li = st->lines, *gend = st->gend;
+    if (q0 == 0 && q1 == r->var_off[var + 1] - r->var_off[var]) { /* whole block: the per-variant list */
+        for (uint64_t m = r->vm_off[var]; m < r->vm_off[var + 1]; m++) {
+            uint32_t px = r->vm_pc[m];
+            if (!gend[px]) {
+                st->gpx[st->ngrp] = px;
+                st->gfirst[st->ngrp++] = li;
+            }
+            gend[px] += r->vm_n[m];
+            st->totmem += r->vm_n[m];
+        }
+    } else {
+        const uint32_t *bp = r->blk_pcs + r->blk_off[r->var_blk[var]];
+        const uint32_t *nmv = r->var_nmem + r->var_off[var];
+        for (uint32_t q = q0; q < q1; q++)
+            if (nmv[q]) {
+                uint32_t px = bp[q];
+                if (!gend[px]) {
+                    st->gpx[st->ngrp] = px;
+                    st->gfirst[st->ngrp++] = li;
+                }
+                gend[px] += nmv[q];
+                st->totmem += nmv[q];
+            }
+    }
     st->lines += q1 - q0;
     return 0;
 }
@@ -797,7 +827,13 @@ static int decode_blocks(traza_itf_reader *r, size_t ci, uint8_t **sb, const siz
     /* 1. the variant sequence (blocks in the order they start) with the interrupt
      * records, flattened into pieces in execution order */
     itf_rd it = {sb[S_INT], sb[S_INT] + sl[S_INT], 0};
-    dstate st = {r, succ, scnt, scap, &sq, &it, 0, 0, 0, NULL, NULL, NULL, 0, 0, nl, 0, NULL};
+    gcur = calloc(r->npc + 1, sizeof *gcur);
+    gend = calloc(r->npc + 1, sizeof *gend);
+    gfirst = malloc((r->npc + 1) * sizeof *gfirst);
+    gpx = malloc((r->npc + 1) * sizeof *gpx);
+    if (!gcur || !gend || !gfirst || !gpx)
+        goto nomem;
+    dstate st = {r, succ, scnt, scap, &sq, &it, 0, 0, 0, NULL, NULL, NULL, 0, 0, nl, 0, NULL, gend, gfirst, 0, gpx, 0};
     /* pieces are never empty: at most nl of them (allocated once, not grown) */
     if (nl <= (1u << 30)) {
         st.pv = malloc((size_t)(nl + 1) * sizeof *st.pv);
@@ -843,45 +879,9 @@ static int decode_blocks(traza_itf_reader *r, size_t ci, uint8_t **sb, const siz
         uint64_t end = es->from + es->count;
         s1 = end > cstart ? (end - cstart < nl ? end - cstart : nl) : 0;
     }
-    /* 2. address groups: per instruction, in order of first use; count over the chunk */
-    gcur = calloc(r->npc + 1, sizeof *gcur);
-    gend = calloc(r->npc + 1, sizeof *gend);
-    gfirst = malloc((r->npc + 1) * sizeof *gfirst);
-    gpx = malloc((r->npc + 1) * sizeof *gpx);
-    if (!gcur || !gend || !gfirst || !gpx)
-        goto nomem;
-    size_t ngrp = 0;
-    uint64_t totmem = 0;
-    li = 0;
-    for (size_t k = 0; k < ni; k++) {
-        uint32_t var = iv[k];
-        uint64_t bn = r->var_off[var + 1] - r->var_off[var];
-        if (iq0[k] == 0 && iq1[k] == bn) { /* whole block: the per-variant list */
-            for (uint64_t m = r->vm_off[var]; m < r->vm_off[var + 1]; m++) {
-                uint32_t px = r->vm_pc[m];
-                if (!gend[px]) {
-                    gpx[ngrp] = px;
-                    gfirst[ngrp++] = li;
-                }
-                gend[px] += r->vm_n[m];
-                totmem += r->vm_n[m];
-            }
-        } else {
-            const uint32_t *bp = r->blk_pcs + r->blk_off[r->var_blk[var]];
-            const uint32_t *nmv = r->var_nmem + r->var_off[var];
-            for (uint32_t q = iq0[k]; q < iq1[k]; q++)
-                if (nmv[q]) {
-                    uint32_t px = bp[q];
-                    if (!gend[px]) {
-                        gpx[ngrp] = px;
-                        gfirst[ngrp++] = li;
-                    }
-                    gend[px] += nmv[q];
-                    totmem += nmv[q];
-                }
-        }
-        li += iq1[k] - iq0[k];
-    }
+    /* 2. address groups (counted by add_piece) */
+    size_t ngrp = st.ngrp;
+    uint64_t totmem = st.totmem;
     addr = malloc((totmem + 1) * sizeof *addr);
     if (!addr)
         goto nomem;
@@ -962,7 +962,8 @@ static int decode_blocks(traza_itf_reader *r, size_t ci, uint8_t **sb, const siz
             /* the variant's rendered lines, then the addresses written into them */
             uint64_t base = r->var_off[var], a = r->vt_lo[base + iq0[k]], z = r->vt_lo[base + iq1[k]];
             tz_buf *ob = &es->ob;
-            if (ob->oom || TZ_GROW(ob->s, ob->cap, ob->len + (size_t)(z - a) + 1) < 0) {
+            if (ob->oom || (ob->len + (size_t)(z - a) + 1 > ob->cap &&
+                            TZ_GROW(ob->s, ob->cap, ob->len + (size_t)(z - a) + 1 + (ob->len >> 1)) < 0)) {
                 ob->oom = 1;
                 goto nomem;
             }
