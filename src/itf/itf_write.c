@@ -8,6 +8,8 @@
 #include "util/input.h"
 
 #define MAXMEM 64
+/* TZ_GROW with the common case (enough room) checked inline */
+#define GROW(arr, cap, need) ((size_t)(need) <= (cap) ? 0 : TZ_GROW(arr, cap, need))
 #define NOPC 0xFFFFFFFFu
 
 typedef struct wline {
@@ -139,12 +141,24 @@ static int pack_all(wr *w, tz_buf *bufs, size_t n, const int *comp, tz_buf *payl
 
 static int ix_add(wr *w, uint64_t off, uint64_t len, uint64_t nrec, uint64_t nl)
 {
-    if (TZ_GROW(w->ix, w->ixcap, (w->nix + 1) * 4) < 0)
+    if (GROW(w->ix, w->ixcap, (w->nix + 1) * 4) < 0)
         return oom(w);
     uint64_t *e = w->ix + w->nix * 4;
     e[0] = off, e[1] = len, e[2] = nrec, e[3] = nl;
     w->nix++;
     return 0;
+}
+
+/* LEB128 into o (at most 10 bytes); returns the length */
+static size_t put_uv_raw(uint8_t *o, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 128) {
+        o[n++] = (uint8_t)(v | 128);
+        v >>= 7;
+    }
+    o[n++] = (uint8_t)v;
+    return n;
 }
 
 static int succ_code(wr *w, succ_list *sl, uint32_t id, tz_buf *out)
@@ -160,7 +174,7 @@ static int succ_code(wr *w, succ_list *sl, uint32_t id, tz_buf *out)
         }
     itf_put_uv(out, (uint64_t)sl->n + id);
     size_t cap = sl->cap;
-    if (TZ_GROW(sl->v, cap, (size_t)sl->n + 1) < 0)
+    if (GROW(sl->v, cap, (size_t)sl->n + 1) < 0)
         return oom(w);
     sl->cap = (uint32_t)cap;
     sl->v[sl->n++] = id;
@@ -175,7 +189,7 @@ static void cache_pair(wr *w, uint32_t a, uint32_t b)
 
 static int add_piece(wr *w, inode *N, size_t start, size_t len)
 {
-    if (TZ_GROW(w->pieces, w->piececap, w->npieces + 1) < 0)
+    if (GROW(w->pieces, w->piececap, w->npieces + 1) < 0)
         return oom(w);
     w->pieces[w->npieces] = (ipiece){(uint32_t)start, (uint32_t)len, NONE};
     if (N->piece == NONE)
@@ -227,7 +241,7 @@ static int build_nodes(wr *w)
             if (add_piece(w, &w->nodes[nid], i, n) < 0)
                 return -1;
         } else {
-            if (TZ_GROW(w->nodes, w->nodecap, w->nnodes + 1) < 0)
+            if (GROW(w->nodes, w->nodecap, w->nnodes + 1) < 0)
                 return oom(w);
             nid = (uint32_t)w->nnodes++;
             inode *N = &w->nodes[nid];
@@ -241,7 +255,7 @@ static int build_nodes(wr *w)
         const wline *l = &w->lines[j - 1];
         if (!exc && j < w->nlines && N->total < ITF_MAX_BLOCK && depth < ITF_MAX_NEST &&
             !itf_text_is_branch(w->texts + w->toff[l->pcidx], w->tl[l->pcidx])) {
-            if (TZ_GROW(w->cuts, w->cutcap, w->ncuts + 1) < 0)
+            if (GROW(w->cuts, w->cutcap, w->ncuts + 1) < 0)
                 return oom(w);
             w->cuts[w->ncuts] = (icut){N->total, 0, NONE};
             if (N->cut == NONE)
@@ -279,29 +293,30 @@ static int flush_gen(wr *w)
         if (bid < 0)
             return oom(w);
         if (isnew) {
-            if (TZ_GROW(w->nvar, w->nvar_cap, (size_t)bid + 1) < 0)
+            if (GROW(w->nvar, w->nvar_cap, (size_t)bid + 1) < 0)
                 return oom(w);
             w->nvar[bid] = 0;
         }
-        /* variant key */
-        tz_buf_reset(&w->scratch);
-        itf_put_uv(&w->scratch, (uint64_t)bid);
+        /* variant key: uv block id, then per line u8 flags + uv address count */
+        uint8_t vk[10 + ITF_MAX_BLOCK * 11];
+        size_t vn = put_uv_raw(vk, (uint64_t)bid);
         for (uint32_t p = N->piece; p != NONE; p = w->pieces[p].next)
             for (uint32_t q = 0; q < w->pieces[p].len; q++) {
                 const wline *l = &w->lines[w->pieces[p].start + q];
-                tz_buf_putc(&w->scratch, (char)l->flags);
-                itf_put_uv(&w->scratch, l->nmem);
+                vk[vn++] = l->flags;
+                if (l->nmem < 128)
+                    vk[vn++] = (uint8_t)l->nmem;
+                else
+                    vn += put_uv_raw(vk + vn, l->nmem);
             }
         (void)i0;
-        if (w->scratch.oom)
-            return oom(w);
-        long vid = itf_kmap_intern(&w->vars, w->scratch.s, w->scratch.len, &isnew);
+        long vid = itf_kmap_intern(&w->vars, vk, vn, &isnew);
         if (vid < 0)
             return oom(w);
         if (isnew) {
-            tz_buf_put(&w->d[D_VAR], w->scratch.s, w->scratch.len);
-            if (TZ_GROW(w->varlocal, w->varlocal_cap, (size_t)vid + 1) < 0 ||
-                TZ_GROW(w->succ, w->succ_cap, (size_t)vid + 1) < 0)
+            tz_buf_put(&w->d[D_VAR], vk, vn);
+            if (GROW(w->varlocal, w->varlocal_cap, (size_t)vid + 1) < 0 ||
+                GROW(w->succ, w->succ_cap, (size_t)vid + 1) < 0)
                 return oom(w);
             w->varlocal[vid] = w->nvar[bid]++;
             memset(&w->succ[vid], 0, sizeof w->succ[vid]);
@@ -333,7 +348,7 @@ static int flush_gen(wr *w)
         w->info.block_instances++;
     }
     /* 2. addresses, grouped per instruction */
-    if (TZ_GROW(w->pc_gen, w->pcg_cap1, w->npc + 1) < 0 || TZ_GROW(w->pc_grp, w->pcg_cap2, w->npc + 1) < 0)
+    if (GROW(w->pc_gen, w->pcg_cap1, w->npc + 1) < 0 || GROW(w->pc_grp, w->pcg_cap2, w->npc + 1) < 0)
         return oom(w);
     if (w->pcg_init < w->pcg_cap1) {
         memset(w->pc_gen + w->pcg_init, 0, (w->pcg_cap1 - w->pcg_init) * sizeof *w->pc_gen);
@@ -354,7 +369,7 @@ static int flush_gen(wr *w)
         uint32_t p = l->pcidx;
         if (w->pc_gen[p] != w->chunkno + 1) {
             w->pc_gen[p] = w->chunkno + 1;
-            if (TZ_GROW(gpc, gc1, ng + 1) < 0 || TZ_GROW(gcnt, gc2, ng + 1) < 0 || TZ_GROW(gstart, gc3, ng + 1) < 0)
+            if (GROW(gpc, gc1, ng + 1) < 0 || GROW(gcnt, gc2, ng + 1) < 0 || GROW(gstart, gc3, ng + 1) < 0)
                 goto nomem;
             w->pc_grp[p] = (uint32_t)ng;
             gpc[ng] = p;
@@ -494,14 +509,14 @@ static int add_line_gen(wr *w, const char *s, size_t n)
                 ok = 0;
         } else {
             idx = (int64_t)w->npc;
-            if (tz_imap_put(&w->pcmap, g.pc, idx) < 0 || TZ_GROW(w->toff, w->toffcap, w->npc + 1) < 0 ||
-                TZ_GROW(w->tl, w->tlcap, w->npc + 1) < 0 || TZ_GROW(w->texts, w->tcap, w->tlen + g.textlen + 1) < 0)
+            if (tz_imap_put(&w->pcmap, g.pc, idx) < 0 || GROW(w->toff, w->toffcap, w->npc + 1) < 0 ||
+                GROW(w->tl, w->tlcap, w->npc + 1) < 0 || GROW(w->texts, w->tcap, w->tlen + g.textlen + 1) < 0)
                 return oom(w);
             memcpy(w->texts + w->tlen, g.text, g.textlen);
             w->toff[w->npc] = w->tlen;
             w->tl[w->npc] = (uint32_t)g.textlen;
             w->tlen += g.textlen;
-            if (TZ_GROW(w->pcs, w->pcscap, w->npc + 1) < 0)
+            if (GROW(w->pcs, w->pcscap, w->npc + 1) < 0)
                 return oom(w);
             w->pcs[w->npc] = g.pc;
             w->npc++;
@@ -511,7 +526,7 @@ static int add_line_gen(wr *w, const char *s, size_t n)
             l.pcidx = (uint32_t)idx;
             l.nmem = (uint32_t)g.nmem;
             l.flags = g.ccfail ? LF_CCFAIL : 0;
-            if (TZ_GROW(w->mems, w->mcap, w->nmems + g.nmem) < 0)
+            if (GROW(w->mems, w->mcap, w->nmems + g.nmem) < 0)
                 return oom(w);
             if (g.nmem)
                 memcpy(w->mems + w->nmems, mem, g.nmem * sizeof mem[0]);
@@ -524,7 +539,7 @@ static int add_line_gen(wr *w, const char *s, size_t n)
         tz_buf_put(&w->s[S_EXC], s, n);
         w->info.exceptions++;
     }
-    if (TZ_GROW(w->lines, w->lcap, w->nlines + 1) < 0)
+    if (GROW(w->lines, w->lcap, w->nlines + 1) < 0)
         return oom(w);
     w->lines[w->nlines++] = l;
     w->chunk_rec++;
