@@ -56,7 +56,7 @@ typedef struct wr {
     uint64_t *toff;
     uint32_t *tl;
     size_t npc, toffcap, tlcap;
-    itf_kmap blocks, vars, skels;
+    itf_kmap blocks, vars, skels, fvars;
     uint32_t *varlocal, *nvar;
     size_t varlocal_cap, nvar_cap;
     succ_list *succ;
@@ -279,41 +279,44 @@ static int flush_gen(wr *w)
     if (build_nodes(w) < 0)
         return -1;
     uint32_t key[ITF_MAX_BLOCK + 1];
+    uint64_t fk[ITF_MAX_BLOCK + 1];
     size_t i;
     uint64_t lastint = 0;
     for (size_t nd = 0; nd < w->nnodes; nd++) {
         inode *N = &w->nodes[nd];
+        /* the full variant key (instruction id, flags, address count per line) finds
+         * known variants with one lookup; blocks are interned for new variants only */
         size_t n = 0;
-        for (uint32_t p = N->piece; p != NONE; p = w->pieces[p].next)
-            for (uint32_t q = 0; q < w->pieces[p].len; q++)
-                key[n++] = w->lines[w->pieces[p].start + q].pcidx;
-        size_t i0 = w->pieces[N->piece].start;
-        int isnew;
-        long bid = itf_kmap_intern(&w->blocks, key, n * sizeof key[0], &isnew);
-        if (bid < 0)
-            return oom(w);
-        if (isnew) {
-            if (GROW(w->nvar, w->nvar_cap, (size_t)bid + 1) < 0)
-                return oom(w);
-            w->nvar[bid] = 0;
+        for (uint32_t p = N->piece; p != NONE; p = w->pieces[p].next) {
+            const wline *l = &w->lines[w->pieces[p].start];
+            for (uint32_t q = 0; q < w->pieces[p].len; q++, l++)
+                fk[n++] = (uint64_t)l->pcidx | (uint64_t)l->flags << 32 | (uint64_t)l->nmem << 40;
         }
-        /* variant key: uv block id, then per line u8 flags + uv address count */
-        uint8_t vk[10 + ITF_MAX_BLOCK * 11];
-        size_t vn = put_uv_raw(vk, (uint64_t)bid);
-        for (uint32_t p = N->piece; p != NONE; p = w->pieces[p].next)
-            for (uint32_t q = 0; q < w->pieces[p].len; q++) {
-                const wline *l = &w->lines[w->pieces[p].start + q];
-                vk[vn++] = l->flags;
-                if (l->nmem < 128)
-                    vk[vn++] = (uint8_t)l->nmem;
-                else
-                    vn += put_uv_raw(vk + vn, l->nmem);
-            }
-        (void)i0;
-        long vid = itf_kmap_intern(&w->vars, vk, vn, &isnew);
+        int isnew;
+        long vid = itf_kmap_intern(&w->fvars, fk, n * sizeof fk[0], &isnew);
         if (vid < 0)
             return oom(w);
         if (isnew) {
+            for (size_t q = 0; q < n; q++)
+                key[q] = (uint32_t)fk[q];
+            long bid = itf_kmap_intern(&w->blocks, key, n * sizeof key[0], &isnew);
+            if (bid < 0)
+                return oom(w);
+            if (isnew) {
+                if (GROW(w->nvar, w->nvar_cap, (size_t)bid + 1) < 0)
+                    return oom(w);
+                w->nvar[bid] = 0;
+            }
+            /* variant key: uv block id, then per line u8 flags + uv address count */
+            uint8_t vk[10 + ITF_MAX_BLOCK * 11];
+            size_t vn = put_uv_raw(vk, (uint64_t)bid);
+            for (size_t q = 0; q < n; q++) {
+                vk[vn++] = (uint8_t)(fk[q] >> 32);
+                vn += put_uv_raw(vk + vn, fk[q] >> 40);
+            }
+            long v2 = itf_kmap_intern(&w->vars, vk, vn, &isnew);
+            if (v2 != vid || !isnew) /* one-to-one with the full keys */
+                return v2 < 0 ? oom(w) : traza_err_set(w->err, TRAZA_E_INTERNAL, "itf: variant tables disagree");
             tz_buf_put(&w->d[D_VAR], vk, vn);
             if (GROW(w->varlocal, w->varlocal_cap, (size_t)vid + 1) < 0 ||
                 GROW(w->succ, w->succ_cap, (size_t)vid + 1) < 0)
@@ -600,6 +603,7 @@ static void wr_free(wr *w)
         free(w->succ[i].v);
     itf_kmap_free(&w->blocks);
     itf_kmap_free(&w->vars);
+    itf_kmap_free(&w->fvars);
     itf_kmap_free(&w->skels);
     free(w->varlocal);
     free(w->nvar);
@@ -786,6 +790,7 @@ int traza_itf_compress(const char *inpath, const char *outpath, const traza_itf_
     tz_imap_init(&w->pcmap);
     itf_kmap_init(&w->blocks);
     itf_kmap_init(&w->vars);
+    itf_kmap_init(&w->fvars);
     itf_kmap_init(&w->skels);
     itf_np_init(&w->np);
     for (int k = 0; k < D_NSTREAMS; k++)
