@@ -249,7 +249,7 @@ long itf_kmap_intern(itf_kmap *m, const void *key, size_t len, int *isnew)
     while (m->slots[j]) {
         size_t id = m->slots[j] - 1;
         if (m->khash[id] == h && m->koff[id + 1] - m->koff[id] == len &&
-            (len == 0 || memcmp(m->keys + m->koff[id], key, len) == 0))
+            itf_eq(m->keys + m->koff[id], key, len))
             return (long)id;
         j = (j + 1) & (m->cap - 1);
     }

@@ -508,7 +508,7 @@ static int add_line_gen(wr *w, const char *s, size_t n)
     if (ok) {
         int64_t idx;
         if (tz_imap_get(&w->pcmap, g.pc, &idx)) {
-            if (w->tl[idx] != g.textlen || memcmp(w->texts + w->toff[idx], g.text, g.textlen) != 0)
+            if (w->tl[idx] != g.textlen || !itf_eq(w->texts + w->toff[idx], g.text, g.textlen))
                 ok = 0;
         } else {
             idx = (int64_t)w->npc;
