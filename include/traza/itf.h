@@ -50,6 +50,8 @@ typedef struct traza_itf_opts {
     int lossy;          /* allow lossy codecs (distribution, noisy periodic) */
     uint32_t chunk;     /* instructions per independently decodable chunk (0 = default) */
     int dialect;        /* force a dialect (0 = detect) */
+    int threads;        /* compress: > 1 models and writes each chunk on a second thread
+                         * while the next is parsed (same output for any value) */
 } traza_itf_opts;
 
 void traza_itf_opts_init(traza_itf_opts *o);

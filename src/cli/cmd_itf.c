@@ -9,7 +9,7 @@
 
 const char cmd_itf_usage[] =
     "usage: traza itf compress IN -o OUT.tzi [--mem auto|raw|periodic|pattern|distribution|sequitur]\n"
-    "                          [--backend xz|zstd|none] [--lossy] [--chunk N] [--json]\n"
+    "                          [--backend xz|zstd|none] [--lossy] [--chunk N] [--threads N] [--json]\n"
     "       traza itf decompress FILE.tzi [-o OUT] [--threads N]\n"
     "       traza itf extract FILE.tzi --from I --count N [-o OUT]\n"
     "       traza itf stats FILE.tzi [--json]\n"
@@ -25,8 +25,10 @@ const char cmd_itf_usage[] =
     "  --lossy          allow lossy codecs; stats then reports altered addresses and the\n"
     "                   hit-rate change of a 32 KiB 4-way 64 B LRU cache\n"
     "  --chunk N        instructions per independently decodable chunk (default 262144)\n"
-    "  --threads N      decompress: chunks decoded on N threads (default: the number of\n"
-    "                   online CPUs; the output is the same for any N)\n"
+    "  --threads N      decompress: chunks decoded on N threads; compress: N > 1 models\n"
+    "                   and writes each chunk on a second thread while the next one is\n"
+    "                   parsed (default: the number of online CPUs; the output is the\n"
+    "                   same for any N)\n"
     "  --from I --count N  extract instructions [I, I+N) (0-based) without decoding the file\n"
     "  --json           machine-readable statistics\n";
 
@@ -141,6 +143,7 @@ int cmd_itf(traza_cli *cli, int argc, char **argv)
         if (o.mem == TRAZA_ITF_MEM_DISTRIBUTION && !o.lossy)
             return cli_usage_error("itf", "--mem distribution is lossy: add --lossy");
         traza_itf_info info;
+        o.threads = threads;
         if (traza_itf_compress(in, out, &o, &info, &err) < 0)
             return cli_fail(cli, &err);
         if (!cli->quiet || cli->json)
