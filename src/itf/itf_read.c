@@ -834,18 +834,21 @@ static int decode_blocks(traza_itf_reader *r, size_t ci, uint8_t **sb, const siz
     if (!gcur || !gend || !gfirst || !gpx)
         goto nomem;
     dstate st = {r, succ, scnt, scap, &sq, &it, 0, 0, 0, NULL, NULL, NULL, 0, 0, nl, 0, NULL, gend, gfirst, 0, gpx, 0};
-    /* pieces are never empty: at most nl of them (allocated once, not grown) */
-    if (nl <= (1u << 30)) {
-        st.pv = malloc((size_t)(nl + 1) * sizeof *st.pv);
-        st.p0 = malloc((size_t)(nl + 1) * sizeof *st.p0);
-        st.p1 = malloc((size_t)(nl + 1) * sizeof *st.p1);
+    /* pieces: about one per block instance, and an instance takes at least one byte
+     * of SEQ (plus the interrupt cuts); add_piece grows the arrays when needed */
+    {
+        uint64_t guess = (uint64_t)sl[S_SEQ] + 2 * (uint64_t)sl[S_INT] + 64;
+        size_t pc = (size_t)(guess < nl + 1 ? guess : nl + 1);
+        st.pv = malloc(pc * sizeof *st.pv);
+        st.p0 = malloc(pc * sizeof *st.p0);
+        st.p1 = malloc(pc * sizeof *st.p1);
         if (!st.pv || !st.p0 || !st.p1) {
             free(st.pv);
             free(st.p0);
             free(st.p1);
             goto nomem;
         }
-        st.pcap = (size_t)nl + 1;
+        st.pcap = pc;
     }
     st.nextint = it.p < it.end ? itf_get_uv(&it) : UINT64_MAX;
     if (it.bad) {
