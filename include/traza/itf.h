@@ -108,7 +108,7 @@ const traza_itf_info *traza_itf_get_info(const traza_itf_reader *r);
 /* Writes the whole original text to out. */
 int traza_itf_decompress(traza_itf_reader *r, FILE *out, traza_err *err);
 /* The same with up to `threads` decoding threads (1 = in the calling thread); the
- * output is identical whatever the count. Memory: about threads + 1 chunk texts. */
+ * output is identical whatever the count. Memory: about `threads` chunk texts. */
 int traza_itf_decompress_mt(traza_itf_reader *r, FILE *out, int threads, traza_err *err);
 /* Writes records [from, from+count) (instructions; for Tarmac an instruction line with
  * the lines that follow it) to out, decoding only the chunks that hold them. */

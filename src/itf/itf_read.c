@@ -1223,7 +1223,7 @@ static int decompress_mt(traza_itf_reader *r, FILE *out, int threads, traza_err 
     mt_ctx m;
     memset(&m, 0, sizeof m);
     m.r = r;
-    m.nslots = (size_t)threads + 1;
+    m.nslots = (size_t)threads;
     m.slots = calloc(m.nslots, sizeof *m.slots);
     uint64_t *lb = malloc((r->nix + 1) * sizeof *lb);
     pthread_t *th = calloc((size_t)threads, sizeof *th);
