@@ -275,6 +275,22 @@ static const int8_t HEXV[256] = {
     ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16};
 static int hex8(const char *s, uint32_t *v)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    { /* 8 lower-case digits as one word (as in util/lines_hex.h, without upper case) */
+        uint64_t w;
+        memcpy(&w, s, 8);
+        const uint64_t H = 0x8080808080808080ULL, L4 = 0x0F0F0F0F0F0F0F0FULL;
+        uint64_t dig = (w + 0x5050505050505050ULL) & ~(w + 0x4646464646464646ULL) & H; /* '0'..'9' */
+        uint64_t let = (w + 0x1F1F1F1F1F1F1F1FULL) & ~(w + 0x1919191919191919ULL) & H; /* 'a'..'f' */
+        if ((w & H) || (dig | let) != H)
+            return -1;
+        uint64_t x = (w & L4) + (let >> 7) * 9;
+        x = (x & 0x000F000F000F000FULL) << 4 | (x & 0x0F000F000F000F00ULL) >> 8;
+        x = (x & 0x000000FF000000FFULL) << 8 | (x & 0x00FF000000FF0000ULL) >> 16;
+        *v = (uint32_t)((x & 0xFFFF) << 16 | (x >> 32 & 0xFFFF));
+        return 0;
+    }
+#endif
     uint32_t x = 0;
     int bad = 0;
     for (int i = 0; i < 8; i++) {

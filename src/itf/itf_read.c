@@ -993,7 +993,7 @@ static int decode_blocks(traza_itf_reader *r, size_t ci, uint8_t **sb, const siz
             if (r->nl_missing && es->line_no == r->info.lines)
                 ob->len--; /* the text did not end with a newline */
             ob->s[ob->len] = 0;
-            if (!es->hold && ob->len > (1u << 22) && flush_out(es, err) < 0)
+            if (!es->hold && ob->len > (1u << 19) && flush_out(es, err) < 0)
                 goto out;
             continue;
         }
@@ -1026,7 +1026,7 @@ static int decode_blocks(traza_itf_reader *r, size_t ci, uint8_t **sb, const siz
             else
                 es->line_no++;
         }
-        if (!es->hold && es->ob.len > (1u << 22) && flush_out(es, err) < 0)
+        if (!es->hold && es->ob.len > (1u << 19) && flush_out(es, err) < 0)
             goto out;
     }
     rc = 0;

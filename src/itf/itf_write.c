@@ -65,6 +65,7 @@ typedef struct wr {
     traza_itf_info info;
     /* global dictionaries */
     tz_imap pcmap;
+    uint32_t pcc_pc[4096], pcc_id[4096]; /* direct-mapped cache in front of pcmap (id + 1) */
     uint32_t *pcs;          /* pc per instruction index (first appearance) */
     size_t pcscap;
     char *texts;
@@ -628,7 +629,13 @@ static int add_line_gen(wr *w, const char *s, size_t n)
     int ok = itf_gen_parse(s, n, &g, mem, MAXMEM);
     if (ok) {
         int64_t idx;
-        if (tz_imap_get(&w->pcmap, g.pc, &idx)) {
+        uint32_t cs = (g.pc >> 1 ^ g.pc >> 13) & 4095;
+        int hit = w->pcc_id[cs] && w->pcc_pc[cs] == g.pc;
+        if (hit)
+            idx = (int64_t)w->pcc_id[cs] - 1;
+        if (hit || tz_imap_get(&w->pcmap, g.pc, &idx)) {
+            w->pcc_pc[cs] = g.pc;
+            w->pcc_id[cs] = (uint32_t)idx + 1;
             if (w->tl[idx] != g.textlen || !itf_eq(w->texts + w->toff[idx], g.text, g.textlen))
                 ok = 0;
         } else {
