@@ -36,7 +36,7 @@ struct traza_itf_reader {
     uint32_t *bv_ids;
     uint32_t *var_blk;      /* block id of each variant */
     uint64_t *vm_off;       /* per variant: range in vm_pc/vm_n of its lines with addresses */
-    uint32_t *vm_pc, *vm_n, *var_nexc;
+    uint32_t *vm_pc, *vm_n, *vm_q, *var_nexc; /* vm_q: the line's offset in its variant */
     itf_np np;              /* line model predictor state */
     size_t nskel;
     const uint8_t **skel;
@@ -118,6 +118,7 @@ void traza_itf_close(traza_itf_reader *r)
     free(r->vm_off);
     free(r->vm_pc);
     free(r->vm_n);
+    free(r->vm_q);
     free(r->var_nexc);
     itf_np_free(&r->np);
     free(r->skel);
@@ -316,7 +317,8 @@ static int load_dicts(traza_itf_reader *r, traza_err *err)
         nvm += r->var_nmem[i] != 0;
     r->vm_pc = malloc((nvm + 1) * sizeof *r->vm_pc);
     r->vm_n = malloc((nvm + 1) * sizeof *r->vm_n);
-    if (!r->vm_off || !r->var_nexc || !r->vm_pc || !r->vm_n)
+    r->vm_q = malloc((nvm + 1) * sizeof *r->vm_q);
+    if (!r->vm_off || !r->var_nexc || !r->vm_pc || !r->vm_n || !r->vm_q)
         return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
     nvm = 0;
     for (size_t v = 0; v < r->nvar; v++) {
@@ -327,6 +329,7 @@ static int load_dicts(traza_itf_reader *r, traza_err *err)
                 r->var_nexc[v]++;
             if (r->var_nmem[q]) {
                 r->vm_pc[nvm] = r->blk_pcs[r->blk_off[b] + (q - r->var_off[v])];
+                r->vm_q[nvm] = (uint32_t)(q - r->var_off[v]);
                 r->vm_n[nvm++] = r->var_nmem[q];
             }
         }
@@ -665,10 +668,16 @@ typedef struct dstate {
     uint64_t nl;
     int pad;
     const char *what;
-    /* address groups, counted as pieces are added: per instruction, in order of first use */
+    /* address groups (one per instruction): whole-block instances are counted per
+     * variant (vcnt, first line vline, variants in vseen) and expanded once per chunk;
+     * cut pieces are counted per line. gfirst[px]: first line using px (UINT64_MAX:
+     * none yet); gpx: the instructions with addresses, in discovery order. */
     uint64_t *gend, *gfirst, totmem;
     uint32_t *gpx;
     size_t ngrp;
+    uint32_t *vcnt, *vseen;
+    uint64_t *vline;
+    size_t nseen;
 } dstate;
 
 static int dfail(dstate *st, const char *what)
@@ -702,16 +711,11 @@ static inline int add_piece(dstate *st, uint32_t var, uint32_t q0, uint32_t q1)
     st->pv[st->np] = var, st->p0[st->np] = q0, st->p1[st->np] = q1;
     st->np++;
     const traza_itf_reader *r = st->r;
-    uint64_t li = st->lines, *gend = st->gend;
-    if (q0 == 0 && q1 == r->var_off[var + 1] - r->var_off[var]) { /* whole block: the per-variant list */
-        for (uint64_t m = r->vm_off[var]; m < r->vm_off[var + 1]; m++) {
-            uint32_t px = r->vm_pc[m];
-            if (!gend[px]) {
-                st->gpx[st->ngrp] = px;
-                st->gfirst[st->ngrp++] = li;
-            }
-            gend[px] += r->vm_n[m];
-            st->totmem += r->vm_n[m];
+    uint64_t li = st->lines;
+    if (q0 == 0 && q1 == r->var_off[var + 1] - r->var_off[var]) { /* whole block */
+        if (st->vcnt[var]++ == 0) {
+            st->vline[var] = li;
+            st->vseen[st->nseen++] = var;
         }
     } else {
         const uint32_t *bp = r->blk_pcs + r->blk_off[r->var_blk[var]];
@@ -719,11 +723,12 @@ static inline int add_piece(dstate *st, uint32_t var, uint32_t q0, uint32_t q1)
         for (uint32_t q = q0; q < q1; q++)
             if (nmv[q]) {
                 uint32_t px = bp[q];
-                if (!gend[px]) {
-                    st->gpx[st->ngrp] = px;
-                    st->gfirst[st->ngrp++] = li;
-                }
-                gend[px] += nmv[q];
+                uint64_t l = li + (q - q0);
+                if (st->gfirst[px] == UINT64_MAX)
+                    st->gpx[st->ngrp++] = px;
+                if (l < st->gfirst[px])
+                    st->gfirst[px] = l;
+                st->gend[px] += nmv[q];
                 st->totmem += nmv[q];
             }
     }
@@ -806,6 +811,19 @@ static int decode_list(dstate *st, size_t prev, uint64_t count, int depth)
     return 0;
 }
 
+typedef struct grp_first {
+    uint64_t first;
+    uint32_t px;
+} grp_first;
+
+static int cmp_first(const void *a, const void *b)
+{
+    const grp_first *x = a, *y = b;
+    if (x->first != y->first)
+        return x->first < y->first ? -1 : 1;
+    return x->px < y->px ? -1 : x->px > y->px;
+}
+
 /* Block model chunk: decodes the variant sequence, then only the address groups
  * first used before the end of the wanted records, skips the instances before the
  * first wanted record (cost per memory access, not per line) and renders the rest. */
@@ -814,7 +832,9 @@ static int decode_blocks(traza_itf_reader *r, size_t ci, uint8_t **sb, const siz
 {
     int rc = -1;
     uint32_t *iv = NULL, *addr = NULL, *gpx = NULL;
-    uint64_t *gcur = NULL, *gend = NULL, *gfirst = NULL;
+    uint64_t *gcur = NULL, *gend = NULL, *gfirst = NULL, *vline = NULL;
+    uint32_t *vcnt = NULL, *vseen = NULL;
+    grp_first *order = NULL;
     uint32_t **succ = NULL, *scnt = NULL, *scap = NULL;
     size_t ni = 0;
     uint32_t *iq0 = NULL, *iq1 = NULL;
@@ -831,9 +851,14 @@ static int decode_blocks(traza_itf_reader *r, size_t ci, uint8_t **sb, const siz
     gend = calloc(r->npc + 1, sizeof *gend);
     gfirst = malloc((r->npc + 1) * sizeof *gfirst);
     gpx = malloc((r->npc + 1) * sizeof *gpx);
-    if (!gcur || !gend || !gfirst || !gpx)
+    vcnt = calloc(r->nvar + 1, sizeof *vcnt);
+    vseen = malloc((r->nvar + 1) * sizeof *vseen);
+    vline = malloc((r->nvar + 1) * sizeof *vline);
+    if (!gcur || !gend || !gfirst || !gpx || !vcnt || !vseen || !vline)
         goto nomem;
-    dstate st = {r, succ, scnt, scap, &sq, &it, 0, 0, 0, NULL, NULL, NULL, 0, 0, nl, 0, NULL, gend, gfirst, 0, gpx, 0};
+    memset(gfirst, 0xff, (r->npc + 1) * sizeof *gfirst);
+    dstate st = {r, succ, scnt, scap, &sq, &it, 0, 0, 0, NULL, NULL, NULL, 0, 0, nl, 0, NULL,
+                 gend, gfirst, 0, gpx, 0, vcnt, vseen, vline, 0};
     /* pieces: about one per block instance, and an instance takes at least one byte
      * of SEQ (plus the interrupt cuts); add_piece grows the arrays when needed */
     {
@@ -882,9 +907,34 @@ static int decode_blocks(traza_itf_reader *r, size_t ci, uint8_t **sb, const siz
         uint64_t end = es->from + es->count;
         s1 = end > cstart ? (end - cstart < nl ? end - cstart : nl) : 0;
     }
-    /* 2. address groups (counted by add_piece) */
+    /* 2. address groups: the whole-block instances' counts expanded per variant, then
+     * the groups in order of first use */
+    for (size_t v = 0; v < st.nseen; v++) {
+        uint32_t var = vseen[v];
+        uint64_t c = vcnt[var];
+        for (uint64_t m = r->vm_off[var]; m < r->vm_off[var + 1]; m++) {
+            uint32_t px = r->vm_pc[m];
+            uint64_t l = vline[var] + r->vm_q[m];
+            if (gfirst[px] == UINT64_MAX)
+                gpx[st.ngrp++] = px;
+            if (l < gfirst[px])
+                gfirst[px] = l;
+            gend[px] += c * r->vm_n[m];
+            st.totmem += c * r->vm_n[m];
+        }
+    }
     size_t ngrp = st.ngrp;
     uint64_t totmem = st.totmem;
+    if (ngrp > 1) {
+        order = malloc(ngrp * sizeof *order);
+        if (!order)
+            goto nomem;
+        for (size_t g = 0; g < ngrp; g++)
+            order[g] = (grp_first){gfirst[gpx[g]], gpx[g]};
+        qsort(order, ngrp, sizeof *order, cmp_first);
+        for (size_t g = 0; g < ngrp; g++)
+            gpx[g] = order[g].px;
+    }
     addr = malloc((totmem + 1) * sizeof *addr);
     if (!addr)
         goto nomem;
@@ -899,7 +949,7 @@ static int decode_blocks(traza_itf_reader *r, size_t ci, uint8_t **sb, const siz
     for (size_t g = 0; g < ngrp; g++) {
         uint32_t px = gpx[g];
         uint64_t cnt = gend[px];
-        if (gfirst[g] >= s1) { /* later groups are not needed: mark them absent */
+        if (gfirst[px] >= s1) { /* later groups are not needed: mark them absent */
             for (size_t h = g; h < ngrp; h++)
                 gend[gpx[h]] = gcur[gpx[h]] = 0;
             break;
@@ -1047,6 +1097,10 @@ out:
     free(gcur);
     free(gend);
     free(gfirst);
+    free(vline);
+    free(vcnt);
+    free(vseen);
+    free(order);
     return rc;
 }
 
