@@ -21,7 +21,7 @@ typedef struct wline {
 
 /* One chunk's lines, addresses and streams. */
 typedef struct wck {
-    wline *lines;
+    _Alignas(64) wline *lines;
     size_t nlines, lcap;
     uint32_t *mems;
     size_t nmems, mcap;
@@ -63,8 +63,14 @@ typedef struct wr {
     uint64_t off;
     traza_err *err;
     traza_itf_info info;
+    /* parser side (the fields from here to `blocks`, np, pk's chunk, isbr, skel and ps
+     * are written by the parsing thread; _Alignas keeps the two threads' hot fields in
+     * different cache lines) */
+    _Alignas(64) struct {
+        uint64_t lines, original_size, instructions, exceptions;
+    } ps;
     /* global dictionaries */
-    tz_imap pcmap;
+    _Alignas(64) tz_imap pcmap;
     uint32_t pcc_pc[4096], pcc_id[4096]; /* direct-mapped cache in front of pcmap (id + 1) */
     uint32_t *pcs;          /* pc per instruction index (first appearance) */
     size_t pcscap;
@@ -73,7 +79,7 @@ typedef struct wr {
     uint64_t *toff;
     uint32_t *tl;
     size_t npc, toffcap, tlcap;
-    itf_kmap blocks, vars, skels, fvars;
+    _Alignas(64) itf_kmap blocks, vars, skels, fvars;
     uint32_t *varlocal, *nvar;
     size_t varlocal_cap, nvar_cap;
     succ_list *succ;
@@ -88,11 +94,11 @@ typedef struct wr {
     uint64_t info_interrupts;
     tz_buf d[D_NSTREAMS];
     /* line model */
-    itf_np np;
+    _Alignas(64) itf_np np;
     /* chunks: pk is filled by the parser, fk is modelled and written (by the worker
      * thread when compressing with threads > 1; then pk != fk) */
     wck ck[2];
-    wck *pk, *fk;
+    _Alignas(64) wck *pk, *fk;
     uint64_t pchunk;        /* number of the chunk being parsed */
     uint8_t *isbr;          /* per instruction: its text is a branch (parser side) */
     size_t isbrcap;
@@ -104,7 +110,7 @@ typedef struct wr {
     pthread_cond_t cv;
     int threaded, started, busy, quit, failed;
     /* per-pc grouping scratch */
-    uint64_t *pc_gen;
+    _Alignas(64) uint64_t *pc_gen;
     uint32_t *pc_grp;
     size_t pcg_cap1, pcg_cap2, pcg_init;
     /* index */
@@ -634,8 +640,10 @@ static int add_line_gen(wr *w, const char *s, size_t n)
         if (hit)
             idx = (int64_t)w->pcc_id[cs] - 1;
         if (hit || tz_imap_get(&w->pcmap, g.pc, &idx)) {
-            w->pcc_pc[cs] = g.pc;
-            w->pcc_id[cs] = (uint32_t)idx + 1;
+            if (!hit) {
+                w->pcc_pc[cs] = g.pc;
+                w->pcc_id[cs] = (uint32_t)idx + 1;
+            }
             if (w->tl[idx] != g.textlen || !itf_eq(w->texts + w->toff[idx], g.text, g.textlen))
                 ok = 0;
         } else {
@@ -669,13 +677,13 @@ static int add_line_gen(wr *w, const char *s, size_t n)
         l.flags = LF_EXC;
         itf_put_uv(&w->pk->s[S_EXC], n);
         tz_buf_put(&w->pk->s[S_EXC], s, n);
-        w->info.exceptions++;
+        w->ps.exceptions++;
     }
     if (GROW(w->pk->lines, w->pk->lcap, w->pk->nlines + 1) < 0)
         return oom(w);
     w->pk->lines[w->pk->nlines++] = l;
     w->pk->chunk_rec++;
-    w->info.instructions++;
+    w->ps.instructions++;
     if (w->pk->nlines >= w->o.chunk)
         return handoff(w);
     return 0;
@@ -716,7 +724,7 @@ static int add_line_text(wr *w, const char *s, size_t n)
     w->pk->nlines++;
     if (rs) {
         w->pk->chunk_rec++;
-        w->info.instructions++;
+        w->ps.instructions++;
     }
     return 0;
 }
@@ -845,6 +853,10 @@ static int finish(wr *w, int nl_missing)
         return -1;
     worker_stop(w);
     w->ferr = w->err;
+    w->info.lines = w->ps.lines;
+    w->info.original_size = w->ps.original_size;
+    w->info.instructions = w->ps.instructions;
+    w->info.exceptions = w->ps.exceptions;
     if (w->model == 0 && write_gen_dict(w) < 0)
         return -1;
     /* dictionaries */
@@ -904,9 +916,10 @@ out:
 int traza_itf_compress(const char *inpath, const char *outpath, const traza_itf_opts *opts, traza_itf_info *info,
                        traza_err *err)
 {
-    wr *w = calloc(1, sizeof *w);
+    wr *w = aligned_alloc(_Alignof(wr), sizeof *w);
     if (!w)
         return traza_err_set(err, TRAZA_E_NOMEM, "itf: out of memory");
+    memset(w, 0, sizeof *w);
     w->err = err;
     traza_itf_opts_init(&w->o);
     if (opts)
@@ -987,8 +1000,8 @@ int traza_itf_compress(const char *inpath, const char *outpath, const traza_itf_
             if (eof) {
                 if (end > start) {
                     nl_missing = 1;
-                    w->info.lines++;
-                    w->info.original_size += end - start;
+                    w->ps.lines++;
+                    w->ps.original_size += end - start;
                     if ((w->model == 0 ? add_line_gen(w, buf + start, end - start)
                                        : add_line_text(w, buf + start, end - start)) < 0)
                         goto done;
@@ -1003,7 +1016,7 @@ int traza_itf_compress(const char *inpath, const char *outpath, const traza_itf_
             if (end == cap) {
                 if (cap >= ((size_t)1 << 30)) {
                     traza_err_set(err, TRAZA_E_PARSE, "%s: line %llu is longer than 1 GiB", inpath,
-                                  (unsigned long long)w->info.lines + 1);
+                                  (unsigned long long)w->ps.lines + 1);
                     goto done;
                 }
                 char *nb = realloc(buf, cap * 2);
@@ -1023,8 +1036,8 @@ int traza_itf_compress(const char *inpath, const char *outpath, const traza_itf_
             continue;
         }
         size_t n = (size_t)(nl - (buf + start));
-        w->info.lines++;
-        w->info.original_size += n + 1;
+        w->ps.lines++;
+        w->ps.original_size += n + 1;
         if ((w->model == 0 ? add_line_gen(w, buf + start, n) : add_line_text(w, buf + start, n)) < 0)
             goto done;
         start += n + 1;
