@@ -155,18 +155,92 @@ static const int STREAM_COMP[S_NSTREAMS] = {
 static const int DICT_COMP[D_NSTREAMS] = {TRAZA_ITF_C_TEMPLATES, TRAZA_ITF_C_TEMPLATES, TRAZA_ITF_C_FLAGS,
                                           TRAZA_ITF_C_TEMPLATES, TRAZA_ITF_C_TEMPLATES, TRAZA_ITF_C_TEMPLATES};
 
+/* Packs streams [from, to) into out, counting bytes per component locally. */
+typedef struct pack_job {
+    int backend;
+    const tz_buf *bufs;
+    const int *comp;
+    size_t from, to;
+    tz_buf *out;
+    traza_err err;
+    uint64_t cb[TRAZA_ITF_NCOMP], rb[TRAZA_ITF_NCOMP];
+    int rc;
+} pack_job;
+
+static void *pack_range(void *arg)
+{
+    pack_job *j = arg;
+    for (size_t i = j->from; i < j->to && j->rc == 0; i++) {
+        long k = itf_pack_stream(j->backend, (const uint8_t *)j->bufs[i].s, j->bufs[i].len, j->out, &j->err);
+        if (k < 0) {
+            j->rc = -1;
+            break;
+        }
+        j->cb[j->comp[i]] += (uint64_t)k;
+        j->rb[j->comp[i]] += j->bufs[i].len;
+    }
+    return NULL;
+}
+
+#define PACK_PAR_MIN 16384 /* raw bytes from which the streams are packed on two threads */
+
+/* Appends the packed streams to payload, in stream order. With threads > 1 and enough
+ * data, the streams after a split point (about half of the raw bytes before it) are
+ * packed on a helper thread into their own buffer, appended after the first part:
+ * the bytes are the same as with one thread. */
 static int pack_all(wr *w, tz_buf *bufs, size_t n, const int *comp, tz_buf *payload)
 {
+    uint64_t total = 0;
     for (size_t i = 0; i < n; i++) {
         if (bufs[i].oom)
             return oomf(w);
-        long k = itf_pack_stream(w->o.backend, (const uint8_t *)bufs[i].s, bufs[i].len, payload, w->ferr);
-        if (k < 0)
-            return -1;
-        w->info.comp_bytes[comp[i]] += (uint64_t)k;
-        w->info.raw_bytes[comp[i]] += bufs[i].len;
+        total += bufs[i].len;
     }
-    return 0;
+    size_t split = n;
+    if (w->o.threads > 1 && w->o.backend != TRAZA_ITF_NONE && total >= PACK_PAR_MIN && n > 1) {
+        /* the split with the most even halves */
+        uint64_t acc = 0, best = UINT64_MAX;
+        for (size_t k = 1; k < n; k++) {
+            acc += bufs[k - 1].len;
+            uint64_t d = 2 * acc > total ? 2 * acc - total : total - 2 * acc;
+            if (d < best)
+                best = d, split = k;
+        }
+    }
+    pack_job a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    tz_buf tail;
+    tz_buf_init(&tail);
+    a = (pack_job){.backend = w->o.backend, .bufs = bufs, .comp = comp, .from = 0, .to = split, .out = payload};
+    b = (pack_job){.backend = w->o.backend, .bufs = bufs, .comp = comp, .from = split, .to = n, .out = &tail};
+    traza_err_clear(&a.err);
+    traza_err_clear(&b.err);
+    pthread_t th;
+    int helper = split < n && pthread_create(&th, NULL, pack_range, &b) == 0;
+    if (!helper) /* one thread (or no thread could be started): all in order here */
+        a.to = n;
+    pack_range(&a);
+    if (helper)
+        pthread_join(th, NULL);
+    int rc = 0;
+    if (a.rc < 0) {
+        *w->ferr = a.err;
+        rc = -1;
+    } else if (helper && b.rc < 0) {
+        *w->ferr = b.err;
+        rc = -1;
+    } else if (helper) {
+        tz_buf_put(payload, tail.s, tail.len);
+        if (payload->oom || tail.oom)
+            rc = oomf(w);
+    }
+    tz_buf_free(&tail);
+    for (int c = 0; c < TRAZA_ITF_NCOMP; c++) {
+        w->info.comp_bytes[c] += a.cb[c] + b.cb[c];
+        w->info.raw_bytes[c] += a.rb[c] + b.rb[c];
+    }
+    return rc;
 }
 
 static int ix_add(wr *w, uint64_t off, uint64_t len, uint64_t nrec, uint64_t nl)
@@ -849,8 +923,30 @@ static int write_gen_dict(wr *w)
 
 static int finish(wr *w, int nl_missing)
 {
-    if (handoff(w) < 0 || worker_wait(w) < 0)
+    if (handoff(w) < 0)
         return -1;
+    /* line model with the worker packing the last chunk: the dictionary is complete
+     * once the text is parsed, so it is packed here meanwhile (counters kept apart) */
+    tz_buf dpay;
+    tz_buf_init(&dpay);
+    pack_job dj;
+    memset(&dj, 0, sizeof dj);
+    int dict_early = w->started && w->model == 1;
+    if (dict_early) {
+        dj = (pack_job){.backend = w->o.backend, .bufs = w->d, .comp = DICT_COMP, .from = 0, .to = D_NSTREAMS, .out = &dpay};
+        traza_err_clear(&dj.err);
+        for (int k = 0; k < D_NSTREAMS; k++)
+            if (w->d[k].oom)
+                dj.rc = -1;
+        if (dj.rc == 0)
+            pack_range(&dj);
+        else
+            traza_err_set(&dj.err, TRAZA_E_NOMEM, "itf: out of memory");
+    }
+    if (worker_wait(w) < 0) {
+        tz_buf_free(&dpay);
+        return -1;
+    }
     worker_stop(w);
     w->ferr = w->err;
     w->info.lines = w->ps.lines;
@@ -863,7 +959,20 @@ static int finish(wr *w, int nl_missing)
     tz_buf payload;
     tz_buf_init(&payload);
     uint64_t dict_off = w->off;
-    int rc = pack_all(w, w->d, D_NSTREAMS, DICT_COMP, &payload);
+    int rc = 0;
+    if (dict_early) {
+        if (dj.rc < 0 || dpay.oom) {
+            *w->err = dj.err;
+            rc = dj.rc < 0 ? -1 : oom(w);
+        } else
+            for (int c = 0; c < TRAZA_ITF_NCOMP; c++) {
+                w->info.comp_bytes[c] += dj.cb[c];
+                w->info.raw_bytes[c] += dj.rb[c];
+            }
+        tz_buf_free(&payload);
+        payload = dpay; /* the packed dictionary */
+    } else
+        rc = pack_all(w, w->d, D_NSTREAMS, DICT_COMP, &payload);
     if (rc == 0)
         rc = write_frame(w, &payload);
     tz_buf_reset(&payload);
