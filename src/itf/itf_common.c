@@ -599,7 +599,8 @@ int itf_skel_render(tz_buf *b, const uint8_t *k, size_t len, const uint64_t *num
         i += 2;
         lit = i + 1;
     }
-    tz_buf_put(b, k + lit, len - lit);
+    if (len > lit) /* k may be NULL for an empty skeleton */
+        tz_buf_put(b, k + lit, len - lit);
     return 0;
 }
 

@@ -846,7 +846,7 @@ static int decode_blocks(traza_itf_reader *r, size_t ci, uint8_t **sb, const siz
         goto nomem;
     /* 1. the variant sequence (blocks in the order they start) with the interrupt
      * records, flattened into pieces in execution order */
-    itf_rd it = {sb[S_INT], sb[S_INT] + sl[S_INT], 0};
+    itf_rd it = {sb[S_INT], sb[S_INT] ? sb[S_INT] + sl[S_INT] : NULL, 0}; /* absent in version 2 */
     gcur = calloc(r->npc + 1, sizeof *gcur);
     gend = calloc(r->npc + 1, sizeof *gend);
     gfirst = malloc((r->npc + 1) * sizeof *gfirst);
