@@ -58,7 +58,21 @@ done
 echo "(c-spd = xz -9 compression time / best-of-3 traza compress time; d-spd = best-of-3 xz -dc time / traza decompress time, both to /dev/null; d-file: the same, both writing a file; traza uses its default --threads = online CPUs, ITF_BENCH_THREADS overrides)"
 if [ -f "$BIG" ]; then
   xz -dc "$BIG" >"$W/big"
-  "$TRAZA" itf compress "$W/big" -o "$W/big.tzi" -q
+  "$TRAZA" itf compress "$W/big" -o "$W/big.tzi" -q $TH
+  # decompression of the large ITF against xz -dc of its distributed .xz, best of 3,
+  # both to /dev/null and both writing a file
+  dt=999; dx=999; ft=999; fx=999
+  for _ in 1 2 3; do
+    ta=$(now); "$TRAZA" itf decompress "$W/big.tzi" -o /dev/null $TH; tb=$(now); xz -dc "$BIG" >/dev/null; tc=$(now)
+    dt=$(echo "if ($tb - $ta < $dt) $tb - $ta else $dt" | bc -l); dx=$(echo "if ($tc - $tb < $dx) $tc - $tb else $dx" | bc -l)
+    ta=$(now); "$TRAZA" itf decompress "$W/big.tzi" -o "$W/t.out" $TH; tb=$(now); xz -dc "$BIG" >"$W/x.out"; tc=$(now)
+    ft=$(echo "if ($tb - $ta < $ft) $tb - $ta else $ft" | bc -l); fx=$(echo "if ($tc - $tb < $fx) $tc - $tb else $fx" | bc -l)
+  done
+  cmp -s "$W/t.out" "$W/big" || { echo "ROUND TRIP FAILED on $BIG"; exit 1; }
+  rm -f "$W/t.out" "$W/x.out"
+  printf 'decompress %s (%d bytes): /dev/null traza %.1f ms, xz -dc %.1f ms (%.2fx); file traza %.1f ms, xz -dc %.1f ms (%.2fx)\n' \
+    "$(basename "$BIG")" "$(stat -c %s "$W/big")" "$(echo "$dt * 1000" | bc -l)" "$(echo "$dx * 1000" | bc -l)" "$(echo "$dx / $dt" | bc -l)" \
+    "$(echo "$ft * 1000" | bc -l)" "$(echo "$fx * 1000" | bc -l)" "$(echo "$fx / $ft" | bc -l)"
   nl=$("$TRAZA" itf stats "$W/big.tzi" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["instructions"])')
   mid=$((nl / 2))
   sed -n "$((mid + 1)),$((mid + 1000))p" "$W/big" >"$W/want"
