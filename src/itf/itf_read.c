@@ -1364,8 +1364,10 @@ int traza_itf_decompress_mt(traza_itf_reader *r, FILE *out, int threads, traza_e
 {
     if (build_templates(r, err) < 0)
         return -1;
-    /* the line model's predictor state lives in the reader: one thread */
-    if (threads > 1 && r->model == 0 && r->nix > 1)
+    /* the line model's predictor state lives in the reader: one thread; chunks whose
+     * text would average over 256 MiB (a huge --chunk) are streamed by one thread too,
+     * so that memory stays small */
+    if (threads > 1 && r->model == 0 && r->nix > 1 && r->info.original_size / r->nix <= ((uint64_t)256 << 20))
         return decompress_mt(r, out, threads < 64 ? threads : 64, err);
     emit_state es;
     memset(&es, 0, sizeof es);
