@@ -50,6 +50,8 @@ typedef struct traza_itf_opts {
     int lossy;          /* allow lossy codecs (distribution, noisy periodic) */
     uint32_t chunk;     /* instructions per independently decodable chunk (0 = default) */
     int dialect;        /* force a dialect (0 = detect) */
+    int threads;        /* compress: > 1 models and writes each chunk on a second thread
+                         * while the next is parsed (same output for any value) */
 } traza_itf_opts;
 
 void traza_itf_opts_init(traza_itf_opts *o);
@@ -105,6 +107,9 @@ void traza_itf_close(traza_itf_reader *r);
 const traza_itf_info *traza_itf_get_info(const traza_itf_reader *r);
 /* Writes the whole original text to out. */
 int traza_itf_decompress(traza_itf_reader *r, FILE *out, traza_err *err);
+/* The same with up to `threads` decoding threads (1 = in the calling thread); the
+ * output is identical whatever the count. Memory: about `threads` chunk texts. */
+int traza_itf_decompress_mt(traza_itf_reader *r, FILE *out, int threads, traza_err *err);
 /* Writes records [from, from+count) (instructions; for Tarmac an instruction line with
  * the lines that follow it) to out, decoding only the chunks that hold them. */
 int traza_itf_extract(traza_itf_reader *r, uint64_t from, uint64_t count, FILE *out, traza_err *err);

@@ -1,6 +1,7 @@
 /* traza itf compress|decompress|extract|stats: ITFComp for ARM instruction traces. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli/cli.h"
 #include "cli/itf_print.h"
 #include "traza/itf.h"
@@ -8,8 +9,8 @@
 
 const char cmd_itf_usage[] =
     "usage: traza itf compress IN -o OUT.tzi [--mem auto|raw|periodic|pattern|distribution|sequitur]\n"
-    "                          [--backend xz|zstd|none] [--lossy] [--chunk N] [--json]\n"
-    "       traza itf decompress FILE.tzi [-o OUT]\n"
+    "                          [--backend xz|zstd|none] [--lossy] [--chunk N] [--threads N] [--json]\n"
+    "       traza itf decompress FILE.tzi [-o OUT] [--threads N]\n"
     "       traza itf extract FILE.tzi --from I --count N [-o OUT]\n"
     "       traza itf stats FILE.tzi [--json]\n"
     "\n"
@@ -24,10 +25,14 @@ const char cmd_itf_usage[] =
     "  --lossy          allow lossy codecs; stats then reports altered addresses and the\n"
     "                   hit-rate change of a 32 KiB 4-way 64 B LRU cache\n"
     "  --chunk N        instructions per independently decodable chunk (default 262144)\n"
+    "  --threads N      decompress: chunks decoded on N threads; compress: N > 1 models\n"
+    "                   and writes each chunk on a second thread while the next one is\n"
+    "                   parsed (default: the number of online CPUs; the output is the\n"
+    "                   same for any N)\n"
     "  --from I --count N  extract instructions [I, I+N) (0-based) without decoding the file\n"
     "  --json           machine-readable statistics\n";
 
-enum { O_MEM = OPT_FIRST_FREE, O_BACKEND, O_LOSSY, O_CHUNK, O_FROM, O_COUNT };
+enum { O_MEM = OPT_FIRST_FREE, O_BACKEND, O_LOSSY, O_CHUNK, O_FROM, O_COUNT, O_THREADS };
 
 static int parse_u64(const char *s, uint64_t *v)
 {
@@ -62,12 +67,15 @@ int cmd_itf(traza_cli *cli, int argc, char **argv)
                                              {"chunk", required_argument, NULL, O_CHUNK},
                                              {"from", required_argument, NULL, O_FROM},
                                              {"count", required_argument, NULL, O_COUNT},
+                                             {"threads", required_argument, NULL, O_THREADS},
                                              {NULL, 0, NULL, 0}};
     traza_itf_opts o;
     traza_itf_opts_init(&o);
     const char *out = NULL;
     uint64_t from = 0, count = 0;
     int have_from = 0, have_count = 0;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int threads = ncpu < 1 ? 1 : ncpu > 64 ? 64 : (int)ncpu;
     optind = 1;
     int c;
     argc--;
@@ -99,6 +107,13 @@ int cmd_itf(traza_cli *cli, int argc, char **argv)
             o.chunk = (uint32_t)v;
             break;
         }
+        case O_THREADS: {
+            uint64_t v;
+            if (parse_u64(optarg, &v) < 0 || v < 1 || v > 64)
+                return cli_usage_error("itf", "--threads: expected 1..64, got '%s'", optarg);
+            threads = (int)v;
+            break;
+        }
         case O_FROM:
             if (parse_u64(optarg, &from) < 0)
                 return cli_usage_error("itf", "--from: expected a non-negative integer, got '%s'", optarg);
@@ -128,6 +143,7 @@ int cmd_itf(traza_cli *cli, int argc, char **argv)
         if (o.mem == TRAZA_ITF_MEM_DISTRIBUTION && !o.lossy)
             return cli_usage_error("itf", "--mem distribution is lossy: add --lossy");
         traza_itf_info info;
+        o.threads = threads;
         if (traza_itf_compress(in, out, &o, &info, &err) < 0)
             return cli_fail(cli, &err);
         if (!cli->quiet || cli->json)
@@ -152,7 +168,7 @@ int cmd_itf(traza_cli *cli, int argc, char **argv)
                 return EXIT_FAIL;
             }
         }
-        int k = is_d ? traza_itf_decompress(r, f, &err) : traza_itf_extract(r, from, count, f, &err);
+        int k = is_d ? traza_itf_decompress_mt(r, f, threads, &err) : traza_itf_extract(r, from, count, f, &err);
         if (f != stdout && fclose(f) != 0 && k == 0) {
             traza_err_set(&err, TRAZA_E_IO, "%s: write failed", out);
             k = -1;

@@ -215,6 +215,28 @@ static int kmap_rehash(itf_kmap *m, size_t ncap)
     m->cap = ncap;
     return 0;
 }
+/* Word-at-a-time hash for the maps (in memory only: ids do not depend on it). */
+static inline uint64_t kmap_hash(const void *key, size_t len)
+{
+    const uint8_t *p = key;
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ len;
+    while (len >= 8) {
+        uint64_t x;
+        memcpy(&x, p, 8);
+        h = (h ^ x) * 0xff51afd7ed558ccdULL;
+        h ^= h >> 29;
+        p += 8;
+        len -= 8;
+    }
+    uint64_t x = 0;
+    memcpy(&x, p, len);
+    h = (h ^ x) * 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 32;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 29;
+    return h;
+}
+
 long itf_kmap_intern(itf_kmap *m, const void *key, size_t len, int *isnew)
 {
     *isnew = 0;
@@ -222,12 +244,12 @@ long itf_kmap_intern(itf_kmap *m, const void *key, size_t len, int *isnew)
         return -1;
     if ((m->count + 1) * 2 > m->cap && kmap_rehash(m, m->cap ? m->cap * 2 : 1024) < 0)
         return -1;
-    uint64_t h = tz_hash_bytes(key, len);
+    uint64_t h = kmap_hash(key, len);
     size_t j = (size_t)h & (m->cap - 1);
     while (m->slots[j]) {
         size_t id = m->slots[j] - 1;
         if (m->khash[id] == h && m->koff[id + 1] - m->koff[id] == len &&
-            (len == 0 || memcmp(m->keys + m->koff[id], key, len) == 0))
+            itf_eq(m->keys + m->koff[id], key, len))
             return (long)id;
         j = (j + 1) & (m->cap - 1);
     }
@@ -247,23 +269,37 @@ long itf_kmap_intern(itf_kmap *m, const void *key, size_t len, int *isnew)
 }
 
 /* ---------------- dialects ---------------- */
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    return -1; /* canonical gen lines use lower case only */
-}
+/* canonical gen lines use lower-case hex digits only; -1 marks any other byte */
+static const int8_t HEXV[256] = {
+    ['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+    ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16};
 static int hex8(const char *s, uint32_t *v)
 {
-    uint32_t x = 0;
-    for (int i = 0; i < 8; i++) {
-        int h = hexval((unsigned char)s[i]);
-        if (h < 0)
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    { /* 8 lower-case digits as one word (as in util/lines_hex.h, without upper case) */
+        uint64_t w;
+        memcpy(&w, s, 8);
+        const uint64_t H = 0x8080808080808080ULL, L4 = 0x0F0F0F0F0F0F0F0FULL;
+        uint64_t dig = (w + 0x5050505050505050ULL) & ~(w + 0x4646464646464646ULL) & H; /* '0'..'9' */
+        uint64_t let = (w + 0x1F1F1F1F1F1F1F1FULL) & ~(w + 0x1919191919191919ULL) & H; /* 'a'..'f' */
+        if ((w & H) || (dig | let) != H)
             return -1;
-        x = x << 4 | (uint32_t)h;
+        uint64_t x = (w & L4) + (let >> 7) * 9;
+        x = (x & 0x000F000F000F000FULL) << 4 | (x & 0x0F000F000F000F00ULL) >> 8;
+        x = (x & 0x000000FF000000FFULL) << 8 | (x & 0x00FF000000FF0000ULL) >> 16;
+        *v = (uint32_t)((x & 0xFFFF) << 16 | (x >> 32 & 0xFFFF));
+        return 0;
     }
+#endif
+    uint32_t x = 0;
+    int bad = 0;
+    for (int i = 0; i < 8; i++) {
+        int h = HEXV[(unsigned char)s[i]] - 1;
+        bad |= h;
+        x = x << 4 | (uint32_t)(h & 15);
+    }
+    if (bad < 0)
+        return -1;
     *v = x;
     return 0;
 }
@@ -563,7 +599,8 @@ int itf_skel_render(tz_buf *b, const uint8_t *k, size_t len, const uint64_t *num
         i += 2;
         lit = i + 1;
     }
-    tz_buf_put(b, k + lit, len - lit);
+    if (len > lit) /* k may be NULL for an empty skeleton */
+        tz_buf_put(b, k + lit, len - lit);
     return 0;
 }
 

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "traza/itf.h"
 #include "util/util.h"
 
@@ -28,6 +29,24 @@ enum { D_TEXT = 0, D_BLOCK, D_VAR, D_SKEL, D_TPC, D_TLEN, D_NSTREAMS };
 
 /* Line flags in a block variant. */
 enum { LF_CCFAIL = 1, LF_EXC = 2 };
+
+/* Equality of two short byte strings, 8 bytes at a time (no library call). */
+static inline int itf_eq(const void *a, const void *b, size_t n)
+{
+    const unsigned char *x = a, *y = b;
+    while (n >= 8) {
+        uint64_t u, v;
+        memcpy(&u, x, 8);
+        memcpy(&v, y, 8);
+        if (u != v)
+            return 0;
+        x += 8, y += 8, n -= 8;
+    }
+    while (n--)
+        if (*x++ != *y++)
+            return 0;
+    return 1;
+}
 
 /* ---- varints ---- */
 void itf_put_uv(tz_buf *b, uint64_t v);

@@ -1,8 +1,10 @@
 /* ITFComp reader: validates a .tzi, decodes chunks, full decompression and random
  * access through the chunk index. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <zlib.h>
 #include "itf/itf_internal.h"
 
@@ -35,12 +37,18 @@ struct traza_itf_reader {
     uint32_t *bv_ids;
     uint32_t *var_blk;      /* block id of each variant */
     uint64_t *vm_off;       /* per variant: range in vm_pc/vm_n of its lines with addresses */
-    uint32_t *vm_pc, *vm_n, *var_nexc;
+    uint32_t *vm_pc, *vm_n, *vm_q, *var_nexc; /* vm_q: the line's offset in its variant */
     itf_np np;              /* line model predictor state */
     size_t nskel;
     const uint8_t **skel;
     size_t *skel_len, *skel_nn, *skel_base;
     size_t nslots;
+    /* full decompression, block model: each variant rendered once ("0x<pc> text" with
+     * zeroed address fields, " CCFAIL", '\n' per line); vt_lo[q] = start of global
+     * variant line q in vt (var_off[nvar] + 1 entries). Built before any thread runs. */
+    char *vt;
+    uint64_t *vt_lo;
+    int vt_state;           /* 0 not built, 1 built, -1 not used (too large) */
 };
 
 static int ferr(traza_err *err, const char *fmt, uint64_t a, uint64_t b)
@@ -111,12 +119,15 @@ void traza_itf_close(traza_itf_reader *r)
     free(r->vm_off);
     free(r->vm_pc);
     free(r->vm_n);
+    free(r->vm_q);
     free(r->var_nexc);
     itf_np_free(&r->np);
     free(r->skel);
     free(r->skel_len);
     free(r->skel_nn);
     free(r->skel_base);
+    free(r->vt);
+    free(r->vt_lo);
     free(r);
 }
 
@@ -307,7 +318,8 @@ static int load_dicts(traza_itf_reader *r, traza_err *err)
         nvm += r->var_nmem[i] != 0;
     r->vm_pc = malloc((nvm + 1) * sizeof *r->vm_pc);
     r->vm_n = malloc((nvm + 1) * sizeof *r->vm_n);
-    if (!r->vm_off || !r->var_nexc || !r->vm_pc || !r->vm_n)
+    r->vm_q = malloc((nvm + 1) * sizeof *r->vm_q);
+    if (!r->vm_off || !r->var_nexc || !r->vm_pc || !r->vm_n || !r->vm_q)
         return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
     nvm = 0;
     for (size_t v = 0; v < r->nvar; v++) {
@@ -318,6 +330,7 @@ static int load_dicts(traza_itf_reader *r, traza_err *err)
                 r->var_nexc[v]++;
             if (r->var_nmem[q]) {
                 r->vm_pc[nvm] = r->blk_pcs[r->blk_off[b] + (q - r->var_off[v])];
+                r->vm_q[nvm] = (uint32_t)(q - r->var_off[v]);
                 r->vm_n[nvm++] = r->var_nmem[q];
             }
         }
@@ -521,6 +534,7 @@ typedef struct emit_state {
     int64_t rec;            /* record index of the current line (-1 = preamble) */
     uint64_t line_no;       /* global line number of the current line */
     int all, done;
+    int hold;               /* keep the whole chunk's text in ob (threaded decompression) */
     tz_buf ob;
 } emit_state;
 
@@ -562,6 +576,86 @@ static int flush_out(emit_state *es, traza_err *err)
     return 0;
 }
 
+/* Two hex digits per byte value, lower case. */
+static const char HEX2[513] = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+                              "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+                              "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+                              "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+                              "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+                              "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+                              "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+                              "e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+
+static inline void hex8(char *o, uint32_t v)
+{
+    memcpy(o, HEX2 + 2 * (v >> 24), 2);
+    memcpy(o + 2, HEX2 + 2 * ((v >> 16) & 255), 2);
+    memcpy(o + 4, HEX2 + 2 * ((v >> 8) & 255), 2);
+    memcpy(o + 6, HEX2 + 2 * (v & 255), 2);
+}
+
+#define VT_MAX ((uint64_t)256 << 20) /* largest rendered variant table */
+
+/* Renders every variant once (see vt in the reader). Verbatim lines render empty
+ * (variants holding them take the per-line path). Leaves vt_state -1 when the table
+ * would pass VT_MAX; returns -1 only when out of memory. */
+static int build_templates(traza_itf_reader *r, traza_err *err)
+{
+    if (r->vt_state)
+        return 0;
+    r->vt_state = -1;
+    if (r->model != 0)
+        return 0;
+    size_t nl = (size_t)r->var_off[r->nvar];
+    uint64_t tot = 0;
+    for (size_t v = 0; v < r->nvar; v++) {
+        const uint32_t *bp = r->blk_pcs + r->blk_off[r->var_blk[v]];
+        for (uint64_t q = r->var_off[v]; q < r->var_off[v + 1]; q++) {
+            if (r->var_flags[q] & LF_EXC)
+                continue;
+            uint32_t px = bp[q - r->var_off[v]];
+            tot += 12 + (uint64_t)r->tlen[px] + 15 * (uint64_t)r->var_nmem[q] + ((r->var_flags[q] & LF_CCFAIL) ? 7 : 0);
+        }
+        if (tot > VT_MAX)
+            return 0;
+    }
+    r->vt = malloc((size_t)tot + 1);
+    r->vt_lo = malloc((nl + 1) * sizeof *r->vt_lo);
+    if (!r->vt || !r->vt_lo) {
+        free(r->vt);
+        free(r->vt_lo);
+        r->vt = NULL;
+        r->vt_lo = NULL;
+        return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+    }
+    char *o = r->vt;
+    for (size_t v = 0; v < r->nvar; v++) {
+        const uint32_t *bp = r->blk_pcs + r->blk_off[r->var_blk[v]];
+        for (uint64_t q = r->var_off[v]; q < r->var_off[v + 1]; q++) {
+            r->vt_lo[q] = (uint64_t)(o - r->vt);
+            if (r->var_flags[q] & LF_EXC)
+                continue;
+            uint32_t px = bp[q - r->var_off[v]];
+            o[0] = '0';
+            o[1] = 'x';
+            hex8(o + 2, r->pc[px]);
+            o[10] = ' ';
+            memcpy(o + 11, r->text[px], r->tlen[px]);
+            o += 11 + r->tlen[px];
+            for (uint32_t i = 0; i < r->var_nmem[q]; i++, o += 15)
+                memcpy(o, " mem=0x00000000", 15);
+            if (r->var_flags[q] & LF_CCFAIL) {
+                memcpy(o, " CCFAIL", 7);
+                o += 7;
+            }
+            *o++ = '\n';
+        }
+    }
+    r->vt_lo[nl] = (uint64_t)(o - r->vt);
+    r->vt_state = 1;
+    return 0;
+}
+
 /* Variant sequence decoder state: successor lists per variant, the sequence and
  * interrupt streams, and the pieces (variant, first line, end line) produced in
  * execution order. */
@@ -575,6 +669,16 @@ typedef struct dstate {
     uint64_t nl;
     int pad;
     const char *what;
+    /* address groups (one per instruction): whole-block instances are counted per
+     * variant (vcnt, first line vline, variants in vseen) and expanded once per chunk;
+     * cut pieces are counted per line. gfirst[px]: first line using px (UINT64_MAX:
+     * none yet); gpx: the instructions with addresses, in discovery order. */
+    uint64_t *gend, *gfirst, totmem;
+    uint32_t *gpx;
+    size_t ngrp;
+    uint32_t *vcnt, *vseen;
+    uint64_t *vline;
+    size_t nseen;
 } dstate;
 
 static int dfail(dstate *st, const char *what)
@@ -583,11 +687,11 @@ static int dfail(dstate *st, const char *what)
     return -1;
 }
 
-static int add_piece(dstate *st, uint32_t var, uint32_t q0, uint32_t q1)
+static inline int add_piece(dstate *st, uint32_t var, uint32_t q0, uint32_t q1)
 {
     if (q0 == q1)
         return 0;
-    if (st->np == st->pcap) {
+    if (__builtin_expect(st->np == st->pcap, 0)) {
         size_t nc = st->pcap ? st->pcap * 2 : 1024;
         uint32_t *a = realloc(st->pv, nc * sizeof *a);
         if (!a)
@@ -607,6 +711,28 @@ static int add_piece(dstate *st, uint32_t var, uint32_t q0, uint32_t q1)
         return dfail(st, "corrupt block sequence (more lines than the index says)");
     st->pv[st->np] = var, st->p0[st->np] = q0, st->p1[st->np] = q1;
     st->np++;
+    const traza_itf_reader *r = st->r;
+    uint64_t li = st->lines;
+    if (q0 == 0 && q1 == r->var_off[var + 1] - r->var_off[var]) { /* whole block */
+        if (st->vcnt[var]++ == 0) {
+            st->vline[var] = li;
+            st->vseen[st->nseen++] = var;
+        }
+    } else {
+        const uint32_t *bp = r->blk_pcs + r->blk_off[r->var_blk[var]];
+        const uint32_t *nmv = r->var_nmem + r->var_off[var];
+        for (uint32_t q = q0; q < q1; q++)
+            if (nmv[q]) {
+                uint32_t px = bp[q];
+                uint64_t l = li + (q - q0);
+                if (st->gfirst[px] == UINT64_MAX)
+                    st->gpx[st->ngrp++] = px;
+                if (l < st->gfirst[px])
+                    st->gfirst[px] = l;
+                st->gend[px] += nmv[q];
+                st->totmem += nmv[q];
+            }
+    }
     st->lines += q1 - q0;
     return 0;
 }
@@ -686,6 +812,19 @@ static int decode_list(dstate *st, size_t prev, uint64_t count, int depth)
     return 0;
 }
 
+typedef struct grp_first {
+    uint64_t first;
+    uint32_t px;
+} grp_first;
+
+static int cmp_first(const void *a, const void *b)
+{
+    const grp_first *x = a, *y = b;
+    if (x->first != y->first)
+        return x->first < y->first ? -1 : 1;
+    return x->px < y->px ? -1 : x->px > y->px;
+}
+
 /* Block model chunk: decodes the variant sequence, then only the address groups
  * first used before the end of the wanted records, skips the instances before the
  * first wanted record (cost per memory access, not per line) and renders the rest. */
@@ -694,7 +833,9 @@ static int decode_blocks(traza_itf_reader *r, size_t ci, uint8_t **sb, const siz
 {
     int rc = -1;
     uint32_t *iv = NULL, *addr = NULL, *gpx = NULL;
-    uint64_t *gcur = NULL, *gend = NULL, *gfirst = NULL;
+    uint64_t *gcur = NULL, *gend = NULL, *gfirst = NULL, *vline = NULL;
+    uint32_t *vcnt = NULL, *vseen = NULL;
+    grp_first *order = NULL;
     uint32_t **succ = NULL, *scnt = NULL, *scap = NULL;
     size_t ni = 0;
     uint32_t *iq0 = NULL, *iq1 = NULL;
@@ -706,8 +847,35 @@ static int decode_blocks(traza_itf_reader *r, size_t ci, uint8_t **sb, const siz
         goto nomem;
     /* 1. the variant sequence (blocks in the order they start) with the interrupt
      * records, flattened into pieces in execution order */
-    itf_rd it = {sb[S_INT], sb[S_INT] + sl[S_INT], 0};
-    dstate st = {r, succ, scnt, scap, &sq, &it, 0, 0, 0, NULL, NULL, NULL, 0, 0, nl, 0, NULL};
+    itf_rd it = {sb[S_INT], sb[S_INT] ? sb[S_INT] + sl[S_INT] : NULL, 0}; /* absent in version 2 */
+    gcur = calloc(r->npc + 1, sizeof *gcur);
+    gend = calloc(r->npc + 1, sizeof *gend);
+    gfirst = malloc((r->npc + 1) * sizeof *gfirst);
+    gpx = malloc((r->npc + 1) * sizeof *gpx);
+    vcnt = calloc(r->nvar + 1, sizeof *vcnt);
+    vseen = malloc((r->nvar + 1) * sizeof *vseen);
+    vline = malloc((r->nvar + 1) * sizeof *vline);
+    if (!gcur || !gend || !gfirst || !gpx || !vcnt || !vseen || !vline)
+        goto nomem;
+    memset(gfirst, 0xff, (r->npc + 1) * sizeof *gfirst);
+    dstate st = {r, succ, scnt, scap, &sq, &it, 0, 0, 0, NULL, NULL, NULL, 0, 0, nl, 0, NULL,
+                 gend, gfirst, 0, gpx, 0, vcnt, vseen, vline, 0};
+    /* pieces: about one per block instance, and an instance takes at least one byte
+     * of SEQ (plus the interrupt cuts); add_piece grows the arrays when needed */
+    {
+        uint64_t guess = (uint64_t)sl[S_SEQ] + 2 * (uint64_t)sl[S_INT] + 64;
+        size_t pc = (size_t)(guess < nl + 1 ? guess : nl + 1);
+        st.pv = malloc(pc * sizeof *st.pv);
+        st.p0 = malloc(pc * sizeof *st.p0);
+        st.p1 = malloc(pc * sizeof *st.p1);
+        if (!st.pv || !st.p0 || !st.p1) {
+            free(st.pv);
+            free(st.p0);
+            free(st.p1);
+            goto nomem;
+        }
+        st.pcap = pc;
+    }
     st.nextint = it.p < it.end ? itf_get_uv(&it) : UINT64_MAX;
     if (it.bad) {
         chunk_err(err, ci, "interrupt records truncated");
@@ -740,44 +908,33 @@ static int decode_blocks(traza_itf_reader *r, size_t ci, uint8_t **sb, const siz
         uint64_t end = es->from + es->count;
         s1 = end > cstart ? (end - cstart < nl ? end - cstart : nl) : 0;
     }
-    /* 2. address groups: per instruction, in order of first use; count over the chunk */
-    gcur = calloc(r->npc + 1, sizeof *gcur);
-    gend = calloc(r->npc + 1, sizeof *gend);
-    gfirst = malloc((r->npc + 1) * sizeof *gfirst);
-    gpx = malloc((r->npc + 1) * sizeof *gpx);
-    if (!gcur || !gend || !gfirst || !gpx)
-        goto nomem;
-    size_t ngrp = 0;
-    uint64_t totmem = 0;
-    li = 0;
-    for (size_t k = 0; k < ni; k++) {
-        uint32_t var = iv[k];
-        uint64_t bn = r->var_off[var + 1] - r->var_off[var];
-        if (iq0[k] == 0 && iq1[k] == bn) { /* whole block: the per-variant list */
-            for (uint64_t m = r->vm_off[var]; m < r->vm_off[var + 1]; m++) {
-                uint32_t px = r->vm_pc[m];
-                if (!gend[px]) {
-                    gpx[ngrp] = px;
-                    gfirst[ngrp++] = li;
-                }
-                gend[px] += r->vm_n[m];
-                totmem += r->vm_n[m];
-            }
-        } else {
-            const uint32_t *bp = r->blk_pcs + r->blk_off[r->var_blk[var]];
-            const uint32_t *nmv = r->var_nmem + r->var_off[var];
-            for (uint32_t q = iq0[k]; q < iq1[k]; q++)
-                if (nmv[q]) {
-                    uint32_t px = bp[q];
-                    if (!gend[px]) {
-                        gpx[ngrp] = px;
-                        gfirst[ngrp++] = li;
-                    }
-                    gend[px] += nmv[q];
-                    totmem += nmv[q];
-                }
+    /* 2. address groups: the whole-block instances' counts expanded per variant, then
+     * the groups in order of first use */
+    for (size_t v = 0; v < st.nseen; v++) {
+        uint32_t var = vseen[v];
+        uint64_t c = vcnt[var];
+        for (uint64_t m = r->vm_off[var]; m < r->vm_off[var + 1]; m++) {
+            uint32_t px = r->vm_pc[m];
+            uint64_t l = vline[var] + r->vm_q[m];
+            if (gfirst[px] == UINT64_MAX)
+                gpx[st.ngrp++] = px;
+            if (l < gfirst[px])
+                gfirst[px] = l;
+            gend[px] += c * r->vm_n[m];
+            st.totmem += c * r->vm_n[m];
         }
-        li += iq1[k] - iq0[k];
+    }
+    size_t ngrp = st.ngrp;
+    uint64_t totmem = st.totmem;
+    if (ngrp > 1) {
+        order = malloc(ngrp * sizeof *order);
+        if (!order)
+            goto nomem;
+        for (size_t g = 0; g < ngrp; g++)
+            order[g] = (grp_first){gfirst[gpx[g]], gpx[g]};
+        qsort(order, ngrp, sizeof *order, cmp_first);
+        for (size_t g = 0; g < ngrp; g++)
+            gpx[g] = order[g].px;
     }
     addr = malloc((totmem + 1) * sizeof *addr);
     if (!addr)
@@ -793,7 +950,7 @@ static int decode_blocks(traza_itf_reader *r, size_t ci, uint8_t **sb, const siz
     for (size_t g = 0; g < ngrp; g++) {
         uint32_t px = gpx[g];
         uint64_t cnt = gend[px];
-        if (gfirst[g] >= s1) { /* later groups are not needed: mark them absent */
+        if (gfirst[px] >= s1) { /* later groups are not needed: mark them absent */
             for (size_t h = g; h < ngrp; h++)
                 gend[gpx[h]] = gcur[gpx[h]] = 0;
             break;
@@ -855,6 +1012,42 @@ static int decode_blocks(traza_itf_reader *r, size_t ci, uint8_t **sb, const siz
         const uint8_t *fl = r->var_flags + r->var_off[var];
         const uint32_t *nmv = r->var_nmem + r->var_off[var];
         (void)bn;
+        if (es->all && r->vt_state == 1 && r->var_nexc[var] == 0) {
+            /* the variant's rendered lines, then the addresses written into them */
+            uint64_t base = r->var_off[var], a = r->vt_lo[base + iq0[k]], z = r->vt_lo[base + iq1[k]];
+            tz_buf *ob = &es->ob;
+            if (ob->oom || (ob->len + (size_t)(z - a) + 1 > ob->cap &&
+                            TZ_GROW(ob->s, ob->cap, ob->len + (size_t)(z - a) + 1 + (ob->len >> 1)) < 0)) {
+                ob->oom = 1;
+                goto nomem;
+            }
+            char *o = ob->s + ob->len;
+            memcpy(o, r->vt + a, (size_t)(z - a));
+            for (uint64_t q = iq0[k]; q < iq1[k]; q++) {
+                uint32_t nm = nmv[q];
+                if (!nm)
+                    continue;
+                uint32_t px = bp[q];
+                if (gcur[px] + nm > gend[px]) {
+                    chunk_err(err, ci, "addresses missing");
+                    goto out;
+                }
+                char *h = o + (r->vt_lo[base + q] - a) + 18 + r->tlen[px];
+                const uint32_t *ad = addr + gcur[px];
+                for (uint32_t i = 0; i < nm; i++, h += 15)
+                    hex8(h, ad[i]);
+                gcur[px] += nm;
+            }
+            ob->len += (size_t)(z - a);
+            es->line_no += iq1[k] - iq0[k];
+            es->rec += (int64_t)(iq1[k] - iq0[k]);
+            if (r->nl_missing && es->line_no == r->info.lines)
+                ob->len--; /* the text did not end with a newline */
+            ob->s[ob->len] = 0;
+            if (!es->hold && ob->len > (1u << 19) && flush_out(es, err) < 0)
+                goto out;
+            continue;
+        }
         for (uint64_t q = iq0[k]; q < iq1[k] && !es->done; q++) {
             int emit = want_line(es, 1);
             if (es->done)
@@ -884,7 +1077,7 @@ static int decode_blocks(traza_itf_reader *r, size_t ci, uint8_t **sb, const siz
             else
                 es->line_no++;
         }
-        if (es->ob.len > (1u << 20) && flush_out(es, err) < 0)
+        if (!es->hold && es->ob.len > (1u << 19) && flush_out(es, err) < 0)
             goto out;
     }
     rc = 0;
@@ -905,16 +1098,19 @@ out:
     free(gcur);
     free(gend);
     free(gfirst);
+    free(vline);
+    free(vcnt);
+    free(vseen);
+    free(order);
     return rc;
 }
 
-static int decode_chunk(traza_itf_reader *r, size_t ci, emit_state *es, traza_err *err)
+/* Decodes chunk ci from its frame payload p[0..n) into es (written to es->out unless
+ * es->hold). */
+static int decode_payload(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t n, emit_state *es,
+                          traza_err *err)
 {
-    uint64_t *e = r->ix + ci * 5;
-    uint8_t *p = NULL;
-    size_t n = 0;
-    if (read_frame(r, e[0], r->dict_off, &p, &n, err) < 0)
-        return -1;
+    const uint64_t *e = r->ix + ci * 5;
     uint8_t *sb[S_NSTREAMS] = {0};
     size_t sl[S_NSTREAMS] = {0};
     int rc = -1;
@@ -977,15 +1173,27 @@ static int decode_chunk(traza_itf_reader *r, size_t ci, emit_state *es, traza_er
         traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
         goto out;
     }
-    if (es->out && es->ob.len && fwrite(es->ob.s, 1, es->ob.len, es->out) != es->ob.len) {
-        traza_err_set(err, TRAZA_E_IO, "itf: write failed: %s", strerror(errno));
-        goto out;
+    if (!es->hold) {
+        if (es->out && es->ob.len && fwrite(es->ob.s, 1, es->ob.len, es->out) != es->ob.len) {
+            traza_err_set(err, TRAZA_E_IO, "itf: write failed: %s", strerror(errno));
+            goto out;
+        }
+        tz_buf_reset(&es->ob);
     }
-    tz_buf_reset(&es->ob);
     rc = 0;
 out:
     for (int k = 0; k < S_NSTREAMS; k++)
         free(sb[k]);
+    return rc;
+}
+
+static int decode_chunk(traza_itf_reader *r, size_t ci, emit_state *es, traza_err *err)
+{
+    uint8_t *p = NULL;
+    size_t n = 0;
+    if (read_frame(r, r->ix[ci * 5], r->dict_off, &p, &n, err) < 0)
+        return -1;
+    int rc = decode_payload(r, ci, p, n, es, err);
     free(p);
     return rc;
 }
@@ -999,8 +1207,168 @@ static int run(traza_itf_reader *r, emit_state *es, size_t first, traza_err *err
     return rc;
 }
 
-int traza_itf_decompress(traza_itf_reader *r, FILE *out, traza_err *err)
+/* ---------------- threaded full decompression ----------------
+ * Worker threads take chunks in order and decode each into a slot buffer; the calling
+ * thread writes the slots in chunk order. A chunk is taken only when its slot is free
+ * (at most nslots chunks decoded ahead of the writer), so memory stays bounded by
+ * nslots chunk texts. Frame reads share the reader's FILE under the mutex. */
+enum { SL_FREE = 0, SL_BUSY, SL_DONE, SL_FAIL };
+typedef struct mt_slot {
+    tz_buf ob;
+    size_t chunk;
+    int state;
+    traza_err err;
+} mt_slot;
+typedef struct mt_ctx {
+    traza_itf_reader *r;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    size_t next, written, nslots;
+    mt_slot *slots;
+    const uint64_t *line_base;
+    int stop;
+} mt_ctx;
+
+static void *mt_worker(void *arg)
 {
+    mt_ctx *m = arg;
+    traza_itf_reader *r = m->r;
+    pthread_mutex_lock(&m->mu);
+    for (;;) {
+        while (!m->stop && m->next < r->nix && m->next >= m->written + m->nslots)
+            pthread_cond_wait(&m->cv, &m->mu);
+        if (m->stop || m->next >= r->nix)
+            break;
+        size_t c = m->next++;
+        mt_slot *s = &m->slots[c % m->nslots];
+        s->chunk = c;
+        s->state = SL_BUSY;
+        uint8_t *p = NULL;
+        size_t n = 0;
+        int rc = read_frame(r, r->ix[c * 5], r->dict_off, &p, &n, &s->err);
+        pthread_mutex_unlock(&m->mu);
+        if (rc == 0) {
+            emit_state es;
+            memset(&es, 0, sizeof es);
+            es.all = 1;
+            es.hold = 1;
+            es.rec = (int64_t)r->ix[c * 5 + 4] - 1;
+            es.line_no = m->line_base[c];
+            es.ob = s->ob;
+            /* the chunk's text, estimated from the average line length, in one piece */
+            if (r->info.lines) {
+                double want = (double)r->info.original_size / (double)r->info.lines * (double)r->ix[c * 5 + 3];
+                if (want < (double)(1u << 30)) {
+                    size_t need = (size_t)(want * 1.05) + 4096;
+                    if (!es.ob.s && need >= ((size_t)4 << 20)) {
+                        /* a fresh slot: 2 MiB aligned, transparent huge pages if the
+                         * kernel has them (fewer page faults on the chunk's text) */
+                        size_t hp = (size_t)2 << 20, sz = (need + hp - 1) / hp * hp;
+                        void *hpbuf = NULL;
+                        if (posix_memalign(&hpbuf, hp, sz) == 0) {
+#ifdef MADV_HUGEPAGE
+                            (void)madvise(hpbuf, sz, MADV_HUGEPAGE);
+#endif
+                            es.ob.s = hpbuf;
+                            es.ob.cap = sz;
+                        }
+                    }
+                    (void)tz_grow((void **)&es.ob.s, &es.ob.cap, need, 1);
+                }
+            }
+            rc = decode_payload(r, c, p, n, &es, &s->err);
+            s->ob = es.ob;
+            free(p);
+        }
+        pthread_mutex_lock(&m->mu);
+        s->state = rc == 0 ? SL_DONE : SL_FAIL;
+        pthread_cond_broadcast(&m->cv);
+    }
+    pthread_mutex_unlock(&m->mu);
+    return NULL;
+}
+
+static int decompress_mt(traza_itf_reader *r, FILE *out, int threads, traza_err *err)
+{
+    mt_ctx m;
+    memset(&m, 0, sizeof m);
+    m.r = r;
+    m.nslots = (size_t)threads;
+    m.slots = calloc(m.nslots, sizeof *m.slots);
+    uint64_t *lb = malloc((r->nix + 1) * sizeof *lb);
+    pthread_t *th = calloc((size_t)threads, sizeof *th);
+    if (!m.slots || !lb || !th) {
+        free(m.slots);
+        free(lb);
+        free(th);
+        return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+    }
+    lb[0] = 0;
+    for (size_t c = 0; c < r->nix; c++)
+        lb[c + 1] = lb[c] + r->ix[c * 5 + 3];
+    m.line_base = lb;
+    for (size_t k = 0; k < m.nslots; k++)
+        tz_buf_init(&m.slots[k].ob);
+    int rc = 0, nth = 0;
+    if (pthread_mutex_init(&m.mu, NULL) != 0 || pthread_cond_init(&m.cv, NULL) != 0) {
+        free(m.slots);
+        free(lb);
+        free(th);
+        return traza_err_set(err, TRAZA_E_IO, "itf: cannot create a mutex");
+    }
+    for (; nth < threads; nth++)
+        if (pthread_create(&th[nth], NULL, mt_worker, &m) != 0)
+            break;
+    if (nth == 0)
+        rc = traza_err_set(err, TRAZA_E_IO, "itf: cannot start a decoding thread");
+    for (size_t c = 0; c < r->nix && rc == 0; c++) {
+        mt_slot *s = &m.slots[c % m.nslots];
+        pthread_mutex_lock(&m.mu);
+        while (!(s->chunk == c && (s->state == SL_DONE || s->state == SL_FAIL)))
+            pthread_cond_wait(&m.cv, &m.mu);
+        pthread_mutex_unlock(&m.mu);
+        if (s->state == SL_FAIL) {
+            *err = s->err;
+            rc = -1;
+        } else if (s->ob.oom) {
+            rc = traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+        } else if (out && s->ob.len && fwrite(s->ob.s, 1, s->ob.len, out) != s->ob.len) {
+            rc = traza_err_set(err, TRAZA_E_IO, "itf: write failed: %s", strerror(errno));
+        }
+        pthread_mutex_lock(&m.mu);
+        tz_buf_reset(&s->ob);
+        s->state = SL_FREE;
+        m.written++;
+        if (rc < 0)
+            m.stop = 1;
+        pthread_cond_broadcast(&m.cv);
+        pthread_mutex_unlock(&m.mu);
+    }
+    pthread_mutex_lock(&m.mu);
+    m.stop = 1;
+    pthread_cond_broadcast(&m.cv);
+    pthread_mutex_unlock(&m.mu);
+    for (int k = 0; k < nth; k++)
+        pthread_join(th[k], NULL);
+    pthread_cond_destroy(&m.cv);
+    pthread_mutex_destroy(&m.mu);
+    for (size_t k = 0; k < m.nslots; k++)
+        tz_buf_free(&m.slots[k].ob);
+    free(m.slots);
+    free(lb);
+    free(th);
+    return rc;
+}
+
+int traza_itf_decompress_mt(traza_itf_reader *r, FILE *out, int threads, traza_err *err)
+{
+    if (build_templates(r, err) < 0)
+        return -1;
+    /* the line model's predictor state lives in the reader: one thread; chunks whose
+     * text would average over 256 MiB (a huge --chunk) are streamed by one thread too,
+     * so that memory stays small */
+    if (threads > 1 && r->model == 0 && r->nix > 1 && r->info.original_size / r->nix <= ((uint64_t)256 << 20))
+        return decompress_mt(r, out, threads < 64 ? threads : 64, err);
     emit_state es;
     memset(&es, 0, sizeof es);
     es.out = out;
@@ -1008,6 +1376,11 @@ int traza_itf_decompress(traza_itf_reader *r, FILE *out, traza_err *err)
     es.rec = -1;
     tz_buf_init(&es.ob);
     return run(r, &es, 0, err);
+}
+
+int traza_itf_decompress(traza_itf_reader *r, FILE *out, traza_err *err)
+{
+    return traza_itf_decompress_mt(r, out, 1, err);
 }
 
 int traza_itf_verify(traza_itf_reader *r, traza_err *err) { return traza_itf_decompress(r, NULL, err); }

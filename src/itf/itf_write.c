@@ -1,6 +1,7 @@
 /* ITFComp writer: parses the text, builds dynamic basic blocks, templates, flag sets
  * and per-instruction address codecs chunk by chunk (streaming), writes .tzi. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -8,6 +9,8 @@
 #include "util/input.h"
 
 #define MAXMEM 64
+/* TZ_GROW with the common case (enough room) checked inline */
+#define GROW(arr, cap, need) ((size_t)(need) <= (cap) ? 0 : TZ_GROW(arr, cap, need))
 #define NOPC 0xFFFFFFFFu
 
 typedef struct wline {
@@ -15,6 +18,21 @@ typedef struct wline {
     uint32_t nmem;
     uint8_t flags;
 } wline;
+
+/* One chunk's lines, addresses and streams. */
+typedef struct wck {
+    _Alignas(64) wline *lines;
+    size_t nlines, lcap;
+    uint32_t *mems;
+    size_t nmems, mcap;
+    uint64_t chunk_rec;
+    tz_buf s[S_NSTREAMS];
+    uint64_t chunkno;
+    size_t npc;             /* instructions known when the chunk was complete */
+} wck;
+
+/* wline flag: the instruction's text is a branch (never stored: a function of pcidx) */
+#define LF_BR 4
 
 typedef struct succ_list {
     uint32_t *v;
@@ -45,8 +63,15 @@ typedef struct wr {
     uint64_t off;
     traza_err *err;
     traza_itf_info info;
+    /* parser side (the fields from here to `blocks`, np, pk's chunk, isbr, skel and ps
+     * are written by the parsing thread; _Alignas keeps the two threads' hot fields in
+     * different cache lines) */
+    _Alignas(64) struct {
+        uint64_t lines, original_size, instructions, exceptions;
+    } ps;
     /* global dictionaries */
-    tz_imap pcmap;
+    _Alignas(64) tz_imap pcmap;
+    uint32_t pcc_pc[4096], pcc_id[4096]; /* direct-mapped cache in front of pcmap (id + 1) */
     uint32_t *pcs;          /* pc per instruction index (first appearance) */
     size_t pcscap;
     char *texts;
@@ -54,7 +79,7 @@ typedef struct wr {
     uint64_t *toff;
     uint32_t *tl;
     size_t npc, toffcap, tlcap;
-    itf_kmap blocks, vars, skels;
+    _Alignas(64) itf_kmap blocks, vars, skels, fvars;
     uint32_t *varlocal, *nvar;
     size_t varlocal_cap, nvar_cap;
     succ_list *succ;
@@ -69,17 +94,23 @@ typedef struct wr {
     uint64_t info_interrupts;
     tz_buf d[D_NSTREAMS];
     /* line model */
-    itf_np np;
-    /* chunk */
-    wline *lines;
-    size_t nlines, lcap;
-    uint32_t *mems;
-    size_t nmems, mcap;
-    uint64_t chunk_rec;
-    tz_buf s[S_NSTREAMS];
-    uint64_t chunkno;
+    _Alignas(64) itf_np np;
+    /* chunks: pk is filled by the parser, fk is modelled and written (by the worker
+     * thread when compressing with threads > 1; then pk != fk) */
+    wck ck[2];
+    _Alignas(64) wck *pk, *fk;
+    uint64_t pchunk;        /* number of the chunk being parsed */
+    uint8_t *isbr;          /* per instruction: its text is a branch (parser side) */
+    size_t isbrcap;
+    traza_err *ferr;        /* errors of the modelling/writing side */
+    traza_err werr;
+    /* worker thread */
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int threaded, started, busy, quit, failed;
     /* per-pc grouping scratch */
-    uint64_t *pc_gen;
+    _Alignas(64) uint64_t *pc_gen;
     uint32_t *pc_grp;
     size_t pcg_cap1, pcg_cap2, pcg_init;
     /* index */
@@ -90,11 +121,12 @@ typedef struct wr {
 } wr;
 
 static int oom(wr *w) { return traza_err_set(w->err, TRAZA_E_NOMEM, "itf: out of memory"); }
+static int oomf(wr *w) { return traza_err_set(w->ferr, TRAZA_E_NOMEM, "itf: out of memory"); }
 
 static int write_bytes(wr *w, const void *p, size_t n)
 {
     if (n && fwrite(p, 1, n, w->out) != n)
-        return traza_err_set(w->err, TRAZA_E_IO, "itf: write failed: %s", strerror(errno));
+        return traza_err_set(w->ferr, TRAZA_E_IO, "itf: write failed: %s", strerror(errno));
     w->off += n;
     return 0;
 }
@@ -106,7 +138,7 @@ static int write_frame(wr *w, const tz_buf *payload)
     tz_buf_init(&h);
     itf_put_u32le(&h, (uint32_t)payload->len);
     itf_put_u32le(&h, (uint32_t)crc32(0, (const Bytef *)payload->s, (uInt)payload->len));
-    int rc = h.oom ? oom(w) : write_bytes(w, h.s, h.len);
+    int rc = h.oom ? oomf(w) : write_bytes(w, h.s, h.len);
     tz_buf_free(&h);
     if (rc == 0)
         rc = write_bytes(w, payload->s, payload->len);
@@ -123,34 +155,120 @@ static const int STREAM_COMP[S_NSTREAMS] = {
 static const int DICT_COMP[D_NSTREAMS] = {TRAZA_ITF_C_TEMPLATES, TRAZA_ITF_C_TEMPLATES, TRAZA_ITF_C_FLAGS,
                                           TRAZA_ITF_C_TEMPLATES, TRAZA_ITF_C_TEMPLATES, TRAZA_ITF_C_TEMPLATES};
 
+/* Packs streams [from, to) into out, counting bytes per component locally. */
+typedef struct pack_job {
+    int backend;
+    const tz_buf *bufs;
+    const int *comp;
+    size_t from, to;
+    tz_buf *out;
+    traza_err err;
+    uint64_t cb[TRAZA_ITF_NCOMP], rb[TRAZA_ITF_NCOMP];
+    int rc;
+} pack_job;
+
+static void *pack_range(void *arg)
+{
+    pack_job *j = arg;
+    for (size_t i = j->from; i < j->to && j->rc == 0; i++) {
+        long k = itf_pack_stream(j->backend, (const uint8_t *)j->bufs[i].s, j->bufs[i].len, j->out, &j->err);
+        if (k < 0) {
+            j->rc = -1;
+            break;
+        }
+        j->cb[j->comp[i]] += (uint64_t)k;
+        j->rb[j->comp[i]] += j->bufs[i].len;
+    }
+    return NULL;
+}
+
+#define PACK_PAR_MIN 16384 /* raw bytes from which the streams are packed on two threads */
+
+/* Appends the packed streams to payload, in stream order. With threads > 1 and enough
+ * data, the streams after a split point (about half of the raw bytes before it) are
+ * packed on a helper thread into their own buffer, appended after the first part:
+ * the bytes are the same as with one thread. */
 static int pack_all(wr *w, tz_buf *bufs, size_t n, const int *comp, tz_buf *payload)
 {
+    uint64_t total = 0;
     for (size_t i = 0; i < n; i++) {
         if (bufs[i].oom)
-            return oom(w);
-        long k = itf_pack_stream(w->o.backend, (const uint8_t *)bufs[i].s, bufs[i].len, payload, w->err);
-        if (k < 0)
-            return -1;
-        w->info.comp_bytes[comp[i]] += (uint64_t)k;
-        w->info.raw_bytes[comp[i]] += bufs[i].len;
+            return oomf(w);
+        total += bufs[i].len;
     }
-    return 0;
+    size_t split = n;
+    if (w->o.threads > 1 && w->o.backend != TRAZA_ITF_NONE && total >= PACK_PAR_MIN && n > 1) {
+        /* the split with the most even halves */
+        uint64_t acc = 0, best = UINT64_MAX;
+        for (size_t k = 1; k < n; k++) {
+            acc += bufs[k - 1].len;
+            uint64_t d = 2 * acc > total ? 2 * acc - total : total - 2 * acc;
+            if (d < best)
+                best = d, split = k;
+        }
+    }
+    pack_job a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    tz_buf tail;
+    tz_buf_init(&tail);
+    a = (pack_job){.backend = w->o.backend, .bufs = bufs, .comp = comp, .from = 0, .to = split, .out = payload};
+    b = (pack_job){.backend = w->o.backend, .bufs = bufs, .comp = comp, .from = split, .to = n, .out = &tail};
+    traza_err_clear(&a.err);
+    traza_err_clear(&b.err);
+    pthread_t th;
+    int helper = split < n && pthread_create(&th, NULL, pack_range, &b) == 0;
+    if (!helper) /* one thread (or no thread could be started): all in order here */
+        a.to = n;
+    pack_range(&a);
+    if (helper)
+        pthread_join(th, NULL);
+    int rc = 0;
+    if (a.rc < 0) {
+        *w->ferr = a.err;
+        rc = -1;
+    } else if (helper && b.rc < 0) {
+        *w->ferr = b.err;
+        rc = -1;
+    } else if (helper) {
+        tz_buf_put(payload, tail.s, tail.len);
+        if (payload->oom || tail.oom)
+            rc = oomf(w);
+    }
+    tz_buf_free(&tail);
+    for (int c = 0; c < TRAZA_ITF_NCOMP; c++) {
+        w->info.comp_bytes[c] += a.cb[c] + b.cb[c];
+        w->info.raw_bytes[c] += a.rb[c] + b.rb[c];
+    }
+    return rc;
 }
 
 static int ix_add(wr *w, uint64_t off, uint64_t len, uint64_t nrec, uint64_t nl)
 {
-    if (TZ_GROW(w->ix, w->ixcap, (w->nix + 1) * 4) < 0)
-        return oom(w);
+    if (GROW(w->ix, w->ixcap, (w->nix + 1) * 4) < 0)
+        return oomf(w);
     uint64_t *e = w->ix + w->nix * 4;
     e[0] = off, e[1] = len, e[2] = nrec, e[3] = nl;
     w->nix++;
     return 0;
 }
 
+/* LEB128 into o (at most 10 bytes); returns the length */
+static size_t put_uv_raw(uint8_t *o, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 128) {
+        o[n++] = (uint8_t)(v | 128);
+        v >>= 7;
+    }
+    o[n++] = (uint8_t)v;
+    return n;
+}
+
 static int succ_code(wr *w, succ_list *sl, uint32_t id, tz_buf *out)
 {
-    if (sl->gen != w->chunkno + 1) {
-        sl->gen = w->chunkno + 1;
+    if (sl->gen != w->fk->chunkno + 1) {
+        sl->gen = w->fk->chunkno + 1;
         sl->n = 0;
     }
     for (uint32_t i = 0; i < sl->n; i++)
@@ -160,8 +278,8 @@ static int succ_code(wr *w, succ_list *sl, uint32_t id, tz_buf *out)
         }
     itf_put_uv(out, (uint64_t)sl->n + id);
     size_t cap = sl->cap;
-    if (TZ_GROW(sl->v, cap, (size_t)sl->n + 1) < 0)
-        return oom(w);
+    if (GROW(sl->v, cap, (size_t)sl->n + 1) < 0)
+        return oomf(w);
     sl->cap = (uint32_t)cap;
     sl->v[sl->n++] = id;
     return 0;
@@ -175,8 +293,8 @@ static void cache_pair(wr *w, uint32_t a, uint32_t b)
 
 static int add_piece(wr *w, inode *N, size_t start, size_t len)
 {
-    if (TZ_GROW(w->pieces, w->piececap, w->npieces + 1) < 0)
-        return oom(w);
+    if (GROW(w->pieces, w->piececap, w->npieces + 1) < 0)
+        return oomf(w);
     w->pieces[w->npieces] = (ipiece){(uint32_t)start, (uint32_t)len, NONE};
     if (N->piece == NONE)
         N->piece = (uint32_t)w->npieces;
@@ -201,16 +319,16 @@ static int build_nodes(wr *w)
     last_at[0] = PREV_START;
     w->nnodes = w->npieces = w->ncuts = 0;
     size_t i = 0;
-    while (i < w->nlines) {
+    while (i < w->fk->nlines) {
         size_t j = i + 1;
-        int exc = (w->lines[i].flags & LF_EXC) != 0;
+        int exc = (w->fk->lines[i].flags & LF_EXC) != 0;
         if (!exc) {
-            while (j < w->nlines && j - i < ITF_MAX_BLOCK && !(w->lines[j].flags & LF_EXC) &&
-                   (w->lines[j].pc == w->lines[j - 1].pc + 4 || w->lines[j].pc == w->lines[j - 1].pc + 2))
+            while (j < w->fk->nlines && j - i < ITF_MAX_BLOCK && !(w->fk->lines[j].flags & LF_EXC) &&
+                   (w->fk->lines[j].pc == w->fk->lines[j - 1].pc + 4 || w->fk->lines[j].pc == w->fk->lines[j - 1].pc + 2))
                 j++;
         }
         size_t n = j - i;
-        uint32_t pc = w->lines[i].pc;
+        uint32_t pc = w->fk->lines[i].pc;
         /* resumes an interrupted block? */
         size_t d = depth;
         if (!exc && (depth == 0 || w->cuts[w->nodes[stack[depth - 1]].lastcut].m > 0))
@@ -227,8 +345,8 @@ static int build_nodes(wr *w)
             if (add_piece(w, &w->nodes[nid], i, n) < 0)
                 return -1;
         } else {
-            if (TZ_GROW(w->nodes, w->nodecap, w->nnodes + 1) < 0)
-                return oom(w);
+            if (GROW(w->nodes, w->nodecap, w->nnodes + 1) < 0)
+                return oomf(w);
             nid = (uint32_t)w->nnodes++;
             inode *N = &w->nodes[nid];
             *N = (inode){NONE, NONE, NONE, NONE, 0, last_at[depth], 0, 0};
@@ -238,11 +356,11 @@ static int build_nodes(wr *w)
                 return -1;
         }
         inode *N = &w->nodes[nid];
-        const wline *l = &w->lines[j - 1];
-        if (!exc && j < w->nlines && N->total < ITF_MAX_BLOCK && depth < ITF_MAX_NEST &&
-            !itf_text_is_branch(w->texts + w->toff[l->pcidx], w->tl[l->pcidx])) {
-            if (TZ_GROW(w->cuts, w->cutcap, w->ncuts + 1) < 0)
-                return oom(w);
+        const wline *l = &w->fk->lines[j - 1];
+        if (!exc && j < w->fk->nlines && N->total < ITF_MAX_BLOCK && depth < ITF_MAX_NEST &&
+            !(l->flags & LF_BR)) {
+            if (GROW(w->cuts, w->cutcap, w->ncuts + 1) < 0)
+                return oomf(w);
             w->cuts[w->ncuts] = (icut){N->total, 0, NONE};
             if (N->cut == NONE)
                 N->cut = (uint32_t)w->ncuts;
@@ -265,44 +383,48 @@ static int flush_gen(wr *w)
     if (build_nodes(w) < 0)
         return -1;
     uint32_t key[ITF_MAX_BLOCK + 1];
+    uint64_t fk[ITF_MAX_BLOCK + 1];
     size_t i;
     uint64_t lastint = 0;
     for (size_t nd = 0; nd < w->nnodes; nd++) {
         inode *N = &w->nodes[nd];
+        /* the full variant key (instruction id, flags, address count per line) finds
+         * known variants with one lookup; blocks are interned for new variants only */
         size_t n = 0;
-        for (uint32_t p = N->piece; p != NONE; p = w->pieces[p].next)
-            for (uint32_t q = 0; q < w->pieces[p].len; q++)
-                key[n++] = w->lines[w->pieces[p].start + q].pcidx;
-        size_t i0 = w->pieces[N->piece].start;
-        int isnew;
-        long bid = itf_kmap_intern(&w->blocks, key, n * sizeof key[0], &isnew);
-        if (bid < 0)
-            return oom(w);
-        if (isnew) {
-            if (TZ_GROW(w->nvar, w->nvar_cap, (size_t)bid + 1) < 0)
-                return oom(w);
-            w->nvar[bid] = 0;
+        for (uint32_t p = N->piece; p != NONE; p = w->pieces[p].next) {
+            const wline *l = &w->fk->lines[w->pieces[p].start];
+            for (uint32_t q = 0; q < w->pieces[p].len; q++, l++)
+                fk[n++] = (uint64_t)l->pcidx | (uint64_t)l->flags << 32 | (uint64_t)l->nmem << 40;
         }
-        /* variant key */
-        tz_buf_reset(&w->scratch);
-        itf_put_uv(&w->scratch, (uint64_t)bid);
-        for (uint32_t p = N->piece; p != NONE; p = w->pieces[p].next)
-            for (uint32_t q = 0; q < w->pieces[p].len; q++) {
-                const wline *l = &w->lines[w->pieces[p].start + q];
-                tz_buf_putc(&w->scratch, (char)l->flags);
-                itf_put_uv(&w->scratch, l->nmem);
-            }
-        (void)i0;
-        if (w->scratch.oom)
-            return oom(w);
-        long vid = itf_kmap_intern(&w->vars, w->scratch.s, w->scratch.len, &isnew);
+        int isnew;
+        long vid = itf_kmap_intern(&w->fvars, fk, n * sizeof fk[0], &isnew);
         if (vid < 0)
-            return oom(w);
+            return oomf(w);
         if (isnew) {
-            tz_buf_put(&w->d[D_VAR], w->scratch.s, w->scratch.len);
-            if (TZ_GROW(w->varlocal, w->varlocal_cap, (size_t)vid + 1) < 0 ||
-                TZ_GROW(w->succ, w->succ_cap, (size_t)vid + 1) < 0)
-                return oom(w);
+            for (size_t q = 0; q < n; q++)
+                key[q] = (uint32_t)fk[q];
+            long bid = itf_kmap_intern(&w->blocks, key, n * sizeof key[0], &isnew);
+            if (bid < 0)
+                return oomf(w);
+            if (isnew) {
+                if (GROW(w->nvar, w->nvar_cap, (size_t)bid + 1) < 0)
+                    return oomf(w);
+                w->nvar[bid] = 0;
+            }
+            /* variant key: uv block id, then per line u8 flags + uv address count */
+            uint8_t vk[10 + ITF_MAX_BLOCK * 11];
+            size_t vn = put_uv_raw(vk, (uint64_t)bid);
+            for (size_t q = 0; q < n; q++) {
+                vk[vn++] = (uint8_t)(fk[q] >> 32) & (LF_CCFAIL | LF_EXC);
+                vn += put_uv_raw(vk + vn, fk[q] >> 40);
+            }
+            long v2 = itf_kmap_intern(&w->vars, vk, vn, &isnew);
+            if (v2 != vid || !isnew) /* one-to-one with the full keys */
+                return v2 < 0 ? oomf(w) : traza_err_set(w->ferr, TRAZA_E_INTERNAL, "itf: variant tables disagree");
+            tz_buf_put(&w->d[D_VAR], vk, vn);
+            if (GROW(w->varlocal, w->varlocal_cap, (size_t)vid + 1) < 0 ||
+                GROW(w->succ, w->succ_cap, (size_t)vid + 1) < 0)
+                return oomf(w);
             w->varlocal[vid] = w->nvar[bid]++;
             memset(&w->succ[vid], 0, sizeof w->succ[vid]);
         }
@@ -313,18 +435,18 @@ static int flush_gen(wr *w)
         succ_list *ctx = N->prev == PREV_START ? &w->start
                          : N->prev == PREV_INTR ? &w->intr
                                                 : &w->succ[w->nodes[N->prev].var];
-        if (succ_code(w, ctx, (uint32_t)vid, &w->s[S_SEQ]) < 0)
+        if (succ_code(w, ctx, (uint32_t)vid, &w->fk->s[S_SEQ]) < 0)
             return -1;
         if (N->cut != NONE) { /* interrupt record */
             size_t nc = 0;
             for (uint32_t c = N->cut; c != NONE; c = w->cuts[c].next)
                 nc++;
-            itf_put_uv(&w->s[S_INT], nd - lastint);
-            itf_put_uv(&w->s[S_INT], nc);
+            itf_put_uv(&w->fk->s[S_INT], nd - lastint);
+            itf_put_uv(&w->fk->s[S_INT], nc);
             uint32_t pk = 0;
             for (uint32_t c = N->cut; c != NONE; c = w->cuts[c].next) {
-                itf_put_uv(&w->s[S_INT], w->cuts[c].k - pk);
-                itf_put_uv(&w->s[S_INT], w->cuts[c].m - 1);
+                itf_put_uv(&w->fk->s[S_INT], w->cuts[c].k - pk);
+                itf_put_uv(&w->fk->s[S_INT], w->cuts[c].m - 1);
                 pk = w->cuts[c].k;
             }
             lastint = nd;
@@ -333,8 +455,8 @@ static int flush_gen(wr *w)
         w->info.block_instances++;
     }
     /* 2. addresses, grouped per instruction */
-    if (TZ_GROW(w->pc_gen, w->pcg_cap1, w->npc + 1) < 0 || TZ_GROW(w->pc_grp, w->pcg_cap2, w->npc + 1) < 0)
-        return oom(w);
+    if (GROW(w->pc_gen, w->pcg_cap1, w->fk->npc + 1) < 0 || GROW(w->pc_grp, w->pcg_cap2, w->fk->npc + 1) < 0)
+        return oomf(w);
     if (w->pcg_init < w->pcg_cap1) {
         memset(w->pc_gen + w->pcg_init, 0, (w->pcg_cap1 - w->pcg_init) * sizeof *w->pc_gen);
         w->pcg_init = w->pcg_cap1;
@@ -347,14 +469,14 @@ static int flush_gen(wr *w)
     int64_t *dd = NULL;
     size_t *fail = NULL;
     size_t *cur = NULL;
-    for (i = 0; i < w->nlines; i++) {
-        wline *l = &w->lines[i];
+    for (i = 0; i < w->fk->nlines; i++) {
+        wline *l = &w->fk->lines[i];
         if (!l->nmem)
             continue;
         uint32_t p = l->pcidx;
-        if (w->pc_gen[p] != w->chunkno + 1) {
-            w->pc_gen[p] = w->chunkno + 1;
-            if (TZ_GROW(gpc, gc1, ng + 1) < 0 || TZ_GROW(gcnt, gc2, ng + 1) < 0 || TZ_GROW(gstart, gc3, ng + 1) < 0)
+        if (w->pc_gen[p] != w->fk->chunkno + 1) {
+            w->pc_gen[p] = w->fk->chunkno + 1;
+            if (GROW(gpc, gc1, ng + 1) < 0 || GROW(gcnt, gc2, ng + 1) < 0 || GROW(gstart, gc3, ng + 1) < 0)
                 goto nomem;
             w->pc_grp[p] = (uint32_t)ng;
             gpc[ng] = p;
@@ -379,17 +501,17 @@ static int flush_gen(wr *w)
         goto nomem;
     {
         size_t mo = 0;
-        for (i = 0; i < w->nlines; i++) {
-            wline *l = &w->lines[i];
+        for (i = 0; i < w->fk->nlines; i++) {
+            wline *l = &w->fk->lines[i];
             if (l->flags & LF_EXC)
                 continue;
             size_t g = l->nmem ? w->pc_grp[l->pcidx] : 0;
             for (uint32_t k = 0; k < l->nmem; k++)
-                addr[gstart[g] + cur[g]++] = w->mems[mo + k];
+                addr[gstart[g] + cur[g]++] = w->fk->mems[mo + k];
             mo += l->nmem;
         }
     }
-    itf_enc_streams es = {&w->s[S_MEMH], &w->s[S_ARAW], &w->s[S_APER], &w->s[S_APAT], &w->s[S_ADIST], &w->s[S_ASEQ], &w->s[S_AOFF]};
+    itf_enc_streams es = {&w->fk->s[S_MEMH], &w->fk->s[S_ARAW], &w->fk->s[S_APER], &w->fk->s[S_APAT], &w->fk->s[S_ADIST], &w->fk->s[S_ASEQ], &w->fk->s[S_AOFF]};
     uint32_t preva0 = 0;
     /* groups in order of first execution in the chunk: the reader derives them from
      * the decoded lines, so neither the instruction nor the count is stored */
@@ -400,13 +522,13 @@ static int flush_gen(wr *w)
         dd[0] = a[0];
         for (size_t k = 1; k < n; k++)
             dd[k] = (int64_t)(int32_t)(a[k] - a[k - 1]);
-        itf_put_sv(&w->s[S_MA0], (int64_t)(int32_t)(a[0] - preva0));
+        itf_put_sv(&w->fk->s[S_MA0], (int64_t)(int32_t)(a[0] - preva0));
         preva0 = a[0];
-        uint64_t seed = w->chunkno * 1000003u + g;
+        uint64_t seed = w->fk->chunkno * 1000003u + g;
         static const int CS[7] = {S_MEMH, S_ARAW, S_APER, S_APAT, S_ADIST, S_ASEQ, S_AOFF};
         size_t st0[7];
         for (int k = 0; k < 7; k++)
-            st0[k] = w->s[CS[k]].len;
+            st0[k] = w->fk->s[CS[k]].len;
         int codec = itf_mem_encode(dd, n, w->o.mem, w->o.lossy, &es, fail, seed);
         if (codec < 0)
             goto nomem;
@@ -416,14 +538,14 @@ static int flush_gen(wr *w)
             /* decode what was just written: the lossy codecs' real output */
             itf_rd rd[7];
             for (int k = 0; k < 7; k++)
-                rd[k] = w->s[CS[k]].s ? (itf_rd){(const uint8_t *)w->s[CS[k]].s + st0[k],
-                                                 (const uint8_t *)w->s[CS[k]].s + w->s[CS[k]].len, 0}
+                rd[k] = w->fk->s[CS[k]].s ? (itf_rd){(const uint8_t *)w->fk->s[CS[k]].s + st0[k],
+                                                 (const uint8_t *)w->fk->s[CS[k]].s + w->fk->s[CS[k]].len, 0}
                                       : (itf_rd){NULL, NULL, 0};
             itf_dec_streams ds = {&rd[1], &rd[2], &rd[3], &rd[4], &rd[5], &rd[6]};
             uint32_t *o = dec + gstart[g];
             uint64_t hc = itf_get_uv(&rd[0]);
             if (itf_mem_decode((int)hc, &rd[0], &ds, a[0], o, n, seed) < 0) {
-                traza_err_set(w->err, TRAZA_E_INTERNAL, "itf: lossy self-check failed");
+                traza_err_set(w->ferr, TRAZA_E_INTERNAL, "itf: lossy self-check failed");
                 goto out;
             }
             for (size_t k = 0; k < n; k++)
@@ -432,8 +554,8 @@ static int flush_gen(wr *w)
     }
     if (w->o.lossy) {
         memset(cur, 0, (ng + 1) * sizeof *cur);
-        for (i = 0; i < w->nlines; i++) {
-            wline *l = &w->lines[i];
+        for (i = 0; i < w->fk->nlines; i++) {
+            wline *l = &w->fk->lines[i];
             if (!l->nmem)
                 continue;
             size_t g = w->pc_grp[l->pcidx];
@@ -444,7 +566,7 @@ static int flush_gen(wr *w)
     rc = 0;
     goto out;
 nomem:
-    rc = oom(w);
+    rc = oomf(w);
 out:
     free(gpc);
     free(gcnt);
@@ -459,26 +581,124 @@ out:
 
 static int flush_chunk(wr *w)
 {
-    if (w->nlines == 0)
+    if (w->fk->nlines == 0)
         return 0;
     if (w->model == 0 && flush_gen(w) < 0)
         return -1;
     tz_buf payload;
     tz_buf_init(&payload);
-    int rc = pack_all(w, w->s, S_NSTREAMS, STREAM_COMP, &payload);
+    int rc = pack_all(w, w->fk->s, S_NSTREAMS, STREAM_COMP, &payload);
     uint64_t off = w->off;
     if (rc == 0)
         rc = write_frame(w, &payload);
     if (rc == 0)
-        rc = ix_add(w, off, payload.len + 8, w->chunk_rec, w->nlines);
+        rc = ix_add(w, off, payload.len + 8, w->fk->chunk_rec, w->fk->nlines);
     tz_buf_free(&payload);
     for (int k = 0; k < S_NSTREAMS; k++)
-        tz_buf_reset(&w->s[k]);
-    w->nlines = 0;
-    w->nmems = 0;
-    w->chunk_rec = 0;
-    w->chunkno++;
+        tz_buf_reset(&w->fk->s[k]);
+    w->fk->nlines = 0;
+    w->fk->nmems = 0;
+    w->fk->chunk_rec = 0;
     return rc;
+}
+
+/* Worker thread: models and writes the chunk handed over in fk while the calling
+ * thread parses the next one into pk. Chunks are written in order, by the same code
+ * as without the thread, so the output does not depend on the thread count. */
+static void *worker_main(void *arg)
+{
+    wr *w = arg;
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        while (!w->busy && !w->quit)
+            pthread_cond_wait(&w->cv, &w->mu);
+        if (!w->busy)
+            break;
+        pthread_mutex_unlock(&w->mu);
+        int rc = w->failed ? 0 : flush_chunk(w);
+        pthread_mutex_lock(&w->mu);
+        if (rc < 0)
+            w->failed = 1;
+        w->busy = 0;
+        pthread_cond_broadcast(&w->cv);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+/* Waits until the worker is idle; -1 (with its error) if it failed. */
+static int worker_wait(wr *w)
+{
+    if (!w->started)
+        return 0;
+    pthread_mutex_lock(&w->mu);
+    while (w->busy)
+        pthread_cond_wait(&w->cv, &w->mu);
+    int failed = w->failed;
+    pthread_mutex_unlock(&w->mu);
+    if (failed) {
+        *w->err = w->werr;
+        return -1;
+    }
+    return 0;
+}
+
+static void worker_stop(wr *w)
+{
+    if (!w->started)
+        return;
+    pthread_mutex_lock(&w->mu);
+    while (w->busy)
+        pthread_cond_wait(&w->cv, &w->mu);
+    w->quit = 1;
+    pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    pthread_join(w->th, NULL);
+    pthread_cond_destroy(&w->cv);
+    pthread_mutex_destroy(&w->mu);
+    w->started = 0;
+}
+
+/* The parsed chunk is complete: model and write it (on the worker when threaded). */
+static int handoff(wr *w)
+{
+    if (w->pk->nlines == 0)
+        return 0;
+    if (!w->threaded) {
+        w->fk = w->pk;
+        w->fk->npc = w->npc;
+        int rc = flush_chunk(w);
+        w->pk->chunkno = ++w->pchunk;
+        return rc;
+    }
+    if (!w->started) {
+        w->ferr = &w->werr;
+        traza_err_clear(&w->werr);
+        if (pthread_mutex_init(&w->mu, NULL) != 0)
+            return traza_err_set(w->err, TRAZA_E_IO, "itf: cannot create a mutex");
+        if (pthread_cond_init(&w->cv, NULL) != 0) {
+            pthread_mutex_destroy(&w->mu);
+            return traza_err_set(w->err, TRAZA_E_IO, "itf: cannot create a condition variable");
+        }
+        if (pthread_create(&w->th, NULL, worker_main, w) != 0) {
+            pthread_cond_destroy(&w->cv);
+            pthread_mutex_destroy(&w->mu);
+            return traza_err_set(w->err, TRAZA_E_IO, "itf: cannot start the worker thread");
+        }
+        w->started = 1;
+    }
+    if (worker_wait(w) < 0)
+        return -1;
+    wck *t = w->fk == w->pk ? &w->ck[w->pk == &w->ck[0]] : w->fk; /* the free buffer */
+    pthread_mutex_lock(&w->mu);
+    w->fk = w->pk;
+    w->fk->npc = w->npc;
+    w->busy = 1;
+    pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    w->pk = t;
+    w->pk->chunkno = ++w->pchunk;
+    return 0;
 }
 
 static int add_line_gen(wr *w, const char *s, size_t n)
@@ -489,64 +709,73 @@ static int add_line_gen(wr *w, const char *s, size_t n)
     int ok = itf_gen_parse(s, n, &g, mem, MAXMEM);
     if (ok) {
         int64_t idx;
-        if (tz_imap_get(&w->pcmap, g.pc, &idx)) {
-            if (w->tl[idx] != g.textlen || memcmp(w->texts + w->toff[idx], g.text, g.textlen) != 0)
+        uint32_t cs = (g.pc >> 1 ^ g.pc >> 13) & 4095;
+        int hit = w->pcc_id[cs] && w->pcc_pc[cs] == g.pc;
+        if (hit)
+            idx = (int64_t)w->pcc_id[cs] - 1;
+        if (hit || tz_imap_get(&w->pcmap, g.pc, &idx)) {
+            if (!hit) {
+                w->pcc_pc[cs] = g.pc;
+                w->pcc_id[cs] = (uint32_t)idx + 1;
+            }
+            if (w->tl[idx] != g.textlen || !itf_eq(w->texts + w->toff[idx], g.text, g.textlen))
                 ok = 0;
         } else {
             idx = (int64_t)w->npc;
-            if (tz_imap_put(&w->pcmap, g.pc, idx) < 0 || TZ_GROW(w->toff, w->toffcap, w->npc + 1) < 0 ||
-                TZ_GROW(w->tl, w->tlcap, w->npc + 1) < 0 || TZ_GROW(w->texts, w->tcap, w->tlen + g.textlen + 1) < 0)
+            if (tz_imap_put(&w->pcmap, g.pc, idx) < 0 || GROW(w->toff, w->toffcap, w->npc + 1) < 0 ||
+                GROW(w->tl, w->tlcap, w->npc + 1) < 0 || GROW(w->texts, w->tcap, w->tlen + g.textlen + 1) < 0)
                 return oom(w);
             memcpy(w->texts + w->tlen, g.text, g.textlen);
             w->toff[w->npc] = w->tlen;
             w->tl[w->npc] = (uint32_t)g.textlen;
             w->tlen += g.textlen;
-            if (TZ_GROW(w->pcs, w->pcscap, w->npc + 1) < 0)
+            if (GROW(w->pcs, w->pcscap, w->npc + 1) < 0 || GROW(w->isbr, w->isbrcap, w->npc + 1) < 0)
                 return oom(w);
             w->pcs[w->npc] = g.pc;
+            w->isbr[w->npc] = itf_text_is_branch(g.text, g.textlen) ? LF_BR : 0;
             w->npc++;
         }
         if (ok) {
             l.pc = g.pc;
             l.pcidx = (uint32_t)idx;
             l.nmem = (uint32_t)g.nmem;
-            l.flags = g.ccfail ? LF_CCFAIL : 0;
-            if (TZ_GROW(w->mems, w->mcap, w->nmems + g.nmem) < 0)
+            l.flags = (uint8_t)((g.ccfail ? LF_CCFAIL : 0) | w->isbr[idx]);
+            if (GROW(w->pk->mems, w->pk->mcap, w->pk->nmems + g.nmem) < 0)
                 return oom(w);
             if (g.nmem)
-                memcpy(w->mems + w->nmems, mem, g.nmem * sizeof mem[0]);
-            w->nmems += g.nmem;
+                memcpy(w->pk->mems + w->pk->nmems, mem, g.nmem * sizeof mem[0]);
+            w->pk->nmems += g.nmem;
         }
     }
     if (!ok) {
         l.flags = LF_EXC;
-        itf_put_uv(&w->s[S_EXC], n);
-        tz_buf_put(&w->s[S_EXC], s, n);
-        w->info.exceptions++;
+        itf_put_uv(&w->pk->s[S_EXC], n);
+        tz_buf_put(&w->pk->s[S_EXC], s, n);
+        w->ps.exceptions++;
     }
-    if (TZ_GROW(w->lines, w->lcap, w->nlines + 1) < 0)
+    if (GROW(w->pk->lines, w->pk->lcap, w->pk->nlines + 1) < 0)
         return oom(w);
-    w->lines[w->nlines++] = l;
-    w->chunk_rec++;
-    w->info.instructions++;
-    if (w->nlines >= w->o.chunk)
-        return flush_chunk(w);
+    w->pk->lines[w->pk->nlines++] = l;
+    w->pk->chunk_rec++;
+    w->ps.instructions++;
+    if (w->pk->nlines >= w->o.chunk)
+        return handoff(w);
     return 0;
 }
 
 static int add_line_text(wr *w, const char *s, size_t n)
 {
     int rs = itf_is_record_start(w->dialect, s, n);
-    if (rs && (w->chunk_rec >= w->o.chunk || w->nlines >= 4 * (size_t)w->o.chunk) && flush_chunk(w) < 0)
+    if (rs && (w->pk->chunk_rec >= w->o.chunk || w->pk->nlines >= 4 * (size_t)w->o.chunk) && handoff(w) < 0)
         return -1;
-    if (!rs && w->nlines >= 16 * (size_t)w->o.chunk && flush_chunk(w) < 0)
+    if (!rs && w->pk->nlines >= 16 * (size_t)w->o.chunk && handoff(w) < 0)
         return -1;
     uint64_t nums[ITF_MAX_NUMS];
     size_t nn = itf_tokenize(s, n, &w->skel, nums);
     if (w->skel.oom)
         return oom(w);
-    if (w->nlines == 0)
-        itf_np_chunk(&w->np, w->chunkno);
+    if (w->pk->nlines == 0)
+        itf_np_chunk(&w->np, w->pk->chunkno);
     int isnew;
     long id = itf_kmap_intern(&w->skels, w->skel.s, w->skel.len, &isnew);
     if (id < 0)
@@ -557,19 +786,19 @@ static int add_line_text(wr *w, const char *s, size_t n)
         if (itf_np_add_skel(&w->np, (const uint8_t *)w->skel.s, w->skel.len, nn) != id)
             return oom(w);
     }
-    itf_put_uv(&w->s[S_SKL], (uint64_t)id); /* plain ids: LZMA finds the repeats */
+    itf_put_uv(&w->pk->s[S_SKL], (uint64_t)id); /* plain ids: LZMA finds the repeats */
     itf_np_begin(&w->np, (uint32_t)id);
     static const int NS[4] = {S_NUM, S_NUM1, S_NUM2, S_NUM3};
     for (size_t k = 0; k < nn; k++) {
         uint64_t p = itf_np_predict(&w->np, (uint32_t)id, k, nums);
-        itf_put_sv(&w->s[NS[k < 3 ? k : 3]], (int64_t)(nums[k] - p));
+        itf_put_sv(&w->pk->s[NS[k < 3 ? k : 3]], (int64_t)(nums[k] - p));
         itf_np_update(&w->np, (uint32_t)id, k, nums);
     }
     itf_np_end(&w->np, (uint32_t)id, nums);
-    w->nlines++;
+    w->pk->nlines++;
     if (rs) {
-        w->chunk_rec++;
-        w->info.instructions++;
+        w->pk->chunk_rec++;
+        w->ps.instructions++;
     }
     return 0;
 }
@@ -585,6 +814,7 @@ static void wr_free(wr *w)
         free(w->succ[i].v);
     itf_kmap_free(&w->blocks);
     itf_kmap_free(&w->vars);
+    itf_kmap_free(&w->fvars);
     itf_kmap_free(&w->skels);
     free(w->varlocal);
     free(w->nvar);
@@ -596,11 +826,14 @@ static void wr_free(wr *w)
     free(w->cuts);
     for (int k = 0; k < D_NSTREAMS; k++)
         tz_buf_free(&w->d[k]);
-    for (int k = 0; k < S_NSTREAMS; k++)
-        tz_buf_free(&w->s[k]);
+    for (int c = 0; c < 2; c++) {
+        for (int k = 0; k < S_NSTREAMS; k++)
+            tz_buf_free(&w->ck[c].s[k]);
+        free(w->ck[c].lines);
+        free(w->ck[c].mems);
+    }
+    free(w->isbr);
     itf_np_free(&w->np);
-    free(w->lines);
-    free(w->mems);
     free(w->pc_gen);
     free(w->pc_grp);
     free(w->ix);
@@ -690,15 +923,56 @@ static int write_gen_dict(wr *w)
 
 static int finish(wr *w, int nl_missing)
 {
-    if (flush_chunk(w) < 0)
+    if (handoff(w) < 0)
         return -1;
+    /* line model with the worker packing the last chunk: the dictionary is complete
+     * once the text is parsed, so it is packed here meanwhile (counters kept apart) */
+    tz_buf dpay;
+    tz_buf_init(&dpay);
+    pack_job dj;
+    memset(&dj, 0, sizeof dj);
+    int dict_early = w->started && w->model == 1;
+    if (dict_early) {
+        dj = (pack_job){.backend = w->o.backend, .bufs = w->d, .comp = DICT_COMP, .from = 0, .to = D_NSTREAMS, .out = &dpay};
+        traza_err_clear(&dj.err);
+        for (int k = 0; k < D_NSTREAMS; k++)
+            if (w->d[k].oom)
+                dj.rc = -1;
+        if (dj.rc == 0)
+            pack_range(&dj);
+        else
+            traza_err_set(&dj.err, TRAZA_E_NOMEM, "itf: out of memory");
+    }
+    if (worker_wait(w) < 0) {
+        tz_buf_free(&dpay);
+        return -1;
+    }
+    worker_stop(w);
+    w->ferr = w->err;
+    w->info.lines = w->ps.lines;
+    w->info.original_size = w->ps.original_size;
+    w->info.instructions = w->ps.instructions;
+    w->info.exceptions = w->ps.exceptions;
     if (w->model == 0 && write_gen_dict(w) < 0)
         return -1;
     /* dictionaries */
     tz_buf payload;
     tz_buf_init(&payload);
     uint64_t dict_off = w->off;
-    int rc = pack_all(w, w->d, D_NSTREAMS, DICT_COMP, &payload);
+    int rc = 0;
+    if (dict_early) {
+        if (dj.rc < 0 || dpay.oom) {
+            *w->err = dj.err;
+            rc = dj.rc < 0 ? -1 : oom(w);
+        } else
+            for (int c = 0; c < TRAZA_ITF_NCOMP; c++) {
+                w->info.comp_bytes[c] += dj.cb[c];
+                w->info.raw_bytes[c] += dj.rb[c];
+            }
+        tz_buf_free(&payload);
+        payload = dpay; /* the packed dictionary */
+    } else
+        rc = pack_all(w, w->d, D_NSTREAMS, DICT_COMP, &payload);
     if (rc == 0)
         rc = write_frame(w, &payload);
     tz_buf_reset(&payload);
@@ -751,9 +1025,10 @@ out:
 int traza_itf_compress(const char *inpath, const char *outpath, const traza_itf_opts *opts, traza_itf_info *info,
                        traza_err *err)
 {
-    wr *w = calloc(1, sizeof *w);
+    wr *w = aligned_alloc(_Alignof(wr), sizeof *w);
     if (!w)
         return traza_err_set(err, TRAZA_E_NOMEM, "itf: out of memory");
+    memset(w, 0, sizeof *w);
     w->err = err;
     traza_itf_opts_init(&w->o);
     if (opts)
@@ -771,12 +1046,17 @@ int traza_itf_compress(const char *inpath, const char *outpath, const traza_itf_
     tz_imap_init(&w->pcmap);
     itf_kmap_init(&w->blocks);
     itf_kmap_init(&w->vars);
+    itf_kmap_init(&w->fvars);
     itf_kmap_init(&w->skels);
     itf_np_init(&w->np);
     for (int k = 0; k < D_NSTREAMS; k++)
         tz_buf_init(&w->d[k]);
-    for (int k = 0; k < S_NSTREAMS; k++)
-        tz_buf_init(&w->s[k]);
+    for (int c = 0; c < 2; c++)
+        for (int k = 0; k < S_NSTREAMS; k++)
+            tz_buf_init(&w->ck[c].s[k]);
+    w->pk = w->fk = &w->ck[0];
+    w->ferr = err;
+    w->threaded = w->o.threads > 1;
     tz_buf_init(&w->scratch);
     tz_buf_init(&w->skel);
     itf_cache_init(&w->c_orig);
@@ -829,8 +1109,8 @@ int traza_itf_compress(const char *inpath, const char *outpath, const traza_itf_
             if (eof) {
                 if (end > start) {
                     nl_missing = 1;
-                    w->info.lines++;
-                    w->info.original_size += end - start;
+                    w->ps.lines++;
+                    w->ps.original_size += end - start;
                     if ((w->model == 0 ? add_line_gen(w, buf + start, end - start)
                                        : add_line_text(w, buf + start, end - start)) < 0)
                         goto done;
@@ -845,7 +1125,7 @@ int traza_itf_compress(const char *inpath, const char *outpath, const traza_itf_
             if (end == cap) {
                 if (cap >= ((size_t)1 << 30)) {
                     traza_err_set(err, TRAZA_E_PARSE, "%s: line %llu is longer than 1 GiB", inpath,
-                                  (unsigned long long)w->info.lines + 1);
+                                  (unsigned long long)w->ps.lines + 1);
                     goto done;
                 }
                 char *nb = realloc(buf, cap * 2);
@@ -865,8 +1145,8 @@ int traza_itf_compress(const char *inpath, const char *outpath, const traza_itf_
             continue;
         }
         size_t n = (size_t)(nl - (buf + start));
-        w->info.lines++;
-        w->info.original_size += n + 1;
+        w->ps.lines++;
+        w->ps.original_size += n + 1;
         if ((w->model == 0 ? add_line_gen(w, buf + start, n) : add_line_text(w, buf + start, n)) < 0)
             goto done;
         start += n + 1;
@@ -888,6 +1168,7 @@ int traza_itf_compress(const char *inpath, const char *outpath, const traza_itf_
         *info = w->info;
     rc = 0;
 done:
+    worker_stop(w);
     if (w->out) {
         fclose(w->out);
         remove(outpath);

@@ -100,6 +100,24 @@ for spec in "0 1" "0 5" "999 3" "1000 1" "4321 1000" "14990 100"; do
   [ "$want" == "$got" ] || { ok=0; fail "extract --from $1 --count $2 matches full decompression"; }
 done
 [ $ok = 1 ] && pass "extract matches full decompression across chunk boundaries"
+# threaded decompression: the same bytes for any thread count (chunks written in order)
+ok=1
+for t in 1 2 3 7; do
+  "$TRAZA" itf decompress "$TMP/loop.tzi" --threads $t -o "$TMP/th.out" || ok=0
+  cmp -s "$TMP/th.out" "$TMP/loop.itf" || { ok=0; fail "decompress --threads $t is byte-exact"; }
+done
+[ $ok = 1 ] && pass "decompress --threads 1/2/3/7: byte-exact, same output"
+# threaded compression: byte-identical .tzi for any thread count
+ok=1
+for t in 1 2 3; do
+  "$TRAZA" itf compress "$TMP/loop.itf" -o "$TMP/th$t.tzi" --chunk 1000 --threads $t -q || ok=0
+  cmp -s "$TMP/th$t.tzi" "$TMP/loop.tzi" || { ok=0; fail "compress --threads $t gives the same .tzi"; }
+done
+"$TRAZA" itf compress "$TMP/loop.itf" -o "$TMP/thl1.tzi" --chunk 700 --lossy --threads 1 -q
+"$TRAZA" itf compress "$TMP/loop.itf" -o "$TMP/thl2.tzi" --chunk 700 --lossy --threads 2 -q
+cmp -s "$TMP/thl1.tzi" "$TMP/thl2.tzi" || { ok=0; fail "lossy compress --threads 2 gives the same .tzi"; }
+[ $ok = 1 ] && pass "compress --threads 1/2/3 (and lossy 1/2): identical .tzi"
+check_rc "--threads 0 is a usage error" 2 "$TRAZA" itf decompress "$TMP/loop.tzi" --threads 0
 check_rc "extract beyond the end is a usage error" 2 "$TRAZA" itf extract "$TMP/loop.tzi" --from 99999999 --count 1
 check_contains "beyond-end message" "$OUT" "beyond the end"
 check_rc "distribution without --lossy is a usage error" 2 "$TRAZA" itf compress "$TMP/loop.itf" -o "$TMP/l.tzi" --mem distribution
@@ -163,6 +181,8 @@ cp "$TMP/loop.tzi" "$TMP/flip.tzi"
 printf '\xff' | dd of="$TMP/flip.tzi" bs=1 seek=40 conv=notrunc 2>/dev/null
 check_rc "corrupt chunk rejected" 1 "$TRAZA" itf decompress "$TMP/flip.tzi" -o /dev/null
 check_contains "checksum message" "$OUT" "checksum"
+check_rc "corrupt chunk rejected (--threads 3)" 1 "$TRAZA" itf decompress "$TMP/flip.tzi" -o /dev/null --threads 3
+check_contains "checksum message (--threads 3)" "$OUT" "checksum"
 printf 'hello' >"$TMP/bad.tzi"
 check_rc "bad magic rejected" 1 "$TRAZA" itf stats "$TMP/bad.tzi"
 check_contains "magic message" "$OUT" "not a .tzi"
@@ -193,8 +213,14 @@ else skip "tarmac" "../shared/data absent"; fi
 f=$DATA/gen/itf/mcu-cortex-m3/freertos_blinky_icount5.itf.xz
 if [ -f "$f" ]; then
   rt "round trip: real .itf.xz (freertos, 1M instructions)" "$f"
+  "$TRAZA" itf decompress "$TMP/rt.tzi" --threads 1 -o "$TMP/rt1.out"
+  check_rc "freertos: --threads 1 and the default give the same bytes" 0 cmp -s "$TMP/rt1.out" "$TMP/rt.out"
   xz -dc "$f" | head -n 300000 >"$TMP/p.itf"
   "$TRAZA" itf compress "$TMP/p.itf" -o "$TMP/p.tzi" --chunk 50000 -q
+  "$TRAZA" itf compress "$TMP/p.itf" -o "$TMP/p1.tzi" --chunk 50000 -q --threads 1
+  check_rc "real trace: compress --threads 1 = default threads" 0 cmp -s "$TMP/p.tzi" "$TMP/p1.tzi"
+  "$TRAZA" itf decompress "$TMP/p.tzi" --threads 2 -o "$TMP/p.out"
+  check_rc "real trace: 6 chunks round trip on 2 threads" 0 cmp -s "$TMP/p.out" "$TMP/p.itf"
   want=$(sed -n '149001,150200p' "$TMP/p.itf")
   got=$("$TRAZA" itf extract "$TMP/p.tzi" --from 149000 --count 1200)
   check_eq "real trace: extract across a chunk boundary" "$want" "$got"
