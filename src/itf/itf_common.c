@@ -554,25 +554,30 @@ int itf_skel_count(const uint8_t *k, size_t len, size_t *nnums)
 
 int itf_skel_render(tz_buf *b, const uint8_t *k, size_t len, const uint64_t *nums, size_t nnums)
 {
-    size_t nn = 0, lit = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (k[i] != 1)
-            continue;
-        tz_buf_put(b, k + lit, i - lit);
-        if (i + 1 >= len)
+    /* One reservation per line (a number takes at most 20 characters), then the
+     * literal runs found with memchr and the numbers written in place. */
+    if (nnums > len || tz_buf_reserve(b, len + 20 * nnums) < 0)
+        return -1;
+    char *o = b->s + b->len;
+    size_t nn = 0, i = 0;
+    while (i < len) {
+        const uint8_t *m = memchr(k + i, 1, len - i);
+        size_t j = m ? (size_t)(m - k) : len;
+        memcpy(o, k + i, j - i);
+        o += j - i;
+        if (j == len)
+            break;
+        if (j + 1 >= len)
             return -1;
-        if (k[i + 1] == 0) {
-            tz_buf_putc(b, 1);
-            i++;
-            lit = i + 1;
+        if (k[j + 1] == 0) { /* an escaped 0x01 */
+            *o++ = 1;
+            i = j + 2;
             continue;
         }
-        if (i + 2 >= len || nn >= nnums)
+        if (j + 2 >= len || nn >= nnums)
             return -1;
-        int kind = k[i + 1], w = k[i + 2];
+        int kind = k[j + 1], w = k[j + 2];
         uint64_t v = nums[nn++];
-        char t[24];
-        int tl = 0;
         if (kind == NK_DEC || kind == NK_DECW) {
             char r[24];
             int rl = 0;
@@ -584,23 +589,21 @@ int itf_skel_render(tz_buf *b, const uint8_t *k, size_t len, const uint64_t *num
                 while (rl < w && rl < 20)
                     r[rl++] = '0';
             while (rl)
-                t[tl++] = r[--rl];
+                *o++ = r[--rl];
         } else {
             const char *dg = kind == NK_HEXU ? "0123456789ABCDEF" : HEXD;
             if (w > 16)
                 return -1;
             for (int q = w - 1; q >= 0; q--) {
-                t[q] = dg[v & 15];
+                o[q] = dg[v & 15];
                 v >>= 4;
             }
-            tl = w;
+            o += w;
         }
-        tz_buf_put(b, t, (size_t)tl);
-        i += 2;
-        lit = i + 1;
+        i = j + 3;
     }
-    if (len > lit) /* k may be NULL for an empty skeleton */
-        tz_buf_put(b, k + lit, len - lit);
+    b->len = (size_t)(o - b->s);
+    b->s[b->len] = '\0';
     return 0;
 }
 

@@ -100,15 +100,11 @@ uint64_t itf_np_predict(const itf_np *np, uint32_t id, size_t k, const uint64_t 
     return p[best];
 }
 
+/* Bits of the zig-zag form of a residual (0 for 0). */
 static uint32_t bits(uint64_t d)
 {
     uint64_t z = (d << 1) ^ (uint64_t)((int64_t)d >> 63);
-    uint32_t b = 0;
-    while (z) {
-        b++;
-        z >>= 1;
-    }
-    return b;
+    return z ? 64u - (uint32_t)__builtin_clzll(z) : 0u;
 }
 
 void itf_np_update(itf_np *np, uint32_t id, size_t k, const uint64_t *cur)

@@ -76,6 +76,8 @@ static int buf_reserve(tz_buf *b, size_t extra)
     return 0;
 }
 
+int tz_buf_reserve(tz_buf *b, size_t extra) { return buf_reserve(b, extra); }
+
 void tz_buf_put(tz_buf *b, const void *data, size_t n)
 {
     if (buf_reserve(b, n) < 0)

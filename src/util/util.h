@@ -28,6 +28,8 @@ void tz_buf_init(tz_buf *b);
 void tz_buf_free(tz_buf *b);
 void tz_buf_reset(tz_buf *b);
 void tz_buf_put(tz_buf *b, const void *data, size_t n);
+/* Room for `extra` more bytes (and the NUL) without another allocation; -1 on oom. */
+int tz_buf_reserve(tz_buf *b, size_t extra);
 void tz_buf_puts(tz_buf *b, const char *s);
 void tz_buf_putc(tz_buf *b, char c);
 void tz_buf_printf(tz_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
