@@ -18,6 +18,18 @@ FILES=${ITF_BENCH_FILES:-"$D/tarmac/calculator-aarch32-es-ld-st-style.tarmac $D/
 BIG=${ITF_BENCH_BIG:-$D/gen/itf/armhf-marm/bitcount.itf.xz}
 TH=${ITF_BENCH_THREADS:+--threads $ITF_BENCH_THREADS}   # ITF_BENCH_THREADS=N: traza --threads N
 now() { date +%s.%N; }
+# race TZI XZ: best of 3 of `traza itf decompress TZI` against `xz -dc XZ`, both to
+# /dev/null (dt, dx) and both writing a file (ft, fx: $W/t.out, $W/x.out)
+race() {
+  dt=999; dx=999; ft=999; fx=999
+  local ta tb tc
+  for _ in 1 2 3; do
+    ta=$(now); "$TRAZA" itf decompress "$1" -o /dev/null $TH; tb=$(now); xz -dc "$2" >/dev/null; tc=$(now)
+    dt=$(echo "if ($tb - $ta < $dt) $tb - $ta else $dt" | bc -l); dx=$(echo "if ($tc - $tb < $dx) $tc - $tb else $dx" | bc -l)
+    ta=$(now); "$TRAZA" itf decompress "$1" -o "$W/t.out" $TH; tb=$(now); xz -dc "$2" >"$W/x.out"; tc=$(now)
+    ft=$(echo "if ($tb - $ta < $ft) $tb - $ta else $ft" | bc -l); fx=$(echo "if ($tc - $tb < $fx) $tc - $tb else $fx" | bc -l)
+  done
+}
 printf '%-44s %11s %9s %9s %9s %9s %9s %7s %7s %7s %6s %6s %6s\n' file plain tzi xz-9 gzip-9 bzip2-9 zstd19L tzi/xz tzi/gz tzi/zst c-spd d-spd d-file
 lx=0; lg=0; lz=0; lb=0; n=0; worst=0
 for f in $FILES; do
@@ -36,13 +48,7 @@ for f in $FILES; do
   t3=$(now); xz -9 -T1 -c "$p" >"$W/x.xz"; t4=$(now)
   x=$(stat -c %s "$W/x.xz")
   # decompression: both to /dev/null, then both to a file, best of 3 each (the machine is shared)
-  dt=999; dx=999; ft=999; fx=999
-  for _ in 1 2 3; do
-    ta=$(now); "$TRAZA" itf decompress "$W/t.tzi" -o /dev/null $TH; tb=$(now); xz -dc "$W/x.xz" >/dev/null; tc=$(now)
-    dt=$(echo "if ($tb - $ta < $dt) $tb - $ta else $dt" | bc -l); dx=$(echo "if ($tc - $tb < $dx) $tc - $tb else $dx" | bc -l)
-    ta=$(now); "$TRAZA" itf decompress "$W/t.tzi" -o "$W/t.out" $TH; tb=$(now); xz -dc "$W/x.xz" >"$W/x.out"; tc=$(now)
-    ft=$(echo "if ($tb - $ta < $ft) $tb - $ta else $ft" | bc -l); fx=$(echo "if ($tc - $tb < $fx) $tc - $tb else $fx" | bc -l)
-  done
+  race "$W/t.tzi" "$W/x.xz"
   rm -f "$W/t.out" "$W/x.out"
   g=$(gzip -9 -c "$p" | wc -c); bz=$(bzip2 -9 -c "$p" | wc -c); z=$(zstd -19 --long -q -c "$p" | wc -c)
   cs=$(echo "($t4 - $t3) / $ct" | bc -l); ds=$(echo "$dx / $dt" | bc -l); fs=$(echo "$fx / $ft" | bc -l)
@@ -61,13 +67,7 @@ if [ -f "$BIG" ]; then
   "$TRAZA" itf compress "$W/big" -o "$W/big.tzi" -q $TH
   # decompression of the large ITF against xz -dc of its distributed .xz, best of 3,
   # both to /dev/null and both writing a file
-  dt=999; dx=999; ft=999; fx=999
-  for _ in 1 2 3; do
-    ta=$(now); "$TRAZA" itf decompress "$W/big.tzi" -o /dev/null $TH; tb=$(now); xz -dc "$BIG" >/dev/null; tc=$(now)
-    dt=$(echo "if ($tb - $ta < $dt) $tb - $ta else $dt" | bc -l); dx=$(echo "if ($tc - $tb < $dx) $tc - $tb else $dx" | bc -l)
-    ta=$(now); "$TRAZA" itf decompress "$W/big.tzi" -o "$W/t.out" $TH; tb=$(now); xz -dc "$BIG" >"$W/x.out"; tc=$(now)
-    ft=$(echo "if ($tb - $ta < $ft) $tb - $ta else $ft" | bc -l); fx=$(echo "if ($tc - $tb < $fx) $tc - $tb else $fx" | bc -l)
-  done
+  race "$W/big.tzi" "$BIG"
   cmp -s "$W/t.out" "$W/big" || { echo "ROUND TRIP FAILED on $BIG"; exit 1; }
   rm -f "$W/t.out" "$W/x.out"
   printf 'decompress %s (%d bytes): /dev/null traza %.1f ms, xz -dc %.1f ms (%.2fx); file traza %.1f ms, xz -dc %.1f ms (%.2fx)\n' \

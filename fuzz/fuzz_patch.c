@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "patch/patch_elf.h"
+#include "util/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -16,20 +17,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int fd = mkstemp(in);
     if (fd < 0)
         return 0;
-    size_t done = 0;
-    while (done < size) {
-        ssize_t w = write(fd, data + done, size - done);
-        if (w <= 0)
-            break;
-        done += (size_t)w;
-    }
+    int wrc = tz_write_all(fd, data, size);
     close(fd);
     char out[sizeof in + 8];
     snprintf(out, sizeof out, "%s.out", in);
     tz_sites s;
     traza_err err;
     memset(&s, 0, sizeof s);
-    if (done == size && tz_sites_find(in, &s, &err) == 0) {
+    if (wrc == 0 && tz_sites_find(in, &s, &err) == 0) {
         for (size_t i = 0; i < s.n; i++)
             s.v[i].want = !s.v[i].enabled;
         if (s.n && tz_sites_write(in, out, &s, &err) == 0) {

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <zstd.h>
 #include "itf/itf_internal.h"
+#include "util/hex8.h"
 #include "traza/grammar.h"
 
 /* ---------------- varints ---------------- */
@@ -269,28 +270,15 @@ long itf_kmap_intern(itf_kmap *m, const void *key, size_t len, int *isnew)
 }
 
 /* ---------------- dialects ---------------- */
-/* canonical gen lines use lower-case hex digits only; -1 marks any other byte */
-static const int8_t HEXV[256] = {
-    ['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
-    ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16};
 static int hex8(const char *s, uint32_t *v)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    { /* 8 lower-case digits as one word (as in util/lines_hex.h, without upper case) */
-        uint64_t w;
-        memcpy(&w, s, 8);
-        const uint64_t H = 0x8080808080808080ULL, L4 = 0x0F0F0F0F0F0F0F0FULL;
-        uint64_t dig = (w + 0x5050505050505050ULL) & ~(w + 0x4646464646464646ULL) & H; /* '0'..'9' */
-        uint64_t let = (w + 0x1F1F1F1F1F1F1F1FULL) & ~(w + 0x1919191919191919ULL) & H; /* 'a'..'f' */
-        if ((w & H) || (dig | let) != H)
-            return -1;
-        uint64_t x = (w & L4) + (let >> 7) * 9;
-        x = (x & 0x000F000F000F000FULL) << 4 | (x & 0x0F000F000F000F00ULL) >> 8;
-        x = (x & 0x000000FF000000FFULL) << 8 | (x & 0x00FF000000FF0000ULL) >> 16;
-        *v = (uint32_t)((x & 0xFFFF) << 16 | (x >> 32 & 0xFFFF));
-        return 0;
-    }
-#endif
+#ifdef TZ_HAVE_HEX8_WORD
+    return tz_hex8_word(s, 0, v); /* lower case only: the text must come back as it was */
+#else
+    /* canonical gen lines use lower-case hex digits only; 0 marks any other byte */
+    static const int8_t HEXV[256] = {
+        ['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+        ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16};
     uint32_t x = 0;
     int bad = 0;
     for (int i = 0; i < 8; i++) {
@@ -302,6 +290,7 @@ static int hex8(const char *s, uint32_t *v)
         return -1;
     *v = x;
     return 0;
+#endif
 }
 int itf_gen_pc(const char *line, size_t len, uint32_t *pc)
 {

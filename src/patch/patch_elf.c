@@ -327,15 +327,9 @@ int tz_sites_write(const char *in, const char *out, const tz_sites *s, traza_err
         free(tmp);
         return rc;
     }
-    size_t done = 0;
-    while (done < len) {
-        ssize_t w = write(fd, data + done, len - done);
-        if (w <= 0)
-            break;
-        done += (size_t)w;
-    }
+    int wrc = tz_write_all(fd, data, len);
     free(data);
-    if (close(fd) < 0 || done != len || fchmodat(AT_FDCWD, tmp, mode, 0) < 0 || rename(tmp, out) < 0) {
+    if (close(fd) < 0 || wrc < 0 || fchmodat(AT_FDCWD, tmp, mode, 0) < 0 || rename(tmp, out) < 0) {
         unlink(tmp);
         free(tmp);
         return traza_err_set(err, TRAZA_E_IO, "%s: write failed: %s", out, strerror(errno));

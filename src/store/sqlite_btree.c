@@ -465,39 +465,6 @@ static int io_fail(const char *path, const char *what, traza_err *err)
     return traza_err_set(err, TRAZA_E_IO, "%s: %s: %s", path, what, errno ? strerror(errno) : "short transfer");
 }
 
-static int pwrite_all(int fd, const unsigned char *b, size_t n, off_t off)
-{
-    while (n) {
-        ssize_t w = pwrite(fd, b, n, off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        b += w;
-        n -= (size_t)w;
-        off += w;
-    }
-    return 0;
-}
-
-static int pread_all(int fd, unsigned char *b, size_t n, off_t off)
-{
-    while (n) {
-        ssize_t r = pread(fd, b, n, off);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            if (r == 0)
-                errno = 0;
-            return -1;
-        }
-        b += r;
-        n -= (size_t)r;
-        off += r;
-    }
-    return 0;
-}
-
 int tz_btw_open(tz_btw **out, const char *spool_path, uint32_t page_size, traza_err *err)
 {
     tz_btw *t = calloc(1, sizeof *t);
@@ -530,7 +497,7 @@ static int btw_flush(tz_btw *t, traza_err *err)
     if (!t->nw)
         return 0;
     off_t off = (off_t)(t->npages - t->nw) * t->psize;
-    if (pwrite_all(t->fd, t->wbuf, t->nw * t->psize, off) < 0)
+    if (tz_pwrite_all(t->fd, t->wbuf, t->nw * t->psize, off) < 0)
         return io_fail(t->path, "cannot write", err);
     t->nw = 0;
     return 0;
@@ -606,7 +573,7 @@ static int btw_read(tz_btw *t, size_t i, unsigned char *buf, traza_err *err)
 {
     if (btw_flush(t, err) < 0)
         return -1;
-    if (pread_all(t->fd, buf, t->psize, (off_t)i * t->psize) < 0)
+    if (tz_pread_all(t->fd, buf, t->psize, (off_t)i * t->psize) < 0)
         return io_fail(t->path, "cannot read", err);
     return 0;
 }
@@ -813,7 +780,7 @@ static int rsp_flush(tz_rsp *r, traza_err *err)
 {
     if (r->reading || !r->len)
         return 0;
-    if (pwrite_all(r->fd, r->buf, r->len, r->end) < 0)
+    if (tz_pwrite_all(r->fd, r->buf, r->len, r->end) < 0)
         return io_fail(r->path, "cannot write", err);
     r->end += (off_t)r->len;
     r->len = 0;
@@ -845,7 +812,7 @@ int tz_rsp_add(tz_rsp *r, int64_t key, const unsigned char *recb, size_t n, traz
         unsigned char h[RSP_HEAD];
         tz_put_le32(h, (uint32_t)n);
         tz_put_le64(h + 4, (uint64_t)key);
-        if (pwrite_all(r->fd, h, RSP_HEAD, r->end) < 0 || pwrite_all(r->fd, recb, n, r->end + RSP_HEAD) < 0)
+        if (tz_pwrite_all(r->fd, h, RSP_HEAD, r->end) < 0 || tz_pwrite_all(r->fd, recb, n, r->end + RSP_HEAD) < 0)
             return io_fail(r->path, "cannot write", err);
         r->end += (off_t)(RSP_HEAD + n);
     } else {
@@ -883,7 +850,7 @@ static int rsp_fill(tz_rsp *r, size_t need, traza_err *err)
         size_t want = r->cap - r->len;
         if ((off_t)want > r->end - at)
             want = (size_t)(r->end - at);
-        if (pread_all(r->fd, r->buf + r->len, want, at) < 0)
+        if (tz_pread_all(r->fd, r->buf + r->len, want, at) < 0)
             return io_fail(r->path, "cannot read", err);
         r->len += want;
     }
@@ -1004,7 +971,7 @@ int tz_dbf_open(tz_dbf *f, const char *path, traza_err *err)
         return io_fail(path, "cannot open", err);
     unsigned char h[100];
     struct stat st;
-    if (pread_all(f->fd, h, sizeof h, 0) < 0 || fstat(f->fd, &st) < 0) {
+    if (tz_pread_all(f->fd, h, sizeof h, 0) < 0 || fstat(f->fd, &st) < 0) {
         int e = io_fail(path, "cannot read the header", err);
         tz_dbf_abort(f);
         return e;
@@ -1059,7 +1026,7 @@ static int dbf_flush(tz_dbf *f, traza_err *err)
 {
     if (!f->buf_n)
         return 0;
-    if (pwrite_all(f->fd, f->buf, (size_t)f->buf_n * f->page_size, (off_t)(f->buf_first - 1) * f->page_size) < 0)
+    if (tz_pwrite_all(f->fd, f->buf, (size_t)f->buf_n * f->page_size, (off_t)(f->buf_first - 1) * f->page_size) < 0)
         return io_fail(f->path, "cannot write", err);
     f->buf_n = 0;
     return 0;
@@ -1096,9 +1063,9 @@ static int dbf_copy(tz_dbf *f, tz_btw *t, size_t s, uint32_t pgno, size_t n, tra
     }
     while (left) {
         size_t chunk = left < (size_t)f->page_size * f->buf_cap ? left : (size_t)f->page_size * f->buf_cap;
-        if (pread_all(t->fd, f->buf, chunk, in) < 0)
+        if (tz_pread_all(t->fd, f->buf, chunk, in) < 0)
             return io_fail(t->path, "cannot read", err);
-        if (pwrite_all(f->fd, f->buf, chunk, out) < 0)
+        if (tz_pwrite_all(f->fd, f->buf, chunk, out) < 0)
             return io_fail(f->path, "cannot write", err);
         in += (loff_t)chunk;
         out += (loff_t)chunk;
@@ -1446,7 +1413,7 @@ int tz_dbf_close(tz_dbf *f, traza_err *err)
 {
     unsigned char h[100];
     int rc = dbf_flush(f, err);
-    if (rc == 0 && pread_all(f->fd, h, sizeof h, 0) < 0)
+    if (rc == 0 && tz_pread_all(f->fd, h, sizeof h, 0) < 0)
         rc = io_fail(f->path, "cannot read the header", err);
     if (rc == 0) {
         uint32_t counter = get32(h + 24) + 1;
@@ -1454,7 +1421,7 @@ int tz_dbf_close(tz_dbf *f, traza_err *err)
         put32(h + 28, f->npages);
         put32(h + 92, counter);
         put32(h + 96, (uint32_t)sqlite3_libversion_number());
-        if (pwrite_all(f->fd, h, sizeof h, 0) < 0 || ftruncate(f->fd, (off_t)f->npages * f->page_size) < 0)
+        if (tz_pwrite_all(f->fd, h, sizeof h, 0) < 0 || ftruncate(f->fd, (off_t)f->npages * f->page_size) < 0)
             rc = io_fail(f->path, "cannot write", err);
     }
     if (close(f->fd) < 0 && rc == 0)

@@ -462,31 +462,39 @@ static int write_pages(tz_wstate *w, traza_err *err)
 /* ---- storing rows ------------------------------------------------------------ */
 
 /* Parameters go to the param spool as records of the WITHOUT ROWID table param
- * (event, def, value), in key order: ids increase, defs are sorted here (the
- * generic writer has already refused a definition given twice). */
+ * (event, def, value), in key order: ids increase, and the definitions of one event
+ * are put in order here (importers usually give them in order already: the insertion
+ * sort is then one pass; the generic writer has refused a definition given twice). */
 static int put_params(tz_wstate *w, const traza_param *pv, uint32_t n, int64_t id, traza_err *err)
 {
-    uint32_t done = 0;
-    int32_t last = INT32_MIN;
-    while (done < n) { /* selection of the next def: n is small */
-        const traza_param *p = NULL;
-        for (uint32_t i = 0; i < n; i++)
-            if (pv[i].def > last && (!p || pv[i].def < p->def))
-                p = &pv[i];
-        if (!p)
-            return traza_err_set(err, TRAZA_E_USAGE, "event %lld: a parameter definition given twice", (long long)id);
+    uint32_t ord[64], *o = n <= 64 ? ord : malloc(n * sizeof *o);
+    if (!o)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t j = i;
+        for (; j > 0 && pv[o[j - 1]].def > pv[i].def; j--)
+            o[j] = o[j - 1];
+        o[j] = i;
+    }
+    int rc = 0;
+    for (uint32_t i = 0; i < n && rc == 0; i++) {
+        const traza_param *p = &pv[o[i]];
+        if (i && p->def == pv[o[i - 1]].def) {
+            rc = traza_err_set(err, TRAZA_E_USAGE, "event %lld: a parameter definition given twice", (long long)id);
+            break;
+        }
         tz_buf_reset(&w->prec);
         tz_bt_param_record(id, p->def, &p->v, 1, &w->prec);
-        if (p->v.kind == TRAZA_PT_STRING && p->v.s)
-            w->pstr_bytes += strlen(p->v.s);
         if (w->prec.oom)
-            return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-        if (tz_rsp_add(w->ps, id, (const unsigned char *)w->prec.s, w->prec.len, err) < 0)
-            return -1;
-        last = p->def;
-        done++;
+            rc = traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        else if (p->v.kind == TRAZA_PT_STRING)
+            w->pstr_bytes += w->prec.len; /* the text and a few bytes: enough for the sort budget */
+        if (rc == 0)
+            rc = tz_rsp_add(w->ps, id, (const unsigned char *)w->prec.s, w->prec.len, err);
     }
-    return 0;
+    if (o != ord)
+        free(o);
+    return rc;
 }
 
 /* Stores one event under `id`: its row goes to the page writer, its parameters to SQLite. */

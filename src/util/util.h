@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include "traza/error.h"
 
 char *tz_strdup(const char *s);
@@ -84,6 +85,12 @@ long tz_utf8_invalid(const char *s, size_t n);
 int tz_parse_i64(const char *s, size_t n, int64_t *out);
 int tz_parse_u64_hex(const char *s, size_t n, uint64_t *out); /* with or without 0x */
 int tz_parse_double(const char *s, size_t n, double *out);
+
+/* Whole-buffer I/O on a file descriptor (fdio.c): 0, or -1 with errno set (0 when a
+ * read meets the end of the file). EINTR and short transfers are retried. */
+int tz_write_all(int fd, const void *buf, size_t n);
+int tz_pwrite_all(int fd, const void *buf, size_t n, off_t off);
+int tz_pread_all(int fd, void *buf, size_t n, off_t off);
 
 /* Read a whole file into memory (NUL-terminated). */
 int tz_read_file(const char *path, char **data, size_t *len, traza_err *err);

@@ -168,6 +168,19 @@ static int ix_next(void *ctx, const unsigned char **rec, size_t *n, traza_err *e
     return 1;
 }
 
+/* PRAGMA integrity_check says "ok" (its first complaint is printed otherwise). */
+static void assert_integrity(sqlite3 *db)
+{
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    const char *res = (const char *)sqlite3_column_text(st, 0);
+    if (strcmp(res, "ok") != 0)
+        print_error("integrity_check: %s\n", res);
+    assert_string_equal(res, "ok");
+    sqlite3_finalize(st);
+}
+
 /* Reads every row and index entry back through SQLite and compares. */
 static void check_db(const char *path, const int64_t *rowids, size_t n, int integrity)
 {
@@ -175,13 +188,7 @@ static void check_db(const char *path, const int64_t *rowids, size_t n, int inte
     assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     sqlite3_stmt *st;
     if (integrity) {
-        assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &st, NULL), SQLITE_OK);
-        assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-        const char *res = (const char *)sqlite3_column_text(st, 0);
-        if (strcmp(res, "ok") != 0)
-            print_error("integrity_check: %s\n", res);
-        assert_string_equal(res, "ok");
-        sqlite3_finalize(st);
+        assert_integrity(db);
     }
     assert_int_equal(sqlite3_prepare_v2(db, "SELECT id, ts, type, producer, end_ts, end_producer, level, value, cpu FROM event ORDER BY id",
                                         -1, &st, NULL),
@@ -767,10 +774,7 @@ static void test_params(void **state)
     /* SQLite reads it: integrity, every row, and an index built over it */
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
     assert_int_equal(sqlite3_exec(db, "CREATE INDEX param_value ON param(def, value)", NULL, NULL, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &st, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_string_equal((const char *)sqlite3_column_text(st, 0), "ok");
-    sqlite3_finalize(st);
+    assert_integrity(db);
     assert_int_equal(sqlite3_prepare_v2(db, "SELECT event, def, value FROM param ORDER BY event, def", -1, &st, NULL), SQLITE_OK);
     uint64_t k = 0;
     for (int64_t e = 1; e <= nev; e++)
