@@ -129,12 +129,18 @@ test-fast: deps tests
 demo: deps all
 	@bash scripts/demo.sh $(BUILD)/traza
 
-fuzz:
+# The library is compiled once with coverage instrumentation, then each harness is
+# linked against it (make build/fuzz/fuzz_tzi builds one).
+FUZZ_CC := clang -std=c11 -D_GNU_SOURCE -g -O1 -Iinclude -Isrc $(PKG_CFLAGS)
+FUZZ_OBJ := $(patsubst src/%.c,build/fuzzobj/%.o,$(LIB_SRC))
+build/fuzzobj/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -fsanitize=fuzzer-no-link,address,undefined -MMD -MP -c $< -o $@
+-include $(wildcard build/fuzzobj/*/*.d)
+build/fuzz/%: fuzz/%.c $(FUZZ_OBJ)
 	@mkdir -p build/fuzz
-	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
-	  echo "clang -fsanitize=fuzzer $$f"; \
-	  clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Isrc $(PKG_CFLAGS) \
-	    -o build/fuzz/$$n $$f $(LIB_SRC) $(PKG_LIBS) $(EXTRA_LIBS) -ldl -lpthread -lm || exit 1; done
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_OBJ) $(PKG_LIBS) $(EXTRA_LIBS) -ldl -lpthread -lm
+fuzz: $(patsubst fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
 
 bench: all
 	@bash bench/run-all.sh $(BUILD)/traza

@@ -499,8 +499,26 @@ size_t itf_tokenize(const char *s, size_t n, tz_buf *skel, uint64_t *nums)
                     int dv = d <= '9' ? d - '0' : (d | 0x20) - 'a' + 10;
                     v = (kind == NK_DEC || kind == NK_DECW) ? v * 10 + (uint64_t)dv : v << 4 | (uint64_t)dv;
                 }
+                /* Width-free kinds, so that a line keeps its skeleton when a number
+                 * grows a digit: a decimal without leading zeros (right-aligned in
+                 * its field of spaces when spaces precede it), a 0x number without
+                 * leading zeros. */
+                size_t fw = 1;
+                if (kind == NK_DEC) {
+                    size_t sp = 0;
+                    while (sp < skel->len && skel->s[skel->len - 1 - sp] == ' ' && sp + w < 18)
+                        sp++;
+                    if (sp) {
+                        kind = NK_DECR;
+                        skel->len -= sp;
+                        fw = sp + w;
+                    }
+                } else if (after0x && (s[i] != '0' || w == 1))
+                    kind = kind == NK_HEXU ? NK_HEXVU : NK_HEXV;
+                else
+                    fw = w;
                 nums[nn++] = v;
-                char ph[3] = {1, (char)kind, (char)w};
+                char ph[3] = {1, (char)kind, (char)fw};
                 tz_buf_put(skel, ph, 3);
                 i = j;
                 continue;
@@ -532,7 +550,7 @@ int itf_skel_count(const uint8_t *k, size_t len, size_t *nnums)
             i++;
             continue;
         }
-        if (i + 2 >= len || k[i + 1] > NK_HEXU || k[i + 2] < 1 || k[i + 2] > 18)
+        if (i + 2 >= len || k[i + 1] > NK_HEXVU || k[i + 2] < 1 || k[i + 2] > 18)
             return -1;
         nn++;
         i += 2;
@@ -567,7 +585,7 @@ int itf_skel_render(tz_buf *b, const uint8_t *k, size_t len, const uint64_t *num
             return -1;
         int kind = k[j + 1], w = k[j + 2];
         uint64_t v = nums[nn++];
-        if (kind == NK_DEC || kind == NK_DECW) {
+        if (kind == NK_DEC || kind == NK_DECW || kind == NK_DECR) {
             char r[24];
             int rl = 0;
             do {
@@ -577,8 +595,19 @@ int itf_skel_render(tz_buf *b, const uint8_t *k, size_t len, const uint64_t *num
             if (kind == NK_DECW)
                 while (rl < w && rl < 20)
                     r[rl++] = '0';
+            else if (kind == NK_DECR)
+                while (rl < w && rl < 20)
+                    r[rl++] = ' ';
             while (rl)
                 *o++ = r[--rl];
+        } else if (kind == NK_HEXV || kind == NK_HEXVU) {
+            const char *dg = kind == NK_HEXVU ? "0123456789ABCDEF" : HEXD;
+            int nd = v ? (67 - __builtin_clzll(v)) / 4 : 1;
+            for (int q = nd - 1; q >= 0; q--) {
+                o[q] = dg[v & 15];
+                v >>= 4;
+            }
+            o += nd;
         } else {
             const char *dg = kind == NK_HEXU ? "0123456789ABCDEF" : HEXD;
             if (w > 16)

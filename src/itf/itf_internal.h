@@ -10,7 +10,7 @@
 
 #define ITF_MAGIC "TZI\x1a"
 #define ITF_FOOT_MAGIC "TZIE"
-#define ITF_VERSION 3
+#define ITF_VERSION 4
 #define ITF_VERSION_MIN 2         /* oldest version the reader accepts */
 #define ITF_MAX_NEST 32            /* interrupt nesting depth (writer); reader accepts 64 */
 #define ITF_HEADER_SIZE 16
@@ -111,7 +111,14 @@ int itf_is_record_start(int dialect, const char *line, size_t len);
 
 /* Generic line model: skeleton (literal bytes with 0x01 KIND WIDTH placeholders;
  * a literal 0x01 is 0x01 0x00) and numbers. Returns the number of numbers. */
-enum { NK_DEC = 1, NK_DECW, NK_HEXL, NK_HEXU };
+enum {
+    NK_DEC = 1, NK_DECW, NK_HEXL, NK_HEXU,
+    /* version 4: width-free kinds (the width byte is the field width for NK_DECR, 1
+     * for the others) */
+    NK_DECR, /* decimal right-aligned in a field of spaces */
+    NK_HEXV, /* 0x number without leading zeros, lower case */
+    NK_HEXVU /* the same, upper case */
+};
 #define ITF_MAX_NUMS 256
 size_t itf_tokenize(const char *line, size_t len, tz_buf *skel, uint64_t *nums);
 /* Renders a skeleton with numbers; returns 0, or -1 if the skeleton is malformed or
@@ -121,29 +128,58 @@ int itf_skel_render(tz_buf *b, const uint8_t *skel, size_t len, const uint64_t *
 
 /* ---- line model number prediction (itf_npred.c) ---- */
 #define ITF_NP_COLS 32
-#define ITF_NP_PRED 4
+#define ITF_NP_PRED 7   /* candidates of version 4; versions 2-3 use the first 4 */
+/* Version 4 context entry: one per (record pc, line of the record, slot). */
+typedef struct itf_npx {
+    uint64_t key;        /* 0 = empty */
+    uint64_t last;       /* the slot's last value in this context */
+    uint16_t cost[ITF_NP_PRED]; /* running costs stay below 8200 */
+    uint8_t seen;        /* 1 once a value was seen */
+} itf_npx;
 typedef struct itf_np {
+    int v4;                 /* version 4 model: record contexts, skeleton prediction */
     size_t nskel, nslots;
     uint32_t *base, *nn, *cls;
+    int16_t *pcslot;        /* v4: slot of the record's pc in a record-start skeleton, or -1 */
+    uint8_t *rs;            /* v4: skeleton starts a record */
     uint64_t *gen, *last;
     uint32_t *cost;
     uint64_t *cls_last, *cls_gen;
-    size_t c1, c2, c3, c4, c5, c6, c7, c8;
+    size_t c1, c2, c3, c4, c5, c6, c7, c8, c9, c10;
     itf_kmap classes;
     uint64_t prev[ITF_NP_COLS];
     size_t prevn;
     uint64_t chunk;
+    /* v4 context table (open addressing, cleared per chunk) */
+    itf_npx *tab;
+    size_t tcap, tcount;
+    uint64_t rpc, rpch;     /* pc of the current record (0 before the first), its hash */
+    uint64_t cand[ITF_NP_PRED]; /* candidates of the number being coded */
+    uint32_t rline;         /* lines since the record started */
+    itf_npx *cur;           /* entry of the slot being predicted */
 } itf_np;
-void itf_np_init(itf_np *np);
+void itf_np_init(itf_np *np, int v4);
 void itf_np_free(itf_np *np);
-/* Registers skeleton number nskel; returns its id or -1 (out of memory). */
-long itf_np_add_skel(itf_np *np, const uint8_t *skel, size_t len, size_t nn);
+/* Registers skeleton number nskel; returns its id or -1 (out of memory). rs: the
+ * skeleton starts a record (itf_skel_is_record_start). */
+long itf_np_add_skel(itf_np *np, const uint8_t *skel, size_t len, size_t nn, int rs);
 void itf_np_chunk(itf_np *np, uint64_t chunkno);
-void itf_np_begin(itf_np *np, uint32_t id);
+/* v4: room for about `contexts` contexts (a chunk's line count is a fair guess), so
+ * that the table is not rebuilt while it grows; -1 on out of memory. */
+int itf_np_hint(itf_np *np, size_t contexts);
+/* v4: the skeleton predicted for the next line (UINT32_MAX: none); -1 on out of
+ * memory. itf_np_begin then records the actual one. */
+long itf_np_skel_predict(itf_np *np);
+/* Starts a line of skeleton id; -1 on out of memory (v4 reserves its entries here, so
+ * predict/update cannot fail). */
+int itf_np_begin(itf_np *np, uint32_t id);
 /* Prediction of number k of a line of skeleton id, cur[0..k) being its numbers so far. */
-uint64_t itf_np_predict(const itf_np *np, uint32_t id, size_t k, const uint64_t *cur);
+uint64_t itf_np_predict(itf_np *np, uint32_t id, size_t k, const uint64_t *cur);
 void itf_np_update(itf_np *np, uint32_t id, size_t k, const uint64_t *cur);
 void itf_np_end(itf_np *np, uint32_t id, const uint64_t *cur);
+/* Does the skeleton, rendered, start a record? (Numbers are digits only, so the
+ * answer does not depend on them.) -1 on out of memory. */
+int itf_skel_is_record_start(int dialect, const uint8_t *skel, size_t len, size_t nn);
 
 /* ---- address codecs ---- */
 /* Codec number 6 in the header: raw values as offsets from the group's smallest

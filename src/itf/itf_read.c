@@ -355,7 +355,8 @@ static int load_dicts(traza_itf_reader *r, traza_err *err)
         r->skel_nn[r->nskel] = nn;
         r->skel_base[r->nskel] = r->nslots;
         r->nslots += nn;
-        if (itf_np_add_skel(&r->np, d.p, (size_t)n, nn) != (long)r->nskel)
+        int srs = r->np.v4 ? itf_skel_is_record_start(r->dialect, d.p, (size_t)n, nn) : 0;
+        if (srs < 0 || itf_np_add_skel(&r->np, d.p, (size_t)n, nn, srs) != (long)r->nskel)
             return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
         r->nskel++;
         d.p += n;
@@ -408,6 +409,7 @@ static traza_itf_reader *open_common(traza_itf_reader *r, traza_err *err)
         goto fail;
     }
     r->info.version = h[4];
+    itf_np_init(&r->np, h[4] >= 4);
     r->info.model = r->model;
     r->info.dialect = r->dialect;
     r->info.backend = h[8];
@@ -1126,16 +1128,32 @@ static int decode_payload(traza_itf_reader *r, size_t ci, const uint8_t *p, size
                         {sb[S_NUM2], sb[S_NUM2] + sl[S_NUM2], 0}, {sb[S_NUM3], sb[S_NUM3] + sl[S_NUM3], 0}};
         int bad = 0;
         itf_np_chunk(&r->np, ci);
+        if (itf_np_hint(&r->np, (size_t)(nl < (1u << 22) ? nl : (1u << 22)) / 2) < 0) {
+            traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+            goto out;
+        }
         uint64_t nums[ITF_MAX_NUMS];
         uint64_t nrec = 0;
         size_t mark = 0;
+        int v4 = r->np.v4;
         for (uint64_t i = 0; i < nl && !es->done && !bad; i++) {
             uint64_t id = itf_get_uv(&sk);
+            if (v4) { /* 0: the predicted skeleton, else id + 1 */
+                long pred = itf_np_skel_predict(&r->np);
+                if (pred < 0) {
+                    bad = 4;
+                    break;
+                }
+                id = id == 0 ? (uint64_t)pred : id - 1;
+            }
             if (sk.bad || id >= r->nskel) {
                 bad = 2;
                 break;
             }
-            itf_np_begin(&r->np, (uint32_t)id);
+            if (itf_np_begin(&r->np, (uint32_t)id) < 0) {
+                bad = 4;
+                break;
+            }
             for (size_t k = 0; k < r->skel_nn[id]; k++) {
                 nums[k] = itf_np_predict(&r->np, (uint32_t)id, k, nums) + (uint64_t)itf_get_sv(&nu[k < 3 ? k : 3]);
                 itf_np_update(&r->np, (uint32_t)id, k, nums);
@@ -1147,13 +1165,27 @@ static int decode_payload(traza_itf_reader *r, size_t ci, const uint8_t *p, size
             }
             mark = es->ob.len;
             itf_skel_render(&es->ob, r->skel[id], r->skel_len[id], nums, r->skel_nn[id]);
-            int rs = itf_is_record_start(r->dialect, es->ob.s ? es->ob.s + mark : "", es->ob.len - mark);
+            int rs = v4 ? r->np.rs[id]
+                        : itf_is_record_start(r->dialect, es->ob.s ? es->ob.s + mark : "", es->ob.len - mark);
             nrec += rs;
             if (!want_line(es, rs)) {
                 es->ob.len = mark;
                 es->line_no++;
-            } else
+            } else {
                 end_line(r, es);
+                /* Written as it grows: the text stays in cache, its pages are reused. */
+                if (!es->hold && es->ob.len >= (64u << 10)) {
+                    if (es->out && fwrite(es->ob.s, 1, es->ob.len, es->out) != es->ob.len) {
+                        traza_err_set(err, TRAZA_E_IO, "itf: write failed: %s", strerror(errno));
+                        goto out;
+                    }
+                    tz_buf_reset(&es->ob);
+                }
+            }
+        }
+        if (bad == 4) {
+            traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+            goto out;
         }
         if (bad) {
                 traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk %zu: corrupt %s stream", ci,

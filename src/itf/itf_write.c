@@ -765,17 +765,10 @@ static int add_line_gen(wr *w, const char *s, size_t n)
 
 static int add_line_text(wr *w, const char *s, size_t n)
 {
-    int rs = itf_is_record_start(w->dialect, s, n);
-    if (rs && (w->pk->chunk_rec >= w->o.chunk || w->pk->nlines >= 4 * (size_t)w->o.chunk) && handoff(w) < 0)
-        return -1;
-    if (!rs && w->pk->nlines >= 16 * (size_t)w->o.chunk && handoff(w) < 0)
-        return -1;
     uint64_t nums[ITF_MAX_NUMS];
     size_t nn = itf_tokenize(s, n, &w->skel, nums);
     if (w->skel.oom)
         return oom(w);
-    if (w->pk->nlines == 0)
-        itf_np_chunk(&w->np, w->pk->chunkno);
     int isnew;
     long id = itf_kmap_intern(&w->skels, w->skel.s, w->skel.len, &isnew);
     if (id < 0)
@@ -783,11 +776,22 @@ static int add_line_text(wr *w, const char *s, size_t n)
     if (isnew) {
         itf_put_uv(&w->d[D_SKEL], w->skel.len);
         tz_buf_put(&w->d[D_SKEL], w->skel.s, w->skel.len);
-        if (itf_np_add_skel(&w->np, (const uint8_t *)w->skel.s, w->skel.len, nn) != id)
+        int srs = itf_skel_is_record_start(w->dialect, (const uint8_t *)w->skel.s, w->skel.len, nn);
+        if (srs < 0 || itf_np_add_skel(&w->np, (const uint8_t *)w->skel.s, w->skel.len, nn, srs) != id)
             return oom(w);
     }
-    itf_put_uv(&w->pk->s[S_SKL], (uint64_t)id); /* plain ids: LZMA finds the repeats */
-    itf_np_begin(&w->np, (uint32_t)id);
+    /* A record starts where its skeleton says so: the reader knows only the skeleton. */
+    int rs = w->np.rs[id];
+    if (rs && (w->pk->chunk_rec >= w->o.chunk || w->pk->nlines >= 4 * (size_t)w->o.chunk) && handoff(w) < 0)
+        return -1;
+    if (!rs && w->pk->nlines >= 16 * (size_t)w->o.chunk && handoff(w) < 0)
+        return -1;
+    if (w->pk->nlines == 0)
+        itf_np_chunk(&w->np, w->pk->chunkno);
+    long pred = itf_np_skel_predict(&w->np);
+    if (pred < 0 || itf_np_begin(&w->np, (uint32_t)id) < 0)
+        return oom(w);
+    itf_put_uv(&w->pk->s[S_SKL], pred == id ? 0 : (uint64_t)id + 1);
     static const int NS[4] = {S_NUM, S_NUM1, S_NUM2, S_NUM3};
     for (size_t k = 0; k < nn; k++) {
         uint64_t p = itf_np_predict(&w->np, (uint32_t)id, k, nums);
@@ -1048,7 +1052,7 @@ int traza_itf_compress(const char *inpath, const char *outpath, const traza_itf_
     itf_kmap_init(&w->vars);
     itf_kmap_init(&w->fvars);
     itf_kmap_init(&w->skels);
-    itf_np_init(&w->np);
+    itf_np_init(&w->np, 1);
     for (int k = 0; k < D_NSTREAMS; k++)
         tz_buf_init(&w->d[k]);
     for (int c = 0; c < 2; c++)

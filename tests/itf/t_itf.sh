@@ -88,6 +88,11 @@ if [ -f "$(dirname "$0")/data/v2_loop.tzi" ]; then
   "$TRAZA" itf decompress "$(dirname "$0")/data/v2_loop.tzi" -o "$TMP/v2.out" 2>"$TMP/err"
   if cmp -s "$TMP/v2.out" "$(dirname "$0")/data/v2_loop.itf"; then pass "reads format version 2"; else fail "reads format version 2" "$(head -c 300 "$TMP/err")"; fi
 else fail "reads format version 2" "fixture tests/itf/data/v2_loop.tzi missing"; fi
+# Version 3 line model (Tarmac before the record contexts of version 4): still read.
+"$TRAZA" itf decompress "$(dirname "$0")/data/v3_loop.tzi" -o "$TMP/v3.out" 2>"$TMP/err"
+if cmp -s "$TMP/v3.out" "$(dirname "$0")/data/v3_loop.tarmac"; then pass "reads format version 3 (line model)"; else fail "reads format version 3 (line model)" "$(head -c 300 "$TMP/err")"; fi
+got=$("$TRAZA" itf extract "$(dirname "$0")/data/v3_loop.tzi" --from 100 --count 3)
+check_eq "version 3 line model: extract" "$(awk '/ tic /{n++} n>100 && n<=103' "$(dirname "$0")/data/v3_loop.tarmac")" "$got"
 for m in auto raw periodic pattern sequitur; do rt "round trip: --mem $m" "$TMP/loop.itf" --mem $m --chunk 4096; done
 for b in xz zstd none; do rt "round trip: --backend $b" "$TMP/loop.itf" --backend $b; done
 "$TRAZA" itf compress "$TMP/loop.itf" -o "$TMP/loop.tzi" --chunk 1000 -q
@@ -134,7 +139,7 @@ js=$("$TRAZA" itf stats "$TMP/loop.tzi" --json)
 check_eq "stats: instructions" "15012" "$(printf '%s' "$js" | json_get instructions)"
 per=$(printf '%s' "$js" | json_get codecs.periodic)
 [ "$per" -gt 0 ] && pass "stats: periodic codec used" || fail "stats: periodic codec used" "$js"
-check_eq "stats: format version 3" "3" "$(printf '%s' "$js" | json_get version)"
+check_eq "stats: format version 4" "4" "$(printf '%s' "$js" | json_get version)"
 # Sequitur on the deltas: chosen on request, round trip checked above
 "$TRAZA" itf compress "$TMP/loop.itf" -o "$TMP/sq.tzi" --mem sequitur -q
 sq=$("$TRAZA" itf stats "$TMP/sq.tzi" --json | json_get codecs.sequitur)
