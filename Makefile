@@ -140,6 +140,7 @@ build/fuzzobj/%.o: src/%.c
 build/fuzz/%: fuzz/%.c $(FUZZ_OBJ)
 	@mkdir -p build/fuzz
 	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_OBJ) $(PKG_LIBS) $(EXTRA_LIBS) -ldl -lpthread -lm
+.SECONDARY: $(FUZZ_OBJ)
 fuzz: $(patsubst fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
 
 bench: all

@@ -128,7 +128,7 @@ int itf_skel_render(tz_buf *b, const uint8_t *skel, size_t len, const uint64_t *
 
 /* ---- line model number prediction (itf_npred.c) ---- */
 #define ITF_NP_COLS 32
-#define ITF_NP_PRED 7   /* candidates of version 4; versions 2-3 use the first 4 */
+#define ITF_NP_PRED 8   /* candidates of version 4; versions 2-3 use the first 4 */
 /* Version 4 context entry: one per (record pc, line of the record, slot). */
 typedef struct itf_npx {
     uint64_t key;        /* 0 = empty */
@@ -142,6 +142,10 @@ typedef struct itf_np {
     uint32_t *base, *nn, *cls;
     int16_t *pcslot;        /* v4: slot of the record's pc in a record-start skeleton, or -1 */
     uint8_t *rs;            /* v4: skeleton starts a record */
+    int16_t *memslot;       /* v4: address slot of a memory access line, or -1 */
+    uint32_t *memcls;       /* v4: its access class (LD = ST, MR<n> = MW<n>) */
+    size_t c11, c12;
+    itf_kmap memclasses;
     uint64_t *gen, *last;
     uint32_t *cost;
     uint64_t *cls_last, *cls_gen;
@@ -149,7 +153,7 @@ typedef struct itf_np {
     itf_kmap classes;
     uint64_t prev[ITF_NP_COLS];
     size_t prevn;
-    uint64_t chunk;
+    uint64_t chunk;         /* stamp of the current chunk start (per-skeleton state older than it is reset) */
     /* v4 context table (open addressing, cleared per chunk) */
     itf_npx *tab;
     size_t tcap, tcount;
@@ -157,6 +161,10 @@ typedef struct itf_np {
     uint64_t cand[ITF_NP_PRED]; /* candidates of the number being coded */
     uint32_t rline;         /* lines since the record started */
     itf_npx *cur;           /* entry of the slot being predicted */
+    /* v4 memory map: (access class, slot, address) -> last value (open addressing) */
+    uint64_t *mkey, *mval;
+    size_t mcap, mcount;
+    size_t mpos;            /* slot of the number being predicted, or SIZE_MAX */
 } itf_np;
 void itf_np_init(itf_np *np, int v4);
 void itf_np_free(itf_np *np);

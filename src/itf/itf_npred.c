@@ -7,8 +7,10 @@
  *   the previous number of this line;
  * and from format version 4 on, the record contexts:
  *   P4 the last value of this slot in the same context, P5 column k+1 of the previous
- *   line and P6 the last number of the previous line (a loaded value re-appearing in
- *   the register line that follows). A stride candidate (last value plus last step)
+ *   line, P6 the last number of the previous line (a loaded value re-appearing in
+ *   the register line that follows) and P7, in a memory access line (Tarmac LD/ST,
+ *   MR<n>/MW<n>), the value last stored at or loaded from that address in the same
+ *   bus lane layout (a memory map: most loads read what the program stored). A stride candidate (last value plus last step)
  *   was measured and left out: it cost 0.5-3 % on the Tarmac samples, its wins being
  *   smaller than the noise it adds to the choice.
  * A context is (pc of the current record, line number within the record, slot): the
@@ -34,6 +36,7 @@ void itf_np_init(itf_np *np, int v4)
 {
     memset(np, 0, sizeof *np);
     itf_kmap_init(&np->classes);
+    itf_kmap_init(&np->memclasses);
     np->v4 = v4;
 }
 
@@ -50,6 +53,11 @@ void itf_np_free(itf_np *np)
     free(np->cls_last);
     free(np->cls_gen);
     free(np->tab);
+    free(np->memslot);
+    free(np->memcls);
+    free(np->mkey);
+    free(np->mval);
+    itf_kmap_free(&np->memclasses);
     itf_kmap_free(&np->classes);
     memset(np, 0, sizeof *np);
 }
@@ -87,6 +95,61 @@ static int find_pcslot(const uint8_t *k, size_t len)
     return -1;
 }
 
+static int alnum_b(uint8_t c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+/* A memory access skeleton has a literal word LD, ST, MR<digits> or MW<digits>; its
+ * class is the skeleton with that word made LD / MR<digits> (loads then find what
+ * stores of the same layout wrote), its address the first number after the word.
+ * Returns the address slot (class id in *cls) or -1. */
+static int find_memslot(itf_np *np, const uint8_t *k, size_t len, uint32_t *cls)
+{
+    int slot = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (k[i] == 1) {
+            if (i + 1 < len && k[i + 1] == 0)
+                i++;
+            else
+                slot++, i += 2;
+            continue;
+        }
+        if (!alnum_b(k[i]) || (i > 0 && alnum_b(k[i - 1])) || i + 2 > len)
+            continue;
+        size_t j = i;
+        while (j < len && alnum_b(k[j]))
+            j++;
+        int word = (j - i == 2 && ((k[i] == 'L' && k[i + 1] == 'D') || (k[i] == 'S' && k[i + 1] == 'T')));
+        if (!word && j - i >= 3 && k[i] == 'M' && (k[i + 1] == 'R' || k[i + 1] == 'W')) {
+            word = 1;
+            for (size_t q = i + 2; q < j; q++)
+                word &= k[q] >= '0' && k[q] <= '9';
+        }
+        if (!word || j >= len || k[j] != ' ') {
+            i = j - 1;
+            continue;
+        }
+        uint8_t key[512];
+        if (len > sizeof key)
+            return -1;
+        memcpy(key, k, len);
+        if (key[i] == 'S')
+            key[i] = 'L', key[i + 1] = 'D';
+        else if (key[i] == 'M')
+            key[i + 1] = 'R';
+        int isnew;
+        long c = itf_kmap_intern(&np->memclasses, key, len, &isnew);
+        if (c < 0)
+            return -2;
+        *cls = (uint32_t)c;
+        for (size_t q = j; q < len; q++) /* the address: the next number */
+            if (k[q] == 1 && q + 1 < len && k[q + 1] != 0)
+                return slot;
+            else if (k[q] == 1)
+                q++;
+        return -1;
+    }
+    return -1;
+}
+
 long itf_np_add_skel(itf_np *np, const uint8_t *k, size_t len, size_t nn, int rs)
 {
     size_t id = np->nskel, cut = len, seen = 0;
@@ -105,8 +168,15 @@ long itf_np_add_skel(itf_np *np, const uint8_t *k, size_t len, size_t nn, int rs
         TZ_GROW(np->last, np->c5, np->nslots + nn + 1) < 0 ||
         TZ_GROW(np->cost, np->c6, (np->nslots + nn + 1) * ITF_NP_PRED) < 0 ||
         TZ_GROW(np->cls_last, np->c7, ((size_t)c + 1) * ITF_NP_COLS) < 0 || TZ_GROW(np->cls_gen, np->c8, (size_t)c + 1) < 0 ||
-        TZ_GROW(np->pcslot, np->c9, id + 1) < 0 || TZ_GROW(np->rs, np->c10, id + 1) < 0)
+        TZ_GROW(np->pcslot, np->c9, id + 1) < 0 || TZ_GROW(np->rs, np->c10, id + 1) < 0 ||
+        TZ_GROW(np->memslot, np->c11, id + 1) < 0 || TZ_GROW(np->memcls, np->c12, id + 1) < 0)
         return -1;
+    uint32_t mc = 0;
+    int ms = np->v4 ? find_memslot(np, k, len, &mc) : -1;
+    if (ms == -2)
+        return -1;
+    np->memslot[id] = (int16_t)ms;
+    np->memcls[id] = mc;
     if (isnew)
         np->cls_gen[c] = 0;
     np->base[id] = (uint32_t)np->nslots;
@@ -145,12 +215,18 @@ static inline void set_rpc(itf_np *np, uint64_t pc)
 
 void itf_np_chunk(itf_np *np, uint64_t chunkno)
 {
-    np->chunk = chunkno + 1;
+    /* A new stamp for every start, not the chunk number: a reader that decodes chunk 5,
+     * then chunk 3, then chunk 5 again must not find chunk 5's stale state current. */
+    (void)chunkno;
+    np->chunk++;
     np->prevn = 0;
     memset(np->prev, 0, sizeof np->prev);
     if (np->tab && np->tcount) /* a fresh table is already zero: its pages stay untouched */
         memset(np->tab, 0, np->tcap * sizeof *np->tab);
     np->tcount = 0;
+    if (np->mkey && np->mcount)
+        memset(np->mkey, 0, np->mcap * sizeof *np->mkey);
+    np->mcount = 0;
     set_rpc(np, 0);
     np->rline = 0;
     np->cur = NULL;
@@ -193,6 +269,51 @@ static int ctx_reserve(itf_np *np, size_t more)
     return 0;
 }
 
+/* Room for `more` new memory map entries at a load of at most one half. */
+static int mem_reserve(itf_np *np, size_t more)
+{
+    if ((np->mcount + more) * 2 <= np->mcap)
+        return 0;
+    size_t ncap = np->mcap ? np->mcap : 1024;
+    while ((np->mcount + more) * 2 > ncap)
+        ncap *= 2;
+    uint64_t *nk = calloc(ncap, sizeof *nk), *nv = malloc(ncap * sizeof *nv);
+    if (!nk || !nv) {
+        free(nk);
+        free(nv);
+        return -1;
+    }
+    for (size_t i = 0; i < np->mcap; i++)
+        if (np->mkey[i]) {
+            size_t q = (size_t)(np->mkey[i] >> 7) & (ncap - 1);
+            while (nk[q])
+                q = (q + 1) & (ncap - 1);
+            nk[q] = np->mkey[i];
+            nv[q] = np->mval[i];
+        }
+    free(np->mkey);
+    free(np->mval);
+    np->mkey = nk;
+    np->mval = nv;
+    np->mcap = ncap;
+    return 0;
+}
+
+/* The memory map slot of key (inserted empty-valued when new; *found says which). */
+static size_t mem_find(itf_np *np, uint64_t key, int *found)
+{
+    size_t m = np->mcap - 1, i = (size_t)(key >> 7) & m;
+    while (np->mkey[i] && np->mkey[i] != key)
+        i = (i + 1) & m;
+    *found = np->mkey[i] != 0;
+    if (!*found) {
+        np->mkey[i] = key;
+        np->mval[i] = 0;
+        np->mcount++;
+    }
+    return i;
+}
+
 int itf_np_hint(itf_np *np, size_t contexts) { return np->v4 ? ctx_reserve(np, contexts) : 0; }
 
 long itf_np_skel_predict(itf_np *np)
@@ -226,6 +347,8 @@ int itf_np_begin(itf_np *np, uint32_t id)
     if (np->rs[id] && np->pcslot[id] < 0) { /* a record without a pc: same context */
         np->rline = 0;
     }
+    if (np->memslot[id] >= 0 && mem_reserve(np, np->nn[id]) < 0)
+        return -1;
     return ctx_reserve(np, np->nn[id]);
 }
 
@@ -255,6 +378,16 @@ uint64_t itf_np_predict(itf_np *np, uint32_t id, size_t k, const uint64_t *cur)
     p[4] = e->seen ? e->last : p[0];
     p[5] = k + 1 < np->prevn ? np->prev[k + 1] : p[0];
     p[6] = np->prevn ? np->prev[np->prevn - 1] : p[0];
+    p[7] = p[0];
+    np->mpos = SIZE_MAX;
+    int ms = np->memslot[id];
+    if (ms >= 0 && k > (size_t)ms) {
+        int found;
+        uint64_t key = ctx_key_h(mix64(cur[ms] ^ 0x2545F4914F6CDD1Dull), np->memcls[id], (uint32_t)k);
+        np->mpos = mem_find(np, key, &found);
+        if (found)
+            p[7] = np->mval[np->mpos];
+    }
     if (e->seen) {
         uint32_t bc = c[0] + e->cost[0];
         for (int i = 1; i < ITF_NP_PRED; i++) {
@@ -304,6 +437,8 @@ void itf_np_update(itf_np *np, uint32_t id, size_t k, const uint64_t *cur)
     e->last = v;
     e->seen = 1;
     np->cur = NULL;
+    if (np->mpos != SIZE_MAX)
+        np->mval[np->mpos] = v;
     if ((int)k == np->pcslot[id]) { /* the record's pc is known: its context from here on */
         set_rpc(np, v);
         np->rline = 0;
