@@ -129,13 +129,20 @@ int itf_skel_render(tz_buf *b, const uint8_t *skel, size_t len, const uint64_t *
 /* ---- line model number prediction (itf_npred.c) ---- */
 #define ITF_NP_COLS 32
 #define ITF_NP_PRED 8   /* candidates of version 4; versions 2-3 use the first 4 */
-/* Version 4 context entry: one per (record pc, line of the record, slot). */
+/* Version 4 contexts: a line context per (record pc, line of the record) holds the
+ * skeleton last seen there and a range of slot entries (one per number) in an arena. */
 typedef struct itf_npx {
-    uint64_t key;        /* 0 = empty */
     uint64_t last;       /* the slot's last value in this context */
     uint16_t cost[ITF_NP_PRED]; /* running costs stay below 8200 */
     uint8_t seen;        /* 1 once a value was seen */
 } itf_npx;
+typedef struct itf_npl {
+    uint64_t key;        /* 0 = empty */
+    uint32_t off;        /* first slot entry in the arena */
+    uint32_t skel;       /* skeleton last seen here */
+    uint16_t nslot;      /* slot entries in the range */
+    uint8_t skseen;      /* 1 once a skeleton was seen */
+} itf_npl;
 typedef struct itf_np {
     int v4;                 /* version 4 model: record contexts, skeleton prediction */
     size_t nskel, nslots;
@@ -155,12 +162,14 @@ typedef struct itf_np {
     size_t prevn;
     uint64_t chunk;         /* stamp of the current chunk start (per-skeleton state older than it is reset) */
     /* v4 context table (open addressing, cleared per chunk) */
-    itf_npx *tab;
+    itf_npl *tab;
     size_t tcap, tcount;
+    itf_npx *slots;         /* arena of slot entries */
+    size_t nslot, scap;
     uint64_t rpc, rpch;     /* pc of the current record (0 before the first), its hash */
     uint64_t cand[ITF_NP_PRED]; /* candidates of the number being coded */
     uint32_t rline;         /* lines since the record started */
-    itf_npx *cur;           /* entry of the slot being predicted */
+    itf_npl *curl;          /* line context of the numbers being coded */
     /* v4 memory map: (access class, slot, address) -> last value (open addressing) */
     uint64_t *mkey, *mval;
     size_t mcap, mcount;

@@ -30,7 +30,6 @@
 #include <string.h>
 #include "itf/itf_internal.h"
 
-#define SKEL_SLOT 0xFFFFu /* context slot number of the skeleton prediction */
 
 void itf_np_init(itf_np *np, int v4)
 {
@@ -53,6 +52,7 @@ void itf_np_free(itf_np *np)
     free(np->cls_last);
     free(np->cls_gen);
     free(np->tab);
+    free(np->slots);
     free(np->memslot);
     free(np->memcls);
     free(np->mkey);
@@ -200,12 +200,12 @@ static inline uint64_t mix64(uint64_t h)
     return h ^ (h >> 32);
 }
 
-/* Context keys: the three parts mixed in turn, the pc part once per record (a plain
- * XOR of shifted parts would make different pcs and slots collide). Never 0, the
- * empty mark. */
-static inline uint64_t ctx_key_h(uint64_t pch, uint32_t line, uint32_t slot)
+/* Line context keys: the pc part mixed once per record, then with the line number
+ * (a plain XOR of shifted parts would make different pcs and lines collide). Never 0,
+ * the empty mark. */
+static inline uint64_t ctx_key_h(uint64_t pch, uint64_t line)
 {
-    return mix64(pch ^ ((uint64_t)line << 20 | slot)) | 1;
+    return mix64(pch ^ line) | 1;
 }
 static inline void set_rpc(itf_np *np, uint64_t pc)
 {
@@ -224,15 +224,16 @@ void itf_np_chunk(itf_np *np, uint64_t chunkno)
     if (np->tab && np->tcount) /* a fresh table is already zero: its pages stay untouched */
         memset(np->tab, 0, np->tcap * sizeof *np->tab);
     np->tcount = 0;
+    np->nslot = 0;
     if (np->mkey && np->mcount)
         memset(np->mkey, 0, np->mcap * sizeof *np->mkey);
     np->mcount = 0;
     set_rpc(np, 0);
     np->rline = 0;
-    np->cur = NULL;
+    np->curl = NULL;
 }
 
-static itf_npx *ctx_find(itf_np *np, uint64_t key)
+static itf_npl *ctx_find(itf_np *np, uint64_t key)
 {
     size_t m = np->tcap - 1, i = (size_t)(key >> 7) & m;
     while (np->tab[i].key && np->tab[i].key != key)
@@ -244,7 +245,7 @@ static itf_npx *ctx_find(itf_np *np, uint64_t key)
     return &np->tab[i];
 }
 
-/* Room for `more` new entries at a load of at most one half. */
+/* Room for `more` new line contexts at a load of at most one half. */
 static int ctx_reserve(itf_np *np, size_t more)
 {
     if ((np->tcount + more) * 2 <= np->tcap)
@@ -252,21 +253,50 @@ static int ctx_reserve(itf_np *np, size_t more)
     size_t ncap = np->tcap ? np->tcap : 1024;
     while ((np->tcount + more) * 2 > ncap)
         ncap *= 2;
-    itf_npx *nt = calloc(ncap, sizeof *nt);
+    itf_npl *nt = calloc(ncap, sizeof *nt);
     if (!nt)
         return -1;
-    itf_npx *old = np->tab;
+    itf_npl *old = np->tab;
     size_t oc = np->tcap;
     np->tab = nt;
     np->tcap = ncap;
     np->tcount = 0;
     for (size_t i = 0; i < oc; i++)
-        if (old[i].key) {
-            itf_npx *e = ctx_find(np, old[i].key);
-            *e = old[i];
-        }
+        if (old[i].key)
+            *ctx_find(np, old[i].key) = old[i];
     free(old);
     return 0;
+}
+
+/* Room for `more` slot entries in the arena (its offsets stay valid). */
+static int slot_reserve(itf_np *np, size_t more)
+{
+    if (np->nslot + more <= np->scap)
+        return 0;
+    size_t ncap = np->scap ? np->scap : 4096;
+    while (np->nslot + more > ncap)
+        ncap *= 2;
+    itf_npx *ns = realloc(np->slots, ncap * sizeof *ns);
+    if (!ns)
+        return -1;
+    np->slots = ns;
+    np->scap = ncap;
+    return 0;
+}
+
+/* Gives line context L room for n slots (from reserved arena space): a new range, the
+ * old entries copied, the others unseen. */
+static void slot_grow(itf_np *np, itf_npl *L, size_t n)
+{
+    if (L->nslot >= n)
+        return;
+    itf_npx *d = np->slots + np->nslot;
+    if (L->nslot)
+        memcpy(d, np->slots + L->off, L->nslot * sizeof *d);
+    memset(d + L->nslot, 0, (n - L->nslot) * sizeof *d);
+    L->off = (uint32_t)np->nslot;
+    L->nslot = (uint16_t)n;
+    np->nslot += n;
 }
 
 /* Room for `more` new memory map entries at a load of at most one half. */
@@ -314,15 +344,18 @@ static size_t mem_find(itf_np *np, uint64_t key, int *found)
     return i;
 }
 
-int itf_np_hint(itf_np *np, size_t contexts) { return np->v4 ? ctx_reserve(np, contexts) : 0; }
+int itf_np_hint(itf_np *np, size_t contexts)
+{
+    return np->v4 && (ctx_reserve(np, contexts / 4) < 0 || slot_reserve(np, contexts) < 0) ? -1 : 0;
+}
 
 long itf_np_skel_predict(itf_np *np)
 {
-    if (ctx_reserve(np, 1) < 0)
+    if (ctx_reserve(np, 2) < 0) /* this line's context and, for a record start, the next */
         return -1;
-    itf_npx *e = ctx_find(np, ctx_key_h(np->rpch, np->rline, SKEL_SLOT));
-    np->cur = e;
-    return e->seen ? (long)e->last : (long)UINT32_MAX;
+    itf_npl *L = ctx_find(np, ctx_key_h(np->rpch, np->rline));
+    np->curl = L;
+    return L->skseen ? (long)L->skel : (long)UINT32_MAX;
 }
 
 int itf_np_begin(itf_np *np, uint32_t id)
@@ -339,17 +372,22 @@ int itf_np_begin(itf_np *np, uint32_t id)
     }
     if (!np->v4)
         return 0;
-    if (np->cur) { /* the skeleton context asked for by itf_np_skel_predict */
-        np->cur->last = id;
-        np->cur->seen = 1;
-        np->cur = NULL;
-    }
-    if (np->rs[id] && np->pcslot[id] < 0) { /* a record without a pc: same context */
-        np->rline = 0;
-    }
-    if (np->memslot[id] >= 0 && mem_reserve(np, np->nn[id]) < 0)
+    itf_npl *L = np->curl; /* the skeleton context asked for by itf_np_skel_predict */
+    if (!L)
         return -1;
-    return ctx_reserve(np, np->nn[id]);
+    L->skel = id;
+    L->skseen = 1;
+    size_t nn = np->nn[id];
+    if (np->memslot[id] >= 0 && mem_reserve(np, nn) < 0)
+        return -1;
+    if (slot_reserve(np, 2 * nn) < 0) /* this line's slots and, for a record start, the next context's */
+        return -1;
+    if (np->rs[id] && np->pcslot[id] < 0) { /* a record without a pc: same pc, line 0 */
+        np->rline = 0;
+        L = np->curl = ctx_find(np, ctx_key_h(np->rpch, 0));
+    }
+    slot_grow(np, L, nn);
+    return 0;
 }
 
 static inline void cands(const itf_np *np, uint32_t id, size_t k, const uint64_t *cur, uint64_t *p)
@@ -373,8 +411,7 @@ uint64_t itf_np_predict(itf_np *np, uint32_t id, size_t k, const uint64_t *cur)
                 best = i;
         return p[best];
     }
-    itf_npx *e = ctx_find(np, ctx_key_h(np->rpch, np->rline, (uint32_t)k));
-    np->cur = e;
+    itf_npx *e = np->slots + np->curl->off + k;
     p[4] = e->seen ? e->last : p[0];
     p[5] = k + 1 < np->prevn ? np->prev[k + 1] : p[0];
     p[6] = np->prevn ? np->prev[np->prevn - 1] : p[0];
@@ -383,7 +420,7 @@ uint64_t itf_np_predict(itf_np *np, uint32_t id, size_t k, const uint64_t *cur)
     int ms = np->memslot[id];
     if (ms >= 0 && k > (size_t)ms) {
         int found;
-        uint64_t key = ctx_key_h(mix64(cur[ms] ^ 0x2545F4914F6CDD1Dull), np->memcls[id], (uint32_t)k);
+        uint64_t key = ctx_key_h(mix64(cur[ms] ^ 0x2545F4914F6CDD1Dull), (uint64_t)np->memcls[id] << 20 | k);
         np->mpos = mem_find(np, key, &found);
         if (found)
             p[7] = np->mval[np->mpos];
@@ -420,7 +457,7 @@ void itf_np_update(itf_np *np, uint32_t id, size_t k, const uint64_t *cur)
             c[i] = c[i] - (c[i] >> 3) + 16 * bits(v - p[i]);
         return;
     }
-    itf_npx *e = np->cur;
+    itf_npx *e = np->slots + np->curl->off + k;
     if (e->seen)
         for (int i = 0; i < ITF_NP_PRED; i++) {
             uint32_t b = 16 * bits(v - p[i]);
@@ -436,12 +473,13 @@ void itf_np_update(itf_np *np, uint32_t id, size_t k, const uint64_t *cur)
         }
     e->last = v;
     e->seen = 1;
-    np->cur = NULL;
     if (np->mpos != SIZE_MAX)
         np->mval[np->mpos] = v;
     if ((int)k == np->pcslot[id]) { /* the record's pc is known: its context from here on */
         set_rpc(np, v);
         np->rline = 0;
+        np->curl = ctx_find(np, ctx_key_h(np->rpch, 0)); /* room reserved by skel_predict/begin */
+        slot_grow(np, np->curl, np->nn[id]);
     }
 }
 
