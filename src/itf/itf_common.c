@@ -60,6 +60,103 @@ uint64_t itf_rd_u64le(const uint8_t *p) { return itf_rd_u32le(p) | (uint64_t)itf
 
 /* ---------------- back ends ---------------- */
 enum { M_STORED = 0, M_XZ = 1, M_ZSTD = 2 };
+#define M_ZRUN 0x80 /* version 4: the data holds the stream in zero-run form */
+
+/* Zero-run form of a stream of varints: (uv run of zero values, uv next nonzero
+ * value)* then uv the final run. The model streams are mostly zeros once the
+ * predictions hit (99.97 % of the block sequence of a FreeRTOS trace, 60-90 % of the
+ * Tarmac number streams): in this form LZMA has 2 to 1000 times fewer bytes to code
+ * and to decode, for about the same packed size. Used when the stream parses as
+ * canonical varints (so that the form gives the same bytes back) and at least half of
+ * its values are 0. Returns 1 with *out (malloc'd) and *on, 0 when the stream does not
+ * qualify, -1 on out of memory. */
+static size_t put_uv_at(uint8_t *o, uint64_t v)
+{
+    size_t k = 0;
+    while (v >= 0x80) {
+        o[k++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    o[k++] = (uint8_t)v;
+    return k;
+}
+static int zrun_encode(const uint8_t *in, size_t n, uint8_t **out, size_t *on)
+{
+    size_t zeros = 0, vals = 0;
+    for (size_t i = 0; i < n;) { /* canonical varints only: no 0x80 0x00 tails, <= 10 bytes */
+        size_t j = i;
+        while (j < n && (in[j] & 0x80) && j - i < 9)
+            j++;
+        if (j >= n || (in[j] & 0x80) || (j > i && in[j] == 0) || (j - i == 9 && in[j] > 1))
+            return 0;
+        zeros += j == i && in[i] == 0;
+        vals++;
+        i = j + 1;
+    }
+    if (vals == 0 || 2 * zeros < vals)
+        return 0;
+    uint8_t *o = malloc(n + (vals - zeros) + 16);
+    if (!o)
+        return -1;
+    size_t k = 0, run = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (in[j] & 0x80)
+            j++;
+        if (j == i && in[i] == 0)
+            run++;
+        else {
+            k += put_uv_at(o + k, run);
+            memcpy(o + k, in + i, j + 1 - i);
+            k += j + 1 - i;
+            run = 0;
+        }
+        i = j + 1;
+    }
+    k += put_uv_at(o + k, run);
+    *out = o;
+    *on = k;
+    return 1;
+}
+
+/* The stream back from its zero-run form in[0..n); -1 when the form is corrupt or the
+ * stream would exceed ITF_MAX_RAW. */
+static int zrun_decode(const uint8_t *in, size_t n, uint8_t **out, size_t *on)
+{
+    itf_rd r = {in, in + n, 0};
+    uint64_t total = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        uint8_t *o = pass ? *out : NULL;
+        r.p = in;
+        for (;;) {
+            uint64_t run = itf_get_uv(&r);
+            if (r.bad || run > ITF_MAX_RAW)
+                return -1;
+            if (pass)
+                memset(o, 0, (size_t)run), o += run;
+            else if ((total += run) > ITF_MAX_RAW)
+                return -1;
+            if (r.p == r.end)
+                break;
+            uint64_t v = itf_get_uv(&r);
+            if (r.bad || v == 0)
+                return -1;
+            uint8_t tmp[10];
+            size_t k = put_uv_at(tmp, v);
+            if (pass)
+                memcpy(o, tmp, k), o += k;
+            else if ((total += k) > ITF_MAX_RAW)
+                return -1;
+        }
+        if (!pass) {
+            *out = malloc((size_t)total + 1);
+            if (!*out)
+                return -2;
+            *on = (size_t)total;
+        }
+    }
+    return 0;
+}
 
 static void xz_setup(lzma_filter f[2], lzma_options_lzma *o, size_t n)
 {
@@ -80,14 +177,23 @@ static void xz_setup(lzma_filter f[2], lzma_options_lzma *o, size_t n)
 long itf_pack_stream(int backend, const uint8_t *in, size_t n, tz_buf *out, traza_err *err)
 {
     size_t start = out->len;
-    uint8_t *tmp = NULL;
-    size_t tl = 0;
+    uint8_t *tmp = NULL, *zr = NULL;
+    size_t tl = 0, zn = 0;
+    int zrun = zrun_encode(in, n, &zr, &zn);
+    if (zrun < 0)
+        return traza_err_set(err, TRAZA_E_NOMEM, "itf: out of memory packing %zu bytes", n);
+    if (zrun) {
+        in = zr;
+        n = zn;
+    }
     int method = M_STORED;
     if (n > 0 && backend == TRAZA_ITF_XZ) {
         size_t cap = n + n / 4 + 1024;
         tmp = malloc(cap);
-        if (!tmp)
+        if (!tmp) {
+            free(zr);
             return traza_err_set(err, TRAZA_E_NOMEM, "itf: out of memory packing %zu bytes", n);
+        }
         lzma_filter f[2];
         lzma_options_lzma o;
         xz_setup(f, &o, n);
@@ -98,16 +204,20 @@ long itf_pack_stream(int backend, const uint8_t *in, size_t n, tz_buf *out, traz
             tl = pos;
         } else if (rc != LZMA_OK && rc != LZMA_BUF_ERROR) {
             free(tmp);
+            free(zr);
             return traza_err_set(err, TRAZA_E_INTERNAL, "itf: lzma encoder failed (code %d)", (int)rc);
         }
     } else if (n > 0 && backend == TRAZA_ITF_ZSTD) {
         size_t cap = ZSTD_compressBound(n);
         tmp = malloc(cap);
-        if (!tmp)
+        if (!tmp) {
+            free(zr);
             return traza_err_set(err, TRAZA_E_NOMEM, "itf: out of memory packing %zu bytes", n);
+        }
         size_t r = ZSTD_compress(tmp, cap, in, n, 19);
         if (ZSTD_isError(r)) {
             free(tmp);
+            free(zr);
             return traza_err_set(err, TRAZA_E_INTERNAL, "itf: zstd: %s", ZSTD_getErrorName(r));
         }
         if (r < n) {
@@ -115,7 +225,7 @@ long itf_pack_stream(int backend, const uint8_t *in, size_t n, tz_buf *out, traz
             tl = r;
         }
     }
-    tz_buf_putc(out, (char)method);
+    tz_buf_putc(out, (char)(method | (zrun ? M_ZRUN : 0)));
     itf_put_uv(out, n);
     if (method == M_STORED) {
         itf_put_uv(out, n);
@@ -125,18 +235,22 @@ long itf_pack_stream(int backend, const uint8_t *in, size_t n, tz_buf *out, traz
         tz_buf_put(out, tmp, tl);
     }
     free(tmp);
+    free(zr);
     if (out->oom)
         return traza_err_set(err, TRAZA_E_NOMEM, "itf: out of memory");
     return (long)(out->len - start);
 }
 
-int itf_unpack_stream(itf_rd *r, uint8_t **out, size_t *n, size_t *packed, traza_err *err)
+int itf_unpack_stream(itf_rd *r, int zrun_ok, uint8_t **out, size_t *n, size_t *packed, traza_err *err)
 {
     const uint8_t *st = r->p;
     *out = NULL;
     if (r->p >= r->end)
         return traza_err_set(err, TRAZA_E_FORMAT, "tzi: stream header truncated");
     int method = *r->p++;
+    int zrun = zrun_ok && (method & M_ZRUN);
+    if (zrun)
+        method &= ~M_ZRUN;
     uint64_t raw = itf_get_uv(r), len = itf_get_uv(r);
     if (r->bad)
         return traza_err_set(err, TRAZA_E_FORMAT, "tzi: stream header truncated");
@@ -178,6 +292,19 @@ int itf_unpack_stream(itf_rd *r, uint8_t **out, size_t *n, size_t *packed, traza
     }
     o[raw] = 0;
     r->p += len;
+    if (zrun) {
+        uint8_t *x = NULL;
+        size_t xn = 0;
+        int zr = zrun_decode(o, (size_t)raw, &x, &xn);
+        free(o);
+        if (zr == -2)
+            return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+        if (zr < 0)
+            return traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt zero-run stream");
+        x[xn] = 0;
+        o = x;
+        raw = xn;
+    }
     *out = o;
     *n = (size_t)raw;
     if (packed)
@@ -456,49 +583,65 @@ traza_itf_dialect traza_itf_detect(const char *text, size_t len)
 }
 
 /* ---------------- generic line tokenizer ---------------- */
-static int isalnum_c(int c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-static int ishex_c(int c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+static inline int alnum_u(unsigned c) { return (c - '0' < 10u) | ((c | 0x20) - 'a' < 26u); }
+static inline int hex_u(unsigned c) { return (c - '0' < 10u) | ((c | 0x20) - 'a' < 6u); }
 
 size_t itf_tokenize(const char *s, size_t n, tz_buf *skel, uint64_t *nums)
 {
     size_t nn = 0, i = 0;
     tz_buf_reset(skel);
+    /* One reservation: a byte gives at most 2 skeleton bytes (an escaped 0x01), a
+     * number of w >= 1 characters 3. */
+    if (n > (SIZE_MAX - 16) / 3 || tz_buf_reserve(skel, 3 * n + 8) < 0)
+        return 0;
+    char *const base = skel->s;
+    char *o = base;
     while (i < n) {
-        unsigned char c = (unsigned char)s[i];
-        int boundary = (i == 0 || !isalnum_c((unsigned char)s[i - 1]));
-        int after0x = (i >= 2 && (s[i - 1] == 'x' || s[i - 1] == 'X') && s[i - 2] == '0' &&
-                       (i == 2 || !isalnum_c((unsigned char)s[i - 3])));
-        if (ishex_c(c) && (boundary || after0x) && nn < ITF_MAX_NUMS) {
-            size_t j = i;
-            int lower = 0, upper = 0;
-            while (j < n && ishex_c((unsigned char)s[j])) {
-                if (s[j] >= 'a')
-                    lower = 1;
-                else if (s[j] >= 'A')
-                    upper = 1;
-                j++;
-            }
-            size_t w = j - i;
-            int ok = (j == n || !isalnum_c((unsigned char)s[j])) && !(lower && upper);
-            int kind = 0;
-            if (ok) {
-                if (lower || upper) {
-                    if (w <= 16 && (after0x || w >= 4))
-                        kind = upper ? NK_HEXU : NK_HEXL;
-                } else if (after0x || w >= 8) {
-                    if (w <= 16)
-                        kind = NK_HEXL;
-                } else if (w <= 18) {
-                    kind = (w > 1 && s[i] == '0') ? NK_DECW : NK_DEC;
+        unsigned c = (unsigned char)s[i];
+        if (hex_u(c) && nn < ITF_MAX_NUMS) {
+            int boundary = (i == 0 || !alnum_u((unsigned char)s[i - 1]));
+            int after0x = (i >= 2 && (s[i - 1] | 0x20) == 'x' && s[i - 2] == '0' &&
+                           (i == 2 || !alnum_u((unsigned char)s[i - 3])));
+            if (boundary || after0x) {
+                size_t j = i;
+                int lower = 0, upper = 0;
+                while (j < n && hex_u((unsigned char)s[j])) {
+                    if (s[j] >= 'a')
+                        lower = 1;
+                    else if (s[j] >= 'A')
+                        upper = 1;
+                    j++;
                 }
-            }
-            if (kind) {
+                size_t w = j - i;
+                int ok = (j == n || !alnum_u((unsigned char)s[j])) && !(lower && upper);
+                int kind = 0;
+                if (ok) {
+                    if (lower || upper) {
+                        if (w <= 16 && (after0x || w >= 4))
+                            kind = upper ? NK_HEXU : NK_HEXL;
+                    } else if (after0x || w >= 8) {
+                        if (w <= 16)
+                            kind = NK_HEXL;
+                    } else if (w <= 18) {
+                        kind = (w > 1 && s[i] == '0') ? NK_DECW : NK_DEC;
+                    }
+                }
+                if (!kind) { /* not a number: copy the run literally */
+                    memcpy(o, s + i, w);
+                    o += w;
+                    i = j;
+                    continue;
+                }
                 uint64_t v = 0;
-                for (size_t k = i; k < j; k++) {
-                    int d = s[k];
-                    int dv = d <= '9' ? d - '0' : (d | 0x20) - 'a' + 10;
-                    v = (kind == NK_DEC || kind == NK_DECW) ? v * 10 + (uint64_t)dv : v << 4 | (uint64_t)dv;
-                }
+                if (kind == NK_DEC || kind == NK_DECW)
+                    for (size_t k = i; k < j; k++)
+                        v = v * 10 + (uint64_t)(s[k] - '0');
+                else
+                    for (size_t k = i; k < j; k++) {
+                        int d = s[k];
+                        v = v << 4 | (uint64_t)(d <= '9' ? d - '0' : (d | 0x20) - 'a' + 10);
+                    }
                 /* Width-free kinds, so that a line keeps its skeleton when a number
                  * grows a digit: a decimal without leading zeros (right-aligned in
                  * its field of spaces when spaces precede it), a 0x number without
@@ -506,11 +649,11 @@ size_t itf_tokenize(const char *s, size_t n, tz_buf *skel, uint64_t *nums)
                 size_t fw = 1;
                 if (kind == NK_DEC) {
                     size_t sp = 0;
-                    while (sp < skel->len && skel->s[skel->len - 1 - sp] == ' ' && sp + w < 18)
+                    while (sp < (size_t)(o - base) && o[-1 - (ptrdiff_t)sp] == ' ' && sp + w < 18)
                         sp++;
                     if (sp) {
                         kind = NK_DECR;
-                        skel->len -= sp;
+                        o -= sp;
                         fw = sp + w;
                     }
                 } else if (after0x && (s[i] != '0' || w == 1))
@@ -518,23 +661,20 @@ size_t itf_tokenize(const char *s, size_t n, tz_buf *skel, uint64_t *nums)
                 else
                     fw = w;
                 nums[nn++] = v;
-                char ph[3] = {1, (char)kind, (char)fw};
-                tz_buf_put(skel, ph, 3);
+                o[0] = 1, o[1] = (char)kind, o[2] = (char)fw;
+                o += 3;
                 i = j;
                 continue;
             }
-            /* not a number: copy the run literally */
-            tz_buf_put(skel, s + i, w);
-            i = j;
-            continue;
         }
-        if (c == 1) {
-            char e[2] = {1, 0};
-            tz_buf_put(skel, e, 2);
-        } else
-            tz_buf_putc(skel, (char)c);
+        if (c == 1)
+            *o++ = 1, *o++ = 0;
+        else
+            *o++ = (char)c;
         i++;
     }
+    skel->len = (size_t)(o - base);
+    base[skel->len] = '\0';
     return nn;
 }
 

@@ -66,8 +66,9 @@ uint64_t itf_rd_u64le(const uint8_t *p);
 /* Appends method byte, raw length, packed length, data. Falls back to stored when
  * packing does not help. Returns the packed size written (incl. header) or -1. */
 long itf_pack_stream(int backend, const uint8_t *in, size_t n, tz_buf *out, traza_err *err);
-/* Reads one stream from r; *out is malloc'd (n bytes, +1 NUL). */
-int itf_unpack_stream(itf_rd *r, uint8_t **out, size_t *n, size_t *packed, traza_err *err);
+/* Reads one stream from r; *out is malloc'd (n bytes, +1 NUL). zrun_ok: version 4,
+ * whose writer stores mostly-zero varint streams in zero-run form (method bit 0x80). */
+int itf_unpack_stream(itf_rd *r, int zrun_ok, uint8_t **out, size_t *n, size_t *packed, traza_err *err);
 
 /* ---- byte-key hash map (key -> dense id) ---- */
 typedef struct itf_kmap {

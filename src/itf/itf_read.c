@@ -483,7 +483,7 @@ static traza_itf_reader *open_common(traza_itf_reader *r, traza_err *err)
         goto fail;
     d = (itf_rd){p, p + n, 0};
     for (int k = 0; k < D_NSTREAMS; k++)
-        if (itf_unpack_stream(&d, &r->dbuf[k], &r->dlen[k], NULL, err) < 0) {
+        if (itf_unpack_stream(&d, r->info.version >= 4, &r->dbuf[k], &r->dlen[k], NULL, err) < 0) {
             free(p);
             traza_err_prefix(err, "dictionary: ");
             goto fail;
@@ -1119,7 +1119,7 @@ static int decode_payload(traza_itf_reader *r, size_t ci, const uint8_t *p, size
     itf_rd d = {p, p + n, 0};
     int nstreams = r->info.version >= 3 ? S_NSTREAMS : S_INT; /* version 2: no interrupt stream */
     for (int k = 0; k < nstreams; k++)
-        if (itf_unpack_stream(&d, &sb[k], &sl[k], NULL, err) < 0)
+        if (itf_unpack_stream(&d, r->info.version >= 4, &sb[k], &sl[k], NULL, err) < 0)
             goto out;
     uint64_t nl = e[3];
     if (r->model == 1) {

@@ -1067,16 +1067,22 @@ int traza_itf_compress(const char *inpath, const char *outpath, const traza_itf_
     itf_cache_init(&w->c_lossy);
     int rc = -1;
     char *buf = NULL;
+    const char *map = NULL;
+    size_t maplen = 0;
     tz_input *in = tz_input_open(inpath, err);
     if (!in)
         goto done;
     size_t cap = 1 << 20, start = 0, end = 0;
-    buf = malloc(cap);
-    if (!buf) {
+    int eof = 0;
+    map = tz_input_map(in, &maplen); /* a plain file is parsed in place: no copy */
+    if (map) {
+        buf = (char *)map; /* never written: with eof set the loop below neither reads nor moves */
+        cap = end = maplen;
+        eof = 1;
+    } else if (!(buf = malloc(cap))) {
         oom(w);
         goto done;
     }
-    int eof = 0;
     /* prime for dialect detection */
     while (!eof && end < 65536) {
         long k = tz_input_read(in, buf + end, cap - end, err);
@@ -1178,7 +1184,10 @@ done:
         remove(outpath);
     }
     tz_input_close(in);
-    free(buf);
+    if (map)
+        tz_input_unmap(map, maplen);
+    else
+        free(buf);
     wr_free(w);
     free(w);
     return rc;

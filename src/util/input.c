@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -187,6 +188,26 @@ long tz_input_read(tz_input *in, void *buf, size_t n, traza_err *err)
 uint64_t tz_input_raw_pos(const tz_input *in) { return in->raw_pos; }
 uint64_t tz_input_raw_size(const tz_input *in) { return in->raw_size; }
 const char *tz_input_path(const tz_input *in) { return in->path; }
+
+const char *tz_input_map(tz_input *in, size_t *len)
+{
+    /* only a plain regular file not read past its first buffer */
+    if (in->kind != IN_PLAIN || in->f == stdin || !in->raw_size || in->raw_size > SIZE_MAX || in->raw_off != 0 ||
+        in->raw_pos != in->raw_len || (uint64_t)in->raw_len > in->raw_size)
+        return NULL;
+    void *m = mmap(NULL, (size_t)in->raw_size, PROT_READ, MAP_PRIVATE, fileno(in->f), 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    madvise(m, (size_t)in->raw_size, MADV_SEQUENTIAL);
+    *len = (size_t)in->raw_size;
+    return m;
+}
+
+void tz_input_unmap(const char *map, size_t len)
+{
+    if (map)
+        munmap((void *)map, len);
+}
 
 void tz_input_close(tz_input *in)
 {

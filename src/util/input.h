@@ -18,6 +18,13 @@ long tz_input_read(tz_input *in, void *buf, size_t n, traza_err *err);
 uint64_t tz_input_raw_pos(const tz_input *in);
 uint64_t tz_input_raw_size(const tz_input *in);
 const char *tz_input_path(const tz_input *in);
+/* The whole input mapped read-only when it is a plain (uncompressed) regular file
+ * that nothing has been read from yet, so that a parser can skip the copy into its
+ * buffer; NULL otherwise (then read as usual). *len is the file size; a file that
+ * changes size while mapped is the caller's risk, as with any mmap. Undo with
+ * tz_input_unmap. */
+const char *tz_input_map(tz_input *in, size_t *len);
+void tz_input_unmap(const char *map, size_t len);
 void tz_input_close(tz_input *in);
 
 typedef struct tz_lines {

@@ -78,7 +78,7 @@ static int buf_reserve(tz_buf *b, size_t extra)
 
 int tz_buf_reserve(tz_buf *b, size_t extra) { return buf_reserve(b, extra); }
 
-void tz_buf_put(tz_buf *b, const void *data, size_t n)
+void tz_buf_put_grow(tz_buf *b, const void *data, size_t n)
 {
     if (buf_reserve(b, n) < 0)
         return;
@@ -89,7 +89,6 @@ void tz_buf_put(tz_buf *b, const void *data, size_t n)
 }
 
 void tz_buf_puts(tz_buf *b, const char *s) { tz_buf_put(b, s, strlen(s)); }
-void tz_buf_putc(tz_buf *b, char c) { tz_buf_put(b, &c, 1); }
 
 void tz_buf_vprintf(tz_buf *b, const char *fmt, va_list ap)
 {

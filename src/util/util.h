@@ -28,11 +28,31 @@ typedef struct tz_buf {
 void tz_buf_init(tz_buf *b);
 void tz_buf_free(tz_buf *b);
 void tz_buf_reset(tz_buf *b);
-void tz_buf_put(tz_buf *b, const void *data, size_t n);
+/* Appends (the buffer stays NUL-terminated). The common case, enough room, is inline:
+ * the trace writers append a few bytes at a time, millions of times. */
+void tz_buf_put_grow(tz_buf *b, const void *data, size_t n);
+static inline void tz_buf_put(tz_buf *b, const void *data, size_t n)
+{
+    if (__builtin_expect(n < b->cap - b->len && !b->oom, 1)) { /* cap > len whenever s exists */
+        __builtin_memcpy(b->s + b->len, data, n);
+        b->len += n;
+        b->s[b->len] = '\0';
+        return;
+    }
+    tz_buf_put_grow(b, data, n);
+}
+static inline void tz_buf_putc(tz_buf *b, char c)
+{
+    if (__builtin_expect(1 < b->cap - b->len && !b->oom, 1)) {
+        b->s[b->len++] = c;
+        b->s[b->len] = '\0';
+        return;
+    }
+    tz_buf_put_grow(b, &c, 1);
+}
 /* Room for `extra` more bytes (and the NUL) without another allocation; -1 on oom. */
 int tz_buf_reserve(tz_buf *b, size_t extra);
 void tz_buf_puts(tz_buf *b, const char *s);
-void tz_buf_putc(tz_buf *b, char c);
 void tz_buf_printf(tz_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tz_buf_vprintf(tz_buf *b, const char *fmt, va_list ap);
 /* Takes the string (NUL-terminated, "" if empty); the buffer is reset. NULL on oom. */

@@ -211,6 +211,8 @@ if [ -d "$DATA/tarmac" ]; then
   got=$("$TRAZA" itf extract "$TMP/g.tzi" --from 1200 --count 3)
   check_eq "tarmac extract matches the text" "$want" "$got"
   "$TRAZA" itf compress "$DATA/tarmac/calculator-aarch32-es-ld-st-style.tarmac" -o "$TMP/e.tzi" -q
+  "$TRAZA" itf compress - -o "$TMP/e2.tzi" -q <"$DATA/tarmac/calculator-aarch32-es-ld-st-style.tarmac"
+  check_rc "tarmac: compress from stdin = from the mapped file" 0 cmp -s "$TMP/e.tzi" "$TMP/e2.tzi"
   check_eq "ES dialect detected" "tarmac-es" "$("$TRAZA" itf stats "$TMP/e.tzi" --json | json_get dialect)"
   "$TRAZA" itf compress "$DATA/tarmac/quicksort.tarmac" -o "$TMP/q.tzi" -q
   check_eq "Fast Models dialect detected" "tarmac-fastmodel" "$("$TRAZA" itf stats "$TMP/q.tzi" --json | json_get dialect)"
@@ -224,6 +226,9 @@ if [ -f "$f" ]; then
   "$TRAZA" itf compress "$TMP/p.itf" -o "$TMP/p.tzi" --chunk 50000 -q
   "$TRAZA" itf compress "$TMP/p.itf" -o "$TMP/p1.tzi" --chunk 50000 -q --threads 1
   check_rc "real trace: compress --threads 1 = default threads" 0 cmp -s "$TMP/p.tzi" "$TMP/p1.tzi"
+  # a plain file is parsed in place (mmap), standard input through the read buffer
+  "$TRAZA" itf compress - -o "$TMP/p2.tzi" --chunk 50000 -q <"$TMP/p.itf"
+  check_rc "real trace: compress from stdin = from the mapped file" 0 cmp -s "$TMP/p.tzi" "$TMP/p2.tzi"
   "$TRAZA" itf decompress "$TMP/p.tzi" --threads 2 -o "$TMP/p.out"
   check_rc "real trace: 6 chunks round trip on 2 threads" 0 cmp -s "$TMP/p.out" "$TMP/p.itf"
   want=$(sed -n '149001,150200p' "$TMP/p.itf")
