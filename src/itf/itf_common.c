@@ -9,16 +9,20 @@
 #include "traza/grammar.h"
 
 /* ---------------- varints ---------------- */
-void itf_put_uv(tz_buf *b, uint64_t v)
+size_t itf_put_uv_at(uint8_t *o, uint64_t v)
 {
-    char t[10];
-    size_t n = 0;
+    size_t k = 0;
     while (v >= 0x80) {
-        t[n++] = (char)(v | 0x80);
+        o[k++] = (uint8_t)(v | 0x80);
         v >>= 7;
     }
-    t[n++] = (char)v;
-    tz_buf_put(b, t, n);
+    o[k++] = (uint8_t)v;
+    return k;
+}
+void itf_put_uv(tz_buf *b, uint64_t v)
+{
+    uint8_t t[10];
+    tz_buf_put(b, t, itf_put_uv_at(t, v));
 }
 void itf_put_sv(tz_buf *b, int64_t v) { itf_put_uv(b, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63)); }
 void itf_put_u32le(tz_buf *b, uint32_t v)
@@ -70,16 +74,6 @@ enum { M_STORED = 0, M_XZ = 1, M_ZSTD = 2 };
  * canonical varints (so that the form gives the same bytes back) and at least half of
  * its values are 0. Returns 1 with *out (malloc'd) and *on, 0 when the stream does not
  * qualify, -1 on out of memory. */
-static size_t put_uv_at(uint8_t *o, uint64_t v)
-{
-    size_t k = 0;
-    while (v >= 0x80) {
-        o[k++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    o[k++] = (uint8_t)v;
-    return k;
-}
 static int zrun_encode(const uint8_t *in, size_t n, uint8_t **out, size_t *on)
 {
     size_t zeros = 0, vals = 0;
@@ -106,14 +100,14 @@ static int zrun_encode(const uint8_t *in, size_t n, uint8_t **out, size_t *on)
         if (j == i && in[i] == 0)
             run++;
         else {
-            k += put_uv_at(o + k, run);
+            k += itf_put_uv_at(o + k, run);
             memcpy(o + k, in + i, j + 1 - i);
             k += j + 1 - i;
             run = 0;
         }
         i = j + 1;
     }
-    k += put_uv_at(o + k, run);
+    k += itf_put_uv_at(o + k, run);
     *out = o;
     *on = k;
     return 1;
@@ -142,7 +136,7 @@ static int zrun_decode(const uint8_t *in, size_t n, uint8_t **out, size_t *on)
             if (r.bad || v == 0)
                 return -1;
             uint8_t tmp[10];
-            size_t k = put_uv_at(tmp, v);
+            size_t k = itf_put_uv_at(tmp, v);
             if (pass)
                 memcpy(o, tmp, k), o += k;
             else if ((total += k) > ITF_MAX_RAW)

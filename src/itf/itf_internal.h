@@ -51,6 +51,8 @@ static inline int itf_eq(const void *a, const void *b, size_t n)
 /* ---- varints ---- */
 void itf_put_uv(tz_buf *b, uint64_t v);
 void itf_put_sv(tz_buf *b, int64_t v);
+/* LEB128 of v into o (at most 10 bytes); returns the length. */
+size_t itf_put_uv_at(uint8_t *o, uint64_t v);
 void itf_put_u32le(tz_buf *b, uint32_t v);
 void itf_put_u64le(tz_buf *b, uint64_t v);
 typedef struct itf_rd {

@@ -253,18 +253,6 @@ static int ix_add(wr *w, uint64_t off, uint64_t len, uint64_t nrec, uint64_t nl)
     return 0;
 }
 
-/* LEB128 into o (at most 10 bytes); returns the length */
-static size_t put_uv_raw(uint8_t *o, uint64_t v)
-{
-    size_t n = 0;
-    while (v >= 128) {
-        o[n++] = (uint8_t)(v | 128);
-        v >>= 7;
-    }
-    o[n++] = (uint8_t)v;
-    return n;
-}
-
 static int succ_code(wr *w, succ_list *sl, uint32_t id, tz_buf *out)
 {
     if (sl->gen != w->fk->chunkno + 1) {
@@ -413,10 +401,10 @@ static int flush_gen(wr *w)
             }
             /* variant key: uv block id, then per line u8 flags + uv address count */
             uint8_t vk[10 + ITF_MAX_BLOCK * 11];
-            size_t vn = put_uv_raw(vk, (uint64_t)bid);
+            size_t vn = itf_put_uv_at(vk, (uint64_t)bid);
             for (size_t q = 0; q < n; q++) {
                 vk[vn++] = (uint8_t)(fk[q] >> 32) & (LF_CCFAIL | LF_EXC);
-                vn += put_uv_raw(vk + vn, fk[q] >> 40);
+                vn += itf_put_uv_at(vk + vn, fk[q] >> 40);
             }
             long v2 = itf_kmap_intern(&w->vars, vk, vn, &isnew);
             if (v2 != vid || !isnew) /* one-to-one with the full keys */
