@@ -34,7 +34,8 @@ void tz_buf_put_grow(tz_buf *b, const void *data, size_t n);
 static inline void tz_buf_put(tz_buf *b, const void *data, size_t n)
 {
     if (__builtin_expect(n < b->cap - b->len && !b->oom, 1)) { /* cap > len whenever s exists */
-        __builtin_memcpy(b->s + b->len, data, n);
+        if (n) /* data may be NULL when n is 0 */
+            __builtin_memcpy(b->s + b->len, data, n);
         b->len += n;
         b->s[b->len] = '\0';
         return;
