@@ -197,6 +197,11 @@ int itf_np_begin(itf_np *np, uint32_t id);
 uint64_t itf_np_predict(itf_np *np, uint32_t id, size_t k, const uint64_t *cur);
 void itf_np_update(itf_np *np, uint32_t id, size_t k, const uint64_t *cur);
 void itf_np_end(itf_np *np, uint32_t id, const uint64_t *cur);
+/* The numbers of a whole line (after itf_np_begin; itf_np_end included): residuals
+ * written to out[min(k, 3)], or read from nu[min(k, 3)] into nums (-1 when a stream
+ * ran out). */
+void itf_np_encode_line(itf_np *np, uint32_t id, const uint64_t *nums, tz_buf *const out[4]);
+int itf_np_decode_line(itf_np *np, uint32_t id, uint64_t *nums, itf_rd *nu);
 /* Does the skeleton, rendered, start a record? (Numbers are digits only, so the
  * answer does not depend on them.) -1 on out of memory. */
 int itf_skel_is_record_start(int dialect, const uint8_t *skel, size_t len, size_t nn);

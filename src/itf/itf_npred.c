@@ -398,8 +398,8 @@ static inline void cands(const itf_np *np, uint32_t id, size_t k, const uint64_t
     p[3] = k ? cur[k - 1] : p[0];
 }
 
-/* The candidates are kept in np->cand for itf_np_update, which follows at once. */
-uint64_t itf_np_predict(itf_np *np, uint32_t id, size_t k, const uint64_t *cur)
+/* The candidates are kept in np->cand for np_update, which follows at once. */
+static inline uint64_t np_predict(itf_np *np, uint32_t id, size_t k, const uint64_t *cur)
 {
     uint64_t *p = np->cand;
     const uint32_t *c = np->cost + ((size_t)np->base[id] + k) * ITF_NP_PRED;
@@ -447,7 +447,7 @@ static inline uint32_t bits(uint64_t d)
     return z ? 64u - (uint32_t)__builtin_clzll(z) : 0u;
 }
 
-void itf_np_update(itf_np *np, uint32_t id, size_t k, const uint64_t *cur)
+static inline void np_update(itf_np *np, uint32_t id, size_t k, const uint64_t *cur)
 {
     const uint64_t *p = np->cand, v = cur[k];
     uint32_t *c = np->cost + ((size_t)np->base[id] + k) * ITF_NP_PRED;
@@ -483,6 +483,9 @@ void itf_np_update(itf_np *np, uint32_t id, size_t k, const uint64_t *cur)
     }
 }
 
+uint64_t itf_np_predict(itf_np *np, uint32_t id, size_t k, const uint64_t *cur) { return np_predict(np, id, k, cur); }
+void itf_np_update(itf_np *np, uint32_t id, size_t k, const uint64_t *cur) { np_update(np, id, k, cur); }
+
 void itf_np_end(itf_np *np, uint32_t id, const uint64_t *cur)
 {
     size_t nn = np->nn[id], m = nn < ITF_NP_COLS ? nn : ITF_NP_COLS;
@@ -491,4 +494,35 @@ void itf_np_end(itf_np *np, uint32_t id, const uint64_t *cur)
     memcpy(np->cls_last + (size_t)np->cls[id] * ITF_NP_COLS, cur, m * sizeof *cur);
     if (np->v4)
         np->rline++;
+}
+
+/* One line's numbers at a time, so that prediction and update are inlined into the
+ * loop (they are most of the line model's time): number k goes to stream
+ * out[min(k, 3)] as the zig-zag residual from its prediction. */
+void itf_np_encode_line(itf_np *np, uint32_t id, const uint64_t *nums, tz_buf *const out[4])
+{
+    size_t nn = np->nn[id];
+    for (size_t k = 0; k < nn; k++) {
+        uint64_t p = np_predict(np, id, k, nums);
+        itf_put_sv(out[k < 3 ? k : 3], (int64_t)(nums[k] - p));
+        np_update(np, id, k, nums);
+    }
+    itf_np_end(np, id, nums);
+}
+
+int itf_np_decode_line(itf_np *np, uint32_t id, uint64_t *nums, itf_rd *nu)
+{
+    size_t nn = np->nn[id];
+    for (size_t k = 0; k < nn; k++) {
+        itf_rd *r = &nu[k < 3 ? k : 3];
+        uint64_t z;
+        if (r->p < r->end && *r->p < 0x80) /* most residuals are one byte (most are 0) */
+            z = *r->p++;
+        else
+            z = itf_get_uv(r);
+        nums[k] = np_predict(np, id, k, nums) + ((z >> 1) ^ (0 - (z & 1)));
+        np_update(np, id, k, nums);
+    }
+    itf_np_end(np, id, nums);
+    return nu[0].bad | nu[1].bad | nu[2].bad | nu[3].bad ? -1 : 0;
 }

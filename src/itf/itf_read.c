@@ -1154,12 +1154,7 @@ static int decode_payload(traza_itf_reader *r, size_t ci, const uint8_t *p, size
                 bad = 4;
                 break;
             }
-            for (size_t k = 0; k < r->skel_nn[id]; k++) {
-                nums[k] = itf_np_predict(&r->np, (uint32_t)id, k, nums) + (uint64_t)itf_get_sv(&nu[k < 3 ? k : 3]);
-                itf_np_update(&r->np, (uint32_t)id, k, nums);
-            }
-            itf_np_end(&r->np, (uint32_t)id, nums);
-            if (nu[0].bad || nu[1].bad || nu[2].bad || nu[3].bad) {
+            if (itf_np_decode_line(&r->np, (uint32_t)id, nums, nu) < 0) {
                 bad = 3;
                 break;
             }

@@ -780,13 +780,8 @@ static int add_line_text(wr *w, const char *s, size_t n)
     if (pred < 0 || itf_np_begin(&w->np, (uint32_t)id) < 0)
         return oom(w);
     itf_put_uv(&w->pk->s[S_SKL], pred == id ? 0 : (uint64_t)id + 1);
-    static const int NS[4] = {S_NUM, S_NUM1, S_NUM2, S_NUM3};
-    for (size_t k = 0; k < nn; k++) {
-        uint64_t p = itf_np_predict(&w->np, (uint32_t)id, k, nums);
-        itf_put_sv(&w->pk->s[NS[k < 3 ? k : 3]], (int64_t)(nums[k] - p));
-        itf_np_update(&w->np, (uint32_t)id, k, nums);
-    }
-    itf_np_end(&w->np, (uint32_t)id, nums);
+    tz_buf *const out[4] = {&w->pk->s[S_NUM], &w->pk->s[S_NUM1], &w->pk->s[S_NUM2], &w->pk->s[S_NUM3]};
+    itf_np_encode_line(&w->np, (uint32_t)id, nums, out);
     w->pk->nlines++;
     if (rs) {
         w->pk->chunk_rec++;
