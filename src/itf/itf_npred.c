@@ -10,10 +10,12 @@
  *   line, P6 the last number of the previous line (a loaded value re-appearing in
  *   the register line that follows) and P7, in a memory access line (Tarmac LD/ST,
  *   MR<n>/MW<n>), the value last stored at or loaded from that address in the same
- *   bus lane layout (a memory map: most loads read what the program stored). A stride candidate (last value plus last step)
- *   was measured and left out: it cost 0.5-3 % on the Tarmac samples, its wins being
- *   smaller than the noise it adds to the choice.
- * A context is (pc of the current record, line number within the record, slot): the
+ *   bus lane layout (a memory map: most loads read what the program stored).
+ *   Measured and left out: a stride candidate (last value plus last step; +0.5-3 % on
+ *   the Tarmac samples) and "P0 plus the context's last difference to P0" (ES -4 %,
+ *   gem5 +15 %): their wins were smaller than the noise they add to the choice.
+ * A context is (pc of the current record, line number within the record, slot), kept
+ * as a line context (one hash lookup per line) with its slots in an arena: the
  * instruction at a pc writes the same registers and, often, the same values or
  * strides each time it runs, so its opcode, its immediates and its lines come back
  * exactly. Before a record-start line has given its pc, the context is still the
@@ -29,7 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "itf/itf_internal.h"
-
 
 void itf_np_init(itf_np *np, int v4)
 {
