@@ -44,12 +44,14 @@ static int parse_u64(const char *s, uint64_t *v)
     return 0;
 }
 
-/* A regular file under 8 MiB that is not xz, zstd or gzip compressed: it holds less
- * than one chunk of instructions. */
+/* A regular file under 128 KiB that is not xz, zstd or gzip compressed: a second
+ * thread costs it more than it saves. (Measured, session 4: a 57 kB ITF 5.9 ms on one
+ * thread, 6.4-7.5 ms on two; the 218-816 kB Tarmac samples and a 2.1 MB ITF 5-28 %
+ * faster on two, the streams being packed on both threads at the end.) */
 static int small_plain_file(const char *path)
 {
     struct stat st;
-    if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size >= (8 << 20))
+    if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size >= (128 << 10))
         return 0;
     unsigned char m[6] = {0};
     FILE *f = fopen(path, "rb");
@@ -164,8 +166,9 @@ int cmd_itf(traza_cli *cli, int argc, char **argv)
         if (o.mem == TRAZA_ITF_MEM_DISTRIBUTION && !o.lossy)
             return cli_usage_error("itf", "--mem distribution is lossy: add --lossy");
         traza_itf_info info;
-        /* A small plain input is done before a second thread pays off (an 800 kB
-         * Tarmac file: 38.6 ms on one thread, 48.9 ms on two). */
+        /* A small plain input is done before a second thread pays off (see
+         * small_plain_file; session 3 had set the limit at 8 MiB when a Tarmac
+         * file's LZMA streams were four times as long). */
         if (!threads_given && small_plain_file(in))
             threads = 1;
         o.threads = threads;
