@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "traza/itf.h"
+#include "fuzz_tmp.h"
 #include "util/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -39,16 +40,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.chunk = 1 + (data[0] >> 3);
     o.threads = data[0] & 4 ? 2 : 1;
     data++, size--;
-    char in[] = "/tmp/traza-fuzz-itfrt-XXXXXX";
-    int fd = mkstemp(in);
-    if (fd < 0)
+    char in[FZ_TMP], out[FZ_TMP];
+    if (fz_tmp_input("itfrt", ".tzi", data, size, in, out) < 0)
         return 0;
-    int wrc = tz_write_all(fd, data, size);
-    close(fd);
-    char out[sizeof in + 8];
-    snprintf(out, sizeof out, "%s.tzi", in);
     traza_err err;
-    if (wrc == 0 && traza_itf_compress(in, out, &o, NULL, &err) == 0) {
+    if (traza_itf_compress(in, out, &o, NULL, &err) == 0) {
         traza_itf_reader *r = traza_itf_open_path(out, &err);
         if (!r) { fprintf(stderr, "%s\n", err.msg); abort(); } /* the writer's own output must open */
         size_t n = 0;
@@ -72,7 +68,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(text);
         traza_itf_close(r);
     }
-    unlink(out);
-    unlink(in);
+    fz_tmp_done(in, out);
     return 0;
 }

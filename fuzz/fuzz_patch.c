@@ -7,24 +7,20 @@
 #include <string.h>
 #include <unistd.h>
 #include "patch/patch_elf.h"
+#include "fuzz_tmp.h"
 #include "util/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char in[] = "/tmp/traza-fuzz-patch-XXXXXX";
-    int fd = mkstemp(in);
-    if (fd < 0)
+    char in[FZ_TMP], out[FZ_TMP];
+    if (fz_tmp_input("patch", ".out", data, size, in, out) < 0)
         return 0;
-    int wrc = tz_write_all(fd, data, size);
-    close(fd);
-    char out[sizeof in + 8];
-    snprintf(out, sizeof out, "%s.out", in);
     tz_sites s;
     traza_err err;
     memset(&s, 0, sizeof s);
-    if (wrc == 0 && tz_sites_find(in, &s, &err) == 0) {
+    if (tz_sites_find(in, &s, &err) == 0) {
         for (size_t i = 0; i < s.n; i++)
             s.v[i].want = !s.v[i].enabled;
         if (s.n && tz_sites_write(in, out, &s, &err) == 0) {
@@ -35,7 +31,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         tz_sites_free(&s);
     }
-    unlink(out);
-    unlink(in);
+    fz_tmp_done(in, out);
     return 0;
 }

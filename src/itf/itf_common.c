@@ -578,8 +578,6 @@ traza_itf_dialect traza_itf_detect(const char *text, size_t len)
 
 /* ---------------- generic line tokenizer ---------------- */
 
-static inline int alnum_u(unsigned c) { return (c - '0' < 10u) | ((c | 0x20) - 'a' < 26u); }
-static inline int hex_u(unsigned c) { return (c - '0' < 10u) | ((c | 0x20) - 'a' < 6u); }
 
 size_t itf_tokenize(const char *s, size_t n, tz_buf *skel, uint64_t *nums)
 {
@@ -593,14 +591,14 @@ size_t itf_tokenize(const char *s, size_t n, tz_buf *skel, uint64_t *nums)
     char *o = base;
     while (i < n) {
         unsigned c = (unsigned char)s[i];
-        if (hex_u(c) && nn < ITF_MAX_NUMS) {
-            int boundary = (i == 0 || !alnum_u((unsigned char)s[i - 1]));
+        if (itf_hexdigit(c) && nn < ITF_MAX_NUMS) {
+            int boundary = (i == 0 || !itf_alnum((unsigned char)s[i - 1]));
             int after0x = (i >= 2 && (s[i - 1] | 0x20) == 'x' && s[i - 2] == '0' &&
-                           (i == 2 || !alnum_u((unsigned char)s[i - 3])));
+                           (i == 2 || !itf_alnum((unsigned char)s[i - 3])));
             if (boundary || after0x) {
                 size_t j = i;
                 int lower = 0, upper = 0;
-                while (j < n && hex_u((unsigned char)s[j])) {
+                while (j < n && itf_hexdigit((unsigned char)s[j])) {
                     if (s[j] >= 'a')
                         lower = 1;
                     else if (s[j] >= 'A')
@@ -608,7 +606,7 @@ size_t itf_tokenize(const char *s, size_t n, tz_buf *skel, uint64_t *nums)
                     j++;
                 }
                 size_t w = j - i;
-                int ok = (j == n || !alnum_u((unsigned char)s[j])) && !(lower && upper);
+                int ok = (j == n || !itf_alnum((unsigned char)s[j])) && !(lower && upper);
                 int kind = 0;
                 if (ok) {
                     if (lower || upper) {

@@ -48,6 +48,10 @@ static inline int itf_eq(const void *a, const void *b, size_t n)
     return 1;
 }
 
+/* Character classes of the line tokenizer (ASCII letters and digits; hex digits). */
+static inline int itf_alnum(unsigned c) { return (c - '0' < 10u) | ((c | 0x20) - 'a' < 26u); }
+static inline int itf_hexdigit(unsigned c) { return (c - '0' < 10u) | ((c | 0x20) - 'a' < 6u); }
+
 /* ---- varints ---- */
 void itf_put_uv(tz_buf *b, uint64_t v);
 void itf_put_sv(tz_buf *b, int64_t v);
@@ -173,10 +177,9 @@ typedef struct itf_np {
     uint64_t cand[ITF_NP_PRED]; /* candidates of the number being coded */
     uint32_t rline;         /* lines since the record started */
     itf_npl *curl;          /* line context of the numbers being coded */
-    /* v4 memory map: (access class, slot, address) -> last value (open addressing) */
-    uint64_t *mkey, *mval;
-    size_t mcap, mcount;
-    size_t mpos;            /* slot of the number being predicted, or SIZE_MAX */
+    /* v4 memory map: hash of (access class, slot, address) -> last value */
+    tz_imap mem;
+    uint64_t mkey;          /* key of the number being predicted, or 0 */
 } itf_np;
 void itf_np_init(itf_np *np, int v4);
 void itf_np_free(itf_np *np);
@@ -184,9 +187,9 @@ void itf_np_free(itf_np *np);
  * skeleton starts a record (itf_skel_is_record_start). */
 long itf_np_add_skel(itf_np *np, const uint8_t *skel, size_t len, size_t nn, int rs);
 void itf_np_chunk(itf_np *np, uint64_t chunkno);
-/* v4: room for about `contexts` contexts (a chunk's line count is a fair guess), so
- * that the table is not rebuilt while it grows; -1 on out of memory. */
-int itf_np_hint(itf_np *np, size_t contexts);
+/* v4: room for the contexts of a chunk of `lines` lines, so that the tables are not
+ * rebuilt while they grow; -1 on out of memory. */
+int itf_np_hint(itf_np *np, uint64_t lines);
 /* v4: the skeleton predicted for the next line (UINT32_MAX: none); -1 on out of
  * memory. itf_np_begin then records the actual one. */
 long itf_np_skel_predict(itf_np *np);

@@ -56,8 +56,7 @@ void itf_np_free(itf_np *np)
     free(np->slots);
     free(np->memslot);
     free(np->memcls);
-    free(np->mkey);
-    free(np->mval);
+    tz_imap_free(&np->mem);
     itf_kmap_free(&np->memclasses);
     itf_kmap_free(&np->classes);
     memset(np, 0, sizeof *np);
@@ -96,8 +95,6 @@ static int find_pcslot(const uint8_t *k, size_t len)
     return -1;
 }
 
-static int alnum_b(uint8_t c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-
 /* A memory access skeleton has a literal word LD, ST, MR<digits> or MW<digits>; its
  * class is the skeleton with that word made LD / MR<digits> (loads then find what
  * stores of the same layout wrote), its address the first number after the word.
@@ -113,10 +110,10 @@ static int find_memslot(itf_np *np, const uint8_t *k, size_t len, uint32_t *cls)
                 slot++, i += 2;
             continue;
         }
-        if (!alnum_b(k[i]) || (i > 0 && alnum_b(k[i - 1])) || i + 2 > len)
+        if (!itf_alnum(k[i]) || (i > 0 && itf_alnum(k[i - 1])) || i + 2 > len)
             continue;
         size_t j = i;
-        while (j < len && alnum_b(k[j]))
+        while (j < len && itf_alnum(k[j]))
             j++;
         int word = (j - i == 2 && ((k[i] == 'L' && k[i + 1] == 'D') || (k[i] == 'S' && k[i + 1] == 'T')));
         if (!word && j - i >= 3 && k[i] == 'M' && (k[i + 1] == 'R' || k[i + 1] == 'W')) {
@@ -192,26 +189,17 @@ long itf_np_add_skel(itf_np *np, const uint8_t *k, size_t len, size_t nn, int rs
 }
 
 /* ---- version 4 context table ---- */
-static inline uint64_t mix64(uint64_t h)
-{
-    h ^= h >> 31;
-    h *= 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 29;
-    h *= 0x94D049BB133111EBull;
-    return h ^ (h >> 32);
-}
-
 /* Line context keys: the pc part mixed once per record, then with the line number
  * (a plain XOR of shifted parts would make different pcs and lines collide). Never 0,
  * the empty mark. */
 static inline uint64_t ctx_key_h(uint64_t pch, uint64_t line)
 {
-    return mix64(pch ^ line) | 1;
+    return tz_hash_u64(pch ^ line) | 1;
 }
 static inline void set_rpc(itf_np *np, uint64_t pc)
 {
     np->rpc = pc;
-    np->rpch = mix64(pc + 0x9E3779B97F4A7C15ull);
+    np->rpch = tz_hash_u64(pc + 0x9E3779B97F4A7C15ull);
 }
 
 void itf_np_chunk(itf_np *np, uint64_t chunkno)
@@ -226,9 +214,7 @@ void itf_np_chunk(itf_np *np, uint64_t chunkno)
         memset(np->tab, 0, np->tcap * sizeof *np->tab);
     np->tcount = 0;
     np->nslot = 0;
-    if (np->mkey && np->mcount)
-        memset(np->mkey, 0, np->mcap * sizeof *np->mkey);
-    np->mcount = 0;
+    tz_imap_clear(&np->mem);
     set_rpc(np, 0);
     np->rline = 0;
     np->curl = NULL;
@@ -300,54 +286,12 @@ static void slot_grow(itf_np *np, itf_npl *L, size_t n)
     np->nslot += n;
 }
 
-/* Room for `more` new memory map entries at a load of at most one half. */
-static int mem_reserve(itf_np *np, size_t more)
+int itf_np_hint(itf_np *np, uint64_t lines)
 {
-    if ((np->mcount + more) * 2 <= np->mcap)
-        return 0;
-    size_t ncap = np->mcap ? np->mcap : 1024;
-    while ((np->mcount + more) * 2 > ncap)
-        ncap *= 2;
-    uint64_t *nk = calloc(ncap, sizeof *nk), *nv = malloc(ncap * sizeof *nv);
-    if (!nk || !nv) {
-        free(nk);
-        free(nv);
-        return -1;
-    }
-    for (size_t i = 0; i < np->mcap; i++)
-        if (np->mkey[i]) {
-            size_t q = (size_t)(np->mkey[i] >> 7) & (ncap - 1);
-            while (nk[q])
-                q = (q + 1) & (ncap - 1);
-            nk[q] = np->mkey[i];
-            nv[q] = np->mval[i];
-        }
-    free(np->mkey);
-    free(np->mval);
-    np->mkey = nk;
-    np->mval = nv;
-    np->mcap = ncap;
-    return 0;
-}
-
-/* The memory map slot of key (inserted empty-valued when new; *found says which). */
-static size_t mem_find(itf_np *np, uint64_t key, int *found)
-{
-    size_t m = np->mcap - 1, i = (size_t)(key >> 7) & m;
-    while (np->mkey[i] && np->mkey[i] != key)
-        i = (i + 1) & m;
-    *found = np->mkey[i] != 0;
-    if (!*found) {
-        np->mkey[i] = key;
-        np->mval[i] = 0;
-        np->mcount++;
-    }
-    return i;
-}
-
-int itf_np_hint(itf_np *np, size_t contexts)
-{
-    return np->v4 && (ctx_reserve(np, contexts / 4) < 0 || slot_reserve(np, contexts) < 0) ? -1 : 0;
+    /* the Tarmac samples: about one line context per 8 lines, one slot per 2 lines
+     * (the cap keeps a huge chunk from reserving more than it is likely to use) */
+    size_t n = (size_t)(lines < (1u << 22) ? lines : (1u << 22));
+    return np->v4 && (ctx_reserve(np, n / 8) < 0 || slot_reserve(np, n / 2) < 0) ? -1 : 0;
 }
 
 long itf_np_skel_predict(itf_np *np)
@@ -379,7 +323,7 @@ int itf_np_begin(itf_np *np, uint32_t id)
     L->skel = id;
     L->skseen = 1;
     size_t nn = np->nn[id];
-    if (np->memslot[id] >= 0 && mem_reserve(np, nn) < 0)
+    if (np->memslot[id] >= 0 && tz_imap_reserve(&np->mem, nn) < 0)
         return -1;
     if (slot_reserve(np, 2 * nn) < 0) /* this line's slots and, for a record start, the next context's */
         return -1;
@@ -417,14 +361,13 @@ static inline uint64_t np_predict(itf_np *np, uint32_t id, size_t k, const uint6
     p[5] = k + 1 < np->prevn ? np->prev[k + 1] : p[0];
     p[6] = np->prevn ? np->prev[np->prevn - 1] : p[0];
     p[7] = p[0];
-    np->mpos = SIZE_MAX;
+    np->mkey = 0;
     int ms = np->memslot[id];
     if (ms >= 0 && k > (size_t)ms) {
-        int found;
-        uint64_t key = ctx_key_h(mix64(cur[ms] ^ 0x2545F4914F6CDD1Dull), (uint64_t)np->memcls[id] << 20 | k);
-        np->mpos = mem_find(np, key, &found);
-        if (found)
-            p[7] = np->mval[np->mpos];
+        np->mkey = ctx_key_h(tz_hash_u64(cur[ms] ^ 0x2545F4914F6CDD1Dull), (uint64_t)np->memcls[id] << 20 | k);
+        int64_t v;
+        if (tz_imap_get(&np->mem, (int64_t)np->mkey, &v))
+            p[7] = (uint64_t)v;
     }
     if (e->seen) {
         uint32_t bc = c[0] + e->cost[0];
@@ -474,8 +417,8 @@ static inline void np_update(itf_np *np, uint32_t id, size_t k, const uint64_t *
         }
     e->last = v;
     e->seen = 1;
-    if (np->mpos != SIZE_MAX)
-        np->mval[np->mpos] = v;
+    if (np->mkey) /* never fails: itf_np_begin reserved room for the line's numbers */
+        (void)tz_imap_put(&np->mem, (int64_t)np->mkey, (int64_t)v);
     if ((int)k == np->pcslot[id]) { /* the record's pc is known: its context from here on */
         set_rpc(np, v);
         np->rline = 0;

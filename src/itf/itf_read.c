@@ -1128,7 +1128,7 @@ static int decode_payload(traza_itf_reader *r, size_t ci, const uint8_t *p, size
                         {sb[S_NUM2], sb[S_NUM2] + sl[S_NUM2], 0}, {sb[S_NUM3], sb[S_NUM3] + sl[S_NUM3], 0}};
         int bad = 0;
         itf_np_chunk(&r->np, ci);
-        if (itf_np_hint(&r->np, (size_t)(nl < (1u << 22) ? nl : (1u << 22)) / 2) < 0) {
+        if (itf_np_hint(&r->np, nl) < 0) {
             traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
             goto out;
         }

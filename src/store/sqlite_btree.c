@@ -451,7 +451,7 @@ struct tz_btw {
     page cur;
     int64_t cur_last, cur_last_ts;
     int64_t *last_rowid, *last_ts; /* per spooled page */
-    size_t npages, cap;
+    size_t npages, cap_rowid, cap_ts;
     unsigned char *wbuf;           /* sealed pages not yet written */
     size_t nw;
     int64_t rows, prev_rowid;
@@ -506,17 +506,8 @@ static int btw_flush(tz_btw *t, traza_err *err)
 /* Seals the current leaf into the write batch. */
 static int btw_push(tz_btw *t, traza_err *err)
 {
-    if (t->npages == t->cap) {
-        size_t ncap = t->cap ? 2 * t->cap : 1024;
-        int64_t *lr = realloc(t->last_rowid, ncap * sizeof *lr);
-        if (lr)
-            t->last_rowid = lr;
-        int64_t *lt = lr ? realloc(t->last_ts, ncap * sizeof *lt) : NULL;
-        if (!lt)
-            return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-        t->last_ts = lt;
-        t->cap = ncap;
-    }
+    if (TZ_GROW(t->last_rowid, t->cap_rowid, t->npages + 1) < 0 || TZ_GROW(t->last_ts, t->cap_ts, t->npages + 1) < 0)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     page_seal(&t->cur, 0);
     memcpy(t->wbuf + t->nw * t->psize, t->cur.b, t->psize);
     t->last_rowid[t->npages] = t->cur_last;
@@ -746,7 +737,7 @@ struct tz_rsp {
     uint64_t count;
     int64_t *ck_key;
     off_t *ck_off;
-    size_t nck, capck;
+    size_t nck, cap_key, cap_off;
     /* reading */
     off_t rd;           /* file offset of buf[0] */
     size_t pos;
@@ -792,17 +783,8 @@ int tz_rsp_add(tz_rsp *r, int64_t key, const unsigned char *recb, size_t n, traz
     if (r->reading || n > UINT32_MAX)
         return traza_err_set(err, TRAZA_E_USAGE, "record spool: cannot add here");
     if (r->count % RSP_EVERY == 0) {
-        if (r->nck == r->capck) {
-            size_t nc = r->capck ? 2 * r->capck : 256;
-            int64_t *k = realloc(r->ck_key, nc * sizeof *k);
-            if (k)
-                r->ck_key = k;
-            off_t *o = k ? realloc(r->ck_off, nc * sizeof *o) : NULL;
-            if (!o)
-                return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-            r->ck_off = o;
-            r->capck = nc;
-        }
+        if (TZ_GROW(r->ck_key, r->cap_key, r->nck + 1) < 0 || TZ_GROW(r->ck_off, r->cap_off, r->nck + 1) < 0)
+            return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
         r->ck_key[r->nck] = key;
         r->ck_off[r->nck++] = r->end + (off_t)r->len;
     }
@@ -1224,7 +1206,7 @@ static int index_levels(tz_dbf *f, uint32_t root, uint32_t *child, size_t m, div
     int rc = 0;
     while (m > 1 && rc == 0) {
         /* nodes: first pair a, cells nc, right child r; ups between nodes */
-        size_t nn = 0, cap = 0, *na = NULL, *nc = NULL, *nr = NULL;
+        size_t nn = 0, cap_a = 0, cap_c = 0, cap_r = 0, *na = NULL, *nc = NULL, *nr = NULL;
         divs up;
         memset(&up, 0, sizeof up);
         for (size_t i = 0; i < m && rc == 0;) {
@@ -1251,8 +1233,8 @@ static int index_levels(tz_dbf *f, uint32_t root, uint32_t *child, size_t m, div
                 i++;
                 break;
             }
-            if (rc == 0 && (TZ_GROW(na, cap, nn + 1) < 0 || !(nc = realloc(nc, cap * sizeof *nc)) ||
-                            !(nr = realloc(nr, cap * sizeof *nr))))
+            if (rc == 0 && (TZ_GROW(na, cap_a, nn + 1) < 0 || TZ_GROW(nc, cap_c, nn + 1) < 0 ||
+                            TZ_GROW(nr, cap_r, nn + 1) < 0))
                 rc = traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
             if (rc == 0) {
                 na[nn] = a;

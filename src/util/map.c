@@ -138,27 +138,43 @@ int tz_imap_get(const tz_imap *m, int64_t key, int64_t *val)
     return 1;
 }
 
+int tz_imap_reserve(tz_imap *m, size_t more)
+{
+    if ((m->count + more) * 2 <= m->cap)
+        return 0;
+    size_t ncap = m->cap ? m->cap : 16;
+    while ((m->count + more) * 2 > ncap)
+        ncap *= 2;
+    tz_imap n = {calloc(ncap, sizeof(int64_t)), calloc(ncap, sizeof(int64_t)), calloc(ncap, 1), ncap, 0};
+    if (!n.keys || !n.vals || !n.used) {
+        tz_imap_free(&n);
+        return -1;
+    }
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->used[i])
+            continue;
+        size_t j = imap_slot(&n, m->keys[i]);
+        n.used[j] = 1;
+        n.keys[j] = m->keys[i];
+        n.vals[j] = m->vals[i];
+        n.count++;
+    }
+    tz_imap_free(m);
+    *m = n;
+    return 0;
+}
+
+void tz_imap_clear(tz_imap *m)
+{
+    if (m->count)
+        memset(m->used, 0, m->cap);
+    m->count = 0;
+}
+
 int tz_imap_put(tz_imap *m, int64_t key, int64_t val)
 {
-    if ((m->count + 1) * 2 > m->cap) {
-        size_t ncap = m->cap ? m->cap * 2 : 16;
-        tz_imap n = {calloc(ncap, sizeof(int64_t)), calloc(ncap, sizeof(int64_t)), calloc(ncap, 1), ncap, 0};
-        if (!n.keys || !n.vals || !n.used) {
-            tz_imap_free(&n);
-            return -1;
-        }
-        for (size_t i = 0; i < m->cap; i++) {
-            if (!m->used[i])
-                continue;
-            size_t j = imap_slot(&n, m->keys[i]);
-            n.used[j] = 1;
-            n.keys[j] = m->keys[i];
-            n.vals[j] = m->vals[i];
-            n.count++;
-        }
-        tz_imap_free(m);
-        *m = n;
-    }
+    if (tz_imap_reserve(m, 1) < 0)
+        return -1;
     size_t i = imap_slot(m, key);
     if (!m->used[i]) {
         m->used[i] = 1;

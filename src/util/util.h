@@ -94,7 +94,12 @@ typedef struct tz_imap {
 void tz_imap_init(tz_imap *m);
 void tz_imap_free(tz_imap *m);
 int tz_imap_get(const tz_imap *m, int64_t key, int64_t *val);
+/* Inserts or replaces; -1 on out of memory (never after tz_imap_reserve made room). */
 int tz_imap_put(tz_imap *m, int64_t key, int64_t val);
+/* Room for `more` new keys without another allocation; -1 on out of memory. */
+int tz_imap_reserve(tz_imap *m, size_t more);
+/* Empties the map, keeping its memory. */
+void tz_imap_clear(tz_imap *m);
 
 uint64_t tz_hash_bytes(const void *data, size_t n);
 uint64_t tz_hash_u64(uint64_t x);
