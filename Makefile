@@ -139,7 +139,9 @@ demo: deps all
 
 # The library is compiled once with coverage instrumentation, then each harness is
 # linked against it (make build/fuzz/fuzz_tzi builds one).
-FUZZ_CC := clang -std=c11 -D_GNU_SOURCE -g -O1 -Iinclude -Isrc $(PKG_CFLAGS)
+# FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION (the libFuzzer/OSS-Fuzz convention): the
+# .tzi reader then ignores its checksums, so that mutations reach the decoders.
+FUZZ_CC := clang -std=c11 -D_GNU_SOURCE -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -g -O1 -Iinclude -Isrc $(PKG_CFLAGS)
 FUZZ_OBJ := $(patsubst src/%.c,build/fuzzobj/%.o,$(LIB_SRC))
 build/fuzzobj/%.o: src/%.c
 	@mkdir -p $(dir $@)

@@ -14,7 +14,7 @@ TRAZA=${1:-build/traza}
 D=${TRAZA_TEST_DATA:-../shared/data}
 W=$(mktemp -d /tmp/itfbench-XXXXXX)
 trap 'rm -rf "$W"' EXIT
-FILES=${ITF_BENCH_FILES:-"$D/tarmac/calculator-aarch32-es-ld-st-style.tarmac $D/tarmac/calculator-aarch64-fastmodel.tarmac $D/tarmac/calculator-aarch64-gem5.tarmac $D/tarmac/quicksort.tarmac $D/gen/itf/mcu-cortex-m3/freertos_blinky_icount5.itf.xz $D/gen/itf/armhf-mthumb/dijkstra.itf.xz $D/gen/itf/armhf-mthumb/crc32.itf.xz"}
+FILES=${ITF_BENCH_FILES:-"$D/tarmac/calculator-aarch32-es-ld-st-style.tarmac $D/tarmac/calculator-aarch64-fastmodel.tarmac $D/tarmac/calculator-aarch64-gem5.tarmac $D/tarmac/quicksort.tarmac $D/gen/itf/mcu-cortex-m3/freertos_blinky_icount5.itf.xz $D/gen/itf/armhf-mthumb/dijkstra.itf.xz $D/gen/itf/armhf-mthumb/crc32.itf.xz $D/gen/itf/armhf-marm/sha.itf.xz $D/gen/itf/armhf-marm/bitcount.itf.xz $D/gen/itf/armhf-marm/qsort.itf.xz $D/gen/itf/armhf-marm/crc32.itf.xz"}
 BIG=${ITF_BENCH_BIG:-$D/gen/itf/armhf-marm/bitcount.itf.xz}
 TH=${ITF_BENCH_THREADS:+--threads $ITF_BENCH_THREADS}   # ITF_BENCH_THREADS=N: traza --threads N
 now() { date +%s.%N; }

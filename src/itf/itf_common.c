@@ -64,7 +64,8 @@ uint64_t itf_rd_u64le(const uint8_t *p) { return itf_rd_u32le(p) | (uint64_t)itf
 
 /* ---------------- back ends ---------------- */
 enum { M_STORED = 0, M_XZ = 1, M_ZSTD = 2 };
-#define M_ZRUN 0x80 /* version 4: the data holds the stream in zero-run form */
+#define M_ZRUN 0x80   /* version 4: the data holds the stream in zero-run form */
+#define M_PRESET 0x40 /* version 5: coded with chunk 0's same stream as preset dictionary */
 
 /* Zero-run form of a stream of varints: (uv run of zero values, uv next nonzero
  * value)* then uv the final run. The model streams are mostly zeros once the
@@ -152,26 +153,83 @@ static int zrun_decode(const uint8_t *in, size_t n, uint8_t **out, size_t *on)
     return 0;
 }
 
-static void xz_setup(lzma_filter f[2], lzma_options_lzma *o, size_t n)
+/* LZMA2 options: preset 9, lc=lp=pb=0 (the streams are varints and ids, not text) and
+ * a dictionary of the next power of two >= the preset dictionary plus the data, so
+ * that the reader derives the same options from the lengths. */
+static void xz_setup(lzma_filter f[2], lzma_options_lzma *o, size_t n, const itf_pre *pre)
 {
     lzma_lzma_preset(o, 9);
+    uint64_t need = (uint64_t)n + (pre ? pre->n : 0);
     uint32_t ds = 4096;
-    while (ds < n && ds < (64u << 20))
+    while (ds < need && ds < (64u << 20))
         ds <<= 1;
     o->dict_size = ds;
     o->lc = 0;
     o->lp = 0;
     o->pb = 0;
+    if (pre && pre->n) {
+        o->preset_dict = pre->p;
+        o->preset_dict_size = (uint32_t)(pre->n < ds ? pre->n : ds);
+        if (pre->n > ds) /* liblzma keeps the dictionary's last bytes; say so explicitly */
+            o->preset_dict = pre->p + (pre->n - ds);
+    }
     f[0].id = LZMA_FILTER_LZMA2;
     f[0].options = o;
     f[1].id = LZMA_VLI_UNKNOWN;
     f[1].options = NULL;
 }
 
-long itf_pack_stream(int backend, const uint8_t *in, size_t n, tz_buf *out, traza_err *err)
+/* zstd at level 19, with the preset dictionary as a raw-content prefix. Returns the
+ * packed size, 0 when it would not be smaller than n, or -1 (zstd error in *e). */
+static long zstd_pack(const uint8_t *in, size_t n, const itf_pre *pre, uint8_t *tmp, size_t cap, const char **e)
+{
+    ZSTD_CCtx *c = ZSTD_createCCtx();
+    if (!c) {
+        *e = "out of memory";
+        return -1;
+    }
+    size_t r = ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, 19);
+    if (!ZSTD_isError(r) && pre && pre->n)
+        r = ZSTD_CCtx_refPrefix(c, pre->p, pre->n);
+    if (!ZSTD_isError(r))
+        r = ZSTD_compress2(c, tmp, cap, in, n);
+    ZSTD_freeCCtx(c);
+    if (ZSTD_isError(r)) {
+        *e = ZSTD_getErrorName(r);
+        return -1;
+    }
+    return r < n ? (long)r : 0;
+}
+
+/* Codes in[0..n) with the back end into tmp (cap bytes); the packed size, 0 when it
+ * is not smaller than n, -1 on error (in err). */
+static long backend_pack(int backend, const uint8_t *in, size_t n, const itf_pre *pre, uint8_t *tmp, size_t cap,
+                         traza_err *err)
+{
+    if (backend == TRAZA_ITF_XZ) {
+        lzma_filter f[2];
+        lzma_options_lzma o;
+        xz_setup(f, &o, n, pre);
+        size_t pos = 0;
+        lzma_ret rc = lzma_raw_buffer_encode(f, NULL, in, n, tmp, &pos, cap);
+        if (rc == LZMA_OK)
+            return pos < n ? (long)pos : 0;
+        if (rc == LZMA_BUF_ERROR)
+            return 0;
+        return traza_err_set(err, TRAZA_E_INTERNAL, "itf: lzma encoder failed (code %d)", (int)rc);
+    }
+    const char *e = NULL;
+    long r = zstd_pack(in, n, pre, tmp, cap, &e);
+    if (r < 0)
+        return traza_err_set(err, TRAZA_E_INTERNAL, "itf: zstd: %s", e);
+    return r;
+}
+
+long itf_pack_stream(int backend, const uint8_t *in, size_t n, const itf_pre *pre, tz_buf *form, tz_buf *out,
+                     traza_err *err)
 {
     size_t start = out->len;
-    uint8_t *tmp = NULL, *zr = NULL;
+    uint8_t *tmp = NULL, *tmp2 = NULL, *zr = NULL;
     size_t tl = 0, zn = 0;
     int zrun = zrun_encode(in, n, &zr, &zn);
     if (zrun < 0)
@@ -180,46 +238,43 @@ long itf_pack_stream(int backend, const uint8_t *in, size_t n, tz_buf *out, traz
         in = zr;
         n = zn;
     }
-    int method = M_STORED;
-    if (n > 0 && backend == TRAZA_ITF_XZ) {
-        size_t cap = n + n / 4 + 1024;
-        tmp = malloc(cap);
-        if (!tmp) {
+    if (form) {
+        tz_buf_put(form, in, n);
+        if (form->oom) {
             free(zr);
             return traza_err_set(err, TRAZA_E_NOMEM, "itf: out of memory packing %zu bytes", n);
-        }
-        lzma_filter f[2];
-        lzma_options_lzma o;
-        xz_setup(f, &o, n);
-        size_t pos = 0;
-        lzma_ret rc = lzma_raw_buffer_encode(f, NULL, in, n, tmp, &pos, cap);
-        if (rc == LZMA_OK && pos < n) {
-            method = M_XZ;
-            tl = pos;
-        } else if (rc != LZMA_OK && rc != LZMA_BUF_ERROR) {
-            free(tmp);
-            free(zr);
-            return traza_err_set(err, TRAZA_E_INTERNAL, "itf: lzma encoder failed (code %d)", (int)rc);
-        }
-    } else if (n > 0 && backend == TRAZA_ITF_ZSTD) {
-        size_t cap = ZSTD_compressBound(n);
-        tmp = malloc(cap);
-        if (!tmp) {
-            free(zr);
-            return traza_err_set(err, TRAZA_E_NOMEM, "itf: out of memory packing %zu bytes", n);
-        }
-        size_t r = ZSTD_compress(tmp, cap, in, n, 19);
-        if (ZSTD_isError(r)) {
-            free(tmp);
-            free(zr);
-            return traza_err_set(err, TRAZA_E_INTERNAL, "itf: zstd: %s", ZSTD_getErrorName(r));
-        }
-        if (r < n) {
-            method = M_ZSTD;
-            tl = r;
         }
     }
-    tz_buf_putc(out, (char)(method | (zrun ? M_ZRUN : 0)));
+    int method = M_STORED, usepre = 0;
+    if (n > 0 && (backend == TRAZA_ITF_XZ || backend == TRAZA_ITF_ZSTD)) {
+        size_t cap = backend == TRAZA_ITF_XZ ? n + n / 4 + 1024 : ZSTD_compressBound(n);
+        tmp = malloc(cap);
+        tmp2 = pre && pre->n ? malloc(cap) : NULL;
+        long a = -1, b = 0;
+        if (tmp && (!(pre && pre->n) || tmp2)) {
+            a = backend_pack(backend, in, n, NULL, tmp, cap, err);
+            /* with chunk 0's stream as preset dictionary, kept when smaller: a stream
+             * that does not name it spares the reader decoding chunk 0's */
+            if (a >= 0 && tmp2)
+                b = backend_pack(backend, in, n, pre, tmp2, cap, err);
+        } else
+            traza_err_set(err, TRAZA_E_NOMEM, "itf: out of memory packing %zu bytes", n);
+        if (a < 0 || b < 0) {
+            free(tmp);
+            free(tmp2);
+            free(zr);
+            return -1;
+        }
+        if (b > 0 && (a == 0 || b < a)) {
+            uint8_t *t = tmp;
+            tmp = tmp2, tmp2 = t, a = b, usepre = 1;
+        }
+        if (a > 0) {
+            method = backend == TRAZA_ITF_XZ ? M_XZ : M_ZSTD;
+            tl = (size_t)a;
+        }
+    }
+    tz_buf_putc(out, (char)(method | (zrun ? M_ZRUN : 0) | (usepre ? M_PRESET : 0)));
     itf_put_uv(out, n);
     if (method == M_STORED) {
         itf_put_uv(out, n);
@@ -229,27 +284,73 @@ long itf_pack_stream(int backend, const uint8_t *in, size_t n, tz_buf *out, traz
         tz_buf_put(out, tmp, tl);
     }
     free(tmp);
+    free(tmp2);
     free(zr);
     if (out->oom)
         return traza_err_set(err, TRAZA_E_NOMEM, "itf: out of memory");
     return (long)(out->len - start);
 }
 
-int itf_unpack_stream(itf_rd *r, int zrun_ok, uint8_t **out, size_t *n, size_t *packed, traza_err *err)
+int itf_stream_wants_pre(const itf_rd *r, int version)
+{
+    return version >= 5 && r->p < r->end && (*r->p & M_PRESET) && (*r->p & 0x3f) != M_STORED;
+}
+
+int itf_skip_stream(itf_rd *r)
+{
+    if (r->p >= r->end)
+        return -1;
+    r->p++;
+    (void)itf_get_uv(r);
+    uint64_t len = itf_get_uv(r);
+    if (r->bad || len > (uint64_t)(r->end - r->p))
+        return -1;
+    r->p += len;
+    return 0;
+}
+
+static int zstd_unpack(const uint8_t *in, size_t len, const itf_pre *pre, uint8_t *o, size_t raw, const char **e)
+{
+    ZSTD_DCtx *d = ZSTD_createDCtx();
+    if (!d) {
+        *e = "out of memory";
+        return -1;
+    }
+    size_t z = pre ? ZSTD_DCtx_refPrefix(d, pre->p, pre->n) : 0;
+    if (!ZSTD_isError(z))
+        z = ZSTD_decompressDCtx(d, o, raw, in, len);
+    ZSTD_freeDCtx(d);
+    if (ZSTD_isError(z) || z != raw) {
+        *e = ZSTD_isError(z) ? ZSTD_getErrorName(z) : "length mismatch";
+        return -1;
+    }
+    return 0;
+}
+
+int itf_unpack_stream(itf_rd *r, int version, const itf_pre *pre, uint8_t **out, size_t *n, size_t *packed,
+                      uint8_t **form, size_t *nform, traza_err *err)
 {
     const uint8_t *st = r->p;
-    *out = NULL;
+    if (out)
+        *out = NULL;
+    if (form)
+        *form = NULL, *nform = 0;
     if (r->p >= r->end)
         return traza_err_set(err, TRAZA_E_FORMAT, "tzi: stream header truncated");
     int method = *r->p++;
-    int zrun = zrun_ok && (method & M_ZRUN);
-    if (zrun)
-        method &= ~M_ZRUN;
+    int zrun = version >= 4 && (method & M_ZRUN);
+    int usepre = version >= 5 && (method & M_PRESET);
+    method &= ~((zrun ? M_ZRUN : 0) | (usepre ? M_PRESET : 0));
     uint64_t raw = itf_get_uv(r), len = itf_get_uv(r);
     if (r->bad)
         return traza_err_set(err, TRAZA_E_FORMAT, "tzi: stream header truncated");
     if (method > M_ZSTD)
         return traza_err_set(err, TRAZA_E_FORMAT, "tzi: unknown stream method %d (expected 0..2)", method);
+    if (usepre && (method == M_STORED || !pre || !pre->n))
+        return traza_err_set(err, TRAZA_E_FORMAT, "tzi: stream names a preset dictionary where there is none%s",
+                             method == M_STORED ? " (stored stream)" : " (chunk 0, or chunk 0's stream is empty)");
+    if (!usepre)
+        pre = NULL;
     if (len > (uint64_t)(r->end - r->p))
         return traza_err_set(err, TRAZA_E_FORMAT, "tzi: stream of %llu bytes exceeds its section (%zu left)",
                              (unsigned long long)len, (size_t)(r->end - r->p));
@@ -268,7 +369,7 @@ int itf_unpack_stream(itf_rd *r, int zrun_ok, uint8_t **out, size_t *n, size_t *
     } else if (method == M_XZ) {
         lzma_filter f[2];
         lzma_options_lzma opt;
-        xz_setup(f, &opt, (size_t)raw);
+        xz_setup(f, &opt, (size_t)raw, pre);
         size_t ip = 0, op = 0;
         lzma_ret rc = lzma_raw_buffer_decode(f, NULL, r->p, &ip, (size_t)len, o, &op, (size_t)raw);
         if (rc != LZMA_OK || op != raw || ip != len) {
@@ -277,20 +378,39 @@ int itf_unpack_stream(itf_rd *r, int zrun_ok, uint8_t **out, size_t *n, size_t *
                                  (int)rc, op, (unsigned long long)raw);
         }
     } else {
-        size_t z = ZSTD_decompress(o, (size_t)raw, r->p, (size_t)len);
-        if (ZSTD_isError(z) || z != raw) {
+        const char *e = NULL;
+        if (zstd_unpack(r->p, (size_t)len, pre, o, (size_t)raw, &e) < 0) {
             free(o);
-            return traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt zstd stream (%s)",
-                                 ZSTD_isError(z) ? ZSTD_getErrorName(z) : "length mismatch");
+            return traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt zstd stream (%s)", e);
         }
     }
     o[raw] = 0;
     r->p += len;
+    if (form && !out) { /* the packed form only */
+        *form = o;
+        *nform = (size_t)raw;
+        if (packed)
+            *packed = (size_t)(r->p - st);
+        return 0;
+    }
+    if (form) { /* the packed form, a copy of its own */
+        if (!(*form = malloc((size_t)raw + 1))) {
+            free(o);
+            return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+        } else {
+            memcpy(*form, o, (size_t)raw);
+            *nform = (size_t)raw;
+        }
+    }
     if (zrun) {
         uint8_t *x = NULL;
         size_t xn = 0;
         int zr = zrun_decode(o, (size_t)raw, &x, &xn);
         free(o);
+        if (zr < 0 && form) {
+            free(*form);
+            *form = NULL, *nform = 0;
+        }
         if (zr == -2)
             return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
         if (zr < 0)

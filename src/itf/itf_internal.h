@@ -10,7 +10,7 @@
 
 #define ITF_MAGIC "TZI\x1a"
 #define ITF_FOOT_MAGIC "TZIE"
-#define ITF_VERSION 4
+#define ITF_VERSION 5
 #define ITF_VERSION_MIN 2         /* oldest version the reader accepts */
 #define ITF_MAX_NEST 32            /* interrupt nesting depth (writer); reader accepts 64 */
 #define ITF_HEADER_SIZE 16
@@ -69,12 +69,29 @@ uint32_t itf_rd_u32le(const uint8_t *p);
 uint64_t itf_rd_u64le(const uint8_t *p);
 
 /* ---- entropy back end ---- */
+/* The same stream of chunk 0, in the form that was packed (the bytes the back end
+ * coded: the stream itself or its zero-run form): from version 5 on, the back end
+ * codes the stream of every later chunk with it as a preset dictionary. */
+typedef struct itf_pre {
+    const uint8_t *p;
+    size_t n;
+} itf_pre;
 /* Appends method byte, raw length, packed length, data. Falls back to stored when
- * packing does not help. Returns the packed size written (incl. header) or -1. */
-long itf_pack_stream(int backend, const uint8_t *in, size_t n, tz_buf *out, traza_err *err);
-/* Reads one stream from r; *out is malloc'd (n bytes, +1 NUL). zrun_ok: version 4,
- * whose writer stores mostly-zero varint streams in zero-run form (method bit 0x80). */
-int itf_unpack_stream(itf_rd *r, int zrun_ok, uint8_t **out, size_t *n, size_t *packed, traza_err *err);
+ * packing does not help. pre (NULL or empty: none) is the preset dictionary; form
+ * (NULL: not wanted) receives a copy of the packed form. Returns the packed size
+ * written (incl. header) or -1. */
+long itf_pack_stream(int backend, const uint8_t *in, size_t n, const itf_pre *pre, tz_buf *form, tz_buf *out,
+                     traza_err *err);
+/* Reads one stream from r; *out is malloc'd (n bytes, +1 NUL). version: the file's
+ * (4: zero-run forms, method bit 0x80; 5: preset dictionaries, bit 0x40, taken from
+ * pre). form (NULL: not wanted): the packed form, malloc'd (nform bytes); with out NULL
+ * only the form is made. */
+int itf_unpack_stream(itf_rd *r, int version, const itf_pre *pre, uint8_t **out, size_t *n, size_t *packed,
+                      uint8_t **form, size_t *nform, traza_err *err);
+/* The stream at r is coded with a preset dictionary (version 5, method bit 0x40). */
+int itf_stream_wants_pre(const itf_rd *r, int version);
+/* Moves r past one stream without decoding it; -1 when its header or data is cut. */
+int itf_skip_stream(itf_rd *r);
 
 /* ---- byte-key hash map (key -> dense id) ---- */
 typedef struct itf_kmap {

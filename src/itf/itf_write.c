@@ -118,6 +118,9 @@ typedef struct wr {
     size_t nix, ixcap; /* 4 values per chunk: off, len, nrec, nlines */
     itf_cache c_orig, c_lossy;
     tz_buf scratch, skel;
+    /* chunk 0's streams in packed form: the preset dictionaries of the later chunks */
+    tz_buf pre[S_NSTREAMS];
+    int have_pre;
 } wr;
 
 static int oom(wr *w) { return traza_err_set(w->err, TRAZA_E_NOMEM, "itf: out of memory"); }
@@ -159,6 +162,8 @@ static const int DICT_COMP[D_NSTREAMS] = {TRAZA_ITF_C_TEMPLATES, TRAZA_ITF_C_TEM
 typedef struct pack_job {
     int backend;
     const tz_buf *bufs;
+    const itf_pre *pre; /* per stream, or NULL */
+    tz_buf *forms;      /* per stream, or NULL */
     const int *comp;
     size_t from, to;
     tz_buf *out;
@@ -171,7 +176,8 @@ static void *pack_range(void *arg)
 {
     pack_job *j = arg;
     for (size_t i = j->from; i < j->to && j->rc == 0; i++) {
-        long k = itf_pack_stream(j->backend, (const uint8_t *)j->bufs[i].s, j->bufs[i].len, j->out, &j->err);
+        long k = itf_pack_stream(j->backend, (const uint8_t *)j->bufs[i].s, j->bufs[i].len, j->pre ? &j->pre[i] : NULL,
+                                 j->forms ? &j->forms[i] : NULL, j->out, &j->err);
         if (k < 0) {
             j->rc = -1;
             break;
@@ -188,7 +194,8 @@ static void *pack_range(void *arg)
  * data, the streams after a split point (about half of the raw bytes before it) are
  * packed on a helper thread into their own buffer, appended after the first part:
  * the bytes are the same as with one thread. */
-static int pack_all(wr *w, tz_buf *bufs, size_t n, const int *comp, tz_buf *payload)
+static int pack_all(wr *w, tz_buf *bufs, size_t n, const int *comp, const itf_pre *pre, tz_buf *forms,
+                    tz_buf *payload)
 {
     uint64_t total = 0;
     for (size_t i = 0; i < n; i++) {
@@ -212,8 +219,10 @@ static int pack_all(wr *w, tz_buf *bufs, size_t n, const int *comp, tz_buf *payl
     memset(&b, 0, sizeof b);
     tz_buf tail;
     tz_buf_init(&tail);
-    a = (pack_job){.backend = w->o.backend, .bufs = bufs, .comp = comp, .from = 0, .to = split, .out = payload};
-    b = (pack_job){.backend = w->o.backend, .bufs = bufs, .comp = comp, .from = split, .to = n, .out = &tail};
+    a = (pack_job){.backend = w->o.backend, .bufs = bufs, .pre = pre, .forms = forms, .comp = comp, .from = 0,
+                   .to = split, .out = payload};
+    b = (pack_job){.backend = w->o.backend, .bufs = bufs, .pre = pre, .forms = forms, .comp = comp, .from = split,
+                   .to = n, .out = &tail};
     traza_err_clear(&a.err);
     traza_err_clear(&b.err);
     pthread_t th;
@@ -575,7 +584,17 @@ static int flush_chunk(wr *w)
         return -1;
     tz_buf payload;
     tz_buf_init(&payload);
-    int rc = pack_all(w, w->fk->s, S_NSTREAMS, STREAM_COMP, &payload);
+    /* Chunk 0 keeps its streams' packed forms; a later chunk's stream is coded with
+     * chunk 0's as preset dictionary when that is smaller (format version 5): a chunk
+     * still needs only the dictionary frame and chunk 0, and the per-chunk cost of
+     * learning the statistics again is mostly gone (dijkstra -11 %, sha -18 %,
+     * qsort -40 %). */
+    itf_pre pre[S_NSTREAMS];
+    for (int k = 0; k < S_NSTREAMS; k++)
+        pre[k] = (itf_pre){(const uint8_t *)w->pre[k].s, w->pre[k].len};
+    int first = !w->have_pre;
+    int rc = pack_all(w, w->fk->s, S_NSTREAMS, STREAM_COMP, first ? NULL : pre, first ? w->pre : NULL, &payload);
+    w->have_pre = 1;
     uint64_t off = w->off;
     if (rc == 0)
         rc = write_frame(w, &payload);
@@ -813,6 +832,8 @@ static void wr_free(wr *w)
     free(w->cuts);
     for (int k = 0; k < D_NSTREAMS; k++)
         tz_buf_free(&w->d[k]);
+    for (int k = 0; k < S_NSTREAMS; k++)
+        tz_buf_free(&w->pre[k]);
     for (int c = 0; c < 2; c++) {
         for (int k = 0; k < S_NSTREAMS; k++)
             tz_buf_free(&w->ck[c].s[k]);
@@ -959,7 +980,7 @@ static int finish(wr *w, int nl_missing)
         tz_buf_free(&payload);
         payload = dpay; /* the packed dictionary */
     } else
-        rc = pack_all(w, w->d, D_NSTREAMS, DICT_COMP, &payload);
+        rc = pack_all(w, w->d, D_NSTREAMS, DICT_COMP, NULL, NULL, &payload);
     if (rc == 0)
         rc = write_frame(w, &payload);
     tz_buf_reset(&payload);

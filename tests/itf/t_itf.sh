@@ -88,6 +88,21 @@ if [ -f "$(dirname "$0")/data/v2_loop.tzi" ]; then
   "$TRAZA" itf decompress "$(dirname "$0")/data/v2_loop.tzi" -o "$TMP/v2.out" 2>"$TMP/err"
   if cmp -s "$TMP/v2.out" "$(dirname "$0")/data/v2_loop.itf"; then pass "reads format version 2"; else fail "reads format version 2" "$(head -c 300 "$TMP/err")"; fi
 else fail "reads format version 2" "fixture tests/itf/data/v2_loop.tzi missing"; fi
+# Version 4 block model, 4 chunks (before chunk 0's streams became the preset
+# dictionaries of the others in version 5): still read, and extracted across chunks.
+"$TRAZA" itf decompress "$(dirname "$0")/data/v4_blocks.tzi" -o "$TMP/v4.out" 2>"$TMP/err"
+if cmp -s "$TMP/v4.out" "$(dirname "$0")/data/v4_blocks.itf"; then pass "reads format version 4 (4 chunks)"; else fail "reads format version 4 (4 chunks)" "$(head -c 300 "$TMP/err")"; fi
+check_eq "version 4: extract across chunks" "$(sed -n '591,620p' "$(dirname "$0")/data/v4_blocks.itf")" \
+  "$("$TRAZA" itf extract "$(dirname "$0")/data/v4_blocks.tzi" --from 590 --count 30)"
+"$TRAZA" itf decompress "$(dirname "$0")/data/v4_blocks.tzi" -o "$TMP/v4t.out" --threads 3
+check_rc "version 4: 3 threads" 0 cmp -s "$TMP/v4t.out" "$(dirname "$0")/data/v4_blocks.itf"
+# Version 5 on the same text: chunks 1-3 coded against chunk 0's streams, smaller
+"$TRAZA" itf compress "$(dirname "$0")/data/v4_blocks.itf" -o "$TMP/v5b.tzi" --chunk 300 -q
+check_eq "version 5: extract from the last chunk" "$(sed -n '1001,1080p' "$(dirname "$0")/data/v4_blocks.itf")" \
+  "$("$TRAZA" itf extract "$TMP/v5b.tzi" --from 1000 --count 200)"
+v4s=$(stat -c %s "$(dirname "$0")/data/v4_blocks.tzi"); v5s=$(stat -c %s "$TMP/v5b.tzi")
+[ "$v5s" -lt "$v4s" ] && pass "version 5: preset dictionaries make it smaller ($v4s -> $v5s bytes)" || fail "version 5 smaller than version 4" "$v4s -> $v5s"
+rt "round trip: zstd, 16 chunks" "$TMP/loop.itf" --backend zstd --chunk 1000
 # Version 3 line model (Tarmac before the record contexts of version 4): still read.
 "$TRAZA" itf decompress "$(dirname "$0")/data/v3_loop.tzi" -o "$TMP/v3.out" 2>"$TMP/err"
 if cmp -s "$TMP/v3.out" "$(dirname "$0")/data/v3_loop.tarmac"; then pass "reads format version 3 (line model)"; else fail "reads format version 3 (line model)" "$(head -c 300 "$TMP/err")"; fi
@@ -139,7 +154,7 @@ js=$("$TRAZA" itf stats "$TMP/loop.tzi" --json)
 check_eq "stats: instructions" "15012" "$(printf '%s' "$js" | json_get instructions)"
 per=$(printf '%s' "$js" | json_get codecs.periodic)
 [ "$per" -gt 0 ] && pass "stats: periodic codec used" || fail "stats: periodic codec used" "$js"
-check_eq "stats: format version 4" "4" "$(printf '%s' "$js" | json_get version)"
+check_eq "stats: format version 5" "5" "$(printf '%s' "$js" | json_get version)"
 # Sequitur on the deltas: chosen on request, round trip checked above
 "$TRAZA" itf compress "$TMP/loop.itf" -o "$TMP/sq.tzi" --mem sequitur -q
 sq=$("$TRAZA" itf stats "$TMP/sq.tzi" --json | json_get codecs.sequitur)

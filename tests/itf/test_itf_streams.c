@@ -1,6 +1,8 @@
-/* ITFComp stream packing (format version 4): mostly-zero varint streams are stored in
- * zero-run form (method bit 0x80) and come back byte for byte; streams that are not
- * canonical varints are stored as they are; a corrupt zero-run form is refused. */
+/* ITFComp stream packing. Version 4: mostly-zero varint streams are stored in zero-run
+ * form (method bit 0x80) and come back byte for byte; streams that are not canonical
+ * varints are stored as they are; a corrupt zero-run form is refused. Version 5: a
+ * stream may be coded with chunk 0's stream as preset dictionary (bit 0x40), only when
+ * that is smaller, and only a reader that has that dictionary can read it. */
 #include "testutil.h"
 #include "itf/itf_internal.h"
 
@@ -10,12 +12,12 @@ static void round_trip(int backend, const uint8_t *in, size_t n, int want_zrun)
     tz_buf out;
     tz_buf_init(&out);
     traza_err err;
-    assert_true(itf_pack_stream(backend, in, n, &out, &err) > 0);
+    assert_true(itf_pack_stream(backend, in, n, NULL, NULL, &out, &err) > 0);
     assert_int_equal(((uint8_t)out.s[0] & 0x80) != 0, want_zrun);
     itf_rd r = {(const uint8_t *)out.s, (const uint8_t *)out.s + out.len, 0};
     uint8_t *back = NULL;
     size_t bn = 0;
-    assert_int_equal(itf_unpack_stream(&r, 1, &back, &bn, NULL, &err), 0);
+    assert_int_equal(itf_unpack_stream(&r, 4, NULL, &back, &bn, NULL, NULL, NULL, &err), 0);
     assert_int_equal(bn, n);
     if (n)
         assert_memory_equal(back, in, n);
@@ -24,7 +26,7 @@ static void round_trip(int backend, const uint8_t *in, size_t n, int want_zrun)
     /* a version 3 reader does not know the bit */
     if (want_zrun) {
         r.p = (const uint8_t *)out.s;
-        assert_int_equal(itf_unpack_stream(&r, 0, &back, &bn, NULL, &err), -1);
+        assert_int_equal(itf_unpack_stream(&r, 3, NULL, &back, &bn, NULL, NULL, NULL, &err), -1);
         assert_non_null(strstr(err.msg, "unknown stream method"));
     }
     tz_buf_free(&out);
@@ -83,10 +85,87 @@ static void test_corrupt_zero_runs(void **state)
         itf_rd r = {cases[i], cases[i] + lens[i], 0};
         uint8_t *out = NULL;
         size_t n = 0;
-        assert_int_equal(itf_unpack_stream(&r, 1, &out, &n, NULL, &err), -1);
+        assert_int_equal(itf_unpack_stream(&r, 4, NULL, &out, &n, NULL, NULL, NULL, &err), -1);
         assert_null(out);
         assert_non_null(strstr(err.msg, "corrupt zero-run stream"));
     }
+}
+
+/* A stream of pseudo-random varints (seeded): LZMA alone gains little on it. */
+static void noisy(tz_buf *b, uint64_t seed, int n)
+{
+    for (int i = 0; i < n; i++) {
+        seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+        itf_put_uv(b, seed % 100000);
+    }
+}
+
+static void test_preset(void **state)
+{
+    (void)state;
+    traza_err err;
+    tz_buf c0, c1, form, out;
+    tz_buf_init(&c0), tz_buf_init(&c1), tz_buf_init(&form), tz_buf_init(&out);
+    noisy(&c0, 88172645463325252ull, 3000);
+    /* chunk 1 repeats most of chunk 0, then adds its own */
+    tz_buf_put(&c1, c0.s + 1000, c0.len - 1000);
+    noisy(&c1, 42, 200);
+    for (int b = 0; b < 2; b++) { /* xz, zstd */
+        tz_buf_reset(&form), tz_buf_reset(&out);
+        assert_true(itf_pack_stream(b, (const uint8_t *)c0.s, c0.len, NULL, &form, &out, &err) > 0);
+        assert_int_equal(form.len, c0.len); /* not zero-run: the form is the stream */
+        assert_memory_equal(form.s, c0.s, c0.len);
+        /* the form read back from the packed stream alone */
+        itf_rd r0 = {(const uint8_t *)out.s, (const uint8_t *)out.s + out.len, 0};
+        uint8_t *f0 = NULL;
+        size_t nf0 = 0;
+        assert_int_equal(itf_unpack_stream(&r0, 5, NULL, NULL, NULL, NULL, &f0, &nf0, &err), 0);
+        assert_int_equal(nf0, c0.len);
+        assert_memory_equal(f0, c0.s, nf0);
+        free(f0);
+        itf_pre pre = {(const uint8_t *)form.s, form.len};
+        tz_buf plain, with;
+        tz_buf_init(&plain), tz_buf_init(&with);
+        long a = itf_pack_stream(b, (const uint8_t *)c1.s, c1.len, NULL, NULL, &plain, &err);
+        long w = itf_pack_stream(b, (const uint8_t *)c1.s, c1.len, &pre, NULL, &with, &err);
+        assert_true(a > 0 && w > 0);
+        assert_true((uint8_t)with.s[0] & 0x40);
+        assert_true(w * 3 < a); /* the repeated part costs next to nothing */
+        itf_rd r = {(const uint8_t *)with.s, (const uint8_t *)with.s + with.len, 0};
+        assert_true(itf_stream_wants_pre(&r, 5));
+        assert_false(itf_stream_wants_pre(&r, 4));
+        uint8_t *back = NULL;
+        size_t bn = 0;
+        assert_int_equal(itf_unpack_stream(&r, 5, &pre, &back, &bn, NULL, NULL, NULL, &err), 0);
+        assert_int_equal(bn, c1.len);
+        assert_memory_equal(back, c1.s, bn);
+        free(back);
+        /* without the dictionary: refused, not guessed */
+        r.p = (const uint8_t *)with.s;
+        assert_int_equal(itf_unpack_stream(&r, 5, NULL, &back, &bn, NULL, NULL, NULL, &err), -1);
+        assert_non_null(strstr(err.msg, "preset dictionary where there is none"));
+        /* a version 4 reader does not know the bit */
+        r.p = (const uint8_t *)with.s;
+        assert_int_equal(itf_unpack_stream(&r, 4, &pre, &back, &bn, NULL, NULL, NULL, &err), -1);
+        assert_non_null(strstr(err.msg, "unknown stream method"));
+        /* skipping a stream lands on the next one */
+        tz_buf_putc(&with, 7);
+        r = (itf_rd){(const uint8_t *)with.s, (const uint8_t *)with.s + with.len, 0};
+        assert_int_equal(itf_skip_stream(&r), 0);
+        assert_int_equal(r.end - r.p, 1);
+        assert_int_equal(*r.p, 7);
+        r = (itf_rd){(const uint8_t *)with.s, (const uint8_t *)with.s + with.len - 3, 0};
+        assert_int_equal(itf_skip_stream(&r), -1);
+        /* unrelated data: the dictionary does not help, and the stream does not name it */
+        tz_buf other;
+        tz_buf_init(&other);
+        noisy(&other, 7, 500);
+        tz_buf_reset(&with);
+        assert_true(itf_pack_stream(b, (const uint8_t *)other.s, other.len, &pre, NULL, &with, &err) > 0);
+        assert_false((uint8_t)with.s[0] & 0x40);
+        tz_buf_free(&other), tz_buf_free(&plain), tz_buf_free(&with);
+    }
+    tz_buf_free(&c0), tz_buf_free(&c1), tz_buf_free(&form), tz_buf_free(&out);
 }
 
 int main(void)
@@ -95,6 +174,7 @@ int main(void)
         cmocka_unit_test(test_zero_runs),
         cmocka_unit_test(test_not_varints),
         cmocka_unit_test(test_corrupt_zero_runs),
+        cmocka_unit_test(test_preset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
