@@ -43,6 +43,9 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 DLOPEN_PKGS := libpq libmicrohttpd
 PKGS_PC = $(filter-out $(DLOPEN_PKGS),$(PKGS))
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS_PC) 2>/dev/null)
+# libbz2 (the .tzi text dictionaries, format version 5) has no pkg-config file in
+# Debian 12 either.
+EXTRA_LIBS ?= -lbz2
 # OpenCSD (CoreSight decode, Debian libopencsd-dev) has no pkg-config file.
 TEST_LIBS := -lpq -lmicrohttpd -lopencsd_c_api -lopencsd
 
@@ -56,7 +59,7 @@ LDLIBS_ALL := $(PKG_LIBS) $(EXTRA_LIBS) -ldl -lpthread -lm $(LDLIBS)
 # rebuild of traza. libtraza.so, the tests and babeltrace2 (no usable archive: it
 # needs GLib's) stay dynamic.
 STATIC_LIBS := -lsqlite3 -lpcre2-8 -ljansson -ldw -lelf -lbz2 -lzstd -llzma -lz
-CLI_LIBS = -Wl,-Bstatic $(STATIC_LIBS) -Wl,-Bdynamic $(shell pkg-config --libs babeltrace2 2>/dev/null) $(EXTRA_LIBS) -ldl -lpthread -lm $(LDLIBS)
+CLI_LIBS = -Wl,-Bstatic $(STATIC_LIBS) -Wl,-Bdynamic $(shell pkg-config --libs babeltrace2 2>/dev/null) -ldl -lpthread -lm $(LDLIBS)
 
 LIB_SRC := $(sort $(shell find src -name '*.c' -not -path 'src/cli/*'))
 CLI_SRC := $(sort $(wildcard src/cli/*.c))

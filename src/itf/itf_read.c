@@ -52,6 +52,13 @@ struct traza_itf_reader {
      * other chunks' streams (loaded before the first such chunk is decoded) */
     uint8_t *pre_frame;
     size_t pre_flen;
+    /* the text thread (text_main): 0 none, 1 running, 2 joined; the dictionary frame
+     * it reads TEXT from */
+    pthread_t text_th;
+    int text_state, text_rc;
+    traza_err text_err;
+    uint8_t *tframe;
+    size_t tframe_len;
     uint8_t *pre[S_NSTREAMS];
     size_t prelen[S_NSTREAMS];
     int pre_state[S_NSTREAMS]; /* 0 not decoded, 1 decoded, -1 corrupt */
@@ -109,6 +116,9 @@ void traza_itf_close(traza_itf_reader *r)
 {
     if (!r)
         return;
+    if (r->text_state == 1)
+        pthread_join(r->text_th, NULL);
+    free(r->tframe);
     if (r->own && r->f)
         fclose(r->f);
     free(r->ix);
@@ -204,31 +214,24 @@ static int restore_targets(traza_itf_reader *r, traza_err *err)
     return 0;
 }
 
-static int load_dicts(traza_itf_reader *r, traza_err *err)
+/* The instruction texts: TEXT split at '\n', one per address of TPC (r->npc, parsed
+ * before), then the version 3 branch targets put back. Runs on the text thread. */
+static int load_texts(traza_itf_reader *r, traza_err *err)
 {
-    /* texts: address gaps (the first is the address), texts in address order, '\n' between */
     itf_rd d = {r->dbuf[D_TEXT], r->dbuf[D_TEXT] + r->dlen[D_TEXT], 0};
-    itf_rd dp = {r->dbuf[D_TPC], r->dbuf[D_TPC] + r->dlen[D_TPC], 0};
-    size_t c1 = 0, c2 = 0, c3 = 0;
-    uint64_t pc = 0;
-    while (dp.p < dp.end) {
-        uint64_t g = itf_get_uv(&dp);
-        if (dp.bad || (r->npc && g == 0) || pc + g > UINT32_MAX)
-            BAD("instruction address");
-        pc += g;
-        const uint8_t *nl = r->npc ? memchr(d.p, '\n', (size_t)(d.end - d.p)) : d.p;
-        if (r->npc && !nl)
+    r->text = malloc((r->npc + 1) * sizeof *r->text);
+    r->tlen = malloc((r->npc + 1) * sizeof *r->tlen);
+    if (!r->text || !r->tlen)
+        return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+    for (size_t i = 0; i < r->npc; i++) {
+        const uint8_t *nl = i ? memchr(d.p, '\n', (size_t)(d.end - d.p)) : d.p;
+        if (i && !nl)
             BAD("instruction texts: fewer than addresses");
-        if (r->npc)
+        if (i) {
+            r->tlen[i - 1] = (uint32_t)(nl - r->text[i - 1]);
             d.p = nl + 1;
-        GROWX(r->pc, c1, r->npc + 1);
-        GROWX(r->tlen, c2, r->npc + 1);
-        GROWX(r->text, c3, r->npc + 1);
-        r->pc[r->npc] = (uint32_t)pc;
-        r->text[r->npc] = d.p;
-        if (r->npc)
-            r->tlen[r->npc - 1] = (uint32_t)(nl - r->text[r->npc - 1]);
-        r->npc++;
+        }
+        r->text[i] = d.p;
     }
     if (r->npc) {
         if (memchr(d.p, '\n', (size_t)(d.end - d.p)))
@@ -238,9 +241,64 @@ static int load_dicts(traza_itf_reader *r, traza_err *err)
         BAD("instruction texts without addresses");
     if (r->info.version >= 3 && restore_targets(r, err) < 0)
         return -1;
+    return 0;
+}
+
+/* The text thread: unpacks the TEXT stream (bzip2 or LZMA, ~1 ms for 50 KB) and
+ * splits it while the caller goes on with the other dictionaries and, for an
+ * extract, with decoding the chunk; need_texts() joins before the first text is used. */
+static void *text_main(void *arg)
+{
+    traza_itf_reader *r = arg;
+    itf_rd d = {r->tframe, r->tframe + r->tframe_len, 0};
+    r->text_rc = itf_unpack_stream(&d, r->info.version, NULL, &r->dbuf[D_TEXT], &r->dlen[D_TEXT], NULL, NULL, NULL,
+                                   &r->text_err);
+    if (r->text_rc < 0)
+        traza_err_prefix(&r->text_err, "dictionary: ");
+    else
+        r->text_rc = load_texts(r, &r->text_err);
+    return NULL;
+}
+
+/* The texts are ready (or their error is in err). */
+static int need_texts(traza_itf_reader *r, traza_err *err)
+{
+    if (r->text_state == 1) {
+        pthread_join(r->text_th, NULL);
+        r->text_state = 2;
+    }
+    if (r->text_rc < 0) {
+        if (err)
+            *err = r->text_err;
+        return -1;
+    }
+    return 0;
+}
+
+static int load_dicts(traza_itf_reader *r, traza_err *err)
+{
+    /* addresses: gaps (the first is the address); the texts follow on their thread */
+    itf_rd dp = {r->dbuf[D_TPC], r->dbuf[D_TPC] + r->dlen[D_TPC], 0};
+    size_t c1 = 0;
+    uint64_t pc = 0;
+    while (dp.p < dp.end) {
+        uint64_t g = itf_get_uv(&dp);
+        if (dp.bad || (r->npc && g == 0) || pc + g > UINT32_MAX)
+            BAD("instruction address");
+        pc += g;
+        GROWX(r->pc, c1, r->npc + 1);
+        r->pc[r->npc++] = (uint32_t)pc;
+    }
+    if (pthread_create(&r->text_th, NULL, text_main, r) == 0)
+        r->text_state = 1;
+    else { /* no thread: here and now */
+        text_main(r);
+        r->text_state = 2;
+    }
     /* blocks */
-    d = (itf_rd){r->dbuf[D_BLOCK], r->dbuf[D_BLOCK] + r->dlen[D_BLOCK], 0};
-    c1 = c2 = 0;
+    itf_rd d = {r->dbuf[D_BLOCK], r->dbuf[D_BLOCK] + r->dlen[D_BLOCK], 0};
+    size_t c2 = 0, c3 = 0;
+    c1 = 0;
     size_t np = 0;
     GROWX(r->blk_off, c1, 1);
     r->blk_off[0] = 0;
@@ -499,14 +557,19 @@ static traza_itf_reader *open_common(traza_itf_reader *r, traza_err *err)
     if (read_frame(r, r->dict_off, r->index_off, &p, &n, err) < 0)
         goto fail;
     d = (itf_rd){p, p + n, 0};
-    for (int k = 0; k < D_NSTREAMS; k++)
+    r->tframe = p, r->tframe_len = n; /* TEXT (stream 0) is unpacked on the text thread */
+    if (itf_skip_stream(&d) < 0) {
+        traza_err_set(err, TRAZA_E_FORMAT, "tzi: dictionary: stream header truncated");
+        goto fail;
+    }
+    for (int k = 1; k < D_NSTREAMS; k++)
         if (itf_unpack_stream(&d, r->info.version, NULL, &r->dbuf[k], &r->dlen[k], NULL, NULL, NULL, err) < 0) {
-            free(p);
             traza_err_prefix(err, "dictionary: ");
             goto fail;
         }
-    free(p);
     if (load_dicts(r, err) < 0)
+        goto fail;
+    if (r->model == 1 && need_texts(r, err) < 0) /* the line model has no texts: no wait */
         goto fail;
     return r;
 fail:
@@ -985,7 +1048,9 @@ static int decode_blocks(traza_itf_reader *r, size_t ci, uint8_t **sb, const siz
         used += cnt;
         gend[px] = used;
     }
-    /* 3. skip to the instance holding line s0 */
+    /* 3. skip to the instance holding line s0 (the texts are needed from here on) */
+    if (need_texts(r, err) < 0)
+        goto out;
     itf_rd ex = {sb[S_EXC], sb[S_EXC] + sl[S_EXC], 0};
     size_t k = 0;
     li = 0;
@@ -1451,7 +1516,7 @@ static int decompress_mt(traza_itf_reader *r, FILE *out, int threads, traza_err 
 
 int traza_itf_decompress_mt(traza_itf_reader *r, FILE *out, int threads, traza_err *err)
 {
-    if (build_templates(r, err) < 0)
+    if (need_texts(r, err) < 0 || build_templates(r, err) < 0)
         return -1;
     /* the line model's predictor state lives in the reader: one thread; chunks whose
      * text would average over 256 MiB (a huge --chunk) are streamed by one thread too,

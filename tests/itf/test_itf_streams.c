@@ -168,6 +168,57 @@ static void test_preset(void **state)
     tz_buf_free(&c0), tz_buf_free(&c1), tz_buf_free(&form), tz_buf_free(&out);
 }
 
+/* Dictionary streams may be bzip2 (method 3, version 5) when that is smaller: the
+ * instruction texts of disassembly are. */
+static void test_bzip2(void **state)
+{
+    (void)state;
+    traza_err err;
+    tz_buf text, out;
+    tz_buf_init(&text), tz_buf_init(&out);
+    static const char *const mn[] = {"ldr", "str", "add", "sub", "mov", "cmp", "bne", "push", "pop", "bl"};
+    uint64_t x = 12345;
+    for (int i = 0; i < 3000; i++) { /* assembly-like lines, operands drawn at random */
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        char line[64];
+        int n = snprintf(line, sizeof line, "%s r%d, [r%d, #0x%x]\n", mn[x % 10], (int)(x >> 8) % 13, (int)(x >> 16) % 13,
+                         (unsigned)(x >> 24) % 64 * 4);
+        tz_buf_put(&text, line, (size_t)n);
+    }
+    assert_true(itf_pack_stream(TRAZA_ITF_XZ | ITF_PACK_BZIP2, (const uint8_t *)text.s, text.len, NULL, NULL, &out,
+                                &err) > 0);
+    assert_int_equal((uint8_t)out.s[0], 3);
+    itf_rd r = {(const uint8_t *)out.s, (const uint8_t *)out.s + out.len, 0};
+    uint8_t *back = NULL;
+    size_t bn = 0;
+    assert_int_equal(itf_unpack_stream(&r, 5, NULL, &back, &bn, NULL, NULL, NULL, &err), 0);
+    assert_int_equal(bn, text.len);
+    assert_memory_equal(back, text.s, bn);
+    free(back);
+    /* without the flag, or with zstd: never bzip2 */
+    tz_buf o2;
+    tz_buf_init(&o2);
+    assert_true(itf_pack_stream(TRAZA_ITF_XZ, (const uint8_t *)text.s, text.len, NULL, NULL, &o2, &err) > 0);
+    assert_int_equal((uint8_t)o2.s[0], 1);
+    assert_true(o2.len > out.len);
+    tz_buf_reset(&o2);
+    assert_true(itf_pack_stream(TRAZA_ITF_ZSTD | ITF_PACK_BZIP2, (const uint8_t *)text.s, text.len, NULL, NULL, &o2,
+                                &err) > 0);
+    assert_int_equal((uint8_t)o2.s[0], 2);
+    tz_buf_free(&o2);
+    /* a version 4 reader does not know method 3 */
+    r.p = (const uint8_t *)out.s;
+    assert_int_equal(itf_unpack_stream(&r, 4, NULL, &back, &bn, NULL, NULL, NULL, &err), -1);
+    assert_non_null(strstr(err.msg, "unknown stream method 3 (expected 0..2)"));
+    /* damaged bzip2 data: refused with the bzip2 error */
+    out.s[out.len / 2] ^= 0x55;
+    r.p = (const uint8_t *)out.s;
+    assert_int_equal(itf_unpack_stream(&r, 5, NULL, &back, &bn, NULL, NULL, NULL, &err), -1);
+    assert_null(back);
+    assert_non_null(strstr(err.msg, "corrupt bzip2 stream"));
+    tz_buf_free(&text), tz_buf_free(&out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -175,6 +226,7 @@ int main(void)
         cmocka_unit_test(test_not_varints),
         cmocka_unit_test(test_corrupt_zero_runs),
         cmocka_unit_test(test_preset),
+        cmocka_unit_test(test_bzip2),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
