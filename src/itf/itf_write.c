@@ -586,7 +586,7 @@ static int flush_chunk(wr *w)
     tz_buf payload;
     tz_buf_init(&payload);
     /* Chunk 0 keeps its streams' packed forms; a later chunk's stream is coded with
-     * chunk 0's as preset dictionary when that is smaller (format version 5): a chunk
+     * chunk 0's as preset dictionary (format version 5): a chunk
      * still needs only the dictionary frame and chunk 0, and the per-chunk cost of
      * learning the statistics again is mostly gone (dijkstra -11 %, sha -18 %,
      * qsort -40 %). */

@@ -1,8 +1,9 @@
 /* ITFComp stream packing. Version 4: mostly-zero varint streams are stored in zero-run
  * form (method bit 0x80) and come back byte for byte; streams that are not canonical
  * varints are stored as they are; a corrupt zero-run form is refused. Version 5: a
- * stream may be coded with chunk 0's stream as preset dictionary (bit 0x40), only when
- * that is smaller, and only a reader that has that dictionary can read it. */
+ * stream of chunks 1.. is coded with chunk 0's stream as preset dictionary (bit 0x40),
+ * and only a reader that has that dictionary can read it; dictionary streams may be
+ * bzip2 (method 3). */
 #include "testutil.h"
 #include "itf/itf_internal.h"
 
@@ -156,12 +157,23 @@ static void test_preset(void **state)
         assert_int_equal(*r.p, 7);
         r = (itf_rd){(const uint8_t *)with.s, (const uint8_t *)with.s + with.len - 3, 0};
         assert_int_equal(itf_skip_stream(&r), -1);
-        /* unrelated data: the dictionary does not help, and the stream does not name it */
+        /* unrelated data: the dictionary does not help, and costs next to nothing */
         tz_buf other;
         tz_buf_init(&other);
         noisy(&other, 7, 500);
+        tz_buf_reset(&with), tz_buf_reset(&plain);
+        long wo = itf_pack_stream(b, (const uint8_t *)other.s, other.len, &pre, NULL, &with, &err);
+        long po = itf_pack_stream(b, (const uint8_t *)other.s, other.len, NULL, NULL, &plain, &err);
+        assert_true(wo > 0 && po > 0 && wo <= po + 16);
+        r = (itf_rd){(const uint8_t *)with.s, (const uint8_t *)with.s + with.len, 0};
+        assert_int_equal(itf_unpack_stream(&r, 5, &pre, &back, &bn, NULL, NULL, NULL, &err), 0);
+        assert_int_equal(bn, other.len);
+        assert_memory_equal(back, other.s, bn);
+        free(back);
+        /* an empty dictionary (chunk 0's stream was empty) is no dictionary */
+        itf_pre none = {(const uint8_t *)form.s, 0};
         tz_buf_reset(&with);
-        assert_true(itf_pack_stream(b, (const uint8_t *)other.s, other.len, &pre, NULL, &with, &err) > 0);
+        assert_true(itf_pack_stream(b, (const uint8_t *)other.s, other.len, &none, NULL, &with, &err) > 0);
         assert_false((uint8_t)with.s[0] & 0x40);
         tz_buf_free(&other), tz_buf_free(&plain), tz_buf_free(&with);
     }
