@@ -82,8 +82,8 @@ typedef struct itf_pre {
  * written (incl. header) or -1. */
 long itf_pack_stream(int backend, const uint8_t *in, size_t n, const itf_pre *pre, tz_buf *form, tz_buf *out,
                      traza_err *err);
-/* Or'ed into itf_pack_stream's backend (the dictionary streams, written once): with
- * the xz back end, bzip2 is tried too and kept when smaller (version 5, method 3). */
+/* Or'ed into itf_pack_stream's backend (the dictionary's instruction texts): with the
+ * xz back end, bzip2 is tried too and kept when smaller (version 5, method 3). */
 #define ITF_PACK_BZIP2 0x100
 /* Reads one stream from r; *out is malloc'd (n bytes, +1 NUL). version: the file's
  * (4: zero-run forms, method bit 0x80; 5: preset dictionaries, bit 0x40, taken from

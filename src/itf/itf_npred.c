@@ -430,12 +430,27 @@ static inline void np_update(itf_np *np, uint32_t id, size_t k, const uint64_t *
 uint64_t itf_np_predict(itf_np *np, uint32_t id, size_t k, const uint64_t *cur) { return np_predict(np, id, k, cur); }
 void itf_np_update(itf_np *np, uint32_t id, size_t k, const uint64_t *cur) { np_update(np, id, k, cur); }
 
+/* Copies n values: fixed-size blocks inline instead of a memcpy call whose start-up
+ * (rep movsq) cost more than the few numbers of a line (8 % of a Tarmac decode). */
+static inline void copy_nums(uint64_t *d, const uint64_t *s, size_t n)
+{
+    size_t k = 0;
+    for (; k + 4 <= n; k += 4)
+        memcpy(d + k, s + k, 4 * sizeof *d);
+    if (k < n)
+        d[k] = s[k];
+    if (k + 1 < n)
+        d[k + 1] = s[k + 1];
+    if (k + 2 < n)
+        d[k + 2] = s[k + 2];
+}
+
 void itf_np_end(itf_np *np, uint32_t id, const uint64_t *cur)
 {
     size_t nn = np->nn[id], m = nn < ITF_NP_COLS ? nn : ITF_NP_COLS;
-    memcpy(np->prev, cur, m * sizeof *cur);
+    copy_nums(np->prev, cur, m);
     np->prevn = m;
-    memcpy(np->cls_last + (size_t)np->cls[id] * ITF_NP_COLS, cur, m * sizeof *cur);
+    copy_nums(np->cls_last + (size_t)np->cls[id] * ITF_NP_COLS, cur, m);
     if (np->v4)
         np->rline++;
 }

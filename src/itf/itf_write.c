@@ -162,7 +162,7 @@ static const int DICT_COMP[D_NSTREAMS] = {TRAZA_ITF_C_TEMPLATES, TRAZA_ITF_C_TEM
 typedef struct pack_job {
     int backend;
     const tz_buf *bufs;
-    int flags;          /* ITF_PACK_BZIP2 for the dictionary streams */
+    uint32_t bzmask;    /* bit i: stream i may be bzip2 (the dictionary's texts) */
     const itf_pre *pre; /* per stream, or NULL */
     tz_buf *forms;      /* per stream, or NULL */
     const int *comp;
@@ -177,7 +177,7 @@ static void *pack_range(void *arg)
 {
     pack_job *j = arg;
     for (size_t i = j->from; i < j->to && j->rc == 0; i++) {
-        long k = itf_pack_stream(j->backend | j->flags, (const uint8_t *)j->bufs[i].s, j->bufs[i].len, j->pre ? &j->pre[i] : NULL,
+        long k = itf_pack_stream(j->backend | ((j->bzmask >> i) & 1 ? ITF_PACK_BZIP2 : 0), (const uint8_t *)j->bufs[i].s, j->bufs[i].len, j->pre ? &j->pre[i] : NULL,
                                  j->forms ? &j->forms[i] : NULL, j->out, &j->err);
         if (k < 0) {
             j->rc = -1;
@@ -195,7 +195,7 @@ static void *pack_range(void *arg)
  * data, the streams after a split point (about half of the raw bytes before it) are
  * packed on a helper thread into their own buffer, appended after the first part:
  * the bytes are the same as with one thread. */
-static int pack_all(wr *w, tz_buf *bufs, size_t n, const int *comp, int flags, const itf_pre *pre, tz_buf *forms,
+static int pack_all(wr *w, tz_buf *bufs, size_t n, const int *comp, uint32_t bzmask, const itf_pre *pre, tz_buf *forms,
                     tz_buf *payload)
 {
     uint64_t total = 0;
@@ -220,9 +220,9 @@ static int pack_all(wr *w, tz_buf *bufs, size_t n, const int *comp, int flags, c
     memset(&b, 0, sizeof b);
     tz_buf tail;
     tz_buf_init(&tail);
-    a = (pack_job){.backend = w->o.backend, .flags = flags, .bufs = bufs, .pre = pre, .forms = forms, .comp = comp, .from = 0,
+    a = (pack_job){.backend = w->o.backend, .bzmask = bzmask, .bufs = bufs, .pre = pre, .forms = forms, .comp = comp, .from = 0,
                    .to = split, .out = payload};
-    b = (pack_job){.backend = w->o.backend, .flags = flags, .bufs = bufs, .pre = pre, .forms = forms, .comp = comp, .from = split,
+    b = (pack_job){.backend = w->o.backend, .bzmask = bzmask, .bufs = bufs, .pre = pre, .forms = forms, .comp = comp, .from = split,
                    .to = n, .out = &tail};
     traza_err_clear(&a.err);
     traza_err_clear(&b.err);
@@ -942,7 +942,7 @@ static int finish(wr *w, int nl_missing)
     memset(&dj, 0, sizeof dj);
     int dict_early = w->started && w->model == 1;
     if (dict_early) {
-        dj = (pack_job){.backend = w->o.backend, .flags = ITF_PACK_BZIP2, .bufs = w->d, .comp = DICT_COMP, .from = 0, .to = D_NSTREAMS, .out = &dpay};
+        dj = (pack_job){.backend = w->o.backend, .bzmask = 1u << D_TEXT, .bufs = w->d, .comp = DICT_COMP, .from = 0, .to = D_NSTREAMS, .out = &dpay};
         traza_err_clear(&dj.err);
         for (int k = 0; k < D_NSTREAMS; k++)
             if (w->d[k].oom)
@@ -981,7 +981,7 @@ static int finish(wr *w, int nl_missing)
         tz_buf_free(&payload);
         payload = dpay; /* the packed dictionary */
     } else
-        rc = pack_all(w, w->d, D_NSTREAMS, DICT_COMP, ITF_PACK_BZIP2, NULL, NULL, &payload);
+        rc = pack_all(w, w->d, D_NSTREAMS, DICT_COMP, 1u << D_TEXT, NULL, NULL, &payload);
     if (rc == 0)
         rc = write_frame(w, &payload);
     tz_buf_reset(&payload);
