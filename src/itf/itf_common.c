@@ -235,11 +235,13 @@ static long bz2_pack(const uint8_t *in, size_t n, uint8_t *tmp, size_t cap, traz
         return 0;
     int level = (int)(n / 99000 + 1);
     unsigned int tl = (unsigned int)cap;
-    int rc = BZ2_bzBuffToBuffCompress((char *)tmp, &tl, (char *)(uintptr_t)in, (unsigned int)n, level < 9 ? level : 9, 0, 0);
+    int rc = BZ2_bzBuffToBuffCompress((char *)tmp, &tl, (char *)(uintptr_t)in, (unsigned int)n, level < 9 ? level : 9,
+                                      0, 0);
     if (rc == BZ_OUTBUFF_FULL)
         return 0;
     if (rc != BZ_OK)
-        return traza_err_set(err, rc == BZ_MEM_ERROR ? TRAZA_E_NOMEM : TRAZA_E_INTERNAL, "itf: bzip2 encoder failed (code %d)", rc);
+        return traza_err_set(err, rc == BZ_MEM_ERROR ? TRAZA_E_NOMEM : TRAZA_E_INTERNAL,
+                             "itf: bzip2 encoder failed (code %d)", rc);
     return tl < n ? (long)tl : 0;
 }
 
@@ -302,7 +304,8 @@ long itf_pack_stream(int backend, const uint8_t *in, size_t n, const itf_pre *pr
             }
         }
     }
-    tz_buf_putc(out, (char)(method | (zrun ? M_ZRUN : 0) | (usepre && (method == M_XZ || method == M_ZSTD) ? M_PRESET : 0)));
+    int preset_bit = usepre && (method == M_XZ || method == M_ZSTD) ? M_PRESET : 0;
+    tz_buf_putc(out, (char)(method | (zrun ? M_ZRUN : 0) | preset_bit));
     itf_put_uv(out, n);
     if (method == M_STORED) {
         itf_put_uv(out, n);
@@ -410,8 +413,9 @@ int itf_unpack_stream(itf_rd *r, int version, const itf_pre *pre, uint8_t **out,
         }
     } else if (method == M_BZIP2) {
         unsigned int ol = (unsigned int)raw;
-        int rc = len > UINT_MAX ? BZ_DATA_ERROR
-                                : BZ2_bzBuffToBuffDecompress((char *)o, &ol, (char *)(uintptr_t)r->p, (unsigned int)len, 0, 0);
+        int rc = len > UINT_MAX
+                     ? BZ_DATA_ERROR
+                     : BZ2_bzBuffToBuffDecompress((char *)o, &ol, (char *)(uintptr_t)r->p, (unsigned int)len, 0, 0);
         if (rc != BZ_OK || ol != raw) {
             free(o);
             if (rc == BZ_MEM_ERROR)

@@ -48,20 +48,21 @@ struct traza_itf_reader {
      * variant line q in vt (var_off[nvar] + 1 entries). Built before any thread runs. */
     char *vt;
     uint64_t *vt_lo;
-    /* version 5: chunk 0's streams in packed form, the preset dictionaries of the
-     * other chunks' streams (loaded before the first such chunk is decoded) */
+    /* version 5: chunk 0's frame and its streams in packed form, the preset
+     * dictionaries of the other chunks' streams (pre_get decodes one when a stream
+     * first names it) */
     uint8_t *pre_frame;
     size_t pre_flen;
-    /* the text thread (text_main): 0 none, 1 running, 2 joined; the dictionary frame
-     * it reads TEXT from */
+    uint8_t *pre[S_NSTREAMS];
+    size_t prelen[S_NSTREAMS];
+    int pre_state[S_NSTREAMS]; /* 0 not decoded, 1 decoded, -1 corrupt */
+    /* the text thread (text_main), state 0 none, 1 running, 2 joined; the dictionary
+     * frame it reads TEXT from */
     pthread_t text_th;
     int text_state, text_rc;
     traza_err text_err;
     uint8_t *tframe;
     size_t tframe_len;
-    uint8_t *pre[S_NSTREAMS];
-    size_t prelen[S_NSTREAMS];
-    int pre_state[S_NSTREAMS]; /* 0 not decoded, 1 decoded, -1 corrupt */
     int vt_state;           /* 0 not built, 1 built, -1 not used (too large) */
 };
 
@@ -571,7 +572,7 @@ static traza_itf_reader *open_common(traza_itf_reader *r, traza_err *err)
         }
     if (load_dicts(r, err) < 0)
         goto fail;
-    if (r->model == 1 && need_texts(r, err) < 0) /* the line model has no texts: no wait */
+    if (r->model == 1 && need_texts(r, err) < 0) /* no thread ran: report its error now */
         goto fail;
     return r;
 fail:

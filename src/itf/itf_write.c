@@ -177,7 +177,8 @@ static void *pack_range(void *arg)
 {
     pack_job *j = arg;
     for (size_t i = j->from; i < j->to && j->rc == 0; i++) {
-        long k = itf_pack_stream(j->backend | ((j->bzmask >> i) & 1 ? ITF_PACK_BZIP2 : 0), (const uint8_t *)j->bufs[i].s, j->bufs[i].len, j->pre ? &j->pre[i] : NULL,
+        int backend = j->backend | ((j->bzmask >> i) & 1 ? ITF_PACK_BZIP2 : 0);
+        long k = itf_pack_stream(backend, (const uint8_t *)j->bufs[i].s, j->bufs[i].len, j->pre ? &j->pre[i] : NULL,
                                  j->forms ? &j->forms[i] : NULL, j->out, &j->err);
         if (k < 0) {
             j->rc = -1;
@@ -220,10 +221,10 @@ static int pack_all(wr *w, tz_buf *bufs, size_t n, const int *comp, uint32_t bzm
     memset(&b, 0, sizeof b);
     tz_buf tail;
     tz_buf_init(&tail);
-    a = (pack_job){.backend = w->o.backend, .bzmask = bzmask, .bufs = bufs, .pre = pre, .forms = forms, .comp = comp, .from = 0,
-                   .to = split, .out = payload};
-    b = (pack_job){.backend = w->o.backend, .bzmask = bzmask, .bufs = bufs, .pre = pre, .forms = forms, .comp = comp, .from = split,
-                   .to = n, .out = &tail};
+    a = (pack_job){.backend = w->o.backend, .bzmask = bzmask, .bufs = bufs, .pre = pre, .forms = forms,
+                   .comp = comp, .from = 0, .to = split, .out = payload};
+    b = (pack_job){.backend = w->o.backend, .bzmask = bzmask, .bufs = bufs, .pre = pre, .forms = forms,
+                   .comp = comp, .from = split, .to = n, .out = &tail};
     traza_err_clear(&a.err);
     traza_err_clear(&b.err);
     pthread_t th;
@@ -586,10 +587,9 @@ static int flush_chunk(wr *w)
     tz_buf payload;
     tz_buf_init(&payload);
     /* Chunk 0 keeps its streams' packed forms; a later chunk's stream is coded with
-     * chunk 0's as preset dictionary (format version 5): a chunk
-     * still needs only the dictionary frame and chunk 0, and the per-chunk cost of
-     * learning the statistics again is mostly gone (dijkstra -11 %, sha -18 %,
-     * qsort -40 %). */
+     * chunk 0's as preset dictionary (format version 5): a chunk still needs only the
+     * dictionary frame and chunk 0, and the per-chunk cost of learning the
+     * statistics again is mostly gone (dijkstra -11 %, sha -18 %, qsort -40 %). */
     itf_pre pre[S_NSTREAMS];
     for (int k = 0; k < S_NSTREAMS; k++)
         pre[k] = (itf_pre){(const uint8_t *)w->pre[k].s, w->pre[k].len};
@@ -942,7 +942,8 @@ static int finish(wr *w, int nl_missing)
     memset(&dj, 0, sizeof dj);
     int dict_early = w->started && w->model == 1;
     if (dict_early) {
-        dj = (pack_job){.backend = w->o.backend, .bzmask = 1u << D_TEXT, .bufs = w->d, .comp = DICT_COMP, .from = 0, .to = D_NSTREAMS, .out = &dpay};
+        dj = (pack_job){.backend = w->o.backend, .bzmask = 1u << D_TEXT, .bufs = w->d, .comp = DICT_COMP,
+                        .from = 0, .to = D_NSTREAMS, .out = &dpay};
         traza_err_clear(&dj.err);
         for (int k = 0; k < D_NSTREAMS; k++)
             if (w->d[k].oom)
