@@ -1241,6 +1241,9 @@ static int decode_payload(traza_itf_reader *r, size_t ci, const uint8_t *p, size
     int rc = -1;
     itf_rd d = {p, p + n, 0};
     int nstreams = r->info.version >= 3 ? S_NSTREAMS : S_INT; /* version 2: no interrupt stream */
+    /* decoding chunk 0 of a version 5 file keeps its streams' packed forms for the
+     * other chunks, so that pre_get does not read and decode them a second time */
+    int keep = ci == 0 && r->info.version >= 5 && r->nix > 1;
     for (int k = 0; k < nstreams; k++) {
         itf_pre pre = {NULL, 0};
         if (ci > 0 && itf_stream_wants_pre(&d, r->info.version)) {
@@ -1248,8 +1251,12 @@ static int decode_payload(traza_itf_reader *r, size_t ci, const uint8_t *p, size
                 goto out;
             pre = (itf_pre){r->pre[k], r->prelen[k]};
         }
-        if (itf_unpack_stream(&d, r->info.version, &pre, &sb[k], &sl[k], NULL, NULL, NULL, err) < 0)
+        int kf = keep && r->pre_state[k] == 0;
+        if (itf_unpack_stream(&d, r->info.version, &pre, &sb[k], &sl[k], NULL, kf ? &r->pre[k] : NULL,
+                              kf ? &r->prelen[k] : NULL, err) < 0)
             goto out;
+        if (kf)
+            r->pre_state[k] = 1;
     }
     uint64_t nl = e[3];
     if (r->model == 1) {

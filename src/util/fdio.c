@@ -5,36 +5,26 @@
 #include <errno.h>
 #include <unistd.h>
 
-int tz_write_all(int fd, const void *buf, size_t n)
+/* write (off < 0) or pwrite at off, until n bytes are out */
+static int write_loop(int fd, const unsigned char *b, size_t n, off_t off)
 {
-    const unsigned char *b = buf;
     while (n) {
-        ssize_t w = write(fd, b, n);
+        ssize_t w = off < 0 ? write(fd, b, n) : pwrite(fd, b, n, off);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0)
             return -1;
         b += w;
         n -= (size_t)w;
+        if (off >= 0)
+            off += w;
     }
     return 0;
 }
 
-int tz_pwrite_all(int fd, const void *buf, size_t n, off_t off)
-{
-    const unsigned char *b = buf;
-    while (n) {
-        ssize_t w = pwrite(fd, b, n, off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        b += w;
-        n -= (size_t)w;
-        off += w;
-    }
-    return 0;
-}
+int tz_write_all(int fd, const void *buf, size_t n) { return write_loop(fd, buf, n, -1); }
+
+int tz_pwrite_all(int fd, const void *buf, size_t n, off_t off) { return off < 0 ? -1 : write_loop(fd, buf, n, off); }
 
 int tz_pread_all(int fd, void *buf, size_t n, off_t off)
 {
