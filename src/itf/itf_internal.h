@@ -76,11 +76,16 @@ typedef struct itf_pre {
     const uint8_t *p;
     size_t n;
 } itf_pre;
+/* Encoder state reused from one packed stream to the next (one thread at a time). */
+typedef struct itf_packer itf_packer;
+itf_packer *itf_packer_new(void);
+void itf_packer_free(itf_packer *pk);
 /* Appends method byte, raw length, packed length, data. Falls back to stored when
  * packing does not help. pre (NULL or empty: none) is the preset dictionary; form
  * (NULL: not wanted) receives a copy of the packed form. Returns the packed size
- * written (incl. header) or -1. */
-long itf_pack_stream(int backend, const uint8_t *in, size_t n, const itf_pre *pre, tz_buf *form, tz_buf *out,
+ * written (incl. header) or -1. pk (NULL: none) keeps encoder memory between calls
+ * on one thread; the bytes do not depend on it. */
+long itf_pack_stream(itf_packer *pk, int backend, const uint8_t *in, size_t n, const itf_pre *pre, tz_buf *form, tz_buf *out,
                      traza_err *err);
 /* Or'ed into itf_pack_stream's backend (the dictionary's instruction texts): with the
  * xz back end, bzip2 is tried too and kept when smaller (version 5, method 3). */

@@ -121,6 +121,9 @@ typedef struct wr {
     /* chunk 0's streams in packed form: the preset dictionaries of the later chunks */
     tz_buf pre[S_NSTREAMS];
     int have_pre;
+    /* encoder state per packing thread: pack_all's two sides, and the dictionary
+     * packed in finish() while the worker packs the last chunk */
+    itf_packer *pkr[3];
 } wr;
 
 static int oom(wr *w) { return traza_err_set(w->err, TRAZA_E_NOMEM, "itf: out of memory"); }
@@ -167,6 +170,7 @@ typedef struct pack_job {
     tz_buf *forms;      /* per stream, or NULL */
     const int *comp;
     size_t from, to;
+    itf_packer *pk; /* NULL: one-shot encoders */
     tz_buf *out;
     traza_err err;
     uint64_t cb[TRAZA_ITF_NCOMP], rb[TRAZA_ITF_NCOMP];
@@ -178,7 +182,7 @@ static void *pack_range(void *arg)
     pack_job *j = arg;
     for (size_t i = j->from; i < j->to && j->rc == 0; i++) {
         int backend = j->backend | ((j->bzmask >> i) & 1 ? ITF_PACK_BZIP2 : 0);
-        long k = itf_pack_stream(backend, (const uint8_t *)j->bufs[i].s, j->bufs[i].len, j->pre ? &j->pre[i] : NULL,
+        long k = itf_pack_stream(j->pk, backend, (const uint8_t *)j->bufs[i].s, j->bufs[i].len, j->pre ? &j->pre[i] : NULL,
                                  j->forms ? &j->forms[i] : NULL, j->out, &j->err);
         if (k < 0) {
             j->rc = -1;
@@ -188,6 +192,15 @@ static void *pack_range(void *arg)
         j->rb[j->comp[i]] += j->bufs[i].len;
     }
     return NULL;
+}
+
+/* The packer of one packing thread, made on first use; NULL (one-shot encoders, the
+ * same bytes) if there is no memory for it. */
+static itf_packer *packer(wr *w, int k)
+{
+    if (!w->pkr[k])
+        w->pkr[k] = itf_packer_new();
+    return w->pkr[k];
 }
 
 #define PACK_PAR_MIN 16384 /* raw bytes from which the streams are packed on two threads */
@@ -222,9 +235,9 @@ static int pack_all(wr *w, tz_buf *bufs, size_t n, const int *comp, uint32_t bzm
     tz_buf tail;
     tz_buf_init(&tail);
     a = (pack_job){.backend = w->o.backend, .bzmask = bzmask, .bufs = bufs, .pre = pre, .forms = forms,
-                   .comp = comp, .from = 0, .to = split, .out = payload};
+                   .comp = comp, .from = 0, .to = split, .pk = packer(w, 0), .out = payload};
     b = (pack_job){.backend = w->o.backend, .bzmask = bzmask, .bufs = bufs, .pre = pre, .forms = forms,
-                   .comp = comp, .from = split, .to = n, .out = &tail};
+                   .comp = comp, .from = split, .to = n, .pk = packer(w, 1), .out = &tail};
     traza_err_clear(&a.err);
     traza_err_clear(&b.err);
     pthread_t th;
@@ -812,6 +825,8 @@ static int add_line_text(wr *w, const char *s, size_t n)
 
 static void wr_free(wr *w)
 {
+    for (int k = 0; k < 3; k++)
+        itf_packer_free(w->pkr[k]);
     tz_imap_free(&w->pcmap);
     free(w->texts);
     free(w->pcs);
@@ -885,9 +900,10 @@ static void put_text(wr *w, const char *t, size_t n, uint32_t pc)
     tz_buf_put(&w->d[D_TEXT], t, n);
 }
 
-/* Block model dictionary: instruction texts in address order ('\n' separated) with
- * the address gaps, and the blocks as runs of address-ordered instruction ranks. */
-static int write_gen_dict(wr *w)
+/* Block model dictionary, part 1 (the parse is complete): the instruction texts in
+ * address order ('\n' separated) with the address gaps. *rank (address-order rank of
+ * each instruction, for part 2) is allocated here. */
+static int write_gen_texts(wr *w, uint32_t **rankp)
 {
     uint64_t *o = malloc((w->npc + 1) * sizeof *o);
     uint32_t *rank = malloc((w->npc + 1) * sizeof *rank);
@@ -909,6 +925,14 @@ static int write_gen_dict(wr *w)
             tz_buf_putc(&w->d[D_TEXT], '\n');
         put_text(w, w->texts + w->toff[i], w->tl[i], pc);
     }
+    free(o);
+    *rankp = rank;
+    return 0;
+}
+
+/* Part 2 (every chunk modelled): the blocks as runs of address-ordered ranks. */
+static void write_gen_blocks(wr *w, const uint32_t *rank)
+{
     for (size_t b = 0; b < w->blocks.count; b++) {
         size_t len;
         const uint8_t *key = itf_kmap_key(&w->blocks, b, &len);
@@ -925,27 +949,30 @@ static int write_gen_dict(wr *w)
             prev = rank[x];
         }
     }
-    free(o);
-    free(rank);
-    return 0;
 }
 
 static int finish(wr *w, int nl_missing)
 {
     if (handoff(w) < 0)
         return -1;
-    /* line model with the worker packing the last chunk: the dictionary is complete
-     * once the text is parsed, so it is packed here meanwhile (counters kept apart) */
+    /* With the worker modelling and packing the last chunk, this thread packs what of
+     * the dictionary is already complete: all of it for the line model; for the block
+     * model the instruction texts (stream 0, the largest, tried with both LZMA and
+     * bzip2), which the parse completed. The bytes are those of the sequential path. */
     tz_buf dpay;
     tz_buf_init(&dpay);
     pack_job dj;
     memset(&dj, 0, sizeof dj);
-    int dict_early = w->started && w->model == 1;
+    uint32_t *rank = NULL;
+    int dict_early = w->started, rc = 0;
+    if (w->model == 0 && (rc = write_gen_texts(w, &rank)) < 0)
+        dict_early = 0;
     if (dict_early) {
         dj = (pack_job){.backend = w->o.backend, .bzmask = 1u << D_TEXT, .bufs = w->d, .comp = DICT_COMP,
-                        .from = 0, .to = D_NSTREAMS, .out = &dpay};
+                        .from = 0, .to = w->model == 0 ? D_TEXT + 1 : D_NSTREAMS, .pk = packer(w, 2),
+                        .out = &dpay};
         traza_err_clear(&dj.err);
-        for (int k = 0; k < D_NSTREAMS; k++)
+        for (size_t k = dj.from; k < dj.to; k++)
             if (w->d[k].oom)
                 dj.rc = -1;
         if (dj.rc == 0)
@@ -953,8 +980,9 @@ static int finish(wr *w, int nl_missing)
         else
             traza_err_set(&dj.err, TRAZA_E_NOMEM, "itf: out of memory");
     }
-    if (worker_wait(w) < 0) {
+    if (worker_wait(w) < 0 || rc < 0) {
         tz_buf_free(&dpay);
+        free(rank);
         return -1;
     }
     worker_stop(w);
@@ -963,13 +991,13 @@ static int finish(wr *w, int nl_missing)
     w->info.original_size = w->ps.original_size;
     w->info.instructions = w->ps.instructions;
     w->info.exceptions = w->ps.exceptions;
-    if (w->model == 0 && write_gen_dict(w) < 0)
-        return -1;
+    if (w->model == 0)
+        write_gen_blocks(w, rank);
+    free(rank);
     /* dictionaries */
     tz_buf payload;
     tz_buf_init(&payload);
     uint64_t dict_off = w->off;
-    int rc = 0;
     if (dict_early) {
         if (dj.rc < 0 || dpay.oom) {
             *w->err = dj.err;
@@ -979,6 +1007,8 @@ static int finish(wr *w, int nl_missing)
                 w->info.comp_bytes[c] += dj.cb[c];
                 w->info.raw_bytes[c] += dj.rb[c];
             }
+        if (rc == 0 && dj.to < D_NSTREAMS) /* the rest, after the texts */
+            rc = pack_all(w, w->d + dj.to, D_NSTREAMS - dj.to, DICT_COMP + dj.to, 0, NULL, NULL, &dpay);
         tz_buf_free(&payload);
         payload = dpay; /* the packed dictionary */
     } else

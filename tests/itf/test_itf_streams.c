@@ -13,7 +13,7 @@ static void round_trip(int backend, const uint8_t *in, size_t n, int want_zrun)
     tz_buf out;
     tz_buf_init(&out);
     traza_err err;
-    assert_true(itf_pack_stream(backend, in, n, NULL, NULL, &out, &err) > 0);
+    assert_true(itf_pack_stream(NULL, backend, in, n, NULL, NULL, &out, &err) > 0);
     assert_int_equal(((uint8_t)out.s[0] & 0x80) != 0, want_zrun);
     itf_rd r = {(const uint8_t *)out.s, (const uint8_t *)out.s + out.len, 0};
     uint8_t *back = NULL;
@@ -113,7 +113,7 @@ static void test_preset(void **state)
     noisy(&c1, 42, 200);
     for (int b = 0; b < 2; b++) { /* xz, zstd */
         tz_buf_reset(&form), tz_buf_reset(&out);
-        assert_true(itf_pack_stream(b, (const uint8_t *)c0.s, c0.len, NULL, &form, &out, &err) > 0);
+        assert_true(itf_pack_stream(NULL, b, (const uint8_t *)c0.s, c0.len, NULL, &form, &out, &err) > 0);
         assert_int_equal(form.len, c0.len); /* not zero-run: the form is the stream */
         assert_memory_equal(form.s, c0.s, c0.len);
         /* the form read back from the packed stream alone */
@@ -127,8 +127,8 @@ static void test_preset(void **state)
         itf_pre pre = {(const uint8_t *)form.s, form.len};
         tz_buf plain, with;
         tz_buf_init(&plain), tz_buf_init(&with);
-        long a = itf_pack_stream(b, (const uint8_t *)c1.s, c1.len, NULL, NULL, &plain, &err);
-        long w = itf_pack_stream(b, (const uint8_t *)c1.s, c1.len, &pre, NULL, &with, &err);
+        long a = itf_pack_stream(NULL, b, (const uint8_t *)c1.s, c1.len, NULL, NULL, &plain, &err);
+        long w = itf_pack_stream(NULL, b, (const uint8_t *)c1.s, c1.len, &pre, NULL, &with, &err);
         assert_true(a > 0 && w > 0);
         assert_true((uint8_t)with.s[0] & 0x40);
         assert_true(w * 3 < a); /* the repeated part costs next to nothing */
@@ -162,8 +162,8 @@ static void test_preset(void **state)
         tz_buf_init(&other);
         noisy(&other, 7, 500);
         tz_buf_reset(&with), tz_buf_reset(&plain);
-        long wo = itf_pack_stream(b, (const uint8_t *)other.s, other.len, &pre, NULL, &with, &err);
-        long po = itf_pack_stream(b, (const uint8_t *)other.s, other.len, NULL, NULL, &plain, &err);
+        long wo = itf_pack_stream(NULL, b, (const uint8_t *)other.s, other.len, &pre, NULL, &with, &err);
+        long po = itf_pack_stream(NULL, b, (const uint8_t *)other.s, other.len, NULL, NULL, &plain, &err);
         assert_true(wo > 0 && po > 0 && wo <= po + 16);
         r = (itf_rd){(const uint8_t *)with.s, (const uint8_t *)with.s + with.len, 0};
         assert_int_equal(itf_unpack_stream(&r, 5, &pre, &back, &bn, NULL, NULL, NULL, &err), 0);
@@ -173,7 +173,7 @@ static void test_preset(void **state)
         /* an empty dictionary (chunk 0's stream was empty) is no dictionary */
         itf_pre none = {(const uint8_t *)form.s, 0};
         tz_buf_reset(&with);
-        assert_true(itf_pack_stream(b, (const uint8_t *)other.s, other.len, &none, NULL, &with, &err) > 0);
+        assert_true(itf_pack_stream(NULL, b, (const uint8_t *)other.s, other.len, &none, NULL, &with, &err) > 0);
         assert_false((uint8_t)with.s[0] & 0x40);
         tz_buf_free(&other), tz_buf_free(&plain), tz_buf_free(&with);
     }
@@ -197,7 +197,7 @@ static void test_bzip2(void **state)
                          (unsigned)(x >> 24) % 64 * 4);
         tz_buf_put(&text, line, (size_t)n);
     }
-    assert_true(itf_pack_stream(TRAZA_ITF_XZ | ITF_PACK_BZIP2, (const uint8_t *)text.s, text.len, NULL, NULL, &out,
+    assert_true(itf_pack_stream(NULL, TRAZA_ITF_XZ | ITF_PACK_BZIP2, (const uint8_t *)text.s, text.len, NULL, NULL, &out,
                                 &err) > 0);
     assert_int_equal((uint8_t)out.s[0], 3);
     itf_rd r = {(const uint8_t *)out.s, (const uint8_t *)out.s + out.len, 0};
@@ -210,11 +210,11 @@ static void test_bzip2(void **state)
     /* without the flag, or with zstd: never bzip2 */
     tz_buf o2;
     tz_buf_init(&o2);
-    assert_true(itf_pack_stream(TRAZA_ITF_XZ, (const uint8_t *)text.s, text.len, NULL, NULL, &o2, &err) > 0);
+    assert_true(itf_pack_stream(NULL, TRAZA_ITF_XZ, (const uint8_t *)text.s, text.len, NULL, NULL, &o2, &err) > 0);
     assert_int_equal((uint8_t)o2.s[0], 1);
     assert_true(o2.len > out.len);
     tz_buf_reset(&o2);
-    assert_true(itf_pack_stream(TRAZA_ITF_ZSTD | ITF_PACK_BZIP2, (const uint8_t *)text.s, text.len, NULL, NULL, &o2,
+    assert_true(itf_pack_stream(NULL, TRAZA_ITF_ZSTD | ITF_PACK_BZIP2, (const uint8_t *)text.s, text.len, NULL, NULL, &o2,
                                 &err) > 0);
     assert_int_equal((uint8_t)o2.s[0], 2);
     tz_buf_free(&o2);
@@ -231,6 +231,37 @@ static void test_bzip2(void **state)
     tz_buf_free(&text), tz_buf_free(&out);
 }
 
+/* A packer reused across streams of different sizes, with and without a preset,
+ * writes the bytes of one-shot encoders, for tiny streams that end up stored too and
+ * across a switch of back end. */
+static void test_packer_reuse(void **state)
+{
+    (void)state;
+    traza_err err;
+    itf_packer *pk = itf_packer_new();
+    assert_non_null(pk);
+    tz_buf src, form;
+    tz_buf_init(&src), tz_buf_init(&form);
+    noisy(&src, 7, 60000); /* up to ~180 KB: dictionaries on both sides of 128 KiB */
+    static const size_t LENS[] = {100, 5000, 150000, 40, 3000, 70000, 150000, 9};
+    for (int b = 0; b < 2; b++)
+        for (size_t i = 0; i < sizeof LENS / sizeof LENS[0]; i++) {
+            size_t n = LENS[i] < src.len ? LENS[i] : src.len;
+            itf_pre pre = {(const uint8_t *)src.s + src.len - 2000, i % 2 ? 2000 : 0};
+            tz_buf one, re;
+            tz_buf_init(&one), tz_buf_init(&re);
+            long a = itf_pack_stream(NULL, b, (const uint8_t *)src.s, n, &pre, NULL, &one, &err);
+            long c = itf_pack_stream(pk, b, (const uint8_t *)src.s, n, &pre, NULL, &re, &err);
+            assert_true(a > 0);
+            assert_int_equal(a, c);
+            assert_memory_equal(one.s, re.s, one.len);
+            tz_buf_free(&one), tz_buf_free(&re);
+        }
+    tz_buf_free(&src), tz_buf_free(&form);
+    itf_packer_free(pk);
+    itf_packer_free(NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -239,6 +270,7 @@ int main(void)
         cmocka_unit_test(test_corrupt_zero_runs),
         cmocka_unit_test(test_preset),
         cmocka_unit_test(test_bzip2),
+        cmocka_unit_test(test_packer_reuse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
