@@ -332,38 +332,46 @@ long itf_pack_stream(itf_packer *pk, int backend, const uint8_t *in, size_t n, c
     int method = M_STORED, usepre = pre && pre->n;
     if (n > 0 && (backend == TRAZA_ITF_XZ || backend == TRAZA_ITF_ZSTD)) {
         size_t cap = backend == TRAZA_ITF_XZ ? n + n / 4 + 1024 : ZSTD_compressBound(n);
-        tmp = malloc(cap);
-        /* With chunk 0's stream as preset dictionary whenever there is one: coding
-         * both ways to keep the smaller cost 15 % of a bitcount compression and
-         * changed the seven generated traces by at most one byte. */
-        long a = tmp ? backend_pack(pk, backend, in, n, usepre ? pre : NULL, tmp, cap, err)
-                     : traza_err_set(err, TRAZA_E_NOMEM, "itf: out of memory packing %zu bytes", n);
-        if (a < 0) {
-            free(tmp);
-            free(zr);
-            return -1;
-        }
-        if (a > 0) {
-            method = backend == TRAZA_ITF_XZ ? M_XZ : M_ZSTD;
-            tl = (size_t)a;
-        }
         /* The dictionary's instruction texts, xz back end: bzip2 too, kept when
          * smaller. Its sorting transform finds the operand patterns of disassembly
          * that LZMA's matches miss: 13-17 % smaller on the generated traces' texts,
          * for about 0.5 ms more to decode 50 KB (doc/formats/tzi.md). (On the Tarmac
          * skeletons it saved 0.3-0.7 % of the file for 3 % of the decoding time.) */
+        long z = 0;
         if (trybz && backend == TRAZA_ITF_XZ && !usepre && n >= 256) {
-            long z = (tmp2 = malloc(n + n / 4 + 1024)) ? bz2_pack(in, n, tmp2, n + n / 4 + 1024, err) : 0;
+            z = (tmp2 = malloc(cap)) ? bz2_pack(in, n, tmp2, cap, err) : 0;
             if (!tmp2 || z < 0) {
-                free(tmp);
                 free(tmp2);
                 free(zr);
                 return z < 0 ? -1 : traza_err_set(err, TRAZA_E_NOMEM, "itf: out of memory packing %zu bytes", n);
             }
-            if (z > 0 && (method == M_STORED || (size_t)z < tl)) {
-                uint8_t *t = tmp;
-                tmp = tmp2, tmp2 = t, tl = (size_t)z, method = M_BZIP2;
+        }
+        /* LZMA is not tried on texts of 16 KiB or more that bzip2 packs to a quarter
+         * or less: on all seven generated traces' texts (20-56 KB, bzip2 at 0.16 of
+         * the raw size) bzip2 won by 12-17 %, and the LZMA attempt alone was the
+         * last 10-13 ms of their compression, with nothing left to overlap it. */
+        int bz_sure = z > 0 && n >= 16384 && (size_t)z * 4 <= n;
+        /* With chunk 0's stream as preset dictionary whenever there is one: coding
+         * both ways to keep the smaller cost 15 % of a bitcount compression and
+         * changed the seven generated traces by at most one byte. */
+        long a = 0;
+        if (!bz_sure) {
+            a = (tmp = malloc(cap)) ? backend_pack(pk, backend, in, n, usepre ? pre : NULL, tmp, cap, err)
+                                    : traza_err_set(err, TRAZA_E_NOMEM, "itf: out of memory packing %zu bytes", n);
+            if (a < 0) {
+                free(tmp);
+                free(tmp2);
+                free(zr);
+                return -1;
             }
+        }
+        if (a > 0) {
+            method = backend == TRAZA_ITF_XZ ? M_XZ : M_ZSTD;
+            tl = (size_t)a;
+        }
+        if (z > 0 && (method == M_STORED || (size_t)z < tl)) {
+            uint8_t *t = tmp;
+            tmp = tmp2, tmp2 = t, tl = (size_t)z, method = M_BZIP2;
         }
     }
     int preset_bit = usepre && (method == M_XZ || method == M_ZSTD) ? M_PRESET : 0;
