@@ -24,7 +24,9 @@ typedef struct wck {
     _Alignas(64) wline *lines;
     size_t nlines, lcap;
     uint32_t *mems;
-    size_t nmems, mcap;
+    uint32_t *mpc; /* per address: its instruction's pcidx (the grouping passes read
+                    * these instead of the whole line array) */
+    size_t nmems, mcap, mpccap;
     uint64_t chunk_rec;
     tz_buf s[S_NSTREAMS];
     uint64_t chunkno;
@@ -37,6 +39,7 @@ typedef struct wck {
 typedef struct succ_list {
     uint32_t *v;
     uint32_t n, cap;
+    uint32_t last; /* 1 + the variant that followed last time, 0: none (a lookup cache) */
     uint64_t gen;
 } succ_list;
 
@@ -408,9 +411,20 @@ static int flush_gen(wr *w)
             for (uint32_t q = 0; q < w->pieces[p].len; q++, l++)
                 fk[n++] = (uint64_t)l->pcidx | (uint64_t)l->flags << 32 | (uint64_t)l->nmem << 40;
         }
-        int isnew;
-        long vid = itf_kmap_intern(&w->fvars, fk, n * sizeof fk[0], &isnew);
-        if (vid < 0)
+        /* most instances repeat the variant that followed the same predecessor last
+         * time: compared directly, that skips the hash lookup (9 % of the modelling) */
+        succ_list *ctx = N->prev == PREV_START ? &w->start
+                         : N->prev == PREV_INTR ? &w->intr
+                                                : &w->succ[w->nodes[N->prev].var];
+        int isnew = 0;
+        long vid = -1;
+        if (ctx->last) {
+            size_t kl;
+            const uint8_t *k = itf_kmap_key(&w->fvars, ctx->last - 1, &kl);
+            if (kl == n * sizeof fk[0] && itf_eq(k, fk, kl))
+                vid = (long)ctx->last - 1;
+        }
+        if (vid < 0 && (vid = itf_kmap_intern(&w->fvars, fk, n * sizeof fk[0], &isnew)) < 0)
             return oomf(w);
         if (isnew) {
             for (size_t q = 0; q < n; q++)
@@ -444,9 +458,10 @@ static int flush_gen(wr *w)
         /* one symbol per block instance (in the order the blocks start): the (block,
          * flag set) variant, coded as its rank in the successor list of the previous
          * block at the same nesting level (or of "start" / "interrupt entry") */
-        succ_list *ctx = N->prev == PREV_START ? &w->start
-                         : N->prev == PREV_INTR ? &w->intr
-                                                : &w->succ[w->nodes[N->prev].var];
+        ctx = N->prev == PREV_START ? &w->start /* again: w->succ may have moved */
+              : N->prev == PREV_INTR ? &w->intr
+                                     : &w->succ[w->nodes[N->prev].var];
+        ctx->last = (uint32_t)vid + 1;
         if (succ_code(w, ctx, (uint32_t)vid, &w->fk->s[S_SEQ]) < 0)
             return -1;
         if (N->cut != NONE) { /* interrupt record */
@@ -481,11 +496,9 @@ static int flush_gen(wr *w)
     int64_t *dd = NULL;
     size_t *fail = NULL;
     size_t *cur = NULL;
-    for (i = 0; i < w->fk->nlines; i++) {
-        wline *l = &w->fk->lines[i];
-        if (!l->nmem)
-            continue;
-        uint32_t p = l->pcidx;
+    const uint32_t *mpc = w->fk->mpc;
+    for (i = 0; i < w->fk->nmems; i++) {
+        uint32_t p = mpc[i];
         if (w->pc_gen[p] != w->fk->chunkno + 1) {
             w->pc_gen[p] = w->fk->chunkno + 1;
             if (GROW(gpc, gc1, ng + 1) < 0 || GROW(gcnt, gc2, ng + 1) < 0 || GROW(gstart, gc3, ng + 1) < 0)
@@ -495,7 +508,7 @@ static int flush_gen(wr *w)
             gcnt[ng] = 0;
             ng++;
         }
-        gcnt[w->pc_grp[p]] += l->nmem;
+        gcnt[w->pc_grp[p]]++;
     }
     size_t tot = 0, maxn = 0;
     for (size_t g = 0; g < ng; g++) {
@@ -511,17 +524,9 @@ static int flush_gen(wr *w)
     cur = calloc(ng + 1, sizeof *cur);
     if (!addr || !dec || !dd || !fail || !cur)
         goto nomem;
-    {
-        size_t mo = 0;
-        for (i = 0; i < w->fk->nlines; i++) {
-            wline *l = &w->fk->lines[i];
-            if (l->flags & LF_EXC)
-                continue;
-            size_t g = l->nmem ? w->pc_grp[l->pcidx] : 0;
-            for (uint32_t k = 0; k < l->nmem; k++)
-                addr[gstart[g] + cur[g]++] = w->fk->mems[mo + k];
-            mo += l->nmem;
-        }
+    for (i = 0; i < w->fk->nmems; i++) {
+        size_t g = w->pc_grp[mpc[i]];
+        addr[gstart[g] + cur[g]++] = w->fk->mems[i];
     }
     itf_enc_streams es = {&w->fk->s[S_MEMH], &w->fk->s[S_ARAW], &w->fk->s[S_APER], &w->fk->s[S_APAT], &w->fk->s[S_ADIST], &w->fk->s[S_ASEQ], &w->fk->s[S_AOFF]};
     uint32_t preva0 = 0;
@@ -566,13 +571,10 @@ static int flush_gen(wr *w)
     }
     if (w->o.lossy) {
         memset(cur, 0, (ng + 1) * sizeof *cur);
-        for (i = 0; i < w->fk->nlines; i++) {
-            wline *l = &w->fk->lines[i];
-            if (!l->nmem)
-                continue;
-            size_t g = w->pc_grp[l->pcidx];
-            for (uint32_t k = 0; k < l->nmem; k++, cur[g]++)
-                cache_pair(w, addr[gstart[g] + cur[g]], dec[gstart[g] + cur[g]]);
+        for (i = 0; i < w->fk->nmems; i++) {
+            size_t g = w->pc_grp[mpc[i]];
+            cache_pair(w, addr[gstart[g] + cur[g]], dec[gstart[g] + cur[g]]);
+            cur[g]++;
         }
     }
     rc = 0;
@@ -761,10 +763,13 @@ static int add_line_gen(wr *w, const char *s, size_t n)
             l.pcidx = (uint32_t)idx;
             l.nmem = (uint32_t)g.nmem;
             l.flags = (uint8_t)((g.ccfail ? LF_CCFAIL : 0) | w->isbr[idx]);
-            if (GROW(w->pk->mems, w->pk->mcap, w->pk->nmems + g.nmem) < 0)
+            if (GROW(w->pk->mems, w->pk->mcap, w->pk->nmems + g.nmem) < 0 ||
+                GROW(w->pk->mpc, w->pk->mpccap, w->pk->nmems + g.nmem) < 0)
                 return oom(w);
-            if (g.nmem)
-                memcpy(w->pk->mems + w->pk->nmems, mem, g.nmem * sizeof mem[0]);
+            for (size_t k = 0; k < g.nmem; k++) {
+                w->pk->mems[w->pk->nmems + k] = mem[k];
+                w->pk->mpc[w->pk->nmems + k] = (uint32_t)idx;
+            }
             w->pk->nmems += g.nmem;
         }
     }
@@ -855,6 +860,7 @@ static void wr_free(wr *w)
             tz_buf_free(&w->ck[c].s[k]);
         free(w->ck[c].lines);
         free(w->ck[c].mems);
+        free(w->ck[c].mpc);
     }
     free(w->isbr);
     itf_np_free(&w->np);
