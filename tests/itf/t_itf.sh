@@ -21,6 +21,27 @@ rt "round trip: paper text ITF" "$TMP/paper.itf"
 check_eq "paper dialect detected" "paper" "$("$TRAZA" itf stats "$TMP/rt.tzi" --json | json_get dialect)"
 : >"$TMP/empty.itf"
 rt "round trip: empty file" "$TMP/empty.itf"
+# Lines of known instructions take a forward fast path; where the general parser (which
+# strips " CCFAIL" and then the address groups from the end) would read a line
+# differently, the line must still get the general parser's reading: exactly these 5
+# lines are exceptions (kept verbatim), the ccfail one is not.
+python3 - "$TMP/fast.itf" <<'PY'
+import sys
+L = ["0x00010000 ldr r3, [r0] mem=0x00020000", "0x00010004 foo CCFAIL CCFAIL", "0x00010008 bne #0x10000"]
+odd = ["0x00010004 foo CCFAIL",                               # general: text "foo", not "foo CCFAIL"
+       "0x00010000 ldr r3, [r0] mem=0x0002ABCD",              # upper-case hex: part of the text
+       "0x00010000 ldr r3, [r0]" + " mem=0x00020000" * 65,    # more addresses than a line may have
+       "0x00010000 ldr r3, [r0] CCFAIL mem=0x00020000",       # CCFAIL not at the end
+       "0x00010000 ldr r3, [r0] mem=0x00020000 ",             # trailing space
+       "0x00010000 ldr r3, [r0] mem=0x00020004 CCFAIL"]       # a condition failure: not odd
+with open(sys.argv[1], "w") as f:
+    for o in odd:
+        for _ in range(50):
+            f.write("\n".join(L) + "\n")
+        f.write(o + "\n")
+PY
+rt "round trip: fast path and general parser" "$TMP/fast.itf"
+check_eq "fast path: the general parser's exceptions" 5 "$("$TRAZA" itf stats "$TMP/rt.tzi" --json | json_get exceptions)"
 python3 - "$TMP/loop.itf" <<'PY'
 import sys
 with open(sys.argv[1], "w") as f:
