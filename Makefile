@@ -36,11 +36,11 @@ PKGS    := sqlite3 libpcre2-8 libzstd liblzma zlib jansson libdw libelf babeltra
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # libpq: Debian's libpq.pc lists static-only libraries (-lpgcommon -lpgport) in
 # Libs.private that no package installs, so traza.pc names -lpq instead of requiring it.
-# libpq, libmicrohttpd and OpenCSD are not linked: the features that need them open
-# them with dlopen (src/util/dynlib.c), which spares every other traza process ~8 ms
-# of dynamic linking. Their headers are still needed to build; tests that call libpq
-# themselves link it (TEST_LIBS).
-DLOPEN_PKGS := libpq libmicrohttpd
+# libpq, libmicrohttpd, OpenCSD and babeltrace2 are not linked: the features that need
+# them open them with dlopen (src/util/dynlib.c), which spares every other traza
+# process ~8 ms of dynamic linking (babeltrace2 and GLib: ~0.5 ms). Their headers are
+# still needed to build; tests that call libpq themselves link it (TEST_LIBS).
+DLOPEN_PKGS := libpq libmicrohttpd babeltrace2
 PKGS_PC = $(filter-out $(DLOPEN_PKGS),$(PKGS))
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS_PC) 2>/dev/null)
 # libbz2 (the .tzi text dictionaries, format version 5) has no pkg-config file in
@@ -56,10 +56,10 @@ LDLIBS_ALL := $(PKG_LIBS) $(EXTRA_LIBS) -ldl -lpthread -lm $(LDLIBS)
 # packages ship them): the loader then maps and relocates two shared objects instead
 # of nine, and `traza --help` goes from ~3.4 ms to ~1.8 ms (bench/RESULTS.md, session
 # 4), which small inputs feel. The price: a security update of one of them needs a
-# rebuild of traza. libtraza.so, the tests and babeltrace2 (no usable archive: it
-# needs GLib's) stay dynamic.
+# rebuild of traza. libtraza.so and the tests stay dynamic; babeltrace2 is opened
+# with dlopen (above), so the binary needs only libc and libm at start.
 STATIC_LIBS := -lsqlite3 -lpcre2-8 -ljansson -ldw -lelf -lbz2 -lzstd -llzma -lz
-CLI_LIBS = -Wl,-Bstatic $(STATIC_LIBS) -Wl,-Bdynamic $(shell pkg-config --libs babeltrace2 2>/dev/null) -ldl -lpthread -lm $(LDLIBS)
+CLI_LIBS = -Wl,-Bstatic $(STATIC_LIBS) -Wl,-Bdynamic -ldl -lpthread -lm $(LDLIBS)
 
 LIB_SRC := $(sort $(shell find src -name '*.c' -not -path 'src/cli/*'))
 CLI_SRC := $(sort $(wildcard src/cli/*.c))

@@ -9,10 +9,10 @@
  * Timestamps are nanoseconds from the clock origin. A trace babeltrace2 rejects in
  * part (timestamps going backwards, CTF 2) fails with babeltrace2's own error causes
  * and leaves the workspace unchanged. */
+#include "import/bt_api.h"
 #include "import/importers.h"
 #include "util/util.h"
 
-#include <babeltrace2/babeltrace.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -506,6 +506,8 @@ static int ctf_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, s
         rc = traza_err_set(err, TRAZA_E_USAGE, "ctf: no trace directory given");
         goto out;
     }
+    if (tz_babel_load(err) < 0) /* libbabeltrace2 is opened on first use */
+        goto out;
     if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &ctf) != BT_PLUGIN_FIND_STATUS_OK ||
         bt_plugin_find("utils", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &utils) != BT_PLUGIN_FIND_STATUS_OK) {
         rc = traza_err_set(err, TRAZA_E_UNSUPPORTED, "ctf: the babeltrace2 'ctf' and 'utils' plugins are not installed (Debian: babeltrace2)");
