@@ -1,4 +1,4 @@
 /* The libbabeltrace2 function table (src/import/bt_api.h). */
 #include "import/bt_api.h"
 
-TZ_DYNLIB_DEFINE(babel, TZ_BABEL_FUNCS, "libbabeltrace2.so.0", "libbabeltrace2-0", "CTF import (traza import DIR)")
+TZ_DYNLIB_DEFINE(babel, TZ_BABEL_FUNCS, "libbabeltrace2.so.0", "libbabeltrace2-0", "CTF traces")

@@ -46,6 +46,6 @@ int tz_dynlib_status(const tz_dynlib *l, traza_err *err)
 {
     if (l->ok)
         return 0;
-    return traza_err_set(err, TRAZA_E_UNSUPPORTED, "%s need %s (Debian package %s), which could not be loaded: %s", l->feature,
+    return traza_err_set(err, TRAZA_E_UNSUPPORTED, "%s: %s (Debian package %s) could not be loaded: %s", l->feature,
                          l->soname, l->package, l->why);
 }

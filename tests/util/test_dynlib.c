@@ -18,7 +18,7 @@ static void test_missing_library(void **state)
     traza_err err = {0};
     assert_int_equal(tz_dynlib_status(&l, &err), -1);
     assert_int_equal(err.code, TRAZA_E_UNSUPPORTED);
-    assert_non_null(strstr(err.msg, "Imaginary features need libtraza-no-such-library.so.9 (Debian package libnothing9)"));
+    assert_non_null(strstr(err.msg, "Imaginary features: libtraza-no-such-library.so.9 (Debian package libnothing9) could not be loaded"));
     assert_non_null(strstr(err.msg, "cannot open shared object file"));
     assert_null(table[0]);
 }
