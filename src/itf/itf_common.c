@@ -315,6 +315,7 @@ long itf_pack_stream(itf_packer *pk, int backend, const uint8_t *in, size_t n, c
     size_t start = out->len;
     uint8_t *tmp = NULL, *tmp2 = NULL, *zr = NULL;
     size_t tl = 0, zn = 0;
+    long rc = -1;
     int zrun = zrun_encode(in, n, &zr, &zn);
     if (zrun < 0)
         return traza_err_set(err, TRAZA_E_NOMEM, "itf: out of memory packing %zu bytes", n);
@@ -322,13 +323,8 @@ long itf_pack_stream(itf_packer *pk, int backend, const uint8_t *in, size_t n, c
         in = zr;
         n = zn;
     }
-    if (form) {
-        tz_buf_put(form, in, n);
-        if (form->oom) {
-            free(zr);
-            return traza_err_set(err, TRAZA_E_NOMEM, "itf: out of memory packing %zu bytes", n);
-        }
-    }
+    if (form && (tz_buf_put(form, in, n), form->oom))
+        goto nomem;
     int method = M_STORED, usepre = pre && pre->n;
     if (n > 0 && (backend == TRAZA_ITF_XZ || backend == TRAZA_ITF_ZSTD)) {
         size_t cap = backend == TRAZA_ITF_XZ ? n + n / 4 + 1024 : ZSTD_compressBound(n);
@@ -339,35 +335,28 @@ long itf_pack_stream(itf_packer *pk, int backend, const uint8_t *in, size_t n, c
          * skeletons it saved 0.3-0.7 % of the file for 3 % of the decoding time.) */
         long z = 0;
         if (trybz && backend == TRAZA_ITF_XZ && !usepre && n >= 256) {
-            z = (tmp2 = malloc(cap)) ? bz2_pack(in, n, tmp2, cap, err) : 0;
-            if (!tmp2 || z < 0) {
-                free(tmp2);
-                free(zr);
-                return z < 0 ? -1 : traza_err_set(err, TRAZA_E_NOMEM, "itf: out of memory packing %zu bytes", n);
-            }
+            if (!(tmp2 = malloc(cap)))
+                goto nomem;
+            if ((z = bz2_pack(in, n, tmp2, cap, err)) < 0)
+                goto out;
         }
         /* LZMA is not tried on texts of 16 KiB or more that bzip2 packs to a quarter
          * or less: on all seven generated traces' texts (20-56 KB, bzip2 at 0.16 of
          * the raw size) bzip2 won by 12-17 %, and the LZMA attempt alone was the
-         * last 10-13 ms of their compression, with nothing left to overlap it. */
-        int bz_sure = z > 0 && n >= 16384 && (size_t)z * 4 <= n;
-        /* With chunk 0's stream as preset dictionary whenever there is one: coding
-         * both ways to keep the smaller cost 15 % of a bitcount compression and
-         * changed the seven generated traces by at most one byte. */
-        long a = 0;
-        if (!bz_sure) {
-            a = (tmp = malloc(cap)) ? backend_pack(pk, backend, in, n, usepre ? pre : NULL, tmp, cap, err)
-                                    : traza_err_set(err, TRAZA_E_NOMEM, "itf: out of memory packing %zu bytes", n);
-            if (a < 0) {
-                free(tmp);
-                free(tmp2);
-                free(zr);
-                return -1;
+         * last 10-13 ms of their compression, with nothing left to overlap it.
+         * Otherwise with chunk 0's stream as preset dictionary whenever there is one:
+         * coding both ways to keep the smaller cost 15 % of a bitcount compression
+         * and changed the seven generated traces by at most one byte. */
+        if (!(z > 0 && n >= 16384 && (size_t)z * 4 <= n)) {
+            if (!(tmp = malloc(cap)))
+                goto nomem;
+            long a = backend_pack(pk, backend, in, n, usepre ? pre : NULL, tmp, cap, err);
+            if (a < 0)
+                goto out;
+            if (a > 0) {
+                method = backend == TRAZA_ITF_XZ ? M_XZ : M_ZSTD;
+                tl = (size_t)a;
             }
-        }
-        if (a > 0) {
-            method = backend == TRAZA_ITF_XZ ? M_XZ : M_ZSTD;
-            tl = (size_t)a;
         }
         if (z > 0 && (method == M_STORED || (size_t)z < tl)) {
             uint8_t *t = tmp;
@@ -377,19 +366,19 @@ long itf_pack_stream(itf_packer *pk, int backend, const uint8_t *in, size_t n, c
     int preset_bit = usepre && (method == M_XZ || method == M_ZSTD) ? M_PRESET : 0;
     tz_buf_putc(out, (char)(method | (zrun ? M_ZRUN : 0) | preset_bit));
     itf_put_uv(out, n);
-    if (method == M_STORED) {
-        itf_put_uv(out, n);
-        tz_buf_put(out, in, n);
-    } else {
-        itf_put_uv(out, tl);
-        tz_buf_put(out, tmp, tl);
-    }
+    itf_put_uv(out, method == M_STORED ? n : tl);
+    tz_buf_put(out, method == M_STORED ? in : tmp, method == M_STORED ? n : tl);
+    if (out->oom)
+        goto nomem;
+    rc = (long)(out->len - start);
+    goto out;
+nomem:
+    rc = traza_err_set(err, TRAZA_E_NOMEM, "itf: out of memory packing %zu bytes", n);
+out:
     free(tmp);
     free(tmp2);
     free(zr);
-    if (out->oom)
-        return traza_err_set(err, TRAZA_E_NOMEM, "itf: out of memory");
-    return (long)(out->len - start);
+    return rc;
 }
 
 int itf_stream_wants_pre(const itf_rd *r, int version)

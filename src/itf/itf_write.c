@@ -36,7 +36,7 @@ typedef struct wck {
 
 /* wline flag: the instruction's text is a branch (never stored: a function of pcidx) */
 #define LF_BR 4
-/* isbr only: lines of this instruction always take the general parser */
+/* pcflags only: lines of this instruction always take the general parser */
 #define LF_NOFAST 0x80
 
 typedef struct succ_list {
@@ -69,7 +69,7 @@ typedef struct wr {
     uint64_t off;
     traza_err *err;
     traza_itf_info info;
-    /* parser side (the fields from here to `blocks`, np, pk's chunk, isbr, skel and ps
+    /* parser side (the fields from here to `blocks`, np, pk's chunk, pcflags, skel and ps
      * are written by the parsing thread; _Alignas keeps the two threads' hot fields in
      * different cache lines) */
     _Alignas(64) struct {
@@ -106,8 +106,9 @@ typedef struct wr {
     wck ck[2];
     _Alignas(64) wck *pk, *fk;
     uint64_t pchunk;        /* number of the chunk being parsed */
-    uint8_t *isbr;          /* per instruction: its text is a branch (parser side) */
-    size_t isbrcap;
+    uint8_t *pcflags;       /* per instruction: LF_BR (its text is a branch), LF_NOFAST
+                             * (parser side) */
+    size_t pcflagscap;
     traza_err *ferr;        /* errors of the modelling/writing side */
     traza_err werr;
     /* worker thread */
@@ -187,6 +188,10 @@ static void *pack_range(void *arg)
 {
     pack_job *j = arg;
     for (size_t i = j->from; i < j->to && j->rc == 0; i++) {
+        if (j->bufs[i].oom) { /* the stream lost bytes while it was written */
+            j->rc = traza_err_set(&j->err, TRAZA_E_NOMEM, "itf: out of memory");
+            break;
+        }
         int backend = j->backend | ((j->bzmask >> i) & 1 ? ITF_PACK_BZIP2 : 0);
         long k = itf_pack_stream(j->pk, backend, (const uint8_t *)j->bufs[i].s, j->bufs[i].len, j->pre ? &j->pre[i] : NULL,
                                  j->forms ? &j->forms[i] : NULL, j->out, &j->err);
@@ -218,12 +223,9 @@ static itf_packer *packer(wr *w, int k)
 static int pack_all(wr *w, tz_buf *bufs, size_t n, const int *comp, uint32_t bzmask, const itf_pre *pre, tz_buf *forms,
                     tz_buf *payload)
 {
-    uint64_t total = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (bufs[i].oom)
-            return oomf(w);
+    uint64_t total = 0; /* (a stream whose writing ran out of memory: pack_range) */
+    for (size_t i = 0; i < n; i++)
         total += bufs[i].len;
-    }
     size_t split = n;
     if (w->o.threads > 1 && w->o.backend != TRAZA_ITF_NONE && total >= PACK_PAR_MIN && n > 1) {
         /* the split with the most even halves */
@@ -395,6 +397,13 @@ static int build_nodes(wr *w)
     return 0;
 }
 
+/* The successor list a node's variant is coded in: that of the previous block at
+ * the same nesting level, or "start" / "interrupt entry". */
+static succ_list *succ_ctx(wr *w, const inode *N)
+{
+    return N->prev == PREV_START ? &w->start : N->prev == PREV_INTR ? &w->intr : &w->succ[w->nodes[N->prev].var];
+}
+
 static int flush_gen(wr *w)
 {
     /* 1. dynamic basic blocks with interrupt records, variants (flag sets) */
@@ -416,9 +425,7 @@ static int flush_gen(wr *w)
         }
         /* most instances repeat the variant that followed the same predecessor last
          * time: compared directly, that skips the hash lookup (9 % of the modelling) */
-        succ_list *ctx = N->prev == PREV_START ? &w->start
-                         : N->prev == PREV_INTR ? &w->intr
-                                                : &w->succ[w->nodes[N->prev].var];
+        succ_list *ctx = succ_ctx(w, N);
         int isnew = 0;
         long vid = -1;
         if (ctx->last) {
@@ -461,9 +468,7 @@ static int flush_gen(wr *w)
         /* one symbol per block instance (in the order the blocks start): the (block,
          * flag set) variant, coded as its rank in the successor list of the previous
          * block at the same nesting level (or of "start" / "interrupt entry") */
-        ctx = N->prev == PREV_START ? &w->start /* again: w->succ may have moved */
-              : N->prev == PREV_INTR ? &w->intr
-                                     : &w->succ[w->nodes[N->prev].var];
+        ctx = succ_ctx(w, N); /* again: w->succ may have moved */
         ctx->last = (uint32_t)vid + 1;
         if (succ_code(w, ctx, (uint32_t)vid, &w->fk->s[S_SEQ]) < 0)
             return -1;
@@ -757,7 +762,16 @@ static int put_line(wr *w, uint32_t pc, uint32_t idx, int ccfail, const uint32_t
         w->pk->mpc[w->pk->nmems + k] = idx;
     }
     w->pk->nmems += nmem;
-    return put_wline(w, pc, idx, (uint32_t)nmem, (uint8_t)((ccfail ? LF_CCFAIL : 0) | (w->isbr[idx] & LF_BR)));
+    return put_wline(w, pc, idx, (uint32_t)nmem, (uint8_t)((ccfail ? LF_CCFAIL : 0) | (w->pcflags[idx] & LF_BR)));
+}
+
+/* The parser's direct-mapped cache of recent instructions: the slot of pc, and the
+ * instruction index there (-1: not cached). */
+static inline uint32_t pcc_slot(uint32_t pc) { return (pc >> 1 ^ pc >> 13) & 4095; }
+static inline int64_t pcc_get(const wr *w, uint32_t pc)
+{
+    uint32_t cs = pcc_slot(pc);
+    return w->pcc_id[cs] && w->pcc_pc[cs] == pc ? (int64_t)w->pcc_id[cs] - 1 : -1;
 }
 
 static int add_line_gen(wr *w, const char *s, size_t n)
@@ -766,15 +780,12 @@ static int add_line_gen(wr *w, const char *s, size_t n)
     itf_genline g;
     int ok = itf_gen_parse(s, n, &g, mem, MAXMEM);
     if (ok) {
-        int64_t idx;
-        uint32_t cs = (g.pc >> 1 ^ g.pc >> 13) & 4095;
-        int hit = w->pcc_id[cs] && w->pcc_pc[cs] == g.pc;
-        if (hit)
-            idx = (int64_t)w->pcc_id[cs] - 1;
+        int64_t idx = pcc_get(w, g.pc);
+        int hit = idx >= 0;
         if (hit || tz_imap_get(&w->pcmap, g.pc, &idx)) {
             if (!hit) {
-                w->pcc_pc[cs] = g.pc;
-                w->pcc_id[cs] = (uint32_t)idx + 1;
+                w->pcc_pc[pcc_slot(g.pc)] = g.pc;
+                w->pcc_id[pcc_slot(g.pc)] = (uint32_t)idx + 1;
             }
             if (w->tl[idx] != g.textlen || !itf_eq(w->texts + w->toff[idx], g.text, g.textlen))
                 ok = 0;
@@ -787,13 +798,13 @@ static int add_line_gen(wr *w, const char *s, size_t n)
             w->toff[w->npc] = w->tlen;
             w->tl[w->npc] = (uint32_t)g.textlen;
             w->tlen += g.textlen;
-            if (GROW(w->pcs, w->pcscap, w->npc + 1) < 0 || GROW(w->isbr, w->isbrcap, w->npc + 1) < 0)
+            if (GROW(w->pcs, w->pcscap, w->npc + 1) < 0 || GROW(w->pcflags, w->pcflagscap, w->npc + 1) < 0)
                 return oom(w);
             w->pcs[w->npc] = g.pc;
             /* a text ending in " CCFAIL" (the general parser strips one more) takes
              * the general path every time */
             int nofast = g.textlen >= 7 && !memcmp(g.text + g.textlen - 7, " CCFAIL", 7);
-            w->isbr[w->npc] = (uint8_t)((itf_text_is_branch(g.text, g.textlen) ? LF_BR : 0) | (nofast ? LF_NOFAST : 0));
+            w->pcflags[w->npc] = (uint8_t)((itf_text_is_branch(g.text, g.textlen) ? LF_BR : 0) | (nofast ? LF_NOFAST : 0));
             w->npc++;
         }
         if (ok)
@@ -818,12 +829,12 @@ static long add_line_gen_fast(wr *w, const char *s, size_t avail)
     uint32_t pc;
     if (avail < 12 || s[0] != '0' || s[1] != 'x' || s[10] != ' ' || tz_hex8_word(s + 2, 0, &pc) < 0)
         return 0;
-    uint32_t cs = (pc >> 1 ^ pc >> 13) & 4095;
-    if (!w->pcc_id[cs] || w->pcc_pc[cs] != pc)
+    int64_t ci = pcc_get(w, pc);
+    if (ci < 0)
         return 0;
-    uint32_t idx = w->pcc_id[cs] - 1;
+    uint32_t idx = (uint32_t)ci;
     size_t tl = w->tl[idx];
-    if ((w->isbr[idx] & LF_NOFAST) || 11 + tl >= avail || !itf_eq(w->texts + w->toff[idx], s + 11, tl))
+    if ((w->pcflags[idx] & LF_NOFAST) || 11 + tl >= avail || !itf_eq(w->texts + w->toff[idx], s + 11, tl))
         return 0;
     const char *p = s + 11 + tl, *e = s + avail;
     uint32_t mem[MAXMEM];
@@ -844,10 +855,7 @@ static long add_line_gen_fast(wr *w, const char *s, size_t avail)
         } else
             return 0;
     }
-    size_t n = (size_t)(p - s);
-    w->ps.lines++;
-    w->ps.original_size += n + 1;
-    return put_line(w, pc, idx, cc, mem, nm) < 0 ? -1 : (long)n + 1;
+    return put_line(w, pc, idx, cc, mem, nm) < 0 ? -1 : (long)(p - s) + 1;
 #else
     (void)w, (void)s, (void)avail;
     return 0;
@@ -927,7 +935,7 @@ static void wr_free(wr *w)
         free(w->ck[c].mems);
         free(w->ck[c].mpc);
     }
-    free(w->isbr);
+    free(w->pcflags);
     itf_np_free(&w->np);
     free(w->pc_gen);
     free(w->pc_grp);
@@ -1043,13 +1051,7 @@ static int finish(wr *w, int nl_missing)
                         .from = 0, .to = w->model == 0 ? D_TEXT + 1 : D_NSTREAMS, .pk = packer(w, 2),
                         .out = &dpay};
         traza_err_clear(&dj.err);
-        for (size_t k = dj.from; k < dj.to; k++)
-            if (w->d[k].oom)
-                dj.rc = -1;
-        if (dj.rc == 0)
-            pack_range(&dj);
-        else
-            traza_err_set(&dj.err, TRAZA_E_NOMEM, "itf: out of memory");
+        pack_range(&dj);
     }
     if (worker_wait(w) < 0 || rc < 0) {
         tz_buf_free(&dpay);
@@ -1225,7 +1227,9 @@ int traza_itf_compress(const char *inpath, const char *outpath, const traza_itf_
             long k = add_line_gen_fast(w, buf + start, end - start);
             if (k < 0)
                 goto done;
-            if (k > 0) {
+            if (k > 0) { /* a line and its newline, as counted below for the others */
+                w->ps.lines++;
+                w->ps.original_size += (uint64_t)k;
                 start += (size_t)k;
                 continue;
             }

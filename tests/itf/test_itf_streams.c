@@ -240,8 +240,8 @@ static void test_packer_reuse(void **state)
     traza_err err;
     itf_packer *pk = itf_packer_new();
     assert_non_null(pk);
-    tz_buf src, form;
-    tz_buf_init(&src), tz_buf_init(&form);
+    tz_buf src;
+    tz_buf_init(&src);
     noisy(&src, 7, 60000); /* up to ~180 KB: dictionaries on both sides of 128 KiB */
     static const size_t LENS[] = {100, 5000, 150000, 40, 3000, 70000, 150000, 9};
     for (int b = 0; b < 2; b++)
@@ -257,7 +257,7 @@ static void test_packer_reuse(void **state)
             assert_memory_equal(one.s, re.s, one.len);
             tz_buf_free(&one), tz_buf_free(&re);
         }
-    tz_buf_free(&src), tz_buf_free(&form);
+    tz_buf_free(&src);
     itf_packer_free(pk);
     itf_packer_free(NULL);
 }
