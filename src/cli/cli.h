@@ -44,6 +44,20 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 /* Handles -h/--help for a command: prints usage, returns 1 if it did. */
 int cli_print_usage(const char *cmd);
 
+/* An output file that appears whole or not at all: a regular file (or a new one) is
+ * written as a temporary beside it, renamed over it by cli_out_close(ok = 1) and
+ * removed otherwise, so a failed run leaves no partial file and an old file intact.
+ * Anything else (/dev/null, a pipe, a terminal) is written in place. */
+typedef struct cli_out {
+    FILE *f;
+    char *path, *tmp; /* tmp NULL: written in place */
+} cli_out;
+/* 0, or -1 after printing why. */
+int cli_out_open(cli_out *o, const char *path);
+/* Closes; renames or removes the temporary. -1 (errno set) when closing or renaming
+ * fails; the temporary is then removed. */
+int cli_out_close(cli_out *o, int ok);
+
 /* Long options every data command shares. Use CLI_COMMON_LONGOPTS at the start of
  * a command's option table and cli_common_opt() in its switch's default case. */
 enum { OPT_JSON = 1000, OPT_HELP_LONG, OPT_WS, OPT_QUIET, OPT_VERBOSE, OPT_FIRST_FREE = 1100 };

@@ -1,4 +1,5 @@
 /* traza itf compress|decompress|extract|stats: ITFComp for ARM instruction traces. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -187,18 +188,15 @@ int cmd_itf(traza_cli *cli, int argc, char **argv)
     if (is_s) {
         itf_print_info(stdout, traza_itf_get_info(r), cli->json);
     } else {
-        FILE *f = stdout;
-        if (out && strcmp(out, "-") != 0) {
-            f = fopen(out, "wb");
-            if (!f) {
-                fprintf(stderr, "traza: cannot create %s\n", out);
-                traza_itf_close(r);
-                return EXIT_FAIL;
-            }
+        /* -o OUT: a failed run (a damaged file, a full disk) leaves no partial OUT */
+        cli_out co = {stdout, NULL, NULL};
+        if (out && strcmp(out, "-") != 0 && cli_out_open(&co, out) < 0) {
+            traza_itf_close(r);
+            return EXIT_FAIL;
         }
-        int k = is_d ? traza_itf_decompress_mt(r, f, threads, &err) : traza_itf_extract(r, from, count, f, &err);
-        if (f != stdout && fclose(f) != 0 && k == 0) {
-            traza_err_set(&err, TRAZA_E_IO, "%s: write failed", out);
+        int k = is_d ? traza_itf_decompress_mt(r, co.f, threads, &err) : traza_itf_extract(r, from, count, co.f, &err);
+        if (co.f != stdout && cli_out_close(&co, k == 0) != 0 && k == 0) {
+            traza_err_set(&err, TRAZA_E_IO, "%s: write failed: %s", out, strerror(errno));
             k = -1;
         }
         if (k < 0)

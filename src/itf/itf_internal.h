@@ -186,7 +186,7 @@ typedef struct itf_np {
     size_t c11, c12;
     itf_kmap memclasses;
     uint64_t *gen, *last;
-    uint32_t *cost;
+    uint16_t *cost;         /* ITF_NP_PRED running costs per slot (below 8200) */
     uint64_t *cls_last, *cls_gen;
     size_t c1, c2, c3, c4, c5, c6, c7, c8, c9, c10;
     itf_kmap classes;
@@ -233,6 +233,24 @@ int itf_np_decode_line(itf_np *np, uint32_t id, uint64_t *nums, itf_rd *nu);
 /* Does the skeleton, rendered, start a record? (Numbers are digits only, so the
  * answer does not depend on them.) -1 on out of memory. */
 int itf_skel_is_record_start(int dialect, const uint8_t *skel, size_t len, size_t nn);
+
+/* ---- the line model's text on its own thread (itf_rthread.c) ---- */
+typedef struct itf_rthread itf_rthread;
+/* Starts a render thread writing to out (NULL: render only) through ob, which the
+ * caller leaves alone until itf_rthread_finish; NULL when no thread could start. The
+ * thread first runs job(job_arg) if job is not NULL (itf_rthread_job waits for it). */
+itf_rthread *itf_rthread_start(const uint8_t *const *skel, const size_t *skel_len, const size_t *skel_nn, FILE *out,
+                               tz_buf *ob, int (*job)(void *), void *job_arg);
+/* Waits for the job; its result (0, or -1 when it returned a negative value). */
+int itf_rthread_job(itf_rthread *t);
+/* Where the next line's numbers go (room for ITF_MAX_NUMS). */
+uint64_t *itf_rthread_nums(itf_rthread *t);
+/* Queues that line: skeleton id with nn numbers, then a newline or not. -1 once a
+ * write has failed (itf_rthread_finish reports it). */
+int itf_rthread_line(itf_rthread *t, uint32_t id, size_t nn, int newline);
+/* Renders what is queued, stops the thread, frees it; -1 with err on a failed write
+ * or out of memory. The text not yet written is left in ob. */
+int itf_rthread_finish(itf_rthread *t, traza_err *err);
 
 /* ---- address codecs ---- */
 /* Codec number 6 in the header: raw values as offsets from the group's smallest

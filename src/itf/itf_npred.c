@@ -343,14 +343,67 @@ static inline void cands(const itf_np *np, uint32_t id, size_t k, const uint64_t
     p[3] = k ? cur[k - 1] : p[0];
 }
 
-/* The candidates are kept in np->cand for np_update, which follows at once. */
-static inline uint64_t np_predict(itf_np *np, uint32_t id, size_t k, const uint64_t *cur)
+/* The two hot steps of every number, on the 8 candidates at once:
+ *   argmin: the index of the smallest of 8 costs, the first one on ties;
+ *   charges: 16 * bits(zig-zag(v - p[i])), the cost of each candidate's residual.
+ * The costs are below 8200 (c - c/8 + 1024 has that fixed point), so they fit 16-bit
+ * lanes and their sums signed ones. SSE2 is part of x86-64; elsewhere, or built with
+ * -DITF_NP_SCALAR (the test that compares both does), plain C computes the same. */
+#if defined(__SSE2__) && !defined(ITF_NP_SCALAR)
+#include <emmintrin.h>
+static inline __attribute__((always_inline)) int argmin8(__m128i s)
+{
+    __m128i m = _mm_min_epi16(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(1, 0, 3, 2)));
+    m = _mm_min_epi16(m, _mm_shuffle_epi32(m, _MM_SHUFFLE(2, 3, 0, 1)));
+    m = _mm_min_epi16(m, _mm_shufflelo_epi16(m, _MM_SHUFFLE(2, 3, 0, 1)));
+    m = _mm_shuffle_epi32(_mm_shufflelo_epi16(m, 0), 0);
+    return __builtin_ctz((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi16(s, m))) >> 1;
+}
+
+/* The residuals' bit counts come from the exponent of the residual as a double:
+ * OR-ing z into the bits of 2^52 and subtracting 2^52 gives z exactly for z < 2^52.
+ * 0 for a larger z in some lane (the caller then counts them one by one). */
+static inline __attribute__((always_inline)) int charges8(const uint64_t *p, uint64_t v, __m128i *out)
+{
+    const __m128i two52 = _mm_set1_epi64x(0x4330000000000000ll), vv = _mm_set1_epi64x((long long)v);
+    __m128i e[4], big = _mm_setzero_si128();
+    for (int j = 0; j < 4; j++) {
+        __m128i d = _mm_sub_epi64(vv, _mm_loadu_si128((const __m128i *)(p + 2 * j)));
+        __m128i sign = _mm_shuffle_epi32(_mm_srai_epi32(d, 31), _MM_SHUFFLE(3, 3, 1, 1));
+        __m128i z = _mm_xor_si128(_mm_slli_epi64(d, 1), sign);
+        big = _mm_or_si128(big, z);
+        __m128d f = _mm_sub_pd(_mm_castsi128_pd(_mm_or_si128(z, two52)), _mm_castsi128_pd(two52));
+        e[j] = _mm_srli_epi64(_mm_castpd_si128(f), 52); /* 1023 + floor(log2 z), 0 for 0 */
+    }
+    if (_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_srli_epi64(big, 52), _mm_setzero_si128())) != 0xFFFF)
+        return 0;
+    __m128i lo = _mm_unpacklo_epi64(_mm_shuffle_epi32(e[0], _MM_SHUFFLE(2, 0, 2, 0)),
+                                    _mm_shuffle_epi32(e[1], _MM_SHUFFLE(2, 0, 2, 0)));
+    __m128i hi = _mm_unpacklo_epi64(_mm_shuffle_epi32(e[2], _MM_SHUFFLE(2, 0, 2, 0)),
+                                    _mm_shuffle_epi32(e[3], _MM_SHUFFLE(2, 0, 2, 0)));
+    __m128i b = _mm_max_epi16(_mm_sub_epi16(_mm_packs_epi32(lo, hi), _mm_set1_epi16(1022)), _mm_setzero_si128());
+    *out = _mm_slli_epi16(b, 4);
+    return 1;
+}
+#endif
+
+/* Bits of the zig-zag form of a residual (0 for 0), without a branch. */
+static inline uint32_t bits(uint64_t d)
+{
+    uint64_t z = (d << 1) ^ (uint64_t)((int64_t)d >> 63);
+    return 64u - (uint32_t)__builtin_clzll(z | 1) - (z == 0);
+}
+
+/* The candidates are kept in np->cand for np_update, which follows at once. Inlined
+ * into the line loops with np_update: they are most of a Tarmac decode. */
+static inline __attribute__((always_inline)) uint64_t np_predict(itf_np *np, uint32_t id, size_t k,
+                                                                 const uint64_t *cur)
 {
     uint64_t *p = np->cand;
-    const uint32_t *c = np->cost + ((size_t)np->base[id] + k) * ITF_NP_PRED;
+    const uint16_t *c = np->cost + ((size_t)np->base[id] + k) * ITF_NP_PRED;
     cands(np, id, k, cur, p);
-    int best = 0;
     if (!np->v4) {
+        int best = 0;
         for (int i = 1; i < 4; i++)
             if (c[i] < c[best])
                 best = i;
@@ -369,52 +422,73 @@ static inline uint64_t np_predict(itf_np *np, uint32_t id, size_t k, const uint6
         if (tz_imap_get(&np->mem, (int64_t)np->mkey, &v))
             p[7] = (uint64_t)v;
     }
-    if (e->seen) {
-        uint32_t bc = c[0] + e->cost[0];
-        for (int i = 1; i < ITF_NP_PRED; i++) {
-            uint32_t ci = c[i] + e->cost[i];
-            if (ci < bc)
-                bc = ci, best = i;
-        }
-    } else {
-        for (int i = 1; i < ITF_NP_PRED; i++)
-            if (c[i] < c[best])
-                best = i;
-    }
-    return p[best];
+    /* the sum of the context's and the skeleton slot's costs once the context has a
+     * value, the skeleton slot's alone before */
+#if defined(__SSE2__) && !defined(ITF_NP_SCALAR)
+    __m128i w = _mm_set1_epi16(e->seen ? -1 : 0);
+    __m128i sum = _mm_add_epi16(_mm_loadu_si128((const __m128i *)c),
+                                _mm_and_si128(_mm_loadu_si128((const __m128i *)e->cost), w));
+    return p[argmin8(sum)];
+#else
+    uint32_t key[ITF_NP_PRED], w = e->seen ? 0xFFFFu : 0;
+    for (int i = 0; i < ITF_NP_PRED; i++) /* cost, then index: the first on ties */
+        key[i] = (uint32_t)(c[i] + (e->cost[i] & w)) << 3 | (uint32_t)i;
+    uint32_t a = key[1] < key[0] ? key[1] : key[0], b = key[3] < key[2] ? key[3] : key[2];
+    uint32_t x = key[5] < key[4] ? key[5] : key[4], y = key[7] < key[6] ? key[7] : key[6];
+    a = b < a ? b : a;
+    x = y < x ? y : x;
+    return p[(x < a ? x : a) & 7];
+#endif
 }
 
-/* Bits of the zig-zag form of a residual (0 for 0). */
-static inline uint32_t bits(uint64_t d)
-{
-    uint64_t z = (d << 1) ^ (uint64_t)((int64_t)d >> 63);
-    return z ? 64u - (uint32_t)__builtin_clzll(z) : 0u;
-}
-
-static inline void np_update(itf_np *np, uint32_t id, size_t k, const uint64_t *cur)
+static inline __attribute__((always_inline)) void np_update(itf_np *np, uint32_t id, size_t k, const uint64_t *cur)
 {
     const uint64_t *p = np->cand, v = cur[k];
-    uint32_t *c = np->cost + ((size_t)np->base[id] + k) * ITF_NP_PRED;
+    uint16_t *c = np->cost + ((size_t)np->base[id] + k) * ITF_NP_PRED;
     np->last[np->base[id] + k] = v;
     if (!np->v4) {
         for (int i = 0; i < 4; i++)
-            c[i] = c[i] - (c[i] >> 3) + 16 * bits(v - p[i]);
+            c[i] = (uint16_t)(c[i] - (c[i] >> 3) + 16 * bits(v - p[i]));
         return;
     }
     itf_npx *e = np->slots + np->curl->off + k;
-    if (e->seen)
-        for (int i = 0; i < ITF_NP_PRED; i++) {
-            uint32_t b = 16 * bits(v - p[i]);
-            c[i] = c[i] - (c[i] >> 3) + b;
-            e->cost[i] = (uint16_t)(e->cost[i] - (e->cost[i] >> 3) + b);
-        }
-    else /* P4 knew nothing yet: it is not charged for this value */
-        for (int i = 0; i < ITF_NP_PRED; i++) {
-            uint32_t b = i == 4 ? 0 : 16 * bits(v - p[i]);
-            if (i != 4)
-                c[i] = c[i] - (c[i] >> 3) + b;
-            e->cost[i] = (uint16_t)b;
-        }
+#if defined(__SSE2__) && !defined(ITF_NP_SCALAR)
+    __m128i b;
+    if (!charges8(p, v, &b)) {
+        uint16_t bb[ITF_NP_PRED];
+        for (int i = 0; i < ITF_NP_PRED; i++)
+            bb[i] = (uint16_t)(16 * bits(v - p[i]));
+        b = _mm_loadu_si128((const __m128i *)bb);
+    }
+    __m128i cv = _mm_loadu_si128((const __m128i *)c), ev = _mm_loadu_si128((const __m128i *)e->cost);
+    __m128i cn = _mm_add_epi16(_mm_sub_epi16(cv, _mm_srli_epi16(cv, 3)), b);
+    if (e->seen) {
+        _mm_storeu_si128((__m128i *)c, cn);
+        _mm_storeu_si128((__m128i *)e->cost, _mm_add_epi16(_mm_sub_epi16(ev, _mm_srli_epi16(ev, 3)), b));
+    } else { /* P4 knew nothing yet: it is not charged for this value */
+        const __m128i m4 = _mm_set_epi16(0, 0, 0, -1, 0, 0, 0, 0);
+        _mm_storeu_si128((__m128i *)c, _mm_or_si128(_mm_and_si128(m4, cv), _mm_andnot_si128(m4, cn)));
+        _mm_storeu_si128((__m128i *)e->cost, _mm_andnot_si128(m4, b));
+    }
+#else
+    uint16_t b[ITF_NP_PRED];
+    for (int i = 0; i < ITF_NP_PRED; i++)
+        b[i] = (uint16_t)(16 * bits(v - p[i]));
+    if (e->seen) {
+        for (int i = 0; i < ITF_NP_PRED; i++)
+            c[i] = (uint16_t)(c[i] - (c[i] >> 3) + b[i]);
+        for (int i = 0; i < ITF_NP_PRED; i++)
+            e->cost[i] = (uint16_t)(e->cost[i] - (e->cost[i] >> 3) + b[i]);
+    } else { /* P4 knew nothing yet: it is not charged for this value */
+        uint16_t c4 = c[4];
+        for (int i = 0; i < ITF_NP_PRED; i++)
+            c[i] = (uint16_t)(c[i] - (c[i] >> 3) + b[i]);
+        c[4] = c4;
+        b[4] = 0;
+        for (int i = 0; i < ITF_NP_PRED; i++)
+            e->cost[i] = b[i];
+    }
+#endif
     e->last = v;
     e->seen = 1;
     if (np->mkey) /* never fails: itf_np_begin reserved room for the line's numbers */

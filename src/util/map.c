@@ -16,15 +16,6 @@ uint64_t tz_hash_bytes(const void *data, size_t n)
     return tz_hash_u64(h);
 }
 
-uint64_t tz_hash_u64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
-}
 
 void tz_map_init(tz_map *m) { memset(m, 0, sizeof *m); }
 

@@ -102,7 +102,16 @@ int tz_imap_reserve(tz_imap *m, size_t more);
 void tz_imap_clear(tz_imap *m);
 
 uint64_t tz_hash_bytes(const void *data, size_t n);
-uint64_t tz_hash_u64(uint64_t x);
+/* A 64-bit mix (murmur3's finalizer); inline: hash-table probes call it per lookup. */
+static inline uint64_t tz_hash_u64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
 
 /* UTF-8 validation: returns the byte offset of the first invalid sequence, or -1. */
 long tz_utf8_invalid(const char *s, size_t n);

@@ -124,6 +124,69 @@ check_eq "version 5: extract from the last chunk" "$(sed -n '1001,1080p' "$(dirn
 v4s=$(stat -c %s "$(dirname "$0")/data/v4_blocks.tzi"); v5s=$(stat -c %s "$TMP/v5b.tzi")
 [ "$v5s" -lt "$v4s" ] && pass "version 5: preset dictionaries make it smaller ($v4s -> $v5s bytes)" || fail "version 5 smaller than version 4" "$v4s -> $v5s"
 rt "round trip: zstd, 16 chunks" "$TMP/loop.itf" --backend zstd --chunk 1000
+# The line model renders on a second thread (chunks of 2048 lines and more, --threads
+# > 1), which also unpacks part of the streams first: the same bytes as one thread, for
+# one chunk and for chunks with preset dictionaries; a failed write is reported.
+python3 - "$TMP/es.tarmac" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("Tarmac Text Rev 3t\n")
+    r0, sp = 0, 0xffbc0
+    for it in range(2500):
+        t = 100 * it
+        f.write("%11d tic ES  (00008000:e2800001) A svc_s:          ADD      r0,r0,#1\n" % t)
+        r0 = (r0 * 1103515245 + 12345) % 2**32 if it % 7 == 3 else r0 + 1
+        f.write("                    R R0 %08x\n" % r0)
+        f.write("%11d tic ES  (00008004:e58d0004) A svc_s:          STR      r0,[sp,#4]\n" % (t + 1))
+        f.write("                    ST %08x %08x ........ ........ ........    S:%010x    nGnRnE OSH\n" % (sp + 4, r0, sp + 4))
+        f.write("%11d tic ES  (00008008:e59d1004) A svc_s:          LDR      r1,[sp,#4]\n" % (t + 2))
+        f.write("                    LD %08x %08x ........ ........ ........    S:%010x    nGnRnE OSH\n" % (sp + 4, r0, sp + 4))
+        f.write("                    R R1 %08x\n" % r0)
+        f.write("%11d tic ES  (0000800c:1afffffb) A svc_s:          BNE      {pc}-0xc ; 0x8000\n" % (t + 3))
+PY
+"$TRAZA" itf compress "$TMP/es.tarmac" -o "$TMP/es1.tzi" -q
+"$TRAZA" itf compress "$TMP/es.tarmac" -o "$TMP/es4.tzi" -q --chunk 2600
+check_eq "render thread: the synthetic Tarmac has 4 chunks of 2600 records" 4 "$("$TRAZA" itf stats "$TMP/es4.tzi" --json | json_get chunks)"
+ok=1
+for z in es1 es4; do
+  for t in 1 2 3; do
+    "$TRAZA" itf decompress "$TMP/$z.tzi" --threads $t -o "$TMP/es.out" || ok=0
+    cmp -s "$TMP/es.out" "$TMP/es.tarmac" || { ok=0; fail "render thread: $z --threads $t is byte-exact"; }
+  done
+done
+[ $ok = 1 ] && pass "render thread: Tarmac, 1 and 4 chunks, --threads 1/2/3: byte-exact"
+check_rc "render thread: a failed write is an error" 1 "$TRAZA" itf decompress "$TMP/es1.tzi" -o /dev/full --threads 2
+check_contains "render thread: the write error names the cause" "$OUT" "No space left on device"
+check_rc "one thread: a failed write is an error" 1 "$TRAZA" itf decompress "$TMP/es1.tzi" -o /dev/full --threads 1
+check_contains "one thread: the write error names the cause" "$OUT" "No space left on device"
+# a damaged stream inside the chunk (its frame checksum made right again): the
+# threaded unpack reports it like the sequential one
+python3 - "$TMP/es1.tzi" "$TMP/esbad.tzi" <<'PY'
+import struct, sys, zlib
+b = bytearray(open(sys.argv[1], "rb").read())
+H = 16                                   # header size: the first frame is chunk 0
+n = struct.unpack_from("<I", b, H)[0]
+for i in range(H + 8 + n // 2, H + 8 + n // 2 + 8):
+    b[i] ^= 0xA5
+struct.pack_into("<I", b, H + 4, zlib.crc32(bytes(b[H + 8:H + 8 + n])))
+open(sys.argv[2], "wb").write(bytes(b))
+PY
+check_rc "render thread: a damaged chunk is rejected" 1 "$TRAZA" itf decompress "$TMP/esbad.tzi" -o /dev/null --threads 2
+e2=$OUT
+check_rc "one thread: a damaged chunk is rejected" 1 "$TRAZA" itf decompress "$TMP/esbad.tzi" -o /dev/null --threads 1
+check_eq "render thread: the same error as one thread" "$OUT" "$e2"
+check_contains "render thread: the damaged stream is named" "$e2" "corrupt"
+# a failed decompression leaves no partial output: an old file stays, no new one appears
+mkdir -p "$TMP/outdir"
+echo "old contents" >"$TMP/outdir/old.txt"
+check_rc "damaged file over an existing output: an error" 1 "$TRAZA" itf decompress "$TMP/esbad.tzi" -o "$TMP/outdir/old.txt"
+check_eq "damaged file: the old output is untouched" "old contents" "$(cat "$TMP/outdir/old.txt")"
+check_rc "damaged file to a new output: an error" 1 "$TRAZA" itf decompress "$TMP/esbad.tzi" -o "$TMP/outdir/new.txt"
+check_eq "damaged file: no output file, no temporary left" "old.txt" "$(ls "$TMP/outdir")"
+"$TRAZA" itf decompress "$TMP/es1.tzi" -o "$TMP/outdir/old.txt"
+check_rc "a good file replaces the old output" 0 cmp -s "$TMP/outdir/old.txt" "$TMP/es.tarmac"
+check_eq "a good file: no temporary left" "old.txt" "$(ls "$TMP/outdir")"
+
 # Version 3 line model (Tarmac before the record contexts of version 4): still read.
 "$TRAZA" itf decompress "$(dirname "$0")/data/v3_loop.tzi" -o "$TMP/v3.out" 2>"$TMP/err"
 if cmp -s "$TMP/v3.out" "$(dirname "$0")/data/v3_loop.tarmac"; then pass "reads format version 3 (line model)"; else fail "reads format version 3 (line model)" "$(head -c 300 "$TMP/err")"; fi

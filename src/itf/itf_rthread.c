@@ -1,0 +1,195 @@
+/* The line model's text rendered on a second thread.
+ *
+ * Decoding a line-model chunk is a chain: skeleton id, number prediction, text. The
+ * first two are one sequential dependency (every number updates the predictors of
+ * the next), the text is not: a Tarmac decompression spends about a sixth of its time
+ * rendering skeletons and writing the result. So the decoding thread hands batches of
+ * decoded lines (skeleton id, numbers, newline or not) to a render thread, which
+ * renders and writes them in order while the next batch is decoded. A small ring of
+ * batches bounds the memory; the decoder waits only when the renderer is a whole ring
+ * behind.
+ *
+ * Before it renders, the thread runs a job given at its start (the caller's share of
+ * unpacking the chunk's streams, while it unpacks the rest): a second thread for that
+ * alone would cost its start again.
+ *
+ * The renderer never stops early: after a write error it keeps taking batches (and
+ * drops them) so that the decoder, which checks the error at each hand-off, is never
+ * left waiting. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include "itf/itf_internal.h"
+
+#define RT_LINES 1024                   /* lines per batch */
+#define RT_NUMS (4096 + ITF_MAX_NUMS)   /* numbers per batch: room for one more line always */
+#define RT_RING 3                       /* batches in flight */
+#define RT_FLUSH (64u << 10)            /* write the text in pieces of this size */
+
+typedef struct rt_batch {
+    uint32_t n, nnum;
+    uint32_t id[RT_LINES];
+    uint8_t nl[RT_LINES];
+    uint64_t num[RT_NUMS];
+} rt_batch;
+
+struct itf_rthread {
+    const uint8_t *const *skel;
+    const size_t *skel_len, *skel_nn;
+    FILE *out;
+    tz_buf *ob;
+    rt_batch *ring;
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    uint64_t filled, rendered; /* batches handed over, batches rendered */
+    int closing;               /* no more batches */
+    int (*job)(void *);        /* run first, before any rendering */
+    void *job_arg;
+    int job_state;             /* 0 running, 1 done, -1 failed */
+    int werr;                  /* errno of a failed write, -1 out of memory */
+    rt_batch *cur;             /* the decoder's batch */
+};
+
+/* 0, or errno of a failed write, or -1 when the text buffer is out of memory */
+static int render_batch(itf_rthread *t, const rt_batch *b)
+{
+    const uint64_t *num = b->num;
+    for (uint32_t i = 0; i < b->n; i++) {
+        uint32_t id = b->id[i];
+        size_t nn = t->skel_nn[id];
+        (void)itf_skel_render(t->ob, t->skel[id], t->skel_len[id], num, nn); /* checked when loaded */
+        num += nn;
+        if (b->nl[i])
+            tz_buf_putc(t->ob, '\n');
+        if (t->ob->len >= RT_FLUSH) {
+            if (t->ob->oom)
+                return -1;
+            if (t->out && fwrite(t->ob->s, 1, t->ob->len, t->out) != t->ob->len)
+                return errno ? errno : EIO;
+            tz_buf_reset(t->ob);
+        }
+    }
+    return t->ob->oom ? -1 : 0;
+}
+
+static void *rt_main(void *arg)
+{
+    itf_rthread *t = arg;
+    int jrc = t->job ? t->job(t->job_arg) : 0;
+    pthread_mutex_lock(&t->mu);
+    t->job_state = jrc < 0 ? -1 : 1;
+    pthread_cond_broadcast(&t->cv);
+    for (;;) {
+        while (t->rendered == t->filled && !t->closing)
+            pthread_cond_wait(&t->cv, &t->mu);
+        if (t->rendered == t->filled)
+            break;
+        rt_batch *b = &t->ring[t->rendered % RT_RING];
+        int skip = t->werr != 0, rc = 0;
+        pthread_mutex_unlock(&t->mu);
+        if (!skip)
+            rc = render_batch(t, b);
+        pthread_mutex_lock(&t->mu);
+        if (rc)
+            t->werr = rc;
+        t->rendered++;
+        pthread_cond_broadcast(&t->cv);
+    }
+    pthread_mutex_unlock(&t->mu);
+    return NULL;
+}
+
+itf_rthread *itf_rthread_start(const uint8_t *const *skel, const size_t *skel_len, const size_t *skel_nn, FILE *out,
+                               tz_buf *ob, int (*job)(void *), void *job_arg)
+{
+    itf_rthread *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->ring = malloc(RT_RING * sizeof *t->ring);
+    if (!t->ring || pthread_mutex_init(&t->mu, NULL) != 0) {
+        free(t->ring);
+        free(t);
+        return NULL;
+    }
+    if (pthread_cond_init(&t->cv, NULL) != 0) {
+        pthread_mutex_destroy(&t->mu);
+        free(t->ring);
+        free(t);
+        return NULL;
+    }
+    t->skel = skel, t->skel_len = skel_len, t->skel_nn = skel_nn;
+    t->out = out, t->ob = ob;
+    t->job = job, t->job_arg = job_arg;
+    t->cur = &t->ring[0];
+    t->cur->n = t->cur->nnum = 0;
+    if (pthread_create(&t->th, NULL, rt_main, t) != 0) {
+        pthread_cond_destroy(&t->cv);
+        pthread_mutex_destroy(&t->mu);
+        free(t->ring);
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+int itf_rthread_job(itf_rthread *t)
+{
+    pthread_mutex_lock(&t->mu);
+    while (t->job_state == 0)
+        pthread_cond_wait(&t->cv, &t->mu);
+    int rc = t->job_state < 0 ? -1 : 0;
+    pthread_mutex_unlock(&t->mu);
+    return rc;
+}
+
+uint64_t *itf_rthread_nums(itf_rthread *t) { return t->cur->num + t->cur->nnum; }
+
+/* Hands the current batch over and waits for a free one; -1 after a failed write. */
+static int hand_over(itf_rthread *t)
+{
+    pthread_mutex_lock(&t->mu);
+    t->filled++;
+    pthread_cond_broadcast(&t->cv);
+    while (t->filled - t->rendered >= RT_RING)
+        pthread_cond_wait(&t->cv, &t->mu);
+    int bad = t->werr != 0;
+    pthread_mutex_unlock(&t->mu);
+    t->cur = &t->ring[t->filled % RT_RING];
+    t->cur->n = t->cur->nnum = 0;
+    return bad ? -1 : 0;
+}
+
+int itf_rthread_line(itf_rthread *t, uint32_t id, size_t nn, int newline)
+{
+    rt_batch *b = t->cur;
+    b->id[b->n] = id;
+    b->nl[b->n] = (uint8_t)(newline != 0);
+    b->n++;
+    b->nnum += (uint32_t)nn;
+    if (b->n == RT_LINES || b->nnum > RT_NUMS - ITF_MAX_NUMS)
+        return hand_over(t);
+    return 0;
+}
+
+int itf_rthread_finish(itf_rthread *t, traza_err *err)
+{
+    pthread_mutex_lock(&t->mu);
+    if (t->cur->n)
+        t->filled++;
+    t->closing = 1;
+    pthread_cond_broadcast(&t->cv);
+    pthread_mutex_unlock(&t->mu);
+    pthread_join(t->th, NULL);
+    int werr = t->werr;
+    pthread_cond_destroy(&t->cv);
+    pthread_mutex_destroy(&t->mu);
+    free(t->ring);
+    free(t);
+    if (werr == -1)
+        return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+    if (werr)
+        return traza_err_set(err, TRAZA_E_IO, "itf: write failed: %s", strerror(werr));
+    return 0;
+}

@@ -1,0 +1,197 @@
+/* The line model's number predictor has an SSE2 form of its two hot steps (argmin of
+ * the candidates' costs, the candidates' charges) and a plain C one. Both must code
+ * every number identically, or files would depend on the machine that wrote them.
+ * This test builds the plain C predictor from the same source (ITF_NP_SCALAR, its
+ * functions renamed) and codes the same lines with both: residual streams byte for
+ * byte, then a decode back to the numbers. The values mix repeats, strides and
+ * residuals on both sides of 2^52, where the SSE2 charges switch to the exact count. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <cmocka.h>
+#include "itf/itf_internal.h"
+
+#define itf_np_init sc_np_init
+#define itf_np_free sc_np_free
+#define itf_skel_is_record_start sc_skel_is_record_start
+#define itf_np_add_skel sc_np_add_skel
+#define itf_np_chunk sc_np_chunk
+#define itf_np_hint sc_np_hint
+#define itf_np_skel_predict sc_np_skel_predict
+#define itf_np_begin sc_np_begin
+#define itf_np_predict sc_np_predict
+#define itf_np_update sc_np_update
+#define itf_np_end sc_np_end
+#define itf_np_encode_line sc_np_encode_line
+#define itf_np_decode_line sc_np_decode_line
+void sc_np_init(itf_np *np, int v4);
+void sc_np_free(itf_np *np);
+int sc_skel_is_record_start(int dialect, const uint8_t *k, size_t len, size_t nn);
+long sc_np_add_skel(itf_np *np, const uint8_t *k, size_t len, size_t nn, int rs);
+void sc_np_chunk(itf_np *np, uint64_t chunkno);
+int sc_np_hint(itf_np *np, uint64_t lines);
+long sc_np_skel_predict(itf_np *np);
+int sc_np_begin(itf_np *np, uint32_t id);
+uint64_t sc_np_predict(itf_np *np, uint32_t id, size_t k, const uint64_t *cur);
+void sc_np_update(itf_np *np, uint32_t id, size_t k, const uint64_t *cur);
+void sc_np_end(itf_np *np, uint32_t id, const uint64_t *cur);
+void sc_np_encode_line(itf_np *np, uint32_t id, const uint64_t *nums, tz_buf *const out[4]);
+int sc_np_decode_line(itf_np *np, uint32_t id, uint64_t *nums, itf_rd *nu);
+#define ITF_NP_SCALAR 1
+#include "itf/itf_npred.c"
+#undef itf_np_init
+#undef itf_np_free
+#undef itf_skel_is_record_start
+#undef itf_np_add_skel
+#undef itf_np_chunk
+#undef itf_np_hint
+#undef itf_np_skel_predict
+#undef itf_np_begin
+#undef itf_np_predict
+#undef itf_np_update
+#undef itf_np_end
+#undef itf_np_encode_line
+#undef itf_np_decode_line
+
+static uint64_t rng(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* A value for a register line: mostly what a predictor can find, sometimes far. */
+static uint64_t pick(uint64_t *s, uint64_t last, int it)
+{
+    switch (rng(s) % 8) {
+    case 0: return rng(s);                                 /* anything: residuals up to 2^64 */
+    case 1: return last + ((uint64_t)1 << 51) + rng(s) % 3; /* zig-zag just above 2^52 */
+    case 2: return last - ((uint64_t)1 << 51) + rng(s) % 3; /* and around it, negative */
+    case 3: return last + ((uint64_t)1 << 50);              /* just below */
+    case 4: return (uint64_t)it * 8;                        /* a stride */
+    case 5: return UINT64_MAX - rng(s) % 5;                 /* near the top */
+    default: return last;                                   /* a repeat */
+    }
+}
+
+static void code_lines(int v4)
+{
+    itf_np a, b;
+    itf_np_init(&a, v4);
+    sc_np_init(&b, v4);
+    itf_np_chunk(&a, 0);
+    sc_np_chunk(&b, 0);
+    itf_kmap skels;
+    itf_kmap_init(&skels);
+    tz_buf s, oa[4], ob[4];
+    tz_buf_init(&s);
+    for (int k = 0; k < 4; k++)
+        tz_buf_init(&oa[k]), tz_buf_init(&ob[k]);
+    tz_buf *pa[4] = {&oa[0], &oa[1], &oa[2], &oa[3]}, *pb[4] = {&ob[0], &ob[1], &ob[2], &ob[3]};
+    uint64_t seed = 0x9E3779B97F4A7C15ull, last = 0;
+    char line[256];
+    /* the skeleton ids of the lines, in order, for the decode below */
+    uint32_t ids[3000];
+    uint64_t want[3000][8];
+    size_t nids = 0;
+    for (int it = 0; it < 600; it++) {
+        for (int l = 0; l < 5 && nids < 3000; l++) {
+            uint32_t pc = 0x8000 + 4 * (uint32_t)(rng(&seed) % 4);
+            uint64_t x = pick(&seed, last, it), y = pick(&seed, x, it);
+            last = y;
+            if (l == 0)
+                snprintf(line, sizeof line, "%11d tic ES  (%08x:e2800001) A svc_s:          ADD      r0,r0,#1", 10 * it,
+                         pc);
+            else if (l == 1)
+                snprintf(line, sizeof line, "                    R X0 %016llx", (unsigned long long)x);
+            else if (l == 2)
+                snprintf(line, sizeof line, "                    ST %08x %016llx    S:%010x", 0xffbc0u + 8 * (it % 3),
+                         (unsigned long long)x, 0xffbc0u);
+            else if (l == 3)
+                snprintf(line, sizeof line, "                    LD %08x %016llx    S:%010x", 0xffbc0u + 8 * (it % 3),
+                         (unsigned long long)y, 0xffbc0u);
+            else
+                snprintf(line, sizeof line, "                    R X1 %016llx X2 %016llx", (unsigned long long)x,
+                         (unsigned long long)y);
+            uint64_t nums[ITF_MAX_NUMS];
+            size_t nn = itf_tokenize(line, strlen(line), &s, nums);
+            assert_true(nn <= 8);
+            int isnew;
+            long id = itf_kmap_intern(&skels, s.s, s.len, &isnew);
+            assert_true(id >= 0);
+            if (isnew) {
+                int rs = itf_skel_is_record_start(TRAZA_ITF_TARMAC_ES, (const uint8_t *)s.s, s.len, nn);
+                assert_int_equal(itf_np_add_skel(&a, (const uint8_t *)s.s, s.len, nn, rs), id);
+                assert_int_equal(sc_np_add_skel(&b, (const uint8_t *)s.s, s.len, nn, rs), id);
+            }
+            if (v4)
+                assert_int_equal(itf_np_skel_predict(&a), sc_np_skel_predict(&b));
+            assert_int_equal(itf_np_begin(&a, (uint32_t)id), 0);
+            assert_int_equal(sc_np_begin(&b, (uint32_t)id), 0);
+            itf_np_encode_line(&a, (uint32_t)id, nums, pa);
+            sc_np_encode_line(&b, (uint32_t)id, nums, pb);
+            ids[nids] = (uint32_t)id;
+            memcpy(want[nids], nums, nn * sizeof *nums);
+            nids++;
+        }
+    }
+    for (int k = 0; k < 4; k++) {
+        assert_false(oa[k].oom);
+        assert_int_equal(oa[k].len, ob[k].len);
+        assert_memory_equal(oa[k].s, ob[k].s, oa[k].len);
+    }
+    assert_true(oa[0].len > 3000); /* far values: the streams are not all zeros */
+    /* the plain C predictor decodes the SSE2 one's residuals back to the numbers */
+    itf_np c;
+    sc_np_init(&c, v4);
+    for (size_t i = 0; i < skels.count; i++) {
+        size_t len;
+        const uint8_t *key = itf_kmap_key(&skels, i, &len);
+        size_t nn;
+        assert_int_equal(itf_skel_count(key, len, &nn), 0);
+        int rs = sc_skel_is_record_start(TRAZA_ITF_TARMAC_ES, key, len, nn);
+        assert_int_equal(sc_np_add_skel(&c, key, len, nn, rs), (long)i);
+    }
+    sc_np_chunk(&c, 0);
+    itf_rd nu[4];
+    for (int k = 0; k < 4; k++)
+        nu[k] = (itf_rd){(const uint8_t *)oa[k].s, (const uint8_t *)oa[k].s + oa[k].len, 0};
+    for (size_t i = 0; i < nids; i++) {
+        uint64_t nums[ITF_MAX_NUMS];
+        if (v4)
+            assert_true(sc_np_skel_predict(&c) >= 0);
+        assert_int_equal(sc_np_begin(&c, ids[i]), 0);
+        assert_int_equal(sc_np_decode_line(&c, ids[i], nums, nu), 0);
+        assert_memory_equal(nums, want[i], c.nn[ids[i]] * sizeof *nums);
+    }
+    sc_np_free(&c);
+    itf_np_free(&a);
+    sc_np_free(&b);
+    itf_kmap_free(&skels);
+    tz_buf_free(&s);
+    for (int k = 0; k < 4; k++)
+        tz_buf_free(&oa[k]), tz_buf_free(&ob[k]);
+}
+
+static void test_v4_same_code(void **state)
+{
+    (void)state;
+    code_lines(1);
+}
+
+static void test_v3_same_code(void **state)
+{
+    (void)state;
+    code_lines(0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_v4_same_code),
+        cmocka_unit_test(test_v3_same_code),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
