@@ -417,14 +417,12 @@ static int zstd_unpack(const uint8_t *in, size_t len, const itf_pre *pre, uint8_
     return 0;
 }
 
-int itf_unpack_stream(itf_rd *r, int version, const itf_pre *pre, uint8_t **out, size_t *n, size_t *packed,
-                      uint8_t **form, size_t *nform, traza_err *err)
+/* Reads and checks a stream header: its method (without the flag bits), whether it is
+ * in zero-run form, its stored and packed lengths; r is left at the packed bytes. The
+ * preset dictionary is *pre when the stream names one, else NULL. */
+static int stream_head(itf_rd *r, int version, const itf_pre **pre, int *methodp, int *zrunp, uint64_t *rawp,
+                       uint64_t *lenp, traza_err *err)
 {
-    const uint8_t *st = r->p;
-    if (out)
-        *out = NULL;
-    if (form)
-        *form = NULL, *nform = 0;
     if (r->p >= r->end)
         return traza_err_set(err, TRAZA_E_FORMAT, "tzi: stream header truncated");
     int method = *r->p++;
@@ -437,13 +435,13 @@ int itf_unpack_stream(itf_rd *r, int version, const itf_pre *pre, uint8_t **out,
     if (method > (version >= 5 ? M_BZIP2 : M_ZSTD))
         return traza_err_set(err, TRAZA_E_FORMAT, "tzi: unknown stream method %d (expected 0..%d)", method,
                              version >= 5 ? M_BZIP2 : M_ZSTD);
-    if (usepre && (method == M_STORED || method == M_BZIP2 || !pre || !pre->n))
+    if (usepre && (method == M_STORED || method == M_BZIP2 || !*pre || !(*pre)->n))
         return traza_err_set(err, TRAZA_E_FORMAT, "tzi: stream names a preset dictionary where there is none%s",
                              method == M_STORED  ? " (stored stream)"
                              : method == M_BZIP2 ? " (bzip2 stream)"
                                                  : " (chunk 0, or chunk 0's stream is empty)");
     if (!usepre)
-        pre = NULL;
+        *pre = NULL;
     if (len > (uint64_t)(r->end - r->p))
         return traza_err_set(err, TRAZA_E_FORMAT, "tzi: stream of %llu bytes exceeds its section (%zu left)",
                              (unsigned long long)len, (size_t)(r->end - r->p));
@@ -453,6 +451,28 @@ int itf_unpack_stream(itf_rd *r, int version, const itf_pre *pre, uint8_t **out,
     if (method == M_STORED && raw != len)
         return traza_err_set(err, TRAZA_E_FORMAT, "tzi: stored stream length %llu != %llu",
                              (unsigned long long)raw, (unsigned long long)len);
+    *methodp = method, *zrunp = zrun, *rawp = raw, *lenp = len;
+    return 0;
+}
+
+static int xz_corrupt(traza_err *err, int rc, size_t op, uint64_t raw)
+{
+    return traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt xz stream (lzma code %d, %zu of %llu bytes)", rc, op,
+                         (unsigned long long)raw);
+}
+
+int itf_unpack_stream(itf_rd *r, int version, const itf_pre *pre, uint8_t **out, size_t *n, size_t *packed,
+                      uint8_t **form, size_t *nform, traza_err *err)
+{
+    const uint8_t *st = r->p;
+    if (out)
+        *out = NULL;
+    if (form)
+        *form = NULL, *nform = 0;
+    int method, zrun;
+    uint64_t raw, len;
+    if (stream_head(r, version, &pre, &method, &zrun, &raw, &len, err) < 0)
+        return -1;
     uint8_t *o = malloc((size_t)raw + 1);
     if (!o)
         return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory (%llu bytes)", (unsigned long long)raw);
@@ -467,8 +487,7 @@ int itf_unpack_stream(itf_rd *r, int version, const itf_pre *pre, uint8_t **out,
         lzma_ret rc = lzma_raw_buffer_decode(f, NULL, r->p, &ip, (size_t)len, o, &op, (size_t)raw);
         if (rc != LZMA_OK || op != raw || ip != len) {
             free(o);
-            return traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt xz stream (lzma code %d, %zu of %llu bytes)",
-                                 (int)rc, op, (unsigned long long)raw);
+            return xz_corrupt(err, (int)rc, op, raw);
         }
     } else if (method == M_BZIP2) {
         unsigned int ol = (unsigned int)raw;
@@ -529,6 +548,104 @@ int itf_unpack_stream(itf_rd *r, int version, const itf_pre *pre, uint8_t **out,
     if (packed)
         *packed = (size_t)(r->p - st);
     return 0;
+}
+
+/* ---------------- a stream unpacked in steps ----------------
+ * The line model's decoder reads its streams while a second thread still unpacks
+ * them (itf_read.c): LZMA decodes in steps of any size, so the stream is there in
+ * its stored form (zero-run form included, which the reader reads as it is) up to
+ * `done`. zstd and bzip2 streams are decoded whole at the first step. */
+int itf_sunpack_init(itf_sunpack *s, itf_rd *r, int version, const itf_pre *pre, traza_err *err)
+{
+    memset(s, 0, sizeof *s);
+    uint64_t raw, len;
+    if (stream_head(r, version, &pre, &s->method, &s->zrun, &raw, &len, err) < 0)
+        return -1;
+    s->in = r->p;
+    s->len = (size_t)len;
+    s->raw = (size_t)raw;
+    r->p += len;
+    if (!(s->out = malloc(s->raw + 1)))
+        return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory (%zu bytes)", s->raw);
+    s->out[s->raw] = 0;
+    if (s->method == M_STORED) {
+        if (s->raw)
+            memcpy(s->out, s->in, s->raw);
+        s->done = s->raw;
+    } else if (s->method == M_XZ) {
+        lzma_stream *x = malloc(sizeof *x);
+        if (!x)
+            return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+        *x = (lzma_stream)LZMA_STREAM_INIT;
+        lzma_filter f[2];
+        lzma_options_lzma opt;
+        xz_setup(f, &opt, s->raw, pre, 0);
+        lzma_ret rc = lzma_raw_decoder(x, f);
+        if (rc != LZMA_OK) {
+            free(x);
+            return rc == LZMA_MEM_ERROR ? traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory (lzma decoder)")
+                                        : xz_corrupt(err, (int)rc, 0, raw);
+        }
+        x->next_in = s->in;
+        x->avail_in = s->len;
+        s->xz = x;
+    } else {
+        s->pre = pre ? *pre : (itf_pre){NULL, 0};
+    }
+    return 0;
+}
+
+int itf_sunpack_step(itf_sunpack *s, size_t upto, traza_err *err)
+{
+    if (s->done >= s->raw || s->done >= upto)
+        return 0;
+    if (s->method == M_BZIP2) {
+        unsigned int ol = (unsigned int)s->raw;
+        int rc = s->len > UINT_MAX ? BZ_DATA_ERROR
+                                   : BZ2_bzBuffToBuffDecompress((char *)s->out, &ol, (char *)(uintptr_t)s->in,
+                                                                (unsigned int)s->len, 0, 0);
+        if (rc != BZ_OK || ol != s->raw) {
+            if (rc == BZ_MEM_ERROR)
+                return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory (bzip2)");
+            return traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt bzip2 stream (bzip2 code %d, %u of %zu bytes)", rc,
+                                 rc == BZ_OK ? ol : 0u, s->raw);
+        }
+        s->done = s->raw;
+        return 0;
+    }
+    if (s->method == M_ZSTD) {
+        const char *e = NULL;
+        if (zstd_unpack(s->in, s->len, s->pre.n ? &s->pre : NULL, s->out, s->raw, &e) < 0)
+            return traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt zstd stream (%s)", e);
+        s->done = s->raw;
+        return 0;
+    }
+    lzma_stream *x = s->xz;
+    /* the last step may write one byte past raw (out has room): a stream that would
+     * go on is then caught as corrupt instead of being cut */
+    int last = upto >= s->raw;
+    x->next_out = s->out + s->done;
+    x->avail_out = (last ? s->raw + 1 : upto) - s->done;
+    lzma_ret rc = LZMA_OK;
+    while (x->avail_out > 0 && rc == LZMA_OK)
+        rc = lzma_code(x, LZMA_RUN);
+    s->done = (size_t)(x->next_out - s->out);
+    if (rc == LZMA_STREAM_END ? s->done != s->raw || x->avail_in != 0 : rc != LZMA_OK || last) {
+        lzma_ret code = rc == LZMA_STREAM_END || (rc == LZMA_OK && last) ? LZMA_DATA_ERROR : rc;
+        if (code == LZMA_MEM_ERROR)
+            return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory (lzma decoder)");
+        return xz_corrupt(err, (int)code, s->done, s->raw);
+    }
+    return 0;
+}
+
+void itf_sunpack_end(itf_sunpack *s)
+{
+    if (s->xz) {
+        lzma_end(s->xz);
+        free(s->xz);
+        s->xz = NULL;
+    }
 }
 
 /* ---------------- byte-key map ---------------- */

@@ -158,6 +158,61 @@ size_t itf_tokenize(const char *line, size_t len, tz_buf *skel, uint64_t *nums);
 int itf_skel_count(const uint8_t *skel, size_t len, size_t *nnums);
 int itf_skel_render(tz_buf *b, const uint8_t *skel, size_t len, const uint64_t *nums, size_t nnums);
 
+/* ---- a stream unpacked in steps (itf_common.c) ---- */
+typedef struct itf_sunpack {
+    int method, zrun;      /* zrun: out holds the zero-run form (itf_zrd reads it) */
+    const uint8_t *in;     /* the packed bytes */
+    size_t len, raw, done; /* packed length, stored length, bytes of out decoded so far */
+    uint8_t *out;          /* raw + 1 bytes (malloc'd, the caller frees it) */
+    void *xz;              /* lzma_stream of an xz stream */
+    itf_pre pre;           /* zstd: the preset dictionary */
+} itf_sunpack;
+/* Reads the stream header at r (r then follows the stream) and allocates out; stored
+ * streams are complete at once. -1 with err on a bad header or out of memory (out may
+ * then need freeing). */
+int itf_sunpack_init(itf_sunpack *s, itf_rd *r, int version, const itf_pre *pre, traza_err *err);
+/* Decodes until done >= upto (the whole stream when upto >= raw, which also checks its
+ * end); -1 with err when the stream is corrupt. */
+int itf_sunpack_step(itf_sunpack *s, size_t upto, traza_err *err);
+/* Frees the decoder state (not out). */
+void itf_sunpack_end(itf_sunpack *s);
+
+/* A reader of varints that are either plain or in zero-run form ((run of zeros, next
+ * nonzero value)*, then the last run): the zero runs are counted down, never
+ * expanded. itf_zrd_start reads the first run. */
+typedef struct itf_zrd {
+    const uint8_t *p, *end;
+    uint64_t zeros; /* zero values due before the next stored one */
+    int zrun, bad;
+} itf_zrd;
+static inline void itf_zrd_start(itf_zrd *r, const uint8_t *p, size_t n, int zrun)
+{
+    itf_rd d = {p, p + n, 0};
+    r->zeros = zrun && n ? itf_get_uv(&d) : 0;
+    r->p = d.p, r->end = d.end, r->zrun = zrun, r->bad = d.bad;
+}
+static inline uint64_t itf_zrd_get(itf_zrd *r)
+{
+    itf_rd d = {r->p, r->end, 0};
+    uint64_t v;
+    if (!r->zrun) {
+        if (d.p < d.end && *d.p < 0x80) /* most values are one byte (most are 0) */
+            return r->p++, *d.p;
+        v = itf_get_uv(&d);
+    } else {
+        if (r->zeros) {
+            r->zeros--;
+            return 0;
+        }
+        v = itf_get_uv(&d);
+        r->zeros = itf_get_uv(&d);
+        d.bad |= v == 0; /* a stored value is never 0 */
+    }
+    r->p = d.p;
+    r->bad |= d.bad;
+    return v;
+}
+
 /* ---- line model number prediction (itf_npred.c) ---- */
 #define ITF_NP_COLS 32
 #define ITF_NP_PRED 8   /* candidates of version 4; versions 2-3 use the first 4 */
@@ -229,7 +284,7 @@ void itf_np_end(itf_np *np, uint32_t id, const uint64_t *cur);
  * written to out[min(k, 3)], or read from nu[min(k, 3)] into nums (-1 when a stream
  * ran out). */
 void itf_np_encode_line(itf_np *np, uint32_t id, const uint64_t *nums, tz_buf *const out[4]);
-int itf_np_decode_line(itf_np *np, uint32_t id, uint64_t *nums, itf_rd *nu);
+int itf_np_decode_line(itf_np *np, uint32_t id, uint64_t *nums, itf_zrd *nu);
 /* Does the skeleton, rendered, start a record? (Numbers are digits only, so the
  * answer does not depend on them.) -1 on out of memory. */
 int itf_skel_is_record_start(int dialect, const uint8_t *skel, size_t len, size_t nn);

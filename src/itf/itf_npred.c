@@ -543,16 +543,11 @@ void itf_np_encode_line(itf_np *np, uint32_t id, const uint64_t *nums, tz_buf *c
     itf_np_end(np, id, nums);
 }
 
-int itf_np_decode_line(itf_np *np, uint32_t id, uint64_t *nums, itf_rd *nu)
+int itf_np_decode_line(itf_np *np, uint32_t id, uint64_t *nums, itf_zrd *nu)
 {
     size_t nn = np->nn[id];
     for (size_t k = 0; k < nn; k++) {
-        itf_rd *r = &nu[k < 3 ? k : 3];
-        uint64_t z;
-        if (r->p < r->end && *r->p < 0x80) /* most residuals are one byte (most are 0) */
-            z = *r->p++;
-        else
-            z = itf_get_uv(r);
+        uint64_t z = itf_zrd_get(&nu[k < 3 ? k : 3]);
         nums[k] = np_predict(np, id, k, nums) + ((z >> 1) ^ (0 - (z & 1)));
         np_update(np, id, k, nums);
     }

@@ -1235,8 +1235,29 @@ static int pre_all(traza_itf_reader *r, traza_err *err)
 }
 
 /* Unpacks the streams of chunk ci's payload p[0..n) into sb/sl, one after the other. */
+/* The line model's streams: skeleton ids and the four number streams. */
+enum { LM_NSTREAMS = 5 };
+static const int lm_stream[LM_NSTREAMS] = {S_SKL, S_NUM, S_NUM1, S_NUM2, S_NUM3};
+
+/* The line model's streams of a chunk, unpacked in steps (itf_sunpack) and read in
+ * place by the decoder (itf_zrd). With a render thread, that thread unpacks them
+ * while the decoder reads what is there: LZMA decoding is a quarter of a Tarmac
+ * decompression (1.5 ms of ES's 6), and this way it overlaps the predictor instead of
+ * coming before it. avail[] is what the decoder may read, published under the mutex. */
+typedef struct lm_feed {
+    itf_sunpack su[LM_NSTREAMS];
+    int kf[LM_NSTREAMS];        /* keep the stream as a preset dictionary for later chunks */
+    size_t avail[LM_NSTREAMS];
+    int threaded, failed, stop;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    traza_err err;              /* the unpacking thread's error */
+} lm_feed;
+
+/* Unpacks the streams of chunk ci's payload p[0..n) into sb/sl, one after the other,
+ * except the line model's (feed != NULL), whose headers are read into the feed. */
 static int unpack_all(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t n, uint8_t **sb, size_t *sl,
-                      traza_err *err)
+                      lm_feed *feed, traza_err *err)
 {
     itf_rd d = {p, p + n, 0};
     int nstreams = r->info.version >= 3 ? S_NSTREAMS : S_INT; /* version 2: no interrupt stream */
@@ -1250,7 +1271,15 @@ static int unpack_all(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t n
                 return -1;
             pre = (itf_pre){r->pre[k], r->prelen[k]};
         }
-        int kf = keep && r->pre_state[k] == 0;
+        int kf = keep && r->pre_state[k] == 0, j = 0;
+        while (feed && j < LM_NSTREAMS && lm_stream[j] != k)
+            j++;
+        if (feed && j < LM_NSTREAMS) {
+            feed->kf[j] = kf;
+            if (itf_sunpack_init(&feed->su[j], &d, r->info.version, &pre, err) < 0)
+                return -1;
+            continue;
+        }
         if (itf_unpack_stream(&d, r->info.version, &pre, &sb[k], &sl[k], NULL, kf ? &r->pre[k] : NULL,
                               kf ? &r->prelen[k] : NULL, err) < 0)
             return -1;
@@ -1260,81 +1289,251 @@ static int unpack_all(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t n
     return 0;
 }
 
-/* The same work split between two threads: the calling one and the render thread,
- * which unpacks its share before it renders. LZMA decoding of a Tarmac chunk's
- * modelled streams takes about a quarter of its decompression (1.5 ms of ES's 6). */
-typedef struct unpack_job {
-    int version;
-    itf_rd at[S_NSTREAMS];      /* each stream's reader, at its header */
-    itf_pre pre[S_NSTREAMS];
-    int kf[S_NSTREAMS];         /* keep the packed form (chunk 0 of a version 5 file) */
-    uint8_t **formp[S_NSTREAMS];
-    size_t *nformp[S_NSTREAMS];
-    uint8_t **sb;
-    size_t *sl;
-    int side[S_NSTREAMS];       /* 0 the calling thread, 1 the render thread */
-    int first_bad, first_bad_main; /* the stream of the first error on each side */
-    traza_err err;              /* the render thread's error */
-} unpack_job;
-
-static int unpack_set(unpack_job *j, int side, traza_err *err)
+/* The unpacking thread's job: every stream a share at a time, the first shares small
+ * so that the decoder starts early, each published as soon as it is there. */
+static const unsigned feed_frac[] = {1, 2, 4, 8, 16, 32}; /* of 32 */
+static size_t feed_want(const itf_sunpack *su, size_t step)
 {
-    int *first = side ? &j->first_bad : &j->first_bad_main;
-    *first = S_NSTREAMS;
+    return feed_frac[step] == 32 ? su->raw : su->raw / 32 * feed_frac[step] + 512;
+}
+
+static int feed_main(void *arg)
+{
+    lm_feed *f = arg;
+    for (size_t step = 1; step < sizeof feed_frac / sizeof *feed_frac; step++) /* step 0: feed_first */
+        for (int j = 0; j < LM_NSTREAMS; j++) {
+            itf_sunpack *su = &f->su[j];
+            traza_err e;
+            int rc = itf_sunpack_step(su, feed_want(su, step), &e);
+            pthread_mutex_lock(&f->mu);
+            if (rc < 0) {
+                f->failed = 1;
+                f->err = e;
+            } else {
+                f->avail[j] = su->done;
+            }
+            int stop = f->stop || f->failed;
+            pthread_cond_broadcast(&f->cv);
+            pthread_mutex_unlock(&f->mu);
+            if (stop)
+                return rc;
+        }
+    return 0;
+}
+
+/* Waits until stream j has `need` bytes (at most all) for the decoder; *lim is then
+ * where it may read up to. -1 with err when the unpacking failed. */
+static int feed_wait(lm_feed *f, int j, size_t need, const uint8_t **lim, traza_err *err)
+{
+    itf_sunpack *su = &f->su[j];
+    if (need > su->raw)
+        need = su->raw;
+    pthread_mutex_lock(&f->mu);
+    while (f->avail[j] < need && !f->failed)
+        pthread_cond_wait(&f->cv, &f->mu);
+    int failed = f->failed;
+    if (failed && err)
+        *err = f->err;
+    *lim = su->out + f->avail[j];
+    pthread_mutex_unlock(&f->mu);
+    return failed ? -1 : 0;
+}
+
+/* Room for the next `bytes` of line-model stream j: waits for the unpacking thread
+ * when the reader could pass what it has published. */
+static inline int lm_ensure(lm_feed *f, itf_zrd *zr, const uint8_t **lim, int j, size_t bytes, traza_err *err)
+{
+    if (zr[j].p + bytes <= lim[j] || lim[j] == f->su[j].out + f->su[j].raw)
+        return 0;
+    return feed_wait(f, j, (size_t)(zr[j].p - f->su[j].out) + bytes, &lim[j], err);
+}
+
+/* Decodes line-model chunk ci (payload p[0..n)) into es. */
+static int decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t n, emit_state *es,
+                        traza_err *err)
+{
+    const uint64_t *e = r->ix + ci * 5;
+    uint64_t nl = e[3];
+    uint8_t *sb[S_NSTREAMS] = {0}; /* the other streams: empty in a line-model chunk */
+    size_t sl[S_NSTREAMS] = {0};
+    lm_feed f;
+    memset(&f, 0, sizeof f);
+    itf_rthread *rt = NULL;
+    int rc = -1, bad = 0, v4 = r->np.v4;
+    if (unpack_all(r, ci, p, n, sb, sl, &f, err) < 0)
+        goto out;
+    /* A version 4 chunk of some size is rendered on a second thread (itf_rthread.c):
+     * the record starts come from the skeletons, so this loop needs no text. That
+     * thread first unpacks the streams, while this one reads them. */
+    if (v4 && es->rthread && !es->hold && nl >= RT_MIN_LINES && pthread_mutex_init(&f.mu, NULL) == 0) {
+        /* the first share of each stream here: the decoder starts on it while the
+         * thread starts */
+        for (int j = 0; j < LM_NSTREAMS; j++) {
+            if (itf_sunpack_step(&f.su[j], feed_want(&f.su[j], 0), err) < 0) {
+                pthread_mutex_destroy(&f.mu);
+                goto out;
+            }
+            f.avail[j] = f.su[j].done;
+        }
+        if (pthread_cond_init(&f.cv, NULL) == 0) {
+            f.threaded = 1;
+            rt = itf_rthread_start(r->skel, r->skel_len, r->skel_nn, es->out, &es->ob, feed_main, &f);
+            if (!rt)
+                pthread_cond_destroy(&f.cv);
+        }
+        if (!rt) {
+            pthread_mutex_destroy(&f.mu);
+            f.threaded = 0;
+        }
+    }
+    itf_zrd zr[LM_NSTREAMS];
+    const uint8_t *lim[LM_NSTREAMS];
+    for (int j = 0; j < LM_NSTREAMS; j++) {
+        if (!rt && itf_sunpack_step(&f.su[j], SIZE_MAX, err) < 0)
+            goto out;
+        lim[j] = f.su[j].out + (rt ? f.avail[j] : f.su[j].raw);
+        zr[j] = (itf_zrd){f.su[j].out, f.su[j].out, 0, 0, 0};
+        if (rt && lm_ensure(&f, zr, lim, j, 10, err) < 0) /* the first run */
+            goto out;
+        itf_zrd_start(&zr[j], f.su[j].out, f.su[j].raw, f.su[j].zrun);
+    }
+    itf_np_chunk(&r->np, ci);
+    if (itf_np_hint(&r->np, nl) < 0) {
+        traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+        goto out;
+    }
+    uint64_t numbuf[ITF_MAX_NUMS], *nums = numbuf;
+    uint64_t nrec = 0;
+    size_t mark = 0;
+    for (uint64_t i = 0; i < nl && !es->done && !bad; i++) {
+        /* a varint and a run per value read: at most 20 bytes */
+        if (rt && lm_ensure(&f, zr, lim, 0, 20, err) < 0) {
+            bad = 5;
+            break;
+        }
+        uint64_t id = itf_zrd_get(&zr[0]);
+        if (v4) { /* 0: the predicted skeleton, else id + 1 */
+            long pred = itf_np_skel_predict(&r->np);
+            if (pred < 0) {
+                bad = 4;
+                break;
+            }
+            id = id == 0 ? (uint64_t)pred : id - 1;
+        }
+        if (zr[0].bad || id >= r->nskel) {
+            bad = 2;
+            break;
+        }
+        if (rt) {
+            size_t nn = r->skel_nn[id];
+            if (lm_ensure(&f, zr, lim, 1, 20, err) < 0 || lm_ensure(&f, zr, lim, 2, 20, err) < 0 ||
+                lm_ensure(&f, zr, lim, 3, 20, err) < 0 || lm_ensure(&f, zr, lim, 4, 20 * nn, err) < 0) {
+                bad = 5;
+                break;
+            }
+        }
+        if (itf_np_begin(&r->np, (uint32_t)id) < 0) {
+            bad = 4;
+            break;
+        }
+        if (rt)
+            nums = itf_rthread_nums(rt);
+        if (itf_np_decode_line(&r->np, (uint32_t)id, nums, &zr[1]) < 0) {
+            bad = 3;
+            break;
+        }
+        if (rt) {
+            int rs = r->np.rs[id];
+            nrec += rs;
+            int want = want_line(es, rs);
+            es->line_no++;
+            if (want && itf_rthread_line(rt, (uint32_t)id, r->skel_nn[id],
+                                         !(r->nl_missing && es->line_no == r->info.lines)) < 0)
+                break; /* the write error comes from itf_rthread_finish */
+            continue;
+        }
+        mark = es->ob.len;
+        itf_skel_render(&es->ob, r->skel[id], r->skel_len[id], nums, r->skel_nn[id]);
+        int rs = v4 ? r->np.rs[id]
+                    : itf_is_record_start(r->dialect, es->ob.s ? es->ob.s + mark : "", es->ob.len - mark);
+        nrec += rs;
+        if (!want_line(es, rs)) {
+            es->ob.len = mark;
+            es->line_no++;
+        } else {
+            end_line(r, es);
+            /* Written as it grows: the text stays in cache, its pages are reused. */
+            if (!es->hold && es->ob.len >= (64u << 10)) {
+                if (es->out && fwrite(es->ob.s, 1, es->ob.len, es->out) != es->ob.len) {
+                    traza_err_set(err, TRAZA_E_IO, "itf: write failed: %s", strerror(errno));
+                    goto out;
+                }
+                tz_buf_reset(&es->ob);
+            }
+        }
+    }
+    if (rt) { /* the streams stay until the unpacking is over; the text until it is written */
+        pthread_mutex_lock(&f.mu);
+        f.stop = 1;
+        pthread_mutex_unlock(&f.mu);
+        int jrc = itf_rthread_job(rt);
+        int frc = itf_rthread_finish(rt, bad ? NULL : err);
+        rt = NULL;
+        if (jrc < 0 && !bad) { /* a stream that failed only after it was read to the end */
+            *err = f.err;
+            goto out;
+        }
+        if (frc < 0 && !bad)
+            goto out;
+    }
+    if (bad == 5) /* err holds the unpacking thread's error */
+        goto out;
+    if (bad == 4) {
+        traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+        goto out;
+    }
+    if (bad) {
+        traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk %zu: corrupt %s stream", ci, bad == 2 ? "skeleton" : "numbers");
+        goto out;
+    }
+    if (!es->done && nrec != e[2]) {
+        traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk %zu: %llu records decoded, index says %llu", ci,
+                      (unsigned long long)nrec, (unsigned long long)e[2]);
+        goto out;
+    }
+    /* chunk 0 of a version 5 file: its streams as preset dictionaries of the others */
+    for (int j = 0; j < LM_NSTREAMS; j++) {
+        int k = lm_stream[j];
+        if (!f.kf[j] || r->pre_state[k])
+            continue;
+        if (!(r->pre[k] = malloc(f.su[j].raw + 1))) {
+            traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+            goto out;
+        }
+        memcpy(r->pre[k], f.su[j].out, f.su[j].raw + 1);
+        r->prelen[k] = f.su[j].raw;
+        r->pre_state[k] = 1;
+    }
+    rc = 0;
+out:
+    if (rt) {
+        pthread_mutex_lock(&f.mu);
+        f.stop = 1;
+        pthread_mutex_unlock(&f.mu);
+        (void)itf_rthread_job(rt);
+        (void)itf_rthread_finish(rt, NULL);
+    }
+    if (f.threaded) {
+        pthread_cond_destroy(&f.cv);
+        pthread_mutex_destroy(&f.mu);
+    }
+    for (int j = 0; j < LM_NSTREAMS; j++) {
+        itf_sunpack_end(&f.su[j]);
+        free(f.su[j].out);
+    }
     for (int k = 0; k < S_NSTREAMS; k++)
-        if (j->side[k] == side &&
-            itf_unpack_stream(&j->at[k], j->version, &j->pre[k], &j->sb[k], &j->sl[k], NULL, j->formp[k],
-                              j->nformp[k], err) < 0) {
-            *first = k;
-            return -1;
-        }
-    return 0;
-}
-
-static int unpack_mine(void *arg)
-{
-    unpack_job *j = arg;
-    return unpack_set(j, 1, &j->err);
-}
-
-/* Finds the streams of the payload and splits them between the two threads by packed
- * size (largest first, to the side with less); -1 when a stream header is damaged
- * (the sequential path then reports it). Preset dictionaries are read here, on the
- * calling thread: they may need the file. */
-static int plan_unpack(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t n, unpack_job *j, uint8_t **sb,
-                       size_t *sl)
-{
-    itf_rd d = {p, p + n, 0};
-    int keep = ci == 0 && r->info.version >= 5 && r->nix > 1;
-    size_t len[S_NSTREAMS];
-    j->version = r->info.version;
-    j->sb = sb, j->sl = sl;
-    for (int k = 0; k < S_NSTREAMS; k++) {
-        j->at[k] = d;
-        if (ci > 0 && itf_stream_wants_pre(&d, r->info.version)) {
-            if (pre_get(r, k, NULL) < 0)
-                return -1;
-            j->pre[k] = (itf_pre){r->pre[k], r->prelen[k]};
-        }
-        j->kf[k] = keep && r->pre_state[k] == 0;
-        j->formp[k] = j->kf[k] ? &r->pre[k] : NULL;
-        j->nformp[k] = j->kf[k] ? &r->prelen[k] : NULL;
-        if (itf_skip_stream(&d) < 0)
-            return -1;
-        len[k] = (size_t)(d.p - j->at[k].p);
-    }
-    size_t load[2] = {0, 0};
-    int done[S_NSTREAMS] = {0};
-    for (int m = 0; m < S_NSTREAMS; m++) {
-        int big = -1;
-        for (int k = 0; k < S_NSTREAMS; k++)
-            if (!done[k] && (big < 0 || len[k] > len[big]))
-                big = k;
-        done[big] = 1;
-        j->side[big] = load[1] < load[0];
-        load[j->side[big]] += len[big];
-    }
-    return 0;
+        free(sb[k]);
+    return rc;
 }
 
 /* Decodes chunk ci from its frame payload p[0..n) into es (written to es->out unless
@@ -1342,123 +1541,15 @@ static int plan_unpack(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t 
 static int decode_payload(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t n, emit_state *es,
                           traza_err *err)
 {
-    const uint64_t *e = r->ix + ci * 5;
     uint8_t *sb[S_NSTREAMS] = {0};
     size_t sl[S_NSTREAMS] = {0};
     int rc = -1;
-    uint64_t nl = e[3];
-    /* A version 4 line-model chunk of some size is rendered on a second thread
-     * (itf_rthread.c): the record starts come from the skeletons, so the decoding loop
-     * needs no text. That thread first unpacks part of the chunk's streams. */
-    itf_rthread *rt = NULL;
-    unpack_job job;
-    memset(&job, 0, sizeof job);
-    if (r->model == 1 && r->np.v4 && es->rthread && !es->hold && nl >= RT_MIN_LINES &&
-        plan_unpack(r, ci, p, n, &job, sb, sl) == 0)
-        rt = itf_rthread_start(r->skel, r->skel_len, r->skel_nn, es->out, &es->ob, unpack_mine, &job);
-    if (rt) {
-        int mrc = unpack_set(&job, 0, err), trc = itf_rthread_job(rt);
-        if (mrc < 0 || trc < 0) {
-            if (mrc == 0 || (trc < 0 && job.first_bad < job.first_bad_main))
-                *err = job.err;
-            (void)itf_rthread_finish(rt, NULL);
-            goto out;
-        }
-        for (int k = 0; k < S_NSTREAMS; k++)
-            if (job.kf[k])
-                r->pre_state[k] = 1;
-    } else if (unpack_all(r, ci, p, n, sb, sl, err) < 0) {
-        goto out;
-    }
     if (r->model == 1) {
-        itf_rd sk = {sb[S_SKL], sb[S_SKL] + sl[S_SKL], 0};
-        itf_rd nu[4] = {{sb[S_NUM], sb[S_NUM] + sl[S_NUM], 0}, {sb[S_NUM1], sb[S_NUM1] + sl[S_NUM1], 0},
-                        {sb[S_NUM2], sb[S_NUM2] + sl[S_NUM2], 0}, {sb[S_NUM3], sb[S_NUM3] + sl[S_NUM3], 0}};
-        int bad = 0;
-        itf_np_chunk(&r->np, ci);
-        if (itf_np_hint(&r->np, nl) < 0) {
-            if (rt)
-                (void)itf_rthread_finish(rt, NULL);
-            traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+        if (decode_lines(r, ci, p, n, es, err) < 0)
             goto out;
-        }
-        uint64_t numbuf[ITF_MAX_NUMS], *nums = numbuf;
-        uint64_t nrec = 0;
-        size_t mark = 0;
-        int v4 = r->np.v4;
-        for (uint64_t i = 0; i < nl && !es->done && !bad; i++) {
-            uint64_t id = itf_get_uv(&sk);
-            if (v4) { /* 0: the predicted skeleton, else id + 1 */
-                long pred = itf_np_skel_predict(&r->np);
-                if (pred < 0) {
-                    bad = 4;
-                    break;
-                }
-                id = id == 0 ? (uint64_t)pred : id - 1;
-            }
-            if (sk.bad || id >= r->nskel) {
-                bad = 2;
-                break;
-            }
-            if (itf_np_begin(&r->np, (uint32_t)id) < 0) {
-                bad = 4;
-                break;
-            }
-            if (rt)
-                nums = itf_rthread_nums(rt);
-            if (itf_np_decode_line(&r->np, (uint32_t)id, nums, nu) < 0) {
-                bad = 3;
-                break;
-            }
-            if (rt) {
-                int rs = r->np.rs[id];
-                nrec += rs;
-                int want = want_line(es, rs);
-                es->line_no++;
-                if (want && itf_rthread_line(rt, (uint32_t)id, r->skel_nn[id],
-                                             !(r->nl_missing && es->line_no == r->info.lines)) < 0)
-                    break; /* the write error comes from itf_rthread_finish */
-                continue;
-            }
-            mark = es->ob.len;
-            itf_skel_render(&es->ob, r->skel[id], r->skel_len[id], nums, r->skel_nn[id]);
-            int rs = v4 ? r->np.rs[id]
-                        : itf_is_record_start(r->dialect, es->ob.s ? es->ob.s + mark : "", es->ob.len - mark);
-            nrec += rs;
-            if (!want_line(es, rs)) {
-                es->ob.len = mark;
-                es->line_no++;
-            } else {
-                end_line(r, es);
-                /* Written as it grows: the text stays in cache, its pages are reused. */
-                if (!es->hold && es->ob.len >= (64u << 10)) {
-                    if (es->out && fwrite(es->ob.s, 1, es->ob.len, es->out) != es->ob.len) {
-                        traza_err_set(err, TRAZA_E_IO, "itf: write failed: %s", strerror(errno));
-                        goto out;
-                    }
-                    tz_buf_reset(&es->ob);
-                }
-            }
-        }
-        if (rt && itf_rthread_finish(rt, err) < 0)
-            goto out;
-        if (bad == 4) {
-            traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
-            goto out;
-        }
-        if (bad) {
-                traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk %zu: corrupt %s stream", ci,
-                              bad == 2 ? "skeleton" : "numbers");
-            goto out;
-        }
-        if (!es->done && nrec != e[2]) {
-            traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk %zu: %llu records decoded, index says %llu", ci,
-                          (unsigned long long)nrec, (unsigned long long)e[2]);
-            goto out;
-        }
-    } else {
-        if (decode_blocks(r, ci, sb, sl, nl, es, err) < 0)
-            goto out;
+    } else if (unpack_all(r, ci, p, n, sb, sl, NULL, err) < 0 ||
+               decode_blocks(r, ci, sb, sl, r->ix[ci * 5 + 3], es, err) < 0) {
+        goto out;
     }
     if (es->ob.oom) {
         traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");

@@ -22,9 +22,9 @@
 #include <string.h>
 #include "itf/itf_internal.h"
 
-#define RT_LINES 1024                   /* lines per batch */
-#define RT_NUMS (4096 + ITF_MAX_NUMS)   /* numbers per batch: room for one more line always */
-#define RT_RING 3                       /* batches in flight */
+#define RT_LINES 256                    /* lines per batch: the text lags at most a few */
+#define RT_NUMS (1024 + ITF_MAX_NUMS)   /* numbers per batch: room for one more line always */
+#define RT_RING 4                       /* batches in flight */
 #define RT_FLUSH (64u << 10)            /* write the text in pieces of this size */
 
 typedef struct rt_batch {

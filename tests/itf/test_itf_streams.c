@@ -24,6 +24,35 @@ static void round_trip(int backend, const uint8_t *in, size_t n, int want_zrun)
         assert_memory_equal(back, in, n);
     assert_true(r.p == r.end);
     free(back);
+    /* unpacked in steps of 97 bytes: the stored form, which the zero-run reader reads
+     * back to the same values */
+    itf_rd r2 = {(const uint8_t *)out.s, (const uint8_t *)out.s + out.len, 0};
+    itf_sunpack su;
+    assert_int_equal(itf_sunpack_init(&su, &r2, 4, NULL, &err), 0);
+    assert_true(r2.p == r2.end);
+    assert_int_equal(su.zrun, want_zrun);
+    for (size_t up = 97;; up += 97) {
+        assert_int_equal(itf_sunpack_step(&su, up, &err), 0);
+        assert_true(su.done >= (up < su.raw ? up : su.raw));
+        if (up >= su.raw)
+            break;
+    }
+    if (!want_zrun) {
+        assert_int_equal(su.raw, n);
+        if (n)
+            assert_memory_equal(su.out, in, n);
+    } else {
+        itf_zrd z;
+        itf_zrd_start(&z, su.out, su.raw, 1);
+        itf_rd plain = {in, in + n, 0};
+        while (plain.p < plain.end)
+            assert_true(itf_get_uv(&plain) == itf_zrd_get(&z));
+        assert_false(z.bad);
+        (void)itf_zrd_get(&z); /* past the end */
+        assert_true(z.bad);
+    }
+    itf_sunpack_end(&su);
+    free(su.out);
     /* a version 3 reader does not know the bit */
     if (want_zrun) {
         r.p = (const uint8_t *)out.s;
@@ -90,6 +119,51 @@ static void test_corrupt_zero_runs(void **state)
         assert_null(out);
         assert_non_null(strstr(err.msg, "corrupt zero-run stream"));
     }
+}
+
+/* An xz stream unpacked in steps: a stored length one short, or one long, or damaged
+ * packed bytes are errors, whatever the steps. */
+static void test_steps_corrupt(void **state)
+{
+    (void)state;
+    tz_buf s, out;
+    tz_buf_init(&s), tz_buf_init(&out);
+    traza_err err;
+    for (int i = 0; i < 4000; i++)
+        itf_put_uv(&s, (uint64_t)i * 7919 % 1000);
+    assert_true(itf_pack_stream(NULL, TRAZA_ITF_XZ, (const uint8_t *)s.s, s.len, NULL, NULL, &out, &err) > 0);
+    itf_rd h = {(const uint8_t *)out.s + 1, (const uint8_t *)out.s + out.len, 0};
+    uint64_t raw = itf_get_uv(&h), len = itf_get_uv(&h);
+    assert_int_equal((uint8_t)out.s[0], 1); /* xz, plain */
+    for (int c = 0; c < 3; c++) {
+        tz_buf b;
+        tz_buf_init(&b);
+        tz_buf_putc(&b, 1);
+        itf_put_uv(&b, c == 0 ? raw - 1 : c == 1 ? raw + 1 : raw);
+        itf_put_uv(&b, len);
+        size_t at = b.len;
+        tz_buf_put(&b, h.p, (size_t)len);
+        if (c == 2)
+            for (size_t i = at + len / 2; i < at + len / 2 + 6; i++)
+                b.s[i] ^= 0x5a;
+        for (size_t step = 50; step < 100000; step *= 7) {
+            itf_rd r = {(const uint8_t *)b.s, (const uint8_t *)b.s + b.len, 0};
+            itf_sunpack su;
+            assert_int_equal(itf_sunpack_init(&su, &r, 4, NULL, &err), 0);
+            int rc = 0;
+            for (size_t up = step; rc == 0; up += step) {
+                rc = itf_sunpack_step(&su, up, &err);
+                if (up >= su.raw)
+                    break;
+            }
+            assert_int_equal(rc, -1);
+            assert_non_null(strstr(err.msg, "corrupt xz stream"));
+            itf_sunpack_end(&su);
+            free(su.out);
+        }
+        tz_buf_free(&b);
+    }
+    tz_buf_free(&s), tz_buf_free(&out);
 }
 
 /* A stream of pseudo-random varints (seeded): LZMA alone gains little on it. */
@@ -268,6 +342,7 @@ int main(void)
         cmocka_unit_test(test_zero_runs),
         cmocka_unit_test(test_not_varints),
         cmocka_unit_test(test_corrupt_zero_runs),
+        cmocka_unit_test(test_steps_corrupt),
         cmocka_unit_test(test_preset),
         cmocka_unit_test(test_bzip2),
         cmocka_unit_test(test_packer_reuse),
