@@ -257,9 +257,13 @@ typedef struct itf_np {
     uint64_t cand[ITF_NP_PRED]; /* candidates of the number being coded */
     uint32_t rline;         /* lines since the record started */
     itf_npl *curl;          /* line context of the numbers being coded */
-    /* v4 memory map: hash of (access class, slot, address) -> last value */
-    tz_imap mem;
+    /* v4 memory map: hash of (access class, slot, address) -> last value, open
+     * addressing on the hash itself (key 0 = empty), cleared per chunk */
+    struct itf_npm { uint64_t key, val; } *mtab;
+    size_t mcap, mcount;
     uint64_t mkey;          /* key of the number being predicted, or 0 */
+    size_t mslot;           /* its entry in mtab, found by the prediction */
+    uint64_t mhash;         /* the line's address, mixed (for the keys of its numbers) */
 } itf_np;
 void itf_np_init(itf_np *np, int v4);
 void itf_np_free(itf_np *np);

@@ -56,7 +56,7 @@ void itf_np_free(itf_np *np)
     free(np->slots);
     free(np->memslot);
     free(np->memcls);
-    tz_imap_free(&np->mem);
+    free(np->mtab);
     itf_kmap_free(&np->memclasses);
     itf_kmap_free(&np->classes);
     memset(np, 0, sizeof *np);
@@ -214,7 +214,9 @@ void itf_np_chunk(itf_np *np, uint64_t chunkno)
         memset(np->tab, 0, np->tcap * sizeof *np->tab);
     np->tcount = 0;
     np->nslot = 0;
-    tz_imap_clear(&np->mem);
+    if (np->mcount) /* a fresh table is already zero */
+        memset(np->mtab, 0, np->mcap * sizeof *np->mtab);
+    np->mcount = 0;
     set_rpc(np, 0);
     np->rline = 0;
     np->curl = NULL;
@@ -294,6 +296,38 @@ int itf_np_hint(itf_np *np, uint64_t lines)
     return np->v4 && (ctx_reserve(np, n / 8) < 0 || slot_reserve(np, n / 2) < 0) ? -1 : 0;
 }
 
+/* ---- v4 memory map ---- */
+/* The entry of key (never 0): its own or the empty one where it would go. The keys
+ * are hashes already, so their bits place them. */
+static inline size_t mem_find(const itf_np *np, uint64_t key)
+{
+    size_t m = np->mcap - 1, i = (size_t)(key >> 7) & m;
+    while (np->mtab[i].key && np->mtab[i].key != key)
+        i = (i + 1) & m;
+    return i;
+}
+
+/* Room for `more` new keys at a load of at most one half. */
+static int mem_reserve(itf_np *np, size_t more)
+{
+    if ((np->mcount + more) * 2 <= np->mcap)
+        return 0;
+    size_t ncap = np->mcap ? np->mcap : 256;
+    while ((np->mcount + more) * 2 > ncap)
+        ncap *= 2;
+    struct itf_npm *nt = calloc(ncap, sizeof *nt), *old = np->mtab;
+    if (!nt)
+        return -1;
+    size_t oc = np->mcap;
+    np->mtab = nt;
+    np->mcap = ncap;
+    for (size_t i = 0; i < oc; i++)
+        if (old[i].key)
+            nt[mem_find(np, old[i].key)] = old[i];
+    free(old);
+    return 0;
+}
+
 long itf_np_skel_predict(itf_np *np)
 {
     if (ctx_reserve(np, 2) < 0) /* this line's context and, for a record start, the next */
@@ -323,7 +357,7 @@ int itf_np_begin(itf_np *np, uint32_t id)
     L->skel = id;
     L->skseen = 1;
     size_t nn = np->nn[id];
-    if (np->memslot[id] >= 0 && tz_imap_reserve(&np->mem, nn) < 0)
+    if (np->memslot[id] >= 0 && mem_reserve(np, nn) < 0)
         return -1;
     if (slot_reserve(np, 2 * nn) < 0) /* this line's slots and, for a record start, the next context's */
         return -1;
@@ -366,21 +400,21 @@ static inline __attribute__((always_inline)) int argmin8(__m128i s)
 static inline __attribute__((always_inline)) int charges8(const uint64_t *p, uint64_t v, __m128i *out)
 {
     const __m128i two52 = _mm_set1_epi64x(0x4330000000000000ll), vv = _mm_set1_epi64x((long long)v);
-    __m128i e[4], big = _mm_setzero_si128();
+    __m128d f[4];
+    __m128i big = _mm_setzero_si128();
     for (int j = 0; j < 4; j++) {
         __m128i d = _mm_sub_epi64(vv, _mm_loadu_si128((const __m128i *)(p + 2 * j)));
         __m128i sign = _mm_shuffle_epi32(_mm_srai_epi32(d, 31), _MM_SHUFFLE(3, 3, 1, 1));
         __m128i z = _mm_xor_si128(_mm_slli_epi64(d, 1), sign);
         big = _mm_or_si128(big, z);
-        __m128d f = _mm_sub_pd(_mm_castsi128_pd(_mm_or_si128(z, two52)), _mm_castsi128_pd(two52));
-        e[j] = _mm_srli_epi64(_mm_castpd_si128(f), 52); /* 1023 + floor(log2 z), 0 for 0 */
+        f[j] = _mm_sub_pd(_mm_castsi128_pd(_mm_or_si128(z, two52)), _mm_castsi128_pd(two52));
     }
     if (_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_srli_epi64(big, 52), _mm_setzero_si128())) != 0xFFFF)
         return 0;
-    __m128i lo = _mm_unpacklo_epi64(_mm_shuffle_epi32(e[0], _MM_SHUFFLE(2, 0, 2, 0)),
-                                    _mm_shuffle_epi32(e[1], _MM_SHUFFLE(2, 0, 2, 0)));
-    __m128i hi = _mm_unpacklo_epi64(_mm_shuffle_epi32(e[2], _MM_SHUFFLE(2, 0, 2, 0)),
-                                    _mm_shuffle_epi32(e[3], _MM_SHUFFLE(2, 0, 2, 0)));
+    /* the high halves of the doubles, 1023 + floor(log2 z) above 20 mantissa bits (0
+     * for z = 0), four to a register, then eight 16-bit lanes */
+    __m128i lo = _mm_srli_epi32(_mm_castps_si128(_mm_shuffle_ps(_mm_castpd_ps(f[0]), _mm_castpd_ps(f[1]), _MM_SHUFFLE(3, 1, 3, 1))), 20);
+    __m128i hi = _mm_srli_epi32(_mm_castps_si128(_mm_shuffle_ps(_mm_castpd_ps(f[2]), _mm_castpd_ps(f[3]), _MM_SHUFFLE(3, 1, 3, 1))), 20);
     __m128i b = _mm_max_epi16(_mm_sub_epi16(_mm_packs_epi32(lo, hi), _mm_set1_epi16(1022)), _mm_setzero_si128());
     *out = _mm_slli_epi16(b, 4);
     return 1;
@@ -417,10 +451,12 @@ static inline __attribute__((always_inline)) uint64_t np_predict(itf_np *np, uin
     np->mkey = 0;
     int ms = np->memslot[id];
     if (ms >= 0 && k > (size_t)ms) {
-        np->mkey = ctx_key_h(tz_hash_u64(cur[ms] ^ 0x2545F4914F6CDD1Dull), (uint64_t)np->memcls[id] << 20 | k);
-        int64_t v;
-        if (tz_imap_get(&np->mem, (int64_t)np->mkey, &v))
-            p[7] = (uint64_t)v;
+        if (k == (size_t)ms + 1) /* the first number after the address: mix it once per line */
+            np->mhash = tz_hash_u64(cur[ms] ^ 0x2545F4914F6CDD1Dull);
+        np->mkey = ctx_key_h(np->mhash, (uint64_t)np->memcls[id] << 20 | k);
+        const struct itf_npm *m = &np->mtab[np->mslot = mem_find(np, np->mkey)];
+        if (m->key)
+            p[7] = m->val;
     }
     /* the sum of the context's and the skeleton slot's costs once the context has a
      * value, the skeleton slot's alone before */
@@ -491,8 +527,12 @@ static inline __attribute__((always_inline)) void np_update(itf_np *np, uint32_t
 #endif
     e->last = v;
     e->seen = 1;
-    if (np->mkey) /* never fails: itf_np_begin reserved room for the line's numbers */
-        (void)tz_imap_put(&np->mem, (int64_t)np->mkey, (int64_t)v);
+    if (np->mkey) { /* the entry np_predict found; itf_np_begin reserved room for it */
+        struct itf_npm *m = &np->mtab[np->mslot];
+        if (!m->key)
+            m->key = np->mkey, np->mcount++;
+        m->val = v;
+    }
     if ((int)k == np->pcslot[id]) { /* the record's pc is known: its context from here on */
         set_rpc(np, v);
         np->rline = 0;
