@@ -297,9 +297,12 @@ int itf_skel_is_record_start(int dialect, const uint8_t *skel, size_t len, size_
 typedef struct itf_rthread itf_rthread;
 /* Starts a render thread writing to out (NULL: render only) through ob, which the
  * caller leaves alone until itf_rthread_finish; NULL when no thread could start. The
- * thread first runs job(job_arg) if job is not NULL (itf_rthread_job waits for it). */
+ * thread first runs job(thread, job_arg) if job is not NULL (itf_rthread_job waits
+ * for it). */
 itf_rthread *itf_rthread_start(const uint8_t *const *skel, const size_t *skel_len, const size_t *skel_nn, FILE *out,
-                               tz_buf *ob, int (*job)(void *), void *job_arg);
+                               tz_buf *ob, int (*job)(itf_rthread *, void *), void *job_arg);
+/* From the job only (it runs on the render thread): renders the batches queued so far. */
+void itf_rthread_poll(itf_rthread *t);
 /* Waits for the job; its result (0, or -1 when it returned a negative value). */
 int itf_rthread_job(itf_rthread *t);
 /* Where the next line's numbers go (room for ITF_MAX_NUMS). */

@@ -1234,7 +1234,6 @@ static int pre_all(traza_itf_reader *r, traza_err *err)
     return 0;
 }
 
-/* Unpacks the streams of chunk ci's payload p[0..n) into sb/sl, one after the other. */
 /* The line model's streams: skeleton ids and the four number streams. */
 enum { LM_NSTREAMS = 5 };
 static const int lm_stream[LM_NSTREAMS] = {S_SKL, S_NUM, S_NUM1, S_NUM2, S_NUM3};
@@ -1289,18 +1288,20 @@ static int unpack_all(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t n
     return 0;
 }
 
-/* The unpacking thread's job: every stream a share at a time, the first shares small
- * so that the decoder starts early, each published as soon as it is there. */
-static const unsigned feed_frac[] = {1, 2, 4, 8, 16, 32}; /* of 32 */
+/* The unpacking thread's job: every stream 1/32 at a time (the first share on the
+ * calling thread, so that the decoder starts at once), each share published as soon
+ * as it is there, and the lines decoded meanwhile rendered between rounds. */
+#define FEED_STEPS 32
 static size_t feed_want(const itf_sunpack *su, size_t step)
 {
-    return feed_frac[step] == 32 ? su->raw : su->raw / 32 * feed_frac[step] + 512;
+    return step + 1 >= FEED_STEPS ? su->raw : su->raw / FEED_STEPS * (step + 1) + 512;
 }
 
-static int feed_main(void *arg)
+static int feed_main(itf_rthread *t, void *arg)
 {
     lm_feed *f = arg;
-    for (size_t step = 1; step < sizeof feed_frac / sizeof *feed_frac; step++) /* step 0: feed_first */
+    for (size_t step = 1; step < FEED_STEPS; step++) {
+        itf_rthread_poll(t);
         for (int j = 0; j < LM_NSTREAMS; j++) {
             itf_sunpack *su = &f->su[j];
             traza_err e;
@@ -1318,6 +1319,7 @@ static int feed_main(void *arg)
             if (stop)
                 return rc;
         }
+    }
     return 0;
 }
 
@@ -1360,6 +1362,7 @@ static int decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t
     memset(&f, 0, sizeof f);
     itf_rthread *rt = NULL;
     int rc = -1, bad = 0, v4 = r->np.v4;
+    size_t first[LM_NSTREAMS] = {0}; /* what the decoder may read before it asks the thread */
     if (unpack_all(r, ci, p, n, sb, sl, &f, err) < 0)
         goto out;
     /* A version 4 chunk of some size is rendered on a second thread (itf_rthread.c):
@@ -1373,7 +1376,7 @@ static int decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t
                 pthread_mutex_destroy(&f.mu);
                 goto out;
             }
-            f.avail[j] = f.su[j].done;
+            f.avail[j] = first[j] = f.su[j].done;
         }
         if (pthread_cond_init(&f.cv, NULL) == 0) {
             f.threaded = 1;
@@ -1391,7 +1394,7 @@ static int decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t
     for (int j = 0; j < LM_NSTREAMS; j++) {
         if (!rt && itf_sunpack_step(&f.su[j], SIZE_MAX, err) < 0)
             goto out;
-        lim[j] = f.su[j].out + (rt ? f.avail[j] : f.su[j].raw);
+        lim[j] = f.su[j].out + (rt ? first[j] : f.su[j].raw);
         zr[j] = (itf_zrd){f.su[j].out, f.su[j].out, 0, 0, 0};
         if (rt && lm_ensure(&f, zr, lim, j, 10, err) < 0) /* the first run */
             goto out;

@@ -9,9 +9,11 @@
  * batches bounds the memory; the decoder waits only when the renderer is a whole ring
  * behind.
  *
- * Before it renders, the thread runs a job given at its start (the caller's share of
- * unpacking the chunk's streams, while it unpacks the rest): a second thread for that
- * alone would cost its start again.
+ * Before it waits for batches, the thread runs a job given at its start (unpacking the
+ * chunk's streams in steps while the caller reads them), which renders the batches
+ * filled so far between its steps (itf_rthread_poll): the decoder then never waits for
+ * a free batch while the job runs. A second thread for the job alone would cost its
+ * start again.
  *
  * The renderer never stops early: after a write error it keeps taking batches (and
  * drops them) so that the decoder, which checks the error at each hand-off, is never
@@ -45,7 +47,7 @@ struct itf_rthread {
     pthread_cond_t cv;
     uint64_t filled, rendered; /* batches handed over, batches rendered */
     int closing;               /* no more batches */
-    int (*job)(void *);        /* run first, before any rendering */
+    int (*job)(itf_rthread *, void *); /* run first; it may render as it goes (itf_rthread_poll) */
     void *job_arg;
     int job_state;             /* 0 running, 1 done, -1 failed */
     int werr;                  /* errno of a failed write, -1 out of memory */
@@ -74,18 +76,10 @@ static int render_batch(itf_rthread *t, const rt_batch *b)
     return t->ob->oom ? -1 : 0;
 }
 
-static void *rt_main(void *arg)
+void itf_rthread_poll(itf_rthread *t)
 {
-    itf_rthread *t = arg;
-    int jrc = t->job ? t->job(t->job_arg) : 0;
     pthread_mutex_lock(&t->mu);
-    t->job_state = jrc < 0 ? -1 : 1;
-    pthread_cond_broadcast(&t->cv);
-    for (;;) {
-        while (t->rendered == t->filled && !t->closing)
-            pthread_cond_wait(&t->cv, &t->mu);
-        if (t->rendered == t->filled)
-            break;
+    while (t->rendered < t->filled) {
         rt_batch *b = &t->ring[t->rendered % RT_RING];
         int skip = t->werr != 0, rc = 0;
         pthread_mutex_unlock(&t->mu);
@@ -98,11 +92,30 @@ static void *rt_main(void *arg)
         pthread_cond_broadcast(&t->cv);
     }
     pthread_mutex_unlock(&t->mu);
+}
+
+static void *rt_main(void *arg)
+{
+    itf_rthread *t = arg;
+    int jrc = t->job ? t->job(t, t->job_arg) : 0;
+    pthread_mutex_lock(&t->mu);
+    t->job_state = jrc < 0 ? -1 : 1;
+    pthread_cond_broadcast(&t->cv);
+    for (;;) {
+        while (t->rendered == t->filled && !t->closing)
+            pthread_cond_wait(&t->cv, &t->mu);
+        if (t->rendered == t->filled)
+            break;
+        pthread_mutex_unlock(&t->mu);
+        itf_rthread_poll(t);
+        pthread_mutex_lock(&t->mu);
+    }
+    pthread_mutex_unlock(&t->mu);
     return NULL;
 }
 
 itf_rthread *itf_rthread_start(const uint8_t *const *skel, const size_t *skel_len, const size_t *skel_nn, FILE *out,
-                               tz_buf *ob, int (*job)(void *), void *job_arg)
+                               tz_buf *ob, int (*job)(itf_rthread *, void *), void *job_arg)
 {
     itf_rthread *t = calloc(1, sizeof *t);
     if (!t)
