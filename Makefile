@@ -80,7 +80,7 @@ PLUGIN_SO := $(patsubst examples/plugins/%.c,$(BUILD)/plugins/%.so,$(PLUGIN_SRC)
 # needed): that is how `make test` keeps them honest.
 REPLAY_BIN := $(patsubst fuzz/%.c,$(BUILD)/fuzz-replay/%,$(FUZZ_SRC))
 
-.PHONY: all lib cli tests deps test test-fast test-san demo install uninstall fuzz bench clean plugins
+.PHONY: tsan all lib cli tests deps test test-fast test-san demo install uninstall fuzz bench clean plugins
 all: deps-check $(BUILD)/libtraza.a $(BUILD)/libtraza.so $(BUILD)/traza plugins
 
 deps-check:
@@ -131,7 +131,13 @@ tests: all $(TEST_BIN) $(HELPER_BIN) $(REPLAY_BIN) plugins
 test: deps
 	$(MAKE) tests
 	$(MAKE) SAN=1 tests
+	$(MAKE) tsan
 	@bash tests/run.sh build build/asan
+
+# traza under ThreadSanitizer (build/tsan/traza), for tests/itf/t_itf_tsan.sh: the
+# threads of ITF compression and decompression.
+tsan:
+	$(MAKE) BUILD=build/tsan OPT="-O1 -g -fsanitize=thread" LDSAN=-fsanitize=thread build/tsan/traza
 
 # One pass without the sanitizer build (quicker while developing).
 test-fast: deps tests

@@ -161,16 +161,7 @@ check_rc "one thread: a failed write is an error" 1 "$TRAZA" itf decompress "$TM
 check_contains "one thread: the write error names the cause" "$OUT" "No space left on device"
 # a damaged stream inside the chunk (its frame checksum made right again): the
 # threaded unpack reports it like the sequential one
-python3 - "$TMP/es1.tzi" "$TMP/esbad.tzi" <<'PY'
-import struct, sys, zlib
-b = bytearray(open(sys.argv[1], "rb").read())
-H = 16                                   # header size: the first frame is chunk 0
-n = struct.unpack_from("<I", b, H)[0]
-for i in range(H + 8 + n // 2, H + 8 + n // 2 + 8):
-    b[i] ^= 0xA5
-struct.pack_into("<I", b, H + 4, zlib.crc32(bytes(b[H + 8:H + 8 + n])))
-open(sys.argv[2], "wb").write(bytes(b))
-PY
+python3 "$(dirname "$0")/damage_chunk0.py" "$TMP/es1.tzi" "$TMP/esbad.tzi"
 check_rc "render thread: a damaged chunk is rejected" 1 "$TRAZA" itf decompress "$TMP/esbad.tzi" -o /dev/null --threads 2
 e2=$OUT
 check_rc "one thread: a damaged chunk is rejected" 1 "$TRAZA" itf decompress "$TMP/esbad.tzi" -o /dev/null --threads 1
