@@ -455,6 +455,20 @@ static int stream_head(itf_rd *r, int version, const itf_pre **pre, int *methodp
     return 0;
 }
 
+/* bzip2 stream in[0..len) into o[0..raw); -1 with err unless exactly raw bytes came. */
+static int bz2_unpack(const uint8_t *in, uint64_t len, uint8_t *o, uint64_t raw, traza_err *err)
+{
+    unsigned int ol = (unsigned int)raw;
+    int rc = len > UINT_MAX ? BZ_DATA_ERROR
+                            : BZ2_bzBuffToBuffDecompress((char *)o, &ol, (char *)(uintptr_t)in, (unsigned int)len, 0, 0);
+    if (rc == BZ_OK && ol == raw)
+        return 0;
+    if (rc == BZ_MEM_ERROR)
+        return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory (bzip2)");
+    return traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt bzip2 stream (bzip2 code %d, %u of %llu bytes)", rc,
+                         rc == BZ_OK ? ol : 0u, (unsigned long long)raw);
+}
+
 static int xz_corrupt(traza_err *err, int rc, size_t op, uint64_t raw)
 {
     return traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt xz stream (lzma code %d, %zu of %llu bytes)", rc, op,
@@ -490,16 +504,9 @@ int itf_unpack_stream(itf_rd *r, int version, const itf_pre *pre, uint8_t **out,
             return xz_corrupt(err, (int)rc, op, raw);
         }
     } else if (method == M_BZIP2) {
-        unsigned int ol = (unsigned int)raw;
-        int rc = len > UINT_MAX
-                     ? BZ_DATA_ERROR
-                     : BZ2_bzBuffToBuffDecompress((char *)o, &ol, (char *)(uintptr_t)r->p, (unsigned int)len, 0, 0);
-        if (rc != BZ_OK || ol != raw) {
+        if (bz2_unpack(r->p, len, o, raw, err) < 0) {
             free(o);
-            if (rc == BZ_MEM_ERROR)
-                return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory (bzip2)");
-            return traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt bzip2 stream (bzip2 code %d, %u of %llu bytes)", rc,
-                                 rc == BZ_OK ? ol : 0u, (unsigned long long)raw);
+            return -1;
         }
     } else {
         const char *e = NULL;
@@ -572,6 +579,7 @@ int itf_sunpack_init(itf_sunpack *s, itf_rd *r, int version, const itf_pre *pre,
         if (s->raw)
             memcpy(s->out, s->in, s->raw);
         s->done = s->raw;
+        s->finished = 1;
     } else if (s->method == M_XZ) {
         lzma_stream *x = malloc(sizeof *x);
         if (!x)
@@ -597,27 +605,16 @@ int itf_sunpack_init(itf_sunpack *s, itf_rd *r, int version, const itf_pre *pre,
 
 int itf_sunpack_step(itf_sunpack *s, size_t upto, traza_err *err)
 {
-    if (s->done >= s->raw || s->done >= upto)
+    /* finished: all of it there and its end checked (an empty xz stream's too) */
+    if (s->finished || (s->done >= upto && upto < s->raw))
         return 0;
-    if (s->method == M_BZIP2) {
-        unsigned int ol = (unsigned int)s->raw;
-        int rc = s->len > UINT_MAX ? BZ_DATA_ERROR
-                                   : BZ2_bzBuffToBuffDecompress((char *)s->out, &ol, (char *)(uintptr_t)s->in,
-                                                                (unsigned int)s->len, 0, 0);
-        if (rc != BZ_OK || ol != s->raw) {
-            if (rc == BZ_MEM_ERROR)
-                return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory (bzip2)");
-            return traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt bzip2 stream (bzip2 code %d, %u of %zu bytes)", rc,
-                                 rc == BZ_OK ? ol : 0u, s->raw);
-        }
-        s->done = s->raw;
-        return 0;
-    }
-    if (s->method == M_ZSTD) {
+    if (s->method == M_BZIP2 || s->method == M_ZSTD) {
         const char *e = NULL;
-        if (zstd_unpack(s->in, s->len, s->pre.n ? &s->pre : NULL, s->out, s->raw, &e) < 0)
-            return traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt zstd stream (%s)", e);
+        if (s->method == M_BZIP2 ? bz2_unpack(s->in, s->len, s->out, s->raw, err) < 0
+                                 : zstd_unpack(s->in, s->len, s->pre.n ? &s->pre : NULL, s->out, s->raw, &e) < 0)
+            return e ? traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt zstd stream (%s)", e) : -1;
         s->done = s->raw;
+        s->finished = 1;
         return 0;
     }
     lzma_stream *x = s->xz;
@@ -636,6 +633,7 @@ int itf_sunpack_step(itf_sunpack *s, size_t upto, traza_err *err)
             return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory (lzma decoder)");
         return xz_corrupt(err, (int)code, s->done, s->raw);
     }
+    s->finished = rc == LZMA_STREAM_END;
     return 0;
 }
 

@@ -163,6 +163,7 @@ typedef struct itf_sunpack {
     int method, zrun;      /* zrun: out holds the zero-run form (itf_zrd reads it) */
     const uint8_t *in;     /* the packed bytes */
     size_t len, raw, done; /* packed length, stored length, bytes of out decoded so far */
+    int finished;          /* all of it decoded and its end checked */
     uint8_t *out;          /* raw + 1 bytes (malloc'd, the caller frees it) */
     void *xz;              /* lzma_stream of an xz stream */
     itf_pre pre;           /* zstd: the preset dictionary */

@@ -384,6 +384,9 @@ static inline void cands(const itf_np *np, uint32_t id, size_t k, const uint64_t
  * lanes and their sums signed ones. SSE2 is part of x86-64; elsewhere, or built with
  * -DITF_NP_SCALAR (the test that compares both does), plain C computes the same. */
 #if defined(__SSE2__) && !defined(ITF_NP_SCALAR)
+#define ITF_NP_SSE2 1
+#endif
+#ifdef ITF_NP_SSE2
 #include <emmintrin.h>
 static inline __attribute__((always_inline)) int argmin8(__m128i s)
 {
@@ -460,7 +463,7 @@ static inline __attribute__((always_inline)) uint64_t np_predict(itf_np *np, uin
     }
     /* the sum of the context's and the skeleton slot's costs once the context has a
      * value, the skeleton slot's alone before */
-#if defined(__SSE2__) && !defined(ITF_NP_SCALAR)
+#ifdef ITF_NP_SSE2
     __m128i w = _mm_set1_epi16(e->seen ? -1 : 0);
     __m128i sum = _mm_add_epi16(_mm_loadu_si128((const __m128i *)c),
                                 _mm_and_si128(_mm_loadu_si128((const __m128i *)e->cost), w));
@@ -488,7 +491,7 @@ static inline __attribute__((always_inline)) void np_update(itf_np *np, uint32_t
         return;
     }
     itf_npx *e = np->slots + np->curl->off + k;
-#if defined(__SSE2__) && !defined(ITF_NP_SCALAR)
+#ifdef ITF_NP_SSE2
     __m128i b;
     if (!charges8(p, v, &b)) {
         uint16_t bb[ITF_NP_PRED];

@@ -163,6 +163,15 @@ static void test_steps_corrupt(void **state)
         }
         tz_buf_free(&b);
     }
+    /* an xz stream that claims 0 bytes: its packed bytes are still checked */
+    const uint8_t empty[] = {1, 0, 5, 0x01, 0x02, 0x03, 0x04, 0x05};
+    itf_rd r = {empty, empty + sizeof empty, 0};
+    itf_sunpack su;
+    assert_int_equal(itf_sunpack_init(&su, &r, 4, NULL, &err), 0);
+    assert_int_equal(itf_sunpack_step(&su, SIZE_MAX, &err), -1);
+    assert_non_null(strstr(err.msg, "corrupt xz stream"));
+    itf_sunpack_end(&su);
+    free(su.out);
     tz_buf_free(&s), tz_buf_free(&out);
 }
 
