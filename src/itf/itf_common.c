@@ -1031,6 +1031,44 @@ int itf_skel_count(const uint8_t *k, size_t len, size_t *nnums)
     return 0;
 }
 
+/* Writes number v of a placeholder kind and width at o; returns the end (at most 20
+ * characters). */
+static inline char *render_num(char *o, int kind, int w, uint64_t v)
+{
+    if (kind == NK_DEC || kind == NK_DECW || kind == NK_DECR) {
+        char r[24];
+        int rl = 0;
+        do {
+            r[rl++] = (char)('0' + v % 10);
+            v /= 10;
+        } while (v && rl < 20);
+        if (kind == NK_DECW)
+            while (rl < w && rl < 20)
+                r[rl++] = '0';
+        else if (kind == NK_DECR)
+            while (rl < w && rl < 20)
+                r[rl++] = ' ';
+        while (rl)
+            *o++ = r[--rl];
+        return o;
+    }
+    if (kind == NK_HEXV || kind == NK_HEXVU) {
+        const char *dg = kind == NK_HEXVU ? "0123456789ABCDEF" : HEXD;
+        int nd = v ? (67 - __builtin_clzll(v)) / 4 : 1;
+        for (int q = nd - 1; q >= 0; q--) {
+            o[q] = dg[v & 15];
+            v >>= 4;
+        }
+        return o + nd;
+    }
+    const char *dg = kind == NK_HEXU ? "0123456789ABCDEF" : HEXD;
+    for (int q = w - 1; q >= 0; q--) { /* w <= 16: checked by the caller */
+        o[q] = dg[v & 15];
+        v >>= 4;
+    }
+    return o + w;
+}
+
 int itf_skel_render(tz_buf *b, const uint8_t *k, size_t len, const uint64_t *nums, size_t nnums)
 {
     /* One reservation per line (a number takes at most 20 characters), then the
@@ -1056,45 +1094,89 @@ int itf_skel_render(tz_buf *b, const uint8_t *k, size_t len, const uint64_t *num
         if (j + 2 >= len || nn >= nnums)
             return -1;
         int kind = k[j + 1], w = k[j + 2];
-        uint64_t v = nums[nn++];
-        if (kind == NK_DEC || kind == NK_DECW || kind == NK_DECR) {
-            char r[24];
-            int rl = 0;
-            do {
-                r[rl++] = (char)('0' + v % 10);
-                v /= 10;
-            } while (v && rl < 20);
-            if (kind == NK_DECW)
-                while (rl < w && rl < 20)
-                    r[rl++] = '0';
-            else if (kind == NK_DECR)
-                while (rl < w && rl < 20)
-                    r[rl++] = ' ';
-            while (rl)
-                *o++ = r[--rl];
-        } else if (kind == NK_HEXV || kind == NK_HEXVU) {
-            const char *dg = kind == NK_HEXVU ? "0123456789ABCDEF" : HEXD;
-            int nd = v ? (67 - __builtin_clzll(v)) / 4 : 1;
-            for (int q = nd - 1; q >= 0; q--) {
-                o[q] = dg[v & 15];
-                v >>= 4;
-            }
-            o += nd;
-        } else {
-            const char *dg = kind == NK_HEXU ? "0123456789ABCDEF" : HEXD;
-            if (w > 16)
-                return -1;
-            for (int q = w - 1; q >= 0; q--) {
-                o[q] = dg[v & 15];
-                v >>= 4;
-            }
-            o += w;
-        }
+        if (kind != NK_DEC && kind != NK_DECW && kind != NK_DECR && kind != NK_HEXV && kind != NK_HEXVU && w > 16)
+            return -1;
+        o = render_num(o, kind, w, nums[nn++]);
         i = j + 3;
     }
     b->len = (size_t)(o - b->s);
     b->s[b->len] = '\0';
     return 0;
+}
+
+/* A skeleton compiled for rendering (itf_prog_render): for each placeholder, a 32-bit
+ * literal length, the literal (escaped 0x01 bytes resolved), then the kind and the
+ * width; the last literal is followed by kind 0. No memchr per run and no escape
+ * checks per line: the renderer copies each literal 16 or 32 bytes at a time, so the
+ * program is followed by ITF_PROG_PAD readable bytes and the output needs that much
+ * room past its *maxout. Returns -1 on a malformed skeleton. */
+int itf_skel_compile(tz_buf *prog, const uint8_t *k, size_t len, size_t *maxout)
+{
+    size_t i = 0, out = 0;
+    for (;;) {
+        size_t at = prog->len;
+        tz_buf_put(prog, "\0\0\0\0", 4);
+        size_t lit = 0;
+        while (i < len && !(k[i] == 1 && i + 1 < len && k[i + 1] != 0)) {
+            if (k[i] == 1) { /* an escaped 0x01 (its second byte is 0) */
+                if (i + 1 >= len)
+                    return -1;
+                tz_buf_putc(prog, 1);
+                i += 2;
+            } else {
+                tz_buf_putc(prog, (char)k[i++]);
+            }
+            lit++;
+        }
+        if (lit > UINT32_MAX || prog->oom)
+            return -1;
+        uint32_t l32 = (uint32_t)lit;
+        memcpy(prog->s + at, &l32, 4);
+        out += lit;
+        if (i >= len) {
+            tz_buf_putc(prog, 0);
+            break;
+        }
+        if (i + 2 >= len) /* a placeholder cut short */
+            return -1;
+        int kind = k[i + 1], w = k[i + 2];
+        if (kind < NK_DEC || kind > NK_HEXVU || (kind != NK_DEC && kind != NK_DECW && kind != NK_DECR &&
+                                                 kind != NK_HEXV && kind != NK_HEXVU && w > 16))
+            return -1;
+        tz_buf_putc(prog, (char)kind);
+        tz_buf_putc(prog, (char)w);
+        out += 20;
+        i += 3;
+    }
+    *maxout = out;
+    return prog->oom ? -1 : 0;
+}
+
+size_t itf_prog_render(char *o, const uint8_t *q, const uint64_t *nums)
+{
+    char *start = o;
+    for (;;) {
+        uint32_t l32;
+        memcpy(&l32, q, 4);
+        size_t lit = l32;
+        q += 4;
+        if (lit <= 16) {
+            memcpy(o, q, 16);
+        } else if (lit <= 32) {
+            memcpy(o, q, 16);
+            memcpy(o + 16, q + 16, 16);
+        } else {
+            memcpy(o, q, lit);
+        }
+        o += lit;
+        q += lit;
+        int kind = *q++;
+        if (!kind)
+            break;
+        int w = *q++;
+        o = render_num(o, kind, w, *nums++);
+    }
+    return (size_t)(o - start);
 }
 
 /* ---------------- address codecs ---------------- */

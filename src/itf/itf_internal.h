@@ -157,6 +157,12 @@ size_t itf_tokenize(const char *line, size_t len, tz_buf *skel, uint64_t *nums);
  * needs more than nnums numbers. *used = numbers consumed. */
 int itf_skel_count(const uint8_t *skel, size_t len, size_t *nnums);
 int itf_skel_render(tz_buf *b, const uint8_t *skel, size_t len, const uint64_t *nums, size_t nnums);
+/* Skeletons compiled for rendering: see itf_common.c. */
+#define ITF_PROG_PAD 32
+int itf_skel_compile(tz_buf *prog, const uint8_t *skel, size_t len, size_t *maxout);
+/* Renders a compiled skeleton at o (room for its maxout + ITF_PROG_PAD bytes); the
+ * number of bytes of the line. */
+size_t itf_prog_render(char *o, const uint8_t *prog, const uint64_t *nums);
 
 /* ---- a stream unpacked in steps (itf_common.c) ---- */
 typedef struct itf_sunpack {
@@ -297,11 +303,13 @@ int itf_skel_is_record_start(int dialect, const uint8_t *skel, size_t len, size_
 /* ---- the line model's text on its own thread (itf_rthread.c) ---- */
 typedef struct itf_rthread itf_rthread;
 /* Starts a render thread writing to out (NULL: render only) through ob, which the
- * caller leaves alone until itf_rthread_finish; NULL when no thread could start. The
- * thread first runs job(thread, job_arg) if job is not NULL (itf_rthread_job waits
- * for it). */
-itf_rthread *itf_rthread_start(const uint8_t *const *skel, const size_t *skel_len, const size_t *skel_nn, FILE *out,
-                               tz_buf *ob, int (*job)(itf_rthread *, void *), void *job_arg);
+ * caller leaves alone until itf_rthread_finish; NULL when no thread could start. A
+ * line of skeleton id is rendered from prog + prog_off[id] (itf_skel_compile) with
+ * prog_room[id] bytes of room. The thread first runs job(thread, job_arg) if job is
+ * not NULL (itf_rthread_job waits for it). */
+itf_rthread *itf_rthread_start(const uint8_t *prog, const uint32_t *prog_off, const uint32_t *prog_room,
+                               const size_t *skel_nn, FILE *out, tz_buf *ob, int (*job)(itf_rthread *, void *),
+                               void *job_arg);
 /* From the job only (it runs on the render thread): renders the batches queued so far. */
 void itf_rthread_poll(itf_rthread *t);
 /* Waits for the job; its result (0, or -1 when it returned a negative value). */

@@ -46,6 +46,10 @@ struct traza_itf_reader {
     const uint8_t **skel;
     size_t *skel_len, *skel_nn, *skel_base;
     size_t nslots;
+    /* the skeletons compiled for rendering (itf_skel_compile): each one's program at
+     * prog_off[id] in prog, and the room its line needs (with ITF_PROG_PAD) */
+    tz_buf prog;
+    uint32_t *prog_off, *prog_room;
     /* full decompression, block model: each variant rendered once ("0x<pc> text" with
      * zeroed address fields, " CCFAIL", '\n' per line); vt_lo[q] = start of global
      * variant line q in vt (var_off[nvar] + 1 entries). Built before any thread runs. */
@@ -147,6 +151,9 @@ void traza_itf_close(traza_itf_reader *r)
     free(r->var_nexc);
     itf_np_free(&r->np);
     free(r->skel);
+    tz_buf_free(&r->prog);
+    free(r->prog_off);
+    free(r->prog_room);
     free(r->skel_len);
     free(r->skel_nn);
     free(r->skel_base);
@@ -438,6 +445,25 @@ static int load_dicts(traza_itf_reader *r, traza_err *err)
         r->nskel++;
         d.p += n;
     }
+    /* compiled for rendering; the arena padded for the renderer's 32-byte copies */
+    r->prog_off = malloc((r->nskel + 1) * sizeof *r->prog_off);
+    r->prog_room = malloc((r->nskel + 1) * sizeof *r->prog_room);
+    if (!r->prog_off || !r->prog_room)
+        return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+    for (size_t i = 0; i < r->nskel; i++) {
+        size_t room;
+        r->prog_off[i] = (uint32_t)r->prog.len;
+        if (itf_skel_compile(&r->prog, r->skel[i], r->skel_len[i], &room) < 0 || room > UINT32_MAX / 2) {
+            if (r->prog.oom)
+                return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+            BAD("skeleton placeholder");
+        }
+        r->prog_room[i] = (uint32_t)(room + ITF_PROG_PAD + 1);
+    }
+    static const char pad[ITF_PROG_PAD] = {0};
+    tz_buf_put(&r->prog, pad, sizeof pad);
+    if (r->prog.oom || r->prog.len > UINT32_MAX)
+        return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
     return 0;
 }
 
@@ -1380,7 +1406,8 @@ static int decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t
         }
         if (pthread_cond_init(&f.cv, NULL) == 0) {
             f.threaded = 1;
-            rt = itf_rthread_start(r->skel, r->skel_len, r->skel_nn, es->out, &es->ob, feed_main, &f);
+            rt = itf_rthread_start((const uint8_t *)r->prog.s, r->prog_off, r->prog_room, r->skel_nn, es->out, &es->ob,
+                                   feed_main, &f);
             if (!rt)
                 pthread_cond_destroy(&f.cv);
         }
@@ -1456,7 +1483,10 @@ static int decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t
             continue;
         }
         mark = es->ob.len;
-        itf_skel_render(&es->ob, r->skel[id], r->skel_len[id], nums, r->skel_nn[id]);
+        if (tz_buf_reserve(&es->ob, r->prog_room[id]) == 0) {
+            es->ob.len += itf_prog_render(es->ob.s + es->ob.len, (const uint8_t *)r->prog.s + r->prog_off[id], nums);
+            es->ob.s[es->ob.len] = '\0';
+        }
         int rs = v4 ? r->np.rs[id]
                     : itf_is_record_start(r->dialect, es->ob.s ? es->ob.s + mark : "", es->ob.len - mark);
         nrec += rs;

@@ -37,8 +37,9 @@ typedef struct rt_batch {
 } rt_batch;
 
 struct itf_rthread {
-    const uint8_t *const *skel;
-    const size_t *skel_len, *skel_nn;
+    const uint8_t *prog;       /* the compiled skeletons (itf_skel_compile) */
+    const uint32_t *prog_off, *prog_room;
+    const size_t *skel_nn;
     FILE *out;
     tz_buf *ob;
     rt_batch *ring;
@@ -60,9 +61,10 @@ static int render_batch(itf_rthread *t, const rt_batch *b)
     const uint64_t *num = b->num;
     for (uint32_t i = 0; i < b->n; i++) {
         uint32_t id = b->id[i];
-        size_t nn = t->skel_nn[id];
-        (void)itf_skel_render(t->ob, t->skel[id], t->skel_len[id], num, nn); /* checked when loaded */
-        num += nn;
+        if (tz_buf_reserve(t->ob, t->prog_room[id]) < 0)
+            return -1;
+        t->ob->len += itf_prog_render(t->ob->s + t->ob->len, t->prog + t->prog_off[id], num);
+        num += t->skel_nn[id];
         if (b->nl[i])
             tz_buf_putc(t->ob, '\n');
         if (t->ob->len >= RT_FLUSH) {
@@ -114,8 +116,9 @@ static void *rt_main(void *arg)
     return NULL;
 }
 
-itf_rthread *itf_rthread_start(const uint8_t *const *skel, const size_t *skel_len, const size_t *skel_nn, FILE *out,
-                               tz_buf *ob, int (*job)(itf_rthread *, void *), void *job_arg)
+itf_rthread *itf_rthread_start(const uint8_t *prog, const uint32_t *prog_off, const uint32_t *prog_room,
+                               const size_t *skel_nn, FILE *out, tz_buf *ob, int (*job)(itf_rthread *, void *),
+                               void *job_arg)
 {
     itf_rthread *t = calloc(1, sizeof *t);
     if (!t)
@@ -132,7 +135,7 @@ itf_rthread *itf_rthread_start(const uint8_t *const *skel, const size_t *skel_le
         free(t);
         return NULL;
     }
-    t->skel = skel, t->skel_len = skel_len, t->skel_nn = skel_nn;
+    t->prog = prog, t->prog_off = prog_off, t->prog_room = prog_room, t->skel_nn = skel_nn;
     t->out = out, t->ob = ob;
     t->job = job, t->job_arg = job_arg;
     t->cur = &t->ring[0];

@@ -6,17 +6,77 @@
 #include "testutil.h"
 #include "itf/itf_internal.h"
 
-/* Tokenizes a line and renders it back; returns the skeleton id in a small table. */
-static size_t tok(const char *line, tz_buf *skel, uint64_t *nums)
+/* Tokenizes a line of n bytes and renders it back, from the skeleton and from the
+ * skeleton compiled for rendering; returns the number of numbers. */
+static size_t tokn(const char *line, size_t n, tz_buf *skel, uint64_t *nums)
 {
-    size_t nn = itf_tokenize(line, strlen(line), skel, nums);
-    tz_buf out;
-    tz_buf_init(&out);
+    size_t nn = itf_tokenize(line, n, skel, nums);
+    tz_buf out, prog;
+    tz_buf_init(&out), tz_buf_init(&prog);
     assert_int_equal(itf_skel_render(&out, (const uint8_t *)skel->s, skel->len, nums, nn), 0);
-    assert_int_equal(out.len, strlen(line));
-    assert_memory_equal(out.s, line, out.len);
-    tz_buf_free(&out);
+    assert_int_equal(out.len, n);
+    assert_memory_equal(out.s, line, n);
+    size_t room;
+    assert_int_equal(itf_skel_compile(&prog, (const uint8_t *)skel->s, skel->len, &room), 0);
+    tz_buf_put(&prog, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", ITF_PROG_PAD);
+    char *o = malloc(room + ITF_PROG_PAD);
+    assert_non_null(o);
+    assert_int_equal(itf_prog_render(o, (const uint8_t *)prog.s, nums), n);
+    assert_true(n <= room);
+    assert_memory_equal(o, line, n);
+    free(o);
+    tz_buf_free(&out), tz_buf_free(&prog);
     return nn;
+}
+
+static size_t tok(const char *line, tz_buf *skel, uint64_t *nums) { return tokn(line, strlen(line), skel, nums); }
+
+/* The compiled skeletons render what the skeletons render: random lines of digits,
+ * hex, 0x numbers, letters, spaces and 0x01 bytes, a literal of 70,000 bytes, and
+ * every number kind; a malformed skeleton does not compile. */
+static void test_compiled_render(void **state)
+{
+    (void)state;
+    tz_buf skel;
+    tz_buf_init(&skel);
+    uint64_t nums[ITF_MAX_NUMS], seed = 88172645463325252ull;
+    static const char *const parts[] = {"0x", "0X", "7", "00", "1234567890", "ff", "ABCDEF", " ", "   ", "x",
+                                        ":", "\x01", "tic", "(", ")", "18446744073709551615", "-", "\t", "{pc}+"};
+    char line[400];
+    for (int i = 0; i < 5000; i++) {
+        size_t n = 0;
+        int np = 1 + (int)(seed % 40);
+        for (int k = 0; k < np; k++) {
+            seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+            const char *p = parts[seed % (sizeof parts / sizeof *parts)];
+            size_t pl = strlen(p);
+            if (n + pl >= sizeof line)
+                break;
+            memcpy(line + n, p, pl);
+            n += pl;
+        }
+        size_t nn = itf_tokenize(line, n, &skel, nums);
+        if (nn > ITF_MAX_NUMS)
+            continue;
+        tokn(line, n, &skel, nums);
+    }
+    char *big = malloc(70001);
+    assert_non_null(big);
+    memset(big, 'a', 70000);
+    memcpy(big + 35000, " 42 0x1f ", 9);
+    tokn(big, 70000, &skel, nums);
+    free(big);
+    tok("     121700 tic ES  (00020ff8:1a00000a) A svc_s:          B        {pc}+0x30 ; 0x21028", &skel, nums);
+    /* a placeholder cut short, an unknown kind, a fixed hex width over 16 */
+    tz_buf prog;
+    tz_buf_init(&prog);
+    size_t room;
+    const uint8_t cut[] = {'a', 1, NK_HEXL}, kind[] = {'a', 1, 9, 4, 'b'}, wide[] = {1, NK_HEXL, 17};
+    assert_int_equal(itf_skel_compile(&prog, cut, sizeof cut, &room), -1);
+    assert_int_equal(itf_skel_compile(&prog, kind, sizeof kind, &room), -1);
+    assert_int_equal(itf_skel_compile(&prog, wide, sizeof wide, &room), -1);
+    tz_buf_free(&prog);
+    tz_buf_free(&skel);
 }
 
 static void test_width_free(void **state)
@@ -158,6 +218,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_width_free),
+        cmocka_unit_test(test_compiled_render),
         cmocka_unit_test(test_skeleton_facts),
         cmocka_unit_test(test_record_contexts),
     };
