@@ -1152,6 +1152,15 @@ int itf_skel_compile(tz_buf *prog, const uint8_t *k, size_t len, size_t *maxout)
     return prog->oom ? -1 : 0;
 }
 
+int itf_prog_append(tz_buf *b, const uint8_t *prog, size_t room, const uint64_t *nums)
+{
+    if (tz_buf_reserve(b, room) < 0)
+        return -1;
+    b->len += itf_prog_render(b->s + b->len, prog, nums);
+    b->s[b->len] = '\0';
+    return 0;
+}
+
 size_t itf_prog_render(char *o, const uint8_t *q, const uint64_t *nums)
 {
     char *start = o;

@@ -163,6 +163,9 @@ int itf_skel_compile(tz_buf *prog, const uint8_t *skel, size_t len, size_t *maxo
 /* Renders a compiled skeleton at o (room for its maxout + ITF_PROG_PAD bytes); the
  * number of bytes of the line. */
 size_t itf_prog_render(char *o, const uint8_t *prog, const uint64_t *nums);
+/* The same at the end of b, with room (maxout + ITF_PROG_PAD + 1) reserved first; -1
+ * when out of memory (b->oom then). */
+int itf_prog_append(tz_buf *b, const uint8_t *prog, size_t room, const uint64_t *nums);
 
 /* ---- a stream unpacked in steps (itf_common.c) ---- */
 typedef struct itf_sunpack {

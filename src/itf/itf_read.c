@@ -1483,10 +1483,7 @@ static int decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t
             continue;
         }
         mark = es->ob.len;
-        if (tz_buf_reserve(&es->ob, r->prog_room[id]) == 0) {
-            es->ob.len += itf_prog_render(es->ob.s + es->ob.len, (const uint8_t *)r->prog.s + r->prog_off[id], nums);
-            es->ob.s[es->ob.len] = '\0';
-        }
+        (void)itf_prog_append(&es->ob, (const uint8_t *)r->prog.s + r->prog_off[id], r->prog_room[id], nums);
         int rs = v4 ? r->np.rs[id]
                     : itf_is_record_start(r->dialect, es->ob.s ? es->ob.s + mark : "", es->ob.len - mark);
         nrec += rs;

@@ -61,9 +61,8 @@ static int render_batch(itf_rthread *t, const rt_batch *b)
     const uint64_t *num = b->num;
     for (uint32_t i = 0; i < b->n; i++) {
         uint32_t id = b->id[i];
-        if (tz_buf_reserve(t->ob, t->prog_room[id]) < 0)
+        if (itf_prog_append(t->ob, t->prog + t->prog_off[id], t->prog_room[id], num) < 0)
             return -1;
-        t->ob->len += itf_prog_render(t->ob->s + t->ob->len, t->prog + t->prog_off[id], num);
         num += t->skel_nn[id];
         if (b->nl[i])
             tz_buf_putc(t->ob, '\n');
