@@ -445,25 +445,37 @@ static int load_dicts(traza_itf_reader *r, traza_err *err)
         r->nskel++;
         d.p += n;
     }
-    /* compiled for rendering; the arena padded for the renderer's 32-byte copies */
-    r->prog_off = malloc((r->nskel + 1) * sizeof *r->prog_off);
-    r->prog_room = malloc((r->nskel + 1) * sizeof *r->prog_room);
-    if (!r->prog_off || !r->prog_room)
-        return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
-    for (size_t i = 0; i < r->nskel; i++) {
-        size_t room;
-        r->prog_off[i] = (uint32_t)r->prog.len;
-        if (itf_skel_compile(&r->prog, r->skel[i], r->skel_len[i], &room) < 0 || room > UINT32_MAX / 2) {
-            if (r->prog.oom)
-                return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
-            BAD("skeleton placeholder");
-        }
-        r->prog_room[i] = (uint32_t)(room + ITF_PROG_PAD + 1);
+    return 0;
+}
+
+/* The skeletons compiled for rendering, on the first line-model decode (opening a
+ * file for its statistics does not need them); the arena padded for the renderer's
+ * 32-byte copies. Line-model chunks are decoded by one thread at a time. */
+static int compile_skels(traza_itf_reader *r, traza_err *err)
+{
+    if (r->prog_off)
+        return 0;
+    tz_buf prog;
+    tz_buf_init(&prog);
+    uint32_t *off = malloc((r->nskel + 1) * sizeof *off), *room = malloc((r->nskel + 1) * sizeof *room);
+    int bad = !off || !room;
+    for (size_t i = 0; i < r->nskel && !bad; i++) {
+        size_t need;
+        off[i] = (uint32_t)prog.len;
+        bad = itf_skel_compile(&prog, r->skel[i], r->skel_len[i], &need) < 0 || need > UINT32_MAX / 2;
+        if (!bad)
+            room[i] = (uint32_t)(need + ITF_PROG_PAD + 1);
     }
     static const char pad[ITF_PROG_PAD] = {0};
-    tz_buf_put(&r->prog, pad, sizeof pad);
-    if (r->prog.oom || r->prog.len > UINT32_MAX)
-        return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+    tz_buf_put(&prog, pad, sizeof pad);
+    if (bad || prog.oom || prog.len > UINT32_MAX) { /* nothing kept: a later call fails the same way */
+        int oom = !off || !room || prog.oom;
+        free(off), free(room), tz_buf_free(&prog);
+        if (oom)
+            return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+        BAD("skeleton placeholder");
+    }
+    r->prog = prog, r->prog_off = off, r->prog_room = room;
     return 0;
 }
 
@@ -1349,6 +1361,27 @@ static int feed_main(itf_rthread *t, void *arg)
     return 0;
 }
 
+/* The feed's mutex and condition variable, for a threaded decode; -1 when the system
+ * has none to give (the decode then runs on one thread). */
+static int feed_sync_init(lm_feed *f)
+{
+    if (pthread_mutex_init(&f->mu, NULL) != 0)
+        return -1;
+    if (pthread_cond_init(&f->cv, NULL) != 0) {
+        pthread_mutex_destroy(&f->mu);
+        return -1;
+    }
+    f->threaded = 1;
+    return 0;
+}
+
+static void feed_sync_destroy(lm_feed *f)
+{
+    pthread_cond_destroy(&f->cv);
+    pthread_mutex_destroy(&f->mu);
+    f->threaded = 0;
+}
+
 /* Waits until stream j has `need` bytes (at most all) for the decoder; *lim is then
  * where it may read up to. -1 with err when the unpacking failed. */
 static int feed_wait(lm_feed *f, int j, size_t need, const uint8_t **lim, traza_err *err)
@@ -1394,37 +1427,29 @@ static int decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t
     /* A version 4 chunk of some size is rendered on a second thread (itf_rthread.c):
      * the record starts come from the skeletons, so this loop needs no text. That
      * thread first unpacks the streams, while this one reads them. */
-    if (v4 && es->rthread && !es->hold && nl >= RT_MIN_LINES && pthread_mutex_init(&f.mu, NULL) == 0) {
+    if (compile_skels(r, err) < 0)
+        goto out;
+    if (v4 && es->rthread && !es->hold && nl >= RT_MIN_LINES) {
         /* the first share of each stream here: the decoder starts on it while the
          * thread starts */
         for (int j = 0; j < LM_NSTREAMS; j++) {
-            if (itf_sunpack_step(&f.su[j], feed_want(&f.su[j], 0), err) < 0) {
-                pthread_mutex_destroy(&f.mu);
+            if (itf_sunpack_step(&f.su[j], feed_want(&f.su[j], 0), err) < 0)
                 goto out;
-            }
             f.avail[j] = first[j] = f.su[j].done;
         }
-        if (pthread_cond_init(&f.cv, NULL) == 0) {
-            f.threaded = 1;
-            rt = itf_rthread_start((const uint8_t *)r->prog.s, r->prog_off, r->prog_room, r->skel_nn, es->out, &es->ob,
-                                   feed_main, &f);
-            if (!rt)
-                pthread_cond_destroy(&f.cv);
-        }
-        if (!rt) {
-            pthread_mutex_destroy(&f.mu);
-            f.threaded = 0;
-        }
+        if (feed_sync_init(&f) == 0 &&
+            !(rt = itf_rthread_start((const uint8_t *)r->prog.s, r->prog_off, r->prog_room, r->skel_nn, es->out,
+                                     &es->ob, feed_main, &f)))
+            feed_sync_destroy(&f);
     }
     itf_zrd zr[LM_NSTREAMS];
     const uint8_t *lim[LM_NSTREAMS];
     for (int j = 0; j < LM_NSTREAMS; j++) {
         if (!rt && itf_sunpack_step(&f.su[j], SIZE_MAX, err) < 0)
             goto out;
+        /* a first share is at least 512 bytes or the whole stream: room for the
+         * first run that itf_zrd_start reads */
         lim[j] = f.su[j].out + (rt ? first[j] : f.su[j].raw);
-        zr[j] = (itf_zrd){f.su[j].out, f.su[j].out, 0, 0, 0};
-        if (rt && lm_ensure(&f, zr, lim, j, 10, err) < 0) /* the first run */
-            goto out;
         itf_zrd_start(&zr[j], f.su[j].out, f.su[j].raw, f.su[j].zrun);
     }
     itf_np_chunk(&r->np, ci);
@@ -1553,10 +1578,8 @@ out:
         (void)itf_rthread_job(rt);
         (void)itf_rthread_finish(rt, NULL);
     }
-    if (f.threaded) {
-        pthread_cond_destroy(&f.cv);
-        pthread_mutex_destroy(&f.mu);
-    }
+    if (f.threaded)
+        feed_sync_destroy(&f);
     for (int j = 0; j < LM_NSTREAMS; j++) {
         itf_sunpack_end(&f.su[j]);
         free(f.su[j].out);
