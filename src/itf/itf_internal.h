@@ -167,7 +167,7 @@ size_t itf_prog_render(char *o, const uint8_t *prog, const uint64_t *nums);
  * when out of memory (b->oom then). */
 int itf_prog_append(tz_buf *b, const uint8_t *prog, size_t room, const uint64_t *nums);
 
-/* ---- a stream unpacked in steps (itf_common.c) ---- */
+/* ---- a stream unpacked in steps (itf_pack.c) ---- */
 typedef struct itf_sunpack {
     int method, zrun;      /* zrun: out holds the zero-run form (itf_zrd reads it) */
     const uint8_t *in;     /* the packed bytes */
