@@ -10,7 +10,7 @@
 
 #define ITF_MAGIC "TZI\x1a"
 #define ITF_FOOT_MAGIC "TZIE"
-#define ITF_VERSION 5
+#define ITF_VERSION 6
 #define ITF_VERSION_MIN 2         /* oldest version the reader accepts */
 #define ITF_MAX_NEST 32            /* interrupt nesting depth (writer); reader accepts 64 */
 #define ITF_HEADER_SIZE 16
@@ -157,6 +157,13 @@ size_t itf_tokenize(const char *line, size_t len, tz_buf *skel, uint64_t *nums);
  * needs more than nnums numbers. *used = numbers consumed. */
 int itf_skel_count(const uint8_t *skel, size_t len, size_t *nnums);
 int itf_skel_render(tz_buf *b, const uint8_t *skel, size_t len, const uint64_t *nums, size_t nnums);
+/* The skeleton dictionary, front-coded (version 6; itf_skeldict.c): appends the
+ * skeletons of m (in id order) to out; -1 on out of memory. */
+int itf_skels_front(tz_buf *out, const itf_kmap *m);
+/* Back to the layout of version 5 (uv length, bytes) appended to out; -1 with *why
+ * (NULL: out of memory) on a corrupt entry. */
+int itf_skels_unfront(const uint8_t *in, size_t n, tz_buf *out, const char **why);
+
 /* Skeletons compiled for rendering: see itf_common.c. */
 #define ITF_PROG_PAD 32
 int itf_skel_compile(tz_buf *prog, const uint8_t *skel, size_t len, size_t *maxout);

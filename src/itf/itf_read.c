@@ -420,7 +420,21 @@ static int load_dicts(traza_itf_reader *r, traza_err *err)
         }
     }
     r->vm_off[r->nvar] = nvm;
-    /* skeletons */
+    /* skeletons (version 6: front-coded; back to the plain layout first) */
+    if (r->info.version >= 6 && r->dlen[D_SKEL]) {
+        tz_buf plain;
+        tz_buf_init(&plain);
+        const char *why;
+        if (itf_skels_unfront(r->dbuf[D_SKEL], r->dlen[D_SKEL], &plain, &why) < 0) {
+            tz_buf_free(&plain);
+            if (why)
+                BAD(why);
+            return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+        }
+        free(r->dbuf[D_SKEL]);
+        r->dlen[D_SKEL] = plain.len;
+        r->dbuf[D_SKEL] = (uint8_t *)plain.s;
+    }
     d = (itf_rd){r->dbuf[D_SKEL], r->dbuf[D_SKEL] + r->dlen[D_SKEL], 0};
     c1 = c2 = c3 = c4 = 0;
     while (d.p < d.end) {

@@ -872,9 +872,7 @@ static int add_line_text(wr *w, const char *s, size_t n)
     long id = itf_kmap_intern(&w->skels, w->skel.s, w->skel.len, &isnew);
     if (id < 0)
         return oom(w);
-    if (isnew) {
-        itf_put_uv(&w->d[D_SKEL], w->skel.len);
-        tz_buf_put(&w->d[D_SKEL], w->skel.s, w->skel.len);
+    if (isnew) { /* (the dictionary's SKEL stream is written at the end: itf_skels_front) */
         int srs = itf_skel_is_record_start(w->dialect, (const uint8_t *)w->skel.s, w->skel.len, nn);
         if (srs < 0 || itf_np_add_skel(&w->np, (const uint8_t *)w->skel.s, w->skel.len, nn, srs) != id)
             return oom(w);
@@ -1034,6 +1032,8 @@ static int finish(wr *w, int nl_missing)
 {
     if (handoff(w) < 0)
         return -1;
+    if (w->model == 1 && itf_skels_front(&w->d[D_SKEL], &w->skels) < 0)
+        return oom(w);
     /* With the worker modelling and packing the last chunk, this thread packs what of
      * the dictionary is already complete: all of it for the line model; for the block
      * model the instruction texts (stream 0, the largest, tried with both LZMA and

@@ -1,5 +1,6 @@
-/* ITFComp line model (format version 4): the width-free number kinds of the tokenizer,
- * the record start and pc slot taken from a skeleton, and the record-context predictor:
+/* ITFComp line model (format version 4; the skeleton dictionary of version 6): the
+ * width-free number kinds of the tokenizer, the record start and pc slot taken from a
+ * skeleton, the front-coded skeleton dictionary, and the record-context predictor:
  * on a loop that repeats, every number and every skeleton is predicted exactly from the
  * fourth iteration on (a loaded counter through the memory map), while the version 3
  * predictor still leaves residuals. */
@@ -214,6 +215,101 @@ static void test_record_contexts(void **state)
     assert_true(nz3 > 50);      /* version 3 cannot tell the four records apart */
 }
 
+/* The skeleton dictionary of version 6: front coding gives the plain layout back, each
+ * entry takes the longest prefix any earlier skeleton shares (checked against a search
+ * of all of them), and corrupt entries are refused with their reason. */
+static uint64_t rnd(uint64_t *x)
+{
+    *x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+    return *x;
+}
+
+static void test_skel_dict(void **state)
+{
+    (void)state;
+    static const char *const pre[] = {"", "\x01\x05\x0b tic ES  (\x01\x03\x08:\x01\x03\x08) A svc_s:   ",
+                                      "\x01\x01\x01 clk R X", "\x01\x01\x01 clk cpu0 IT (", "                    R "};
+    uint64_t x = 88172645463325252u;
+    for (int round = 0; round < 3; round++) {
+        itf_kmap m;
+        itf_kmap_init(&m);
+        size_t want = round == 0 ? 1 : round == 1 ? 40 : 600;
+        char k[200];
+        while (m.count < want) {
+            const char *p = pre[rnd(&x) % 5];
+            size_t n = strlen(p), tail = rnd(&x) % 12;
+            memcpy(k, p, n);
+            for (size_t i = 0; i < tail; i++)
+                k[n + i] = "ab\x01 0x,"[rnd(&x) % 7];
+            int isnew;
+            assert_true(itf_kmap_intern(&m, k, n + tail, &isnew) >= 0);
+        }
+        tz_buf front, plain, want_plain;
+        tz_buf_init(&front), tz_buf_init(&plain), tz_buf_init(&want_plain);
+        assert_int_equal(itf_skels_front(&front, &m), 0);
+        for (size_t i = 0; i < m.count; i++) {
+            size_t n;
+            const uint8_t *key = itf_kmap_key(&m, i, &n);
+            itf_put_uv(&want_plain, n);
+            tz_buf_put(&want_plain, key, n);
+        }
+        const char *why = "unset";
+        assert_int_equal(itf_skels_unfront((const uint8_t *)front.s, front.len, &plain, &why), 0);
+        assert_null(why);
+        assert_int_equal(plain.len, want_plain.len);
+        assert_memory_equal(plain.s, want_plain.s, plain.len);
+        if (round == 2)
+            assert_true(front.len * 2 < want_plain.len);
+        /* every entry's prefix is the longest any earlier skeleton shares */
+        itf_rd d = {(const uint8_t *)front.s, (const uint8_t *)front.s + front.len, 0};
+        for (size_t i = 0; i < m.count; i++) {
+            uint64_t ref = itf_get_uv(&d), l = ref ? itf_get_uv(&d) : 0, rest = itf_get_uv(&d);
+            d.p += rest;
+            size_t n, best = 0;
+            const uint8_t *key = itf_kmap_key(&m, i, &n);
+            for (size_t j = 0; j < i; j++) {
+                size_t nj, c = 0;
+                const uint8_t *kj = itf_kmap_key(&m, j, &nj);
+                while (c < n && c < nj && key[c] == kj[c])
+                    c++;
+                best = c > best ? c : best;
+            }
+            assert_int_equal(l, best);
+        }
+        tz_buf_free(&front), tz_buf_free(&plain), tz_buf_free(&want_plain);
+        itf_kmap_free(&m);
+    }
+    static const struct {
+        const char *in;
+        size_t n;
+        const char *why;
+    } bad[] = {
+        {"\x01\x02\x00", 3, "skeleton prefix reference out of range"},         /* no earlier skeleton */
+        {"\x00\x02" "ab" "\x01\x03\x00", 7, "skeleton prefix reference out of range"}, /* 3 > 2 bytes */
+        {"\x00\x01" "a" "\x01\x00\x01" "b", 7, "skeleton prefix reference out of range"}, /* ref, no prefix */
+        {"\x00\x05" "ab", 4, "skeleton length"},
+        {"\x00\x80", 2, "skeleton entry cut short"},
+        {"\x02\x01", 2, "skeleton entry cut short"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        tz_buf out;
+        tz_buf_init(&out);
+        const char *why = NULL;
+        assert_int_equal(itf_skels_unfront((const uint8_t *)bad[i].in, bad[i].n, &out, &why), -1);
+        assert_non_null(why);
+        assert_string_equal(why, bad[i].why);
+        tz_buf_free(&out);
+    }
+    /* a good one: "ab", then "abc" from it, then "" */
+    tz_buf out;
+    tz_buf_init(&out);
+    const char *why;
+    assert_int_equal(itf_skels_unfront((const uint8_t *)"\x00\x02" "ab" "\x01\x02\x01" "c" "\x00\x00", 10, &out, &why), 0);
+    assert_int_equal(out.len, 3 + 4 + 1);
+    assert_memory_equal(out.s, "\x02" "ab" "\x03" "abc" "\x00", 8);
+    tz_buf_free(&out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -221,6 +317,7 @@ int main(void)
         cmocka_unit_test(test_compiled_render),
         cmocka_unit_test(test_skeleton_facts),
         cmocka_unit_test(test_record_contexts),
+        cmocka_unit_test(test_skel_dict),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
