@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include "traza/traza.h"
+#include "util/util.h"
 
 /* Exit codes (DESIGN.md): 0 ok, 1 failure, 2 usage error. */
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
@@ -44,14 +45,9 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 /* Handles -h/--help for a command: prints usage, returns 1 if it did. */
 int cli_print_usage(const char *cmd);
 
-/* An output file that appears whole or not at all: a regular file (or a new one) is
- * written as a temporary beside it, renamed over it by cli_out_close(ok = 1) and
- * removed otherwise, so a failed run leaves no partial file and an old file intact.
- * Anything else (/dev/null, a pipe, a terminal) is written in place. */
-typedef struct cli_out {
-    FILE *f;
-    char *path, *tmp; /* tmp NULL: written in place */
-} cli_out;
+/* -o OUT of a command: an output file that appears whole or not at all (tz_outfile,
+ * util.h). */
+typedef tz_outfile cli_out;
 /* 0, or -1 after printing why. */
 int cli_out_open(cli_out *o, const char *path);
 /* Closes; renames or removes the temporary. -1 (errno set) when closing or renaming

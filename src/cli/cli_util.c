@@ -294,56 +294,12 @@ int cli_filter_resolve(traza_cli *cli, cli_filter *cf, traza_trace *t)
 
 int cli_out_open(cli_out *o, const char *path)
 {
-    memset(o, 0, sizeof *o);
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) { /* a device or a pipe: in place */
-        if (!(o->f = fopen(path, "wb"))) {
-            fprintf(stderr, "traza: cannot open %s: %s\n", path, strerror(errno));
-            return -1;
-        }
-        return 0;
-    }
-    size_t n = strlen(path);
-    o->path = strdup(path);
-    o->tmp = malloc(n + 16);
-    if (!o->path || !o->tmp) {
-        free(o->path), free(o->tmp);
-        fprintf(stderr, "traza: out of memory\n");
+    traza_err err;
+    if (tz_outfile_open(o, path, &err) < 0) {
+        fprintf(stderr, "traza: %s\n", err.msg);
         return -1;
     }
-    memcpy(o->tmp, path, n);
-    memcpy(o->tmp + n, ".tmp-XXXXXX", 12);
-    int fd = mkstemp(o->tmp);
-    if (fd < 0 || !(o->f = fdopen(fd, "wb"))) {
-        fprintf(stderr, "traza: cannot create %s: %s\n", path, strerror(errno));
-        if (fd >= 0) {
-            close(fd);
-            unlink(o->tmp);
-        }
-        free(o->path), free(o->tmp);
-        o->path = o->tmp = NULL;
-        return -1;
-    }
-    /* mkstemp makes it 0600; the result gets the permissions of a plain fopen */
-    mode_t um = umask(0);
-    umask(um);
-    (void)fchmod(fd, 0666 & ~um);
     return 0;
 }
 
-int cli_out_close(cli_out *o, int ok)
-{
-    int rc = o->f && fclose(o->f) != 0 ? -1 : 0;
-    int e = errno;
-    if (o->tmp) {
-        if (ok && rc == 0 && rename(o->tmp, o->path) != 0)
-            rc = -1, e = errno;
-        if (!ok || rc < 0)
-            unlink(o->tmp);
-    }
-    free(o->path);
-    free(o->tmp);
-    memset(o, 0, sizeof *o);
-    errno = e;
-    return rc;
-}
+int cli_out_close(cli_out *o, int ok) { return tz_outfile_close(o, ok, NULL); }

@@ -80,6 +80,9 @@ typedef struct itf_pre {
 typedef struct itf_packer itf_packer;
 itf_packer *itf_packer_new(void);
 void itf_packer_free(itf_packer *pk);
+/* Touches the memory of the packer's LZMA encoder (for streams of up to 128 KiB)
+ * before its first real stream; the bytes it packs later do not change. */
+void itf_packer_warm(itf_packer *pk);
 /* Appends method byte, raw length, packed length, data. Falls back to stored when
  * packing does not help. pre (NULL or empty: none) is the preset dictionary; form
  * (NULL: not wanted) receives a copy of the packed form. Returns the packed size

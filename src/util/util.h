@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include "traza/error.h"
 
@@ -120,6 +121,19 @@ long tz_utf8_invalid(const char *s, size_t n);
 int tz_parse_i64(const char *s, size_t n, int64_t *out);
 int tz_parse_u64_hex(const char *s, size_t n, uint64_t *out); /* with or without 0x */
 int tz_parse_double(const char *s, size_t n, double *out);
+
+/* An output file that appears whole or not at all (outfile.c): a regular file (or a
+ * new one) is written as a temporary beside it, renamed over it by tz_outfile_close
+ * with ok = 1 and removed otherwise, so a failed run leaves no partial file and an old
+ * file intact. Anything else (/dev/null, /dev/full, a pipe, a terminal) is written in
+ * place and never removed. open: 0 or -1 with err; close: -1 with err (errno set) when
+ * closing or renaming fails, the temporary then removed. */
+typedef struct tz_outfile {
+    FILE *f;
+    char *path, *tmp; /* tmp NULL: written in place */
+} tz_outfile;
+int tz_outfile_open(tz_outfile *o, const char *path, traza_err *err);
+int tz_outfile_close(tz_outfile *o, int ok, traza_err *err);
 
 /* Whole-buffer I/O on a file descriptor (fdio.c): 0, or -1 with errno set (0 when a
  * read meets the end of the file). EINTR and short transfers are retried. */

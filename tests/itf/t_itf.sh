@@ -146,6 +146,23 @@ with open(sys.argv[1], "w") as f:
 PY
 "$TRAZA" itf compress "$TMP/es.tarmac" -o "$TMP/es1.tzi" -q
 "$TRAZA" itf compress "$TMP/es.tarmac" -o "$TMP/es4.tzi" -q --chunk 2600
+# The last chunk and the dictionary are packed by two threads from one list (and the
+# packers warmed during the parse): the bytes of one thread, one chunk or four.
+"$TRAZA" itf compress "$TMP/es.tarmac" -o "$TMP/es1t1.tzi" -q --threads 1
+"$TRAZA" itf compress "$TMP/es.tarmac" -o "$TMP/es4t1.tzi" -q --chunk 2600 --threads 1
+check_rc "compress: 2 threads = 1 thread (Tarmac, 1 chunk)" 0 cmp "$TMP/es1.tzi" "$TMP/es1t1.tzi"
+check_rc "compress: 2 threads = 1 thread (Tarmac, 4 chunks)" 0 cmp "$TMP/es4.tzi" "$TMP/es4t1.tzi"
+check_rc "compress: a failed write is an error (Tarmac, 2 threads)" 1 "$TRAZA" itf compress "$TMP/es.tarmac" -o /dev/full
+check_contains "compress: the write error names the cause" "$OUT" "No space left on device"
+[ -c /dev/full ] && pass "compress: a device output is never removed" || fail "compress: /dev/full is no longer a device"
+# a compression that fails half way (its xz input cut short) leaves an old output
+# as it was, and no temporary beside it
+xz -c "$(dirname "$0")/data/v3_loop.tarmac" | head -c 600 >"$TMP/cut.tarmac.xz"
+echo old >"$TMP/keep.tzi"
+check_rc "compress: a truncated xz input is an error" 1 "$TRAZA" itf compress "$TMP/cut.tarmac.xz" -o "$TMP/keep.tzi" -q
+check_contains "compress: the error says truncated" "$OUT" "corrupt or truncated"
+check_eq "compress: the old output is intact" "old" "$(cat "$TMP/keep.tzi")"
+check_eq "compress: no temporary left" "" "$(ls "$TMP" | grep 'keep.tzi.tmp' || true)"
 check_eq "render thread: the synthetic Tarmac has 4 chunks of 2600 records" 4 "$("$TRAZA" itf stats "$TMP/es4.tzi" --json | json_get chunks)"
 ok=1
 for z in es1 es4; do

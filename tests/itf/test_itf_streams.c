@@ -316,32 +316,36 @@ static void test_bzip2(void **state)
 
 /* A packer reused across streams of different sizes, with and without a preset,
  * writes the bytes of one-shot encoders, for tiny streams that end up stored too and
- * across a switch of back end. */
+ * across a switch of back end; warmed first (itf_packer_warm) or not. */
 static void test_packer_reuse(void **state)
 {
     (void)state;
-    traza_err err;
-    itf_packer *pk = itf_packer_new();
-    assert_non_null(pk);
-    tz_buf src;
-    tz_buf_init(&src);
-    noisy(&src, 7, 60000); /* up to ~180 KB: dictionaries on both sides of 128 KiB */
-    static const size_t LENS[] = {100, 5000, 150000, 40, 3000, 70000, 150000, 9};
-    for (int b = 0; b < 2; b++)
-        for (size_t i = 0; i < sizeof LENS / sizeof LENS[0]; i++) {
-            size_t n = LENS[i] < src.len ? LENS[i] : src.len;
-            itf_pre pre = {(const uint8_t *)src.s + src.len - 2000, i % 2 ? 2000 : 0};
-            tz_buf one, re;
-            tz_buf_init(&one), tz_buf_init(&re);
-            long a = itf_pack_stream(NULL, b, (const uint8_t *)src.s, n, &pre, NULL, &one, &err);
-            long c = itf_pack_stream(pk, b, (const uint8_t *)src.s, n, &pre, NULL, &re, &err);
-            assert_true(a > 0);
-            assert_int_equal(a, c);
-            assert_memory_equal(one.s, re.s, one.len);
-            tz_buf_free(&one), tz_buf_free(&re);
-        }
-    tz_buf_free(&src);
-    itf_packer_free(pk);
+    for (int warm = 0; warm < 2; warm++) {
+        traza_err err;
+        itf_packer *pk = itf_packer_new();
+        assert_non_null(pk);
+        if (warm)
+            itf_packer_warm(pk);
+        tz_buf src;
+        tz_buf_init(&src);
+        noisy(&src, 7, 60000); /* up to ~180 KB: dictionaries on both sides of 128 KiB */
+        static const size_t LENS[] = {100, 5000, 150000, 40, 3000, 70000, 150000, 9};
+        for (int b = 0; b < 2; b++)
+            for (size_t i = 0; i < sizeof LENS / sizeof LENS[0]; i++) {
+                size_t n = LENS[i] < src.len ? LENS[i] : src.len;
+                itf_pre pre = {(const uint8_t *)src.s + src.len - 2000, i % 2 ? 2000 : 0};
+                tz_buf one, re;
+                tz_buf_init(&one), tz_buf_init(&re);
+                long a = itf_pack_stream(NULL, b, (const uint8_t *)src.s, n, &pre, NULL, &one, &err);
+                long c = itf_pack_stream(pk, b, (const uint8_t *)src.s, n, &pre, NULL, &re, &err);
+                assert_true(a > 0);
+                assert_int_equal(a, c);
+                assert_memory_equal(one.s, re.s, one.len);
+                tz_buf_free(&one), tz_buf_free(&re);
+            }
+        tz_buf_free(&src);
+        itf_packer_free(pk);
+    }
     itf_packer_free(NULL);
 }
 
