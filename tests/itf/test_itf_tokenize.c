@@ -1,0 +1,103 @@
+/* The line tokenizer skips literal bytes sixteen at a time with SSE2, and the
+ * skeletons it makes are part of the .tzi format: they must be those of the plain
+ * byte loop, or files would depend on the machine that wrote them. This test builds
+ * the byte loop from the same source (ITF_TOK_SCALAR, renamed) and tokenizes the same
+ * lines with both: every line of the Tarmac samples (skipped, visibly, without
+ * ../shared/data), and random lines made of the bytes that matter (hex digits, 'x'
+ * after '0', letters, spaces, punctuation, 0x01) at every offset of a vector. */
+#include "testutil.h"
+#include "itf/itf_internal.h"
+
+#define itf_tokenize sc_tokenize
+size_t sc_tokenize(const char *s, size_t n, tz_buf *skel, uint64_t *nums);
+#define ITF_TOK_SCALAR 1
+#include "itf/itf_tokenize.c"
+#undef itf_tokenize
+
+/* Both tokenizers on s[0..n): the same skeleton bytes and numbers. */
+static void same(const char *s, size_t n)
+{
+    tz_buf a, b;
+    tz_buf_init(&a), tz_buf_init(&b);
+    uint64_t na[ITF_MAX_NUMS], nb[ITF_MAX_NUMS];
+    size_t ka = itf_tokenize(s, n, &a, na), kb = sc_tokenize(s, n, &b, nb);
+    if (a.len != b.len || memcmp(a.s, b.s, a.len) != 0 || ka != kb || memcmp(na, nb, ka * sizeof *na) != 0)
+        fail_msg("tokenizers differ on a line of %zu bytes: %.*s", n, (int)(n < 200 ? n : 200), s);
+    tz_buf_free(&a), tz_buf_free(&b);
+}
+
+static uint64_t rnd(uint64_t *x)
+{
+    *x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+    return *x;
+}
+
+static void test_random_lines(void **state)
+{
+    (void)state;
+    static const char alpha[] = "0123456789abcdefABCDEFxXgzG  ,:()[]#._-\x01\t";
+    uint64_t x = 0x2545F4914F6CDD1Du;
+    char line[300];
+    for (int r = 0; r < 200000; r++) {
+        size_t n = rnd(&x) % sizeof line;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t v = rnd(&x);
+            /* runs: "0x" pairs, long digit runs and spaces are what Tarmac holds */
+            if (v % 11 == 0 && i + 1 < n)
+                line[i++] = '0', line[i] = (v >> 8) & 1 ? 'x' : 'X';
+            else if (v % 13 == 0)
+                for (size_t k = (v >> 8) % 20; k && i < n; k--)
+                    line[i++] = (v >> 16) & 1 ? ' ' : "0123456789abcdef"[(v >> (20 + k)) & 15];
+            if (i < n)
+                line[i] = alpha[(v >> 32) % (sizeof alpha - 1)];
+        }
+        same(line, n);
+    }
+    /* more than ITF_MAX_NUMS numbers on a line: the rest stays literal */
+    tz_buf big;
+    tz_buf_init(&big);
+    for (int i = 0; i < 400; i++)
+        tz_buf_printf(&big, " %d 0x%x", i, i * 7);
+    same(big.s, big.len);
+    tz_buf_free(&big);
+}
+
+static void test_tarmac_lines(void **state)
+{
+    (void)state;
+    const char *d = tu_data_dir();
+    TU_SKIP_NO_DATA(d);
+    static const char *const files[] = {"calculator-aarch32-es-ld-st-style.tarmac", "calculator-aarch64-fastmodel.tarmac",
+                                        "calculator-aarch64-gem5.tarmac", "quicksort.tarmac"};
+    size_t lines = 0;
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/tarmac/%s", d, files[f]);
+        FILE *in = fopen(path, "rb");
+        if (!in) {
+            print_message("[  SKIPPED ] %s absent\n", path);
+            continue;
+        }
+        char *l = NULL;
+        size_t cap = 0;
+        ssize_t n;
+        while ((n = getline(&l, &cap, in)) > 0) {
+            size_t len = (size_t)n - (l[n - 1] == '\n');
+            same(l, len);
+            lines++;
+        }
+        free(l);
+        fclose(in);
+    }
+    print_message("%zu Tarmac lines: the same skeletons\n", lines);
+    assert_true(lines > 30000);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_random_lines),
+        cmocka_unit_test(test_tarmac_lines),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
