@@ -130,8 +130,9 @@ typedef struct wr {
     /* chunk 0's streams in packed form: the preset dictionaries of the later chunks */
     tz_buf pre[S_NSTREAMS];
     int have_pre;
-    /* encoder state per packing thread: pack_all's two sides, and the dictionary
-     * packed in finish() while the worker packs the last chunk */
+    /* encoder state per packing thread: pack_all's two sides (also the two of the
+     * line model's final pool), and the block model's dictionary packed in finish()
+     * while the worker packs the last chunk */
     itf_packer *pkr[3];
     uint64_t dict_off; /* where the dictionary frame starts */
     pthread_t warm_th; /* warming pkr[0] and pkr[1] while the parse runs */
@@ -1079,8 +1080,9 @@ static int write_index(wr *w, int nl_missing);
 /* Once a line-model trace is parsed, what is left is LZMA on its last chunk's five
  * streams and on the skeleton dictionary. The worker used to pack the chunk, splitting
  * it with a helper thread, while this thread packed the dictionary: three threads on
- * two cores, each with a fresh encoder (about 1 ms of page faults each on this
- * machine), and split by raw size while what costs is the size of the zero-run form.
+ * two cores, each with a fresh encoder (1-1.5 ms of page faults each on the 2-vCPU
+ * machine measured), and split by raw size while what costs is the size of the
+ * zero-run form.
  * Here this thread and one helper take the streams from one list, costliest first
  * (estimated by their bytes that are not zero values), each with its own encoder.
  * The bytes are those of the sequential path: each stream is packed by the same call
