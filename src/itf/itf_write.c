@@ -203,43 +203,6 @@ static const int STREAM_COMP[S_NSTREAMS] = {
 static const int DICT_COMP[D_NSTREAMS] = {TRAZA_ITF_C_TEMPLATES, TRAZA_ITF_C_TEMPLATES, TRAZA_ITF_C_FLAGS,
                                           TRAZA_ITF_C_TEMPLATES, TRAZA_ITF_C_TEMPLATES, TRAZA_ITF_C_TEMPLATES};
 
-/* Packs streams [from, to) into out, counting bytes per component locally. */
-typedef struct pack_job {
-    int backend;
-    const tz_buf *bufs;
-    uint32_t bzmask;    /* bit i: stream i may be bzip2 (the dictionary's texts) */
-    const itf_pre *pre; /* per stream, or NULL */
-    tz_buf *forms;      /* per stream, or NULL */
-    const int *comp;
-    size_t from, to;
-    itf_packer *pk; /* NULL: one-shot encoders */
-    tz_buf *out;
-    traza_err err;
-    uint64_t cb[TRAZA_ITF_NCOMP], rb[TRAZA_ITF_NCOMP];
-    int rc;
-} pack_job;
-
-static void *pack_range(void *arg)
-{
-    pack_job *j = arg;
-    for (size_t i = j->from; i < j->to && j->rc == 0; i++) {
-        if (j->bufs[i].oom) { /* the stream lost bytes while it was written */
-            j->rc = traza_err_set(&j->err, TRAZA_E_NOMEM, "itf: out of memory");
-            break;
-        }
-        int backend = j->backend | ((j->bzmask >> i) & 1 ? ITF_PACK_BZIP2 : 0);
-        long k = itf_pack_stream(j->pk, backend, (const uint8_t *)j->bufs[i].s, j->bufs[i].len, j->pre ? &j->pre[i] : NULL,
-                                 j->forms ? &j->forms[i] : NULL, j->out, &j->err);
-        if (k < 0) {
-            j->rc = -1;
-            break;
-        }
-        j->cb[j->comp[i]] += (uint64_t)k;
-        j->rb[j->comp[i]] += j->bufs[i].len;
-    }
-    return NULL;
-}
-
 /* The packer of one packing thread, made on first use; NULL (one-shot encoders, the
  * same bytes) if there is no memory for it. */
 static itf_packer *packer(wr *w, int k)
@@ -249,65 +212,125 @@ static itf_packer *packer(wr *w, int k)
     return w->pkr[k];
 }
 
+/* ---- packing a list of streams ---- */
+/* A frame's streams are packed by this thread and, with threads, one helper, which
+ * take them from one list, costliest first (estimated by their bytes that are not zero
+ * values: the size of the zero-run form), each with its own encoder. The bytes are
+ * those of packing them one after another: each stream is packed by the same call
+ * with the same inputs, and they are assembled in stream order. (Splitting the list
+ * in two halves by raw size had left one thread idle while the other packed the
+ * stream that costs most.) */
+typedef struct pool_item {
+    const tz_buf *in;
+    int comp, backend;
+    const itf_pre *pre; /* NULL: none */
+    tz_buf *form;       /* NULL: not kept */
+    tz_buf out;
+    size_t cost;
+    long k;
+    traza_err err;
+} pool_item;
+
+typedef struct pool {
+    pool_item *it;
+    size_t n;
+    size_t order[S_NSTREAMS + D_NSTREAMS];
+    atomic_size_t next;
+    itf_packer *pk[2];
+} pool;
+
+static void pool_run(pool *p, int side)
+{
+    for (;;) {
+        size_t i = atomic_fetch_add(&p->next, 1);
+        if (i >= p->n)
+            return;
+        pool_item *t = &p->it[p->order[i]];
+        traza_err_clear(&t->err);
+        if (t->in->oom) /* the stream lost bytes while it was written */
+            t->k = traza_err_set(&t->err, TRAZA_E_NOMEM, "itf: out of memory");
+        else
+            t->k = itf_pack_stream(p->pk[side], t->backend, (const uint8_t *)t->in->s, t->in->len, t->pre, t->form,
+                                   &t->out, &t->err);
+    }
+}
+
+static void *pool_helper(void *arg)
+{
+    pool_run(arg, 1);
+    return NULL;
+}
+
 #define PACK_PAR_MIN 16384 /* raw bytes from which the streams are packed on two threads */
 
-/* Appends the packed streams to payload, in stream order. With threads > 1 and enough
- * data, the streams after a split point (about half of the raw bytes before it) are
- * packed on a helper thread into their own buffer, appended after the first part:
- * the bytes are the same as with one thread. */
-static int pack_all(wr *w, tz_buf *bufs, size_t n, const int *comp, uint32_t bzmask, const itf_pre *pre, tz_buf *forms,
-                    tz_buf *payload)
+/* Packs it[0..n) (n <= S_NSTREAMS + D_NSTREAMS) with packer a here and, when there is
+ * enough to share, with packer b (NULL: none) on a helper thread. */
+static void pack_items(wr *w, pool_item *it, size_t n, itf_packer *a, itf_packer *b)
 {
-    uint64_t total = 0; /* (a stream whose writing ran out of memory: pack_range) */
-    for (size_t i = 0; i < n; i++)
-        total += bufs[i].len;
-    size_t split = n;
-    if (w->o.threads > 1 && w->o.backend != TRAZA_ITF_NONE && total >= PACK_PAR_MIN && n > 1) {
-        /* the split with the most even halves */
-        uint64_t acc = 0, best = UINT64_MAX;
-        for (size_t k = 1; k < n; k++) {
-            acc += bufs[k - 1].len;
-            uint64_t d = 2 * acc > total ? 2 * acc - total : total - 2 * acc;
-            if (d < best)
-                best = d, split = k;
+    pool p = {.it = it, .n = n, .pk = {a, b}};
+    atomic_init(&p.next, 0);
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        tz_buf_init(&it[i].out);
+        const tz_buf *in = it[i].in;
+        size_t z = 0;
+        for (size_t j = 0; j < in->len; j++)
+            z += in->s[j] == 0;
+        it[i].cost = in->len - z;
+        total += in->len;
+        size_t at = i; /* insertion by cost, costliest first */
+        while (at > 0 && it[p.order[at - 1]].cost < it[i].cost) {
+            p.order[at] = p.order[at - 1];
+            at--;
         }
+        p.order[at] = i;
     }
-    pack_job a, b;
-    memset(&a, 0, sizeof a);
-    memset(&b, 0, sizeof b);
-    tz_buf tail;
-    tz_buf_init(&tail);
-    a = (pack_job){.backend = w->o.backend, .bzmask = bzmask, .bufs = bufs, .pre = pre, .forms = forms,
-                   .comp = comp, .from = 0, .to = split, .pk = packer(w, 0), .out = payload};
-    b = (pack_job){.backend = w->o.backend, .bzmask = bzmask, .bufs = bufs, .pre = pre, .forms = forms,
-                   .comp = comp, .from = split, .to = n, .pk = packer(w, 1), .out = &tail};
-    traza_err_clear(&a.err);
-    traza_err_clear(&b.err);
     pthread_t th;
-    int helper = split < n && pthread_create(&th, NULL, pack_range, &b) == 0;
-    if (!helper) /* one thread (or no thread could be started): all in order here */
-        a.to = n;
-    pack_range(&a);
+    int helper = b && n > 1 && w->o.threads > 1 && w->o.backend != TRAZA_ITF_NONE && total >= PACK_PAR_MIN &&
+                 pthread_create(&th, NULL, pool_helper, &p) == 0;
+    pool_run(&p, 0);
     if (helper)
         pthread_join(th, NULL);
+}
+
+/* Appends the packed streams it[0..n) to payload in order, counting them, and frees
+ * their buffers; -1 with the first stream's error (in *w->ferr). */
+static int pool_collect(wr *w, pool_item *it, size_t n, tz_buf *payload)
+{
     int rc = 0;
-    if (a.rc < 0) {
-        *w->ferr = a.err;
-        rc = -1;
-    } else if (helper && b.rc < 0) {
-        *w->ferr = b.err;
-        rc = -1;
-    } else if (helper) {
-        tz_buf_put(payload, tail.s, tail.len);
-        if (payload->oom || tail.oom)
-            rc = oomf(w);
+    for (size_t i = 0; i < n; i++) {
+        if (rc == 0 && it[i].k < 0) {
+            *w->ferr = it[i].err;
+            rc = -1;
+        } else if (rc == 0) {
+            tz_buf_put(payload, it[i].out.s, it[i].out.len);
+            w->info.comp_bytes[it[i].comp] += (uint64_t)it[i].k;
+            w->info.raw_bytes[it[i].comp] += it[i].in->len;
+        }
+        tz_buf_free(&it[i].out);
     }
-    tz_buf_free(&tail);
-    for (int c = 0; c < TRAZA_ITF_NCOMP; c++) {
-        w->info.comp_bytes[c] += a.cb[c] + b.cb[c];
-        w->info.raw_bytes[c] += a.rb[c] + b.rb[c];
-    }
-    return rc;
+    return rc == 0 && payload->oom ? oomf(w) : rc;
+}
+
+/* The items for streams bufs[0..n): the back end (bit i of bzmask: bzip2 tried too),
+ * the preset dictionaries pre[i] and the forms kept in forms[i] (NULL: none). */
+static void set_items(wr *w, pool_item *it, const tz_buf *bufs, size_t n, const int *comp, uint32_t bzmask,
+                      const itf_pre *pre, tz_buf *forms)
+{
+    for (size_t i = 0; i < n; i++)
+        it[i] = (pool_item){.in = &bufs[i], .comp = comp[i],
+                            .backend = w->o.backend | ((bzmask >> i) & 1 ? ITF_PACK_BZIP2 : 0),
+                            .pre = pre ? &pre[i] : NULL, .form = forms ? &forms[i] : NULL};
+}
+
+/* Appends the packed streams to payload, in stream order. */
+static int pack_all(wr *w, const tz_buf *bufs, size_t n, const int *comp, uint32_t bzmask, const itf_pre *pre,
+                    tz_buf *forms, tz_buf *payload)
+{
+    pool_item it[S_NSTREAMS + D_NSTREAMS];
+    set_items(w, it, bufs, n, comp, bzmask, pre, forms);
+    pack_items(w, it, n, packer(w, 0), packer(w, 1));
+    return pool_collect(w, it, n, payload);
 }
 
 static int ix_add(wr *w, uint64_t off, uint64_t len, uint64_t nrec, uint64_t nl)
@@ -1076,74 +1099,10 @@ static void take_counts(wr *w)
 
 static int write_index(wr *w, int nl_missing);
 
-/* ---- the line model's last chunk and dictionary, packed by two threads ---- */
-/* Once a line-model trace is parsed, what is left is LZMA on its last chunk's five
- * streams and on the skeleton dictionary. The worker used to pack the chunk, splitting
- * it with a helper thread, while this thread packed the dictionary: three threads on
- * two cores, each with a fresh encoder (1-1.5 ms of page faults each on the 2-vCPU
- * machine measured), and split by raw size while what costs is the size of the
- * zero-run form.
- * Here this thread and one helper take the streams from one list, costliest first
- * (estimated by their bytes that are not zero values), each with its own encoder.
- * The bytes are those of the sequential path: each stream is packed by the same call
- * with the same inputs, and the frames are assembled in stream order. */
-typedef struct pool_item {
-    const tz_buf *in;
-    int comp, backend;
-    const itf_pre *pre; /* NULL: none */
-    tz_buf *form;       /* NULL: not kept */
-    tz_buf out;
-    size_t cost;
-    long k;
-    traza_err err;
-} pool_item;
-
-typedef struct pool {
-    pool_item *it;
-    size_t n;
-    size_t order[S_NSTREAMS + D_NSTREAMS];
-    atomic_size_t next;
-    itf_packer *pk[2];
-} pool;
-
-static void pool_run(pool *p, int side)
-{
-    for (;;) {
-        size_t i = atomic_fetch_add(&p->next, 1);
-        if (i >= p->n)
-            return;
-        pool_item *t = &p->it[p->order[i]];
-        traza_err_clear(&t->err);
-        if (t->in->oom) /* the stream lost bytes while it was written */
-            t->k = traza_err_set(&t->err, TRAZA_E_NOMEM, "itf: out of memory");
-        else
-            t->k = itf_pack_stream(p->pk[side], t->backend, (const uint8_t *)t->in->s, t->in->len, t->pre, t->form,
-                                   &t->out, &t->err);
-    }
-}
-
-static void *pool_helper(void *arg)
-{
-    pool_run(arg, 1);
-    return NULL;
-}
-
-/* Appends the packed streams it[0..n) to payload in order, counting them; -1 with the
- * first stream's error. */
-static int pool_collect(wr *w, pool_item *it, size_t n, tz_buf *payload)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (it[i].k < 0) {
-            *w->err = it[i].err;
-            return -1;
-        }
-        tz_buf_put(payload, it[i].out.s, it[i].out.len);
-        w->info.comp_bytes[it[i].comp] += (uint64_t)it[i].k;
-        w->info.raw_bytes[it[i].comp] += it[i].in->len;
-    }
-    return payload->oom ? oom(w) : 0;
-}
-
+/* The line model's last chunk and dictionary, packed as one list (pack_items). The
+ * worker used to pack the chunk, splitting it with a helper thread, while this thread
+ * packed the dictionary: three threads on two cores, each with a fresh encoder (1-1.5
+ * ms of page faults each on the 2-vCPU machine measured). */
 static int finish_lines(wr *w, int nl_missing)
 {
     warm_join(w);
@@ -1156,42 +1115,14 @@ static int finish_lines(wr *w, int nl_missing)
         return oom(w);
     wck *ck = w->pk;
     int first = !w->have_pre;
-    size_t nck = ck->nlines ? S_NSTREAMS : 0, n = 0;
+    size_t nck = ck->nlines ? S_NSTREAMS : 0;
     itf_pre pre[S_NSTREAMS];
-    pool_item it[S_NSTREAMS + D_NSTREAMS];
-    memset(it, 0, sizeof it);
-    for (size_t k = 0; k < nck; k++, n++) {
+    for (size_t k = 0; k < S_NSTREAMS; k++)
         pre[k] = (itf_pre){(const uint8_t *)w->pre[k].s, w->pre[k].len};
-        it[n] = (pool_item){.in = &ck->s[k], .comp = STREAM_COMP[k], .backend = w->o.backend,
-                            .pre = first ? NULL : &pre[k], .form = first ? &w->pre[k] : NULL};
-    }
-    for (int k = 0; k < D_NSTREAMS; k++, n++)
-        it[n] = (pool_item){.in = &w->d[k], .comp = DICT_COMP[k],
-                            .backend = w->o.backend | (k == D_TEXT ? ITF_PACK_BZIP2 : 0)};
-    pool p = {.it = it, .n = n, .pk = {packer(w, 0), packer(w, 1)}};
-    atomic_init(&p.next, 0);
-    size_t total = 0;
-    for (size_t i = 0; i < n; i++) {
-        tz_buf_init(&it[i].out);
-        const tz_buf *b = it[i].in;
-        size_t z = 0;
-        for (size_t j = 0; j < b->len; j++)
-            z += b->s[j] == 0;
-        it[i].cost = b->len - z;
-        total += b->len;
-        size_t at = i; /* insertion by cost, costliest first */
-        while (at > 0 && it[p.order[at - 1]].cost < it[i].cost) {
-            p.order[at] = p.order[at - 1];
-            at--;
-        }
-        p.order[at] = i;
-    }
-    pthread_t th;
-    int helper = total >= PACK_PAR_MIN && w->o.backend != TRAZA_ITF_NONE &&
-                 pthread_create(&th, NULL, pool_helper, &p) == 0;
-    pool_run(&p, 0);
-    if (helper)
-        pthread_join(th, NULL);
+    pool_item it[S_NSTREAMS + D_NSTREAMS];
+    set_items(w, it, ck->s, nck, STREAM_COMP, 0, first ? NULL : pre, first ? w->pre : NULL);
+    set_items(w, it + nck, w->d, D_NSTREAMS, DICT_COMP, 1u << D_TEXT, NULL, NULL);
+    pack_items(w, it, nck + D_NSTREAMS, packer(w, 0), packer(w, 1));
     tz_buf payload;
     tz_buf_init(&payload);
     int rc = 0;
@@ -1206,13 +1137,11 @@ static int finish_lines(wr *w, int nl_missing)
         tz_buf_reset(&payload);
     }
     w->dict_off = w->off;
-    if (rc == 0)
-        rc = pool_collect(w, it + nck, n - nck, &payload);
+    if (pool_collect(w, it + nck, D_NSTREAMS, &payload) < 0) /* (frees them either way) */
+        rc = -1;
     if (rc == 0)
         rc = write_frame(w, &payload);
     tz_buf_free(&payload);
-    for (size_t i = 0; i < n; i++)
-        tz_buf_free(&it[i].out);
     return rc < 0 ? -1 : write_index(w, nl_missing);
 }
 
@@ -1224,27 +1153,20 @@ static int finish(wr *w, int nl_missing)
         return -1;
     if (w->model == 1 && itf_skels_front(&w->d[D_SKEL], &w->skels) < 0)
         return oom(w);
-    /* With the worker modelling and packing the last chunk, this thread packs what of
-     * the dictionary is already complete: all of it for the line model; for the block
-     * model the instruction texts (stream 0, the largest, tried with both LZMA and
-     * bzip2), which the parse completed. The bytes are those of the sequential path. */
-    tz_buf dpay;
-    tz_buf_init(&dpay);
-    pack_job dj;
-    memset(&dj, 0, sizeof dj);
+    /* Block model: with the worker modelling and packing the last chunk, this thread
+     * packs the instruction texts (stream 0, the largest, tried with both LZMA and
+     * bzip2), which the parse completed. (A threaded line model took finish_lines.) */
+    pool_item dj[D_NSTREAMS];
+    size_t early = 0; /* streams packed here while the worker runs */
     uint32_t *rank = NULL;
-    int dict_early = w->started, rc = 0;
-    if (w->model == 0 && (rc = write_gen_texts(w, &rank)) < 0)
-        dict_early = 0;
-    if (dict_early) {
-        dj = (pack_job){.backend = w->o.backend, .bzmask = 1u << D_TEXT, .bufs = w->d, .comp = DICT_COMP,
-                        .from = 0, .to = w->model == 0 ? D_TEXT + 1 : D_NSTREAMS, .pk = packer(w, 2),
-                        .out = &dpay};
-        traza_err_clear(&dj.err);
-        pack_range(&dj);
-    }
+    int rc = 0;
+    if (w->model == 0 && (rc = write_gen_texts(w, &rank)) == 0 && w->started)
+        early = D_TEXT + 1;
+    set_items(w, dj, w->d, early, DICT_COMP, 1u << D_TEXT, NULL, NULL);
+    pack_items(w, dj, early, packer(w, 2), NULL);
     if (worker_wait(w) < 0 || rc < 0) {
-        tz_buf_free(&dpay);
+        for (size_t i = 0; i < early; i++)
+            tz_buf_free(&dj[i].out);
         free(rank);
         return -1;
     }
@@ -1258,21 +1180,10 @@ static int finish(wr *w, int nl_missing)
     tz_buf payload;
     tz_buf_init(&payload);
     w->dict_off = w->off;
-    if (dict_early) {
-        if (dj.rc < 0 || dpay.oom) {
-            *w->err = dj.err;
-            rc = dj.rc < 0 ? -1 : oom(w);
-        } else
-            for (int c = 0; c < TRAZA_ITF_NCOMP; c++) {
-                w->info.comp_bytes[c] += dj.cb[c];
-                w->info.raw_bytes[c] += dj.rb[c];
-            }
-        if (rc == 0 && dj.to < D_NSTREAMS) /* the rest, after the texts */
-            rc = pack_all(w, w->d + dj.to, D_NSTREAMS - dj.to, DICT_COMP + dj.to, 0, NULL, NULL, &dpay);
-        tz_buf_free(&payload);
-        payload = dpay; /* the packed dictionary */
-    } else
-        rc = pack_all(w, w->d, D_NSTREAMS, DICT_COMP, 1u << D_TEXT, NULL, NULL, &payload);
+    rc = pool_collect(w, dj, early, &payload);
+    if (rc == 0 && early < D_NSTREAMS) /* the rest, after the texts */
+        rc = pack_all(w, w->d + early, D_NSTREAMS - early, DICT_COMP + early, early ? 0 : 1u << D_TEXT, NULL, NULL,
+                      &payload);
     if (rc == 0)
         rc = write_frame(w, &payload);
     tz_buf_free(&payload);
