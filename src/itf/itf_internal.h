@@ -224,6 +224,10 @@ static inline uint64_t itf_zrd_get(itf_zrd *r)
             r->zeros--;
             return 0;
         }
+        if (d.p + 1 < d.end && (d.p[0] | d.p[1]) < 0x80 && d.p[0]) { /* both one byte */
+            r->zeros = d.p[1];
+            return r->p += 2, d.p[0];
+        }
         v = itf_get_uv(&d);
         r->zeros = itf_get_uv(&d);
         d.bad |= v == 0; /* a stored value is never 0 */
@@ -244,7 +248,7 @@ typedef struct itf_npx {
     uint8_t seen;        /* 1 once a value was seen */
 } itf_npx;
 typedef struct itf_npl {
-    uint64_t key;        /* 0 = empty */
+    uint64_t key;        /* never 0 */
     uint32_t off;        /* first slot entry in the arena */
     uint32_t skel;       /* skeleton last seen here */
     uint16_t nslot;      /* slot entries in the range */
@@ -268,9 +272,11 @@ typedef struct itf_np {
     uint64_t prev[ITF_NP_COLS];
     size_t prevn;
     uint64_t chunk;         /* stamp of the current chunk start (per-skeleton state older than it is reset) */
-    /* v4 context table (open addressing, cleared per chunk) */
+    /* v4 context table, cleared per chunk: the contexts in the order they were
+     * created, found through an open-addressing index of their positions + 1 */
     itf_npl *tab;
-    size_t tcap, tcount;
+    uint32_t *tix;
+    size_t tcap, tcount, dcap; /* index slots, contexts, room in tab */
     itf_npx *slots;         /* arena of slot entries */
     size_t nslot, scap;
     uint64_t rpc, rpch;     /* pc of the current record (0 before the first), its hash */

@@ -53,6 +53,7 @@ void itf_np_free(itf_np *np)
     free(np->cls_last);
     free(np->cls_gen);
     free(np->tab);
+    free(np->tix);
     free(np->slots);
     free(np->memslot);
     free(np->memcls);
@@ -210,8 +211,8 @@ void itf_np_chunk(itf_np *np, uint64_t chunkno)
     np->chunk++;
     np->prevn = 0;
     memset(np->prev, 0, sizeof np->prev);
-    if (np->tab && np->tcount) /* a fresh table is already zero: its pages stay untouched */
-        memset(np->tab, 0, np->tcap * sizeof *np->tab);
+    if (np->tcount) /* a fresh index is already zero: its pages stay untouched */
+        memset(np->tix, 0, np->tcap * sizeof *np->tix);
     np->tcount = 0;
     np->nslot = 0;
     if (np->mcount) /* a fresh table is already zero */
@@ -222,38 +223,57 @@ void itf_np_chunk(itf_np *np, uint64_t chunkno)
     np->curl = NULL;
 }
 
+/* The context of key, a new one (nothing seen) if there is none: room for it was
+ * reserved by ctx_reserve. The contexts themselves are dense, so a chunk touches only
+ * the memory pages it fills; a table of the contexts, probed by their hash, had made
+ * 50-70 pages of a Tarmac decode fault in at scattered places (each first touch costs
+ * 1.5-7 us on this VM). */
 static itf_npl *ctx_find(itf_np *np, uint64_t key)
 {
     size_t m = np->tcap - 1, i = (size_t)(key >> 7) & m;
-    while (np->tab[i].key && np->tab[i].key != key)
-        i = (i + 1) & m;
-    if (!np->tab[i].key) {
-        np->tab[i].key = key;
-        np->tcount++;
-    }
-    return &np->tab[i];
+    for (uint32_t x; (x = np->tix[i]) != 0; i = (i + 1) & m)
+        if (np->tab[x - 1].key == key)
+            return &np->tab[x - 1];
+    itf_npl *L = &np->tab[np->tcount];
+    *L = (itf_npl){.key = key};
+    np->tix[i] = (uint32_t)++np->tcount;
+    return L;
 }
 
-/* Room for `more` new line contexts at a load of at most one half. */
+/* Room for `more` new line contexts, the index at a load of at most one half
+ * (itf_npl pointers do not survive it). */
 static int ctx_reserve(itf_np *np, size_t more)
 {
-    if ((np->tcount + more) * 2 <= np->tcap)
+    size_t need = np->tcount + more;
+    if (need > UINT32_MAX / 2)
+        return -1;
+    if (need > np->dcap) {
+        size_t ncap = np->dcap ? np->dcap : 512;
+        while (need > ncap)
+            ncap *= 2;
+        itf_npl *nt = realloc(np->tab, ncap * sizeof *nt);
+        if (!nt)
+            return -1;
+        np->tab = nt;
+        np->dcap = ncap;
+    }
+    if (need * 2 <= np->tcap)
         return 0;
     size_t ncap = np->tcap ? np->tcap : 1024;
-    while ((np->tcount + more) * 2 > ncap)
+    while (need * 2 > ncap)
         ncap *= 2;
-    itf_npl *nt = calloc(ncap, sizeof *nt);
-    if (!nt)
+    uint32_t *nx = calloc(ncap, sizeof *nx);
+    if (!nx)
         return -1;
-    itf_npl *old = np->tab;
-    size_t oc = np->tcap;
-    np->tab = nt;
+    free(np->tix);
+    np->tix = nx;
     np->tcap = ncap;
-    np->tcount = 0;
-    for (size_t i = 0; i < oc; i++)
-        if (old[i].key)
-            *ctx_find(np, old[i].key) = old[i];
-    free(old);
+    for (size_t k = 0; k < np->tcount; k++) {
+        size_t i = (size_t)(np->tab[k].key >> 7) & (ncap - 1);
+        while (nx[i])
+            i = (i + 1) & (ncap - 1);
+        nx[i] = (uint32_t)(k + 1);
+    }
     return 0;
 }
 
@@ -290,10 +310,11 @@ static void slot_grow(itf_np *np, itf_npl *L, size_t n)
 
 int itf_np_hint(itf_np *np, uint64_t lines)
 {
-    /* the Tarmac samples: about one line context per 8 lines, one slot per 2 lines
-     * (the cap keeps a huge chunk from reserving more than it is likely to use) */
+    /* the Tarmac samples: one line context per 5.5-12 lines, one slot per 1.3-2 lines;
+     * room is only address space until it is used (the cap keeps a huge chunk from
+     * reserving more than it is likely to use) */
     size_t n = (size_t)(lines < (1u << 22) ? lines : (1u << 22));
-    return np->v4 && (ctx_reserve(np, n / 8) < 0 || slot_reserve(np, n / 2) < 0) ? -1 : 0;
+    return np->v4 && (ctx_reserve(np, n / 4) < 0 || slot_reserve(np, n / 2) < 0) ? -1 : 0;
 }
 
 /* ---- v4 memory map ---- */
@@ -406,7 +427,7 @@ static inline __attribute__((always_inline)) int charges8(const uint64_t *p, uin
     __m128d f[4];
     __m128i big = _mm_setzero_si128();
     for (int j = 0; j < 4; j++) {
-        __m128i d = _mm_sub_epi64(vv, _mm_loadu_si128((const __m128i *)(p + 2 * j)));
+        __m128i d = _mm_sub_epi64(vv, _mm_set_epi64x((long long)p[2 * j + 1], (long long)p[2 * j]));
         __m128i sign = _mm_shuffle_epi32(_mm_srai_epi32(d, 31), _MM_SHUFFLE(3, 3, 1, 1));
         __m128i z = _mm_xor_si128(_mm_slli_epi64(d, 1), sign);
         big = _mm_or_si128(big, z);
