@@ -1294,11 +1294,15 @@ static const int lm_stream[LM_NSTREAMS] = {S_SKL, S_NUM, S_NUM1, S_NUM2, S_NUM3}
  * place by the decoder (itf_zrd). With a render thread, that thread unpacks them
  * while the decoder reads what is there: LZMA decoding is a quarter of a Tarmac
  * decompression (1.5 ms of ES's 6), and this way it overlaps the predictor instead of
- * coming before it. avail[] is what the decoder may read, published under the mutex. */
+ * coming before it. avail[] is what the decoder may read, published under the mutex.
+ * A stream is unpacked by whichever thread needs it first: the decoder does not wait
+ * for the render thread to start (on this VM a thread's first run came 0.3-3 ms after
+ * its creation) or to come back from rendering; it unpacks the next piece itself. */
 typedef struct lm_feed {
     itf_sunpack su[LM_NSTREAMS];
     int kf[LM_NSTREAMS];        /* keep the stream as a preset dictionary for later chunks */
     size_t avail[LM_NSTREAMS];
+    uint8_t busy[LM_NSTREAMS];  /* a thread is unpacking stream j, outside the mutex */
     int threaded, failed, stop;
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -1340,9 +1344,29 @@ static int unpack_all(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t n
     return 0;
 }
 
-/* The unpacking thread's job: every stream 1/32 at a time (the first share on the
- * calling thread, so that the decoder starts at once), each share published as soon
- * as it is there, and the lines decoded meanwhile rendered between rounds. */
+/* Unpacks stream j up to `upto` bytes and publishes them. Called with the mutex held
+ * and the stream not busy; returns with the mutex held. */
+static int feed_step(lm_feed *f, int j, size_t upto)
+{
+    f->busy[j] = 1;
+    pthread_mutex_unlock(&f->mu);
+    traza_err e;
+    int rc = itf_sunpack_step(&f->su[j], upto, &e);
+    pthread_mutex_lock(&f->mu);
+    f->busy[j] = 0;
+    if (rc < 0 && !f->failed) {
+        f->failed = 1;
+        f->err = e;
+    } else if (rc >= 0) {
+        f->avail[j] = f->su[j].done;
+    }
+    pthread_cond_broadcast(&f->cv);
+    return rc;
+}
+
+/* The render thread's job: every stream 1/32 at a time, each share published as soon
+ * as it is there, and the lines decoded meanwhile rendered between rounds. A stream
+ * the decoder is unpacking itself is left to it for that round. */
 #define FEED_STEPS 32
 static size_t feed_want(const itf_sunpack *su, size_t step)
 {
@@ -1352,27 +1376,23 @@ static size_t feed_want(const itf_sunpack *su, size_t step)
 static int feed_main(itf_rthread *t, void *arg)
 {
     lm_feed *f = arg;
-    for (size_t step = 1; step < FEED_STEPS; step++) {
+    int rc = 0, stop = 0;
+    for (size_t step = 0; step < FEED_STEPS && !stop; step++) {
         itf_rthread_poll(t);
-        for (int j = 0; j < LM_NSTREAMS; j++) {
-            itf_sunpack *su = &f->su[j];
-            traza_err e;
-            int rc = itf_sunpack_step(su, feed_want(su, step), &e);
+        for (int j = 0; j < LM_NSTREAMS && !stop; j++) {
             pthread_mutex_lock(&f->mu);
-            if (rc < 0) {
-                f->failed = 1;
-                f->err = e;
-            } else {
-                f->avail[j] = su->done;
-            }
-            int stop = f->stop || f->failed;
-            pthread_cond_broadcast(&f->cv);
+            if (!f->busy[j] && f->avail[j] < feed_want(&f->su[j], step))
+                rc = feed_step(f, j, feed_want(&f->su[j], step));
+            stop = f->stop || f->failed;
             pthread_mutex_unlock(&f->mu);
-            if (stop)
-                return rc;
         }
     }
-    return 0;
+    if (!stop) { /* streams left busy by the decoder at the last round: it finishes them */
+        pthread_mutex_lock(&f->mu);
+        rc = f->failed ? -1 : 0;
+        pthread_mutex_unlock(&f->mu);
+    }
+    return rc < 0 ? -1 : 0;
 }
 
 /* The feed's mutex and condition variable, for a threaded decode; -1 when the system
@@ -1404,8 +1424,14 @@ static int feed_wait(lm_feed *f, int j, size_t need, const uint8_t **lim, traza_
     if (need > su->raw)
         need = su->raw;
     pthread_mutex_lock(&f->mu);
-    while (f->avail[j] < need && !f->failed)
-        pthread_cond_wait(&f->cv, &f->mu);
+    while (f->avail[j] < need && !f->failed) {
+        if (f->busy[j]) { /* the render thread is on it: a share is a few microseconds */
+            pthread_cond_wait(&f->cv, &f->mu);
+        } else { /* what is needed and a share more, here and now */
+            size_t upto = need + su->raw / FEED_STEPS + 512;
+            (void)feed_step(f, j, upto < su->raw ? upto : su->raw);
+        }
+    }
     int failed = f->failed;
     if (failed && err)
         *err = f->err;
@@ -1435,7 +1461,6 @@ static int decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t
     memset(&f, 0, sizeof f);
     itf_rthread *rt = NULL;
     int rc = -1, bad = 0, v4 = r->np.v4;
-    size_t first[LM_NSTREAMS] = {0}; /* what the decoder may read before it asks the thread */
     if (unpack_all(r, ci, p, n, sb, sl, &f, err) < 0)
         goto out;
     /* A version 4 chunk of some size is rendered on a second thread (itf_rthread.c):
@@ -1444,13 +1469,6 @@ static int decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t
     if (compile_skels(r, err) < 0)
         goto out;
     if (v4 && es->rthread && !es->hold && nl >= RT_MIN_LINES) {
-        /* the first share of each stream here: the decoder starts on it while the
-         * thread starts */
-        for (int j = 0; j < LM_NSTREAMS; j++) {
-            if (itf_sunpack_step(&f.su[j], feed_want(&f.su[j], 0), err) < 0)
-                goto out;
-            f.avail[j] = first[j] = f.su[j].done;
-        }
         if (feed_sync_init(&f) == 0 &&
             !(rt = itf_rthread_start((const uint8_t *)r->prog.s, r->prog_off, r->prog_room, r->skel_nn, es->out,
                                      &es->ob, feed_main, &f)))
@@ -1459,11 +1477,11 @@ static int decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t
     itf_zrd zr[LM_NSTREAMS];
     const uint8_t *lim[LM_NSTREAMS];
     for (int j = 0; j < LM_NSTREAMS; j++) {
-        if (!rt && itf_sunpack_step(&f.su[j], SIZE_MAX, err) < 0)
+        /* 512 bytes or the whole stream: room for the first run itf_zrd_start reads */
+        if (rt ? feed_wait(&f, j, 512, &lim[j], err) < 0 : itf_sunpack_step(&f.su[j], SIZE_MAX, err) < 0)
             goto out;
-        /* a first share is at least 512 bytes or the whole stream: room for the
-         * first run that itf_zrd_start reads */
-        lim[j] = f.su[j].out + (rt ? first[j] : f.su[j].raw);
+        if (!rt)
+            lim[j] = f.su[j].out + f.su[j].raw;
         itf_zrd_start(&zr[j], f.su[j].out, f.su[j].raw, f.su[j].zrun);
     }
     itf_np_chunk(&r->np, ci);
@@ -1542,6 +1560,12 @@ static int decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t
         }
     }
     if (rt) { /* the streams stay until the unpacking is over; the text until it is written */
+        /* every stream to its end before the thread stops (the decoder may have left a
+         * last piece to it): a damaged tail fails here, and chunk 0's streams are kept
+         * whole as presets */
+        for (int j = 0; j < LM_NSTREAMS && !bad; j++)
+            if (feed_wait(&f, j, f.su[j].raw, &lim[j], err) < 0)
+                bad = 5;
         pthread_mutex_lock(&f.mu);
         f.stop = 1;
         pthread_mutex_unlock(&f.mu);
