@@ -1427,8 +1427,9 @@ static int feed_wait(lm_feed *f, int j, size_t need, const uint8_t **lim, traza_
     while (f->avail[j] < need && !f->failed) {
         if (f->busy[j]) { /* the render thread is on it: a share is a few microseconds */
             pthread_cond_wait(&f->cv, &f->mu);
-        } else { /* what is needed and a share more, here and now */
-            size_t upto = need + su->raw / FEED_STEPS + 512;
+        } else { /* what is needed and 512 bytes more, here and now (LZMA gives 20-60
+                  * bytes per microsecond of these streams) */
+            size_t upto = need + 512;
             (void)feed_step(f, j, upto < su->raw ? upto : su->raw);
         }
     }
@@ -1476,9 +1477,10 @@ static int decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t
     }
     itf_zrd zr[LM_NSTREAMS];
     const uint8_t *lim[LM_NSTREAMS];
-    for (int j = 0; j < LM_NSTREAMS; j++) {
-        /* 512 bytes or the whole stream: room for the first run itf_zrd_start reads */
-        if (rt ? feed_wait(&f, j, 512, &lim[j], err) < 0 : itf_sunpack_step(&f.su[j], SIZE_MAX, err) < 0)
+    for (int j = LM_NSTREAMS - 1; j >= 0; j--) {
+        /* the first run itf_zrd_start reads (in the other order than the render
+         * thread's first round: each takes its half and neither waits for the other) */
+        if (rt ? feed_wait(&f, j, 20, &lim[j], err) < 0 : itf_sunpack_step(&f.su[j], SIZE_MAX, err) < 0)
             goto out;
         if (!rt)
             lim[j] = f.su[j].out + f.su[j].raw;
