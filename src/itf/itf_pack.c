@@ -135,12 +135,31 @@ struct itf_packer {
     ZSTD_CCtx *zc;
 };
 
+/* liblzma's allocator for encoders. With the default one it callocs its hash table:
+ * fresh pages, which the match finder reads before it writes them, so each is first
+ * mapped to the shared zero page, then copied on the first write, and that copy must
+ * flush the old mapping from the other core's TLB (an interrupt through the
+ * hypervisor): about 90 such shootdowns per Tarmac compression. With an allocator of
+ * its own, liblzma zeroes the table itself, so each page is first written. */
+static void *xz_alloc(void *opaque, size_t nmemb, size_t size)
+{
+    (void)opaque;
+    return size && nmemb > SIZE_MAX / size ? NULL : malloc(nmemb * size);
+}
+static void xz_free(void *opaque, void *p)
+{
+    (void)opaque;
+    free(p);
+}
+static const lzma_allocator xz_allocator = {xz_alloc, xz_free, NULL};
+
 itf_packer *itf_packer_new(void)
 {
     itf_packer *pk = calloc(1, sizeof *pk);
     if (pk) {
         lzma_stream init = LZMA_STREAM_INIT;
         pk->xz = init;
+        pk->xz.allocator = &xz_allocator;
     }
     return pk;
 }
@@ -167,7 +186,7 @@ static lzma_ret xz_encode(itf_packer *pk, const uint8_t *in, size_t n, const itf
     lzma_options_lzma o;
     xz_setup(f, &o, n, pre, pk ? XZ_REUSE_DS : 0);
     if (!pk)
-        return lzma_raw_buffer_encode(f, NULL, in, n, out, pos, cap);
+        return lzma_raw_buffer_encode(f, &xz_allocator, in, n, out, pos, cap);
     lzma_ret rc = lzma_raw_encoder(&pk->xz, f);
     if (rc != LZMA_OK)
         return rc;
