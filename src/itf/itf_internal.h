@@ -156,6 +156,26 @@ enum {
 };
 #define ITF_MAX_NUMS 256
 size_t itf_tokenize(const char *line, size_t len, tz_buf *skel, uint64_t *nums);
+/* The same, the skeleton appended to skel (its length grows by the line's skeleton's). */
+size_t itf_tokenize_append(const char *line, size_t len, tz_buf *skel, uint64_t *nums);
+
+/* ---- the line tokenizer on a thread of its own (itf_tokq.c) ---- */
+typedef struct itf_tokq itf_tokq;
+typedef struct itf_tokline {
+    const uint8_t *skel;   /* the line's skeleton (valid until the next call) */
+    size_t skel_len;
+    const uint64_t *nums;  /* its numbers */
+    size_t nn;
+    size_t len;            /* the line's length, its newline not counted */
+    int newline;           /* 1 when a newline ended it (0: the text's last line) */
+} itf_tokline;
+/* Starts tokenizing the lines of text[0..n) (which stays readable until
+ * itf_tokq_stop); NULL when no thread or memory is to be had. */
+itf_tokq *itf_tokq_start(const char *text, size_t n);
+/* The next line: 1, 0 after the last one, -1 when the tokenizer ran out of memory. */
+int itf_tokq_next(itf_tokq *q, itf_tokline *l);
+/* Stops the thread (at any point) and frees everything; q may be NULL. */
+void itf_tokq_stop(itf_tokq *q);
 /* Renders a skeleton with numbers; returns 0, or -1 if the skeleton is malformed or
  * needs more than nnums numbers. *used = numbers consumed. */
 int itf_skel_count(const uint8_t *skel, size_t len, size_t *nnums);

@@ -42,13 +42,18 @@ static inline unsigned tok_stops(const char *s)
 
 size_t itf_tokenize(const char *s, size_t n, tz_buf *skel, uint64_t *nums)
 {
-    size_t nn = 0, i = 0;
     tz_buf_reset(skel);
+    return itf_tokenize_append(s, n, skel, nums);
+}
+
+size_t itf_tokenize_append(const char *s, size_t n, tz_buf *skel, uint64_t *nums)
+{
+    size_t nn = 0, i = 0;
     /* One reservation: a byte gives at most 2 skeleton bytes (an escaped 0x01), a
      * number of w >= 1 characters 3; 16 more for the skip's whole-vector stores. */
     if (n > (SIZE_MAX - 32) / 3 || tz_buf_reserve(skel, 3 * n + 24) < 0)
         return 0;
-    char *const base = skel->s;
+    char *const base = skel->s + skel->len;
     char *o = base;
     while (i < n) {
 #ifdef ITF_TOK_SSE2
@@ -138,7 +143,7 @@ size_t itf_tokenize(const char *s, size_t n, tz_buf *skel, uint64_t *nums)
             *o++ = (char)c;
         i++;
     }
-    skel->len = (size_t)(o - base);
-    base[skel->len] = '\0';
+    skel->len = (size_t)(o - skel->s);
+    *o = '\0';
     return nn;
 }

@@ -152,6 +152,24 @@ PY
 "$TRAZA" itf compress "$TMP/es.tarmac" -o "$TMP/es4t1.tzi" -q --chunk 2600 --threads 1
 check_rc "compress: 2 threads = 1 thread (Tarmac, 1 chunk)" 0 cmp "$TMP/es1.tzi" "$TMP/es1t1.tzi"
 check_rc "compress: 2 threads = 1 thread (Tarmac, 4 chunks)" 0 cmp "$TMP/es4.tzi" "$TMP/es4t1.tzi"
+# The tokenizer thread (a mapped text, 2 threads) on lines that cross its batches: empty
+# lines, 0x01 bytes, a line of 200 numbers, one of 70,000 bytes, and no final newline
+python3 - "$TMP/mixed.txt" <<'PY'
+import sys
+with open(sys.argv[1], "wb") as f:
+    for i in range(3000):
+        f.write(b"%d clk X (%08x) \x01 r%d 0x%x\n" % (i * 7, 0x8000 + 4 * (i % 97), i % 13, i * i))
+        if i % 500 == 0:
+            f.write(b"\n" + b" ".join(b"%d" % (k * i) for k in range(200)) + b"\n")
+        if i == 1234:
+            f.write(b"a" * 70000 + b" 42\n")
+    f.write(b"last 0xdead")
+PY
+"$TRAZA" itf compress "$TMP/mixed.txt" -o "$TMP/mx1.tzi" -q --threads 1
+"$TRAZA" itf compress "$TMP/mixed.txt" -o "$TMP/mx2.tzi" -q --threads 2
+check_rc "tokenizer thread: odd lines, the bytes of one thread" 0 cmp "$TMP/mx1.tzi" "$TMP/mx2.tzi"
+"$TRAZA" itf decompress "$TMP/mx2.tzi" -o "$TMP/mx.out"
+check_rc "tokenizer thread: odd lines round trip" 0 cmp "$TMP/mx.out" "$TMP/mixed.txt"
 check_rc "compress: a failed write is an error (Tarmac, 2 threads)" 1 "$TRAZA" itf compress "$TMP/es.tarmac" -o /dev/full
 check_contains "compress: the write error names the cause" "$OUT" "No space left on device"
 [ -c /dev/full ] && pass "compress: a device output is never removed" || fail "compress: /dev/full is no longer a device"
@@ -332,6 +350,14 @@ if [ -d "$DATA/tarmac" ]; then
   "$TRAZA" itf compress "$DATA/tarmac/calculator-aarch32-es-ld-st-style.tarmac" -o "$TMP/e.tzi" -q
   "$TRAZA" itf compress - -o "$TMP/e2.tzi" -q <"$DATA/tarmac/calculator-aarch32-es-ld-st-style.tarmac"
   check_rc "tarmac: compress from stdin = from the mapped file" 0 cmp -s "$TMP/e.tzi" "$TMP/e2.tzi"
+  # a mapped text is tokenized on a second thread (itf_tokq.c): the bytes of one thread
+  ok=1
+  for f in "$DATA"/tarmac/*.tarmac; do
+    "$TRAZA" itf compress "$f" -o "$TMP/tq1.tzi" -q --threads 1
+    "$TRAZA" itf compress "$f" -o "$TMP/tq2.tzi" -q --threads 2
+    cmp -s "$TMP/tq1.tzi" "$TMP/tq2.tzi" || { ok=0; fail "tokenizer thread: $(basename "$f") differs from one thread"; }
+  done
+  [ $ok = 1 ] && pass "tokenizer thread: the four Tarmac samples, the bytes of one thread"
   check_eq "ES dialect detected" "tarmac-es" "$("$TRAZA" itf stats "$TMP/e.tzi" --json | json_get dialect)"
   "$TRAZA" itf compress "$DATA/tarmac/quicksort.tarmac" -o "$TMP/q.tzi" -q
   check_eq "Fast Models dialect detected" "tarmac-fastmodel" "$("$TRAZA" itf stats "$TMP/q.tzi" --json | json_get dialect)"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # traza itf under ThreadSanitizer: the threads of compression (a worker models the
-# previous chunk, streams packed on two threads) and of decompression (chunks on
+# previous chunk, a Tarmac text tokenized on a thread ahead of the model, streams
+# packed on two threads) and of decompression (chunks on
 # several threads; a Tarmac chunk unpacked and rendered on a second thread while the
 # first decodes it), on the paths where they meet: one chunk, many chunks, a damaged
 # stream, a failed write. `make test` builds build/tsan/traza (make tsan); without it
@@ -37,6 +38,9 @@ python3 "$(dirname "$0")/damage_chunk0.py" "$TMP/t1.tzi" "$TMP/bad.tzi"
 tsan_fails "a damaged stream while the second thread unpacks" "$TS" itf decompress "$TMP/bad.tzi" -o /dev/null --threads 2
 check_contains "a damaged stream: traza's message" "$OUT" "corrupt"
 tsan_fails "a failed write while the second thread renders" "$TS" itf decompress "$TMP/t1.tzi" -o /dev/full --threads 2
+# compression stopped half way (the first chunk's write fails) while the tokenizer
+# thread is ahead of the model
+tsan_fails "a failed write while the tokenizer thread runs" "$TS" itf compress "$TMP/t.tarmac" -o /dev/full --chunk 300 --threads 2 -q
 
 # block model: the generated sample traces, compressed in chunks on two threads and
 # decompressed on three

@@ -9,10 +9,13 @@
 #include "itf/itf_internal.h"
 
 #define itf_tokenize sc_tokenize
+#define itf_tokenize_append sc_tokenize_append
 size_t sc_tokenize(const char *s, size_t n, tz_buf *skel, uint64_t *nums);
+size_t sc_tokenize_append(const char *s, size_t n, tz_buf *skel, uint64_t *nums);
 #define ITF_TOK_SCALAR 1
 #include "itf/itf_tokenize.c"
 #undef itf_tokenize
+#undef itf_tokenize_append
 
 /* Both tokenizers on s[0..n): the same skeleton bytes and numbers. */
 static void same(const char *s, size_t n)
@@ -30,6 +33,31 @@ static uint64_t rnd(uint64_t *x)
 {
     *x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
     return *x;
+}
+
+/* Appending a line's skeleton after another's (the tokenizer thread's batches) gives
+ * the skeleton it has alone: a decimal's field of spaces does not reach back into the
+ * previous line, which here ends in spaces. */
+static void test_append(void **state)
+{
+    (void)state;
+    static const char *const lines[] = {"abc   ", "5 x", "   12 tic 0x1f", "", "\x01 7", "q    "};
+    tz_buf all, one;
+    tz_buf_init(&all), tz_buf_init(&one);
+    for (int r = 0; r < 2; r++) {
+        for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) {
+            uint64_t na[ITF_MAX_NUMS], nb[ITF_MAX_NUMS];
+            size_t at = all.len, n = strlen(lines[i]);
+            size_t ka = (r ? sc_tokenize_append : itf_tokenize_append)(lines[i], n, &all, na);
+            size_t kb = itf_tokenize(lines[i], n, &one, nb);
+            assert_int_equal(ka, kb);
+            assert_int_equal(all.len - at, one.len);
+            assert_memory_equal(all.s + at, one.s, one.len);
+            assert_memory_equal(na, nb, ka * sizeof *na);
+        }
+        tz_buf_reset(&all);
+    }
+    tz_buf_free(&all), tz_buf_free(&one);
 }
 
 static void test_random_lines(void **state)
@@ -96,6 +124,7 @@ static void test_tarmac_lines(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_append),
         cmocka_unit_test(test_random_lines),
         cmocka_unit_test(test_tarmac_lines),
     };
