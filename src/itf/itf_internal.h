@@ -300,16 +300,19 @@ typedef struct itf_np {
     itf_npx *slots;         /* arena of slot entries */
     size_t nslot, scap;
     uint64_t rpc, rpch;     /* pc of the current record (0 before the first), its hash */
-    uint64_t cand[ITF_NP_PRED]; /* candidates of the number being coded */
     uint32_t rline;         /* lines since the record started */
     itf_npl *curl;          /* line context of the numbers being coded */
     /* v4 memory map: hash of (access class, slot, address) -> last value, open
      * addressing on the hash itself (key 0 = empty), cleared per chunk */
     struct itf_npm { uint64_t key, val; } *mtab;
     size_t mcap, mcount;
-    uint64_t mkey;          /* key of the number being predicted, or 0 */
-    size_t mslot;           /* its entry in mtab, found by the prediction */
-    uint64_t mhash;         /* the line's address, mixed (for the keys of its numbers) */
+    /* itf_np_predict's state for itf_np_update (the line functions keep theirs) */
+    struct itf_npst {
+        uint64_t p[ITF_NP_PRED]; /* candidates of the number being coded */
+        uint64_t mkey;           /* its key in the memory map, or 0 */
+        size_t mslot;            /* its entry in mtab, found by the prediction */
+        uint64_t mhash;          /* the line's address, mixed (for the keys of its numbers) */
+    } st;
 } itf_np;
 void itf_np_init(itf_np *np, int v4);
 void itf_np_free(itf_np *np);

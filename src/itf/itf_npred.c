@@ -390,14 +390,6 @@ int itf_np_begin(itf_np *np, uint32_t id)
     return 0;
 }
 
-static inline void cands(const itf_np *np, uint32_t id, size_t k, const uint64_t *cur, uint64_t *p)
-{
-    p[0] = np->last[np->base[id] + k];
-    p[1] = k < ITF_NP_COLS && k < np->prevn ? np->prev[k] : p[0];
-    p[2] = k < ITF_NP_COLS ? np->cls_last[(size_t)np->cls[id] * ITF_NP_COLS + k] : p[0];
-    p[3] = k ? cur[k - 1] : p[0];
-}
-
 /* The two hot steps of every number, on the 8 candidates at once:
  *   argmin: the index of the smallest of 8 costs, the first one on ties;
  *   charges: 16 * bits(zig-zag(v - p[i])), the cost of each candidate's residual.
@@ -455,14 +447,47 @@ static inline uint32_t bits(uint64_t d)
     return 64u - (uint32_t)__builtin_clzll(z | 1) - (z == 0);
 }
 
-/* The candidates are kept in np->cand for np_update, which follows at once. Inlined
- * into the line loops with np_update: they are most of a Tarmac decode. */
-static inline __attribute__((always_inline)) uint64_t np_predict(itf_np *np, uint32_t id, size_t k,
-                                                                 const uint64_t *cur)
+/* One line's places in the model, taken once per line: in the loop over its numbers
+ * they stay in registers (the values stored there could otherwise alias np's size_t
+ * fields and force reloads). */
+typedef struct np_ln {
+    uint64_t *last;          /* the skeleton's slots: last values */
+    uint16_t *cost;          /* and running costs */
+    uint64_t *cls;           /* its class's last line */
+    itf_npx *e;              /* the line context's slot entries (v4) */
+    const uint64_t *prev;    /* the previous line */
+    size_t prevn, nn;
+    int ms, pcs;             /* v4: address slot, pc slot, or -1 */
+    uint64_t mcls;           /* v4: access class << 20 */
+} np_ln;
+
+static inline __attribute__((always_inline)) void ln_init(const itf_np *np, uint32_t id, np_ln *L)
 {
-    uint64_t *p = np->cand;
-    const uint16_t *c = np->cost + ((size_t)np->base[id] + k) * ITF_NP_PRED;
-    cands(np, id, k, cur, p);
+    L->last = np->last + np->base[id];
+    L->cost = np->cost + (size_t)np->base[id] * ITF_NP_PRED;
+    L->cls = np->cls_last + (size_t)np->cls[id] * ITF_NP_COLS;
+    L->e = np->v4 ? np->slots + np->curl->off : NULL;
+    L->prev = np->prev;
+    L->prevn = np->prevn;
+    L->nn = np->nn[id];
+    L->ms = np->v4 ? np->memslot[id] : -1;
+    L->pcs = np->v4 ? np->pcslot[id] : -1;
+    L->mcls = np->v4 ? (uint64_t)np->memcls[id] << 20 : 0;
+}
+
+/* Number k's prediction; its candidates and memory map entry left in st for np_update,
+ * which follows at once. Inlined into the line loops with np_update: they are most of
+ * a Tarmac decode. */
+static inline __attribute__((always_inline)) uint64_t np_predict(const itf_np *np, const np_ln *L, size_t k,
+                                                                 const uint64_t *cur, struct itf_npst *st)
+{
+    uint64_t *p = st->p;
+    const uint16_t *c = L->cost + k * ITF_NP_PRED;
+    size_t prevn = L->prevn;
+    p[0] = L->last[k];
+    p[1] = k < ITF_NP_COLS && k < prevn ? L->prev[k] : p[0];
+    p[2] = k < ITF_NP_COLS ? L->cls[k] : p[0];
+    p[3] = k ? cur[k - 1] : p[0];
     if (!np->v4) {
         int best = 0;
         for (int i = 1; i < 4; i++)
@@ -470,18 +495,17 @@ static inline __attribute__((always_inline)) uint64_t np_predict(itf_np *np, uin
                 best = i;
         return p[best];
     }
-    itf_npx *e = np->slots + np->curl->off + k;
+    const itf_npx *e = L->e + k;
     p[4] = e->seen ? e->last : p[0];
-    p[5] = k + 1 < np->prevn ? np->prev[k + 1] : p[0];
-    p[6] = np->prevn ? np->prev[np->prevn - 1] : p[0];
+    p[5] = k + 1 < prevn ? L->prev[k + 1] : p[0];
+    p[6] = prevn ? L->prev[prevn - 1] : p[0];
     p[7] = p[0];
-    np->mkey = 0;
-    int ms = np->memslot[id];
-    if (ms >= 0 && k > (size_t)ms) {
-        if (k == (size_t)ms + 1) /* the first number after the address: mix it once per line */
-            np->mhash = tz_hash_u64(cur[ms] ^ 0x2545F4914F6CDD1Dull);
-        np->mkey = ctx_key_h(np->mhash, (uint64_t)np->memcls[id] << 20 | k);
-        const struct itf_npm *m = &np->mtab[np->mslot = mem_find(np, np->mkey)];
+    st->mkey = 0;
+    if (L->ms >= 0 && k > (size_t)L->ms) {
+        if (k == (size_t)L->ms + 1) /* the first number after the address: mix it once per line */
+            st->mhash = tz_hash_u64(cur[L->ms] ^ 0x2545F4914F6CDD1Dull);
+        st->mkey = ctx_key_h(st->mhash, L->mcls | k);
+        const struct itf_npm *m = &np->mtab[st->mslot = mem_find(np, st->mkey)];
         if (m->key)
             p[7] = m->val;
     }
@@ -504,17 +528,18 @@ static inline __attribute__((always_inline)) uint64_t np_predict(itf_np *np, uin
 #endif
 }
 
-static inline __attribute__((always_inline)) void np_update(itf_np *np, uint32_t id, size_t k, const uint64_t *cur)
+static inline __attribute__((always_inline)) void np_update(itf_np *np, np_ln *L, size_t k, const uint64_t *cur,
+                                                            const struct itf_npst *st)
 {
-    const uint64_t *p = np->cand, v = cur[k];
-    uint16_t *c = np->cost + ((size_t)np->base[id] + k) * ITF_NP_PRED;
-    np->last[np->base[id] + k] = v;
+    const uint64_t *p = st->p, v = cur[k];
+    uint16_t *c = L->cost + k * ITF_NP_PRED;
+    L->last[k] = v;
     if (!np->v4) {
         for (int i = 0; i < 4; i++)
             c[i] = (uint16_t)(c[i] - (c[i] >> 3) + 16 * bits(v - p[i]));
         return;
     }
-    itf_npx *e = np->slots + np->curl->off + k;
+    itf_npx *e = L->e + k;
 #ifdef ITF_NP_SSE2
     __m128i b;
     if (!charges8(p, v, &b)) {
@@ -554,22 +579,34 @@ static inline __attribute__((always_inline)) void np_update(itf_np *np, uint32_t
 #endif
     e->last = v;
     e->seen = 1;
-    if (np->mkey) { /* the entry np_predict found; itf_np_begin reserved room for it */
-        struct itf_npm *m = &np->mtab[np->mslot];
+    if (st->mkey) { /* the entry np_predict found; itf_np_begin reserved room for it */
+        struct itf_npm *m = &np->mtab[st->mslot];
         if (!m->key)
-            m->key = np->mkey, np->mcount++;
+            m->key = st->mkey, np->mcount++;
         m->val = v;
     }
-    if ((int)k == np->pcslot[id]) { /* the record's pc is known: its context from here on */
+    if ((int)k == L->pcs) { /* the record's pc is known: its context from here on */
         set_rpc(np, v);
         np->rline = 0;
         np->curl = ctx_find(np, ctx_key_h(np->rpch, 0)); /* room reserved by skel_predict/begin */
-        slot_grow(np, np->curl, np->nn[id]);
+        slot_grow(np, np->curl, L->nn);
+        L->e = np->slots + np->curl->off;
     }
 }
 
-uint64_t itf_np_predict(itf_np *np, uint32_t id, size_t k, const uint64_t *cur) { return np_predict(np, id, k, cur); }
-void itf_np_update(itf_np *np, uint32_t id, size_t k, const uint64_t *cur) { np_update(np, id, k, cur); }
+/* One number at a time (tests): the line's places taken again for each. */
+uint64_t itf_np_predict(itf_np *np, uint32_t id, size_t k, const uint64_t *cur)
+{
+    np_ln L;
+    ln_init(np, id, &L);
+    return np_predict(np, &L, k, cur, &np->st);
+}
+void itf_np_update(itf_np *np, uint32_t id, size_t k, const uint64_t *cur)
+{
+    np_ln L;
+    ln_init(np, id, &L);
+    np_update(np, &L, k, cur, &np->st);
+}
 
 /* Copies n values: fixed-size blocks inline instead of a memcpy call whose start-up
  * (rep movsq) cost more than the few numbers of a line (8 % of a Tarmac decode). */
@@ -586,14 +623,21 @@ static inline void copy_nums(uint64_t *d, const uint64_t *s, size_t n)
         d[k + 2] = s[k + 2];
 }
 
-void itf_np_end(itf_np *np, uint32_t id, const uint64_t *cur)
+static inline __attribute__((always_inline)) void np_end(itf_np *np, const np_ln *L, const uint64_t *cur)
 {
-    size_t nn = np->nn[id], m = nn < ITF_NP_COLS ? nn : ITF_NP_COLS;
+    size_t m = L->nn < ITF_NP_COLS ? L->nn : ITF_NP_COLS;
     copy_nums(np->prev, cur, m);
     np->prevn = m;
-    copy_nums(np->cls_last + (size_t)np->cls[id] * ITF_NP_COLS, cur, m);
+    copy_nums(L->cls, cur, m);
     if (np->v4)
         np->rline++;
+}
+
+void itf_np_end(itf_np *np, uint32_t id, const uint64_t *cur)
+{
+    np_ln L;
+    ln_init(np, id, &L);
+    np_end(np, &L, cur);
 }
 
 /* One line's numbers at a time, so that prediction and update are inlined into the
@@ -601,23 +645,27 @@ void itf_np_end(itf_np *np, uint32_t id, const uint64_t *cur)
  * out[min(k, 3)] as the zig-zag residual from its prediction. */
 void itf_np_encode_line(itf_np *np, uint32_t id, const uint64_t *nums, tz_buf *const out[4])
 {
-    size_t nn = np->nn[id];
-    for (size_t k = 0; k < nn; k++) {
-        uint64_t p = np_predict(np, id, k, nums);
+    np_ln L;
+    struct itf_npst st;
+    ln_init(np, id, &L);
+    for (size_t k = 0; k < L.nn; k++) {
+        uint64_t p = np_predict(np, &L, k, nums, &st);
         itf_put_sv(out[k < 3 ? k : 3], (int64_t)(nums[k] - p));
-        np_update(np, id, k, nums);
+        np_update(np, &L, k, nums, &st);
     }
-    itf_np_end(np, id, nums);
+    np_end(np, &L, nums);
 }
 
 int itf_np_decode_line(itf_np *np, uint32_t id, uint64_t *nums, itf_zrd *nu)
 {
-    size_t nn = np->nn[id];
-    for (size_t k = 0; k < nn; k++) {
+    np_ln L;
+    struct itf_npst st;
+    ln_init(np, id, &L);
+    for (size_t k = 0; k < L.nn; k++) {
         uint64_t z = itf_zrd_get(&nu[k < 3 ? k : 3]);
-        nums[k] = np_predict(np, id, k, nums) + ((z >> 1) ^ (0 - (z & 1)));
-        np_update(np, id, k, nums);
+        nums[k] = np_predict(np, &L, k, nums, &st) + ((z >> 1) ^ (0 - (z & 1)));
+        np_update(np, &L, k, nums, &st);
     }
-    itf_np_end(np, id, nums);
+    np_end(np, &L, nums);
     return nu[0].bad | nu[1].bad | nu[2].bad | nu[3].bad ? -1 : 0;
 }
