@@ -244,16 +244,7 @@ void itf_gen_render(tz_buf *b, uint32_t pc, const char *text, size_t textlen, co
     b->len = (size_t)(o - b->s);
 }
 
-static int has(const char *s, size_t n, const char *w)
-{
-    size_t k = strlen(w);
-    if (k > n)
-        return 0;
-    for (size_t i = 0; i + k <= n; i++)
-        if (s[i] == w[0] && memcmp(s + i, w, k) == 0)
-            return 1;
-    return 0;
-}
+static int has(const char *s, size_t n, const char *w) { return memmem(s, n, w, strlen(w)) != NULL; }
 /* Second whitespace-separated token equals one of the time units. */
 static int time_unit_line(const char *s, size_t n)
 {

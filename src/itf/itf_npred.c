@@ -65,7 +65,7 @@ void itf_np_free(itf_np *np)
 
 int itf_skel_is_record_start(int dialect, const uint8_t *k, size_t len, size_t nn)
 {
-    uint64_t zeros[ITF_MAX_NUMS] = {0};
+    static const uint64_t zeros[ITF_MAX_NUMS] = {0};
     tz_buf b = {0};
     if (nn > ITF_MAX_NUMS || itf_skel_render(&b, k, len, zeros, nn) < 0) {
         int oom = b.oom || nn <= ITF_MAX_NUMS;

@@ -162,15 +162,18 @@ int itf_skel_compile(tz_buf *prog, const uint8_t *k, size_t len, size_t *maxout)
         size_t at = prog->len;
         tz_buf_put(prog, "\0\0\0\0", 4);
         size_t lit = 0;
-        while (i < len && !(k[i] == 1 && i + 1 < len && k[i + 1] != 0)) {
-            if (k[i] == 1) { /* an escaped 0x01 (its second byte is 0) */
-                if (i + 1 >= len)
-                    return -1;
-                tz_buf_putc(prog, 1);
-                i += 2;
-            } else {
-                tz_buf_putc(prog, (char)k[i++]);
-            }
+        while (i < len) { /* literal runs up to the next 0x01, copied whole */
+            const uint8_t *m = memchr(k + i, 1, len - i);
+            size_t j = m ? (size_t)(m - k) : len;
+            tz_buf_put(prog, k + i, j - i);
+            lit += j - i;
+            i = j;
+            if (i >= len || (i + 1 < len && k[i + 1] != 0))
+                break; /* the end, or a placeholder */
+            if (i + 1 >= len) /* an escape cut short */
+                return -1;
+            tz_buf_putc(prog, 1); /* an escaped 0x01 (its second byte is 0) */
+            i += 2;
             lit++;
         }
         if (lit > UINT32_MAX || prog->oom)
