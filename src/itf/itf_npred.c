@@ -466,10 +466,11 @@ static inline __attribute__((always_inline)) void ln_init(const itf_np *np, uint
     L->last = np->last + np->base[id];
     L->cost = np->cost + (size_t)np->base[id] * ITF_NP_PRED;
     L->cls = np->cls_last + (size_t)np->cls[id] * ITF_NP_COLS;
-    L->e = np->v4 ? np->slots + np->curl->off : NULL;
+    L->nn = np->nn[id];
+    /* (a line without numbers may come before any slot: no arena yet) */
+    L->e = np->v4 && L->nn ? np->slots + np->curl->off : NULL;
     L->prev = np->prev;
     L->prevn = np->prevn;
-    L->nn = np->nn[id];
     L->ms = np->v4 ? np->memslot[id] : -1;
     L->pcs = np->v4 ? np->pcslot[id] : -1;
     L->mcls = np->v4 ? (uint64_t)np->memcls[id] << 20 : 0;
