@@ -245,18 +245,8 @@ static itf_npl *ctx_find(itf_np *np, uint64_t key)
 static int ctx_reserve(itf_np *np, size_t more)
 {
     size_t need = np->tcount + more;
-    if (need > UINT32_MAX / 2)
+    if (need > UINT32_MAX / 2 || TZ_GROW(np->tab, np->dcap, need) < 0)
         return -1;
-    if (need > np->dcap) {
-        size_t ncap = np->dcap ? np->dcap : 512;
-        while (need > ncap)
-            ncap *= 2;
-        itf_npl *nt = realloc(np->tab, ncap * sizeof *nt);
-        if (!nt)
-            return -1;
-        np->tab = nt;
-        np->dcap = ncap;
-    }
     if (need * 2 <= np->tcap)
         return 0;
     size_t ncap = np->tcap ? np->tcap : 1024;
@@ -278,20 +268,7 @@ static int ctx_reserve(itf_np *np, size_t more)
 }
 
 /* Room for `more` slot entries in the arena (its offsets stay valid). */
-static int slot_reserve(itf_np *np, size_t more)
-{
-    if (np->nslot + more <= np->scap)
-        return 0;
-    size_t ncap = np->scap ? np->scap : 4096;
-    while (np->nslot + more > ncap)
-        ncap *= 2;
-    itf_npx *ns = realloc(np->slots, ncap * sizeof *ns);
-    if (!ns)
-        return -1;
-    np->slots = ns;
-    np->scap = ncap;
-    return 0;
-}
+static int slot_reserve(itf_np *np, size_t more) { return TZ_GROW(np->slots, np->scap, np->nslot + more); }
 
 /* Gives line context L room for n slots (from reserved arena space): a new range, the
  * old entries copied, the others unseen. */
