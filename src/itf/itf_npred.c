@@ -240,11 +240,9 @@ static itf_npl *ctx_find(itf_np *np, uint64_t key)
     return L;
 }
 
-/* Room for `more` new line contexts, the index at a load of at most one half
- * (itf_npl pointers do not survive it). */
-static int ctx_reserve(itf_np *np, size_t more)
+/* ctx_reserve's growth: room in the list, the index rebuilt at a larger size. */
+static int ctx_grow(itf_np *np, size_t need)
 {
-    size_t need = np->tcount + more;
     if (need > UINT32_MAX / 2 || TZ_GROW(np->tab, np->dcap, need) < 0)
         return -1;
     if (need * 2 <= np->tcap)
@@ -267,8 +265,19 @@ static int ctx_reserve(itf_np *np, size_t more)
     return 0;
 }
 
+/* Room for `more` new line contexts, the index at a load of at most one half
+ * (itf_npl pointers do not survive it). Checked every line: the test inline. */
+static inline int ctx_reserve(itf_np *np, size_t more)
+{
+    size_t need = np->tcount + more;
+    return need <= np->dcap && need * 2 <= np->tcap ? 0 : ctx_grow(np, need);
+}
+
 /* Room for `more` slot entries in the arena (its offsets stay valid). */
-static int slot_reserve(itf_np *np, size_t more) { return TZ_GROW(np->slots, np->scap, np->nslot + more); }
+static inline int slot_reserve(itf_np *np, size_t more)
+{
+    return np->nslot + more <= np->scap ? 0 : TZ_GROW(np->slots, np->scap, np->nslot + more);
+}
 
 /* Gives line context L room for n slots (from reserved arena space): a new range, the
  * old entries copied, the others unseen. */
