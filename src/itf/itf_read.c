@@ -41,7 +41,8 @@ struct traza_itf_reader {
     uint32_t *var_blk;      /* block id of each variant */
     uint64_t *vm_off;       /* per variant: range in vm_pc/vm_n of its lines with addresses */
     uint32_t *vm_pc, *vm_n, *vm_q, *var_nexc; /* vm_q: the line's offset in its variant */
-    itf_np np;              /* line model predictor state */
+    itf_np np;              /* line model predictor state (np_skels fills it) */
+    int np_failed;          /* np_skels ran out of memory */
     size_t nskel;
     const uint8_t **skel;
     size_t *skel_len, *skel_nn, *skel_base;
@@ -452,14 +453,25 @@ static int load_dicts(traza_itf_reader *r, traza_err *err)
         r->skel_len[r->nskel] = (size_t)n;
         r->skel_nn[r->nskel] = nn;
         r->skel_base[r->nskel] = r->nslots;
-        r->nslots += nn;
-        int srs = r->np.v4 ? itf_skel_is_record_start(r->dialect, d.p, (size_t)n, nn) : 0;
-        if (srs < 0 || itf_np_add_skel(&r->np, d.p, (size_t)n, nn, srs) != (long)r->nskel)
-            return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
         r->nskel++;
         d.p += n;
     }
     return 0;
+}
+
+/* The skeletons given to the predictor (each one's record start, classes, slots), on
+ * the first line-model decode: opening a file for its statistics does not need them,
+ * and a decompression does it while its second thread starts unpacking. Out of
+ * memory half way leaves the reader failed for good. */
+static int np_skels(traza_itf_reader *r, traza_err *err)
+{
+    while (!r->np_failed && r->np.nskel < r->nskel) {
+        size_t i = r->np.nskel;
+        int srs = r->np.v4 ? itf_skel_is_record_start(r->dialect, r->skel[i], r->skel_len[i], r->skel_nn[i]) : 0;
+        if (srs < 0 || itf_np_add_skel(&r->np, r->skel[i], r->skel_len[i], r->skel_nn[i], srs) != (long)i)
+            r->np_failed = 1;
+    }
+    return r->np_failed ? traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory") : 0;
 }
 
 /* The skeletons compiled for rendering, on the first line-model decode (opening a
@@ -1475,6 +1487,9 @@ static int decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t
                                      &es->ob, feed_main, &f)))
             feed_sync_destroy(&f);
     }
+    /* the skeletons to the predictor here, while the thread starts on the streams */
+    if (np_skels(r, err) < 0)
+        goto out;
     itf_zrd zr[LM_NSTREAMS];
     const uint8_t *lim[LM_NSTREAMS];
     for (int j = LM_NSTREAMS - 1; j >= 0; j--) {
