@@ -1399,11 +1399,8 @@ static int feed_main(itf_rthread *t, void *arg)
             pthread_mutex_unlock(&f->mu);
         }
     }
-    if (!stop) { /* streams left busy by the decoder at the last round: it finishes them */
-        pthread_mutex_lock(&f->mu);
-        rc = f->failed ? -1 : 0;
-        pthread_mutex_unlock(&f->mu);
-    }
+    /* (a stream the decoder was unpacking at the last round is left to it: it unpacks
+     * every stream to its end before it stops this thread, and sees any failure) */
     return rc < 0 ? -1 : 0;
 }
 

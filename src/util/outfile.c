@@ -24,10 +24,9 @@ int tz_outfile_open(tz_outfile *o, const char *path, traza_err *err)
         }
         return 0;
     }
-    o->tmp = malloc(n + 48);
-    if (!o->path || !o->tmp) {
-        free(o->path), free(o->tmp);
-        o->path = o->tmp = NULL;
+    if (!(o->tmp = malloc(n + 48))) {
+        free(o->path);
+        o->path = NULL;
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     }
     /* O_EXCL on a name of our own (not mkstemp, whose 0600 would need the umask to
