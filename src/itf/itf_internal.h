@@ -204,11 +204,12 @@ typedef struct itf_sunpack {
     size_t len, raw, done; /* packed length, stored length, bytes of out decoded so far */
     int finished;          /* all of it decoded and its end checked */
     uint8_t *out;          /* raw + 1 bytes (malloc'd, the caller frees it) */
-    void *xz;              /* lzma_stream of an xz stream */
-    itf_pre pre;           /* zstd: the preset dictionary */
+    void *xz;              /* lzma_stream of an xz stream, from its first step on */
+    itf_pre pre;           /* the preset dictionary */
 } itf_sunpack;
 /* Reads the stream header at r (r then follows the stream) and allocates out; stored
- * streams are complete at once. -1 with err on a bad header or out of memory (out may
+ * streams are complete at once, the decoder of the others is set up by their first
+ * step (on whichever thread takes it). -1 with err on a bad header or out of memory (out may
  * then need freeing). */
 int itf_sunpack_init(itf_sunpack *s, itf_rd *r, int version, const itf_pre *pre, traza_err *err);
 /* Decodes until done >= upto (the whole stream when upto >= raw, which also checks its
@@ -273,6 +274,7 @@ typedef struct itf_npl {
     uint32_t skel;       /* skeleton last seen here */
     uint16_t nslot;      /* slot entries in the range */
     uint8_t skseen;      /* 1 once a skeleton was seen */
+    uint32_t next;       /* the context entered after this one last time, + 1 (0: none) */
 } itf_npl;
 typedef struct itf_np {
     int v4;                 /* version 4 model: record contexts, skeleton prediction */
@@ -345,13 +347,15 @@ int itf_skel_is_record_start(int dialect, const uint8_t *skel, size_t len, size_
 /* ---- the line model's text on its own thread (itf_rthread.c) ---- */
 typedef struct itf_rthread itf_rthread;
 /* Starts a render thread writing to out (NULL: render only) through ob, which the
- * caller leaves alone until itf_rthread_finish; NULL when no thread could start. A
- * line of skeleton id is rendered from prog + prog_off[id] (itf_skel_compile) with
- * prog_room[id] bytes of room. The thread first runs job(thread, job_arg) if job is
- * not NULL (itf_rthread_job waits for it). */
-itf_rthread *itf_rthread_start(const uint8_t *prog, const uint32_t *prog_off, const uint32_t *prog_room,
-                               const size_t *skel_nn, FILE *out, tz_buf *ob, int (*job)(itf_rthread *, void *),
-                               void *job_arg);
+ * caller leaves alone until itf_rthread_finish; NULL when no thread could start. The
+ * thread first runs job(thread, job_arg) if job is not NULL (itf_rthread_job waits
+ * for it). */
+itf_rthread *itf_rthread_start(FILE *out, tz_buf *ob, int (*job)(itf_rthread *, void *), void *job_arg);
+/* The skeletons, given before the first line (the thread starts before they are
+ * compiled): a line of skeleton id is rendered from prog + prog_off[id]
+ * (itf_skel_compile) with prog_room[id] bytes of room and takes skel_nn[id] numbers. */
+void itf_rthread_skels(itf_rthread *t, const uint8_t *prog, const uint32_t *prog_off, const uint32_t *prog_room,
+                       const size_t *skel_nn);
 /* From the job only (it runs on the render thread): renders the batches queued so far. */
 void itf_rthread_poll(itf_rthread *t);
 /* Waits for the job; its result (0, or -1 when it returned a negative value). */

@@ -240,6 +240,25 @@ static itf_npl *ctx_find(itf_np *np, uint64_t key)
     return L;
 }
 
+/* The context of key, entered from context `from` (an index, or SIZE_MAX for none):
+ * the one entered from there last time when it has that key (a line context is most
+ * often followed by the same one: the next line of the same instruction, or the next
+ * instruction's first line), else found by ctx_find. The link is only a cache of the
+ * lookup, checked by its key: a lookup probes the index and the contexts at scattered
+ * places, 13 % of a Tarmac decode's own work. */
+static inline itf_npl *ctx_step(itf_np *np, size_t from, uint64_t key)
+{
+    itf_npl *L;
+    if (from == SIZE_MAX)
+        return ctx_find(np, key);
+    uint32_t nx = np->tab[from].next;
+    if (nx && np->tab[nx - 1].key == key)
+        return &np->tab[nx - 1];
+    L = ctx_find(np, key);
+    np->tab[from].next = (uint32_t)(L - np->tab) + 1;
+    return L;
+}
+
 /* ctx_reserve's growth: room in the list, the index rebuilt at a larger size. */
 static int ctx_grow(itf_np *np, size_t need)
 {
@@ -337,9 +356,10 @@ static int mem_reserve(itf_np *np, size_t more)
 
 long itf_np_skel_predict(itf_np *np)
 {
+    size_t from = np->curl ? (size_t)(np->curl - np->tab) : SIZE_MAX; /* (tab may move) */
     if (ctx_reserve(np, 2) < 0) /* this line's context and, for a record start, the next */
         return -1;
-    itf_npl *L = ctx_find(np, ctx_key_h(np->rpch, np->rline));
+    itf_npl *L = ctx_step(np, from, ctx_key_h(np->rpch, np->rline));
     np->curl = L;
     return L->skseen ? (long)L->skel : (long)UINT32_MAX;
 }
@@ -370,7 +390,7 @@ int itf_np_begin(itf_np *np, uint32_t id)
         return -1;
     if (np->rs[id] && np->pcslot[id] < 0) { /* a record without a pc: same pc, line 0 */
         np->rline = 0;
-        L = np->curl = ctx_find(np, ctx_key_h(np->rpch, 0));
+        L = np->curl = ctx_step(np, (size_t)(L - np->tab), ctx_key_h(np->rpch, 0));
     }
     slot_grow(np, L, nn);
     return 0;
@@ -575,7 +595,8 @@ static inline __attribute__((always_inline)) void np_update(itf_np *np, np_ln *L
     if ((int)k == L->pcs) { /* the record's pc is known: its context from here on */
         set_rpc(np, v);
         np->rline = 0;
-        np->curl = ctx_find(np, ctx_key_h(np->rpch, 0)); /* room reserved by skel_predict/begin */
+        /* room reserved by skel_predict/begin */
+        np->curl = ctx_step(np, (size_t)(np->curl - np->tab), ctx_key_h(np->rpch, 0));
         slot_grow(np, np->curl, L->nn);
         L->e = np->slots + np->curl->off;
     }

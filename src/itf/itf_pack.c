@@ -557,26 +557,31 @@ int itf_sunpack_init(itf_sunpack *s, itf_rd *r, int version, const itf_pre *pre,
             memcpy(s->out, s->in, s->raw);
         s->done = s->raw;
         s->finished = 1;
-    } else if (s->method == M_XZ) {
-        lzma_stream *x = malloc(sizeof *x);
-        if (!x)
-            return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
-        *x = (lzma_stream)LZMA_STREAM_INIT;
-        lzma_filter f[2];
-        lzma_options_lzma opt;
-        xz_setup(f, &opt, s->raw, pre, 0);
-        lzma_ret rc = lzma_raw_decoder(x, f);
-        if (rc != LZMA_OK) {
-            free(x);
-            return rc == LZMA_MEM_ERROR ? traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory (lzma decoder)")
-                                        : xz_corrupt(err, (int)rc, 0, raw);
-        }
-        x->next_in = s->in;
-        x->avail_in = s->len;
-        s->xz = x;
-    } else {
+    } else { /* (an xz decoder is made at the first step: by the thread that takes it) */
         s->pre = pre ? *pre : (itf_pre){NULL, 0};
     }
+    return 0;
+}
+
+/* The xz decoder of a stream, at its first step. */
+static int sunpack_xz_start(itf_sunpack *s, traza_err *err)
+{
+    lzma_stream *x = malloc(sizeof *x);
+    if (!x)
+        return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+    *x = (lzma_stream)LZMA_STREAM_INIT;
+    lzma_filter f[2];
+    lzma_options_lzma opt;
+    xz_setup(f, &opt, s->raw, s->pre.n ? &s->pre : NULL, 0);
+    lzma_ret rc = lzma_raw_decoder(x, f);
+    if (rc != LZMA_OK) {
+        free(x);
+        return rc == LZMA_MEM_ERROR ? traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory (lzma decoder)")
+                                    : xz_corrupt(err, (int)rc, 0, s->raw);
+    }
+    x->next_in = s->in;
+    x->avail_in = s->len;
+    s->xz = x;
     return 0;
 }
 
@@ -594,6 +599,8 @@ int itf_sunpack_step(itf_sunpack *s, size_t upto, traza_err *err)
         s->finished = 1;
         return 0;
     }
+    if (!s->xz && sunpack_xz_start(s, err) < 0)
+        return -1;
     lzma_stream *x = s->xz;
     /* the last step may write one byte past raw (out has room): a stream that would
      * go on is then caught as corrupt instead of being cut */

@@ -1380,6 +1380,7 @@ static int feed_step(lm_feed *f, int j, size_t upto)
  * as it is there, and the lines decoded meanwhile rendered between rounds. A stream
  * the decoder is unpacking itself is left to it for that round. */
 #define FEED_STEPS 32
+#define FEED_FIRST 512 /* bytes: the decoder's first lines need a few of each stream */
 static size_t feed_want(const itf_sunpack *su, size_t step)
 {
     return step + 1 >= FEED_STEPS ? su->raw : su->raw / FEED_STEPS * (step + 1) + 512;
@@ -1389,12 +1390,15 @@ static int feed_main(itf_rthread *t, void *arg)
 {
     lm_feed *f = arg;
     int rc = 0, stop = 0;
-    for (size_t step = 0; step < FEED_STEPS && !stop; step++) {
-        itf_rthread_poll(t);
+    /* a first round of what the decoder reads first (FEED_FIRST), then the shares */
+    for (size_t step = 0; step <= FEED_STEPS && !stop; step++) {
+        if (step)
+            itf_rthread_poll(t);
         for (int j = 0; j < LM_NSTREAMS && !stop; j++) {
+            size_t want = step ? feed_want(&f->su[j], step - 1) : FEED_FIRST;
             pthread_mutex_lock(&f->mu);
-            if (!f->busy[j] && f->avail[j] < feed_want(&f->su[j], step))
-                rc = feed_step(f, j, feed_want(&f->su[j], step));
+            if (!f->busy[j] && f->avail[j] < want)
+                rc = feed_step(f, j, want);
             stop = f->stop || f->failed;
             pthread_mutex_unlock(&f->mu);
         }
@@ -1475,18 +1479,17 @@ static int decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t
         goto out;
     /* A version 4 chunk of some size is rendered on a second thread (itf_rthread.c):
      * the record starts come from the skeletons, so this loop needs no text. That
-     * thread first unpacks the streams, while this one reads them. */
-    if (compile_skels(r, err) < 0)
-        goto out;
+     * thread first unpacks the streams (their decoders are set up by their first
+     * step), while this one compiles the skeletons and gives them to the predictor,
+     * then reads the streams. */
     if (v4 && es->rthread && !es->hold && nl >= RT_MIN_LINES) {
-        if (feed_sync_init(&f) == 0 &&
-            !(rt = itf_rthread_start((const uint8_t *)r->prog.s, r->prog_off, r->prog_room, r->skel_nn, es->out,
-                                     &es->ob, feed_main, &f)))
+        if (feed_sync_init(&f) == 0 && !(rt = itf_rthread_start(es->out, &es->ob, feed_main, &f)))
             feed_sync_destroy(&f);
     }
-    /* the skeletons to the predictor here, while the thread starts on the streams */
-    if (np_skels(r, err) < 0)
+    if (compile_skels(r, err) < 0 || np_skels(r, err) < 0)
         goto out;
+    if (rt) /* (before the first line is handed over: the hand-over orders it) */
+        itf_rthread_skels(rt, (const uint8_t *)r->prog.s, r->prog_off, r->prog_room, r->skel_nn);
     itf_zrd zr[LM_NSTREAMS];
     const uint8_t *lim[LM_NSTREAMS];
     for (int j = LM_NSTREAMS - 1; j >= 0; j--) {

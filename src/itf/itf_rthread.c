@@ -7,16 +7,20 @@
  * decoded lines (skeleton id, numbers, newline or not) to a render thread, which
  * renders and writes them in order while the next batch is decoded. A small ring of
  * batches bounds the memory. When the renderer is a whole ring behind, the decoder
- * renders the oldest batch itself instead of waiting: on the 2-vCPU VM measured, a new
- * thread's first run came 0.45-0.8 ms after its creation, and until then the decoder
- * had sat with a full ring. Batches are rendered one at a time, in order, by
- * whichever thread takes the next one (`rendering` under the mutex).
+ * renders the oldest batch itself instead of waiting: on the 2-vCPU VM measured, the
+ * renderer fell a whole ring behind in 10-30 % of the runs of a noisy half hour, for
+ * milliseconds at a time. Batches are rendered one at a time, in order, by whichever
+ * thread takes the next one (`rendering` under the mutex).
  *
  * Before it waits for batches, the thread runs a job given at its start (unpacking the
  * chunk's streams in steps while the caller reads them), which renders the batches
  * filled so far between its steps (itf_rthread_poll): the decoder then never waits for
  * a free batch while the job runs. A second thread for the job alone would cost its
  * start again.
+ *
+ * Both threads wait through util/cvwait.h, which polls briefly before it sleeps: a
+ * batch comes every 50-100 us, and a sleeping renderer had cost the decoder a futex
+ * wake per batch and, at the end, a wake-up and a join of about 0.1 ms.
  *
  * The renderer never stops early: after a write error it keeps taking batches (and
  * drops them) so that the decoder, which checks the error at each hand-off, is never
@@ -26,11 +30,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "itf/itf_internal.h"
+#include "util/cvwait.h"
 
 #define RT_LINES 256                    /* lines per batch: the text lags at most a few */
 #define RT_NUMS (1024 + ITF_MAX_NUMS)   /* numbers per batch: room for one more line always */
 #define RT_RING 4                       /* batches in flight */
 #define RT_FLUSH (64u << 10)            /* write the text in pieces of this size */
+#define RT_SPIN_NS 200000               /* a waiter polls this long before it sleeps (a
+                                         * batch comes every 50-100 us) */
 
 typedef struct rt_batch {
     uint32_t n, nnum;
@@ -48,7 +55,7 @@ struct itf_rthread {
     rt_batch *ring;
     pthread_t th;
     pthread_mutex_t mu;
-    pthread_cond_t cv;
+    tz_cv cv;
     uint64_t filled, rendered; /* batches handed over, batches rendered */
     int rendering;             /* a thread is rendering batch `rendered` */
     int closing;               /* no more batches */
@@ -96,7 +103,7 @@ static void render_next(itf_rthread *t)
         t->werr = rc;
     t->rendered++;
     t->rendering = 0;
-    pthread_cond_broadcast(&t->cv);
+    tz_cv_wake(&t->cv);
 }
 
 void itf_rthread_poll(itf_rthread *t)
@@ -113,10 +120,10 @@ static void *rt_main(void *arg)
     int jrc = t->job ? t->job(t, t->job_arg) : 0;
     pthread_mutex_lock(&t->mu);
     t->job_state = jrc < 0 ? -1 : 1;
-    pthread_cond_broadcast(&t->cv);
+    tz_cv_wake(&t->cv);
     for (;;) {
         while ((t->rendered == t->filled || t->rendering) && !(t->closing && t->rendered == t->filled))
-            pthread_cond_wait(&t->cv, &t->mu);
+            tz_cv_wait(&t->cv, &t->mu);
         if (t->rendered == t->filled)
             break;
         render_next(t);
@@ -125,9 +132,7 @@ static void *rt_main(void *arg)
     return NULL;
 }
 
-itf_rthread *itf_rthread_start(const uint8_t *prog, const uint32_t *prog_off, const uint32_t *prog_room,
-                               const size_t *skel_nn, FILE *out, tz_buf *ob, int (*job)(itf_rthread *, void *),
-                               void *job_arg)
+itf_rthread *itf_rthread_start(FILE *out, tz_buf *ob, int (*job)(itf_rthread *, void *), void *job_arg)
 {
     itf_rthread *t = calloc(1, sizeof *t);
     if (!t)
@@ -138,19 +143,18 @@ itf_rthread *itf_rthread_start(const uint8_t *prog, const uint32_t *prog_off, co
         free(t);
         return NULL;
     }
-    if (pthread_cond_init(&t->cv, NULL) != 0) {
+    if (tz_cv_init(&t->cv, RT_SPIN_NS) != 0) {
         pthread_mutex_destroy(&t->mu);
         free(t->ring);
         free(t);
         return NULL;
     }
-    t->prog = prog, t->prog_off = prog_off, t->prog_room = prog_room, t->skel_nn = skel_nn;
     t->out = out, t->ob = ob;
     t->job = job, t->job_arg = job_arg;
     t->cur = &t->ring[0];
     t->cur->n = t->cur->nnum = 0;
     if (pthread_create(&t->th, NULL, rt_main, t) != 0) {
-        pthread_cond_destroy(&t->cv);
+        tz_cv_destroy(&t->cv);
         pthread_mutex_destroy(&t->mu);
         free(t->ring);
         free(t);
@@ -159,11 +163,17 @@ itf_rthread *itf_rthread_start(const uint8_t *prog, const uint32_t *prog_off, co
     return t;
 }
 
+void itf_rthread_skels(itf_rthread *t, const uint8_t *prog, const uint32_t *prog_off, const uint32_t *prog_room,
+                       const size_t *skel_nn)
+{
+    t->prog = prog, t->prog_off = prog_off, t->prog_room = prog_room, t->skel_nn = skel_nn;
+}
+
 int itf_rthread_job(itf_rthread *t)
 {
     pthread_mutex_lock(&t->mu);
     while (t->job_state == 0)
-        pthread_cond_wait(&t->cv, &t->mu);
+        tz_cv_wait(&t->cv, &t->mu);
     int rc = t->job_state < 0 ? -1 : 0;
     pthread_mutex_unlock(&t->mu);
     return rc;
@@ -177,10 +187,10 @@ static int hand_over(itf_rthread *t)
 {
     pthread_mutex_lock(&t->mu);
     t->filled++;
-    pthread_cond_broadcast(&t->cv);
+    tz_cv_wake(&t->cv);
     while (t->filled - t->rendered >= RT_RING) {
         if (t->rendering)
-            pthread_cond_wait(&t->cv, &t->mu);
+            tz_cv_wait(&t->cv, &t->mu);
         else
             render_next(t);
     }
@@ -209,11 +219,11 @@ int itf_rthread_finish(itf_rthread *t, traza_err *err)
     if (t->cur->n)
         t->filled++;
     t->closing = 1;
-    pthread_cond_broadcast(&t->cv);
+    tz_cv_wake(&t->cv);
     pthread_mutex_unlock(&t->mu);
-    pthread_join(t->th, NULL);
+    tz_thread_join(t->th, RT_SPIN_NS);
     int werr = t->werr;
-    pthread_cond_destroy(&t->cv);
+    tz_cv_destroy(&t->cv);
     pthread_mutex_destroy(&t->mu);
     free(t->ring);
     free(t);
