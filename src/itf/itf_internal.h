@@ -10,7 +10,7 @@
 
 #define ITF_MAGIC "TZI\x1a"
 #define ITF_FOOT_MAGIC "TZIE"
-#define ITF_VERSION 6
+#define ITF_VERSION 7
 #define ITF_VERSION_MIN 2         /* oldest version the reader accepts */
 #define ITF_MAX_NEST 32            /* interrupt nesting depth (writer); reader accepts 64 */
 #define ITF_HEADER_SIZE 16
@@ -261,6 +261,7 @@ static inline uint64_t itf_zrd_get(itf_zrd *r)
 /* ---- line model number prediction (itf_npred.c) ---- */
 #define ITF_NP_COLS 32
 #define ITF_NP_PRED 8   /* candidates of version 4; versions 2-3 use the first 4 */
+#define ITF_NP_HITK 512 /* version 7: the charge of a candidate that missed a hit (32 bits) */
 /* Version 4 contexts: a line context per (record pc, line of the record) holds the
  * skeleton last seen there and a range of slot entries (one per number) in an arena. */
 typedef struct itf_npx {
@@ -278,6 +279,10 @@ typedef struct itf_npl {
 } itf_npl;
 typedef struct itf_np {
     int v4;                 /* version 4 model: record contexts, skeleton prediction */
+    uint16_t hitk;          /* version 7: what a hit charges each candidate that missed (0: the
+                             * exact count always, versions 2-6) */
+    int dc;                 /* the skeleton slot costs' decay, c -= c >> dc per number (3;
+                             * version 7: 2; the context's is always >> 3) */
     size_t nskel, nslots;
     uint32_t *base, *nn, *cls;
     int16_t *pcslot;        /* v4: slot of the record's pc in a record-start skeleton, or -1 */
@@ -314,9 +319,11 @@ typedef struct itf_np {
         uint64_t mkey;           /* its key in the memory map, or 0 */
         size_t mslot;            /* its entry in mtab, found by the prediction */
         uint64_t mhash;          /* the line's address, mixed (for the keys of its numbers) */
+        uint64_t pred;           /* the prediction chosen (version 7: a hit is charged apart) */
     } st;
 } itf_np;
-void itf_np_init(itf_np *np, int v4);
+/* A predictor for files of format `version` (the model changed at 3, 4 and 7). */
+void itf_np_init(itf_np *np, int version);
 void itf_np_free(itf_np *np);
 /* Registers skeleton number nskel; returns its id or -1 (out of memory). rs: the
  * skeleton starts a record (itf_skel_is_record_start). */

@@ -27,17 +27,21 @@
  * then shared entries, which cost 30 % on the AArch64 samples.) Writer and
  * reader update the same state, so the choice is never stored. Version 4 also predicts
  * each line's skeleton from the context (pc, line number): the writer stores 0 for a
- * hit. All state restarts at each chunk (random access). */
+ * hit. Version 7 charges the candidates that missed a right prediction a flat 512
+ * (no bit counts) and lets the skeleton slots' costs forget faster. All state restarts
+ * at each chunk (random access). */
 #include <stdlib.h>
 #include <string.h>
 #include "itf/itf_internal.h"
 
-void itf_np_init(itf_np *np, int v4)
+void itf_np_init(itf_np *np, int version)
 {
     memset(np, 0, sizeof *np);
     itf_kmap_init(&np->classes);
     itf_kmap_init(&np->memclasses);
-    np->v4 = v4;
+    np->v4 = version >= 4;
+    np->hitk = version >= 7 ? ITF_NP_HITK : 0;
+    np->dc = version >= 7 ? 2 : 3;
 }
 
 void itf_np_free(itf_np *np)
@@ -399,8 +403,9 @@ int itf_np_begin(itf_np *np, uint32_t id)
 /* The two hot steps of every number, on the 8 candidates at once:
  *   argmin: the index of the smallest of 8 costs, the first one on ties;
  *   charges: 16 * bits(zig-zag(v - p[i])), the cost of each candidate's residual.
- * The costs are below 8200 (c - c/8 + 1024 has that fixed point), so they fit 16-bit
- * lanes and their sums signed ones. SSE2 is part of x86-64; elsewhere, or built with
+ * A charge is at most 16 * 64, so the costs stay below the fixed points of their decay:
+ * 8200 for c - c/8 + 1024, 4100 for the skeleton slot's c - c/4 + 1024 of version 7.
+ * They fit 16-bit lanes and their sums signed ones. SSE2 is part of x86-64; elsewhere, or built with
  * -DITF_NP_SCALAR (the test that compares both does), plain C computes the same. */
 #if defined(__SSE2__) && !defined(ITF_NP_SCALAR)
 #define ITF_NP_SSE2 1
@@ -443,6 +448,22 @@ static inline __attribute__((always_inline)) int charges8(const uint64_t *p, uin
     __m128i b = _mm_max_epi16(_mm_sub_epi16(_mm_packs_epi32(lo, hi), _mm_set1_epi16(1022)), _mm_setzero_si128());
     *out = _mm_slli_epi16(b, 4);
     return 1;
+}
+#endif
+
+#ifdef ITF_NP_SSE2
+/* A hit's charges: 0 for the candidates equal to v, k for the others. */
+static inline __attribute__((always_inline)) __m128i hit_charges8(const uint64_t *p, uint64_t v, uint16_t k)
+{
+    const __m128i vv = _mm_set1_epi64x((long long)v);
+    __m128i m[4];
+    for (int j = 0; j < 4; j++) { /* 64-bit equality from two 32-bit ones */
+        __m128i d = _mm_cmpeq_epi32(_mm_set_epi64x((long long)p[2 * j + 1], (long long)p[2 * j]), vv);
+        m[j] = _mm_and_si128(d, _mm_shuffle_epi32(d, _MM_SHUFFLE(2, 3, 0, 1)));
+    }
+    /* all-ones or zero lanes, narrowed to eight 16-bit ones in candidate order */
+    __m128i eq = _mm_packs_epi16(_mm_packs_epi32(m[0], m[1]), _mm_packs_epi32(m[2], m[3]));
+    return _mm_andnot_si128(eq, _mm_set1_epi16((short)k));
 }
 #endif
 
@@ -522,7 +543,7 @@ static inline __attribute__((always_inline)) uint64_t np_predict(const itf_np *n
     __m128i w = _mm_set1_epi16(e->seen ? -1 : 0);
     __m128i sum = _mm_add_epi16(_mm_loadu_si128((const __m128i *)c),
                                 _mm_and_si128(_mm_loadu_si128((const __m128i *)e->cost), w));
-    return p[argmin8(sum)];
+    return st->pred = p[argmin8(sum)];
 #else
     uint32_t key[ITF_NP_PRED], w = e->seen ? 0xFFFFu : 0;
     for (int i = 0; i < ITF_NP_PRED; i++) /* cost, then index: the first on ties */
@@ -531,7 +552,7 @@ static inline __attribute__((always_inline)) uint64_t np_predict(const itf_np *n
     uint32_t x = key[5] < key[4] ? key[5] : key[4], y = key[7] < key[6] ? key[7] : key[6];
     a = b < a ? b : a;
     x = y < x ? y : x;
-    return p[(x < a ? x : a) & 7];
+    return st->pred = p[(x < a ? x : a) & 7];
 #endif
 }
 
@@ -547,16 +568,22 @@ static inline __attribute__((always_inline)) void np_update(itf_np *np, np_ln *L
         return;
     }
     itf_npx *e = L->e + k;
+    /* version 7: a hit (the prediction right, in a context seen before) charges every
+     * candidate that missed np->hitk, whatever its residual: cheaper than the exact
+     * counts, and it ranks the candidates better (doc/formats/tzi.md, version 7) */
+    int hit = np->hitk && e->seen && v == st->pred;
 #ifdef ITF_NP_SSE2
     __m128i b;
-    if (!charges8(p, v, &b)) {
+    if (hit)
+        b = hit_charges8(p, v, np->hitk);
+    else if (!charges8(p, v, &b)) {
         uint16_t bb[ITF_NP_PRED];
         for (int i = 0; i < ITF_NP_PRED; i++)
             bb[i] = (uint16_t)(16 * bits(v - p[i]));
         b = _mm_loadu_si128((const __m128i *)bb);
     }
     __m128i cv = _mm_loadu_si128((const __m128i *)c), ev = _mm_loadu_si128((const __m128i *)e->cost);
-    __m128i cn = _mm_add_epi16(_mm_sub_epi16(cv, _mm_srli_epi16(cv, 3)), b);
+    __m128i cn = _mm_add_epi16(_mm_sub_epi16(cv, _mm_srl_epi16(cv, _mm_cvtsi32_si128(np->dc))), b);
     if (e->seen) {
         _mm_storeu_si128((__m128i *)c, cn);
         _mm_storeu_si128((__m128i *)e->cost, _mm_add_epi16(_mm_sub_epi16(ev, _mm_srli_epi16(ev, 3)), b));
@@ -568,16 +595,16 @@ static inline __attribute__((always_inline)) void np_update(itf_np *np, np_ln *L
 #else
     uint16_t b[ITF_NP_PRED];
     for (int i = 0; i < ITF_NP_PRED; i++)
-        b[i] = (uint16_t)(16 * bits(v - p[i]));
+        b[i] = hit ? (p[i] == v ? 0 : np->hitk) : (uint16_t)(16 * bits(v - p[i]));
     if (e->seen) {
         for (int i = 0; i < ITF_NP_PRED; i++)
-            c[i] = (uint16_t)(c[i] - (c[i] >> 3) + b[i]);
+            c[i] = (uint16_t)(c[i] - (c[i] >> np->dc) + b[i]);
         for (int i = 0; i < ITF_NP_PRED; i++)
             e->cost[i] = (uint16_t)(e->cost[i] - (e->cost[i] >> 3) + b[i]);
     } else { /* P4 knew nothing yet: it is not charged for this value */
         uint16_t c4 = c[4];
         for (int i = 0; i < ITF_NP_PRED; i++)
-            c[i] = (uint16_t)(c[i] - (c[i] >> 3) + b[i]);
+            c[i] = (uint16_t)(c[i] - (c[i] >> np->dc) + b[i]);
         c[4] = c4;
         b[4] = 0;
         for (int i = 0; i < ITF_NP_PRED; i++)

@@ -554,7 +554,7 @@ static traza_itf_reader *open_common(traza_itf_reader *r, traza_err *err)
         goto fail;
     }
     r->info.version = h[4];
-    itf_np_init(&r->np, h[4] >= 4);
+    itf_np_init(&r->np, h[4]);
     r->info.model = r->model;
     r->info.dialect = r->dialect;
     r->info.backend = h[8];

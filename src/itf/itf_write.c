@@ -1294,7 +1294,7 @@ int traza_itf_compress(const char *inpath, const char *outpath, const traza_itf_
     itf_kmap_init(&w->vars);
     itf_kmap_init(&w->fvars);
     itf_kmap_init(&w->skels);
-    itf_np_init(&w->np, 1);
+    itf_np_init(&w->np, ITF_VERSION);
     for (int k = 0; k < D_NSTREAMS; k++)
         tz_buf_init(&w->d[k]);
     for (int c = 0; c < 2; c++)

@@ -76,7 +76,7 @@ static int buf_reserve(tz_buf *b, size_t extra)
     return 0;
 }
 
-int tz_buf_reserve(tz_buf *b, size_t extra) { return buf_reserve(b, extra); }
+int tz_buf_reserve_grow(tz_buf *b, size_t extra) { return buf_reserve(b, extra); }
 
 void tz_buf_put_grow(tz_buf *b, const void *data, size_t n)
 {

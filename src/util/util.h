@@ -53,7 +53,15 @@ static inline void tz_buf_putc(tz_buf *b, char c)
     tz_buf_put_grow(b, &c, 1);
 }
 /* Room for `extra` more bytes (and the NUL) without another allocation; -1 on oom. */
-int tz_buf_reserve(tz_buf *b, size_t extra);
+int tz_buf_reserve_grow(tz_buf *b, size_t extra);
+/* Room for `extra` more bytes and the NUL: 0, or -1 (oom set). The common case, room
+ * already there, is inline (the line renderers and the tokenizer ask once a line). */
+static inline int tz_buf_reserve(tz_buf *b, size_t extra)
+{
+    if (__builtin_expect(!b->oom && extra < b->cap - b->len, 1)) /* cap > len whenever s exists */
+        return 0;
+    return tz_buf_reserve_grow(b, extra);
+}
 void tz_buf_puts(tz_buf *b, const char *s);
 void tz_buf_printf(tz_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tz_buf_vprintf(tz_buf *b, const char *fmt, va_list ap);

@@ -119,7 +119,7 @@ static void test_skeleton_facts(void **state)
     size_t nn = tok("     121700 tic ES  (00020ff8:1a00000a) A svc_s:          CMP      r0,r1", &s, nums);
     assert_int_equal(itf_skel_is_record_start(TRAZA_ITF_TARMAC_ES, (const uint8_t *)s.s, s.len, nn), 1);
     itf_np np;
-    itf_np_init(&np, 1);
+    itf_np_init(&np, ITF_VERSION);
     assert_int_equal(itf_np_add_skel(&np, (const uint8_t *)s.s, s.len, nn, 1), 0);
     assert_int_equal(np.pcslot[0], 1); /* the tick is slot 0, the pc slot 1 */
     nn = tok("                    R R0 000ffbc0", &s, nums);
@@ -145,7 +145,7 @@ static size_t run_loop(int v4, int iters, size_t *skel_miss)
     itf_kmap skels;
     itf_kmap_init(&skels);
     itf_np np;
-    itf_np_init(&np, v4);
+    itf_np_init(&np, v4 ? ITF_VERSION : 3);
     itf_np_chunk(&np, 0);
     size_t nonzero = 0;
     *skel_miss = 0;
