@@ -1490,6 +1490,11 @@ static int decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t
         goto out;
     if (rt) /* (before the first line is handed over: the hand-over orders it) */
         itf_rthread_skels(rt, (const uint8_t *)r->prog.s, r->prog_off, r->prog_room, r->skel_nn);
+    itf_np_chunk(&r->np, ci); /* (still before the first stream bytes: more time for the thread) */
+    if (itf_np_hint(&r->np, nl) < 0) {
+        traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+        goto out;
+    }
     itf_zrd zr[LM_NSTREAMS];
     const uint8_t *lim[LM_NSTREAMS];
     for (int j = LM_NSTREAMS - 1; j >= 0; j--) {
@@ -1500,11 +1505,6 @@ static int decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t
         if (!rt)
             lim[j] = f.su[j].out + f.su[j].raw;
         itf_zrd_start(&zr[j], f.su[j].out, f.su[j].raw, f.su[j].zrun);
-    }
-    itf_np_chunk(&r->np, ci);
-    if (itf_np_hint(&r->np, nl) < 0) {
-        traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
-        goto out;
     }
     uint64_t numbuf[ITF_MAX_NUMS], *nums = numbuf;
     uint64_t nrec = 0;

@@ -17,7 +17,12 @@ char *tz_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Grows *p (an array of elem-sized items with capacity *cap) to hold `need` items.
  * Returns 0, or -1 (and leaves *p valid) when out of memory or on overflow. */
 int tz_grow(void **p, size_t *cap, size_t need, size_t elem);
-#define TZ_GROW(arr, cap, need) tz_grow((void **)&(arr), &(cap), (need), sizeof *(arr))
+/* The common case, room already there, inline: hot loops check before every append. */
+static inline int tz_grow_to(void **p, size_t *cap, size_t need, size_t elem)
+{
+    return need <= *cap ? 0 : tz_grow(p, cap, need, elem);
+}
+#define TZ_GROW(arr, cap, need) tz_grow_to((void **)&(arr), &(cap), (need), sizeof *(arr))
 
 /* A growable byte/string buffer. Out-of-memory is sticky: check `oom` once at the end. */
 typedef struct tz_buf {
