@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <zlib.h>
 #include "itf/itf_internal.h"
+#include "itf/itf_npline.h"
 
 #define NOPC 0xFFFFFFFFu
 /* Line-model chunks from this many lines on render on a second thread when the caller
@@ -1517,7 +1518,7 @@ static int decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t
         }
         uint64_t id = itf_zrd_get(&zr[0]);
         if (v4) { /* 0: the predicted skeleton, else id + 1 */
-            long pred = itf_np_skel_predict(&r->np);
+            long pred = np_skel_predict(&r->np);
             if (pred < 0) {
                 bad = 4;
                 break;
@@ -1536,13 +1537,13 @@ static int decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t
                 break;
             }
         }
-        if (itf_np_begin(&r->np, (uint32_t)id) < 0) {
+        if (np_begin(&r->np, (uint32_t)id) < 0) {
             bad = 4;
             break;
         }
         if (rt)
             nums = itf_rthread_nums(rt);
-        if (itf_np_decode_line(&r->np, (uint32_t)id, nums, &zr[1]) < 0) {
+        if (np_decode_line(&r->np, (uint32_t)id, nums, &zr[1]) < 0) {
             bad = 3;
             break;
         }

@@ -25,6 +25,9 @@
 #define itf_np_end sc_np_end
 #define itf_np_encode_line sc_np_encode_line
 #define itf_np_decode_line sc_np_decode_line
+#define itf_np_ctx_find sc_np_ctx_find
+#define itf_np_ctx_grow sc_np_ctx_grow
+#define itf_np_mem_grow sc_np_mem_grow
 void sc_np_init(itf_np *np, int version);
 void sc_np_free(itf_np *np);
 int sc_skel_is_record_start(int dialect, const uint8_t *k, size_t len, size_t nn);
@@ -38,6 +41,9 @@ void sc_np_update(itf_np *np, uint32_t id, size_t k, const uint64_t *cur);
 void sc_np_end(itf_np *np, uint32_t id, const uint64_t *cur);
 void sc_np_encode_line(itf_np *np, uint32_t id, const uint64_t *nums, tz_buf *const out[4]);
 int sc_np_decode_line(itf_np *np, uint32_t id, uint64_t *nums, itf_zrd *nu);
+itf_npl *sc_np_ctx_find(itf_np *np, uint64_t key);
+int sc_np_ctx_grow(itf_np *np, size_t need);
+int sc_np_mem_grow(itf_np *np, size_t more);
 #define ITF_NP_SCALAR 1
 #include "itf/itf_npred.c"
 #undef itf_np_init
@@ -53,6 +59,9 @@ int sc_np_decode_line(itf_np *np, uint32_t id, uint64_t *nums, itf_zrd *nu);
 #undef itf_np_end
 #undef itf_np_encode_line
 #undef itf_np_decode_line
+#undef itf_np_ctx_find
+#undef itf_np_ctx_grow
+#undef itf_np_mem_grow
 
 static uint64_t rng(uint64_t *s)
 {

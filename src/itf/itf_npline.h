@@ -1,0 +1,422 @@
+/* The line model's per-line steps, inline: the reader's decode loop and the writer's
+ * model call them for every line, and as calls between files they had cost the decoder
+ * about 3 % of its instructions (ES: 18.97 M -> 18.38 M per decompression). The
+ * model's state, its cold paths and the one-number functions the tests use are in
+ * itf_npred.c, which says what the model is. */
+#ifndef ITF_NPLINE_H
+#define ITF_NPLINE_H
+
+#include <string.h>
+#include "itf/itf_internal.h"
+
+/* cold paths (itf_npred.c) */
+itf_npl *itf_np_ctx_find(itf_np *np, uint64_t key);
+int itf_np_ctx_grow(itf_np *np, size_t need);
+int itf_np_mem_grow(itf_np *np, size_t more);
+
+/* ---- version 4 context table ---- */
+/* Line context keys: the pc part mixed once per record, then with the line number
+ * (a plain XOR of shifted parts would make different pcs and lines collide). Never 0,
+ * the empty mark. */
+static inline uint64_t ctx_key_h(uint64_t pch, uint64_t line)
+{
+    return tz_hash_u64(pch ^ line) | 1;
+}
+static inline void set_rpc(itf_np *np, uint64_t pc)
+{
+    np->rpc = pc;
+    np->rpch = tz_hash_u64(pc + 0x9E3779B97F4A7C15ull);
+}
+
+/* The context of key, entered from context `from` (an index, or SIZE_MAX for none):
+ * the one entered from there last time when it has that key (a line context is most
+ * often followed by the same one: the next line of the same instruction, or the next
+ * instruction's first line), else found by itf_np_ctx_find. The link is only a cache of the
+ * lookup, checked by its key: a lookup probes the index and the contexts at scattered
+ * places, 13 % of a Tarmac decode's own work. */
+static inline itf_npl *ctx_step(itf_np *np, size_t from, uint64_t key)
+{
+    itf_npl *L;
+    if (from == SIZE_MAX)
+        return itf_np_ctx_find(np, key);
+    uint32_t nx = np->tab[from].next;
+    if (nx && np->tab[nx - 1].key == key)
+        return &np->tab[nx - 1];
+    L = itf_np_ctx_find(np, key);
+    np->tab[from].next = (uint32_t)(L - np->tab) + 1;
+    return L;
+}
+
+/* Room for `more` new line contexts, the index at a load of at most one half
+ * (itf_npl pointers do not survive it). Checked every line: the test inline. */
+static inline int ctx_reserve(itf_np *np, size_t more)
+{
+    size_t need = np->tcount + more;
+    return need <= np->dcap && need * 2 <= np->tcap ? 0 : itf_np_ctx_grow(np, need);
+}
+
+/* Room for `more` slot entries in the arena (its offsets stay valid). */
+static inline int slot_reserve(itf_np *np, size_t more)
+{
+    return np->nslot + more <= np->scap ? 0 : TZ_GROW(np->slots, np->scap, np->nslot + more);
+}
+
+/* Gives line context L room for n slots (from reserved arena space): a new range, the
+ * old entries copied, the others unseen. */
+static inline void slot_grow(itf_np *np, itf_npl *L, size_t n)
+{
+    if (L->nslot >= n)
+        return;
+    itf_npx *d = np->slots + np->nslot;
+    if (L->nslot)
+        memcpy(d, np->slots + L->off, L->nslot * sizeof *d);
+    memset(d + L->nslot, 0, (n - L->nslot) * sizeof *d);
+    L->off = (uint32_t)np->nslot;
+    L->nslot = (uint16_t)n;
+    np->nslot += n;
+}
+
+/* ---- v4 memory map ---- */
+/* The entry of key (never 0): its own or the empty one where it would go. The keys
+ * are hashes already, so their bits place them. */
+static inline size_t mem_find(const itf_np *np, uint64_t key)
+{
+    size_t m = np->mcap - 1, i = (size_t)(key >> 7) & m;
+    while (np->mtab[i].key && np->mtab[i].key != key)
+        i = (i + 1) & m;
+    return i;
+}
+
+/* The skeleton predicted for the next line (UINT32_MAX: none), its context made current;
+ * -1 when out of memory. */
+static inline long np_skel_predict(itf_np *np)
+{
+    size_t from = np->curl ? (size_t)(np->curl - np->tab) : SIZE_MAX; /* (tab may move) */
+    if (ctx_reserve(np, 2) < 0) /* this line's context and, for a record start, the next */
+        return -1;
+    itf_npl *L = ctx_step(np, from, ctx_key_h(np->rpch, np->rline));
+    np->curl = L;
+    return L->skseen ? (long)L->skel : (long)UINT32_MAX;
+}
+
+/* Line of skeleton id: the state it needs made current (after np_skel_predict in
+ * version 4); -1 when out of memory. */
+static inline int np_begin(itf_np *np, uint32_t id)
+{
+    if (np->gen[id] != np->chunk) {
+        np->gen[id] = np->chunk;
+        memset(np->last + np->base[id], 0, np->nn[id] * sizeof *np->last);
+        memset(np->cost + (size_t)np->base[id] * ITF_NP_PRED, 0, np->nn[id] * ITF_NP_PRED * sizeof *np->cost);
+    }
+    uint32_t c = np->cls[id];
+    if (np->cls_gen[c] != np->chunk) {
+        np->cls_gen[c] = np->chunk;
+        memset(np->cls_last + (size_t)c * ITF_NP_COLS, 0, ITF_NP_COLS * sizeof *np->cls_last);
+    }
+    if (!np->v4)
+        return 0;
+    itf_npl *L = np->curl; /* the skeleton context asked for by np_skel_predict */
+    if (!L)
+        return -1;
+    L->skel = id;
+    L->skseen = 1;
+    size_t nn = np->nn[id];
+    if (np->memslot[id] >= 0 && (np->mcount + nn) * 2 > np->mcap && itf_np_mem_grow(np, nn) < 0)
+        return -1;
+    if (slot_reserve(np, 2 * nn) < 0) /* this line's slots and, for a record start, the next context's */
+        return -1;
+    if (np->rs[id] && np->pcslot[id] < 0) { /* a record without a pc: same pc, line 0 */
+        np->rline = 0;
+        L = np->curl = ctx_step(np, (size_t)(L - np->tab), ctx_key_h(np->rpch, 0));
+    }
+    slot_grow(np, L, nn);
+    return 0;
+}
+
+/* The two hot steps of every number, on the 8 candidates at once:
+ *   argmin: the index of the smallest of 8 costs, the first one on ties;
+ *   charges: 16 * bits(zig-zag(v - p[i])), the cost of each candidate's residual.
+ * A charge is at most 16 * 64, so the costs stay below the fixed points of their decay:
+ * 8200 for c - c/8 + 1024, 4100 for the skeleton slot's c - c/4 + 1024 of version 7.
+ * They fit 16-bit lanes and their sums signed ones. SSE2 is part of x86-64; elsewhere, or built with
+ * -DITF_NP_SCALAR (the test that compares both does), plain C computes the same. */
+#if defined(__SSE2__) && !defined(ITF_NP_SCALAR)
+#define ITF_NP_SSE2 1
+#endif
+#ifdef ITF_NP_SSE2
+#include <emmintrin.h>
+static inline __attribute__((always_inline)) int argmin8(__m128i s)
+{
+    __m128i m = _mm_min_epi16(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(1, 0, 3, 2)));
+    m = _mm_min_epi16(m, _mm_shuffle_epi32(m, _MM_SHUFFLE(2, 3, 0, 1)));
+    m = _mm_min_epi16(m, _mm_shufflelo_epi16(m, _MM_SHUFFLE(2, 3, 0, 1)));
+    m = _mm_shuffle_epi32(_mm_shufflelo_epi16(m, 0), 0);
+    return __builtin_ctz((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi16(s, m))) >> 1;
+}
+
+/* The residuals' bit counts come from the exponent of the residual as a double:
+ * OR-ing z into the bits of 2^52 and subtracting 2^52 gives z exactly for z < 2^52.
+ * 0 for a larger z in some lane (the caller then counts them one by one). The
+ * candidates are read lane by lane: np_predict has just stored them one by one, and a
+ * 16-byte load over two 8-byte stores waits for both to retire instead of being
+ * forwarded (8 % of a Tarmac decode). */
+static inline __attribute__((always_inline)) int charges8(const uint64_t *p, uint64_t v, __m128i *out)
+{
+    const __m128i two52 = _mm_set1_epi64x(0x4330000000000000ll), vv = _mm_set1_epi64x((long long)v);
+    __m128d f[4];
+    __m128i big = _mm_setzero_si128();
+    for (int j = 0; j < 4; j++) {
+        __m128i d = _mm_sub_epi64(vv, _mm_set_epi64x((long long)p[2 * j + 1], (long long)p[2 * j]));
+        __m128i sign = _mm_shuffle_epi32(_mm_srai_epi32(d, 31), _MM_SHUFFLE(3, 3, 1, 1));
+        __m128i z = _mm_xor_si128(_mm_slli_epi64(d, 1), sign);
+        big = _mm_or_si128(big, z);
+        f[j] = _mm_sub_pd(_mm_castsi128_pd(_mm_or_si128(z, two52)), _mm_castsi128_pd(two52));
+    }
+    if (_mm_movemask_epi8(_mm_cmpeq_epi32(_mm_srli_epi64(big, 52), _mm_setzero_si128())) != 0xFFFF)
+        return 0;
+    /* the high halves of the doubles, 1023 + floor(log2 z) above 20 mantissa bits (0
+     * for z = 0), four to a register, then eight 16-bit lanes */
+    __m128i lo = _mm_srli_epi32(_mm_castps_si128(_mm_shuffle_ps(_mm_castpd_ps(f[0]), _mm_castpd_ps(f[1]), _MM_SHUFFLE(3, 1, 3, 1))), 20);
+    __m128i hi = _mm_srli_epi32(_mm_castps_si128(_mm_shuffle_ps(_mm_castpd_ps(f[2]), _mm_castpd_ps(f[3]), _MM_SHUFFLE(3, 1, 3, 1))), 20);
+    __m128i b = _mm_max_epi16(_mm_sub_epi16(_mm_packs_epi32(lo, hi), _mm_set1_epi16(1022)), _mm_setzero_si128());
+    *out = _mm_slli_epi16(b, 4);
+    return 1;
+}
+#endif
+
+#ifdef ITF_NP_SSE2
+/* A hit's charges: 0 for the candidates equal to v, k for the others. */
+static inline __attribute__((always_inline)) __m128i hit_charges8(const uint64_t *p, uint64_t v, uint16_t k)
+{
+    const __m128i vv = _mm_set1_epi64x((long long)v);
+    __m128i m[4];
+    for (int j = 0; j < 4; j++) { /* 64-bit equality from two 32-bit ones */
+        __m128i d = _mm_cmpeq_epi32(_mm_set_epi64x((long long)p[2 * j + 1], (long long)p[2 * j]), vv);
+        m[j] = _mm_and_si128(d, _mm_shuffle_epi32(d, _MM_SHUFFLE(2, 3, 0, 1)));
+    }
+    /* all-ones or zero lanes, narrowed to eight 16-bit ones in candidate order */
+    __m128i eq = _mm_packs_epi16(_mm_packs_epi32(m[0], m[1]), _mm_packs_epi32(m[2], m[3]));
+    return _mm_andnot_si128(eq, _mm_set1_epi16((short)k));
+}
+#endif
+
+/* Bits of the zig-zag form of a residual (0 for 0), without a branch. */
+static inline uint32_t bits(uint64_t d)
+{
+    uint64_t z = (d << 1) ^ (uint64_t)((int64_t)d >> 63);
+    return 64u - (uint32_t)__builtin_clzll(z | 1) - (z == 0);
+}
+
+/* One line's places in the model, taken once per line: in the loop over its numbers
+ * they stay in registers (the values stored there could otherwise alias np's size_t
+ * fields and force reloads). */
+typedef struct np_ln {
+    uint64_t *last;          /* the skeleton's slots: last values */
+    uint16_t *cost;          /* and running costs */
+    uint64_t *cls;           /* its class's last line */
+    itf_npx *e;              /* the line context's slot entries (v4) */
+    const uint64_t *prev;    /* the previous line */
+    size_t prevn, nn;
+    int ms, pcs;             /* v4: address slot, pc slot, or -1 */
+    uint64_t mcls;           /* v4: access class << 20 */
+} np_ln;
+
+static inline __attribute__((always_inline)) void ln_init(const itf_np *np, uint32_t id, np_ln *L)
+{
+    L->last = np->last + np->base[id];
+    L->cost = np->cost + (size_t)np->base[id] * ITF_NP_PRED;
+    L->cls = np->cls_last + (size_t)np->cls[id] * ITF_NP_COLS;
+    L->nn = np->nn[id];
+    /* (a line without numbers may come before any slot: no arena yet) */
+    L->e = np->v4 && L->nn ? np->slots + np->curl->off : NULL;
+    L->prev = np->prev;
+    L->prevn = np->prevn;
+    L->ms = np->v4 ? np->memslot[id] : -1;
+    L->pcs = np->v4 ? np->pcslot[id] : -1;
+    L->mcls = np->v4 ? (uint64_t)np->memcls[id] << 20 : 0;
+}
+
+/* Number k's prediction; its candidates and memory map entry left in st for np_update,
+ * which follows at once. Inlined into the line loops with np_update: they are most of
+ * a Tarmac decode. */
+static inline __attribute__((always_inline)) uint64_t np_predict(const itf_np *np, const np_ln *L, size_t k,
+                                                                 const uint64_t *cur, struct itf_npst *st)
+{
+    uint64_t *p = st->p;
+    const uint16_t *c = L->cost + k * ITF_NP_PRED;
+    size_t prevn = L->prevn;
+    p[0] = L->last[k];
+    p[1] = k < ITF_NP_COLS && k < prevn ? L->prev[k] : p[0];
+    p[2] = k < ITF_NP_COLS ? L->cls[k] : p[0];
+    p[3] = k ? cur[k - 1] : p[0];
+    if (!np->v4) {
+        int best = 0;
+        for (int i = 1; i < 4; i++)
+            if (c[i] < c[best])
+                best = i;
+        return p[best];
+    }
+    const itf_npx *e = L->e + k;
+    p[4] = e->seen ? e->last : p[0];
+    p[5] = k + 1 < prevn ? L->prev[k + 1] : p[0];
+    p[6] = prevn ? L->prev[prevn - 1] : p[0];
+    p[7] = p[0];
+    st->mkey = 0;
+    if (L->ms >= 0 && k > (size_t)L->ms) {
+        if (k == (size_t)L->ms + 1) /* the first number after the address: mix it once per line */
+            st->mhash = tz_hash_u64(cur[L->ms] ^ 0x2545F4914F6CDD1Dull);
+        st->mkey = ctx_key_h(st->mhash, L->mcls | k);
+        const struct itf_npm *m = &np->mtab[st->mslot = mem_find(np, st->mkey)];
+        if (m->key)
+            p[7] = m->val;
+    }
+    /* the sum of the context's and the skeleton slot's costs once the context has a
+     * value, the skeleton slot's alone before */
+#ifdef ITF_NP_SSE2
+    __m128i w = _mm_set1_epi16(e->seen ? -1 : 0);
+    __m128i sum = _mm_add_epi16(_mm_loadu_si128((const __m128i *)c),
+                                _mm_and_si128(_mm_loadu_si128((const __m128i *)e->cost), w));
+    return st->pred = p[argmin8(sum)];
+#else
+    uint32_t key[ITF_NP_PRED], w = e->seen ? 0xFFFFu : 0;
+    for (int i = 0; i < ITF_NP_PRED; i++) /* cost, then index: the first on ties */
+        key[i] = (uint32_t)(c[i] + (e->cost[i] & w)) << 3 | (uint32_t)i;
+    uint32_t a = key[1] < key[0] ? key[1] : key[0], b = key[3] < key[2] ? key[3] : key[2];
+    uint32_t x = key[5] < key[4] ? key[5] : key[4], y = key[7] < key[6] ? key[7] : key[6];
+    a = b < a ? b : a;
+    x = y < x ? y : x;
+    return st->pred = p[(x < a ? x : a) & 7];
+#endif
+}
+
+static inline __attribute__((always_inline)) void np_update(itf_np *np, np_ln *L, size_t k, const uint64_t *cur,
+                                                            const struct itf_npst *st)
+{
+    const uint64_t *p = st->p, v = cur[k];
+    uint16_t *c = L->cost + k * ITF_NP_PRED;
+    L->last[k] = v;
+    if (!np->v4) {
+        for (int i = 0; i < 4; i++)
+            c[i] = (uint16_t)(c[i] - (c[i] >> 3) + 16 * bits(v - p[i]));
+        return;
+    }
+    itf_npx *e = L->e + k;
+    /* version 7: a hit (the prediction right, in a context seen before) charges every
+     * candidate that missed np->hitk, whatever its residual: cheaper than the exact
+     * counts, and it ranks the candidates better (doc/formats/tzi.md, version 7) */
+    int hit = np->hitk && e->seen && v == st->pred;
+#ifdef ITF_NP_SSE2
+    __m128i b;
+    if (hit)
+        b = hit_charges8(p, v, np->hitk);
+    else if (!charges8(p, v, &b)) {
+        uint16_t bb[ITF_NP_PRED];
+        for (int i = 0; i < ITF_NP_PRED; i++)
+            bb[i] = (uint16_t)(16 * bits(v - p[i]));
+        b = _mm_loadu_si128((const __m128i *)bb);
+    }
+    __m128i cv = _mm_loadu_si128((const __m128i *)c), ev = _mm_loadu_si128((const __m128i *)e->cost);
+    __m128i cn = _mm_add_epi16(_mm_sub_epi16(cv, _mm_srl_epi16(cv, _mm_cvtsi32_si128(np->dc))), b);
+    if (e->seen) {
+        _mm_storeu_si128((__m128i *)c, cn);
+        _mm_storeu_si128((__m128i *)e->cost, _mm_add_epi16(_mm_sub_epi16(ev, _mm_srli_epi16(ev, 3)), b));
+    } else { /* P4 knew nothing yet: it is not charged for this value */
+        const __m128i m4 = _mm_set_epi16(0, 0, 0, -1, 0, 0, 0, 0);
+        _mm_storeu_si128((__m128i *)c, _mm_or_si128(_mm_and_si128(m4, cv), _mm_andnot_si128(m4, cn)));
+        _mm_storeu_si128((__m128i *)e->cost, _mm_andnot_si128(m4, b));
+    }
+#else
+    uint16_t b[ITF_NP_PRED];
+    for (int i = 0; i < ITF_NP_PRED; i++)
+        b[i] = hit ? (p[i] == v ? 0 : np->hitk) : (uint16_t)(16 * bits(v - p[i]));
+    if (e->seen) {
+        for (int i = 0; i < ITF_NP_PRED; i++)
+            c[i] = (uint16_t)(c[i] - (c[i] >> np->dc) + b[i]);
+        for (int i = 0; i < ITF_NP_PRED; i++)
+            e->cost[i] = (uint16_t)(e->cost[i] - (e->cost[i] >> 3) + b[i]);
+    } else { /* P4 knew nothing yet: it is not charged for this value */
+        uint16_t c4 = c[4];
+        for (int i = 0; i < ITF_NP_PRED; i++)
+            c[i] = (uint16_t)(c[i] - (c[i] >> np->dc) + b[i]);
+        c[4] = c4;
+        b[4] = 0;
+        for (int i = 0; i < ITF_NP_PRED; i++)
+            e->cost[i] = b[i];
+    }
+#endif
+    e->last = v;
+    e->seen = 1;
+    if (st->mkey) { /* the entry np_predict found; itf_np_begin reserved room for it */
+        struct itf_npm *m = &np->mtab[st->mslot];
+        if (!m->key)
+            m->key = st->mkey, np->mcount++;
+        m->val = v;
+    }
+    if ((int)k == L->pcs) { /* the record's pc is known: its context from here on */
+        set_rpc(np, v);
+        np->rline = 0;
+        /* room reserved by skel_predict/begin */
+        np->curl = ctx_step(np, (size_t)(np->curl - np->tab), ctx_key_h(np->rpch, 0));
+        slot_grow(np, np->curl, L->nn);
+        L->e = np->slots + np->curl->off;
+    }
+}
+
+/* Copies n values: fixed-size blocks inline instead of a memcpy call whose start-up
+ * (rep movsq) cost more than the few numbers of a line (8 % of a Tarmac decode). */
+static inline void copy_nums(uint64_t *d, const uint64_t *s, size_t n)
+{
+    size_t k = 0;
+    for (; k + 4 <= n; k += 4)
+        memcpy(d + k, s + k, 4 * sizeof *d);
+    if (k < n)
+        d[k] = s[k];
+    if (k + 1 < n)
+        d[k + 1] = s[k + 1];
+    if (k + 2 < n)
+        d[k + 2] = s[k + 2];
+}
+
+static inline __attribute__((always_inline)) void np_end(itf_np *np, const np_ln *L, const uint64_t *cur)
+{
+    size_t m = L->nn < ITF_NP_COLS ? L->nn : ITF_NP_COLS;
+    copy_nums(np->prev, cur, m);
+    np->prevn = m;
+    copy_nums(L->cls, cur, m);
+    if (np->v4)
+        np->rline++;
+}
+
+/* One line's numbers at a time, so that prediction and update are inlined into the
+ * loop (they are most of the line model's time): number k goes to stream
+ * out[min(k, 3)] as the zig-zag residual from its prediction. */
+static inline void np_encode_line(itf_np *np, uint32_t id, const uint64_t *nums, tz_buf *const out[4])
+{
+    np_ln L;
+    struct itf_npst st;
+    ln_init(np, id, &L);
+    for (size_t k = 0; k < L.nn; k++) {
+        uint64_t p = np_predict(np, &L, k, nums, &st);
+        itf_put_sv(out[k < 3 ? k : 3], (int64_t)(nums[k] - p));
+        np_update(np, &L, k, nums, &st);
+    }
+    np_end(np, &L, nums);
+}
+
+/* One line's numbers decoded from nu[0..3] (number k from nu[min(k, 3)]); -1 when a
+ * stream is corrupt. */
+static inline int np_decode_line(itf_np *np, uint32_t id, uint64_t *nums, itf_zrd *nu)
+{
+    np_ln L;
+    struct itf_npst st;
+    ln_init(np, id, &L);
+    for (size_t k = 0; k < L.nn; k++) {
+        uint64_t z = itf_zrd_get(&nu[k < 3 ? k : 3]);
+        nums[k] = np_predict(np, &L, k, nums, &st) + ((z >> 1) ^ (0 - (z & 1)));
+        np_update(np, &L, k, nums, &st);
+    }
+    np_end(np, &L, nums);
+    return nu[0].bad | nu[1].bad | nu[2].bad | nu[3].bad ? -1 : 0;
+}
+
+#endif
