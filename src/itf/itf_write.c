@@ -320,16 +320,10 @@ static int pool_collect(wr *w, pool_item *it, size_t n, tz_buf *payload)
 static void set_items(wr *w, pool_item *it, const tz_buf *bufs, size_t n, const int *comp, uint32_t bzmask,
                       const itf_pre *pre, tz_buf *forms)
 {
-    for (size_t i = 0; i < n; i++) {
-        /* The line model's skeleton dictionary goes to zstd when the back end is xz:
-         * a reader decodes it first, before anything else can start, and LZMA took
-         * 0.12-0.19 ms on its 2-6 KB (literals, one bit at a time); zstd 0.01-0.02 ms,
-         * for 0.3-1.3 % more file (bench/RESULTS.md, session 10). */
-        int backend = &bufs[i] == &w->d[D_SKEL] && w->o.backend == TRAZA_ITF_XZ ? TRAZA_ITF_ZSTD : w->o.backend;
+    for (size_t i = 0; i < n; i++)
         it[i] = (pool_item){.in = &bufs[i], .comp = comp[i],
-                            .backend = backend | ((bzmask >> i) & 1 ? ITF_PACK_BZIP2 : 0),
+                            .backend = w->o.backend | ((bzmask >> i) & 1 ? ITF_PACK_BZIP2 : 0),
                             .pre = pre ? &pre[i] : NULL, .form = forms ? &forms[i] : NULL};
-    }
 }
 
 /* Appends the packed streams to payload, in stream order. */
