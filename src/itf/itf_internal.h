@@ -103,6 +103,15 @@ int itf_unpack_stream(itf_rd *r, int version, const itf_pre *pre, uint8_t **out,
 int itf_stream_wants_pre(const itf_rd *r, int version);
 /* Moves r past one stream without decoding it; -1 when its header or data is cut. */
 int itf_skip_stream(itf_rd *r);
+/* Version 7 stream frames (chunks, dictionary) leave their empty streams out: the
+ * payload starts with a uv mask whose bit k says that stream k follows; a stream whose
+ * bit is clear is empty (stored, no byte). itf_frame_compact turns the writer's payload
+ * of nstreams streams into that form (the mask's length in bytes; -2 when out of
+ * memory, -1 when the payload does not hold nstreams streams); itf_frame_expand turns a read
+ * one back into the full form, every stream with its header (-1 with err when
+ * corrupt). */
+int itf_frame_compact(tz_buf *payload, int nstreams);
+int itf_frame_expand(uint8_t **payload, size_t *n, int nstreams, traza_err *err);
 
 /* ---- byte-key hash map (key -> dense id) ---- */
 typedef struct itf_kmap {

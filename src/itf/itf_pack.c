@@ -376,6 +376,81 @@ int itf_skip_stream(itf_rd *r)
     return 0;
 }
 
+/* An empty stream: method 0 (stored), 0 bytes decoded, 0 stored. */
+static int empty_stream(const uint8_t *p, size_t n) { return n == 3 && p[0] == 0 && p[1] == 0 && p[2] == 0; }
+
+int itf_frame_compact(tz_buf *payload, int nstreams)
+{
+    if (payload->oom)
+        return -2;
+    if (nstreams > 63)
+        return -1;
+    itf_rd d = {(const uint8_t *)payload->s, (const uint8_t *)payload->s + payload->len, 0};
+    const uint8_t *at[64];
+    size_t len[64];
+    uint64_t mask = 0;
+    for (int k = 0; k < nstreams; k++) {
+        at[k] = d.p;
+        if (itf_skip_stream(&d) < 0)
+            return -1;
+        len[k] = (size_t)(d.p - at[k]);
+        if (!empty_stream(at[k], len[k]))
+            mask |= (uint64_t)1 << k;
+    }
+    if (d.p != d.end)
+        return -1;
+    tz_buf c;
+    tz_buf_init(&c);
+    itf_put_uv(&c, mask);
+    size_t head = c.len;
+    for (int k = 0; k < nstreams; k++)
+        if (mask >> k & 1)
+            tz_buf_put(&c, at[k], len[k]);
+    if (c.oom) {
+        tz_buf_free(&c);
+        return -2;
+    }
+    tz_buf_free(payload);
+    *payload = c;
+    return (int)head;
+}
+
+int itf_frame_expand(uint8_t **payload, size_t *n, int nstreams, traza_err *err)
+{
+    itf_rd d = {*payload, *payload + *n, 0};
+    uint64_t mask = itf_get_uv(&d);
+    if (d.bad)
+        return traza_err_set(err, TRAZA_E_FORMAT, "tzi: frame truncated (stream mask)");
+    if (nstreams < 64 && mask >> nstreams)
+        return traza_err_set(err, TRAZA_E_FORMAT, "tzi: frame names stream %d, past its %d streams",
+                             63 - __builtin_clzll(mask), nstreams);
+    size_t cap = *n + 3 * (size_t)nstreams + 1;
+    uint8_t *o = malloc(cap), *w = o;
+    if (!o)
+        return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+    for (int k = 0; k < nstreams; k++) {
+        if (!(mask >> k & 1)) {
+            *w++ = 0, *w++ = 0, *w++ = 0;
+            continue;
+        }
+        const uint8_t *s = d.p;
+        if (itf_skip_stream(&d) < 0) {
+            free(o);
+            return traza_err_set(err, TRAZA_E_FORMAT, "tzi: stream %d of the frame truncated", k);
+        }
+        memcpy(w, s, (size_t)(d.p - s));
+        w += d.p - s;
+    }
+    if (d.p != d.end) {
+        free(o);
+        return traza_err_set(err, TRAZA_E_FORMAT, "tzi: %zu bytes after the frame's streams", (size_t)(d.end - d.p));
+    }
+    free(*payload);
+    *payload = o;
+    *n = (size_t)(w - o);
+    return 0;
+}
+
 static int zstd_unpack(const uint8_t *in, size_t len, const itf_pre *pre, uint8_t *o, size_t raw, const char **e)
 {
     ZSTD_DCtx *d = ZSTD_createDCtx();

@@ -88,8 +88,10 @@ static int read_at(traza_itf_reader *r, uint64_t off, void *buf, size_t n, traza
     return 0;
 }
 
-/* Reads a frame at off whose end must not pass limit; *payload malloc'd. */
-static int read_frame(traza_itf_reader *r, uint64_t off, uint64_t limit, uint8_t **payload, size_t *len,
+/* Reads a frame at off whose end must not pass limit; *payload malloc'd. A frame of
+ * nstreams streams (0: the index) of version 7 or later comes back in the full form,
+ * its empty streams' headers put back (itf_frame_expand). */
+static int read_frame(traza_itf_reader *r, uint64_t off, uint64_t limit, int nstreams, uint8_t **payload, size_t *len,
                       traza_err *err)
 {
     uint8_t h[8];
@@ -117,8 +119,13 @@ static int read_frame(traza_itf_reader *r, uint64_t off, uint64_t limit, uint8_t
         return traza_err_set(err, TRAZA_E_FORMAT, "tzi: checksum mismatch in frame at offset %llu (crc32 %08x, expected %08x)",
                              (unsigned long long)off, c, crc);
     }
+    size_t pn = n;
+    if (nstreams && r->info.version >= 7 && itf_frame_expand(&p, &pn, nstreams, err) < 0) {
+        free(p);
+        return traza_err_prefix(err, "frame at offset %llu: ", (unsigned long long)off);
+    }
     *payload = p;
-    *len = n;
+    *len = pn;
     return 0;
 }
 
@@ -571,7 +578,7 @@ static traza_itf_reader *open_common(traza_itf_reader *r, traza_err *err)
     /* index */
     uint8_t *p = NULL;
     size_t n = 0;
-    if (read_frame(r, r->index_off, end, &p, &n, err) < 0)
+    if (read_frame(r, r->index_off, end, 0, &p, &n, err) < 0)
         goto fail;
     itf_rd d = {p, p + n, 0};
     uint64_t nix = itf_get_uv(&d);
@@ -625,7 +632,7 @@ static traza_itf_reader *open_common(traza_itf_reader *r, traza_err *err)
     }
     f->chunks = r->nix;
     /* dictionaries */
-    if (read_frame(r, r->dict_off, r->index_off, &p, &n, err) < 0)
+    if (read_frame(r, r->dict_off, r->index_off, D_NSTREAMS, &p, &n, err) < 0)
         goto fail;
     d = (itf_rd){p, p + n, 0};
     r->tframe = p, r->tframe_len = n; /* TEXT (stream 0) is unpacked on the text thread */
@@ -1271,7 +1278,7 @@ static int pre_get(traza_itf_reader *r, int k, traza_err *err)
     if (!r->pre_frame) {
         if (r->nix < 2)
             return traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk 0 names a preset dictionary");
-        if (read_frame(r, r->ix[0], r->dict_off, &r->pre_frame, &r->pre_flen, err) < 0)
+        if (read_frame(r, r->ix[0], r->dict_off, S_NSTREAMS, &r->pre_frame, &r->pre_flen, err) < 0)
             return -1;
     }
     itf_rd d = {r->pre_frame, r->pre_frame + r->pre_flen, 0};
@@ -1682,7 +1689,7 @@ static int decode_chunk(traza_itf_reader *r, size_t ci, emit_state *es, traza_er
 {
     uint8_t *p = NULL;
     size_t n = 0;
-    if (read_frame(r, r->ix[ci * 5], r->dict_off, &p, &n, err) < 0)
+    if (read_frame(r, r->ix[ci * 5], r->dict_off, S_NSTREAMS, &p, &n, err) < 0)
         return -1;
     int rc = decode_payload(r, ci, p, n, es, err);
     free(p);
@@ -1736,7 +1743,7 @@ static void *mt_worker(void *arg)
         s->state = SL_BUSY;
         uint8_t *p = NULL;
         size_t n = 0;
-        int rc = read_frame(r, r->ix[c * 5], r->dict_off, &p, &n, &s->err);
+        int rc = read_frame(r, r->ix[c * 5], r->dict_off, S_NSTREAMS, &p, &n, &s->err);
         pthread_mutex_unlock(&m->mu);
         if (rc == 0) {
             emit_state es;

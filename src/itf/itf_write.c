@@ -183,8 +183,16 @@ static int write_bytes(wr *w, const void *p, size_t n)
 }
 
 /* Frame: u32 length, u32 crc32, payload. */
-static int write_frame(wr *w, const tz_buf *payload)
+/* Writes a frame; one of nstreams streams (0: the index) leaves its empty streams out
+ * (itf_frame_compact, format version 7), their stream mask counted with the index. */
+static int write_frame(wr *w, tz_buf *payload, int nstreams)
 {
+    if (nstreams) {
+        int m = itf_frame_compact(payload, nstreams);
+        if (m < 0)
+            return m == -2 ? oomf(w) : traza_err_set(w->ferr, TRAZA_E_INTERNAL, "itf: a frame lost its streams");
+        w->info.comp_bytes[TRAZA_ITF_C_INDEX] += (uint64_t)m;
+    }
     tz_buf h;
     tz_buf_init(&h);
     itf_put_u32le(&h, (uint32_t)payload->len);
@@ -307,7 +315,9 @@ static int pool_collect(wr *w, pool_item *it, size_t n, tz_buf *payload)
             rc = -1;
         } else if (rc == 0) {
             tz_buf_put(payload, it[i].out.s, it[i].out.len);
-            w->info.comp_bytes[it[i].comp] += (uint64_t)it[i].k;
+            /* (an empty stream is left out of its frame: write_frame) */
+            if (!(it[i].out.len == 3 && !memcmp(it[i].out.s, "\0\0\0", 3)))
+                w->info.comp_bytes[it[i].comp] += (uint64_t)it[i].k;
             w->info.raw_bytes[it[i].comp] += it[i].in->len;
         }
         tz_buf_free(&it[i].out);
@@ -682,7 +692,7 @@ static int flush_chunk(wr *w)
     w->have_pre = 1;
     uint64_t off = w->off;
     if (rc == 0)
-        rc = write_frame(w, &payload);
+        rc = write_frame(w, &payload, S_NSTREAMS);
     if (rc == 0)
         rc = ix_add(w, off, payload.len + 8, w->fk->chunk_rec, w->fk->nlines);
     tz_buf_free(&payload);
@@ -1160,7 +1170,7 @@ static int finish_lines(wr *w, int nl_missing)
         rc = pool_collect(w, it, nck, &payload);
         w->have_pre = 1;
         if (rc == 0)
-            rc = write_frame(w, &payload);
+            rc = write_frame(w, &payload, S_NSTREAMS);
         if (rc == 0)
             rc = ix_add(w, off, payload.len + 8, ck->chunk_rec, ck->nlines);
         tz_buf_reset(&payload);
@@ -1169,7 +1179,7 @@ static int finish_lines(wr *w, int nl_missing)
     if (pool_collect(w, it + nck, D_NSTREAMS, &payload) < 0) /* (frees them either way) */
         rc = -1;
     if (rc == 0)
-        rc = write_frame(w, &payload);
+        rc = write_frame(w, &payload, D_NSTREAMS);
     tz_buf_free(&payload);
     return rc < 0 ? -1 : write_index(w, nl_missing);
 }
@@ -1214,7 +1224,7 @@ static int finish(wr *w, int nl_missing)
         rc = pack_all(w, w->d + early, D_NSTREAMS - early, DICT_COMP + early, early ? 0 : 1u << D_TEXT, NULL, NULL,
                       &payload);
     if (rc == 0)
-        rc = write_frame(w, &payload);
+        rc = write_frame(w, &payload, D_NSTREAMS);
     tz_buf_free(&payload);
     return rc < 0 ? -1 : write_index(w, nl_missing);
 }
@@ -1253,7 +1263,7 @@ static int write_index(wr *w, int nl_missing)
         rc = oom(w);
         goto out;
     }
-    rc = write_frame(w, &payload);
+    rc = write_frame(w, &payload, 0);
     if (rc < 0)
         goto out;
     tz_buf_reset(&payload);

@@ -349,6 +349,70 @@ static void test_packer_reuse(void **state)
     itf_packer_free(NULL);
 }
 
+/* Version 7 frames leave empty streams out behind a mask of the ones present: the
+ * compact form expands back to the same bytes, and a corrupt mask or frame is refused
+ * with what is wrong. */
+static void test_frame_mask(void **state)
+{
+    (void)state;
+    static const uint8_t a[] = {1, 2, 3, 0, 0, 0, 7};
+    tz_buf full, out;
+    tz_buf_init(&full);
+    traza_err err;
+    /* streams 0 and 3 empty, 1 stored, 2 packed, 4 empty */
+    for (int k = 0; k < 5; k++) {
+        tz_buf_init(&out);
+        assert_true(itf_pack_stream(NULL, TRAZA_ITF_XZ, a, k == 1 ? 3 : k == 2 ? sizeof a : 0, NULL, NULL, &out, &err) > 0);
+        tz_buf_put(&full, out.s, out.len);
+        tz_buf_free(&out);
+    }
+    tz_buf c;
+    tz_buf_init(&c);
+    tz_buf_put(&c, full.s, full.len);
+    assert_int_equal(itf_frame_compact(&c, 5), 1);
+    assert_int_equal((uint8_t)c.s[0], 0x06); /* streams 1 and 2 */
+    assert_int_equal(c.len, full.len - 9 + 1);
+    uint8_t *p = malloc(c.len);
+    size_t n = c.len;
+    memcpy(p, c.s, n);
+    assert_int_equal(itf_frame_expand(&p, &n, 5, &err), 0);
+    assert_int_equal(n, full.len);
+    assert_memory_equal(p, full.s, n);
+    free(p);
+    /* a mask past the streams, a cut stream, bytes after the last one, no mask */
+    uint8_t bad[64];
+    memcpy(bad, c.s, c.len);
+    bad[0] = 0x26; /* bit 5 of 5 streams */
+    p = malloc(c.len), n = c.len;
+    memcpy(p, bad, n);
+    assert_int_equal(itf_frame_expand(&p, &n, 5, &err), -1);
+    assert_non_null(strstr(err.msg, "names stream 5, past its 5 streams"));
+    free(p);
+    p = malloc(c.len), n = c.len - 1;
+    memcpy(p, c.s, n);
+    assert_int_equal(itf_frame_expand(&p, &n, 5, &err), -1);
+    assert_non_null(strstr(err.msg, "stream 2 of the frame truncated"));
+    free(p);
+    p = malloc(c.len + 2), n = c.len + 2;
+    memcpy(p, c.s, c.len);
+    p[c.len] = p[c.len + 1] = 0;
+    assert_int_equal(itf_frame_expand(&p, &n, 5, &err), -1);
+    assert_non_null(strstr(err.msg, "2 bytes after the frame's streams"));
+    free(p);
+    p = malloc(1), n = 0;
+    assert_int_equal(itf_frame_expand(&p, &n, 5, &err), -1);
+    assert_non_null(strstr(err.msg, "stream mask"));
+    free(p);
+    /* the writer's side: a payload that does not hold its streams */
+    tz_buf t;
+    tz_buf_init(&t);
+    tz_buf_put(&t, full.s, full.len - 1);
+    assert_int_equal(itf_frame_compact(&t, 5), -1);
+    tz_buf_free(&t);
+    tz_buf_free(&c);
+    tz_buf_free(&full);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -359,6 +423,7 @@ int main(void)
         cmocka_unit_test(test_preset),
         cmocka_unit_test(test_bzip2),
         cmocka_unit_test(test_packer_reuse),
+        cmocka_unit_test(test_frame_mask),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
