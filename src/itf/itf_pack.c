@@ -420,9 +420,9 @@ int itf_frame_expand(uint8_t **payload, size_t *n, int nstreams, traza_err *err)
     itf_rd d = {*payload, *payload + *n, 0};
     uint64_t mask = itf_get_uv(&d);
     if (d.bad)
-        return traza_err_set(err, TRAZA_E_FORMAT, "tzi: frame truncated (stream mask)");
+        return traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt frame: no stream mask");
     if (nstreams < 64 && mask >> nstreams)
-        return traza_err_set(err, TRAZA_E_FORMAT, "tzi: frame names stream %d, past its %d streams",
+        return traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt frame: it names stream %d, past its %d streams",
                              63 - __builtin_clzll(mask), nstreams);
     size_t cap = *n + 3 * (size_t)nstreams + 1;
     uint8_t *o = malloc(cap), *w = o;
@@ -436,14 +436,14 @@ int itf_frame_expand(uint8_t **payload, size_t *n, int nstreams, traza_err *err)
         const uint8_t *s = d.p;
         if (itf_skip_stream(&d) < 0) {
             free(o);
-            return traza_err_set(err, TRAZA_E_FORMAT, "tzi: stream %d of the frame truncated", k);
+            return traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt frame: stream %d is cut short", k);
         }
         memcpy(w, s, (size_t)(d.p - s));
         w += d.p - s;
     }
     if (d.p != d.end) {
         free(o);
-        return traza_err_set(err, TRAZA_E_FORMAT, "tzi: %zu bytes after the frame's streams", (size_t)(d.end - d.p));
+        return traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt frame: %zu bytes after its streams", (size_t)(d.end - d.p));
     }
     free(*payload);
     *payload = o;

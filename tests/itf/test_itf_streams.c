@@ -386,22 +386,22 @@ static void test_frame_mask(void **state)
     p = malloc(c.len), n = c.len;
     memcpy(p, bad, n);
     assert_int_equal(itf_frame_expand(&p, &n, 5, &err), -1);
-    assert_non_null(strstr(err.msg, "names stream 5, past its 5 streams"));
+    assert_non_null(strstr(err.msg, "corrupt frame: it names stream 5, past its 5 streams"));
     free(p);
     p = malloc(c.len), n = c.len - 1;
     memcpy(p, c.s, n);
     assert_int_equal(itf_frame_expand(&p, &n, 5, &err), -1);
-    assert_non_null(strstr(err.msg, "stream 2 of the frame truncated"));
+    assert_non_null(strstr(err.msg, "corrupt frame: stream 2 is cut short"));
     free(p);
     p = malloc(c.len + 2), n = c.len + 2;
     memcpy(p, c.s, c.len);
     p[c.len] = p[c.len + 1] = 0;
     assert_int_equal(itf_frame_expand(&p, &n, 5, &err), -1);
-    assert_non_null(strstr(err.msg, "2 bytes after the frame's streams"));
+    assert_non_null(strstr(err.msg, "corrupt frame: 2 bytes after its streams"));
     free(p);
     p = malloc(1), n = 0;
     assert_int_equal(itf_frame_expand(&p, &n, 5, &err), -1);
-    assert_non_null(strstr(err.msg, "stream mask"));
+    assert_non_null(strstr(err.msg, "corrupt frame: no stream mask"));
     free(p);
     /* the writer's side: a payload that does not hold its streams */
     tz_buf t;
