@@ -111,6 +111,8 @@ int itf_skip_stream(itf_rd *r);
  * one back into the full form, every stream with its header (-1 with err when
  * corrupt). */
 int itf_frame_compact(tz_buf *payload, int nstreams);
+/* p[0..n) is a packed empty stream (stored, 0 bytes: 00 00 00), left out of a frame. */
+int itf_stream_empty(const uint8_t *p, size_t n);
 int itf_frame_expand(uint8_t **payload, size_t *n, int nstreams, traza_err *err);
 
 /* ---- byte-key hash map (key -> dense id) ---- */

@@ -376,8 +376,7 @@ int itf_skip_stream(itf_rd *r)
     return 0;
 }
 
-/* An empty stream: method 0 (stored), 0 bytes decoded, 0 stored. */
-static int empty_stream(const uint8_t *p, size_t n) { return n == 3 && p[0] == 0 && p[1] == 0 && p[2] == 0; }
+int itf_stream_empty(const uint8_t *p, size_t n) { return n == 3 && p[0] == 0 && p[1] == 0 && p[2] == 0; }
 
 int itf_frame_compact(tz_buf *payload, int nstreams)
 {
@@ -394,7 +393,7 @@ int itf_frame_compact(tz_buf *payload, int nstreams)
         if (itf_skip_stream(&d) < 0)
             return -1;
         len[k] = (size_t)(d.p - at[k]);
-        if (!empty_stream(at[k], len[k]))
+        if (!itf_stream_empty(at[k], len[k]))
             mask |= (uint64_t)1 << k;
     }
     if (d.p != d.end)

@@ -182,9 +182,9 @@ static int write_bytes(wr *w, const void *p, size_t n)
     return 0;
 }
 
-/* Frame: u32 length, u32 crc32, payload. */
-/* Writes a frame; one of nstreams streams (0: the index) leaves its empty streams out
- * (itf_frame_compact, format version 7), their stream mask counted with the index. */
+/* Frame: u32 length, u32 crc32, payload. A frame of nstreams streams (0: the index)
+ * leaves its empty streams out (itf_frame_compact, format version 7); its stream mask
+ * is counted with the index. */
 static int write_frame(wr *w, tz_buf *payload, int nstreams)
 {
     if (nstreams) {
@@ -316,7 +316,7 @@ static int pool_collect(wr *w, pool_item *it, size_t n, tz_buf *payload)
         } else if (rc == 0) {
             tz_buf_put(payload, it[i].out.s, it[i].out.len);
             /* (an empty stream is left out of its frame: write_frame) */
-            if (!(it[i].out.len == 3 && !memcmp(it[i].out.s, "\0\0\0", 3)))
+            if (!itf_stream_empty((const uint8_t *)it[i].out.s, it[i].out.len))
                 w->info.comp_bytes[it[i].comp] += (uint64_t)it[i].k;
             w->info.raw_bytes[it[i].comp] += it[i].in->len;
         }
