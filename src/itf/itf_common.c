@@ -805,6 +805,19 @@ const char *traza_itf_memcodec_name(int c)
     static const char *const n[] = {"auto", "raw", "periodic", "pattern", "distribution", "sequitur"};
     return c >= 0 && c < TRAZA_ITF_MEM_NCODECS ? n[c] : "?";
 }
+/* The index component is whatever the others leave of the file: the header, the frame
+ * and stream framing, the index frame and the footer. The writer can only estimate it
+ * when it writes the index (the index holds its own size), so both sides set it from
+ * the file's size; the sizes of a breakdown then add up to the file. */
+void itf_info_index_rest(traza_itf_info *f)
+{
+    uint64_t s = 0;
+    for (int k = 0; k < TRAZA_ITF_NCOMP; k++)
+        if (k != TRAZA_ITF_C_INDEX)
+            s += f->comp_bytes[k];
+    f->comp_bytes[TRAZA_ITF_C_INDEX] = f->file_size > s ? f->file_size - s : 0;
+}
+
 const char *traza_itf_component_name(int c)
 {
     static const char *const n[] = {"sequence",     "templates",          "flags",         "addr_raw",

@@ -269,6 +269,9 @@ static inline uint64_t itf_zrd_get(itf_zrd *r)
     return v;
 }
 
+/* Sets the index component to the file's bytes the others do not account for. */
+void itf_info_index_rest(traza_itf_info *f);
+
 /* ---- line model number prediction (itf_npred.c) ---- */
 #define ITF_NP_COLS 32
 #define ITF_NP_PRED 8   /* candidates of version 4; versions 2-3 use the first 4 */

@@ -631,6 +631,7 @@ static traza_itf_reader *open_common(traza_itf_reader *r, traza_err *err)
         goto fail;
     }
     f->chunks = r->nix;
+    itf_info_index_rest(f);
     /* dictionaries */
     if (read_frame(r, r->dict_off, r->index_off, D_NSTREAMS, &p, &n, err) < 0)
         goto fail;

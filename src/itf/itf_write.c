@@ -1246,6 +1246,8 @@ static int write_index(wr *w, int nl_missing)
     for (size_t i = 0; i < w->nix; i++)
         for (int k = 0; k < 4; k++)
             itf_put_uv(&payload, w->ix[i * 4 + k]);
+    /* (an estimate: the index holds its own size; readers since this one take the
+     * component as the rest of the file, itf_info_index_rest) */
     w->info.comp_bytes[TRAZA_ITF_C_INDEX] += ITF_HEADER_SIZE + ITF_FOOTER_SIZE + payload.len + 8 + 200;
     const traza_itf_info *f = &w->info;
     uint64_t g[] = {f->instructions, f->lines, f->original_size, (uint64_t)nl_missing, f->exceptions, f->blocks,
@@ -1273,6 +1275,7 @@ static int write_index(wr *w, int nl_missing)
     tz_buf_put(&payload, ITF_FOOT_MAGIC, 4);
     rc = payload.oom ? oom(w) : write_bytes(w, payload.s, payload.len);
     w->info.file_size = w->off;
+    itf_info_index_rest(&w->info);
 out:
     tz_buf_free(&payload);
     return rc;

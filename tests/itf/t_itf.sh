@@ -293,6 +293,13 @@ check_eq "stats: instructions" "15012" "$(printf '%s' "$js" | json_get instructi
 per=$(printf '%s' "$js" | json_get codecs.periodic)
 [ "$per" -gt 0 ] && pass "stats: periodic codec used" || fail "stats: periodic codec used" "$js"
 check_eq "stats: format version 7" "7" "$(printf '%s' "$js" | json_get version)"
+# the breakdown accounts for every byte; compress reports what stats reads back
+sum_is_size() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(c["bytes"] for c in d["components"].values()) == d["file_size"])'; }
+check_eq "stats: the components add up to the file (block model)" True "$(printf '%s' "$js" | sum_is_size)"
+check_eq "stats: the components add up to the file (line model)" True "$("$TRAZA" itf stats "$TMP/es4.tzi" --json | sum_is_size)"
+cj=$("$TRAZA" itf compress "$TMP/loop.itf" -o "$TMP/loop2.tzi" --json)
+check_eq "compress and stats give the same breakdown" "$(printf '%s' "$cj" | json_get components)" \
+  "$("$TRAZA" itf stats "$TMP/loop2.tzi" --json | json_get components)"
 # Sequitur on the deltas: chosen on request, round trip checked above
 "$TRAZA" itf compress "$TMP/loop.itf" -o "$TMP/sq.tzi" --mem sequitur -q
 sq=$("$TRAZA" itf stats "$TMP/sq.tzi" --json | json_get codecs.sequitur)
