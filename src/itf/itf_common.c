@@ -831,6 +831,22 @@ void traza_itf_opts_init(traza_itf_opts *o)
     o->chunk = ITF_DEFAULT_CHUNK;
 }
 
+int itf_text_target(const char *t, size_t n, uint64_t *v, size_t *at)
+{
+    size_t h = n;
+    while (h > 0 && ((t[h - 1] >= '0' && t[h - 1] <= '9') || (t[h - 1] >= 'a' && t[h - 1] <= 'f')))
+        h--;
+    if (!(h >= 4 && n - h >= 1 && n - h <= 8 && !memcmp(t + h - 3, "#0x", 3) && (t[h] != '0' || n - h == 1) &&
+          t[h - 4] == ' ' && t[0] != 's' && itf_text_is_branch(t, n)))
+        return 0;
+    uint64_t x = 0;
+    for (size_t k = h; k < n; k++)
+        x = x << 4 | (uint64_t)(t[k] <= '9' ? t[k] - '0' : t[k] - 'a' + 10);
+    *v = x;
+    *at = h - 2;
+    return 1;
+}
+
 int itf_text_is_branch(const char *t, size_t n)
 {
     size_t m = 0;

@@ -10,7 +10,7 @@
 
 #define ITF_MAGIC "TZI\x1a"
 #define ITF_FOOT_MAGIC "TZIE"
-#define ITF_VERSION 7
+#define ITF_VERSION 8
 #define ITF_VERSION_MIN 2         /* oldest version the reader accepts */
 #define ITF_MAX_NEST 32            /* interrupt nesting depth (writer); reader accepts 64 */
 #define ITF_HEADER_SIZE 16
@@ -151,6 +151,40 @@ void itf_gen_render(tz_buf *b, uint32_t pc, const char *text, size_t textlen, co
 /* Does the instruction text (gen dialect disassembly) change the flow (branch, call,
  * return, write to pc)? Used only to guess interrupt cut-in points. */
 int itf_text_is_branch(const char *text, size_t len);
+/* A direct branch (itf_text_is_branch, not svc) whose text ends in " #0x<hex>" (lower
+ * case, no leading zeros, 1-8 digits): 1 with the target in *v and the offset of the
+ * "0x" in *at, else 0. (Version 3 stores such targets apart, version 8 predicts blocks
+ * with them.) */
+int itf_text_target(const char *text, size_t len, uint64_t *v, size_t *at);
+
+/* ---- version 8 block dictionary (itf_blockdict.c) ---- */
+#define ITF_NORANK 0xFFFFFFFFu
+/* What the texts (in address order) say of each instruction, and the coders' state. */
+typedef struct itf_iclass {
+    size_t n;
+    uint8_t *br;      /* may end a block (itf_text_is_branch) */
+    uint32_t *tgt;    /* rank of a direct branch's target, or ITF_NORANK */
+    uint8_t *na;      /* data addresses its text suggests */
+    uint32_t *nbr;    /* branches among ranks [0, r) (n + 1 entries) */
+    uint32_t *blist;  /* the ranks of the branches, ascending */
+    uint32_t nblist;
+    uint8_t *lastna;  /* address count of its last variant (0xFF: none yet) */
+    uint32_t nextb;   /* 1 + the largest block id a variant named */
+} itf_iclass;
+/* Rank of address a in the ascending pc[0..n), or ITF_NORANK. */
+uint32_t itf_rank_of(const uint32_t *pc, size_t n, uint64_t a);
+int itf_iclass_build(itf_iclass *c, const uint8_t *const *text, const uint32_t *len, const uint32_t *pc, size_t n);
+void itf_iclass_free(itf_iclass *c);
+/* One block of ranks rk[0..n) (rk[0] == ITF_NORANK: a verbatim line), after the block
+ * whose last rank was prev (ITF_NORANK for none); get: -1 when corrupt, rk has room
+ * for ITF_MAX_BLOCK. */
+void itf_block_put(tz_buf *b, const itf_iclass *c, const uint32_t *rk, size_t n, uint32_t prev);
+int itf_block_get(itf_rd *d, const itf_iclass *c, uint32_t prev, uint32_t *rk, size_t *n);
+/* One variant: its block id, then per line its flags and address count. */
+void itf_var_put_block(tz_buf *b, itf_iclass *c, uint32_t bid);
+long itf_var_get_block(itf_rd *d, itf_iclass *c, size_t nblk);
+void itf_var_put_line(tz_buf *b, itf_iclass *c, uint32_t rank, uint8_t flags, uint32_t naddr);
+int itf_var_get_line(itf_rd *d, itf_iclass *c, uint32_t rank, uint8_t *flags, uint32_t *naddr);
 
 /* Is this line the start of a record (an instruction) for the dialect? */
 int itf_is_record_start(int dialect, const char *line, size_t len);

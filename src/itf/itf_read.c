@@ -200,9 +200,15 @@ static int restore_targets(traza_itf_reader *r, traza_err *err)
         }
         if (e == 0)
             continue;
-        e--;
-        int64_t dv = (int64_t)(e >> 1) ^ -(int64_t)(e & 1);
-        int64_t tg = (int64_t)r->pc[i] + dv;
+        int64_t tg;
+        if (r->info.version < 8 || !(e & 1)) { /* an address: before version 8 1 + zz, then 2 + 2 zz */
+            e = r->info.version < 8 ? e - 1 : (e - 2) >> 1;
+            tg = (int64_t)r->pc[i] + ((int64_t)(e >> 1) ^ -(int64_t)(e & 1));
+        } else { /* version 8: a rank, 1 + 2 zz(rank - this rank) */
+            e >>= 1;
+            int64_t k = (int64_t)i + ((int64_t)(e >> 1) ^ -(int64_t)(e & 1));
+            tg = k >= 0 && (uint64_t)k < r->npc ? (int64_t)r->pc[k] : -1;
+        }
         if (tg < 0 || tg > (int64_t)UINT32_MAX || TZ_GROW(mod, cap, 3 * nmod + 3) < 0) {
             free(mod);
             tz_buf_free(&a);
@@ -267,6 +273,9 @@ static int load_texts(traza_itf_reader *r, traza_err *err)
 /* The text thread: unpacks the TEXT stream (bzip2 or LZMA, ~1 ms for 50 KB) and
  * splits it while the caller goes on with the other dictionaries and, for an
  * extract, with decoding the chunk; need_texts() joins before the first text is used. */
+static int load_blocks(traza_itf_reader *r, itf_iclass *ic, traza_err *err);
+static int load_blocks_v8(traza_itf_reader *r, traza_err *err);
+
 static void *text_main(void *arg)
 {
     traza_itf_reader *r = arg;
@@ -277,6 +286,8 @@ static void *text_main(void *arg)
         traza_err_prefix(&r->text_err, "dictionary: ");
     else
         r->text_rc = load_texts(r, &r->text_err);
+    if (r->text_rc == 0 && r->info.version >= 8 && r->model == 0)
+        r->text_rc = load_blocks_v8(r, &r->text_err);
     return NULL;
 }
 
@@ -310,21 +321,51 @@ static int load_dicts(traza_itf_reader *r, traza_err *err)
         r->pc[r->npc++] = (uint32_t)pc;
     }
     /* a thread only for texts worth it (the line model has none; a thread costs
-     * about 50 us, a 4 KiB dictionary decodes in about 0.1 ms) */
+     * about 50 us, a 4 KiB dictionary decodes in about 0.1 ms); from version 8 it also
+     * reads the blocks, which need the texts (need_texts before any use of them) */
     if (r->model == 0 && r->tframe_len >= 4096 && pthread_create(&r->text_th, NULL, text_main, r) == 0)
         r->text_state = 1;
     else { /* no thread: here and now */
         text_main(r);
         r->text_state = 2;
     }
-    /* blocks */
+    return r->info.version >= 8 && r->model == 0 ? 0 : load_blocks(r, NULL, err);
+}
+
+/* Version 8: the blocks and variants, coded against the texts' predictions (on the
+ * text thread, after the texts). */
+static int load_blocks_v8(traza_itf_reader *r, traza_err *err)
+{
+    itf_iclass ic;
+    if (itf_iclass_build(&ic, r->text, r->tlen, r->pc, r->npc) < 0)
+        return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+    int rc = load_blocks(r, &ic, err);
+    itf_iclass_free(&ic);
+    return rc;
+}
+
+/* The blocks and variants of the dictionary (ic: version 8's predictions). */
+static int load_blocks(traza_itf_reader *r, itf_iclass *ic, traza_err *err)
+{
     itf_rd d = {r->dbuf[D_BLOCK], r->dbuf[D_BLOCK] + r->dlen[D_BLOCK], 0};
-    size_t c2 = 0, c3 = 0;
-    c1 = 0;
+    size_t c1 = 0, c2 = 0, c3 = 0;
     size_t np = 0;
     GROWX(r->blk_off, c1, 1);
     r->blk_off[0] = 0;
-    while (d.p < d.end) {
+    uint32_t prev = ITF_NORANK;
+    while (ic && d.p < d.end) {
+        uint32_t rk[ITF_MAX_BLOCK];
+        size_t n;
+        if (itf_block_get(&d, ic, prev, rk, &n) < 0)
+            BAD("block");
+        GROWX(r->blk_pcs, c2, np + n);
+        for (size_t k = 0; k < n; k++)
+            r->blk_pcs[np++] = rk[k] == ITF_NORANK ? NOPC : rk[k];
+        prev = rk[n - 1];
+        GROWX(r->blk_off, c1, r->nblk + 2);
+        r->blk_off[++r->nblk] = np;
+    }
+    while (!ic && d.p < d.end) {
         uint64_t n = itf_get_uv(&d);
         if (d.bad || n == 0 || n > ITF_MAX_BLOCK)
             BAD("block length");
@@ -351,8 +392,9 @@ static int load_dicts(traza_itf_reader *r, traza_err *err)
     GROWX(r->var_off, c1, 1);
     r->var_off[0] = 0;
     while (d.p < d.end) {
-        uint64_t b = itf_get_uv(&d);
-        if (d.bad || b >= r->nblk) {
+        long bl = ic ? itf_var_get_block(&d, ic, r->nblk) : 0;
+        uint64_t b = ic ? (uint64_t)bl : itf_get_uv(&d);
+        if (bl < 0 || d.bad || b >= r->nblk) {
             free(vb);
             BAD("variant block id");
         }
@@ -367,9 +409,16 @@ static int load_dicts(traza_itf_reader *r, traza_err *err)
                 free(vb);
                 BAD("variant truncated");
             }
-            uint8_t fl = *d.p++;
-            uint64_t nm = itf_get_uv(&d);
             uint32_t pcx = r->blk_pcs[r->blk_off[b] + k];
+            uint8_t fl = 0;
+            uint32_t nm32 = 0;
+            if (ic && itf_var_get_line(&d, ic, pcx == NOPC ? ITF_NORANK : pcx, &fl, &nm32) < 0) {
+                free(vb);
+                BAD("variant entry");
+            }
+            if (!ic)
+                fl = *d.p++;
+            uint64_t nm = ic ? nm32 : itf_get_uv(&d);
             if (d.bad || nm > 64 || (fl & ~3) || ((fl & LF_EXC) && (nm || pcx != NOPC)) ||
                 (!(fl & LF_EXC) && pcx == NOPC)) {
                 free(vb);
@@ -1665,6 +1714,8 @@ static int decode_payload(traza_itf_reader *r, size_t ci, const uint8_t *p, size
         if (decode_lines(r, ci, p, n, es, err) < 0)
             goto out;
     } else if (unpack_all(r, ci, p, n, sb, sl, NULL, err) < 0 ||
+               /* version 8: the blocks come with the texts, read meanwhile */
+               (r->info.version >= 8 && need_texts(r, err) < 0) ||
                decode_blocks(r, ci, sb, sl, r->ix[ci * 5 + 3], es, err) < 0) {
         goto out;
     }

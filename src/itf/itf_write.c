@@ -101,6 +101,7 @@ typedef struct wr {
     size_t ncuts, cutcap;
     uint64_t info_interrupts;
     tz_buf d[D_NSTREAMS];
+    itf_iclass icls; /* block model: what the texts say, by rank (version 8 dictionary) */
     /* line model */
     _Alignas(64) itf_np np;
     /* chunks: pk is filled by the parser, fk is modelled and written (by the worker
@@ -1034,6 +1035,7 @@ static void wr_free(wr *w)
     }
     free(w->pcflags);
     itf_np_free(&w->np);
+    itf_iclass_free(&w->icls);
     free(w->pc_gen);
     free(w->pc_grp);
     free(w->ix);
@@ -1047,29 +1049,25 @@ static int pc_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+static uint64_t zigzag(int64_t d) { return ((uint64_t)d << 1) ^ (uint64_t)(d >> 63); }
+
 /* Version 3: a direct branch's target "#0x<hex>" at the end of the text is stored as
- * the byte 0x01 in the text and, in TLEN, uv zigzag(target - pc) + 1; any other text
- * holding a 0x01 byte gets a 0 in TLEN (kept as is). */
-static void put_text(wr *w, const char *t, size_t n, uint32_t pc)
+ * the byte 0x01 in the text and its target in TLEN; any other text holding a 0x01 byte
+ * gets a 0 in TLEN (kept as is). Version 8 codes a target that is an instruction of
+ * the trace as 1 + 2 zigzag(its rank - this rank), fewer bits than its address (ARM
+ * instructions are 4 bytes apart), another one as 2 + 2 zigzag(target - pc); before,
+ * every target was 1 + zigzag(target - pc). pcs[0..npc) are the addresses in rank order. */
+static void put_text(wr *w, const char *t, size_t n, uint32_t k, const uint32_t *pcs, size_t npc)
 {
-    size_t h = n;
-    while (h > 0 && ((t[h - 1] >= '0' && t[h - 1] <= '9') || (t[h - 1] >= 'a' && t[h - 1] <= 'f')))
-        h--;
-    int br = h >= 4 && n - h >= 1 && n - h <= 8 && !memchr(t, 1, n) && !memcmp(t + h - 3, "#0x", 3) &&
-             (t[h] != '0' || n - h == 1) && t[h - 4] == ' ' && itf_text_is_branch(t, n) && t[0] != 's';
-    if (br) {
-        uint64_t v = 0;
-        for (size_t k = h; k < n; k++)
-            v = v << 4 | (uint64_t)(t[k] <= '9' ? t[k] - '0' : t[k] - 'a' + 10);
-        if (v > UINT32_MAX)
-            br = 0;
-        else {
-            tz_buf_put(&w->d[D_TEXT], t, h - 2);
-            tz_buf_putc(&w->d[D_TEXT], 1);
-            int64_t dv = (int64_t)v - (int64_t)pc;
-            itf_put_uv(&w->d[D_TLEN], (((uint64_t)dv << 1) ^ (uint64_t)(dv >> 63)) + 1);
-            return;
-        }
+    uint64_t v;
+    size_t at;
+    if (!memchr(t, 1, n) && itf_text_target(t, n, &v, &at)) { /* (8 digits: v fits 32 bits) */
+        tz_buf_put(&w->d[D_TEXT], t, at);
+        tz_buf_putc(&w->d[D_TEXT], 1);
+        uint32_t tr = itf_rank_of(pcs, npc, v);
+        itf_put_uv(&w->d[D_TLEN], tr != ITF_NORANK ? 1 + 2 * zigzag((int64_t)tr - (int64_t)k)
+                                                   : 2 + 2 * zigzag((int64_t)v - (int64_t)pcs[k]));
+        return;
     }
     if (memchr(t, 1, n))
         itf_put_uv(&w->d[D_TLEN], 0);
@@ -1083,48 +1081,89 @@ static int write_gen_texts(wr *w, uint32_t **rankp)
 {
     uint64_t *o = malloc((w->npc + 1) * sizeof *o);
     uint32_t *rank = malloc((w->npc + 1) * sizeof *rank);
-    if (!o || !rank) {
+    const uint8_t **tx = malloc((w->npc + 1) * sizeof *tx);
+    uint32_t *txl = malloc((w->npc + 1) * sizeof *txl), *pcs = malloc((w->npc + 1) * sizeof *pcs);
+    if (!o || !rank || !tx || !txl || !pcs) {
         free(o);
         free(rank);
+        free(tx);
+        free(txl);
+        free(pcs);
         return oom(w);
     }
     for (size_t i = 0; i < w->npc; i++)
         o[i] = (uint64_t)w->pcs[i] << 32 | i;
     qsort(o, w->npc, sizeof *o, pc_cmp);
-    uint32_t last = 0;
+    for (size_t k = 0; k < w->npc; k++)
+        pcs[k] = (uint32_t)(o[k] >> 32);
     for (size_t k = 0; k < w->npc; k++) {
-        uint32_t i = (uint32_t)o[k], pc = (uint32_t)(o[k] >> 32);
+        uint32_t i = (uint32_t)o[k];
         rank[i] = (uint32_t)k;
-        itf_put_uv(&w->d[D_TPC], k ? (uint64_t)(pc - last) : pc);
-        last = pc;
+        itf_put_uv(&w->d[D_TPC], k ? (uint64_t)(pcs[k] - pcs[k - 1]) : pcs[k]);
         if (k)
             tz_buf_putc(&w->d[D_TEXT], '\n');
-        put_text(w, w->texts + w->toff[i], w->tl[i], pc);
+        put_text(w, w->texts + w->toff[i], w->tl[i], (uint32_t)k, pcs, w->npc);
+        tx[k] = (const uint8_t *)w->texts + w->toff[i], txl[k] = w->tl[i];
     }
+    int rc = itf_iclass_build(&w->icls, tx, txl, pcs, w->npc);
     free(o);
+    free(tx);
+    free(txl);
+    free(pcs);
     *rankp = rank;
-    return 0;
+    return rc < 0 ? oom(w) : 0;
 }
 
-/* Part 2 (every chunk modelled): the blocks as runs of address-ordered ranks. */
-static void write_gen_blocks(wr *w, const uint32_t *rank)
+/* The ranks of block b's instructions (ITF_NORANK for a verbatim line) into rk. */
+static size_t block_ranks(wr *w, const uint32_t *rank, size_t b, uint32_t *rk)
 {
+    size_t len;
+    const uint8_t *key = itf_kmap_key(&w->blocks, b, &len);
+    size_t n = len / sizeof(uint32_t);
+    for (size_t k = 0; k < n; k++) {
+        uint32_t x;
+        memcpy(&x, key + k * sizeof x, sizeof x);
+        rk[k] = x == NOPC ? ITF_NORANK : rank[x];
+    }
+    return n;
+}
+
+/* Part 2 (every chunk modelled): the blocks, and the variants recoded, against the
+ * texts' predictions (itf_blockdict.c). The variants were kept in the form they were
+ * interned in (uv block id, then per line u8 flags + uv address count). */
+static int write_gen_blocks(wr *w, const uint32_t *rank)
+{
+    uint32_t rk[ITF_MAX_BLOCK], prev = ITF_NORANK;
     for (size_t b = 0; b < w->blocks.count; b++) {
-        size_t len;
-        const uint8_t *key = itf_kmap_key(&w->blocks, b, &len);
-        size_t n = len / sizeof(uint32_t);
-        uint32_t k0;
-        memcpy(&k0, key, sizeof k0);
-        itf_put_uv(&w->d[D_BLOCK], n);
-        itf_put_uv(&w->d[D_BLOCK], k0 == NOPC ? 0 : (uint64_t)rank[k0] + 1);
-        uint32_t prev = k0 == NOPC ? 0 : rank[k0];
-        for (size_t k = 1; k < n; k++) { /* mostly the next rank: code the difference to it */
-            uint32_t x;
-            memcpy(&x, key + k * sizeof x, sizeof x);
-            itf_put_sv(&w->d[D_BLOCK], (int64_t)rank[x] - (int64_t)prev - 1);
-            prev = rank[x];
+        size_t n = block_ranks(w, rank, b, rk);
+        itf_block_put(&w->d[D_BLOCK], &w->icls, rk, n, prev);
+        prev = rk[n - 1];
+    }
+    tz_buf v;
+    tz_buf_init(&v);
+    itf_rd d = {(const uint8_t *)w->d[D_VAR].s, (const uint8_t *)w->d[D_VAR].s + w->d[D_VAR].len, 0};
+    while (d.p < d.end && !d.bad) {
+        uint64_t b = itf_get_uv(&d);
+        if (b >= w->blocks.count)
+            break;
+        size_t n = block_ranks(w, rank, (size_t)b, rk);
+        itf_var_put_block(&v, &w->icls, (uint32_t)b);
+        for (size_t k = 0; k < n && d.p < d.end; k++) {
+            uint8_t fl = *d.p++;
+            itf_var_put_line(&v, &w->icls, rk[k], fl, (uint32_t)itf_get_uv(&d));
         }
     }
+    if (d.p != d.end || d.bad) {
+        tz_buf_free(&v);
+        return traza_err_set(w->ferr, TRAZA_E_INTERNAL, "itf: the variants do not parse");
+    }
+    if (v.oom || w->d[D_BLOCK].oom) {
+        tz_buf_free(&v);
+        return oom(w);
+    }
+    tz_buf_free(&w->d[D_VAR]);
+    w->d[D_VAR] = v;
+    return 0;
 }
 
 /* The parse's counts, once the worker is done. */
@@ -1212,8 +1251,12 @@ static int finish(wr *w, int nl_missing)
     worker_stop(w);
     w->ferr = w->err;
     take_counts(w);
-    if (w->model == 0)
-        write_gen_blocks(w, rank);
+    if (w->model == 0 && write_gen_blocks(w, rank) < 0) {
+        for (size_t i = 0; i < early; i++)
+            tz_buf_free(&dj[i].out);
+        free(rank);
+        return -1;
+    }
     free(rank);
     /* dictionaries */
     tz_buf payload;

@@ -292,7 +292,7 @@ js=$("$TRAZA" itf stats "$TMP/loop.tzi" --json)
 check_eq "stats: instructions" "15012" "$(printf '%s' "$js" | json_get instructions)"
 per=$(printf '%s' "$js" | json_get codecs.periodic)
 [ "$per" -gt 0 ] && pass "stats: periodic codec used" || fail "stats: periodic codec used" "$js"
-check_eq "stats: format version 7" "7" "$(printf '%s' "$js" | json_get version)"
+check_eq "stats: format version 8" "8" "$(printf '%s' "$js" | json_get version)"
 # the breakdown accounts for every byte; compress reports what stats reads back
 sum_is_size() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(c["bytes"] for c in d["components"].values()) == d["file_size"])'; }
 check_eq "stats: the components add up to the file (block model)" True "$(printf '%s' "$js" | sum_is_size)"
