@@ -278,3 +278,187 @@ int itf_var_get_line(itf_rd *d, itf_iclass *c, uint32_t rank, uint8_t *flags, ui
         c->lastna[rank] = (uint8_t)na;
     return 0;
 }
+
+/* ---- the first address of an address group (MA0, version 8) ----
+ * Version 7 stored it as the difference from the previous group's first address. But
+ * "ldr r3, [fp, #-8]" reads fp - 8, and fp is what an earlier access based on fp said
+ * (its address minus its offset); a push writes below sp and leaves sp there; a
+ * pc-relative load reads the literal pool at pc + 8 (ARM) or pc + 4 aligned (Thumb).
+ * Half to two thirds of the groups' first addresses come out exact; the others are
+ * coded from the prediction all the same (a base register that changed in between is
+ * mostly near). */
+
+static int reg_index(const char *s, size_t n)
+{
+    static const char *const NAMES[] = {"sb", "sl", "fp", "ip", "sp", "lr", "pc"};
+    if (n == 2)
+        for (int k = 0; k < 7; k++)
+            if (s[0] == NAMES[k][0] && s[1] == NAMES[k][1])
+                return 9 + k;
+    if (n >= 2 && n <= 3 && s[0] == 'r' && s[1] >= '0' && s[1] <= '9') {
+        int v = s[1] - '0';
+        if (n == 3) {
+            if (s[2] < '0' || s[2] > '9' || v == 0)
+                return -1;
+            v = v * 10 + (s[2] - '0');
+        }
+        return v <= 15 ? v : -1;
+    }
+    return -1;
+}
+
+/* "#<imm>" at t[*i..n): a decimal or 0x hexadecimal, maybe negative; 1 with *v. */
+static int immediate(const char *t, size_t n, size_t *i, int64_t *v)
+{
+    size_t k = *i;
+    if (k >= n || t[k] != '#')
+        return 0;
+    k++;
+    int neg = k < n && t[k] == '-';
+    k += (size_t)neg;
+    int64_t x = 0;
+    size_t d0 = k;
+    if (k + 1 < n && t[k] == '0' && t[k + 1] == 'x') {
+        for (k += 2, d0 = k; k < n && k - d0 < 9; k++) {
+            char c = t[k];
+            int h = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+            if (h < 0)
+                break;
+            x = x * 16 + h;
+        }
+    } else {
+        for (; k < n && t[k] >= '0' && t[k] <= '9' && k - d0 < 10; k++)
+            x = x * 10 + (t[k] - '0');
+    }
+    if (k == d0)
+        return 0;
+    *v = neg ? -x : x;
+    *i = k;
+    return 1;
+}
+
+/* The register name at t[*i..n) up to one of the stop characters. */
+static int reg_at(const char *t, size_t n, size_t *i)
+{
+    size_t k = *i;
+    while (k < n && t[k] != ',' && t[k] != ']' && t[k] != '!' && t[k] != ' ')
+        k++;
+    int r = reg_index(t + *i, k - *i);
+    *i = k;
+    return r;
+}
+
+void itf_amode(const char *t, size_t n, uint32_t pc, itf_am *am)
+{
+    memset(am, 0, sizeof *am);
+    am->pc = pc;
+    size_t m = 0;
+    while (m < n && t[m] != ' ' && t[m] != '.')
+        m++;
+    int vec = m > 0 && t[0] == 'v';
+    const char *brace = memchr(t, '{', n);
+    size_t b = brace ? (size_t)(brace - t) + 1 : n;
+    while (b < n && t[b] == ' ')
+        b++;
+    int32_t sz = vec && b < n && t[b] == 'd' ? 8 : 4, cnt = (int32_t)reg_count(t, n);
+    if (starts(t, m, "push") || starts(t, m, "vpush")) {
+        am->kind = 1, am->reg = 13, am->off = -sz * cnt, am->wb = 1;
+        return;
+    }
+    if (starts(t, m, "pop") || starts(t, m, "vpop")) {
+        am->kind = 1, am->reg = 13, am->wb = 2, am->after = sz * cnt;
+        return;
+    }
+    if (starts(t, m, "ldm") || starts(t, m, "stm")) {
+        size_t i = m;
+        while (i < n && t[i] != ' ')
+            i++;
+        while (i < n && t[i] == ' ')
+            i++;
+        int r = reg_at(t, n, &i);
+        if (r < 0)
+            return;
+        int db = starts(t, m, "stmfd");
+        for (size_t k = 3; k + 1 < m; k++)
+            db |= t[k] == 'd' && t[k + 1] == 'b';
+        int wb = i < n && t[i] == '!';
+        am->kind = 1, am->reg = (uint8_t)r;
+        am->off = db ? -4 * cnt : 0;
+        am->wb = wb ? (db ? 1 : 2) : 0;
+        am->after = wb && !db ? 4 * cnt : 0;
+        return;
+    }
+    if (!(starts(t, m, "ldr") || starts(t, m, "str") || starts(t, m, "vldr") || starts(t, m, "vstr") ||
+          starts(t, m, "vld") || starts(t, m, "vst")))
+        return;
+    const char *o = memchr(t, '[', n);
+    if (!o)
+        return;
+    size_t i = (size_t)(o - t) + 1;
+    int r = reg_at(t, n, &i);
+    if (r < 0 || i >= n)
+        return;
+    int64_t v = 0;
+    if (t[i] == ',') { /* [r, #imm] or [r, #imm]!: a register offset is no use */
+        i++;
+        while (i < n && t[i] == ' ')
+            i++;
+        if (!immediate(t, n, &i, &v) || i >= n || t[i] != ']')
+            return;
+        am->off = (int32_t)v;
+        i++;
+        am->wb = i < n && t[i] == '!';
+    } else if (t[i] == ']') { /* [r], [r]! or [r], #imm (post-indexed) */
+        i++;
+        if (i < n && t[i] == '!')
+            am->wb = 1;
+        else if (i + 1 < n && t[i] == ',' && t[i + 1] == ' ') {
+            size_t k = i + 2;
+            if (immediate(t, n, &k, &v))
+                am->wb = 2, am->after = (int32_t)v;
+        }
+    } else
+        return;
+    am->kind = r == 15 ? 2 : 1;
+    am->reg = (uint8_t)r;
+}
+
+uint32_t itf_ma0_pred(const itf_ma0 *m, const itf_am *am)
+{
+    if (am->kind == 2)
+        return (m->thumb ? ((am->pc + 4) & ~3u) : am->pc + 8) + (uint32_t)am->off;
+    if (am->kind == 1 && (m->known >> am->reg & 1))
+        return m->base[am->reg] + (uint32_t)am->off;
+    return m->prev;
+}
+
+void itf_ma0_update(itf_ma0 *m, const itf_am *am, uint32_t a0)
+{
+    if (am->kind == 2) {
+        if (a0 == am->pc + 8 + (uint32_t)am->off)
+            m->thumb = 0;
+        else if (a0 == ((am->pc + 4) & ~3u) + (uint32_t)am->off)
+            m->thumb = 1;
+    } else if (am->kind == 1) {
+        m->base[am->reg] = am->wb == 1 ? a0 : am->wb == 2 ? a0 + (uint32_t)am->after : a0 - (uint32_t)am->off;
+        m->known |= (uint16_t)(1u << am->reg);
+    }
+    m->prev = a0;
+}
+
+/* The entry: 2 zigzag(a0 - prediction), or 2 zigzag(a0 - previous first address) + 1
+ * when that is nearer (a base register reused for other data since it was seen). */
+uint64_t itf_ma0_code(itf_ma0 *m, const itf_am *am, uint32_t a0)
+{
+    int64_t r1 = (int32_t)(a0 - itf_ma0_pred(m, am)), r2 = (int32_t)(a0 - m->prev);
+    uint64_t v = r1 != 0 && (r2 < 0 ? -r2 : r2) < (r1 < 0 ? -r1 : r1) ? 2 * zig(r2) + 1 : 2 * zig(r1);
+    itf_ma0_update(m, am, a0);
+    return v;
+}
+
+uint32_t itf_ma0_decode(itf_ma0 *m, const itf_am *am, uint64_t v)
+{
+    uint32_t a0 = ((v & 1) ? m->prev : itf_ma0_pred(m, am)) + (uint32_t)unzig(v >> 1);
+    itf_ma0_update(m, am, a0);
+    return a0;
+}

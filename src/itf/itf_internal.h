@@ -180,6 +180,29 @@ void itf_iclass_free(itf_iclass *c);
  * for ITF_MAX_BLOCK. */
 void itf_block_put(tz_buf *b, const itf_iclass *c, const uint32_t *rk, size_t n, uint32_t prev);
 int itf_block_get(itf_rd *d, const itf_iclass *c, uint32_t prev, uint32_t *rk, size_t *n);
+/* How an instruction's first data address follows from its text and pc (MA0). */
+typedef struct itf_am {
+    uint32_t pc;
+    int32_t off;   /* the address: base register + off (kind 1), literal pool pc + off (kind 2) */
+    int32_t after; /* wb 2: the base register becomes the address + after */
+    uint8_t kind;  /* 0 unknown, 1 a base register, 2 pc-relative */
+    uint8_t reg;   /* 0-15 (sb 9, sl 10, fp 11, ip 12, sp 13, lr 14) */
+    uint8_t wb;    /* 0 the base stays, 1 becomes the address, 2 the address + after */
+} itf_am;
+void itf_amode(const char *text, size_t len, uint32_t pc, itf_am *am);
+/* The registers' values as the first addresses of a chunk's address groups tell them,
+ * in the groups' order; zeroed at a chunk's start. */
+typedef struct itf_ma0 {
+    uint32_t base[16];
+    uint32_t prev;   /* the previous group's first address */
+    uint16_t known;  /* base[k] is set */
+    uint8_t thumb;   /* pc-relative loads were Thumb's (pc + 4 aligned down to 4) */
+} itf_ma0;
+uint32_t itf_ma0_pred(const itf_ma0 *m, const itf_am *am);
+void itf_ma0_update(itf_ma0 *m, const itf_am *am, uint32_t a0);
+/* The MA0 entry of a0 (uv), and a0 back from one (then updated both ways). */
+uint64_t itf_ma0_code(itf_ma0 *m, const itf_am *am, uint32_t a0);
+uint32_t itf_ma0_decode(itf_ma0 *m, const itf_am *am, uint64_t v);
 /* One variant: its block id, then per line its flags and address count. */
 void itf_var_put_block(tz_buf *b, itf_iclass *c, uint32_t bid);
 long itf_var_get_block(itf_rd *d, itf_iclass *c, size_t nblk);

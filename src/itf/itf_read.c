@@ -1157,6 +1157,8 @@ static int decode_blocks(traza_itf_reader *r, size_t ci, uint8_t **sb, const siz
            se = {sb[S_ASEQ], sb[S_ASEQ] + sl[S_ASEQ], 0}, of = {sb[S_AOFF], sb[S_AOFF] + sl[S_AOFF], 0};
     itf_dec_streams ds = {&ra, &pe, &pa, &di, &se, &of};
     uint32_t a0 = 0;
+    itf_ma0 m0; /* version 8: the first addresses predicted from the texts (the texts are read) */
+    memset(&m0, 0, sizeof m0);
     uint64_t used = 0;
     for (size_t g = 0; g < ngrp; g++) {
         uint32_t px = gpx[g];
@@ -1167,7 +1169,12 @@ static int decode_blocks(traza_itf_reader *r, size_t ci, uint8_t **sb, const siz
             break;
         }
         uint64_t codec = itf_get_uv(&mh);
-        a0 = (uint32_t)(a0 + (uint64_t)itf_get_sv(&ma));
+        if (r->info.version >= 8) {
+            itf_am am;
+            itf_amode((const char *)r->text[px], r->tlen[px], r->pc[px], &am);
+            a0 = itf_ma0_decode(&m0, &am, itf_get_uv(&ma));
+        } else
+            a0 = (uint32_t)(a0 + (uint64_t)itf_get_sv(&ma));
         if (mh.bad || ma.bad || codec < 1 || codec > ITF_CODEC_NOISY || (codec == ITF_CODEC_NOISY && !r->info.lossy) ||
             itf_mem_decode((int)codec, &mh, &ds, a0, addr + used, (size_t)cnt, ci * 1000003u + g) < 0 || mh.bad) {
             chunk_err(err, ci, "corrupt address codec data");

@@ -33,6 +33,8 @@ typedef struct wck {
     tz_buf s[S_NSTREAMS];
     uint64_t chunkno;
     size_t npc;             /* instructions known when the chunk was complete */
+    itf_am *am;             /* their address modes, copied at the hand-over (the parser's grow) */
+    size_t amcap;
 } wck;
 
 /* wline flag: the instruction's text is a branch (never stored: a function of pcidx) */
@@ -109,6 +111,8 @@ typedef struct wr {
     wck ck[2];
     _Alignas(64) wck *pk, *fk;
     uint64_t pchunk;        /* number of the chunk being parsed */
+    itf_am *am;             /* per instruction: how its first data address follows from its text */
+    size_t amcap;
     uint8_t *pcflags;       /* per instruction: LF_BR (its text is a branch), LF_NOFAST
                              * (parser side) */
     size_t pcflagscap;
@@ -609,7 +613,8 @@ static int flush_gen(wr *w)
         addr[gstart[g] + cur[g]++] = w->fk->mems[i];
     }
     itf_enc_streams es = {&w->fk->s[S_MEMH], &w->fk->s[S_ARAW], &w->fk->s[S_APER], &w->fk->s[S_APAT], &w->fk->s[S_ADIST], &w->fk->s[S_ASEQ], &w->fk->s[S_AOFF]};
-    uint32_t preva0 = 0;
+    itf_ma0 m0;
+    memset(&m0, 0, sizeof m0);
     /* groups in order of first execution in the chunk: the reader derives them from
      * the decoded lines, so neither the instruction nor the count is stored */
     for (size_t gi = 0; gi < ng; gi++) {
@@ -619,8 +624,9 @@ static int flush_gen(wr *w)
         dd[0] = a[0];
         for (size_t k = 1; k < n; k++)
             dd[k] = (int64_t)(int32_t)(a[k] - a[k - 1]);
-        itf_put_sv(&w->fk->s[S_MA0], (int64_t)(int32_t)(a[0] - preva0));
-        preva0 = a[0];
+        /* (version 8: from what the address mode predicts; itf_blockdict.c) */
+        const itf_am *am = &w->fk->am[gpc[g]];
+        itf_put_uv(&w->fk->s[S_MA0], itf_ma0_code(&m0, am, a[0]));
         uint64_t seed = w->fk->chunkno * 1000003u + g;
         static const int CS[7] = {S_MEMH, S_ARAW, S_APER, S_APAT, S_ADIST, S_ASEQ, S_AOFF};
         size_t st0[7];
@@ -767,6 +773,10 @@ static int handoff(wr *w)
 {
     if (w->pk->nlines == 0)
         return 0;
+    if (GROW(w->pk->am, w->pk->amcap, w->npc + 1) < 0)
+        return oom(w);
+    if (w->npc)
+        memcpy(w->pk->am, w->am, w->npc * sizeof *w->am);
     if (!w->threaded) {
         w->fk = w->pk;
         w->fk->npc = w->npc;
@@ -878,6 +888,9 @@ static int add_line_gen(wr *w, const char *s, size_t n)
              * the general path every time */
             int nofast = g.textlen >= 7 && !memcmp(g.text + g.textlen - 7, " CCFAIL", 7);
             w->pcflags[w->npc] = (uint8_t)((itf_text_is_branch(g.text, g.textlen) ? LF_BR : 0) | (nofast ? LF_NOFAST : 0));
+            if (GROW(w->am, w->amcap, w->npc + 1) < 0)
+                return oom(w);
+            itf_amode(g.text, g.textlen, g.pc, &w->am[w->npc]);
             w->npc++;
         }
         if (ok)
@@ -1032,8 +1045,10 @@ static void wr_free(wr *w)
         free(w->ck[c].lines);
         free(w->ck[c].mems);
         free(w->ck[c].mpc);
+        free(w->ck[c].am);
     }
     free(w->pcflags);
+    free(w->am);
     itf_np_free(&w->np);
     itf_iclass_free(&w->icls);
     free(w->pc_gen);

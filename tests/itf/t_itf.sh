@@ -123,6 +123,18 @@ check_eq "version 5: extract from the last chunk" "$(sed -n '1001,1080p' "$(dirn
   "$("$TRAZA" itf extract "$TMP/v5b.tzi" --from 1000 --count 200)"
 v4s=$(stat -c %s "$(dirname "$0")/data/v4_blocks.tzi"); v5s=$(stat -c %s "$TMP/v5b.tzi")
 [ "$v5s" -lt "$v4s" ] && pass "version 5: preset dictionaries make it smaller ($v4s -> $v5s bytes)" || fail "version 5 smaller than version 4" "$v4s -> $v5s"
+# Version 7 (written by the session 10 binary) and version 8 (blocks, variants, branch
+# targets and first addresses coded against the texts) of the same text, --chunk 300:
+# both read and extracted from the last chunk; version 8 smaller
+for v in 7 8; do
+  "$TRAZA" itf decompress "$(dirname "$0")/data/v${v}_blocks.tzi" -o "$TMP/v${v}b.out" 2>"$TMP/err"
+  if cmp -s "$TMP/v${v}b.out" "$(dirname "$0")/data/v4_blocks.itf"; then pass "reads format version $v (block model)"; else fail "reads format version $v (block model)" "$(head -c 300 "$TMP/err")"; fi
+  check_eq "version $v: extract from the last chunk" "$(sed -n '1001,1080p' "$(dirname "$0")/data/v4_blocks.itf")" \
+    "$("$TRAZA" itf extract "$(dirname "$0")/data/v${v}_blocks.tzi" --from 1000 --count 200)"
+done
+check_rc "version 8: this writer's bytes" 0 cmp -s "$TMP/v5b.tzi" "$(dirname "$0")/data/v8_blocks.tzi"
+v7s=$(stat -c %s "$(dirname "$0")/data/v7_blocks.tzi"); v8s=$(stat -c %s "$(dirname "$0")/data/v8_blocks.tzi")
+[ "$v8s" -lt "$v7s" ] && pass "version 8: smaller than version 7 ($v7s -> $v8s bytes)" || fail "version 8 smaller than version 7" "$v7s -> $v8s"
 rt "round trip: zstd, 16 chunks" "$TMP/loop.itf" --backend zstd --chunk 1000
 # The line model renders on a second thread (chunks of 2048 lines and more, --threads
 # > 1), which also unpacks part of the streams first: the same bytes as one thread, for

@@ -183,6 +183,78 @@ static void test_variants(void **state)
     itf_iclass_free(&r);
 }
 
+/* Address modes: the base register, the offset and what the base becomes. */
+static void test_amode(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *t;
+        uint8_t kind, reg, wb;
+        int32_t off, after;
+    } A[] = {
+        {"push {r4, r5, r6, r7, lr}", 1, 13, 1, -20, 0},
+        {"vpush {d8-d15}", 1, 13, 1, -64, 0},
+        {"pop {r4-r7, pc}", 1, 13, 2, 0, 20},
+        {"ldr r3, [fp, #-8]", 1, 11, 0, -8, 0},
+        {"str r2, [r3, #4]!", 1, 3, 1, 4, 0},
+        {"ldr r3, [r0], #4", 1, 0, 2, 0, 4},
+        {"ldrb r1, [r1]", 1, 1, 0, 0, 0},
+        {"ldr r0, [pc, #0x10]", 2, 15, 0, 16, 0},
+        {"ldr.w sl, [pc, #0x18]", 2, 15, 0, 24, 0},
+        {"vldr d0, [r3, #0x20]", 1, 3, 0, 32, 0},
+        {"ldr r1, [r12, #0x40]", 1, 12, 0, 64, 0},
+        {"stmdb sp!, {r4, lr}", 1, 13, 1, -8, 0},
+        {"ldmia r0!, {r1, r2, r3}", 1, 0, 2, 0, 12},
+        {"ldm r0, {r0, r2, sl}", 1, 0, 0, 0, 0},
+        {"ldr r0, [r1, r2]", 0, 0, 0, 0, 0}, /* a register offset */
+        {"ldr r1, [r16]", 0, 0, 0, 0, 0},
+        {"add r0, r0, #1", 0, 0, 0, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof A / sizeof A[0]; i++) {
+        itf_am am;
+        itf_amode(A[i].t, strlen(A[i].t), 0x1000, &am);
+        assert_int_equal(am.pc, 0x1000);
+        assert_int_equal(am.kind, A[i].kind);
+        if (!am.kind)
+            continue;
+        assert_int_equal(am.reg, A[i].reg);
+        assert_int_equal(am.off, A[i].off);
+        if (am.kind == 1) {
+            assert_int_equal(am.wb, A[i].wb);
+            assert_int_equal(am.after, A[i].after);
+        }
+    }
+}
+
+/* First addresses coded from the predictions, entry by entry, and decoded back. */
+static void test_ma0(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *t;
+        uint32_t pc, a0;
+        uint64_t v;
+    } G[] = {
+        {"push {r4, lr}", 0x1000, 0x7ff8, 2 * 0xfff0},       /* sp unknown: from 0 */
+        {"ldr r0, [sp, #4]", 0x1004, 0x7ffc, 0},               /* sp = 0x7ff8 */
+        {"ldr r0, [pc, #0x10]", 0x1008, 0x1020, 0},            /* ARM: pc + 8 */
+        {"ldr r0, [pc, #0x10]", 0x2002, 0x2014, 2 * 11},       /* Thumb: 6 below ARM's */
+        {"ldr r0, [pc, #0x10]", 0x3000, 0x3014, 0},            /* Thumb from now on */
+        {"ldr r1, [r5, #8]", 0x3004, 0x9000, 2 * 0xbfd8},      /* r5 unknown: from the previous */
+        {"ldr r1, [r5, #12]", 0x3008, 0x500c, 2 * 0x7fe7 + 1}, /* nearer the previous than r5 + 12 */
+        {"ldr r2, [r5, #0x10]", 0x300c, 0x5010, 0},            /* r5 = 0x5000 now */
+    };
+    itf_ma0 m, d;
+    memset(&m, 0, sizeof m);
+    memset(&d, 0, sizeof d);
+    for (size_t i = 0; i < sizeof G / sizeof G[0]; i++) {
+        itf_am am;
+        itf_amode(G[i].t, strlen(G[i].t), G[i].pc, &am);
+        assert_int_equal(itf_ma0_code(&m, &am, G[i].a0), G[i].v);
+        assert_int_equal(itf_ma0_decode(&d, &am, G[i].v), G[i].a0);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -190,6 +262,8 @@ int main(void)
         cmocka_unit_test(test_blocks),
         cmocka_unit_test(test_corrupt_blocks),
         cmocka_unit_test(test_variants),
+        cmocka_unit_test(test_amode),
+        cmocka_unit_test(test_ma0),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
