@@ -462,3 +462,43 @@ uint32_t itf_ma0_decode(itf_ma0 *m, const itf_am *am, uint64_t v)
     itf_ma0_update(m, am, a0);
     return a0;
 }
+
+/* ---- instruction sizes (TPC, version 8) ----
+ * The gap from one instruction's address to the next is mostly the first one's size:
+ * 4 in ARM code; in Thumb code 2, or 4 for the 32-bit encodings that the text shows
+ * (a .w, bl, blx to an address, and the instructions that have no 16-bit form). The
+ * text alone cannot tell ARM from Thumb, so a 4-byte step where Thumb would take 2
+ * switches to ARM until a 2-byte step. Only the mnemonic and the first character
+ * of the operands are read: a text stored with its branch target apart (TLEN) gives
+ * the same answer as the whole text. */
+static const char *const T32[] = {"ldrd", "strd", "ldrex", "strex", "ldrexb", "strexb", "ldrexh", "strexh", "mrs",
+                                  "msr", "ldmdb", "stmdb", "tbb", "tbh", "mla", "mls", "umull", "smull", "umlal",
+                                  "smlal", "sdiv", "udiv", "ubfx", "sbfx", "bfi", "bfc", "clz", "rbit", "movw",
+                                  "movt", "pld", "dmb", "dsb", "isb", "uxtab", "sxtab", "ldrsb", "ldrsh", "teq",
+                                  "orn", "usat", "ssat", "rev16"};
+
+static uint32_t thumb_size(const char *t, size_t n)
+{
+    size_t m = 0;
+    while (m < n && t[m] != ' ')
+        m++;
+    for (size_t k = 0; k + 1 < m; k++)
+        if (t[k] == '.' && t[k + 1] == 'w')
+            return 4;
+    if ((m == 2 && !memcmp(t, "bl", 2)) || (m == 3 && !memcmp(t, "blx", 3) && m + 1 < n && t[m + 1] == '#'))
+        return 4;
+    for (size_t k = 0; k < sizeof T32 / sizeof T32[0]; k++)
+        if (strlen(T32[k]) == m && !memcmp(t, T32[k], m))
+            return 4;
+    return 2;
+}
+
+uint32_t itf_isize_pred(uint8_t arm, const char *t, size_t n) { return arm ? 4 : thumb_size(t, n); }
+
+void itf_isize_update(uint8_t *arm, const char *t, size_t n, uint64_t gap)
+{
+    if (gap == 2)
+        *arm = 0;
+    else if (gap == 4 && thumb_size(t, n) == 2)
+        *arm = 1;
+}

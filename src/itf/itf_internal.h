@@ -203,6 +203,10 @@ void itf_ma0_update(itf_ma0 *m, const itf_am *am, uint32_t a0);
 /* The MA0 entry of a0 (uv), and a0 back from one (then updated both ways). */
 uint64_t itf_ma0_code(itf_ma0 *m, const itf_am *am, uint32_t a0);
 uint32_t itf_ma0_decode(itf_ma0 *m, const itf_am *am, uint64_t v);
+/* Version 8 TPC: the predicted size (2 or 4) of the instruction of text t, and the
+ * ARM/Thumb state after a gap that followed it; the entry is zigzag(gap - size). */
+uint32_t itf_isize_pred(uint8_t arm, const char *t, size_t n);
+void itf_isize_update(uint8_t *arm, const char *t, size_t n, uint64_t gap);
 /* One variant: its block id, then per line its flags and address count. */
 void itf_var_put_block(tz_buf *b, itf_iclass *c, uint32_t bid);
 long itf_var_get_block(itf_rd *d, itf_iclass *c, size_t nblk);

@@ -242,6 +242,37 @@ static int restore_targets(traza_itf_reader *r, traza_err *err)
 
 /* The instruction texts: TEXT split at '\n', one per address of TPC (r->npc, parsed
  * before), then the version 3 branch targets put back. Runs on the text thread. */
+/* Version 8: the addresses, each gap against the size the previous text predicts
+ * (itf_isize_pred); the texts are split, their branch targets not yet restored (the
+ * prediction reads only what both forms share). */
+static int load_pcs_v8(traza_itf_reader *r, traza_err *err)
+{
+    itf_rd d = {r->dbuf[D_TPC], r->dbuf[D_TPC] + r->dlen[D_TPC], 0};
+    r->pc = malloc((r->npc + 1) * sizeof *r->pc);
+    if (!r->pc)
+        return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+    uint8_t arm = 0;
+    uint64_t pc = 0;
+    for (size_t k = 0; k < r->npc; k++) {
+        uint64_t v = itf_get_uv(&d);
+        if (d.bad || v > UINT32_MAX * 2ull + 1)
+            BAD("instruction address");
+        int64_t gap = (int64_t)v; /* the first: the address itself */
+        if (k) {
+            const char *t = (const char *)r->text[k - 1];
+            gap = ((int64_t)(v >> 1) ^ -(int64_t)(v & 1)) + itf_isize_pred(arm, t, r->tlen[k - 1]);
+            if (gap <= 0)
+                BAD("instruction address");
+            itf_isize_update(&arm, t, r->tlen[k - 1], (uint64_t)gap);
+        }
+        if (pc + (uint64_t)gap > UINT32_MAX)
+            BAD("instruction address");
+        pc += (uint64_t)gap;
+        r->pc[k] = (uint32_t)pc;
+    }
+    return 0;
+}
+
 static int load_texts(traza_itf_reader *r, traza_err *err)
 {
     itf_rd d = {r->dbuf[D_TEXT], r->dbuf[D_TEXT] + r->dlen[D_TEXT], 0};
@@ -265,6 +296,8 @@ static int load_texts(traza_itf_reader *r, traza_err *err)
         r->tlen[r->npc - 1] = (uint32_t)(d.end - d.p);
     } else if (d.p != d.end)
         BAD("instruction texts without addresses");
+    if (r->info.version >= 8 && load_pcs_v8(r, err) < 0)
+        return -1;
     if (r->info.version >= 3 && restore_targets(r, err) < 0)
         return -1;
     return 0;
@@ -312,6 +345,14 @@ static int load_dicts(traza_itf_reader *r, traza_err *err)
     itf_rd dp = {r->dbuf[D_TPC], r->dbuf[D_TPC] + r->dlen[D_TPC], 0};
     size_t c1 = 0;
     uint64_t pc = 0;
+    /* version 8: the gaps are coded against the texts (read on the text thread,
+     * load_texts); here only their number */
+    while (r->info.version >= 8 && r->model == 0 && dp.p < dp.end) {
+        (void)itf_get_uv(&dp);
+        if (dp.bad)
+            BAD("instruction address");
+        r->npc++;
+    }
     while (dp.p < dp.end) {
         uint64_t g = itf_get_uv(&dp);
         if (dp.bad || (r->npc && g == 0) || pc + g > UINT32_MAX)

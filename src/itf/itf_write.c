@@ -1111,10 +1111,18 @@ static int write_gen_texts(wr *w, uint32_t **rankp)
     qsort(o, w->npc, sizeof *o, pc_cmp);
     for (size_t k = 0; k < w->npc; k++)
         pcs[k] = (uint32_t)(o[k] >> 32);
+    uint8_t arm = 0;
     for (size_t k = 0; k < w->npc; k++) {
         uint32_t i = (uint32_t)o[k];
         rank[i] = (uint32_t)k;
-        itf_put_uv(&w->d[D_TPC], k ? (uint64_t)(pcs[k] - pcs[k - 1]) : pcs[k]);
+        if (k) { /* version 8: the gap against the previous instruction's predicted size */
+            uint64_t gap = pcs[k] - pcs[k - 1];
+            const char *pt = (const char *)tx[k - 1];
+            int64_t d = (int64_t)gap - (int64_t)itf_isize_pred(arm, pt, txl[k - 1]);
+            itf_put_uv(&w->d[D_TPC], ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
+            itf_isize_update(&arm, pt, txl[k - 1], gap);
+        } else
+            itf_put_uv(&w->d[D_TPC], pcs[k]);
         if (k)
             tz_buf_putc(&w->d[D_TEXT], '\n');
         put_text(w, w->texts + w->toff[i], w->tl[i], (uint32_t)k, pcs, w->npc);

@@ -255,6 +255,32 @@ static void test_ma0(void **state)
     }
 }
 
+/* Instruction sizes for the address gaps: Thumb's from the text, ARM after a 4-byte
+ * step the text did not explain, Thumb again after a 2-byte one. */
+static void test_isize(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *t;
+        uint32_t sz;
+    } S[] = {
+        {"mov r0, r1", 2}, {"ldr.w r0, [r1]", 4}, {"bl #0x100", 4}, {"blx #\x01", 4}, {"blx r3", 2},
+        {"ldrd r0, r1, [r2]", 4}, {"push.w {r4, lr}", 4}, {"push {r4, lr}", 2}, {"movw r0, #0x1234", 4},
+    };
+    for (size_t i = 0; i < sizeof S / sizeof S[0]; i++)
+        assert_int_equal(itf_isize_pred(0, S[i].t, strlen(S[i].t)), S[i].sz);
+    uint8_t arm = 0;
+    itf_isize_update(&arm, "mov r0, r1", 10, 4); /* 4 where Thumb takes 2: ARM */
+    assert_int_equal(arm, 1);
+    assert_int_equal(itf_isize_pred(arm, "mov r0, r1", 10), 4);
+    itf_isize_update(&arm, "mov r0, r1", 10, 12); /* a hole: no change */
+    assert_int_equal(arm, 1);
+    itf_isize_update(&arm, "mov r0, r1", 10, 2);
+    assert_int_equal(arm, 0);
+    itf_isize_update(&arm, "bl #0x100", 9, 4); /* a 32-bit Thumb instruction: still Thumb */
+    assert_int_equal(arm, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -264,6 +290,7 @@ int main(void)
         cmocka_unit_test(test_variants),
         cmocka_unit_test(test_amode),
         cmocka_unit_test(test_ma0),
+        cmocka_unit_test(test_isize),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
