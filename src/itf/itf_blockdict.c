@@ -1,5 +1,8 @@
-/* The block model's dictionary from format version 8: the blocks (BLOCK) and their
- * variants (VAR) coded against what the instruction texts predict.
+/* What the instruction texts predict in the block model, from format version 8: the
+ * blocks (BLOCK) and their variants (VAR), the branch targets' ranks (TLEN), the
+ * first address of each address group (MA0, below) and the address gaps (TPC, at
+ * the end of the file). Writer and reader share this file, so they make the same
+ * predictions.
  *
  * In version 7 a block cost about 25 bits (its first instruction's rank, its length)
  * and a variant 3-4 bits per instruction (flags and address count), a third of the
@@ -9,8 +12,7 @@
  * the first, second, ... branch from its start. And the number of data addresses of an
  * instruction is that of its last variant, or what its text says (a load or store
  * 1, ldrd/strd 2, push/pop/ldm/stm one per register), 0 when its condition failed.
- * On the seven generated traces BLOCK and VAR shrink by 70 % (the files by 1-15 %).
- * Writer and reader share this file, so they make the same predictions. */
+ * On the seven generated traces BLOCK and VAR shrink by 70 % (the files by 1-15 %). */
 #include <stdlib.h>
 #include <string.h>
 #include "itf/itf_internal.h"

@@ -240,8 +240,6 @@ static int restore_targets(traza_itf_reader *r, traza_err *err)
     return 0;
 }
 
-/* The instruction texts: TEXT split at '\n', one per address of TPC (r->npc, parsed
- * before), then the version 3 branch targets put back. Runs on the text thread. */
 /* Version 8: the addresses, each gap against the size the previous text predicts
  * (itf_isize_pred); the texts are split, their branch targets not yet restored (the
  * prediction reads only what both forms share). */
@@ -273,6 +271,9 @@ static int load_pcs_v8(traza_itf_reader *r, traza_err *err)
     return 0;
 }
 
+/* The instruction texts: TEXT split at '\n', one per address of TPC (r->npc, counted
+ * before), then version 8's addresses and the version 3 branch targets put back. Runs
+ * on the text thread. */
 static int load_texts(traza_itf_reader *r, traza_err *err)
 {
     itf_rd d = {r->dbuf[D_TEXT], r->dbuf[D_TEXT] + r->dlen[D_TEXT], 0};
@@ -303,12 +304,14 @@ static int load_texts(traza_itf_reader *r, traza_err *err)
     return 0;
 }
 
-/* The text thread: unpacks the TEXT stream (bzip2 or LZMA, ~1 ms for 50 KB) and
- * splits it while the caller goes on with the other dictionaries and, for an
- * extract, with decoding the chunk; need_texts() joins before the first text is used. */
 static int load_blocks(traza_itf_reader *r, itf_iclass *ic, traza_err *err);
 static int load_blocks_v8(traza_itf_reader *r, traza_err *err);
 
+/* The text thread: unpacks the TEXT stream (bzip2 or LZMA, ~1 ms for 50 KB) and
+ * splits it while the caller goes on with the other dictionaries and, for an
+ * extract, with decoding the chunk; need_texts() joins before the first text is used.
+ * From version 8 it also reads the addresses and then the blocks, which need the
+ * texts: a reader joins it before it decodes a chunk. */
 static void *text_main(void *arg)
 {
     traza_itf_reader *r = arg;

@@ -33,7 +33,7 @@ typedef struct wck {
     tz_buf s[S_NSTREAMS];
     uint64_t chunkno;
     size_t npc;             /* instructions known when the chunk was complete */
-    itf_am *am;             /* their address modes, copied at the hand-over (the parser's grow) */
+    itf_am *am;             /* their address modes, copied at the hand-over (the parser's array moves as it grows) */
     size_t amcap;
 } wck;
 
@@ -1119,7 +1119,7 @@ static int write_gen_texts(wr *w, uint32_t **rankp)
             uint64_t gap = pcs[k] - pcs[k - 1];
             const char *pt = (const char *)tx[k - 1];
             int64_t d = (int64_t)gap - (int64_t)itf_isize_pred(arm, pt, txl[k - 1]);
-            itf_put_uv(&w->d[D_TPC], ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
+            itf_put_uv(&w->d[D_TPC], zigzag(d));
             itf_isize_update(&arm, pt, txl[k - 1], gap);
         } else
             itf_put_uv(&w->d[D_TPC], pcs[k]);
