@@ -847,6 +847,28 @@ int itf_text_target(const char *t, size_t n, uint64_t *v, size_t *at)
     return 1;
 }
 
+int itf_text_literal(const char *t, size_t n, uint64_t *v, size_t *at, size_t *end)
+{
+    const char *p = memchr(t, '[', n);
+    if (!p || (size_t)(t + n - p) < 10 || memcmp(p, "[pc, #0x", 8) != 0)
+        return 0;
+    size_t h = (size_t)(p - t) + 8, k = h;
+    uint64_t x = 0;
+    for (; k < n && k - h < 9; k++) {
+        char c = t[k];
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (d < 0)
+            break;
+        x = x << 4 | (uint64_t)d;
+    }
+    if (k == h || k - h > 8 || k >= n || t[k] != ']' || (t[h] == '0' && k - h > 1))
+        return 0;
+    *v = x;
+    *at = h - 2;
+    *end = k;
+    return 1;
+}
+
 int itf_text_is_branch(const char *t, size_t n)
 {
     size_t m = 0;

@@ -156,6 +156,10 @@ int itf_text_is_branch(const char *text, size_t len);
  * "0x" in *at, else 0. (Version 3 stores such targets apart, version 8 predicts blocks
  * with them.) */
 int itf_text_target(const char *text, size_t len, uint64_t *v, size_t *at);
+/* A pc-relative load's offset "[pc, #0x<hex>]" (lower case, no leading zeros, 1-8
+ * digits): 1 with its value in *v, the offset of the "0x" in *at and of the "]" in
+ * *end, else 0. (Version 8 stores such offsets apart, as the literal's address.) */
+int itf_text_literal(const char *text, size_t len, uint64_t *v, size_t *at, size_t *end);
 
 /* ---- version 8 block dictionary (itf_blockdict.c) ---- */
 #define ITF_NORANK 0xFFFFFFFFu

@@ -180,7 +180,10 @@ const traza_itf_info *traza_itf_get_info(const traza_itf_reader *r) { return &r-
 #define GROWX(arr, cap, need) do { if (TZ_GROW(arr, cap, need) < 0) return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory"); } while (0)
 
 /* Version 3: a 0x01 byte in a text with a non-zero TLEN entry e stands for the branch
- * target "0x<hex>" = pc + unzigzag(e - 1) (see put_text in the writer). */
+ * target "0x<hex>" = pc + unzigzag(e - 1) (see put_text in the writer; version 8
+ * codes it otherwise). Version 8: a 0x02 byte with a non-zero entry e (after the
+ * text's 0x01 entry, if any) stands for the offset of a pc-relative load, the one that
+ * reads the word after the last such literal, + unzigzag(e - 1), mod 2^32. */
 static int restore_targets(traza_itf_reader *r, traza_err *err)
 {
     itf_rd tl = {r->dbuf[D_TLEN], r->dbuf[D_TLEN] + r->dlen[D_TLEN], 0};
@@ -188,18 +191,41 @@ static int restore_targets(traza_itf_reader *r, traza_err *err)
     tz_buf_init(&a);
     size_t nmod = 0, cap = 0;
     uint64_t *mod = NULL; /* text index, arena offset, length */
+    uint32_t lit = 0;     /* version 8: the last literal's address */
     for (size_t i = 0; i < r->npc; i++) {
         const uint8_t *x = r->tlen[i] ? memchr(r->text[i], 1, r->tlen[i]) : NULL;
-        if (!x)
+        const uint8_t *x2 = r->tlen[i] && r->info.version >= 8 ? memchr(r->text[i], 2, r->tlen[i]) : NULL;
+        if (!x && !x2)
             continue;
-        uint64_t e = itf_get_uv(&tl);
+        uint64_t e = x ? itf_get_uv(&tl) : 0, e2 = x2 ? itf_get_uv(&tl) : 0;
         if (tl.bad) {
             free(mod);
             tz_buf_free(&a);
             return traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt dictionary (branch targets truncated)");
         }
-        if (e == 0)
+        char lx[16];
+        int ln = 0;
+        if (e2) {
+            uint32_t base = r->pc[i] & ~3u, v = lit + 4 - base + (uint32_t)((int64_t)((e2 - 1) >> 1) ^ -(int64_t)((e2 - 1) & 1));
+            ln = snprintf(lx, sizeof lx, "0x%x", (unsigned)v);
+            lit = base + v;
+        }
+        if (e == 0 && e2 == 0)
             continue;
+        if (e == 0) { /* a literal only */
+            if (TZ_GROW(mod, cap, 3 * nmod + 3) < 0) {
+                free(mod);
+                tz_buf_free(&a);
+                return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+            }
+            size_t at = a.len, pre = (size_t)(x2 - r->text[i]);
+            tz_buf_put(&a, r->text[i], pre);
+            tz_buf_put(&a, lx, (size_t)ln);
+            tz_buf_put(&a, x2 + 1, r->tlen[i] - pre - 1);
+            mod[3 * nmod] = i, mod[3 * nmod + 1] = at, mod[3 * nmod + 2] = a.len - at;
+            nmod++;
+            continue;
+        }
         int64_t tg;
         if (r->info.version < 8 || !(e & 1)) { /* an address: before version 8 1 + zz, then 2 + 2 zz */
             e = r->info.version < 8 ? e - 1 : (e - 2) >> 1;
@@ -216,12 +242,17 @@ static int restore_targets(traza_itf_reader *r, traza_err *err)
                        ? traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt dictionary (branch target out of range)")
                        : traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
         }
-        size_t at = a.len, pre = (size_t)(x - r->text[i]);
+        size_t at = a.len;
         char hx[16];
         int hn = snprintf(hx, sizeof hx, "0x%llx", (unsigned long long)tg);
-        tz_buf_put(&a, r->text[i], pre);
-        tz_buf_put(&a, hx, (size_t)hn);
-        tz_buf_put(&a, x + 1, r->tlen[i] - pre - 1);
+        for (size_t q = 0; q < r->tlen[i]; q++) { /* the target, and a literal if there is one */
+            if (r->text[i] + q == x)
+                tz_buf_put(&a, hx, (size_t)hn);
+            else if (e2 && r->text[i] + q == x2)
+                tz_buf_put(&a, lx, (size_t)ln);
+            else
+                tz_buf_putc(&a, (char)r->text[i][q]);
+        }
         mod[3 * nmod] = i, mod[3 * nmod + 1] = at, mod[3 * nmod + 2] = a.len - at;
         nmod++;
     }

@@ -1072,11 +1072,12 @@ static uint64_t zigzag(int64_t d) { return ((uint64_t)d << 1) ^ (uint64_t)(d >> 
  * the trace as 1 + 2 zigzag(its rank - this rank), fewer bits than its address (ARM
  * instructions are 4 bytes apart), another one as 2 + 2 zigzag(target - pc); before,
  * every target was 1 + zigzag(target - pc). pcs[0..npc) are the addresses in rank order. */
-static void put_text(wr *w, const char *t, size_t n, uint32_t k, const uint32_t *pcs, size_t npc)
+static void put_text(wr *w, const char *t, size_t n, uint32_t k, const uint32_t *pcs, size_t npc, uint32_t *lit)
 {
     uint64_t v;
-    size_t at;
-    if (!memchr(t, 1, n) && itf_text_target(t, n, &v, &at)) { /* (8 digits: v fits 32 bits) */
+    size_t at, end;
+    int has1 = memchr(t, 1, n) != NULL, has2 = memchr(t, 2, n) != NULL;
+    if (!has1 && !has2 && itf_text_target(t, n, &v, &at)) { /* (8 digits: v fits 32 bits) */
         tz_buf_put(&w->d[D_TEXT], t, at);
         tz_buf_putc(&w->d[D_TEXT], 1);
         uint32_t tr = itf_rank_of(pcs, npc, v);
@@ -1084,7 +1085,20 @@ static void put_text(wr *w, const char *t, size_t n, uint32_t k, const uint32_t 
                                                    : 2 + 2 * zigzag((int64_t)v - (int64_t)pcs[k]));
         return;
     }
-    if (memchr(t, 1, n))
+    /* version 8: a pc-relative load's offset as the byte 0x02, and in TLEN 1 +
+     * zigzag(offset - the one that reads the word after the last such literal) */
+    if (!has1 && !has2 && itf_text_literal(t, n, &v, &at, &end)) {
+        uint32_t base = pcs[k] & ~3u;
+        tz_buf_put(&w->d[D_TEXT], t, at);
+        tz_buf_putc(&w->d[D_TEXT], 2);
+        tz_buf_put(&w->d[D_TEXT], t + end, n - end);
+        itf_put_uv(&w->d[D_TLEN], 1 + zigzag((int32_t)((uint32_t)v - (*lit + 4 - base))));
+        *lit = base + (uint32_t)v;
+        return;
+    }
+    if (has1)
+        itf_put_uv(&w->d[D_TLEN], 0);
+    if (has2)
         itf_put_uv(&w->d[D_TLEN], 0);
     tz_buf_put(&w->d[D_TEXT], t, n);
 }
@@ -1112,6 +1126,7 @@ static int write_gen_texts(wr *w, uint32_t **rankp)
     for (size_t k = 0; k < w->npc; k++)
         pcs[k] = (uint32_t)(o[k] >> 32);
     uint8_t arm = 0;
+    uint32_t lit = 0; /* the last literal's address */
     for (size_t k = 0; k < w->npc; k++) {
         uint32_t i = (uint32_t)o[k];
         rank[i] = (uint32_t)k;
@@ -1125,7 +1140,7 @@ static int write_gen_texts(wr *w, uint32_t **rankp)
             itf_put_uv(&w->d[D_TPC], pcs[k]);
         if (k)
             tz_buf_putc(&w->d[D_TEXT], '\n');
-        put_text(w, w->texts + w->toff[i], w->tl[i], (uint32_t)k, pcs, w->npc);
+        put_text(w, w->texts + w->toff[i], w->tl[i], (uint32_t)k, pcs, w->npc, &lit);
         tx[k] = (const uint8_t *)w->texts + w->toff[i], txl[k] = w->tl[i];
     }
     int rc = itf_iclass_build(&w->icls, tx, txl, pcs, w->npc);

@@ -16,6 +16,19 @@ rt() { # NAME FILE [OPTIONS...]
 # --- synthetic inputs (no shared data needed) ---
 printf '0x00010000 push {r4, lr} mem=0x407ffff8 mem=0x407ffffc\n0x00010004 movs r0, #1\n0x00010008 bne #0x10000 CCFAIL\n0x0001000c weird line\r\nnot an itf line\n\n0x00010010 ldr r3, [r0] mem=0x00020000' >"$TMP/odd.itf"
 rt "round trip: odd gen lines, CR, no final newline" "$TMP/odd.itf"
+# Version 8 stores pc-relative offsets and branch targets apart from the texts: Thumb
+# and ARM literal loads, an offset it must keep (leading zero, 9 digits, negative),
+# texts holding the placeholder bytes 0x01 and 0x02 themselves, a branch to a literal
+# load, repeated three times (blocks, variants and address groups seen again)
+for i in 1 2 3; do
+  printf '0x00008000 ldr r0, [pc, #0x10] mem=0x00008014\n0x00008002 ldr r1, [pc, #0x10] mem=0x00008018\n'
+  printf '0x00008004 ldr.w r2, [pc, #0x1c] mem=0x00008024\n0x00008008 ldr r3, [pc, #0x010] mem=0x0000801c\n'
+  printf '0x0000800a ldr r3, [pc, #-0x8] mem=0x00008004\n0x0000800c ldr r3, [pc, #0x100000000] mem=0x0000801c\n'
+  printf '0x00008010 mov r0, \002\001 odd\n0x00008012 add r1, \002, #0x4\n0x00008014 bne #0x8000\n'
+  printf '0x00009000 ldr r4, [pc, #0x8] mem=0x00009010\n0x00009004 ldr r5, [pc, #0x8] mem=0x00009014\n0x00009008 b #0x8000\n'
+done >"$TMP/lit.itf"
+rt "round trip: pc-relative offsets, placeholder bytes in texts" "$TMP/lit.itf"
+rt "round trip: the same in chunks of 5" "$TMP/lit.itf" --chunk 5
 printf '0x10001014 ldr -res r3 -par r0:0xbe8f3940\n0x10001018 b -target 0x10001000\n0x1000101c addeq -noexec -cond\n' >"$TMP/paper.itf"
 rt "round trip: paper text ITF" "$TMP/paper.itf"
 check_eq "paper dialect detected" "paper" "$("$TRAZA" itf stats "$TMP/rt.tzi" --json | json_get dialect)"

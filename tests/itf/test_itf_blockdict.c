@@ -281,6 +281,27 @@ static void test_isize(void **state)
     assert_int_equal(arm, 0);
 }
 
+/* The pc-relative offsets version 8 stores apart, and the ones it keeps in the text. */
+static void test_literal(void **state)
+{
+    (void)state;
+    uint64_t v = 0;
+    size_t at = 0, end = 0;
+    const char *t = "ldr r3, [pc, #0x9c]";
+    assert_int_equal(itf_text_literal(t, strlen(t), &v, &at, &end), 1);
+    assert_int_equal(v, 0x9c);
+    assert_int_equal(at, 14);
+    assert_int_equal(end, 18);
+    t = "ldr.w sl, [pc, #0x0]";
+    assert_int_equal(itf_text_literal(t, strlen(t), &v, &at, &end), 1);
+    assert_int_equal(v, 0);
+    static const char *const KEEP[] = {"ldr r3, [pc, #0x09c]", "ldr r3, [pc, #-0x8]", "ldr r3, [pc, #0x100000000]",
+                                       "ldr r3, [pc, #0x9C]", "ldr r3, [pc, #16]", "ldr r3, [pc, #0x10", "ldr r3, [r0, #0x10]",
+                                       "ldr r3, [pc, #0x]"};
+    for (size_t i = 0; i < sizeof KEEP / sizeof KEEP[0]; i++)
+        assert_int_equal(itf_text_literal(KEEP[i], strlen(KEEP[i]), &v, &at, &end), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -291,6 +312,7 @@ int main(void)
         cmocka_unit_test(test_amode),
         cmocka_unit_test(test_ma0),
         cmocka_unit_test(test_isize),
+        cmocka_unit_test(test_literal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
