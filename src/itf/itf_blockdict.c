@@ -202,6 +202,8 @@ int itf_block_get(itf_rd *d, const itf_iclass *c, uint32_t prev, uint32_t *rk, s
     if (d->bad)
         return -1;
     if (L) {
+        if (L > c->nblist) /* (also keeps the sum below from wrapping) */
+            return -1;
         uint64_t i = (uint64_t)c->nbr[s] + L - 1;
         if (i >= c->nblist)
             return -1;

@@ -111,6 +111,7 @@ static void test_corrupt_blocks(void **state)
     assert_int_equal(get(&c, "\x02\x01", 2, 10), -1);         /* past the last instruction */
     assert_int_equal(get(&c, "\x15\x01", 2, 1), -1);          /* 3 + zz(9): rank 2 + 9 = 11, past */
     assert_int_equal(get(&c, "\x03\x05", 2, ITF_NORANK), -1); /* a 5th branch from rank 0: 4 exist */
+    assert_int_equal(get(&c, "\x05\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 11, 6), -1); /* L = 2^64 - 1 */
     assert_int_equal(get(&c, "\x03\x00\x00", 3, ITF_NORANK), -1);     /* a listed block of 0 */
     assert_int_equal(get(&c, "\x03\x00\xd9\x04", 4, ITF_NORANK), -1); /* of 601 */
     assert_int_equal(get(&c, "\x03\x00\x02\x03", 4, ITF_NORANK), -1); /* a rank below 0 */
