@@ -8,12 +8,8 @@
 #   bench/itf_cpaired.sh [TRAZA [BASE]]     N=30 pairs by default
 set -eu
 cd "$(dirname "$0")/.."
-T=${1:-build/traza}; B=${2:-}
-N=${N:-30}
-D=${TRAZA_TEST_DATA:-../shared/data}/tarmac
-W=$(mktemp -d /tmp/itfcpair-XXXXXX)
-trap 'rm -rf "$W"' EXIT
-cc -std=c11 -D_GNU_SOURCE -O2 -o "$W/ab" bench/ab.c
+source bench/paired_setup.sh
+paired_setup 30 /tmp/itfcpair-XXXXXX "$@"
 printf '%-36s %10s %10s %8s %s\n' file xz-9-ms traza-ms c-spd "(medians of $N pairs; c-spd = median of xz/traza)"
 for f in "$D"/*.tarmac; do
   b=$(basename "$f" .tarmac)

@@ -10,12 +10,8 @@
 #   bench/itf_dpaired.sh [TRAZA [BASE]]     N=200 pairs by default
 set -eu
 cd "$(dirname "$0")/.."
-T=${1:-build/traza}; B=${2:-}
-N=${N:-200}
-D=${TRAZA_TEST_DATA:-../shared/data}/tarmac
-W=$(mktemp -d /tmp/itfdpair-XXXXXX)
-trap 'rm -rf "$W"' EXIT
-cc -std=c11 -D_GNU_SOURCE -O2 -o "$W/ab" bench/ab.c
+source bench/paired_setup.sh
+paired_setup 200 /tmp/itfdpair-XXXXXX "$@"
 printf '%-36s %9s %9s %7s %s\n' file xz-dc-ms traza-ms d-spd "(medians of $N pairs; d-spd = median of xz/traza)"
 for f in "$D"/*.tarmac; do
   b=$(basename "$f" .tarmac)

@@ -68,9 +68,7 @@ static int starts(const char *t, size_t m, const char *w)
 /* The data addresses an instruction's text suggests (a guess: only its cost depends on it). */
 static uint8_t text_naddr(const char *t, size_t n)
 {
-    size_t m = 0; /* the mnemonic, without a .w/.n width */
-    while (m < n && t[m] != ' ' && t[m] != '.')
-        m++;
+    size_t m = itf_mnemonic_len(t, n);
     if (starts(t, m, "push") || starts(t, m, "pop") || starts(t, m, "ldm") || starts(t, m, "stm") ||
         starts(t, m, "vpush") || starts(t, m, "vpop") || starts(t, m, "vldm") || starts(t, m, "vstm"))
         return (uint8_t)reg_count(t, n);
@@ -140,8 +138,6 @@ void itf_iclass_free(itf_iclass *c)
     memset(c, 0, sizeof *c);
 }
 
-static uint64_t zig(int64_t d) { return ((uint64_t)d << 1) ^ (uint64_t)(d >> 63); }
-static int64_t unzig(uint64_t z) { return (int64_t)(z >> 1) ^ -(int64_t)(z & 1); }
 
 /* BLOCK: per block, uv start code: 0 a verbatim line (the block is that one line), 1
  * the target of the previous block's last instruction, 2 the rank after it, s >= 3 the
@@ -161,7 +157,7 @@ void itf_block_put(tz_buf *b, const itf_iclass *c, const uint32_t *rk, size_t n,
     else if (prev != ITF_NORANK && s == prev + 1)
         itf_put_uv(b, 2);
     else
-        itf_put_uv(b, 3 + zig((int64_t)s - (prev == ITF_NORANK ? 0 : (int64_t)prev + 1)));
+        itf_put_uv(b, 3 + itf_zz((int64_t)s - (prev == ITF_NORANK ? 0 : (int64_t)prev + 1)));
     size_t k = 1;
     while (k < n && rk[k] == s + k)
         k++;
@@ -194,7 +190,7 @@ int itf_block_get(itf_rd *d, const itf_iclass *c, uint32_t prev, uint32_t *rk, s
     } else {
         if (sc - 3 > (uint64_t)2 * c->n + 2)
             return -1;
-        s = (prev == ITF_NORANK ? 0 : (int64_t)prev + 1) + unzig(sc - 3);
+        s = (prev == ITF_NORANK ? 0 : (int64_t)prev + 1) + itf_unzz(sc - 3);
     }
     if (s < 0 || (uint64_t)s >= c->n)
         return -1;
@@ -262,7 +258,7 @@ static uint8_t na_pred(const itf_iclass *c, uint32_t rank, uint8_t flags)
 void itf_var_put_line(tz_buf *b, itf_iclass *c, uint32_t rank, uint8_t flags, uint32_t naddr)
 {
     tz_buf_putc(b, (char)flags);
-    itf_put_uv(b, zig((int64_t)naddr - (int64_t)na_pred(c, rank, flags)));
+    itf_put_uv(b, itf_zz((int64_t)naddr - (int64_t)na_pred(c, rank, flags)));
     if (rank != ITF_NORANK && !(flags & LF_CCFAIL))
         c->lastna[rank] = (uint8_t)(naddr > 64 ? 64 : naddr);
 }
@@ -273,7 +269,7 @@ int itf_var_get_line(itf_rd *d, itf_iclass *c, uint32_t rank, uint8_t *flags, ui
         return -1;
     uint8_t fl = *d->p++;
     uint64_t z = itf_get_uv(d);
-    int64_t na = (int64_t)na_pred(c, rank, fl) + unzig(z);
+    int64_t na = (int64_t)na_pred(c, rank, fl) + itf_unzz(z);
     if (d->bad || na < 0 || na > 64)
         return -1;
     *flags = fl;
@@ -356,9 +352,7 @@ void itf_amode(const char *t, size_t n, uint32_t pc, itf_am *am)
 {
     memset(am, 0, sizeof *am);
     am->pc = pc;
-    size_t m = 0;
-    while (m < n && t[m] != ' ' && t[m] != '.')
-        m++;
+    size_t m = itf_mnemonic_len(t, n);
     int vec = m > 0 && t[0] == 'v';
     const char *brace = memchr(t, '{', n);
     size_t b = brace ? (size_t)(brace - t) + 1 : n;
@@ -455,14 +449,14 @@ void itf_ma0_update(itf_ma0 *m, const itf_am *am, uint32_t a0)
 uint64_t itf_ma0_code(itf_ma0 *m, const itf_am *am, uint32_t a0)
 {
     int64_t r1 = (int32_t)(a0 - itf_ma0_pred(m, am)), r2 = (int32_t)(a0 - m->prev);
-    uint64_t v = r1 != 0 && (r2 < 0 ? -r2 : r2) < (r1 < 0 ? -r1 : r1) ? 2 * zig(r2) + 1 : 2 * zig(r1);
+    uint64_t v = r1 != 0 && (r2 < 0 ? -r2 : r2) < (r1 < 0 ? -r1 : r1) ? 2 * itf_zz(r2) + 1 : 2 * itf_zz(r1);
     itf_ma0_update(m, am, a0);
     return v;
 }
 
 uint32_t itf_ma0_decode(itf_ma0 *m, const itf_am *am, uint64_t v)
 {
-    uint32_t a0 = ((v & 1) ? m->prev : itf_ma0_pred(m, am)) + (uint32_t)unzig(v >> 1);
+    uint32_t a0 = ((v & 1) ? m->prev : itf_ma0_pred(m, am)) + (uint32_t)itf_unzz(v >> 1);
     itf_ma0_update(m, am, a0);
     return a0;
 }

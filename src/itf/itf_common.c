@@ -22,7 +22,7 @@ void itf_put_uv(tz_buf *b, uint64_t v)
     uint8_t t[10];
     tz_buf_put(b, t, itf_put_uv_at(t, v));
 }
-void itf_put_sv(tz_buf *b, int64_t v) { itf_put_uv(b, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63)); }
+void itf_put_sv(tz_buf *b, int64_t v) { itf_put_uv(b, itf_zz(v)); }
 void itf_put_u32le(tz_buf *b, uint32_t v)
 {
     char t[4] = {(char)v, (char)(v >> 8), (char)(v >> 16), (char)(v >> 24)};
@@ -52,7 +52,7 @@ uint64_t itf_get_uv(itf_rd *r)
 int64_t itf_get_sv(itf_rd *r)
 {
     uint64_t u = itf_get_uv(r);
-    return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+    return itf_unzz(u);
 }
 uint32_t itf_rd_u32le(const uint8_t *p)
 {
@@ -348,7 +348,7 @@ static size_t uvlen(uint64_t v)
     }
     return n;
 }
-static size_t svlen(int64_t v) { return uvlen(((uint64_t)v << 1) ^ (uint64_t)(v >> 63)); }
+static size_t svlen(int64_t v) { return uvlen(itf_zz(v)); }
 
 static uint64_t xs64(uint64_t *s)
 {
@@ -384,7 +384,7 @@ static size_t seq_encode(const int64_t *x, size_t L, tz_buf *out)
     if (!z)
         return 0;
     for (size_t i = 0; i < L; i++)
-        z[i] = ((uint64_t)x[i] << 1) ^ (uint64_t)(x[i] >> 63);
+        z[i] = itf_zz(x[i]);
     traza_err e;
     memset(&e, 0, sizeof e);
     traza_grammar *g = traza_grammar_build(z, L, TRAZA_G_SEQUITUR, NULL, &e);
@@ -415,7 +415,7 @@ static int seq_put(void *u, uint64_t sym)
     seq_fill *f = u;
     if (f->i >= f->n)
         return 1;
-    int64_t v = (int64_t)(sym >> 1) ^ -(int64_t)(sym & 1);
+    int64_t v = itf_unzz(sym);
     f->out[f->i + 1] = (uint32_t)(f->out[f->i] + (uint64_t)v);
     f->i++;
     return 0;
@@ -869,11 +869,17 @@ int itf_text_literal(const char *t, size_t n, uint64_t *v, size_t *at, size_t *e
     return 1;
 }
 
-int itf_text_is_branch(const char *t, size_t n)
+size_t itf_mnemonic_len(const char *t, size_t n)
 {
     size_t m = 0;
     while (m < n && t[m] != ' ' && t[m] != '.')
         m++;
+    return m;
+}
+
+int itf_text_is_branch(const char *t, size_t n)
+{
+    size_t m = itf_mnemonic_len(t, n);
     if (m >= 1 && t[0] == 'b') {
         if ((m >= 3 && (!memcmp(t, "bic", 3) || !memcmp(t, "bfc", 3) || !memcmp(t, "bfi", 3))) ||
             (m == 4 && !memcmp(t, "bkpt", 4)))

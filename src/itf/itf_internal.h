@@ -64,6 +64,9 @@ typedef struct itf_rd {
     int bad;
 } itf_rd;
 uint64_t itf_get_uv(itf_rd *r);
+/* Zig-zag: signed values as unsigned, small magnitudes small (sv is uv of itf_zz). */
+static inline uint64_t itf_zz(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+static inline int64_t itf_unzz(uint64_t z) { return (int64_t)(z >> 1) ^ -(int64_t)(z & 1); }
 int64_t itf_get_sv(itf_rd *r);
 uint32_t itf_rd_u32le(const uint8_t *p);
 uint64_t itf_rd_u64le(const uint8_t *p);
@@ -150,6 +153,8 @@ void itf_gen_render(tz_buf *b, uint32_t pc, const char *text, size_t textlen, co
 
 /* Does the instruction text (gen dialect disassembly) change the flow (branch, call,
  * return, write to pc)? Used only to guess interrupt cut-in points. */
+/* The length of a text's mnemonic: up to the first space or '.' (a .w/.n width). */
+size_t itf_mnemonic_len(const char *text, size_t len);
 int itf_text_is_branch(const char *text, size_t len);
 /* A direct branch (itf_text_is_branch, not svc) whose text ends in " #0x<hex>" (lower
  * case, no leading zeros, 1-8 digits): 1 with the target in *v and the offset of the

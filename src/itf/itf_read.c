@@ -203,50 +203,38 @@ static int restore_targets(traza_itf_reader *r, traza_err *err)
             tz_buf_free(&a);
             return traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt dictionary (branch targets truncated)");
         }
-        char lx[16];
-        int ln = 0;
+        char lx[16], hx[16]; /* the literal's offset and the target, as text */
+        int ln = 0, hn = 0;
         if (e2) {
-            uint32_t base = r->pc[i] & ~3u, v = lit + 4 - base + (uint32_t)((int64_t)((e2 - 1) >> 1) ^ -(int64_t)((e2 - 1) & 1));
+            uint32_t base = r->pc[i] & ~3u, v = lit + 4 - base + (uint32_t)itf_unzz(e2 - 1);
             ln = snprintf(lx, sizeof lx, "0x%x", (unsigned)v);
             lit = base + v;
         }
-        if (e == 0 && e2 == 0)
-            continue;
-        if (e == 0) { /* a literal only */
-            if (TZ_GROW(mod, cap, 3 * nmod + 3) < 0) {
+        if (e) {
+            int64_t tg;
+            if (r->info.version < 8 || !(e & 1)) { /* an address: before version 8 1 + zz, then 2 + 2 zz */
+                tg = (int64_t)r->pc[i] + itf_unzz(r->info.version < 8 ? e - 1 : (e - 2) >> 1);
+            } else { /* version 8: a rank, 1 + 2 zz(rank - this rank) */
+                int64_t k = (int64_t)i + itf_unzz(e >> 1);
+                tg = k >= 0 && (uint64_t)k < r->npc ? (int64_t)r->pc[k] : -1;
+            }
+            if (tg < 0 || tg > (int64_t)UINT32_MAX) {
                 free(mod);
                 tz_buf_free(&a);
-                return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+                return traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt dictionary (branch target out of range)");
             }
-            size_t at = a.len, pre = (size_t)(x2 - r->text[i]);
-            tz_buf_put(&a, r->text[i], pre);
-            tz_buf_put(&a, lx, (size_t)ln);
-            tz_buf_put(&a, x2 + 1, r->tlen[i] - pre - 1);
-            mod[3 * nmod] = i, mod[3 * nmod + 1] = at, mod[3 * nmod + 2] = a.len - at;
-            nmod++;
+            hn = snprintf(hx, sizeof hx, "0x%llx", (unsigned long long)tg);
+        }
+        if (e == 0 && e2 == 0)
             continue;
-        }
-        int64_t tg;
-        if (r->info.version < 8 || !(e & 1)) { /* an address: before version 8 1 + zz, then 2 + 2 zz */
-            e = r->info.version < 8 ? e - 1 : (e - 2) >> 1;
-            tg = (int64_t)r->pc[i] + ((int64_t)(e >> 1) ^ -(int64_t)(e & 1));
-        } else { /* version 8: a rank, 1 + 2 zz(rank - this rank) */
-            e >>= 1;
-            int64_t k = (int64_t)i + ((int64_t)(e >> 1) ^ -(int64_t)(e & 1));
-            tg = k >= 0 && (uint64_t)k < r->npc ? (int64_t)r->pc[k] : -1;
-        }
-        if (tg < 0 || tg > (int64_t)UINT32_MAX || TZ_GROW(mod, cap, 3 * nmod + 3) < 0) {
+        if (TZ_GROW(mod, cap, 3 * nmod + 3) < 0) {
             free(mod);
             tz_buf_free(&a);
-            return tg < 0 || tg > (int64_t)UINT32_MAX
-                       ? traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt dictionary (branch target out of range)")
-                       : traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+            return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
         }
         size_t at = a.len;
-        char hx[16];
-        int hn = snprintf(hx, sizeof hx, "0x%llx", (unsigned long long)tg);
-        for (size_t q = 0; q < r->tlen[i]; q++) { /* the target, and a literal if there is one */
-            if (r->text[i] + q == x)
+        for (size_t q = 0; q < r->tlen[i]; q++) { /* the text with what its placeholders stand for */
+            if (e && r->text[i] + q == x)
                 tz_buf_put(&a, hx, (size_t)hn);
             else if (e2 && r->text[i] + q == x2)
                 tz_buf_put(&a, lx, (size_t)ln);
@@ -289,7 +277,7 @@ static int load_pcs_v8(traza_itf_reader *r, traza_err *err)
         int64_t gap = (int64_t)v; /* the first: the address itself */
         if (k) {
             const char *t = (const char *)r->text[k - 1];
-            gap = ((int64_t)(v >> 1) ^ -(int64_t)(v & 1)) + itf_isize_pred(arm, t, r->tlen[k - 1]);
+            gap = itf_unzz(v) + itf_isize_pred(arm, t, r->tlen[k - 1]);
             if (gap <= 0)
                 BAD("instruction address");
             itf_isize_update(&arm, t, r->tlen[k - 1], (uint64_t)gap);

@@ -1064,8 +1064,6 @@ static int pc_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static uint64_t zigzag(int64_t d) { return ((uint64_t)d << 1) ^ (uint64_t)(d >> 63); }
-
 /* Version 3: a direct branch's target "#0x<hex>" at the end of the text is stored as
  * the byte 0x01 in the text and its target in TLEN; any other text holding a 0x01 byte
  * gets a 0 in TLEN (kept as is). Version 8 codes a target that is an instruction of
@@ -1081,8 +1079,8 @@ static void put_text(wr *w, const char *t, size_t n, uint32_t k, const uint32_t 
         tz_buf_put(&w->d[D_TEXT], t, at);
         tz_buf_putc(&w->d[D_TEXT], 1);
         uint32_t tr = itf_rank_of(pcs, npc, v);
-        itf_put_uv(&w->d[D_TLEN], tr != ITF_NORANK ? 1 + 2 * zigzag((int64_t)tr - (int64_t)k)
-                                                   : 2 + 2 * zigzag((int64_t)v - (int64_t)pcs[k]));
+        itf_put_uv(&w->d[D_TLEN], tr != ITF_NORANK ? 1 + 2 * itf_zz((int64_t)tr - (int64_t)k)
+                                                   : 2 + 2 * itf_zz((int64_t)v - (int64_t)pcs[k]));
         return;
     }
     /* version 8: a pc-relative load's offset as the byte 0x02, and in TLEN 1 +
@@ -1092,7 +1090,7 @@ static void put_text(wr *w, const char *t, size_t n, uint32_t k, const uint32_t 
         tz_buf_put(&w->d[D_TEXT], t, at);
         tz_buf_putc(&w->d[D_TEXT], 2);
         tz_buf_put(&w->d[D_TEXT], t + end, n - end);
-        itf_put_uv(&w->d[D_TLEN], 1 + zigzag((int32_t)((uint32_t)v - (*lit + 4 - base))));
+        itf_put_uv(&w->d[D_TLEN], 1 + itf_zz((int32_t)((uint32_t)v - (*lit + 4 - base))));
         *lit = base + (uint32_t)v;
         return;
     }
@@ -1134,7 +1132,7 @@ static int write_gen_texts(wr *w, uint32_t **rankp)
             uint64_t gap = pcs[k] - pcs[k - 1];
             const char *pt = (const char *)tx[k - 1];
             int64_t d = (int64_t)gap - (int64_t)itf_isize_pred(arm, pt, txl[k - 1]);
-            itf_put_uv(&w->d[D_TPC], zigzag(d));
+            itf_put_uv(&w->d[D_TPC], itf_zz(d));
             itf_isize_update(&arm, pt, txl[k - 1], gap);
         } else
             itf_put_uv(&w->d[D_TPC], pcs[k]);
