@@ -48,7 +48,8 @@ typedef struct traza_itf_opts {
     int mem;            /* traza_itf_memcodec; AUTO picks per instruction */
     int backend;        /* traza_itf_backend */
     int lossy;          /* allow lossy codecs (distribution, noisy periodic) */
-    uint32_t chunk;     /* instructions per independently decodable chunk (0 = default) */
+    uint32_t chunk;     /* instructions per independently decodable chunk (0 = default:
+                         * 1048576 for the generated ITF, 262144 for the others) */
     int dialect;        /* force a dialect (0 = detect) */
     int threads;        /* compress: > 1 models and writes each chunk on a second thread
                          * while the next is parsed (same output for any value) */

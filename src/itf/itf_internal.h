@@ -17,7 +17,15 @@
 #define ITF_FOOTER_SIZE 24
 #define ITF_MAX_RAW (256u << 20)     /* largest decoded stream accepted */
 #define ITF_MAX_BLOCK 512            /* instructions per dynamic basic block (cap) */
-#define ITF_DEFAULT_CHUNK 262144
+/* Default instructions per chunk, by model. The block model's adaptive state (the
+ * successor lists, the address groups and their first addresses and codecs) starts
+ * afresh in every chunk: 1 Mi instructions instead of 256 Ki made the generated traces
+ * 2-56 % smaller (bench/RESULTS.md, session 12), and an extract there counts the block
+ * instances before its lines instead of decoding them (about 1 ms per million
+ * instructions). The line model's extract decodes every line before the wanted one,
+ * and its chunks stay at 256 Ki records. */
+#define ITF_DEFAULT_CHUNK_BLOCKS 1048576
+#define ITF_DEFAULT_CHUNK_LINES 262144
 
 /* Per-chunk streams. */
 enum {

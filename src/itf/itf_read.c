@@ -953,6 +953,14 @@ typedef struct dstate {
     uint32_t *vcnt, *vseen;
     uint64_t *vline;
     size_t nseen;
+    /* The wanted lines [s0, s1): only the pieces that reach into them are kept. Those
+     * before are counted instead (an extract from late in a chunk then costs a count
+     * per block instance before it, not a stored piece and a second pass): the
+     * whole-block instances per variant (bcnt), the cut pieces' addresses per
+     * instruction (gpre) and exception lines (nexc), the lines (skipped). */
+    uint64_t s0, s1, skipped, nexc;
+    uint32_t *bcnt;
+    uint64_t *gpre;
 } dstate;
 
 static int dfail(dstate *st, const char *what)
@@ -961,37 +969,46 @@ static int dfail(dstate *st, const char *what)
     return -1;
 }
 
+/* Doubles the room of the piece arrays (-2 when out of memory). */
+static int grow_pieces(dstate *st)
+{
+    size_t nc = st->pcap ? st->pcap * 2 : 1024;
+    uint32_t *a = realloc(st->pv, nc * sizeof *a);
+    if (!a)
+        return -2;
+    st->pv = a;
+    if (!(a = realloc(st->p0, nc * sizeof *a)))
+        return -2;
+    st->p0 = a;
+    if (!(a = realloc(st->p1, nc * sizeof *a)))
+        return -2;
+    st->p1 = a;
+    st->pcap = nc;
+    return 0;
+}
+
+/* The instance of variant var running its instructions [q0, q1). */
 static inline int add_piece(dstate *st, uint32_t var, uint32_t q0, uint32_t q1)
 {
     if (q0 == q1)
         return 0;
-    if (__builtin_expect(st->np == st->pcap, 0)) {
-        size_t nc = st->pcap ? st->pcap * 2 : 1024;
-        uint32_t *a = realloc(st->pv, nc * sizeof *a);
-        if (!a)
-            return -2;
-        st->pv = a;
-        a = realloc(st->p0, nc * sizeof *a);
-        if (!a)
-            return -2;
-        st->p0 = a;
-        a = realloc(st->p1, nc * sizeof *a);
-        if (!a)
-            return -2;
-        st->p1 = a;
-        st->pcap = nc;
-    }
     if (q1 - q0 > st->nl - st->lines)
         return dfail(st, "corrupt block sequence (more lines than the index says)");
-    st->pv[st->np] = var, st->p0[st->np] = q0, st->p1[st->np] = q1;
-    st->np++;
     const traza_itf_reader *r = st->r;
     uint64_t li = st->lines;
+    int before = li + (q1 - q0) <= st->s0;
+    if (!before && li < st->s1) {
+        if (__builtin_expect(st->np == st->pcap, 0) && grow_pieces(st) < 0)
+            return -2;
+        st->pv[st->np] = var, st->p0[st->np] = q0, st->p1[st->np] = q1;
+        st->np++;
+    }
     if (q0 == 0 && q1 == r->var_off[var + 1] - r->var_off[var]) { /* whole block */
         if (st->vcnt[var]++ == 0) {
             st->vline[var] = li;
             st->vseen[st->nseen++] = var;
         }
+        st->bcnt[var] += before;
     } else {
         const uint32_t *bp = r->blk_pcs + r->blk_off[r->var_blk[var]];
         const uint32_t *nmv = r->var_nmem + r->var_off[var];
@@ -1005,8 +1022,17 @@ static inline int add_piece(dstate *st, uint32_t var, uint32_t q0, uint32_t q1)
                     st->gfirst[px] = l;
                 st->gend[px] += nmv[q];
                 st->totmem += nmv[q];
+                if (before)
+                    st->gpre[px] += nmv[q];
             }
+        if (before) {
+            const uint8_t *fl = r->var_flags + r->var_off[var];
+            for (uint32_t q = q0; q < q1; q++)
+                st->nexc += (fl[q] & LF_EXC) != 0;
+        }
     }
+    if (before)
+        st->skipped += q1 - q0;
     st->lines += q1 - q0;
     return 0;
 }
@@ -1019,8 +1045,10 @@ static int decode_list(dstate *st, size_t prev, uint64_t count, int depth)
     if (depth > 64)
         return dfail(st, "corrupt interrupt records (nesting deeper than 64)");
     for (uint64_t c = 0; c < count && st->lines < st->nl; c++) {
-        uint64_t v = itf_get_uv(st->sq), var;
-        if (st->sq->bad)
+        uint64_t v, var;
+        if (st->sq->p < st->sq->end && *st->sq->p < 0x80) /* (most are one byte) */
+            v = *st->sq->p++;
+        else if (v = itf_get_uv(st->sq), st->sq->bad)
             return dfail(st, "block sequence truncated");
         if (v < st->scnt[prev])
             var = st->succ[prev][v];
@@ -1079,6 +1107,17 @@ static int decode_list(dstate *st, size_t prev, uint64_t count, int depth)
                 rc = add_piece(st, (uint32_t)var, (uint32_t)q, bn);
             if (rc < 0)
                 return rc;
+        } else if (bn && (st->lines + bn <= st->s0 || (st->lines >= st->s1 && bn <= st->nl - st->lines))) {
+            /* a whole block outside the wanted lines: counted, not kept */
+            if (st->vcnt[var]++ == 0) {
+                st->vline[var] = st->lines;
+                st->vseen[st->nseen++] = (uint32_t)var;
+            }
+            if (st->lines < st->s0) {
+                st->bcnt[var]++;
+                st->skipped += bn;
+            }
+            st->lines += bn;
         } else if ((rc = add_piece(st, (uint32_t)var, 0, bn)) < 0)
             return rc;
         prev = (size_t)var;
@@ -1108,7 +1147,7 @@ static int decode_blocks(traza_itf_reader *r, size_t ci, uint8_t **sb, const siz
     int rc = -1;
     uint32_t *iv = NULL, *addr = NULL, *gpx = NULL;
     uint64_t *gcur = NULL, *gend = NULL, *gfirst = NULL, *vline = NULL;
-    uint32_t *vcnt = NULL, *vseen = NULL;
+    uint32_t *vcnt = NULL, *vseen = NULL, *bcnt = NULL;
     grp_first *order = NULL;
     uint32_t **succ = NULL, *scnt = NULL, *scap = NULL;
     size_t ni = 0;
@@ -1129,16 +1168,31 @@ static int decode_blocks(traza_itf_reader *r, size_t ci, uint8_t **sb, const siz
     vcnt = calloc(r->nvar + 1, sizeof *vcnt);
     vseen = malloc((r->nvar + 1) * sizeof *vseen);
     vline = malloc((r->nvar + 1) * sizeof *vline);
-    if (!gcur || !gend || !gfirst || !gpx || !vcnt || !vseen || !vline)
+    bcnt = calloc(r->nvar + 1, sizeof *bcnt);
+    if (!gcur || !gend || !gfirst || !gpx || !vcnt || !vseen || !vline || !bcnt)
         goto nomem;
     memset(gfirst, 0xff, (r->npc + 1) * sizeof *gfirst);
+    /* wanted lines of this chunk: [s0, s1) */
+    uint64_t cstart = (uint64_t)(es->rec + 1), s0 = 0, s1 = nl;
+    if (!es->all) {
+        s0 = es->from > cstart ? es->from - cstart : 0;
+        if (s0 > nl)
+            s0 = nl;
+        uint64_t end = es->from + es->count;
+        s1 = end > cstart ? (end - cstart < nl ? end - cstart : nl) : 0;
+    }
+    /* (gcur counts the cut pieces' addresses before s0 until step 2 adds the groups'
+     * starts) */
     dstate st = {r, succ, scnt, scap, &sq, &it, 0, 0, 0, NULL, NULL, NULL, 0, 0, nl, 0, NULL,
-                 gend, gfirst, 0, gpx, 0, vcnt, vseen, vline, 0};
+                 gend, gfirst, 0, gpx, 0, vcnt, vseen, vline, 0, s0, s1, 0, 0, bcnt, gcur};
     /* pieces: about one per block instance, and an instance takes at least one byte
-     * of SEQ (plus the interrupt cuts); add_piece grows the arrays when needed */
+     * of SEQ (plus the interrupt cuts); add_piece grows the arrays when needed. An
+     * extract keeps only the pieces of its lines. */
     {
         uint64_t guess = (uint64_t)sl[S_SEQ] + 2 * (uint64_t)sl[S_INT] + 64;
         size_t pc = (size_t)(guess < nl + 1 ? guess : nl + 1);
+        if (!es->all && pc > s1 - s0 + 64)
+            pc = (size_t)(s1 - s0 + 64);
         st.pv = malloc(pc * sizeof *st.pv);
         st.p0 = malloc(pc * sizeof *st.p0);
         st.p1 = malloc(pc * sizeof *st.p1);
@@ -1173,15 +1227,6 @@ static int decode_blocks(traza_itf_reader *r, size_t ci, uint8_t **sb, const siz
     iq0 = st.p0;
     iq1 = st.p1;
     ni = st.np;
-    /* wanted lines of this chunk: [s0, s1) */
-    uint64_t cstart = (uint64_t)(es->rec + 1), s0 = 0, s1 = nl;
-    if (!es->all) {
-        s0 = es->from > cstart ? es->from - cstart : 0;
-        if (s0 > nl)
-            s0 = nl;
-        uint64_t end = es->from + es->count;
-        s1 = end > cstart ? (end - cstart < nl ? end - cstart : nl) : 0;
-    }
     /* 2. address groups: the whole-block instances' counts expanded per variant, then
      * the groups in order of first use */
     for (size_t v = 0; v < st.nseen; v++) {
@@ -1243,7 +1288,7 @@ static int decode_blocks(traza_itf_reader *r, size_t ci, uint8_t **sb, const siz
             chunk_err(err, ci, "corrupt address codec data");
             goto out;
         }
-        gcur[px] = used;
+        gcur[px] += used;
         used += cnt;
         gend[px] = used;
     }
@@ -1252,38 +1297,24 @@ static int decode_blocks(traza_itf_reader *r, size_t ci, uint8_t **sb, const siz
         goto out;
     itf_rd ex = {sb[S_EXC], sb[S_EXC] + sl[S_EXC], 0};
     size_t k = 0;
-    li = 0;
-    while (k < ni) {
-        uint32_t var = iv[k];
-        uint64_t bn = r->var_off[var + 1] - r->var_off[var], pn = iq1[k] - iq0[k];
-        if (li + pn > s0)
-            break;
-        uint64_t nexc = 0;
-        if (pn == bn) {
-            for (uint64_t m = r->vm_off[var]; m < r->vm_off[var + 1]; m++)
-                gcur[r->vm_pc[m]] += r->vm_n[m];
-            nexc = r->var_nexc[var];
-        } else {
-            const uint32_t *bp = r->blk_pcs + r->blk_off[r->var_blk[var]];
-            const uint32_t *nmv = r->var_nmem + r->var_off[var];
-            const uint8_t *fl = r->var_flags + r->var_off[var];
-            for (uint32_t q = iq0[k]; q < iq1[k]; q++) {
-                if (nmv[q])
-                    gcur[bp[q]] += nmv[q];
-                nexc += (fl[q] & LF_EXC) != 0;
-            }
-        }
-        for (; nexc; nexc--) {
-            uint64_t xl = itf_get_uv(&ex);
-            if (ex.bad || xl > (uint64_t)(ex.end - ex.p)) {
-                chunk_err(err, ci, "exception stream truncated");
-                goto out;
-            }
-            ex.p += xl;
-        }
-        li += pn;
-        k++;
+    uint64_t nexc = st.nexc;
+    for (size_t v = 0; v < st.nseen; v++) {
+        uint32_t var = vseen[v], c = bcnt[var];
+        if (!c)
+            continue;
+        for (uint64_t m = r->vm_off[var]; m < r->vm_off[var + 1]; m++)
+            gcur[r->vm_pc[m]] += (uint64_t)c * r->vm_n[m];
+        nexc += (uint64_t)c * r->var_nexc[var];
     }
+    for (; nexc; nexc--) {
+        uint64_t xl = itf_get_uv(&ex);
+        if (ex.bad || xl > (uint64_t)(ex.end - ex.p)) {
+            chunk_err(err, ci, "exception stream truncated");
+            goto out;
+        }
+        ex.p += xl;
+    }
+    li = st.skipped;
     es->rec += (int64_t)li;
     es->line_no += li;
     /* 4. render */
@@ -1363,6 +1394,9 @@ static int decode_blocks(traza_itf_reader *r, size_t ci, uint8_t **sb, const siz
         if (!es->hold && es->ob.len > (1u << 19) && flush_out(es, err) < 0)
             goto out;
     }
+    /* (the pieces after the wanted lines were not kept: no line past them says so) */
+    if (!es->all && es->from + es->count <= cstart + nl)
+        es->done = 1;
     rc = 0;
     goto out;
 nomem:
@@ -1384,6 +1418,7 @@ out:
     free(vline);
     free(vcnt);
     free(vseen);
+    free(bcnt);
     free(order);
     return rc;
 }

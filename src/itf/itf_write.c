@@ -1371,8 +1371,6 @@ int traza_itf_compress(const char *inpath, const char *outpath, const traza_itf_
     traza_itf_opts_init(&w->o);
     if (opts)
         w->o = *opts;
-    if (w->o.chunk == 0)
-        w->o.chunk = ITF_DEFAULT_CHUNK;
     if (w->o.mem == TRAZA_ITF_MEM_DISTRIBUTION && !w->o.lossy) {
         free(w);
         return traza_err_set(err, TRAZA_E_USAGE, "itf: the distribution codec is lossy: add --lossy");
@@ -1428,6 +1426,8 @@ int traza_itf_compress(const char *inpath, const char *outpath, const traza_itf_
     }
     w->dialect = w->o.dialect ? w->o.dialect : (int)traza_itf_detect(buf, end);
     w->model = w->dialect == TRAZA_ITF_GEN ? 0 : 1;
+    if (w->o.chunk == 0)
+        w->o.chunk = w->model == 0 ? ITF_DEFAULT_CHUNK_BLOCKS : ITF_DEFAULT_CHUNK_LINES;
     warm_start(w);
     /* a temporary renamed at the end: a failure leaves no partial file, an old file
      * intact, and a device (never removed) alone */

@@ -118,6 +118,20 @@ done
 "$TRAZA" itf compress "$TMP/irq.itf" -o "$TMP/irq.tzi" -q
 want=$(sed -n '400,460p' "$TMP/irq.itf"); got=$("$TRAZA" itf extract "$TMP/irq.tzi" --from 399 --count 61)
 check_eq "interrupts: extract inside a nested interrupt" "$want" "$got"
+# An extract counts the block instances before its lines instead of keeping them
+# (whole blocks per variant, cut pieces per instruction, verbatim lines skipped): from
+# every 4th line of a file with verbatim lines and of the one with interrupts, each one
+# chunk, against sed.
+for f in fast irq; do
+  "$TRAZA" itf compress "$TMP/$f.itf" -o "$TMP/$f.tzi" -q
+  n=$(wc -l <"$TMP/$f.itf"); bad=0
+  for ((from = 0; from < n; from += 4)); do
+    want=$(sed -n "$((from + 1)),$((from + 6))p" "$TMP/$f.itf")
+    got=$("$TRAZA" itf extract "$TMP/$f.tzi" --from $from --count 6)
+    [ "$want" = "$got" ] || { bad=1; fail "$f: extract --from $from" "differs from sed"; break; }
+  done
+  [ $bad = 0 ] && pass "$f: extract from every 4th line matches sed (one chunk of $n lines)"
+done
 if [ -f "$(dirname "$0")/data/v2_loop.tzi" ]; then
   "$TRAZA" itf decompress "$(dirname "$0")/data/v2_loop.tzi" -o "$TMP/v2.out" 2>"$TMP/err"
   if cmp -s "$TMP/v2.out" "$(dirname "$0")/data/v2_loop.itf"; then pass "reads format version 2"; else fail "reads format version 2" "$(head -c 300 "$TMP/err")"; fi
@@ -269,6 +283,10 @@ check_eq "version 6 fixture: extract" "$(awk '/ tic /{n++} n>700 && n<=702' "$TM
   "$("$TRAZA" itf extract "$(dirname "$0")/data/v6_mixed.tzi" --from 700 --count 2)"
 "$TRAZA" itf compress "$TMP/mixed.tarmac" -o "$TMP/mixed7.tzi" -q
 check_rc "version 7 line model: round trip (mixed values)" 0 sh -c '"$1" itf decompress "$2" | cmp -s - "$3"' _ "$TRAZA" "$TMP/mixed7.tzi" "$TMP/mixed.tarmac"
+# the default chunk size, header bytes 12-15: 1 Mi instructions in the block model,
+# 256 Ki records in the line model
+check_eq "default chunk: 1048576 for a generated ITF" 1048576 "$(od -An -tu4 -j12 -N4 "$TMP/fast.tzi" | tr -d ' ')"
+check_eq "default chunk: 262144 for Tarmac" 262144 "$(od -An -tu4 -j12 -N4 "$TMP/mixed7.tzi" | tr -d ' ')"
 s6=$(wc -c <"$(dirname "$0")/data/v6_mixed.tzi"); s7=$(wc -c <"$TMP/mixed7.tzi")
 [ "$s7" -lt "$s6" ] && pass "version 7 is smaller than version 6 on mixed values ($s6 -> $s7 bytes)" || fail "version 7 smaller than version 6" "$s6 -> $s7"
 for m in auto raw periodic pattern sequitur; do rt "round trip: --mem $m" "$TMP/loop.itf" --mem $m --chunk 4096; done
