@@ -1191,7 +1191,7 @@ static int decode_blocks(traza_itf_reader *r, size_t ci, uint8_t **sb, const siz
     {
         uint64_t guess = (uint64_t)sl[S_SEQ] + 2 * (uint64_t)sl[S_INT] + 64;
         size_t pc = (size_t)(guess < nl + 1 ? guess : nl + 1);
-        if (!es->all && pc > s1 - s0 + 64)
+        if (!es->all && s1 >= s0 && pc > s1 - s0 + 64) /* (grown if cut pieces need more) */
             pc = (size_t)(s1 - s0 + 64);
         st.pv = malloc(pc * sizeof *st.pv);
         st.p0 = malloc(pc * sizeof *st.p0);
