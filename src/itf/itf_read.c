@@ -987,52 +987,75 @@ static int grow_pieces(dstate *st)
     return 0;
 }
 
+/* Keeps the piece (var, [q0, q1)) starting at line li when it reaches into the wanted
+ * lines; -2 when out of memory. */
+static inline int keep_piece(dstate *st, uint64_t li, uint32_t var, uint32_t q0, uint32_t q1)
+{
+    if (li + (q1 - q0) <= st->s0 || li >= st->s1)
+        return 0;
+    if (__builtin_expect(st->np == st->pcap, 0) && grow_pieces(st) < 0)
+        return -2;
+    st->pv[st->np] = var, st->p0[st->np] = q0, st->p1[st->np] = q1;
+    st->np++;
+    return 0;
+}
+
+/* A whole instance of variant var (bn instructions, bn >= 1): counted per variant (its
+ * address groups are expanded once per chunk), kept only inside the wanted lines. */
+static inline int add_whole(dstate *st, uint32_t var, uint64_t bn)
+{
+    uint64_t li = st->lines;
+    if (bn > st->nl - li)
+        return dfail(st, "corrupt block sequence (more lines than the index says)");
+    if (keep_piece(st, li, var, 0, (uint32_t)bn) < 0)
+        return -2;
+    if (st->vcnt[var]++ == 0) {
+        st->vline[var] = li;
+        st->vseen[st->nseen++] = var;
+    }
+    if (li + bn <= st->s0) {
+        st->bcnt[var]++;
+        st->skipped += bn;
+    }
+    st->lines += bn;
+    return 0;
+}
+
 /* The instance of variant var running its instructions [q0, q1). */
 static inline int add_piece(dstate *st, uint32_t var, uint32_t q0, uint32_t q1)
 {
     if (q0 == q1)
         return 0;
+    const traza_itf_reader *r = st->r;
+    if (q0 == 0 && q1 == r->var_off[var + 1] - r->var_off[var])
+        return add_whole(st, var, q1);
     if (q1 - q0 > st->nl - st->lines)
         return dfail(st, "corrupt block sequence (more lines than the index says)");
-    const traza_itf_reader *r = st->r;
     uint64_t li = st->lines;
     int before = li + (q1 - q0) <= st->s0;
-    if (!before && li < st->s1) {
-        if (__builtin_expect(st->np == st->pcap, 0) && grow_pieces(st) < 0)
-            return -2;
-        st->pv[st->np] = var, st->p0[st->np] = q0, st->p1[st->np] = q1;
-        st->np++;
-    }
-    if (q0 == 0 && q1 == r->var_off[var + 1] - r->var_off[var]) { /* whole block */
-        if (st->vcnt[var]++ == 0) {
-            st->vline[var] = li;
-            st->vseen[st->nseen++] = var;
+    if (keep_piece(st, li, var, q0, q1) < 0)
+        return -2;
+    const uint32_t *bp = r->blk_pcs + r->blk_off[r->var_blk[var]];
+    const uint32_t *nmv = r->var_nmem + r->var_off[var];
+    for (uint32_t q = q0; q < q1; q++)
+        if (nmv[q]) {
+            uint32_t px = bp[q];
+            uint64_t l = li + (q - q0);
+            if (st->gfirst[px] == UINT64_MAX)
+                st->gpx[st->ngrp++] = px;
+            if (l < st->gfirst[px])
+                st->gfirst[px] = l;
+            st->gend[px] += nmv[q];
+            st->totmem += nmv[q];
+            if (before)
+                st->gpre[px] += nmv[q];
         }
-        st->bcnt[var] += before;
-    } else {
-        const uint32_t *bp = r->blk_pcs + r->blk_off[r->var_blk[var]];
-        const uint32_t *nmv = r->var_nmem + r->var_off[var];
+    if (before) {
+        const uint8_t *fl = r->var_flags + r->var_off[var];
         for (uint32_t q = q0; q < q1; q++)
-            if (nmv[q]) {
-                uint32_t px = bp[q];
-                uint64_t l = li + (q - q0);
-                if (st->gfirst[px] == UINT64_MAX)
-                    st->gpx[st->ngrp++] = px;
-                if (l < st->gfirst[px])
-                    st->gfirst[px] = l;
-                st->gend[px] += nmv[q];
-                st->totmem += nmv[q];
-                if (before)
-                    st->gpre[px] += nmv[q];
-            }
-        if (before) {
-            const uint8_t *fl = r->var_flags + r->var_off[var];
-            for (uint32_t q = q0; q < q1; q++)
-                st->nexc += (fl[q] & LF_EXC) != 0;
-        }
-    }
-    if (before)
+            st->nexc += (fl[q] & LF_EXC) != 0;
         st->skipped += q1 - q0;
+    }
     st->lines += q1 - q0;
     return 0;
 }
@@ -1107,18 +1130,7 @@ static int decode_list(dstate *st, size_t prev, uint64_t count, int depth)
                 rc = add_piece(st, (uint32_t)var, (uint32_t)q, bn);
             if (rc < 0)
                 return rc;
-        } else if (bn && (st->lines + bn <= st->s0 || (st->lines >= st->s1 && bn <= st->nl - st->lines))) {
-            /* a whole block outside the wanted lines: counted, not kept */
-            if (st->vcnt[var]++ == 0) {
-                st->vline[var] = st->lines;
-                st->vseen[st->nseen++] = (uint32_t)var;
-            }
-            if (st->lines < st->s0) {
-                st->bcnt[var]++;
-                st->skipped += bn;
-            }
-            st->lines += bn;
-        } else if ((rc = add_piece(st, (uint32_t)var, 0, bn)) < 0)
+        } else if (bn && (rc = add_whole(st, (uint32_t)var, bn)) < 0)
             return rc;
         prev = (size_t)var;
     }
