@@ -54,6 +54,8 @@ typedef struct succ_list {
 #define NONE 0xFFFFFFFFu
 #define PREV_START 0xFFFFFFFFu
 #define PREV_INTR 0xFFFFFFFEu
+/* nodes modelled at a time (build_nodes) */
+#define NODE_BATCH 4096
 typedef struct ipiece {
     uint32_t start, len, next;
 } ipiece;
@@ -97,6 +99,8 @@ typedef struct wr {
     succ_list start, intr;
     inode *nodes;
     size_t nnodes, nodecap;
+    uint64_t nbase, lastint; /* node numbers in the chunk: nodes[k] is node nbase + k;
+                              * the last one with an interrupt record */
     ipiece *pieces;
     size_t npieces, piececap;
     icut *cuts;
@@ -401,6 +405,8 @@ static int add_piece(wr *w, inode *N, size_t start, size_t len)
     return 0;
 }
 
+static int model_nodes(wr *w, size_t from);
+
 /* Splits the chunk's lines into dynamic basic blocks and finds interrupts: a block
  * whose last instruction is not a branch but is followed by another address was cut
  * into; when, later, execution comes back to the instruction after the cut (pc + 2
@@ -414,8 +420,38 @@ static int build_nodes(wr *w)
     size_t depth = 0;
     last_at[0] = PREV_START;
     w->nnodes = w->npieces = w->ncuts = 0;
+    w->nbase = w->lastint = 0;
+    size_t done = 0; /* nodes [0, done) are modelled */
     size_t i = 0;
     while (i < w->fk->nlines) {
+        if (w->nnodes - done >= NODE_BATCH && depth > 0 && w->nnodes - stack[0] >= NODE_BATCH) {
+            /* the oldest open cut was not resumed for NODE_BATCH blocks: taken for
+             * good (a task switch rather than an interrupt; FreeRTOS keeps three
+             * such cuts from its start on). The open blocks end at their cuts, the
+             * reader's handler lists keep the blocks counted so far, and the next
+             * block follows the outermost one. */
+            last_at[0] = stack[0];
+            depth = 0;
+        }
+        if (depth == 0 && w->nnodes - done >= NODE_BATCH) {
+            /* no interrupted block is open: every node is complete. Model them and
+             * start the arrays again, keeping only the last top-level node (the next
+             * one's predecessor, as node 0): a chunk's nodes and pieces were 26 MB
+             * for FreeRTOS, 6,000 first-touch page faults */
+            if (model_nodes(w, done) < 0)
+                return -1;
+            if (last_at[0] != PREV_START) {
+                w->nodes[0] = w->nodes[last_at[0]];
+                w->nbase += w->nnodes - 1;
+                w->nnodes = 1;
+                last_at[0] = 0;
+            } else {
+                w->nbase += w->nnodes;
+                w->nnodes = 0;
+            }
+            done = w->nnodes;
+            w->npieces = w->ncuts = 0;
+        }
         size_t j = i + 1;
         int exc = (w->fk->lines[i].flags & LF_EXC) != 0;
         if (!exc) {
@@ -470,7 +506,7 @@ static int build_nodes(wr *w)
             last_at[depth] = nid;
         i = j;
     }
-    return 0;
+    return model_nodes(w, done);
 }
 
 /* The successor list a node's variant is coded in: that of the previous block at
@@ -480,16 +516,13 @@ static succ_list *succ_ctx(wr *w, const inode *N)
     return N->prev == PREV_START ? &w->start : N->prev == PREV_INTR ? &w->intr : &w->succ[w->nodes[N->prev].var];
 }
 
-static int flush_gen(wr *w)
+/* Phase 1 for nodes [from, nnodes), all complete: each gets its variant (block, flag
+ * set), coded in the sequence stream, and its interrupt record. */
+static int model_nodes(wr *w, size_t from)
 {
-    /* 1. dynamic basic blocks with interrupt records, variants (flag sets) */
-    if (build_nodes(w) < 0)
-        return -1;
     uint32_t key[ITF_MAX_BLOCK + 1];
     uint64_t fk[ITF_MAX_BLOCK + 1];
-    size_t i;
-    uint64_t lastint = 0;
-    for (size_t nd = 0; nd < w->nnodes; nd++) {
+    for (size_t nd = from; nd < w->nnodes; nd++) {
         inode *N = &w->nodes[nd];
         /* the full variant key (instruction id, flags, address count per line) finds
          * known variants with one lookup; blocks are interned for new variants only */
@@ -552,7 +585,7 @@ static int flush_gen(wr *w)
             size_t nc = 0;
             for (uint32_t c = N->cut; c != NONE; c = w->cuts[c].next)
                 nc++;
-            itf_put_uv(&w->fk->s[S_INT], nd - lastint);
+            itf_put_uv(&w->fk->s[S_INT], w->nbase + nd - w->lastint);
             itf_put_uv(&w->fk->s[S_INT], nc);
             uint32_t pk = 0;
             for (uint32_t c = N->cut; c != NONE; c = w->cuts[c].next) {
@@ -560,11 +593,20 @@ static int flush_gen(wr *w)
                 itf_put_uv(&w->fk->s[S_INT], w->cuts[c].m - 1);
                 pk = w->cuts[c].k;
             }
-            lastint = nd;
+            w->lastint = w->nbase + nd;
             w->info_interrupts += nc;
         }
         w->info.block_instances++;
     }
+    return 0;
+}
+
+static int flush_gen(wr *w)
+{
+    /* 1. dynamic basic blocks with interrupt records, variants (flag sets) */
+    if (build_nodes(w) < 0)
+        return -1;
+    size_t i;
     /* 2. addresses, grouped per instruction */
     if (GROW(w->pc_gen, w->pcg_cap1, w->fk->npc + 1) < 0 || GROW(w->pc_grp, w->pcg_cap2, w->fk->npc + 1) < 0)
         return oomf(w);

@@ -118,6 +118,42 @@ done
 "$TRAZA" itf compress "$TMP/irq.itf" -o "$TMP/irq.tzi" -q
 want=$(sed -n '400,460p' "$TMP/irq.itf"); got=$("$TRAZA" itf extract "$TMP/irq.tzi" --from 399 --count 61)
 check_eq "interrupts: extract inside a nested interrupt" "$want" "$got"
+# A cut that is not resumed for 4096 blocks is taken for good (a task switch: the
+# writer's open blocks end at their cuts; itf_write.c, build_nodes). Here a start-up
+# block is left by a jump, 12,000 loop blocks follow with an interrupt in them, then
+# execution comes back after the old cut: a new block, not a resumption.
+python3 - "$TMP/sw.itf" <<'PY'
+import sys
+out = []
+def ins(pc, t, mem=()):
+    out.append("0x%08x %s%s" % (pc, t, "".join(" mem=0x%08x" % m for m in mem)))
+ins(0x100, "movs r0, #0"); ins(0x102, "movs r1, #1"); ins(0x104, "str r1, [r0]", (0x20000000,))
+for it in range(6000):
+    ins(0x4000, "ldr r3, [r4]", (0x20001000 + 4 * (it % 8),)); ins(0x4004, "b #0x4010")
+    ins(0x4010, "adds r0, #1")
+    if it == 5000:
+        ins(0x3c4, "push {r3, lr}", (0x407fff00, 0x407fff04)); ins(0x3c6, "pop {r3, pc}", (0x407fff00, 0x407fff04))
+    ins(0x4014, "b #0x4000")
+ins(0x106, "movs r2, #2"); ins(0x108, "bx lr")
+open(sys.argv[1], "w").write("\n".join(out) + "\n")
+segs = 1
+for a, b in zip(out, out[1:]):
+    pa, pb = int(a.split()[0], 16), int(b.split()[0], 16)
+    segs += pb not in (pa + 2, pa + 4)
+open(sys.argv[1] + ".want", "w").write(str(segs - 1))  # one resumption: the interrupt's
+PY
+rt "round trip: a cut never resumed (task switch)" "$TMP/sw.itf"
+check_eq "task switch: only the interrupt is a resumption" "$(cat "$TMP/sw.itf.want")" \
+  "$("$TRAZA" itf stats "$TMP/rt.tzi" --json | json_get block_instances)"
+rt "round trip: a cut never resumed, small chunks" "$TMP/sw.itf" --chunk 5000
+"$TRAZA" itf compress "$TMP/sw.itf" -o "$TMP/sw.tzi" -q
+n=$(wc -l <"$TMP/sw.itf"); bad=0
+for from in 0 1 2 3 4 $(seq 9 997 $((n - 8))) 20000 20001 20002 $((n - 4)); do
+  want=$(sed -n "$((from + 1)),$((from + 4))p" "$TMP/sw.itf")
+  got=$("$TRAZA" itf extract "$TMP/sw.tzi" --from $from --count 4)
+  [ "$want" = "$got" ] || { bad=1; fail "task switch: extract --from $from" "differs from sed"; break; }
+done
+[ $bad = 0 ] && pass "task switch: extract matches sed across the file"
 # An extract counts the block instances before its lines instead of keeping them
 # (whole blocks per variant, cut pieces per instruction, verbatim lines skipped): from
 # every 4th line of a file with verbatim lines and of the one with interrupts, each one
