@@ -42,6 +42,26 @@ tsan_fails "a failed write while the second thread renders" "$TS" itf decompress
 # thread is ahead of the model
 tsan_fails "a failed write while the tokenizer thread runs" "$TS" itf compress "$TMP/t.tarmac" -o /dev/full --chunk 300 --threads 2 -q
 
+# block model, early modelling: the worker builds the block instances of the chunk
+# being parsed from its published lines (every 32,768), with interrupts, over three
+# chunks; and a failed write while it does
+python3 - "$TMP/e.itf" <<'PY'
+import sys
+out = []
+for it in range(40000):
+    out.append("0x00004000 ldr r3, [r4] mem=0x%08x" % (0x20001000 + 4 * (it % 8)))
+    out.append("0x00004004 adds r0, #1")
+    if it % 997 == 5:
+        out.append("0x000003c4 push {r3, lr} mem=0x407fff00 mem=0x407fff04")
+        out.append("0x000003c6 pop {r3, pc} mem=0x407fff00 mem=0x407fff04")
+    out.append("0x00004008 b #0x4000")
+open(sys.argv[1], "w").write("\n".join(out) + "\n")
+PY
+tsan_ok "gen, early modelling: compress in 3 chunks, 2 threads" "$TS" itf compress "$TMP/e.itf" -o "$TMP/e.tzi" -q --chunk 50000 --threads 2
+"$TRAZA" itf decompress "$TMP/e.tzi" -o "$TMP/e.out"
+check_rc "gen, early modelling: byte-exact" 0 cmp -s "$TMP/e.out" "$TMP/e.itf"
+tsan_fails "gen, early modelling: a failed write" "$TS" itf compress "$TMP/e.itf" -o /dev/full --chunk 50000 --threads 2 -q
+
 # block model: the generated sample traces, compressed in chunks on two threads and
 # decompressed on three
 S=$DATA/gen/samples
