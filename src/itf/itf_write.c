@@ -786,9 +786,6 @@ static int flush_chunk(wr *w)
     return rc;
 }
 
-/* Worker thread: models and writes the chunk handed over in fk while the calling
- * thread parses the next one into pk. Chunks are written in order, by the same code
- * as without the thread, so the output does not depend on the thread count. */
 /* The pages of the next 2 * EARLY_STEP lines of the chunk being parsed are made
  * here, on the worker (idle most of the parse), ahead of the parser, which otherwise
  * takes their first-touch faults one by one (3,000 for a chunk of 1 Mi lines). Only
@@ -808,6 +805,11 @@ static void populate_ahead(wr *w, size_t avail)
 #endif
 }
 
+/* Worker thread: models and writes the chunk handed over in fk while the calling
+ * thread parses the next one into pk; while it has no complete chunk, it builds the
+ * block instances of the lines published so far (early modelling). Chunks are written
+ * in order, by the same code as without the thread, so the output does not depend on
+ * the thread count. */
 static void *worker_main(void *arg)
 {
     wr *w = arg;

@@ -120,18 +120,20 @@ want=$(sed -n '400,460p' "$TMP/irq.itf"); got=$("$TRAZA" itf extract "$TMP/irq.t
 check_eq "interrupts: extract inside a nested interrupt" "$want" "$got"
 # A cut that is not resumed for 4096 blocks is taken for good (a task switch: the
 # writer's open blocks end at their cuts; itf_write.c, build_nodes). Here a start-up
-# block is left by a jump, 12,000 loop blocks follow with an interrupt in them, then
-# execution comes back after the old cut: a new block, not a resumption.
+# block is left by a jump, 40,000 loop blocks follow with an interrupt in them, then
+# execution comes back after the old cut: a new block, not a resumption. Its 80,000
+# lines are published to the worker in parts (every 32,768) and modelled early: the
+# .tzi must not depend on the thread count.
 python3 - "$TMP/sw.itf" <<'PY'
 import sys
 out = []
 def ins(pc, t, mem=()):
     out.append("0x%08x %s%s" % (pc, t, "".join(" mem=0x%08x" % m for m in mem)))
 ins(0x100, "movs r0, #0"); ins(0x102, "movs r1, #1"); ins(0x104, "str r1, [r0]", (0x20000000,))
-for it in range(6000):
+for it in range(20000):
     ins(0x4000, "ldr r3, [r4]", (0x20001000 + 4 * (it % 8),)); ins(0x4004, "b #0x4010")
     ins(0x4010, "adds r0, #1")
-    if it == 5000:
+    if it == 15000:
         ins(0x3c4, "push {r3, lr}", (0x407fff00, 0x407fff04)); ins(0x3c6, "pop {r3, pc}", (0x407fff00, 0x407fff04))
     ins(0x4014, "b #0x4000")
 ins(0x106, "movs r2, #2"); ins(0x108, "bx lr")
@@ -147,8 +149,14 @@ check_eq "task switch: only the interrupt is a resumption" "$(cat "$TMP/sw.itf.w
   "$("$TRAZA" itf stats "$TMP/rt.tzi" --json | json_get block_instances)"
 rt "round trip: a cut never resumed, small chunks" "$TMP/sw.itf" --chunk 5000
 "$TRAZA" itf compress "$TMP/sw.itf" -o "$TMP/sw.tzi" -q
+ok=1
+for c in 1048576 40000; do
+  for t in 1 2; do "$TRAZA" itf compress "$TMP/sw.itf" -o "$TMP/sw$c-$t.tzi" -q --chunk $c --threads $t; done
+  cmp -s "$TMP/sw$c-1.tzi" "$TMP/sw$c-2.tzi" || { ok=0; fail "early modelling: --chunk $c, threads 1 and 2 differ"; }
+done
+[ $ok = 1 ] && pass "early modelling: the same .tzi on 1 and 2 threads (one chunk; chunks of 40,000)"
 n=$(wc -l <"$TMP/sw.itf"); bad=0
-for from in 0 1 2 3 4 $(seq 9 997 $((n - 8))) 20000 20001 20002 $((n - 4)); do
+for from in 0 1 2 3 4 $(seq 9 1997 $((n - 8))) 32767 32768 32769 60000 60001 60002 $((n - 4)); do
   want=$(sed -n "$((from + 1)),$((from + 4))p" "$TMP/sw.itf")
   got=$("$TRAZA" itf extract "$TMP/sw.tzi" --from $from --count 4)
   [ "$want" = "$got" ] || { bad=1; fail "task switch: extract --from $from" "differs from sed"; break; }
