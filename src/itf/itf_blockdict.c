@@ -138,7 +138,6 @@ void itf_iclass_free(itf_iclass *c)
     memset(c, 0, sizeof *c);
 }
 
-
 /* BLOCK: per block, uv start code: 0 a verbatim line (the block is that one line), 1
  * the target of the previous block's last instruction, 2 the rank after it, s >= 3 the
  * rank (previous last + 1) + unzigzag(s - 3) (0 + ... for the first block and after a

@@ -159,10 +159,10 @@ int itf_gen_pc(const char *line, size_t len, uint32_t *pc);
 void itf_gen_render(tz_buf *b, uint32_t pc, const char *text, size_t textlen, const uint32_t *mems,
                     size_t nmem, int ccfail);
 
-/* Does the instruction text (gen dialect disassembly) change the flow (branch, call,
- * return, write to pc)? Used only to guess interrupt cut-in points. */
 /* The length of a text's mnemonic: up to the first space or '.' (a .w/.n width). */
 size_t itf_mnemonic_len(const char *text, size_t len);
+/* Does the instruction text (gen dialect disassembly) change the flow (branch, call,
+ * return, write to pc)? Used only to guess interrupt cut-in points. */
 int itf_text_is_branch(const char *text, size_t len);
 /* A direct branch (itf_text_is_branch, not svc) whose text ends in " #0x<hex>" (lower
  * case, no leading zeros, 1-8 digits): 1 with the target in *v and the offset of the

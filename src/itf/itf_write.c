@@ -153,7 +153,6 @@ typedef struct wr {
      * write, the worker builds their block instances (build_nodes) */
     wck *ek;
     size_t epub, edone; /* lines published, and those the worker has taken */
-    size_t pagesize;
     /* per-pc grouping scratch */
     _Alignas(64) uint64_t *pc_gen;
     uint32_t *pc_grp;
@@ -453,7 +452,7 @@ static int build_nodes(wr *w, size_t avail, int final)
     size_t depth = b->depth, done = b->done, i = b->i;
     const wline *L = w->fk->lines;
     while (i < avail) {
-        if (w->nnodes - done >= NODE_BATCH && depth > 0 && w->nnodes - stack[0] >= NODE_BATCH) {
+        if (depth > 0 && w->nnodes - stack[0] >= NODE_BATCH) { /* (stack[0] >= done) */
             /* the oldest open cut was not resumed for NODE_BATCH blocks: taken for
              * good (a task switch rather than an interrupt; FreeRTOS keeps three
              * such cuts from its start on). The open blocks end at their cuts, the
@@ -796,7 +795,8 @@ static void populate_ahead(wr *w, size_t avail)
     size_t to = avail + 2 * EARLY_STEP;
     if (to > w->fk->lcap)
         to = w->fk->lcap;
-    uintptr_t pg = (uintptr_t)w->pagesize;
+    long ps = sysconf(_SC_PAGESIZE);
+    uintptr_t pg = ps > 0 && !(ps & (ps - 1)) ? (uintptr_t)ps : 0;
     uintptr_t a = (uintptr_t)(w->fk->lines + avail) & ~(pg - 1), b = (uintptr_t)(w->fk->lines + to);
     if (pg && b > a)
         (void)madvise((void *)a, b - a, MADV_POPULATE_WRITE); /* a hint: errors change nothing */
@@ -1534,8 +1534,6 @@ int traza_itf_compress(const char *inpath, const char *outpath, const traza_itf_
     w->pk = w->fk = &w->ck[0];
     w->ferr = err;
     w->threaded = w->o.threads > 1;
-    long pgs = sysconf(_SC_PAGESIZE);
-    w->pagesize = pgs > 0 && !(pgs & (pgs - 1)) ? (size_t)pgs : 0;
     tz_buf_init(&w->scratch);
     tz_buf_init(&w->skel);
     itf_cache_init(&w->c_orig);
