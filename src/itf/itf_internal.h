@@ -7,10 +7,11 @@
 #include <string.h>
 #include "traza/itf.h"
 #include "util/util.h"
+#include "itf/itf_sem.h"
 
 #define ITF_MAGIC "TZI\x1a"
 #define ITF_FOOT_MAGIC "TZIE"
-#define ITF_VERSION 8
+#define ITF_VERSION 9
 #define ITF_VERSION_MIN 2         /* oldest version the reader accepts */
 #define ITF_MAX_NEST 32            /* interrupt nesting depth (writer); reader accepts 64 */
 #define ITF_HEADER_SIZE 16
@@ -354,6 +355,9 @@ void itf_info_index_rest(traza_itf_info *f);
 #define ITF_NP_COLS 32
 #define ITF_NP_PRED 8   /* candidates of version 4; versions 2-3 use the first 4 */
 #define ITF_NP_HITK 512 /* version 7: the charge of a candidate that missed a hit (32 bits) */
+#ifndef ITF_NP_SEMB
+#define ITF_NP_SEMB 600 /* version 9: the head start of a semantic prediction over the others */
+#endif
 /* Version 4 contexts: a line context per (record pc, line of the record) holds the
  * skeleton last seen there and a range of slot entries (one per number) in an arena. */
 typedef struct itf_npx {
@@ -370,6 +374,7 @@ typedef struct itf_npl {
     uint32_t next;       /* the context entered after this one last time, + 1 (0: none) */
 } itf_npl;
 typedef struct itf_np {
+    int version;
     int v4;                 /* version 4 model: record contexts, skeleton prediction */
     uint16_t hitk;          /* version 7: what a hit charges each candidate that missed (0: the
                              * exact count always, versions 2-6) */
@@ -412,10 +417,15 @@ typedef struct itf_np {
         size_t mslot;            /* its entry in mtab, found by the prediction */
         uint64_t mhash;          /* the line's address, mixed (for the keys of its numbers) */
         uint64_t pred;           /* the prediction chosen (version 7: a hit is charged apart) */
+        int sem;                 /* candidate 7 is a semantic prediction (version 9) */
     } st;
+    itf_sem sem;            /* version 9, Tarmac: the semantic predictor (candidate 7) */
 } itf_np;
 /* A predictor for files of format `version` (the model changed at 3, 4 and 7). */
 void itf_np_init(itf_np *np, int version);
+/* The file's dialect, before the first skeleton: version 9 predicts Tarmac semantics.
+ * -1 when out of memory. */
+int itf_np_dialect(itf_np *np, int dialect);
 void itf_np_free(itf_np *np);
 /* Registers skeleton number nskel; returns its id or -1 (out of memory). rs: the
  * skeleton starts a record (itf_skel_is_record_start). */

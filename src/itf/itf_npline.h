@@ -219,6 +219,9 @@ typedef struct np_ln {
     size_t prevn, nn;
     int ms, pcs;             /* v4: address slot, pc slot, or -1 */
     uint64_t mcls;           /* v4: access class << 20 */
+    uint32_t id;
+    uint32_t semm, semall;   /* v9: the slots the semantic model offers, and predicts; values in semv */
+    uint64_t semv[32];
 } np_ln;
 
 static inline __attribute__((always_inline)) void ln_init(const itf_np *np, uint32_t id, np_ln *L)
@@ -234,6 +237,10 @@ static inline __attribute__((always_inline)) void ln_init(const itf_np *np, uint
     L->ms = np->v4 ? np->memslot[id] : -1;
     L->pcs = np->v4 ? np->pcslot[id] : -1;
     L->mcls = np->v4 ? (uint64_t)np->memcls[id] << 20 : 0;
+    L->id = id;
+    L->semm = L->semall = 0;
+    if (np->sem.isa)
+        L->semm = itf_sem_line(&np->sem, id, L->semv, &L->semall);
 }
 
 /* Number k's prediction; its candidates and memory map entry left in st for np_update,
@@ -260,27 +267,35 @@ static inline __attribute__((always_inline)) uint64_t np_predict(const itf_np *n
     p[4] = e->seen ? e->last : p[0];
     p[5] = k + 1 < prevn ? L->prev[k + 1] : p[0];
     p[6] = prevn ? L->prev[prevn - 1] : p[0];
-    p[7] = p[0];
+    uint32_t sem = k < 32 ? L->semm >> k & 1 : 0;
+    p[7] = sem ? L->semv[k] : p[0];
+    st->sem = (int)sem;
     st->mkey = 0;
     if (L->ms >= 0 && k > (size_t)L->ms) {
         if (k == (size_t)L->ms + 1) /* the first number after the address: mix it once per line */
             st->mhash = tz_hash_u64(cur[L->ms] ^ 0x2545F4914F6CDD1Dull);
         st->mkey = ctx_key_h(st->mhash, L->mcls | k);
         const struct itf_npm *m = &np->mtab[st->mslot = mem_find(np, st->mkey)];
-        if (m->key)
+        if (m->key && !sem) /* a store's data: the semantic model knows it */
             p[7] = m->val;
     }
     /* the sum of the context's and the skeleton slot's costs once the context has a
      * value, the skeleton slot's alone before */
 #ifdef ITF_NP_SSE2
     __m128i w = _mm_set1_epi16(e->seen ? -1 : 0);
+    if (sem) /* the context's lane 7 is the memory map's (another line's slot k may share the context) */
+        w = _mm_srli_si128(_mm_slli_si128(w, 2), 2);
     __m128i sum = _mm_add_epi16(_mm_loadu_si128((const __m128i *)c),
                                 _mm_and_si128(_mm_loadu_si128((const __m128i *)e->cost), w));
+    if (sem) /* the semantic prediction first, unless it missed lately */
+        sum = _mm_add_epi16(sum, _mm_set_epi16(0, ITF_NP_SEMB, ITF_NP_SEMB, ITF_NP_SEMB, ITF_NP_SEMB,
+                                               ITF_NP_SEMB, ITF_NP_SEMB, ITF_NP_SEMB));
     return st->pred = p[argmin8(sum)];
 #else
     uint32_t key[ITF_NP_PRED], w = e->seen ? 0xFFFFu : 0;
     for (int i = 0; i < ITF_NP_PRED; i++) /* cost, then index: the first on ties */
-        key[i] = (uint32_t)(c[i] + (e->cost[i] & w)) << 3 | (uint32_t)i;
+        key[i] = (uint32_t)(c[i] + (sem && i == 7 ? 0 : e->cost[i] & w) + (sem && i < 7 ? ITF_NP_SEMB : 0)) << 3 |
+                 (uint32_t)i;
     uint32_t a = key[1] < key[0] ? key[1] : key[0], b = key[3] < key[2] ? key[3] : key[2];
     uint32_t x = key[5] < key[4] ? key[5] : key[4], y = key[7] < key[6] ? key[7] : key[6];
     a = b < a ? b : a;
@@ -315,20 +330,28 @@ static inline __attribute__((always_inline)) void np_update(itf_np *np, np_ln *L
             bb[i] = (uint16_t)(16 * bits(v - p[i]));
         b = _mm_loadu_si128((const __m128i *)bb);
     }
+    if (st->sem && p[7] != v) /* a semantic prediction is right or meaningless: a miss costs a full miss */
+        b = _mm_max_epi16(b, _mm_set_epi16(ITF_NP_HITK, 0, 0, 0, 0, 0, 0, 0));
     __m128i cv = _mm_loadu_si128((const __m128i *)c), ev = _mm_loadu_si128((const __m128i *)e->cost);
     __m128i cn = _mm_add_epi16(_mm_sub_epi16(cv, _mm_srl_epi16(cv, _mm_cvtsi32_si128(np->dc))), b);
+    /* a semantic prediction leaves the context's lane 7 (the memory map's) as it was */
+    const __m128i m7 = st->sem ? _mm_set_epi16(-1, 0, 0, 0, 0, 0, 0, 0) : _mm_setzero_si128();
     if (e->seen) {
         _mm_storeu_si128((__m128i *)c, cn);
-        _mm_storeu_si128((__m128i *)e->cost, _mm_add_epi16(_mm_sub_epi16(ev, _mm_srli_epi16(ev, 3)), b));
+        __m128i en = _mm_add_epi16(_mm_sub_epi16(ev, _mm_srli_epi16(ev, 3)), b);
+        _mm_storeu_si128((__m128i *)e->cost, _mm_or_si128(_mm_and_si128(m7, ev), _mm_andnot_si128(m7, en)));
     } else { /* P4 knew nothing yet: it is not charged for this value */
         const __m128i m4 = _mm_set_epi16(0, 0, 0, -1, 0, 0, 0, 0);
         _mm_storeu_si128((__m128i *)c, _mm_or_si128(_mm_and_si128(m4, cv), _mm_andnot_si128(m4, cn)));
-        _mm_storeu_si128((__m128i *)e->cost, _mm_andnot_si128(m4, b));
+        _mm_storeu_si128((__m128i *)e->cost, _mm_andnot_si128(_mm_or_si128(m4, m7), b));
     }
 #else
     uint16_t b[ITF_NP_PRED];
     for (int i = 0; i < ITF_NP_PRED; i++)
         b[i] = hit ? (p[i] == v ? 0 : np->hitk) : (uint16_t)(16 * bits(v - p[i]));
+    if (st->sem && p[7] != v && b[7] < ITF_NP_HITK)
+        b[7] = ITF_NP_HITK;
+    uint16_t e7 = e->cost[7];
     if (e->seen) {
         for (int i = 0; i < ITF_NP_PRED; i++)
             c[i] = (uint16_t)(c[i] - (c[i] >> np->dc) + b[i]);
@@ -342,7 +365,10 @@ static inline __attribute__((always_inline)) void np_update(itf_np *np, np_ln *L
         b[4] = 0;
         for (int i = 0; i < ITF_NP_PRED; i++)
             e->cost[i] = b[i];
+        e7 = 0;
     }
+    if (st->sem) /* a semantic prediction leaves the context's lane 7 (the memory map's) as it was */
+        e->cost[7] = e7;
 #endif
     e->last = v;
     e->seen = 1;
@@ -385,6 +411,8 @@ static inline __attribute__((always_inline)) void np_end(itf_np *np, const np_ln
     copy_nums(L->cls, cur, m);
     if (np->v4)
         np->rline++;
+    if (np->sem.isa)
+        itf_sem_end(&np->sem, L->id, cur, L->nn, L->semall, L->semv);
 }
 
 /* One line's numbers at a time, so that prediction and update are inlined into the

@@ -39,13 +39,20 @@ void itf_np_init(itf_np *np, int version)
     memset(np, 0, sizeof *np);
     itf_kmap_init(&np->classes);
     itf_kmap_init(&np->memclasses);
+    np->version = version;
     np->v4 = version >= 4;
     np->hitk = version >= 7 ? ITF_NP_HITK : 0;
     np->dc = version >= 7 ? 2 : 3;
 }
 
+int itf_np_dialect(itf_np *np, int dialect)
+{
+    return np->version >= 9 ? itf_sem_init(&np->sem, dialect) : 0;
+}
+
 void itf_np_free(itf_np *np)
 {
+    itf_sem_free(&np->sem);
     free(np->base);
     free(np->nn);
     free(np->cls);
@@ -188,6 +195,8 @@ long itf_np_add_skel(itf_np *np, const uint8_t *k, size_t len, size_t nn, int rs
     np->gen[id] = 0;
     np->rs[id] = rs > 0;
     np->pcslot[id] = (int16_t)(rs > 0 ? find_pcslot(k, len) : -1);
+    if (itf_sem_add_skel(&np->sem, k, len, nn, np->pcslot[id], ms) < 0)
+        return -1;
     np->nslots += nn;
     np->nskel++;
     return (long)id;
@@ -211,6 +220,7 @@ void itf_np_chunk(itf_np *np, uint64_t chunkno)
     set_rpc(np, 0);
     np->rline = 0;
     np->curl = NULL;
+    itf_sem_chunk(&np->sem);
 }
 
 /* The context of key, a new one (nothing seen) if there is none: room for it was

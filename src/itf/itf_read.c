@@ -675,6 +675,10 @@ static traza_itf_reader *open_common(traza_itf_reader *r, traza_err *err)
     }
     r->info.version = h[4];
     itf_np_init(&r->np, h[4]);
+    if (itf_np_dialect(&r->np, r->dialect) < 0) {
+        traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+        goto fail;
+    }
     r->info.model = r->model;
     r->info.dialect = r->dialect;
     r->info.backend = h[8];

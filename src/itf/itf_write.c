@@ -1567,6 +1567,10 @@ int traza_itf_compress(const char *inpath, const char *outpath, const traza_itf_
     }
     w->dialect = w->o.dialect ? w->o.dialect : (int)traza_itf_detect(buf, end);
     w->model = w->dialect == TRAZA_ITF_GEN ? 0 : 1;
+    if (itf_np_dialect(&w->np, w->dialect) < 0) {
+        oom(w);
+        goto done;
+    }
     if (w->o.chunk == 0)
         w->o.chunk = w->model == 0 ? ITF_DEFAULT_CHUNK_BLOCKS : ITF_DEFAULT_CHUNK_LINES;
     warm_start(w);

@@ -13,6 +13,7 @@
 #include "itf/itf_internal.h"
 
 #define itf_np_init sc_np_init
+#define itf_np_dialect sc_np_dialect
 #define itf_np_free sc_np_free
 #define itf_skel_is_record_start sc_skel_is_record_start
 #define itf_np_add_skel sc_np_add_skel
@@ -29,6 +30,7 @@
 #define itf_np_ctx_grow sc_np_ctx_grow
 #define itf_np_mem_grow sc_np_mem_grow
 void sc_np_init(itf_np *np, int version);
+int sc_np_dialect(itf_np *np, int dialect);
 void sc_np_free(itf_np *np);
 int sc_skel_is_record_start(int dialect, const uint8_t *k, size_t len, size_t nn);
 long sc_np_add_skel(itf_np *np, const uint8_t *k, size_t len, size_t nn, int rs);
@@ -47,6 +49,7 @@ int sc_np_mem_grow(itf_np *np, size_t more);
 #define ITF_NP_SCALAR 1
 #include "itf/itf_npred.c"
 #undef itf_np_init
+#undef itf_np_dialect
 #undef itf_np_free
 #undef itf_skel_is_record_start
 #undef itf_np_add_skel
@@ -93,6 +96,10 @@ static uint64_t code_lines(int version)
     itf_np a, b;
     itf_np_init(&a, version);
     sc_np_init(&b, version);
+    /* version 9: the semantic predictor of ES lines (candidate 7, its head start and
+     * its charge), right three times in four on the pcs and on R0 */
+    assert_int_equal(itf_np_dialect(&a, TRAZA_ITF_TARMAC_ES), 0);
+    assert_int_equal(sc_np_dialect(&b, TRAZA_ITF_TARMAC_ES), 0);
     itf_np_chunk(&a, 0);
     sc_np_chunk(&b, 0);
     itf_kmap skels;
@@ -102,21 +109,26 @@ static uint64_t code_lines(int version)
     for (int k = 0; k < 4; k++)
         tz_buf_init(&oa[k]), tz_buf_init(&ob[k]);
     tz_buf *pa[4] = {&oa[0], &oa[1], &oa[2], &oa[3]}, *pb[4] = {&ob[0], &ob[1], &ob[2], &ob[3]};
-    uint64_t seed = 0x9E3779B97F4A7C15ull, last = 0;
+    uint64_t seed = 0x9E3779B97F4A7C15ull, last = 0, r0 = 0;
+    uint32_t pc = 0x8000;
     char line[256];
     /* the skeleton ids of the lines, in order, for the decode below */
     uint32_t ids[3000];
     uint64_t want[3000][8];
-    size_t nids = 0;
+    size_t nids = 0, nsem = 0;
     for (int it = 0; it < 600; it++) {
         for (int l = 0; l < 5 && nids < 3000; l++) {
-            uint32_t pc = 0x8000 + 4 * (uint32_t)(rng(&seed) % 4);
+            if (l == 0)
+                pc = version >= 9 && rng(&seed) % 4 ? pc + 4 : 0x8000 + 4 * (uint32_t)(rng(&seed) % 4);
             uint64_t x = pick(&seed, last, it), y = pick(&seed, x, it);
             last = y;
             if (l == 0)
                 snprintf(line, sizeof line, "%11d tic ES  (%08x:e2800001) A svc_s:          ADD      r0,r0,#1", 10 * it,
                          pc);
-            else if (l == 1)
+            else if (l == 1 && version >= 9) {
+                r0 = (rng(&seed) % 4 ? r0 + 1 : x) & 0xFFFFFFFFu;
+                snprintf(line, sizeof line, "                    R R0 %08llx", (unsigned long long)r0);
+            } else if (l == 1)
                 snprintf(line, sizeof line, "                    R X0 %016llx", (unsigned long long)x);
             else if (l == 2)
                 snprintf(line, sizeof line, "                    ST %08x %016llx    S:%010x", 0xffbc0u + 8 * (it % 3),
@@ -142,6 +154,10 @@ static uint64_t code_lines(int version)
                 assert_int_equal(itf_np_skel_predict(&a), sc_np_skel_predict(&b));
             assert_int_equal(itf_np_begin(&a, (uint32_t)id), 0);
             assert_int_equal(sc_np_begin(&b, (uint32_t)id), 0);
+            uint64_t sv[32];
+            uint32_t sall;
+            if (version >= 9 && itf_sem_line(&a.sem, (uint32_t)id, sv, &sall))
+                nsem++;
             itf_np_encode_line(&a, (uint32_t)id, nums, pa);
             sc_np_encode_line(&b, (uint32_t)id, nums, pb);
             ids[nids] = (uint32_t)id;
@@ -155,9 +171,12 @@ static uint64_t code_lines(int version)
         assert_memory_equal(oa[k].s, ob[k].s, oa[k].len);
     }
     assert_true(oa[0].len > 3000); /* far values: the streams are not all zeros */
+    if (version >= 9) /* the semantic candidate was in play on most pc and R0 lines */
+        assert_true(nsem > 800);
     /* the plain C predictor decodes the SSE2 one's residuals back to the numbers */
     itf_np c;
     sc_np_init(&c, version);
+    assert_int_equal(sc_np_dialect(&c, TRAZA_ITF_TARMAC_ES), 0);
     for (size_t i = 0; i < skels.count; i++) {
         size_t len;
         const uint8_t *key = itf_kmap_key(&skels, i, &len);
@@ -200,6 +219,13 @@ static void test_v7_same_code(void **state)
     assert_true(code_lines(7) != code_lines(6));
 }
 
+/* Version 9's semantic predictions change the streams, and code the same both ways. */
+static void test_v9_same_code(void **state)
+{
+    (void)state;
+    assert_true(code_lines(9) != code_lines(7));
+}
+
 static void test_v4_same_code(void **state)
 {
     (void)state;
@@ -215,6 +241,7 @@ static void test_v3_same_code(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_v9_same_code),
         cmocka_unit_test(test_v7_same_code),
         cmocka_unit_test(test_v4_same_code),
         cmocka_unit_test(test_v3_same_code),
