@@ -28,7 +28,9 @@
  * reader update the same state, so the choice is never stored. Version 4 also predicts
  * each line's skeleton from the context (pc, line number): the writer stores 0 for a
  * hit. Version 7 charges the candidates that missed a right prediction a flat 512
- * (no bit counts) and lets the skeleton slots' costs forget faster. All state restarts
+ * (no bit counts) and lets the skeleton slots' costs forget faster. Version 9, in
+ * Tarmac dialects, makes candidate 7 the semantic model's prediction wherever it has
+ * one (itf_sem.h: an instruction's effects, read from its text). All state restarts
  * at each chunk (random access). */
 #include <stdlib.h>
 #include <string.h>
