@@ -112,8 +112,8 @@ static int find_pcslot(const uint8_t *k, size_t len)
 /* A memory access skeleton has a literal word LD, ST, MR<digits> or MW<digits>; its
  * class is the skeleton with that word made LD / MR<digits> (loads then find what
  * stores of the same layout wrote), its address the first number after the word.
- * Returns the address slot (class id in *cls) or -1. */
-static int find_memslot(itf_np *np, const uint8_t *k, size_t len, uint32_t *cls)
+ * Returns the address slot (class id in *cls, *store set for ST and MW<n>) or -1. */
+static int find_memslot(itf_np *np, const uint8_t *k, size_t len, uint32_t *cls, int *store)
 {
     int slot = 0;
     for (size_t i = 0; i < len; i++) {
@@ -152,6 +152,7 @@ static int find_memslot(itf_np *np, const uint8_t *k, size_t len, uint32_t *cls)
         if (c < 0)
             return -2;
         *cls = (uint32_t)c;
+        *store = k[i] == 'S' || k[i + 1] == 'W';
         for (size_t q = j; q < len; q++) /* the address: the next number */
             if (k[q] == 1 && q + 1 < len && k[q + 1] != 0)
                 return slot;
@@ -184,7 +185,7 @@ long itf_np_add_skel(itf_np *np, const uint8_t *k, size_t len, size_t nn, int rs
         TZ_GROW(np->memslot, np->c11, id + 1) < 0 || TZ_GROW(np->memcls, np->c12, id + 1) < 0)
         return -1;
     uint32_t mc = 0;
-    int ms = np->v4 ? find_memslot(np, k, len, &mc) : -1;
+    int store = 0, ms = np->v4 ? find_memslot(np, k, len, &mc, &store) : -1;
     if (ms == -2)
         return -1;
     np->memslot[id] = (int16_t)ms;
@@ -197,7 +198,7 @@ long itf_np_add_skel(itf_np *np, const uint8_t *k, size_t len, size_t nn, int rs
     np->gen[id] = 0;
     np->rs[id] = rs > 0;
     np->pcslot[id] = (int16_t)(rs > 0 ? find_pcslot(k, len) : -1);
-    if (itf_sem_add_skel(&np->sem, k, len, nn, np->pcslot[id], ms) < 0)
+    if (itf_sem_add_skel(&np->sem, k, len, nn, np->pcslot[id], ms, store) < 0)
         return -1;
     np->nslots += nn;
     np->nskel++;

@@ -436,7 +436,7 @@ static int reg_line(const itf_sem *s, const uint8_t *k, size_t len, itf_sem_sk *
     return 1;
 }
 
-int itf_sem_add_skel(itf_sem *s, const uint8_t *k, size_t len, size_t nn, int pcslot, int memslot)
+int itf_sem_add_skel(itf_sem *s, const uint8_t *k, size_t len, size_t nn, int pcslot, int memslot, int store)
 {
     if (!s->isa)
         return 0;
@@ -452,7 +452,7 @@ int itf_sem_add_skel(itf_sem *s, const uint8_t *k, size_t len, size_t nn, int pc
         sk->kind = SK_INSN;
         sk->slot = (int16_t)pcslot;
         sk->skip = find_lit(k, len, " IS ", NULL) >= 0;
-        /* the instruction set of the line: A64 " O " (or none given), A32 " A " */
+        /* only the dialect's instruction set is read: A64 " O ", A32 " A " (ARM state) */
         long o = find_lit(k, len, s->isa == ITF_SEM_A64 ? " O " : " A ", NULL);
         if (p >= 0 && o >= 0 && o < p && tnum > pcslot && s->tlen + len < UINT32_MAX) {
             size_t off = (size_t)p + 2;
@@ -466,7 +466,7 @@ int itf_sem_add_skel(itf_sem *s, const uint8_t *k, size_t len, size_t nn, int pc
         }
     } else if (memslot >= 0) {
         sk->kind = SK_MEM, sk->slot = (int16_t)memslot;
-        sk->store = find_lit(k, len, " MW", NULL) >= 0 || find_lit(k, len, "ST ", NULL) >= 0;
+        sk->store = (uint8_t)(store != 0);
         /* A64: "addr:phys data" or "addr:phys hi_lo" */
         int colon;
         sk->dslot = -1;

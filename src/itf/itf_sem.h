@@ -35,7 +35,7 @@ typedef struct itf_sem_sk {
 } itf_sem_sk;
 #define ITF_SEM_FLAGS 40
 
-/* An instruction, decoded from its text once and kept in a small cache: its kind, its
+/* An instruction, decoded from its text once and kept in the cache: its kind, its
  * function (F_* for K_ALU, B_* for K_BR; K_MULTI: 1 increment after, 2 decrement
  * before), registers (A64: 31 sp, ITF_SEM_ZR the zero register), shift (SH_*). */
 enum { K_NONE, K_ALU, K_BR, K_MEM, K_MULTI };
@@ -113,8 +113,8 @@ typedef struct itf_sem {
 int itf_sem_init(itf_sem *s, int dialect);
 void itf_sem_free(itf_sem *s);
 /* Skeleton nsk (the next id); pcslot: its record pc slot or -1, memslot: its address
- * slot or -1. -1 when out of memory. */
-int itf_sem_add_skel(itf_sem *s, const uint8_t *k, size_t len, size_t nn, int pcslot, int memslot);
+ * slot or -1 (store: it is a write). -1 when out of memory. */
+int itf_sem_add_skel(itf_sem *s, const uint8_t *k, size_t len, size_t nn, int pcslot, int memslot, int store);
 /* A chunk starts: nothing is known. */
 void itf_sem_chunk(itf_sem *s);
 /* The slots (below 32) of a line of skeleton id that have a prediction offered, as a

@@ -418,7 +418,7 @@ static int take_op2(itf_sem_op *op, const opd *o, int i, int n)
     return 1;
 }
 
-static int decode_alu(const itf_sem *s, itf_sem_op *op, const opd *o, int n, int gem5)
+static int decode_alu(const itf_sem *s, itf_sem_op *op, const opd *o, int n)
 {
     if (op->fn == F_ADR || op->fn == F_ADRP || op->fn == F_MOVW || op->fn == F_MOVT || op->fn == F_MOVZ ||
         op->fn == F_MOVN || op->fn == F_MOVK) {
@@ -457,7 +457,7 @@ static int decode_alu(const itf_sem *s, itf_sem_op *op, const opd *o, int n, int
             if (o[i].t != O_REG)
                 return 0;
         op->rd = o[0].reg, op->w32 = o[0].w;
-        if (gem5) /* gem5 writes the addend first: MADD Wd, Wa, Wn, Wm */
+        if (s->gem5) /* gem5 writes the addend first: MADD Wd, Wa, Wn, Wm */
             op->ra = o[1].reg, op->rn = o[2].reg, op->rm = o[3].reg;
         else
             op->rn = o[1].reg, op->rm = o[2].reg, op->ra = o[3].reg;
@@ -569,7 +569,7 @@ int itf_sem_decode(const itf_sem *s, const char *t, size_t n, uint64_t pc, itf_s
                 o[i].v = stgt;
     switch (m->kind) {
     case K_ALU:
-        return decode_alu(s, op, o, k, s->gem5);
+        return decode_alu(s, op, o, k);
     case K_MEM:
         return decode_mem(s, op, m, o, k);
     case K_MULTI:
