@@ -48,6 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         traza_itf_reader *r = traza_itf_open_path(out, &err);
         if (!r) { fprintf(stderr, "%s\n", err.msg); abort(); } /* the writer's own output must open */
         size_t n = 0;
+        traza_itf_set_render_min_lines(r, 64); /* the render thread on small chunks too */
         char *text = decode(r, 2, 0, 0, &n);
         if (!text || n != size || memcmp(text, data, size) != 0) {
             if (getenv("ITFRT_DEBUG")) { fprintf(stderr, "n %zu size %zu\n", n, size); if (text) fwrite(text, 1, n, stderr); }

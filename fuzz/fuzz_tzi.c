@@ -26,6 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (r) {
         FILE *out = fopen("/dev/null", "wb");
         traza_itf_verify(r, &err);
+        traza_itf_set_render_min_lines(r, 64); /* the render thread on small chunks too */
         traza_itf_decompress_mt(r, out, 2, &err);
         const traza_itf_info *i = traza_itf_get_info(r);
         if (out && i->instructions)

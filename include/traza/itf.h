@@ -111,6 +111,11 @@ int traza_itf_decompress(traza_itf_reader *r, FILE *out, traza_err *err);
 /* The same with up to `threads` decoding threads (1 = in the calling thread); the
  * output is identical whatever the count. Memory: about `threads` chunk texts. */
 int traza_itf_decompress_mt(traza_itf_reader *r, FILE *out, int threads, traza_err *err);
+/* With threads > 1, a line-model (Tarmac) chunk of at least `lines` lines is decoded
+ * on one thread and rendered on a second (default TRAZA_ITF_RENDER_MIN_LINES: below
+ * it the thread was measured to cost more than it saves). The output is the same. */
+#define TRAZA_ITF_RENDER_MIN_LINES 262144
+void traza_itf_set_render_min_lines(traza_itf_reader *r, uint64_t lines);
 /* Writes records [from, from+count) (instructions; for Tarmac an instruction line with
  * the lines that follow it) to out, decoding only the chunks that hold them. */
 int traza_itf_extract(traza_itf_reader *r, uint64_t from, uint64_t count, FILE *out, traza_err *err);

@@ -12,7 +12,7 @@
 const char cmd_itf_usage[] =
     "usage: traza itf compress IN -o OUT.tzi [--mem auto|raw|periodic|pattern|distribution|sequitur]\n"
     "                          [--backend xz|zstd|none] [--lossy] [--chunk N] [--threads N] [--json]\n"
-    "       traza itf decompress FILE.tzi [-o OUT] [--threads N]\n"
+    "       traza itf decompress FILE.tzi [-o OUT] [--threads N] [--render-min-lines N]\n"
     "       traza itf extract FILE.tzi --from I --count N [-o OUT]\n"
     "       traza itf stats FILE.tzi [--json]\n"
     "\n"
@@ -32,10 +32,14 @@ const char cmd_itf_usage[] =
     "                   and writes each chunk on a second thread while the next one is\n"
     "                   parsed (default: the number of online CPUs; the output is the\n"
     "                   same for any N)\n"
+    "  --render-min-lines N  decompress, N threads > 1: a Tarmac chunk of at least N\n"
+    "                   lines is rendered on a second thread while the first decodes it\n"
+    "                   (default 262144: on smaller chunks the thread was measured to\n"
+    "                   cost more than it saves)\n"
     "  --from I --count N  extract instructions [I, I+N) (0-based) without decoding the file\n"
     "  --json           machine-readable statistics\n";
 
-enum { O_MEM = OPT_FIRST_FREE, O_BACKEND, O_LOSSY, O_CHUNK, O_FROM, O_COUNT, O_THREADS };
+enum { O_MEM = OPT_FIRST_FREE, O_BACKEND, O_LOSSY, O_CHUNK, O_FROM, O_COUNT, O_THREADS, O_RMIN };
 
 static int parse_u64(const char *s, uint64_t *v)
 {
@@ -46,14 +50,16 @@ static int parse_u64(const char *s, uint64_t *v)
     return 0;
 }
 
-/* A regular file under 128 KiB that is not xz, zstd or gzip compressed: a second
- * thread costs it more than it saves. (Measured, session 4: a 57 kB ITF 5.9 ms on one
- * thread, 6.4-7.5 ms on two; the 218-816 kB Tarmac samples and a 2.1 MB ITF 5-28 %
- * faster on two, the streams being packed on both threads at the end.) */
+/* A regular file under 2 MiB that is not xz, zstd or gzip compressed: a second
+ * thread costs it more than it saves. Session 4's machine had set the limit at 128 KiB
+ * (the 218-816 kB Tarmac samples were 5-28 % faster on two threads there). On the
+ * 2-vCPU VM of sessions 13-15, where a new thread may wait a millisecond for its
+ * first run, one thread was 10-17 % faster on the four Tarmac samples, 2-4 % on 1-2 MB
+ * ITFs, and about even on 2.4-4.8 MB of Tarmac (bench/RESULTS.md, session 15). */
 static int small_plain_file(const char *path)
 {
     struct stat st;
-    if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size >= (128 << 10))
+    if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size >= (2 << 20))
         return 0;
     unsigned char m[6] = {0};
     FILE *f = fopen(path, "rb");
@@ -92,11 +98,12 @@ int cmd_itf(traza_cli *cli, int argc, char **argv)
                                              {"from", required_argument, NULL, O_FROM},
                                              {"count", required_argument, NULL, O_COUNT},
                                              {"threads", required_argument, NULL, O_THREADS},
+                                             {"render-min-lines", required_argument, NULL, O_RMIN},
                                              {NULL, 0, NULL, 0}};
     traza_itf_opts o;
     traza_itf_opts_init(&o);
     const char *out = NULL;
-    uint64_t from = 0, count = 0;
+    uint64_t from = 0, count = 0, rmin = TRAZA_ITF_RENDER_MIN_LINES;
     int have_from = 0, have_count = 0;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int threads = ncpu < 1 ? 1 : ncpu > 64 ? 64 : (int)ncpu, threads_given = 0;
@@ -139,6 +146,10 @@ int cmd_itf(traza_cli *cli, int argc, char **argv)
             threads_given = 1;
             break;
         }
+        case O_RMIN:
+            if (parse_u64(optarg, &rmin) < 0)
+                return cli_usage_error("itf", "--render-min-lines: expected a non-negative integer, got '%s'", optarg);
+            break;
         case O_FROM:
             if (parse_u64(optarg, &from) < 0)
                 return cli_usage_error("itf", "--from: expected a non-negative integer, got '%s'", optarg);
@@ -185,6 +196,7 @@ int cmd_itf(traza_cli *cli, int argc, char **argv)
     traza_itf_reader *r = traza_itf_open_path(in, &err);
     if (!r)
         return cli_fail(cli, &err);
+    traza_itf_set_render_min_lines(r, rmin);
     int rc = EXIT_OK;
     if (is_s) {
         itf_print_info(stdout, traza_itf_get_info(r), cli->json);

@@ -10,9 +10,6 @@
 #include "itf/itf_npline.h"
 
 #define NOPC 0xFFFFFFFFu
-/* Line-model chunks from this many lines on render on a second thread when the caller
- * allows threads: below it, starting the thread costs about what it saves. */
-#define RT_MIN_LINES 2048
 
 struct traza_itf_reader {
     FILE *f;
@@ -20,6 +17,7 @@ struct traza_itf_reader {
     traza_itf_info info;
     int model, dialect, nl_missing;
     uint64_t dict_off, index_off;
+    uint64_t rt_min;          /* traza_itf_set_render_min_lines */
     /* index */
     uint64_t *ix;   /* off, len, nrec, nlines, rec_before */
     size_t nix;
@@ -627,6 +625,7 @@ static int compile_skels(traza_itf_reader *r, traza_err *err)
 
 static traza_itf_reader *open_common(traza_itf_reader *r, traza_err *err)
 {
+    r->rt_min = TRAZA_ITF_RENDER_MIN_LINES;
     uint8_t h[ITF_HEADER_SIZE], ft[ITF_FOOTER_SIZE];
     if (fseeko(r->f, 0, SEEK_END) != 0) {
         traza_err_set(err, TRAZA_E_IO, "tzi: cannot seek: %s", strerror(errno));
@@ -813,6 +812,7 @@ typedef struct emit_state {
     int all, done;
     int hold;               /* keep the whole chunk's text in ob (threaded decompression) */
     int rthread;            /* the line model may render on a second thread */
+    uint64_t rt_min;        /* from chunks of this many lines (traza_itf_set_render_min_lines) */
     tz_buf ob;
 } emit_state;
 
@@ -1660,8 +1660,14 @@ static int decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t
      * the record starts come from the skeletons, so this loop needs no text. That
      * thread first unpacks the streams (their decoders are set up by their first
      * step), while this one compiles the skeletons and gives them to the predictor,
-     * then reads the streams. */
-    if (v4 && es->rthread && !es->hold && nl >= RT_MIN_LINES) {
+     * then reads the streams.
+     * Only from rt_min lines on (TRAZA_ITF_RENDER_MIN_LINES by default): on the 2-vCPU
+     * VM of sessions 13-15 a new thread could wait 0.4-2 ms for its first run, and
+     * handing the batches between the cores cost about what the rendering saved. One
+     * thread was 14-22 % faster on the four Tarmac samples (12k-30k lines), 15 % on 185k
+     * lines, even on 370k, and 10 % slower on chunks of 630k lines (bench/RESULTS.md,
+     * session 15). Session 7's machine had set the limit at 2,048 lines. */
+    if (v4 && es->rthread && !es->hold && nl >= es->rt_min) {
         if (feed_sync_init(&f) == 0 && !(rt = itf_rthread_start(es->out, &es->ob, feed_main, &f)))
             feed_sync_destroy(&f);
     }
@@ -2046,9 +2052,12 @@ int traza_itf_decompress_mt(traza_itf_reader *r, FILE *out, int threads, traza_e
     es.all = 1;
     es.rec = -1;
     es.rthread = threads > 1;
+    es.rt_min = r->rt_min;
     tz_buf_init(&es.ob);
     return run(r, &es, 0, err);
 }
+
+void traza_itf_set_render_min_lines(traza_itf_reader *r, uint64_t lines) { r->rt_min = lines; }
 
 int traza_itf_decompress(traza_itf_reader *r, FILE *out, traza_err *err)
 {

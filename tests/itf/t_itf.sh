@@ -210,8 +210,8 @@ check_eq "version 9: this writer's block-model bytes are version 8's" "5 10 11" 
 v7s=$(stat -c %s "$(dirname "$0")/data/v7_blocks.tzi"); v8s=$(stat -c %s "$(dirname "$0")/data/v8_blocks.tzi")
 [ "$v8s" -lt "$v7s" ] && pass "version 8: smaller than version 7 ($v7s -> $v8s bytes)" || fail "version 8 smaller than version 7" "$v7s -> $v8s"
 rt "round trip: zstd, 16 chunks" "$TMP/loop.itf" --backend zstd --chunk 1000
-# The line model renders on a second thread (chunks of 2048 lines and more, --threads
-# > 1), which also unpacks part of the streams first: the same bytes as one thread, for
+# The line model renders on a second thread (--threads > 1, chunks of 262,144 lines and
+# more by default; of 2,048 here, --render-min-lines), which also unpacks part of the streams first: the same bytes as one thread, for
 # one chunk and for chunks with preset dictionaries; a failed write is reported.
 python3 - "$TMP/es.tarmac" <<'PY'
 import sys
@@ -230,8 +230,8 @@ with open(sys.argv[1], "w") as f:
         f.write("                    R R1 %08x\n" % r0)
         f.write("%11d tic ES  (0000800c:1afffffb) A svc_s:          BNE      {pc}-0xc ; 0x8000\n" % (t + 3))
 PY
-"$TRAZA" itf compress "$TMP/es.tarmac" -o "$TMP/es1.tzi" -q
-"$TRAZA" itf compress "$TMP/es.tarmac" -o "$TMP/es4.tzi" -q --chunk 2600
+"$TRAZA" itf compress "$TMP/es.tarmac" -o "$TMP/es1.tzi" -q --threads 2
+"$TRAZA" itf compress "$TMP/es.tarmac" -o "$TMP/es4.tzi" -q --chunk 2600 --threads 2
 # The last chunk and the dictionary are packed by two threads from one list (and the
 # packers warmed during the parse): the bytes of one thread, one chunk or four.
 "$TRAZA" itf compress "$TMP/es.tarmac" -o "$TMP/es1t1.tzi" -q --threads 1
@@ -256,7 +256,7 @@ PY
 check_rc "tokenizer thread: odd lines, the bytes of one thread" 0 cmp "$TMP/mx1.tzi" "$TMP/mx2.tzi"
 "$TRAZA" itf decompress "$TMP/mx2.tzi" -o "$TMP/mx.out"
 check_rc "tokenizer thread: odd lines round trip" 0 cmp "$TMP/mx.out" "$TMP/mixed.txt"
-check_rc "compress: a failed write is an error (Tarmac, 2 threads)" 1 "$TRAZA" itf compress "$TMP/es.tarmac" -o /dev/full
+check_rc "compress: a failed write is an error (Tarmac, 2 threads)" 1 "$TRAZA" itf compress "$TMP/es.tarmac" -o /dev/full --threads 2
 check_contains "compress: the write error names the cause" "$OUT" "No space left on device"
 [ -c /dev/full ] && pass "compress: a device output is never removed" || fail "compress: /dev/full is no longer a device"
 # a compression that fails half way (its xz input cut short) leaves an old output
@@ -271,19 +271,28 @@ check_eq "render thread: the synthetic Tarmac has 4 chunks of 2600 records" 4 "$
 ok=1
 for z in es1 es4; do
   for t in 1 2 3; do
-    "$TRAZA" itf decompress "$TMP/$z.tzi" --threads $t -o "$TMP/es.out" || ok=0
+    "$TRAZA" itf decompress "$TMP/$z.tzi" --threads $t --render-min-lines 2048 -o "$TMP/es.out" || ok=0
     cmp -s "$TMP/es.out" "$TMP/es.tarmac" || { ok=0; fail "render thread: $z --threads $t is byte-exact"; }
   done
 done
 [ $ok = 1 ] && pass "render thread: Tarmac, 1 and 4 chunks, --threads 1/2/3: byte-exact"
-check_rc "render thread: a failed write is an error" 1 "$TRAZA" itf decompress "$TMP/es1.tzi" -o /dev/full --threads 2
+# threads started (clone system calls): none for a chunk below --render-min-lines, one
+# from it on
+if command -v strace >/dev/null; then
+  nclone() { strace -f -e trace=clone,clone3 -o "$TMP/st.txt" "$TRAZA" itf decompress "$TMP/es1.tzi" -o /dev/null --threads 2 "$@" && grep -c clone "$TMP/st.txt"; }
+  check_eq "render thread: not started for a chunk of 20,001 lines by default" 0 "$(nclone)"
+  check_eq "render thread: started with --render-min-lines 2048" 1 "$(nclone --render-min-lines 2048)"
+else
+  skip "render thread: threads started" "strace absent"
+fi
+check_rc "render thread: a failed write is an error" 1 "$TRAZA" itf decompress "$TMP/es1.tzi" -o /dev/full --threads 2 --render-min-lines 2048
 check_contains "render thread: the write error names the cause" "$OUT" "No space left on device"
 check_rc "one thread: a failed write is an error" 1 "$TRAZA" itf decompress "$TMP/es1.tzi" -o /dev/full --threads 1
 check_contains "one thread: the write error names the cause" "$OUT" "No space left on device"
 # a damaged stream inside the chunk (its frame checksum made right again): the
 # threaded unpack reports it like the sequential one
 python3 "$(dirname "$0")/damage_chunk0.py" "$TMP/es1.tzi" "$TMP/esbad.tzi"
-check_rc "render thread: a damaged chunk is rejected" 1 "$TRAZA" itf decompress "$TMP/esbad.tzi" -o /dev/null --threads 2
+check_rc "render thread: a damaged chunk is rejected" 1 "$TRAZA" itf decompress "$TMP/esbad.tzi" -o /dev/null --threads 2 --render-min-lines 2048
 e2=$OUT
 check_rc "one thread: a damaged chunk is rejected" 1 "$TRAZA" itf decompress "$TMP/esbad.tzi" -o /dev/null --threads 1
 check_eq "render thread: the same error as one thread" "$OUT" "$e2"

@@ -30,14 +30,14 @@ tsan_ok "compress a Tarmac trace, 2 threads" "$TS" itf compress "$TMP/t.tarmac" 
 tsan_ok "compress it in chunks of 1000 records, 2 threads" "$TS" itf compress "$TMP/t.tarmac" -o "$TMP/t5.tzi" -q --chunk 1000 --threads 2
 for z in t1 t5; do
   for t in 2 3; do
-    tsan_ok "decompress $z, $t threads" "$TS" itf decompress "$TMP/$z.tzi" -o "$TMP/t.out" --threads $t
+    tsan_ok "decompress $z, $t threads" "$TS" itf decompress "$TMP/$z.tzi" -o "$TMP/t.out" --threads $t --render-min-lines 2048
     check_rc "decompress $z, $t threads: byte-exact" 0 cmp -s "$TMP/t.out" "$TMP/t.tarmac"
   done
 done
 python3 "$(dirname "$0")/damage_chunk0.py" "$TMP/t1.tzi" "$TMP/bad.tzi"
-tsan_fails "a damaged stream while the second thread unpacks" "$TS" itf decompress "$TMP/bad.tzi" -o /dev/null --threads 2
+tsan_fails "a damaged stream while the second thread unpacks" "$TS" itf decompress "$TMP/bad.tzi" -o /dev/null --threads 2 --render-min-lines 2048
 check_contains "a damaged stream: traza's message" "$OUT" "corrupt"
-tsan_fails "a failed write while the second thread renders" "$TS" itf decompress "$TMP/t1.tzi" -o /dev/full --threads 2
+tsan_fails "a failed write while the second thread renders" "$TS" itf decompress "$TMP/t1.tzi" -o /dev/full --threads 2 --render-min-lines 2048
 # compression stopped half way (the first chunk's write fails) while the tokenizer
 # thread is ahead of the model
 tsan_fails "a failed write while the tokenizer thread runs" "$TS" itf compress "$TMP/t.tarmac" -o /dev/full --chunk 300 --threads 2 -q
