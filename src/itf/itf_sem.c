@@ -18,6 +18,9 @@
 #include "traza/itf.h"
 
 enum { SK_NONE, SK_INSN, SK_REG, SK_MEM, SK_BR };
+/* the kinds of prediction, each with its hit rate (conf) */
+enum { C_CNT, C_PC, C_REG, C_ADDR, C_DATA };
+#define CONF_MIN 170 /* two thirds */
 #define ZR ITF_SEM_ZR
 
 static uint64_t rd_reg(const itf_sem *s, int r, int w32, uint64_t pc)
@@ -394,7 +397,7 @@ static long find_lit(const uint8_t *k, size_t len, const char *z, int *slot)
                 nslot++, i += 2;
             continue;
         }
-        if (i + zn <= len && memcmp(k + i, z, zn) == 0) {
+        if (k[i] == (uint8_t)z[0] && i + zn <= len && memcmp(k + i, z, zn) == 0) {
             if (slot)
                 *slot = nslot;
             return (long)i;
@@ -484,6 +487,15 @@ int itf_sem_add_skel(itf_sem *s, const uint8_t *k, size_t len, size_t nn, int pc
     }
     if (sk->slot >= 0 && (size_t)sk->slot >= nn)
         sk->kind = SK_NONE, sk->slot = -1;
+    /* the kind of each slot's prediction: the counters before an instruction line's
+     * pc, its pc and what follows; a memory line's address, its data; a register */
+    uint32_t below = sk->slot > 0 && sk->slot < 32 ? (1u << sk->slot) - 1 : 0, at = sk->slot >= 0 && sk->slot < 32 ? 1u << sk->slot : 0;
+    switch (sk->kind) {
+    case SK_INSN: sk->ck[0] = C_CNT, sk->cm[0] = below, sk->ck[1] = C_PC, sk->cm[1] = ~below; break;
+    case SK_BR: sk->ck[0] = sk->ck[1] = C_PC, sk->cm[0] = ~0u; break;
+    case SK_MEM: sk->ck[0] = C_ADDR, sk->cm[0] = at, sk->ck[1] = C_DATA, sk->cm[1] = ~at; break;
+    default: sk->ck[0] = sk->ck[1] = C_REG, sk->cm[0] = ~0u; break;
+    }
     s->nsk++;
     return 0;
 }
@@ -495,7 +507,7 @@ int itf_sem_init(itf_sem *s, int dialect)
         return 0;
     s->cidx = calloc(ITF_SEM_CIDX, sizeof *s->cidx);
     s->cicap = ITF_SEM_CIDX;
-    s->ctab = calloc(ITF_SEM_CTAB, sizeof *s->ctab);
+    s->ctab = malloc(ITF_SEM_CTAB * sizeof *s->ctab); /* cleared by itf_sem_chunk below */
     tz_buf_init(&s->rb);
     if (!s->cidx || !s->ctab || tz_buf_reserve(&s->rb, 4096) < 0) {
         itf_sem_free(s);
@@ -533,19 +545,6 @@ void itf_sem_chunk(itf_sem *s)
     s->nw = s->mi = 0;
 }
 
-enum { C_CNT, C_PC, C_REG, C_ADDR, C_DATA };
-#define CONF_MIN 170 /* two thirds */
-
-/* The kind of prediction of slot j of a line of skeleton k. */
-static int conf_kind(const itf_sem_sk *k, int j)
-{
-    switch (k->kind) {
-    case SK_INSN: return j < k->slot ? C_CNT : C_PC;
-    case SK_BR: return C_PC;
-    case SK_MEM: return j == k->slot ? C_ADDR : C_DATA;
-    default: return C_REG;
-    }
-}
 
 static uint32_t sem_line(const itf_sem *s, const itf_sem_sk *k, uint64_t *v)
 {
@@ -594,25 +593,24 @@ static uint32_t sem_line(const itf_sem *s, const itf_sem_sk *k, uint64_t *v)
 uint32_t itf_sem_line(const itf_sem *s, uint32_t id, uint64_t *v, uint32_t *all)
 {
     const itf_sem_sk *k = &s->sk[id];
-    uint32_t m = k->kind ? sem_line(s, k, v) : 0, out = m;
+    uint32_t m = k->kind ? sem_line(s, k, v) : 0;
     *all = m;
-    while (m) {
-        int j = __builtin_ctz(m);
-        m &= m - 1;
-        if (s->conf[conf_kind(k, j)] < CONF_MIN)
-            out &= ~(1u << j);
-    }
-    return out;
+    if (!m)
+        return 0;
+    uint32_t held = (s->conf[k->ck[0]] < CONF_MIN ? k->cm[0] : 0) | (s->conf[k->ck[1]] < CONF_MIN ? k->cm[1] : 0);
+    return m & ~held;
 }
 
 void itf_sem_end(itf_sem *s, uint32_t id, const uint64_t *nums, size_t nn, uint32_t all, const uint64_t *v)
 {
     const itf_sem_sk *k = &s->sk[id];
     /* the kinds' hit rates, from every prediction made for this line (offered or not) */
-    for (uint32_t m = all; m; m &= m - 1) {
-        int j = __builtin_ctz(m);
-        uint16_t *c = &s->conf[conf_kind(k, j)];
-        *c = (uint16_t)(*c - (*c >> 4) + ((size_t)j < nn && v[j] == nums[j] ? 16 : 0));
+    for (int h = 0; h < 2 && all; h++) {
+        uint16_t *c = &s->conf[k->ck[h]];
+        for (uint32_t m = all & k->cm[h]; m; m &= m - 1) {
+            int j = __builtin_ctz(m);
+            *c = (uint16_t)(*c - (*c >> 4) + ((size_t)j < nn && v[j] == nums[j] ? 16 : 0));
+        }
     }
     switch (k->kind) {
     case SK_INSN:

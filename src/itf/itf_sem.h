@@ -32,6 +32,8 @@ typedef struct itf_sem_sk {
     int16_t dslot;       /* A64 memory line: its first data slot ("addr:phys data"), -1 none */
     uint8_t dn;          /* and their number: 1, or 2 for hi_lo */
     uint32_t toff, tlen; /* instruction line: its text (the skeleton after ": ") in text[] */
+    uint8_t ck[2];       /* the kinds of prediction (for the hold-back) of its slots: */
+    uint32_t cm[2];      /* kind ck[i] for the slots in mask cm[i] */
 } itf_sem_sk;
 #define ITF_SEM_FLAGS 40
 

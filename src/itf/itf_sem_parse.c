@@ -18,64 +18,66 @@
 
 typedef struct mnem {
     const char *name;
+    uint8_t len;                   /* of the name: compared first */
     uint8_t kind, fn, flags, size; /* size of a memory access, 0: the register's */
 } mnem;
+#define MN(name, ...) {name, sizeof name - 1, __VA_ARGS__}
 
 static const mnem a64_tab[] = {
-    {"ADD", K_ALU, F_ADD, 0, 0}, {"ADDS", K_ALU, F_ADD, M_S, 0}, {"SUB", K_ALU, F_SUB, 0, 0},
-    {"SUBS", K_ALU, F_SUB, M_S, 0}, {"CMP", K_ALU, F_SUB, M_S | M_NODEST, 0}, {"CMN", K_ALU, F_ADD, M_S | M_NODEST, 0},
-    {"ADC", K_ALU, F_ADC, 0, 0}, {"ADCS", K_ALU, F_ADC, M_S, 0}, {"SBC", K_ALU, F_SBC, 0, 0},
-    {"SBCS", K_ALU, F_SBC, M_S, 0}, {"NEG", K_ALU, F_NEG, 0, 0}, {"NEGS", K_ALU, F_NEG, M_S, 0},
-    {"AND", K_ALU, F_AND, 0, 0}, {"ANDS", K_ALU, F_AND, M_S, 0}, {"TST", K_ALU, F_AND, M_S | M_NODEST, 0},
-    {"ORR", K_ALU, F_ORR, 0, 0}, {"EOR", K_ALU, F_EOR, 0, 0}, {"BIC", K_ALU, F_BIC, 0, 0},
-    {"BICS", K_ALU, F_BIC, M_S, 0}, {"ORN", K_ALU, F_ORN, 0, 0}, {"EON", K_ALU, F_EON, 0, 0},
-    {"MOV", K_ALU, F_MOV, 0, 0}, {"MVN", K_ALU, F_MVN, 0, 0}, {"MOVZ", K_ALU, F_MOVZ, 0, 0},
-    {"MOVN", K_ALU, F_MOVN, 0, 0}, {"MOVK", K_ALU, F_MOVK, 0, 0}, {"MUL", K_ALU, F_MUL, 0, 0},
-    {"MADD", K_ALU, F_MADD, 0, 0}, {"MSUB", K_ALU, F_MSUB, 0, 0}, {"MNEG", K_ALU, F_MNEG, 0, 0},
-    {"UDIV", K_ALU, F_UDIV, 0, 0}, {"SDIV", K_ALU, F_SDIV, 0, 0}, {"LSL", K_ALU, F_LSL, 0, 0},
-    {"LSR", K_ALU, F_LSR, 0, 0}, {"ASR", K_ALU, F_ASR, 0, 0}, {"ROR", K_ALU, F_ROR, 0, 0},
-    {"LSLV", K_ALU, F_LSL, 0, 0}, {"LSRV", K_ALU, F_LSR, 0, 0}, {"ASRV", K_ALU, F_ASR, 0, 0},
-    {"RORV", K_ALU, F_ROR, 0, 0}, {"CLZ", K_ALU, F_CLZ, 0, 0}, {"CSEL", K_ALU, F_CSEL, 0, 0},
-    {"CSINC", K_ALU, F_CSINC, 0, 0}, {"CSINV", K_ALU, F_CSINV, 0, 0}, {"CSNEG", K_ALU, F_CSNEG, 0, 0},
-    {"CSET", K_ALU, F_CSET, 0, 0}, {"CSETM", K_ALU, F_CSETM, 0, 0}, {"CINC", K_ALU, F_CINC, 0, 0},
-    {"CNEG", K_ALU, F_CNEG, 0, 0}, {"SXTW", K_ALU, F_SXTW, 0, 0}, {"SXTB", K_ALU, F_SXTB, 0, 0},
-    {"SXTH", K_ALU, F_SXTH, 0, 0}, {"UXTB", K_ALU, F_UXTB, 0, 0}, {"UXTH", K_ALU, F_UXTH, 0, 0},
-    {"SBFM", K_ALU, F_SBFM, 0, 0}, {"UBFM", K_ALU, F_UBFM, 0, 0}, {"SBFX", K_ALU, F_SBFX, 0, 0},
-    {"UBFX", K_ALU, F_UBFX, 0, 0}, {"ADR", K_ALU, F_ADR, 0, 0}, {"ADRP", K_ALU, F_ADRP, 0, 0},
-    {"B", K_BR, B_B, 0, 0}, {"BL", K_BR, B_BL, 0, 0}, {"BR", K_BR, B_BR, 0, 0}, {"BLR", K_BR, B_BLR, 0, 0},
-    {"RET", K_BR, B_RET, 0, 0}, {"CBZ", K_BR, B_CBZ, 0, 0}, {"CBNZ", K_BR, B_CBNZ, 0, 0},
-    {"TBZ", K_BR, B_TBZ, 0, 0}, {"TBNZ", K_BR, B_TBNZ, 0, 0},
-    {"LDR", K_MEM, 0, M_LOAD, 0}, {"LDRB", K_MEM, 0, M_LOAD, 1}, {"LDRH", K_MEM, 0, M_LOAD, 2},
-    {"LDRSB", K_MEM, 0, M_LOAD, 1}, {"LDRSH", K_MEM, 0, M_LOAD, 2}, {"LDRSW", K_MEM, 0, M_LOAD, 4},
-    {"LDUR", K_MEM, 0, M_LOAD, 0}, {"LDURB", K_MEM, 0, M_LOAD, 1}, {"LDURH", K_MEM, 0, M_LOAD, 2},
-    {"LDURSB", K_MEM, 0, M_LOAD, 1}, {"LDURSH", K_MEM, 0, M_LOAD, 2}, {"LDURSW", K_MEM, 0, M_LOAD, 4},
-    {"STR", K_MEM, 0, 0, 0}, {"STRB", K_MEM, 0, 0, 1}, {"STRH", K_MEM, 0, 0, 2}, {"STUR", K_MEM, 0, 0, 0},
-    {"STURB", K_MEM, 0, 0, 1}, {"STURH", K_MEM, 0, 0, 2}, {"LDP", K_MEM, 0, M_LOAD | M_PAIR, 0},
-    {"LDPSW", K_MEM, 0, M_LOAD | M_PAIR, 4}, {"STP", K_MEM, 0, M_PAIR, 0},
+    MN("ADD", K_ALU, F_ADD, 0, 0), MN("ADDS", K_ALU, F_ADD, M_S, 0), MN("SUB", K_ALU, F_SUB, 0, 0),
+    MN("SUBS", K_ALU, F_SUB, M_S, 0), MN("CMP", K_ALU, F_SUB, M_S | M_NODEST, 0), MN("CMN", K_ALU, F_ADD, M_S | M_NODEST, 0),
+    MN("ADC", K_ALU, F_ADC, 0, 0), MN("ADCS", K_ALU, F_ADC, M_S, 0), MN("SBC", K_ALU, F_SBC, 0, 0),
+    MN("SBCS", K_ALU, F_SBC, M_S, 0), MN("NEG", K_ALU, F_NEG, 0, 0), MN("NEGS", K_ALU, F_NEG, M_S, 0),
+    MN("AND", K_ALU, F_AND, 0, 0), MN("ANDS", K_ALU, F_AND, M_S, 0), MN("TST", K_ALU, F_AND, M_S | M_NODEST, 0),
+    MN("ORR", K_ALU, F_ORR, 0, 0), MN("EOR", K_ALU, F_EOR, 0, 0), MN("BIC", K_ALU, F_BIC, 0, 0),
+    MN("BICS", K_ALU, F_BIC, M_S, 0), MN("ORN", K_ALU, F_ORN, 0, 0), MN("EON", K_ALU, F_EON, 0, 0),
+    MN("MOV", K_ALU, F_MOV, 0, 0), MN("MVN", K_ALU, F_MVN, 0, 0), MN("MOVZ", K_ALU, F_MOVZ, 0, 0),
+    MN("MOVN", K_ALU, F_MOVN, 0, 0), MN("MOVK", K_ALU, F_MOVK, 0, 0), MN("MUL", K_ALU, F_MUL, 0, 0),
+    MN("MADD", K_ALU, F_MADD, 0, 0), MN("MSUB", K_ALU, F_MSUB, 0, 0), MN("MNEG", K_ALU, F_MNEG, 0, 0),
+    MN("UDIV", K_ALU, F_UDIV, 0, 0), MN("SDIV", K_ALU, F_SDIV, 0, 0), MN("LSL", K_ALU, F_LSL, 0, 0),
+    MN("LSR", K_ALU, F_LSR, 0, 0), MN("ASR", K_ALU, F_ASR, 0, 0), MN("ROR", K_ALU, F_ROR, 0, 0),
+    MN("LSLV", K_ALU, F_LSL, 0, 0), MN("LSRV", K_ALU, F_LSR, 0, 0), MN("ASRV", K_ALU, F_ASR, 0, 0),
+    MN("RORV", K_ALU, F_ROR, 0, 0), MN("CLZ", K_ALU, F_CLZ, 0, 0), MN("CSEL", K_ALU, F_CSEL, 0, 0),
+    MN("CSINC", K_ALU, F_CSINC, 0, 0), MN("CSINV", K_ALU, F_CSINV, 0, 0), MN("CSNEG", K_ALU, F_CSNEG, 0, 0),
+    MN("CSET", K_ALU, F_CSET, 0, 0), MN("CSETM", K_ALU, F_CSETM, 0, 0), MN("CINC", K_ALU, F_CINC, 0, 0),
+    MN("CNEG", K_ALU, F_CNEG, 0, 0), MN("SXTW", K_ALU, F_SXTW, 0, 0), MN("SXTB", K_ALU, F_SXTB, 0, 0),
+    MN("SXTH", K_ALU, F_SXTH, 0, 0), MN("UXTB", K_ALU, F_UXTB, 0, 0), MN("UXTH", K_ALU, F_UXTH, 0, 0),
+    MN("SBFM", K_ALU, F_SBFM, 0, 0), MN("UBFM", K_ALU, F_UBFM, 0, 0), MN("SBFX", K_ALU, F_SBFX, 0, 0),
+    MN("UBFX", K_ALU, F_UBFX, 0, 0), MN("ADR", K_ALU, F_ADR, 0, 0), MN("ADRP", K_ALU, F_ADRP, 0, 0),
+    MN("B", K_BR, B_B, 0, 0), MN("BL", K_BR, B_BL, 0, 0), MN("BR", K_BR, B_BR, 0, 0), MN("BLR", K_BR, B_BLR, 0, 0),
+    MN("RET", K_BR, B_RET, 0, 0), MN("CBZ", K_BR, B_CBZ, 0, 0), MN("CBNZ", K_BR, B_CBNZ, 0, 0),
+    MN("TBZ", K_BR, B_TBZ, 0, 0), MN("TBNZ", K_BR, B_TBNZ, 0, 0),
+    MN("LDR", K_MEM, 0, M_LOAD, 0), MN("LDRB", K_MEM, 0, M_LOAD, 1), MN("LDRH", K_MEM, 0, M_LOAD, 2),
+    MN("LDRSB", K_MEM, 0, M_LOAD, 1), MN("LDRSH", K_MEM, 0, M_LOAD, 2), MN("LDRSW", K_MEM, 0, M_LOAD, 4),
+    MN("LDUR", K_MEM, 0, M_LOAD, 0), MN("LDURB", K_MEM, 0, M_LOAD, 1), MN("LDURH", K_MEM, 0, M_LOAD, 2),
+    MN("LDURSB", K_MEM, 0, M_LOAD, 1), MN("LDURSH", K_MEM, 0, M_LOAD, 2), MN("LDURSW", K_MEM, 0, M_LOAD, 4),
+    MN("STR", K_MEM, 0, 0, 0), MN("STRB", K_MEM, 0, 0, 1), MN("STRH", K_MEM, 0, 0, 2), MN("STUR", K_MEM, 0, 0, 0),
+    MN("STURB", K_MEM, 0, 0, 1), MN("STURH", K_MEM, 0, 0, 2), MN("LDP", K_MEM, 0, M_LOAD | M_PAIR, 0),
+    MN("LDPSW", K_MEM, 0, M_LOAD | M_PAIR, 4), MN("STP", K_MEM, 0, M_PAIR, 0),
 };
 
 static const mnem a32_tab[] = {
-    {"ADD", K_ALU, F_ADD, 0, 0}, {"ADC", K_ALU, F_ADC, 0, 0}, {"SUB", K_ALU, F_SUB, 0, 0},
-    {"SBC", K_ALU, F_SBC, 0, 0}, {"RSB", K_ALU, F_RSB, 0, 0}, {"AND", K_ALU, F_AND, 0, 0},
-    {"ORR", K_ALU, F_ORR, 0, 0}, {"EOR", K_ALU, F_EOR, 0, 0}, {"BIC", K_ALU, F_BIC, 0, 0},
-    {"MOV", K_ALU, F_MOV, 0, 0}, {"MVN", K_ALU, F_MVN, 0, 0}, {"CMP", K_ALU, F_SUB, M_S | M_NODEST, 0},
-    {"CMN", K_ALU, F_ADD, M_S | M_NODEST, 0}, {"TST", K_ALU, F_AND, M_S | M_NODEST, 0},
-    {"TEQ", K_ALU, F_EOR, M_S | M_NODEST, 0}, {"MUL", K_ALU, F_MUL, 0, 0}, {"MLA", K_ALU, F_MLA, 0, 0},
-    {"MLS", K_ALU, F_MLS, 0, 0}, {"UDIV", K_ALU, F_UDIV, 0, 0}, {"SDIV", K_ALU, F_SDIV, 0, 0},
-    {"LSL", K_ALU, F_LSL, 0, 0}, {"LSR", K_ALU, F_LSR, 0, 0}, {"ASR", K_ALU, F_ASR, 0, 0},
-    {"ROR", K_ALU, F_ROR, 0, 0}, {"CLZ", K_ALU, F_CLZ, 0, 0}, {"MOVW", K_ALU, F_MOVW, 0, 0},
-    {"MOVT", K_ALU, F_MOVT, 0, 0}, {"ADR", K_ALU, F_ADR, 0, 0}, {"SXTB", K_ALU, F_SXTB, 0, 0},
-    {"SXTH", K_ALU, F_SXTH, 0, 0}, {"UXTB", K_ALU, F_UXTB, 0, 0}, {"UXTH", K_ALU, F_UXTH, 0, 0},
-    {"B", K_BR, B_B, 0, 0}, {"BL", K_BR, B_BL, 0, 0}, {"BX", K_BR, B_BR, 0, 0}, {"BLX", K_BR, B_BLR, 0, 0},
-    {"SVC", K_BR, B_SVC, 0, 0},
-    {"LDR", K_MEM, 0, M_LOAD, 4}, {"LDRB", K_MEM, 0, M_LOAD, 1}, {"LDRH", K_MEM, 0, M_LOAD, 2},
-    {"LDRSB", K_MEM, 0, M_LOAD, 1}, {"LDRSH", K_MEM, 0, M_LOAD, 2}, {"LDRD", K_MEM, 0, M_LOAD, 8},
-    {"STR", K_MEM, 0, 0, 4}, {"STRB", K_MEM, 0, 0, 1}, {"STRH", K_MEM, 0, 0, 2}, {"STRD", K_MEM, 0, 0, 8},
+    MN("ADD", K_ALU, F_ADD, 0, 0), MN("ADC", K_ALU, F_ADC, 0, 0), MN("SUB", K_ALU, F_SUB, 0, 0),
+    MN("SBC", K_ALU, F_SBC, 0, 0), MN("RSB", K_ALU, F_RSB, 0, 0), MN("AND", K_ALU, F_AND, 0, 0),
+    MN("ORR", K_ALU, F_ORR, 0, 0), MN("EOR", K_ALU, F_EOR, 0, 0), MN("BIC", K_ALU, F_BIC, 0, 0),
+    MN("MOV", K_ALU, F_MOV, 0, 0), MN("MVN", K_ALU, F_MVN, 0, 0), MN("CMP", K_ALU, F_SUB, M_S | M_NODEST, 0),
+    MN("CMN", K_ALU, F_ADD, M_S | M_NODEST, 0), MN("TST", K_ALU, F_AND, M_S | M_NODEST, 0),
+    MN("TEQ", K_ALU, F_EOR, M_S | M_NODEST, 0), MN("MUL", K_ALU, F_MUL, 0, 0), MN("MLA", K_ALU, F_MLA, 0, 0),
+    MN("MLS", K_ALU, F_MLS, 0, 0), MN("UDIV", K_ALU, F_UDIV, 0, 0), MN("SDIV", K_ALU, F_SDIV, 0, 0),
+    MN("LSL", K_ALU, F_LSL, 0, 0), MN("LSR", K_ALU, F_LSR, 0, 0), MN("ASR", K_ALU, F_ASR, 0, 0),
+    MN("ROR", K_ALU, F_ROR, 0, 0), MN("CLZ", K_ALU, F_CLZ, 0, 0), MN("MOVW", K_ALU, F_MOVW, 0, 0),
+    MN("MOVT", K_ALU, F_MOVT, 0, 0), MN("ADR", K_ALU, F_ADR, 0, 0), MN("SXTB", K_ALU, F_SXTB, 0, 0),
+    MN("SXTH", K_ALU, F_SXTH, 0, 0), MN("UXTB", K_ALU, F_UXTB, 0, 0), MN("UXTH", K_ALU, F_UXTH, 0, 0),
+    MN("B", K_BR, B_B, 0, 0), MN("BL", K_BR, B_BL, 0, 0), MN("BX", K_BR, B_BR, 0, 0), MN("BLX", K_BR, B_BLR, 0, 0),
+    MN("SVC", K_BR, B_SVC, 0, 0),
+    MN("LDR", K_MEM, 0, M_LOAD, 4), MN("LDRB", K_MEM, 0, M_LOAD, 1), MN("LDRH", K_MEM, 0, M_LOAD, 2),
+    MN("LDRSB", K_MEM, 0, M_LOAD, 1), MN("LDRSH", K_MEM, 0, M_LOAD, 2), MN("LDRD", K_MEM, 0, M_LOAD, 8),
+    MN("STR", K_MEM, 0, 0, 4), MN("STRB", K_MEM, 0, 0, 1), MN("STRH", K_MEM, 0, 0, 2), MN("STRD", K_MEM, 0, 0, 8),
     /* multiple: fn 1 increment after, 2 decrement before */
-    {"PUSH", K_MULTI, 2, 0, 0}, {"POP", K_MULTI, 1, M_LOAD, 0}, {"LDM", K_MULTI, 1, M_LOAD, 0},
-    {"LDMIA", K_MULTI, 1, M_LOAD, 0}, {"LDMFD", K_MULTI, 1, M_LOAD, 0}, {"LDMDB", K_MULTI, 2, M_LOAD, 0},
-    {"STM", K_MULTI, 1, 0, 0}, {"STMIA", K_MULTI, 1, 0, 0}, {"STMDB", K_MULTI, 2, 0, 0},
-    {"STMFD", K_MULTI, 2, 0, 0},
+    MN("PUSH", K_MULTI, 2, 0, 0), MN("POP", K_MULTI, 1, M_LOAD, 0), MN("LDM", K_MULTI, 1, M_LOAD, 0),
+    MN("LDMIA", K_MULTI, 1, M_LOAD, 0), MN("LDMFD", K_MULTI, 1, M_LOAD, 0), MN("LDMDB", K_MULTI, 2, M_LOAD, 0),
+    MN("STM", K_MULTI, 1, 0, 0), MN("STMIA", K_MULTI, 1, 0, 0), MN("STMDB", K_MULTI, 2, 0, 0),
+    MN("STMFD", K_MULTI, 2, 0, 0),
 };
 
 static const char *const conds[16] = {"EQ", "NE", "CS", "CC", "MI", "PL", "VS", "VC",
@@ -109,8 +111,9 @@ static int cond_code(const char *s, size_t n)
 
 static const mnem *find(const mnem *t, size_t nt, const char *s, size_t n)
 {
+    int c = n ? upper((unsigned char)s[0]) : 0;
     for (size_t i = 0; i < nt; i++)
-        if (n && upper((unsigned char)s[0]) == t[i].name[0] && itf_sem_word(s, n, t[i].name))
+        if (t[i].len == n && c == t[i].name[0] && itf_sem_word(s, n, t[i].name))
             return &t[i];
     return NULL;
 }
