@@ -430,6 +430,10 @@ void itf_np_free(itf_np *np);
 /* Registers skeleton number nskel; returns its id or -1 (out of memory). rs: the
  * skeleton starts a record (itf_skel_is_record_start). */
 long itf_np_add_skel(itf_np *np, const uint8_t *skel, size_t len, size_t nn, int rs);
+/* Room for nskel skeletons of nslots numbers in all, before they are added one by one
+ * (a reader knows them all: their tables then grow once, not a dozen times each); -1
+ * on out of memory. */
+int itf_np_reserve(itf_np *np, size_t nskel, size_t nslots);
 void itf_np_chunk(itf_np *np, uint64_t chunkno);
 /* v4: room for the contexts of a chunk of `lines` lines, so that the tables are not
  * rebuilt while they grow; -1 on out of memory. */
@@ -452,6 +456,8 @@ int itf_np_decode_line(itf_np *np, uint32_t id, uint64_t *nums, itf_zrd *nu);
 /* Does the skeleton, rendered, start a record? (Numbers are digits only, so the
  * answer does not depend on them.) -1 on out of memory. */
 int itf_skel_is_record_start(int dialect, const uint8_t *skel, size_t len, size_t nn);
+/* The same, rendering in b (scratch room kept by the caller; its oom flag is sticky). */
+int itf_skel_is_record_start_b(tz_buf *b, int dialect, const uint8_t *skel, size_t len, size_t nn);
 
 /* ---- the line model's text on its own thread (itf_rthread.c) ---- */
 typedef struct itf_rthread itf_rthread;

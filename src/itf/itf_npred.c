@@ -76,16 +76,19 @@ void itf_np_free(itf_np *np)
     memset(np, 0, sizeof *np);
 }
 
-int itf_skel_is_record_start(int dialect, const uint8_t *k, size_t len, size_t nn)
+int itf_skel_is_record_start_b(tz_buf *b, int dialect, const uint8_t *k, size_t len, size_t nn)
 {
     static const uint64_t zeros[ITF_MAX_NUMS] = {0};
+    b->len = 0;
+    if (nn > ITF_MAX_NUMS || itf_skel_render(b, k, len, zeros, nn) < 0)
+        return b->oom || nn <= ITF_MAX_NUMS ? -1 : 0;
+    return itf_is_record_start(dialect, b->s ? b->s : "", b->len);
+}
+
+int itf_skel_is_record_start(int dialect, const uint8_t *k, size_t len, size_t nn)
+{
     tz_buf b = {0};
-    if (nn > ITF_MAX_NUMS || itf_skel_render(&b, k, len, zeros, nn) < 0) {
-        int oom = b.oom || nn <= ITF_MAX_NUMS;
-        tz_buf_free(&b);
-        return oom ? -1 : 0;
-    }
-    int rs = itf_is_record_start(dialect, b.s ? b.s : "", b.len);
+    int rs = itf_skel_is_record_start_b(&b, dialect, k, len, nn);
     tz_buf_free(&b);
     return rs;
 }
@@ -161,6 +164,20 @@ static int find_memslot(itf_np *np, const uint8_t *k, size_t len, uint32_t *cls,
         return -1;
     }
     return -1;
+}
+
+int itf_np_reserve(itf_np *np, size_t nskel, size_t nslots)
+{
+    if (nskel > SIZE_MAX / ITF_NP_COLS / sizeof(uint64_t) || nslots > SIZE_MAX / ITF_NP_PRED / sizeof(uint64_t) - 1)
+        return -1;
+    size_t nc = nskel + 1, ns = nslots + 1; /* (add_skel asks for one more slot) */
+    if (TZ_GROW(np->base, np->c1, nc) < 0 || TZ_GROW(np->nn, np->c2, nc) < 0 || TZ_GROW(np->cls, np->c3, nc) < 0 ||
+        TZ_GROW(np->gen, np->c4, nc) < 0 || TZ_GROW(np->last, np->c5, ns) < 0 ||
+        TZ_GROW(np->cost, np->c6, ns * ITF_NP_PRED) < 0 || TZ_GROW(np->cls_last, np->c7, nc * ITF_NP_COLS) < 0 ||
+        TZ_GROW(np->cls_gen, np->c8, nc) < 0 || TZ_GROW(np->pcslot, np->c9, nc) < 0 || TZ_GROW(np->rs, np->c10, nc) < 0 ||
+        TZ_GROW(np->memslot, np->c11, nc) < 0 || TZ_GROW(np->memcls, np->c12, nc) < 0)
+        return -1;
+    return itf_sem_reserve(&np->sem, nskel);
 }
 
 long itf_np_add_skel(itf_np *np, const uint8_t *k, size_t len, size_t nn, int rs)

@@ -583,12 +583,22 @@ static int load_blocks(traza_itf_reader *r, itf_iclass *ic, traza_err *err)
  * memory half way leaves the reader failed for good. */
 static int np_skels(traza_itf_reader *r, traza_err *err)
 {
+    if (!r->np_failed && r->np.nskel == 0) {
+        size_t ns = 0;
+        for (size_t i = 0; i < r->nskel; i++)
+            ns += r->skel_nn[i];
+        if (itf_np_reserve(&r->np, r->nskel, ns) < 0)
+            r->np_failed = 1;
+    }
+    tz_buf b;
+    tz_buf_init(&b);
     while (!r->np_failed && r->np.nskel < r->nskel) {
         size_t i = r->np.nskel;
-        int srs = r->np.v4 ? itf_skel_is_record_start(r->dialect, r->skel[i], r->skel_len[i], r->skel_nn[i]) : 0;
+        int srs = r->np.v4 ? itf_skel_is_record_start_b(&b, r->dialect, r->skel[i], r->skel_len[i], r->skel_nn[i]) : 0;
         if (srs < 0 || itf_np_add_skel(&r->np, r->skel[i], r->skel_len[i], r->skel_nn[i], srs) != (long)i)
             r->np_failed = 1;
     }
+    tz_buf_free(&b);
     return r->np_failed ? traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory") : 0;
 }
 
@@ -1673,6 +1683,8 @@ static int decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t
     }
     if (compile_skels(r, err) < 0 || np_skels(r, err) < 0)
         goto out;
+    if (!rt && !es->hold) /* the text is written from 64 KiB on: room once, not a dozen copies */
+        (void)tz_buf_reserve(&es->ob, (64u << 10) + 4096);
     if (rt) /* (before the first line is handed over: the hand-over orders it) */
         itf_rthread_skels(rt, (const uint8_t *)r->prog.s, r->prog_off, r->prog_room, r->skel_nn);
     itf_np_chunk(&r->np, ci); /* (still before the first stream bytes: more time for the thread) */

@@ -439,6 +439,11 @@ static int reg_line(const itf_sem *s, const uint8_t *k, size_t len, itf_sem_sk *
     return 1;
 }
 
+int itf_sem_reserve(itf_sem *s, size_t nskel)
+{
+    return s->isa ? TZ_GROW(s->sk, s->csk, nskel) : 0;
+}
+
 int itf_sem_add_skel(itf_sem *s, const uint8_t *k, size_t len, size_t nn, int pcslot, int memslot, int store)
 {
     if (!s->isa)

@@ -117,6 +117,8 @@ void itf_sem_free(itf_sem *s);
 /* Skeleton nsk (the next id); pcslot: its record pc slot or -1, memslot: its address
  * slot or -1 (store: it is a write). -1 when out of memory. */
 int itf_sem_add_skel(itf_sem *s, const uint8_t *k, size_t len, size_t nn, int pcslot, int memslot, int store);
+/* Room for nskel skeletons; -1 when out of memory. */
+int itf_sem_reserve(itf_sem *s, size_t nskel);
 /* A chunk starts: nothing is known. */
 void itf_sem_chunk(itf_sem *s);
 /* The slots (below 32) of a line of skeleton id that have a prediction offered, as a

@@ -16,6 +16,8 @@
 #define itf_np_dialect sc_np_dialect
 #define itf_np_free sc_np_free
 #define itf_skel_is_record_start sc_skel_is_record_start
+#define itf_skel_is_record_start_b sc_skel_is_record_start_b
+#define itf_np_reserve sc_np_reserve
 #define itf_np_add_skel sc_np_add_skel
 #define itf_np_chunk sc_np_chunk
 #define itf_np_hint sc_np_hint
@@ -33,6 +35,8 @@ void sc_np_init(itf_np *np, int version);
 int sc_np_dialect(itf_np *np, int dialect);
 void sc_np_free(itf_np *np);
 int sc_skel_is_record_start(int dialect, const uint8_t *k, size_t len, size_t nn);
+int sc_skel_is_record_start_b(tz_buf *b, int dialect, const uint8_t *k, size_t len, size_t nn);
+int sc_np_reserve(itf_np *np, size_t nskel, size_t nslots);
 long sc_np_add_skel(itf_np *np, const uint8_t *k, size_t len, size_t nn, int rs);
 void sc_np_chunk(itf_np *np, uint64_t chunkno);
 int sc_np_hint(itf_np *np, uint64_t lines);
@@ -52,6 +56,8 @@ int sc_np_mem_grow(itf_np *np, size_t more);
 #undef itf_np_dialect
 #undef itf_np_free
 #undef itf_skel_is_record_start
+#undef itf_skel_is_record_start_b
+#undef itf_np_reserve
 #undef itf_np_add_skel
 #undef itf_np_chunk
 #undef itf_np_hint
