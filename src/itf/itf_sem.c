@@ -494,7 +494,8 @@ int itf_sem_add_skel(itf_sem *s, const uint8_t *k, size_t len, size_t nn, int pc
         sk->kind = SK_NONE, sk->slot = -1;
     /* the kind of each slot's prediction: the counters before an instruction line's
      * pc, its pc and what follows; a memory line's address, its data; a register */
-    uint32_t below = sk->slot > 0 && sk->slot < 32 ? (1u << sk->slot) - 1 : 0, at = sk->slot >= 0 && sk->slot < 32 ? 1u << sk->slot : 0;
+    int in = sk->slot >= 0 && sk->slot < 32; /* (a slot from 32 on is never predicted) */
+    uint32_t at = in ? 1u << sk->slot : 0, below = at ? at - 1 : 0;
     switch (sk->kind) {
     case SK_INSN: sk->ck[0] = C_CNT, sk->cm[0] = below, sk->ck[1] = C_PC, sk->cm[1] = ~below; break;
     case SK_BR: sk->ck[0] = sk->ck[1] = C_PC, sk->cm[0] = ~0u; break;
