@@ -33,6 +33,20 @@ void itf_put_u64le(tz_buf *b, uint64_t v)
     itf_put_u32le(b, (uint32_t)v);
     itf_put_u32le(b, (uint32_t)(v >> 32));
 }
+uint32_t *itf_oaix_build(const void *ents, size_t n, size_t stride, int shift, size_t cap)
+{
+    uint32_t *x = calloc(cap, sizeof *x);
+    for (size_t k = 0; x && k < n; k++) {
+        uint64_t key;
+        memcpy(&key, (const char *)ents + k * stride, sizeof key);
+        size_t i = (size_t)(key >> shift) & (cap - 1);
+        while (x[i])
+            i = (i + 1) & (cap - 1);
+        x[i] = (uint32_t)(k + 1);
+    }
+    return x;
+}
+
 uint64_t itf_get_uv(itf_rd *r)
 {
     uint64_t v = 0;

@@ -73,6 +73,10 @@ typedef struct itf_rd {
     int bad;
 } itf_rd;
 uint64_t itf_get_uv(itf_rd *r);
+/* An open-addressed index over n entries `stride` bytes apart whose first field is a
+ * uint64_t key: cap (a power of two above n) slots holding positions + 1 (0: empty),
+ * each entry probed from slot (key >> shift) on. NULL when out of memory. */
+uint32_t *itf_oaix_build(const void *ents, size_t n, size_t stride, int shift, size_t cap);
 /* Zig-zag: signed values as unsigned, small magnitudes small (sv is uv of itf_zz). */
 static inline uint64_t itf_zz(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
 static inline int64_t itf_unzz(uint64_t z) { return (int64_t)(z >> 1) ^ -(int64_t)(z & 1); }

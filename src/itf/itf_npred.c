@@ -32,6 +32,7 @@
  * Tarmac dialects, makes candidate 7 the semantic model's prediction wherever it has
  * one (itf_sem.h: an instruction's effects, read from its text). All state restarts
  * at each chunk (random access). */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "itf/itf_npline.h"
@@ -166,16 +167,26 @@ static int find_memslot(itf_np *np, const uint8_t *k, size_t len, uint32_t *cls,
     return -1;
 }
 
+/* Room for nskel skeletons, nslots slots and ncls classes in the per-skeleton,
+ * per-slot and per-class tables. */
+static int np_room(itf_np *np, size_t nskel, size_t nslots, size_t ncls)
+{
+    if (nslots > SIZE_MAX / ITF_NP_PRED / sizeof(uint16_t) || ncls > SIZE_MAX / ITF_NP_COLS / sizeof(uint64_t))
+        return -1;
+    if (TZ_GROW(np->base, np->c1, nskel) < 0 || TZ_GROW(np->nn, np->c2, nskel) < 0 ||
+        TZ_GROW(np->cls, np->c3, nskel) < 0 || TZ_GROW(np->gen, np->c4, nskel) < 0 ||
+        TZ_GROW(np->pcslot, np->c9, nskel) < 0 || TZ_GROW(np->rs, np->c10, nskel) < 0 ||
+        TZ_GROW(np->memslot, np->c11, nskel) < 0 || TZ_GROW(np->memcls, np->c12, nskel) < 0)
+        return -1;
+    if (TZ_GROW(np->last, np->c5, nslots) < 0 || TZ_GROW(np->cost, np->c6, nslots * ITF_NP_PRED) < 0)
+        return -1;
+    return TZ_GROW(np->cls_last, np->c7, ncls * ITF_NP_COLS) < 0 || TZ_GROW(np->cls_gen, np->c8, ncls) < 0 ? -1 : 0;
+}
+
 int itf_np_reserve(itf_np *np, size_t nskel, size_t nslots)
 {
-    if (nskel > SIZE_MAX / ITF_NP_COLS / sizeof(uint64_t) || nslots > SIZE_MAX / ITF_NP_PRED / sizeof(uint64_t) - 1)
-        return -1;
-    size_t nc = nskel + 1, ns = nslots + 1; /* (add_skel asks for one more slot) */
-    if (TZ_GROW(np->base, np->c1, nc) < 0 || TZ_GROW(np->nn, np->c2, nc) < 0 || TZ_GROW(np->cls, np->c3, nc) < 0 ||
-        TZ_GROW(np->gen, np->c4, nc) < 0 || TZ_GROW(np->last, np->c5, ns) < 0 ||
-        TZ_GROW(np->cost, np->c6, ns * ITF_NP_PRED) < 0 || TZ_GROW(np->cls_last, np->c7, nc * ITF_NP_COLS) < 0 ||
-        TZ_GROW(np->cls_gen, np->c8, nc) < 0 || TZ_GROW(np->pcslot, np->c9, nc) < 0 || TZ_GROW(np->rs, np->c10, nc) < 0 ||
-        TZ_GROW(np->memslot, np->c11, nc) < 0 || TZ_GROW(np->memcls, np->c12, nc) < 0)
+    /* (add_skel asks for one more slot; a skeleton has at most one new class) */
+    if (nslots == SIZE_MAX || np_room(np, nskel + 1, nslots + 1, nskel + 1) < 0)
         return -1;
     return itf_sem_reserve(&np->sem, nskel);
 }
@@ -193,13 +204,7 @@ long itf_np_add_skel(itf_np *np, const uint8_t *k, size_t len, size_t nn, int rs
         }
     int isnew;
     long c = itf_kmap_intern(&np->classes, k, cut, &isnew);
-    if (c < 0 || TZ_GROW(np->base, np->c1, id + 1) < 0 || TZ_GROW(np->nn, np->c2, id + 1) < 0 ||
-        TZ_GROW(np->cls, np->c3, id + 1) < 0 || TZ_GROW(np->gen, np->c4, id + 1) < 0 ||
-        TZ_GROW(np->last, np->c5, np->nslots + nn + 1) < 0 ||
-        TZ_GROW(np->cost, np->c6, (np->nslots + nn + 1) * ITF_NP_PRED) < 0 ||
-        TZ_GROW(np->cls_last, np->c7, ((size_t)c + 1) * ITF_NP_COLS) < 0 || TZ_GROW(np->cls_gen, np->c8, (size_t)c + 1) < 0 ||
-        TZ_GROW(np->pcslot, np->c9, id + 1) < 0 || TZ_GROW(np->rs, np->c10, id + 1) < 0 ||
-        TZ_GROW(np->memslot, np->c11, id + 1) < 0 || TZ_GROW(np->memcls, np->c12, id + 1) < 0)
+    if (c < 0 || np_room(np, id + 1, np->nslots + nn + 1, (size_t)c + 1) < 0)
         return -1;
     uint32_t mc = 0;
     int store = 0, ms = np->v4 ? find_memslot(np, k, len, &mc, &store) : -1;
@@ -270,18 +275,13 @@ int itf_np_ctx_grow(itf_np *np, size_t need)
     size_t ncap = np->tcap ? np->tcap : 1024;
     while (need * 2 > ncap)
         ncap *= 2;
-    uint32_t *nx = calloc(ncap, sizeof *nx);
+    _Static_assert(offsetof(itf_npl, key) == 0, "itf_oaix_build reads the key first");
+    uint32_t *nx = itf_oaix_build(np->tab, np->tcount, sizeof *np->tab, 7, ncap);
     if (!nx)
         return -1;
     free(np->tix);
     np->tix = nx;
     np->tcap = ncap;
-    for (size_t k = 0; k < np->tcount; k++) {
-        size_t i = (size_t)(np->tab[k].key >> 7) & (ncap - 1);
-        while (nx[i])
-            i = (i + 1) & (ncap - 1);
-        nx[i] = (uint32_t)(k + 1);
-    }
     return 0;
 }
 

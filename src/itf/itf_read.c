@@ -10,6 +10,7 @@
 #include "itf/itf_npline.h"
 
 #define NOPC 0xFFFFFFFFu
+#define LM_FLUSH (64u << 10) /* a one-thread line-model decode writes its text in pieces of this size */
 
 struct traza_itf_reader {
     FILE *f;
@@ -1684,7 +1685,7 @@ static int decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t
     if (compile_skels(r, err) < 0 || np_skels(r, err) < 0)
         goto out;
     if (!rt && !es->hold) /* the text is written from 64 KiB on: room once, not a dozen copies */
-        (void)tz_buf_reserve(&es->ob, (64u << 10) + 4096);
+        (void)tz_buf_reserve(&es->ob, LM_FLUSH + 4096);
     if (rt) /* (before the first line is handed over: the hand-over orders it) */
         itf_rthread_skels(rt, (const uint8_t *)r->prog.s, r->prog_off, r->prog_room, r->skel_nn);
     itf_np_chunk(&r->np, ci); /* (still before the first stream bytes: more time for the thread) */
@@ -1764,7 +1765,7 @@ static int decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t
         } else {
             end_line(r, es);
             /* Written as it grows: the text stays in cache, its pages are reused. */
-            if (!es->hold && es->ob.len >= (64u << 10)) {
+            if (!es->hold && es->ob.len >= LM_FLUSH) {
                 if (es->out && fwrite(es->ob.s, 1, es->ob.len, es->out) != es->ob.len) {
                     traza_err_set(err, TRAZA_E_IO, "itf: write failed: %s", strerror(errno));
                     goto out;

@@ -11,6 +11,7 @@
  * can fail: text the parser does not know gives an instruction of kind NONE (the next
  * pc is then pc + 4), and the cache is a pure function of its key, so a reader that
  * starts at any chunk predicts what the writer did. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "itf/itf_internal.h"
@@ -310,18 +311,13 @@ static itf_sem_op *cache_add(itf_sem *s, uint64_t key)
 {
     if ((s->ncent + 1) * 2 > s->cicap) { /* a larger index, rebuilt */
         size_t nc = s->cicap * 2;
-        uint32_t *x = nc <= UINT32_MAX ? calloc(nc, sizeof *x) : NULL;
+        _Static_assert(offsetof(struct itf_sem_ent, key) == 0, "itf_oaix_build reads the key first");
+        uint32_t *x = nc <= UINT32_MAX ? itf_oaix_build(s->cent, s->ncent, sizeof *s->cent, 11, nc) : NULL;
         if (!x)
             return &s->scratch;
         free(s->cidx);
         s->cidx = x;
         s->cicap = nc;
-        for (size_t k = 0; k < s->ncent; k++) {
-            size_t i = (size_t)(s->cent[k].key >> 11) & (nc - 1);
-            while (x[i])
-                i = (i + 1) & (nc - 1);
-            x[i] = (uint32_t)(k + 1);
-        }
     }
     if (TZ_GROW(s->cent, s->ccent, s->ncent + 1) < 0)
         return &s->scratch;
@@ -439,16 +435,34 @@ static int reg_line(const itf_sem *s, const uint8_t *k, size_t len, itf_sem_sk *
     return 1;
 }
 
+/* The cache index, the counter steps and the rendering room: at the first skeleton, so
+ * that opening a file for its statistics allocates none of it. The table is zeroed
+ * as itf_sem_chunk leaves it (a writer's first chunk starts before its first skeleton). */
+static int sem_alloc(itf_sem *s)
+{
+    if (s->ctab)
+        return 0;
+    s->cidx = calloc(ITF_SEM_CIDX, sizeof *s->cidx);
+    s->cicap = ITF_SEM_CIDX;
+    s->ctab = calloc(ITF_SEM_CTAB, sizeof *s->ctab);
+    if (!s->cidx || !s->ctab || tz_buf_reserve(&s->rb, 4096) < 0) {
+        free(s->cidx), free(s->ctab);
+        s->cidx = NULL, s->ctab = NULL, s->cicap = 0;
+        return -1;
+    }
+    return 0;
+}
+
 int itf_sem_reserve(itf_sem *s, size_t nskel)
 {
-    return s->isa ? TZ_GROW(s->sk, s->csk, nskel) : 0;
+    return s->isa ? -(sem_alloc(s) < 0 || TZ_GROW(s->sk, s->csk, nskel) < 0) : 0;
 }
 
 int itf_sem_add_skel(itf_sem *s, const uint8_t *k, size_t len, size_t nn, int pcslot, int memslot, int store)
 {
     if (!s->isa)
         return 0;
-    if (TZ_GROW(s->sk, s->csk, s->nsk + 1) < 0)
+    if (sem_alloc(s) < 0 || TZ_GROW(s->sk, s->csk, s->nsk + 1) < 0)
         return -1;
     itf_sem_sk *sk = &s->sk[s->nsk];
     memset(sk, 0, sizeof *sk);
@@ -511,14 +525,7 @@ int itf_sem_init(itf_sem *s, int dialect)
     memset(s, 0, sizeof *s);
     if (dialect != TRAZA_ITF_TARMAC_FM && dialect != TRAZA_ITF_TARMAC_GEM5 && dialect != TRAZA_ITF_TARMAC_ES)
         return 0;
-    s->cidx = calloc(ITF_SEM_CIDX, sizeof *s->cidx);
-    s->cicap = ITF_SEM_CIDX;
-    s->ctab = malloc(ITF_SEM_CTAB * sizeof *s->ctab); /* cleared by itf_sem_chunk below */
     tz_buf_init(&s->rb);
-    if (!s->cidx || !s->ctab || tz_buf_reserve(&s->rb, 4096) < 0) {
-        itf_sem_free(s);
-        return -1;
-    }
     s->isa = dialect == TRAZA_ITF_TARMAC_ES ? ITF_SEM_A32 : ITF_SEM_A64;
     itf_sem_chunk(s);
     s->gem5 = dialect == TRAZA_ITF_TARMAC_GEM5;
@@ -541,7 +548,8 @@ void itf_sem_chunk(itf_sem *s)
     if (!s->isa)
         return;
     memset(s->r, 0, sizeof s->r);
-    memset(s->ctab, 0, ITF_SEM_CTAB * sizeof *s->ctab);
+    if (s->ctab)
+        memset(s->ctab, 0, ITF_SEM_CTAB * sizeof *s->ctab);
     memset(s->clast, 0, sizeof s->clast);
     memset(s->cd, 0, sizeof s->cd);
     s->cpc = s->cpsr = 0;

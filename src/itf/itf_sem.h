@@ -110,8 +110,9 @@ typedef struct itf_sem {
 } itf_sem;
 #define ITF_SEM_CTAB 1024
 
-/* For a dialect (TRAZA_ITF_*): 0, or -1 when out of memory. A dialect other than
- * Tarmac's makes every call a no-op. */
+/* For a dialect (TRAZA_ITF_*): 0 (the tables come with the first skeleton:
+ * itf_sem_reserve, itf_sem_add_skel). A dialect other than Tarmac's makes every call
+ * a no-op. */
 int itf_sem_init(itf_sem *s, int dialect);
 void itf_sem_free(itf_sem *s);
 /* Skeleton nsk (the next id); pcslot: its record pc slot or -1, memslot: its address
