@@ -11,7 +11,7 @@
 
 #define ITF_MAGIC "TZI\x1a"
 #define ITF_FOOT_MAGIC "TZIE"
-#define ITF_VERSION 9
+#define ITF_VERSION 10
 #define ITF_VERSION_MIN 2         /* oldest version the reader accepts */
 #define ITF_MAX_NEST 32            /* interrupt nesting depth (writer); reader accepts 64 */
 #define ITF_HEADER_SIZE 16
@@ -380,6 +380,7 @@ typedef struct itf_npl {
 typedef struct itf_np {
     int version;
     int v4;                 /* version 4 model: record contexts, skeleton prediction */
+    int v10;                /* version 10: a right semantic prediction is coded 0, the costs left as they were */
     uint16_t hitk;          /* version 7: what a hit charges each candidate that missed (0: the
                              * exact count always, versions 2-6) */
     int dc;                 /* the skeleton slot costs' decay, c -= c >> dc per number (3;

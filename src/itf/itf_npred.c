@@ -30,8 +30,9 @@
  * hit. Version 7 charges the candidates that missed a right prediction a flat 512
  * (no bit counts) and lets the skeleton slots' costs forget faster. Version 9, in
  * Tarmac dialects, makes candidate 7 the semantic model's prediction wherever it has
- * one (itf_sem.h: an instruction's effects, read from its text). All state restarts
- * at each chunk (random access). */
+ * one (itf_sem.h: an instruction's effects, read from its text). Version 10 codes a
+ * right semantic prediction as 0 without charging the candidates (np_semhit in
+ * itf_npline.h). All state restarts at each chunk (random access). */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,7 @@ void itf_np_init(itf_np *np, int version)
     itf_kmap_init(&np->memclasses);
     np->version = version;
     np->v4 = version >= 4;
+    np->v10 = version >= 10;
     np->hitk = version >= 7 ? ITF_NP_HITK : 0;
     np->dc = version >= 7 ? 2 : 3;
 }
