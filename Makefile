@@ -105,8 +105,16 @@ $(BUILD)/libtraza.so: $(LIB_OBJ)
 # libtraza symbols against the host.
 WHOLE_LIB = -Wl,--whole-archive $(BUILD)/libtraza.a -Wl,--no-whole-archive -rdynamic
 
-$(BUILD)/traza: $(CLI_OBJ) $(BUILD)/libtraza.a
-	$(CC) $(LDSAN) -o $@ $(CLI_OBJ) $(WHOLE_LIB) $(CLI_LIBS)
+# The CLI exports only the public API (src/cli/exports.list: traza_*), which is all a
+# plugin may call, not every symbol of the static libraries it holds; and its relative
+# relocations are packed (DT_RELR, glibc 2.36). The loader then reads 187 kB less of
+# symbol tables and 128 kB less of relocations: an ES decompression 1.6 % faster
+# (paired runs, bench/RESULTS.md session 16). The binary stays position-independent.
+CLI_LINK = -Wl,--whole-archive $(BUILD)/libtraza.a -Wl,--no-whole-archive \
+	-Wl,--dynamic-list=src/cli/exports.list -Wl,-z,pack-relative-relocs
+
+$(BUILD)/traza: $(CLI_OBJ) $(BUILD)/libtraza.a src/cli/exports.list
+	$(CC) $(LDSAN) -o $@ $(CLI_OBJ) $(CLI_LINK) $(CLI_LIBS)
 
 plugins: $(PLUGIN_SO)
 $(BUILD)/plugins/%.so: examples/plugins/%.c

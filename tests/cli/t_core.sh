@@ -83,6 +83,17 @@ check_eq "query restricted to a set" 2 "$OUT"
 check_rc "tools json" 0 "$TRAZA" tools --json
 check_contains "tools lists filter" "$OUT" '"name":"filter"'
 check_contains "tools lists importers" "$OUT" '"name":"import-csv"'
+# the example plugin, loaded by the binary: it resolves the public API the binary
+# exports (src/cli/exports.list), runs, and its annotations are saved
+if [ -f "$TRAZA_BUILD/plugins/category_count.so" ]; then
+  check_rc "plugin: listed by tools" 0 env TRAZA_PLUGIN_PATH="$TRAZA_BUILD/plugins" "$TRAZA" tools --json
+  check_contains "plugin: category-count is a tool" "$OUT" '"name":"category-count"'
+  check_rc "plugin: runs" 0 env TRAZA_PLUGIN_PATH="$TRAZA_BUILD/plugins" "$TRAZA" run category-count small --json
+  check_rc "plugin: its annotations are a result" 0 "$TRAZA" results small --json
+  check_contains "plugin: result saved" "$OUT" '"name":"category-count"'
+else
+  skip "plugin: the example plugin" "$TRAZA_BUILD/plugins/category_count.so not built"
+fi
 check_rc "run filter tool" 0 "$TRAZA" run filter small --name via-run --type run --json
 check_eq "run filter result" 3 "$(printf '%s' "$OUT" | json_get size)"
 check_rc "run with a bad option" 2 "$TRAZA" run filter small --bogus 1
