@@ -323,7 +323,7 @@ static inline __attribute__((always_inline)) uint64_t np_predict(const itf_np *n
 
 /* The record's pc, v, is known: its context from here on (room reserved by
  * np_skel_predict and np_begin). */
-static inline void pc_known(itf_np *np, np_ln *L, uint64_t v)
+static inline __attribute__((always_inline)) void pc_known(itf_np *np, np_ln *L, uint64_t v)
 {
     set_rpc(np, v);
     np->rline = 0;
