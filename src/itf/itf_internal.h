@@ -59,6 +59,16 @@ static inline int itf_eq(const void *a, const void *b, size_t n)
 
 /* Character classes of the line tokenizer (ASCII letters and digits; hex digits). */
 static inline int itf_alnum(unsigned c) { return (c - '0' < 10u) | ((c | 0x20) - 'a' < 26u); }
+/* Walking a skeleton: at k[i] a number placeholder (0x01 KIND WIDTH) takes 3 bytes, an
+ * escaped 0x01 (0x01 0x00) 2, any other byte 1. */
+static inline int itf_skel_isnum(const uint8_t *k, size_t len, size_t i)
+{
+    return k[i] == 1 && i + 2 < len && k[i + 1] != 0;
+}
+static inline size_t itf_skel_step(const uint8_t *k, size_t len, size_t i)
+{
+    return k[i] != 1 || i + 1 >= len ? 1 : k[i + 1] == 0 ? 2 : 3;
+}
 static inline int itf_hexdigit(unsigned c) { return (c - '0' < 10u) | ((c | 0x20) - 'a' < 6u); }
 
 /* ---- varints ---- */

@@ -100,17 +100,12 @@ int itf_skel_is_record_start(int dialect, const uint8_t *k, size_t len, size_t n
 static int find_pcslot(const uint8_t *k, size_t len)
 {
     int slot = 0;
-    for (size_t i = 0; i + 2 < len; i++) {
-        if (k[i] != 1)
+    for (size_t i = 0; i < len; i += itf_skel_step(k, len, i)) {
+        if (!itf_skel_isnum(k, len, i))
             continue;
-        if (k[i + 1] == 0) {
-            i++;
-            continue;
-        }
         if ((k[i + 1] == NK_HEXL || k[i + 1] == NK_HEXU) && k[i + 2] >= 8)
             return slot;
         slot++;
-        i += 2;
     }
     return -1;
 }
@@ -122,12 +117,9 @@ static int find_pcslot(const uint8_t *k, size_t len)
 static int find_memslot(itf_np *np, const uint8_t *k, size_t len, uint32_t *cls, int *store)
 {
     int slot = 0;
-    for (size_t i = 0; i < len; i++) {
+    for (size_t i = 0; i < len; i += itf_skel_step(k, len, i)) {
         if (k[i] == 1) {
-            if (i + 1 < len && k[i + 1] == 0)
-                i++;
-            else
-                slot++, i += 2;
+            slot += itf_skel_isnum(k, len, i);
             continue;
         }
         if (!itf_alnum(k[i]) || (i > 0 && itf_alnum(k[i - 1])) || i + 2 > len)
@@ -142,7 +134,7 @@ static int find_memslot(itf_np *np, const uint8_t *k, size_t len, uint32_t *cls,
                 word &= k[q] >= '0' && k[q] <= '9';
         }
         if (!word || j >= len || k[j] != ' ') {
-            i = j - 1;
+            i = j - 1; /* (the step adds 1: the next byte is not alphanumeric) */
             continue;
         }
         uint8_t key[512];
@@ -159,11 +151,9 @@ static int find_memslot(itf_np *np, const uint8_t *k, size_t len, uint32_t *cls,
             return -2;
         *cls = (uint32_t)c;
         *store = k[i] == 'S' || k[i + 1] == 'W';
-        for (size_t q = j; q < len; q++) /* the address: the next number */
-            if (k[q] == 1 && q + 1 < len && k[q + 1] != 0)
+        for (size_t q = j; q < len; q += itf_skel_step(k, len, q)) /* the address: the next number */
+            if (itf_skel_isnum(k, len, q))
                 return slot;
-            else if (k[q] == 1)
-                q++;
         return -1;
     }
     return -1;
@@ -196,13 +186,10 @@ int itf_np_reserve(itf_np *np, size_t nskel, size_t nslots)
 long itf_np_add_skel(itf_np *np, const uint8_t *k, size_t len, size_t nn, int rs)
 {
     size_t id = np->nskel, cut = len, seen = 0;
-    for (size_t i = 0; i + 1 < len; i++)
-        if (k[i] == 1) {
-            if (k[i + 1] != 0 && ++seen == 2) {
-                cut = i;
-                break;
-            }
-            i += k[i + 1] ? 2 : 1;
+    for (size_t i = 0; i < len; i += itf_skel_step(k, len, i))
+        if (itf_skel_isnum(k, len, i) && ++seen == 2) {
+            cut = i;
+            break;
         }
     int isnew;
     long c = itf_kmap_intern(&np->classes, k, cut, &isnew);

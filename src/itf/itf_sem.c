@@ -385,12 +385,9 @@ static long find_lit(const uint8_t *k, size_t len, const char *z, int *slot)
 {
     size_t zn = strlen(z);
     int nslot = 0;
-    for (size_t i = 0; i < len; i++) {
+    for (size_t i = 0; i < len; i += itf_skel_step(k, len, i)) {
         if (k[i] == 1) {
-            if (i + 1 < len && k[i + 1] == 0)
-                i++;
-            else
-                nslot++, i += 2;
+            nslot += itf_skel_isnum(k, len, i);
             continue;
         }
         if (k[i] == (uint8_t)z[0] && i + zn <= len && memcmp(k + i, z, zn) == 0) {
