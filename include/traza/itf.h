@@ -42,11 +42,18 @@ typedef enum traza_itf_memcodec {
 
 const char *traza_itf_memcodec_name(int codec);
 
-typedef enum traza_itf_backend { TRAZA_ITF_XZ = 0, TRAZA_ITF_ZSTD = 1, TRAZA_ITF_NONE = 2 } traza_itf_backend;
+/* AUTO (traza_itf_opts_init's default): xz for the block model, zstd at a fast level
+ * for the line model (Tarmac); see doc/formats/tzi.md, "Back ends". */
+typedef enum traza_itf_backend {
+    TRAZA_ITF_XZ = 0,
+    TRAZA_ITF_ZSTD = 1,
+    TRAZA_ITF_NONE = 2,
+    TRAZA_ITF_AUTO = 3
+} traza_itf_backend;
 
 typedef struct traza_itf_opts {
     int mem;            /* traza_itf_memcodec; AUTO picks per instruction */
-    int backend;        /* traza_itf_backend */
+    int backend;        /* traza_itf_backend (the info of a file: the one resolved) */
     int lossy;          /* allow lossy codecs (distribution, noisy periodic) */
     uint32_t chunk;     /* instructions per independently decodable chunk (0 = default:
                          * 1048576 for the generated ITF, 262144 for the others) */

@@ -11,7 +11,7 @@
 
 const char cmd_itf_usage[] =
     "usage: traza itf compress IN -o OUT.tzi [--mem auto|raw|periodic|pattern|distribution|sequitur]\n"
-    "                          [--backend xz|zstd|none] [--lossy] [--chunk N] [--threads N] [--json]\n"
+    "                          [--backend auto|xz|zstd|none] [--lossy] [--chunk N] [--threads N] [--json]\n"
     "       traza itf decompress FILE.tzi [-o OUT] [--threads N] [--render-min-lines N]\n"
     "       traza itf extract FILE.tzi --from I --count N [-o OUT]\n"
     "       traza itf stats FILE.tzi [--json]\n"
@@ -23,7 +23,9 @@ const char cmd_itf_usage[] =
     "  -o FILE          output file (decompress/extract default: standard output)\n"
     "  --mem C          address codec per instruction: auto (default) picks periodic,\n"
     "                   pattern or raw; distribution is lossy; sequitur falls back to raw\n"
-    "  --backend B      entropy coder for the streams: xz (default), zstd or none\n"
+    "  --backend B      entropy coder for the streams: auto (default: xz for the\n"
+    "                   generated ITF, zstd -7 for Tarmac and other text), xz (smallest),\n"
+    "                   zstd (level 19) or none\n"
     "  --lossy          allow lossy codecs; stats then reports altered addresses and the\n"
     "                   hit-rate change of a 32 KiB 4-way 64 B LRU cache\n"
     "  --chunk N        instructions per independently decodable chunk (default\n"
@@ -125,10 +127,11 @@ int cmd_itf(traza_cli *cli, int argc, char **argv)
             break;
         }
         case O_BACKEND:
-            if (!strcmp(optarg, "xz")) o.backend = TRAZA_ITF_XZ;
+            if (!strcmp(optarg, "auto")) o.backend = TRAZA_ITF_AUTO;
+            else if (!strcmp(optarg, "xz")) o.backend = TRAZA_ITF_XZ;
             else if (!strcmp(optarg, "zstd")) o.backend = TRAZA_ITF_ZSTD;
             else if (!strcmp(optarg, "none")) o.backend = TRAZA_ITF_NONE;
-            else return cli_usage_error("itf", "--backend: expected xz, zstd or none, got '%s'", optarg);
+            else return cli_usage_error("itf", "--backend: expected auto, xz, zstd or none, got '%s'", optarg);
             break;
         case O_LOSSY: o.lossy = 1; break;
         case O_CHUNK: {

@@ -842,6 +842,7 @@ const char *traza_itf_component_name(int c)
 void traza_itf_opts_init(traza_itf_opts *o)
 {
     memset(o, 0, sizeof *o); /* (chunk 0: the model's default, set once the dialect is known) */
+    o->backend = TRAZA_ITF_AUTO;
 }
 
 int itf_text_target(const char *t, size_t n, uint64_t *v, size_t *at)

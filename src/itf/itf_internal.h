@@ -2,6 +2,7 @@
 #ifndef TZ_ITF_INTERNAL_H
 #define TZ_ITF_INTERNAL_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -119,11 +120,29 @@ long itf_pack_stream(itf_packer *pk, int backend, const uint8_t *in, size_t n, c
 /* Or'ed into itf_pack_stream's backend (the dictionary's instruction texts): with the
  * xz back end, bzip2 is tried too and kept when smaller (version 5, method 3). */
 #define ITF_PACK_BZIP2 0x100
+/* Or'ed into a zstd backend: level ITF_ZSTD_FAST instead of 19 (the line model's
+ * default back end, TRAZA_ITF_AUTO). */
+#define ITF_PACK_ZFAST 0x200
+#define ITF_ZSTD_FAST 7
+/* zstd decoding contexts kept for a reader's next streams, shared by its threads.
+ * Making a ZSTD_DCtx runs cpuid (zstd looks for BMI2 every time), which traps to the
+ * hypervisor on a VM: 3 x 5 us per stream on the 2-vCPU VM of bench/RESULTS.md, 2 % of
+ * a Tarmac decompression. A zeroed pool is valid (and empty); NULL: no pool. */
+#define ITF_ZPOOL 4
+typedef struct itf_zpool {
+    pthread_mutex_t mu;
+    int ok;             /* mu initialised */
+    int n;              /* idle contexts in d */
+    void *d[ITF_ZPOOL];
+} itf_zpool;
+void itf_zpool_init(itf_zpool *p);
+void itf_zpool_free(itf_zpool *p);
 /* Reads one stream from r; *out is malloc'd (n bytes, +1 NUL). version: the file's
  * (4: zero-run forms, method bit 0x80; 5: preset dictionaries, bit 0x40, taken from
  * pre). form (NULL: not wanted): the packed form, malloc'd (nform bytes); with out NULL
- * only the form is made. */
-int itf_unpack_stream(itf_rd *r, int version, const itf_pre *pre, uint8_t **out, size_t *n, size_t *packed,
+ * only the form is made. zp: see itf_zpool. */
+int itf_unpack_stream(itf_zpool *zp, itf_rd *r, int version, const itf_pre *pre, uint8_t **out, size_t *n,
+                      size_t *packed,
                       uint8_t **form, size_t *nform, traza_err *err);
 /* The stream at r is coded with a preset dictionary (version 5, method bit 0x40). */
 int itf_stream_wants_pre(const itf_rd *r, int version);
@@ -310,12 +329,13 @@ typedef struct itf_sunpack {
     uint8_t *out;          /* raw + 1 bytes (malloc'd, the caller frees it) */
     void *xz;              /* lzma_stream of an xz stream, from its first step on */
     itf_pre pre;           /* the preset dictionary */
+    itf_zpool *zp;         /* where a zstd stream takes its context (NULL: a new one) */
 } itf_sunpack;
 /* Reads the stream header at r (r then follows the stream) and allocates out; stored
  * streams are complete at once, the decoder of the others is set up by their first
  * step (on whichever thread takes it). -1 with err on a bad header or out of memory (out may
  * then need freeing). */
-int itf_sunpack_init(itf_sunpack *s, itf_rd *r, int version, const itf_pre *pre, traza_err *err);
+int itf_sunpack_init(itf_sunpack *s, itf_zpool *zp, itf_rd *r, int version, const itf_pre *pre, traza_err *err);
 /* Decodes until done >= upto (the whole stream when upto >= raw, which also checks its
  * end); -1 with err when the stream is corrupt. */
 int itf_sunpack_step(itf_sunpack *s, size_t upto, traza_err *err);

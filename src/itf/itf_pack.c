@@ -226,10 +226,10 @@ void itf_packer_warm(itf_packer *pk)
     (void)xz_encode(pk, in, sizeof in, NULL, out, &pos, sizeof out);
 }
 
-/* zstd at level 19, with the preset dictionary as a raw-content prefix. Returns the
+/* zstd at the level given (19, or ITF_ZSTD_FAST), with the preset dictionary as a raw-content prefix. Returns the
  * packed size, 0 when it would not be smaller than n, or -1 (zstd error in *e). */
-static long zstd_pack(itf_packer *pk, const uint8_t *in, size_t n, const itf_pre *pre, uint8_t *tmp, size_t cap,
-                      const char **e)
+static long zstd_pack(itf_packer *pk, int level, const uint8_t *in, size_t n, const itf_pre *pre, uint8_t *tmp,
+                      size_t cap, const char **e)
 {
     ZSTD_CCtx *c = pk && pk->zc ? pk->zc : ZSTD_createCCtx();
     if (!c) {
@@ -238,7 +238,11 @@ static long zstd_pack(itf_packer *pk, const uint8_t *in, size_t n, const itf_pre
     }
     size_t r = ZSTD_CCtx_reset(c, ZSTD_reset_session_and_parameters);
     if (!ZSTD_isError(r))
-        r = ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, 19);
+        r = ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level);
+    /* zstd's content checksum (4 bytes): a damaged stream then fails to decode, as
+     * LZMA2's range decoder makes it fail, instead of decoding to other bytes */
+    if (!ZSTD_isError(r))
+        r = ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
     if (!ZSTD_isError(r) && pre && pre->n)
         r = ZSTD_CCtx_refPrefix(c, pre->p, pre->n);
     if (!ZSTD_isError(r))
@@ -259,6 +263,8 @@ static long zstd_pack(itf_packer *pk, const uint8_t *in, size_t n, const itf_pre
 static long backend_pack(itf_packer *pk, int backend, const uint8_t *in, size_t n, const itf_pre *pre, uint8_t *tmp,
                          size_t cap, traza_err *err)
 {
+    int level = backend & ITF_PACK_ZFAST ? ITF_ZSTD_FAST : 19;
+    backend &= ~ITF_PACK_ZFAST;
     if (backend == TRAZA_ITF_XZ) {
         size_t pos = 0;
         lzma_ret rc = xz_encode(pk, in, n, pre, tmp, &pos, cap);
@@ -270,7 +276,7 @@ static long backend_pack(itf_packer *pk, int backend, const uint8_t *in, size_t 
                              "itf: lzma encoder failed (code %d)", (int)rc);
     }
     const char *e = NULL;
-    long r = zstd_pack(pk, in, n, pre, tmp, cap, &e);
+    long r = zstd_pack(pk, level, in, n, pre, tmp, cap, &e);
     if (r < 0)
         return traza_err_set(err, TRAZA_E_INTERNAL, "itf: zstd: %s", e);
     return r;
@@ -297,8 +303,8 @@ static long bz2_pack(const uint8_t *in, size_t n, uint8_t *tmp, size_t cap, traz
 long itf_pack_stream(itf_packer *pk, int backend, const uint8_t *in, size_t n, const itf_pre *pre, tz_buf *form, tz_buf *out,
                      traza_err *err)
 {
-    int trybz = (backend & ITF_PACK_BZIP2) != 0;
-    backend &= ~ITF_PACK_BZIP2;
+    int trybz = (backend & ITF_PACK_BZIP2) != 0, zfast = backend & ITF_PACK_ZFAST;
+    backend &= ~(ITF_PACK_BZIP2 | ITF_PACK_ZFAST);
     size_t start = out->len;
     uint8_t *tmp = NULL, *tmp2 = NULL, *zr = NULL;
     size_t tl = 0, zn = 0;
@@ -337,7 +343,7 @@ long itf_pack_stream(itf_packer *pk, int backend, const uint8_t *in, size_t n, c
         if (!(z > 0 && n >= 16384 && (size_t)z * 4 <= n)) {
             if (!(tmp = malloc(cap)))
                 goto nomem;
-            long a = backend_pack(pk, backend, in, n, usepre ? pre : NULL, tmp, cap, err);
+            long a = backend_pack(pk, backend | zfast, in, n, usepre ? pre : NULL, tmp, cap, err);
             if (a < 0)
                 goto out;
             if (a > 0) {
@@ -460,9 +466,53 @@ int itf_frame_expand(uint8_t **payload, size_t *n, int nstreams, traza_err *err)
     return 0;
 }
 
-static int zstd_unpack(const uint8_t *in, size_t len, const itf_pre *pre, uint8_t *o, size_t raw, const char **e)
+void itf_zpool_init(itf_zpool *p)
 {
-    ZSTD_DCtx *d = ZSTD_createDCtx();
+    memset(p, 0, sizeof *p);
+    p->ok = pthread_mutex_init(&p->mu, NULL) == 0;
+}
+
+void itf_zpool_free(itf_zpool *p)
+{
+    for (int i = 0; i < p->n; i++)
+        ZSTD_freeDCtx(p->d[i]);
+    if (p->ok)
+        pthread_mutex_destroy(&p->mu);
+    memset(p, 0, sizeof *p);
+}
+
+/* A context from the pool, or a new one (NULL: out of memory). */
+static ZSTD_DCtx *zpool_get(itf_zpool *p)
+{
+    ZSTD_DCtx *d = NULL;
+    if (p && p->ok) {
+        pthread_mutex_lock(&p->mu);
+        if (p->n)
+            d = p->d[--p->n];
+        pthread_mutex_unlock(&p->mu);
+    }
+    return d ? d : ZSTD_createDCtx();
+}
+
+/* Back to the pool (reset: no prefix, no error state), or freed when it is full. */
+static void zpool_put(itf_zpool *p, ZSTD_DCtx *d)
+{
+    if (p && p->ok && !ZSTD_isError(ZSTD_DCtx_reset(d, ZSTD_reset_session_and_parameters))) {
+        pthread_mutex_lock(&p->mu);
+        int kept = p->n < ITF_ZPOOL;
+        if (kept)
+            p->d[p->n++] = d;
+        pthread_mutex_unlock(&p->mu);
+        if (kept)
+            return;
+    }
+    ZSTD_freeDCtx(d);
+}
+
+static int zstd_unpack(itf_zpool *zp, const uint8_t *in, size_t len, const itf_pre *pre, uint8_t *o, size_t raw,
+                       const char **e)
+{
+    ZSTD_DCtx *d = zpool_get(zp);
     if (!d) {
         *e = "out of memory";
         return -1;
@@ -470,7 +520,7 @@ static int zstd_unpack(const uint8_t *in, size_t len, const itf_pre *pre, uint8_
     size_t z = pre ? ZSTD_DCtx_refPrefix(d, pre->p, pre->n) : 0;
     if (!ZSTD_isError(z))
         z = ZSTD_decompressDCtx(d, o, raw, in, len);
-    ZSTD_freeDCtx(d);
+    zpool_put(zp, d);
     if (ZSTD_isError(z) || z != raw) {
         *e = ZSTD_isError(z) ? ZSTD_getErrorName(z) : "length mismatch";
         return -1;
@@ -536,8 +586,8 @@ static int xz_corrupt(traza_err *err, int rc, size_t op, uint64_t raw)
                          (unsigned long long)raw);
 }
 
-int itf_unpack_stream(itf_rd *r, int version, const itf_pre *pre, uint8_t **out, size_t *n, size_t *packed,
-                      uint8_t **form, size_t *nform, traza_err *err)
+int itf_unpack_stream(itf_zpool *zp, itf_rd *r, int version, const itf_pre *pre, uint8_t **out, size_t *n,
+                      size_t *packed, uint8_t **form, size_t *nform, traza_err *err)
 {
     const uint8_t *st = r->p;
     if (out)
@@ -571,7 +621,7 @@ int itf_unpack_stream(itf_rd *r, int version, const itf_pre *pre, uint8_t **out,
         }
     } else {
         const char *e = NULL;
-        if (zstd_unpack(r->p, (size_t)len, pre, o, (size_t)raw, &e) < 0) {
+        if (zstd_unpack(zp, r->p, (size_t)len, pre, o, (size_t)raw, &e) < 0) {
             free(o);
             return traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt zstd stream (%s)", e);
         }
@@ -623,9 +673,10 @@ int itf_unpack_stream(itf_rd *r, int version, const itf_pre *pre, uint8_t **out,
  * them (itf_read.c): LZMA decodes in steps of any size, so the stream is there in
  * its stored form (zero-run form included, which the reader reads as it is) up to
  * `done`. zstd and bzip2 streams are decoded whole at the first step. */
-int itf_sunpack_init(itf_sunpack *s, itf_rd *r, int version, const itf_pre *pre, traza_err *err)
+int itf_sunpack_init(itf_sunpack *s, itf_zpool *zp, itf_rd *r, int version, const itf_pre *pre, traza_err *err)
 {
     memset(s, 0, sizeof *s);
+    s->zp = zp;
     uint64_t raw, len;
     if (stream_head(r, version, &pre, &s->method, &s->zrun, &raw, &len, err) < 0)
         return -1;
@@ -677,7 +728,7 @@ int itf_sunpack_step(itf_sunpack *s, size_t upto, traza_err *err)
     if (s->method == M_BZIP2 || s->method == M_ZSTD) {
         const char *e = NULL;
         if (s->method == M_BZIP2 ? bz2_unpack(s->in, s->len, s->out, s->raw, err) < 0
-                                 : zstd_unpack(s->in, s->len, s->pre.n ? &s->pre : NULL, s->out, s->raw, &e) < 0)
+                                 : zstd_unpack(s->zp, s->in, s->len, s->pre.n ? &s->pre : NULL, s->out, s->raw, &e) < 0)
             return e ? traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt zstd stream (%s)", e) : -1;
         s->done = s->raw;
         s->finished = 1;

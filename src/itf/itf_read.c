@@ -14,6 +14,7 @@
 
 struct traza_itf_reader {
     FILE *f;
+    itf_zpool zp; /* zstd contexts of all its threads */
     int own;
     traza_itf_info info;
     int model, dialect, nl_missing;
@@ -170,6 +171,7 @@ void traza_itf_close(traza_itf_reader *r)
     for (int k = 0; k < S_NSTREAMS; k++)
         free(r->pre[k]);
     free(r->pre_frame);
+    itf_zpool_free(&r->zp);
     free(r);
 }
 
@@ -334,7 +336,7 @@ static void *text_main(void *arg)
 {
     traza_itf_reader *r = arg;
     itf_rd d = {r->tframe, r->tframe + r->tframe_len, 0};
-    r->text_rc = itf_unpack_stream(&d, r->info.version, NULL, &r->dbuf[D_TEXT], &r->dlen[D_TEXT], NULL, NULL, NULL,
+    r->text_rc = itf_unpack_stream(&r->zp, &d, r->info.version, NULL, &r->dbuf[D_TEXT], &r->dlen[D_TEXT], NULL, NULL, NULL,
                                    &r->text_err);
     if (r->text_rc < 0)
         traza_err_prefix(&r->text_err, "dictionary: ");
@@ -637,6 +639,7 @@ static int compile_skels(traza_itf_reader *r, traza_err *err)
 static traza_itf_reader *open_common(traza_itf_reader *r, traza_err *err)
 {
     r->rt_min = TRAZA_ITF_RENDER_MIN_LINES;
+    itf_zpool_init(&r->zp); /* (without its mutex, ok 0, streams make their own contexts) */
     uint8_t h[ITF_HEADER_SIZE], ft[ITF_FOOTER_SIZE];
     if (fseeko(r->f, 0, SEEK_END) != 0) {
         traza_err_set(err, TRAZA_E_IO, "tzi: cannot seek: %s", strerror(errno));
@@ -768,7 +771,7 @@ static traza_itf_reader *open_common(traza_itf_reader *r, traza_err *err)
         goto fail;
     }
     for (int k = 1; k < D_NSTREAMS; k++)
-        if (itf_unpack_stream(&d, r->info.version, NULL, &r->dbuf[k], &r->dlen[k], NULL, NULL, NULL, err) < 0) {
+        if (itf_unpack_stream(&r->zp, &d, r->info.version, NULL, &r->dbuf[k], &r->dlen[k], NULL, NULL, NULL, err) < 0) {
             traza_err_prefix(err, "dictionary: ");
             goto fail;
         }
@@ -1469,7 +1472,7 @@ static int pre_get(traza_itf_reader *r, int k, traza_err *err)
             r->pre_state[k] = -1;
             return traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk 0: stream %d truncated", j);
         }
-    if (itf_unpack_stream(&d, r->info.version, NULL, NULL, NULL, NULL, &r->pre[k], &r->prelen[k], err) < 0) {
+    if (itf_unpack_stream(&r->zp, &d, r->info.version, NULL, NULL, NULL, NULL, &r->pre[k], &r->prelen[k], err) < 0) {
         r->pre_state[k] = -1;
         return -1;
     }
@@ -1533,11 +1536,11 @@ static int unpack_all(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t n
             j++;
         if (feed && j < LM_NSTREAMS) {
             feed->kf[j] = kf;
-            if (itf_sunpack_init(&feed->su[j], &d, r->info.version, &pre, err) < 0)
+            if (itf_sunpack_init(&feed->su[j], &r->zp, &d, r->info.version, &pre, err) < 0)
                 return -1;
             continue;
         }
-        if (itf_unpack_stream(&d, r->info.version, &pre, &sb[k], &sl[k], NULL, kf ? &r->pre[k] : NULL,
+        if (itf_unpack_stream(&r->zp, &d, r->info.version, &pre, &sb[k], &sl[k], NULL, kf ? &r->pre[k] : NULL,
                               kf ? &r->prelen[k] : NULL, err) < 0)
             return -1;
         if (kf)

@@ -148,6 +148,7 @@ typedef struct wr {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int threaded, started, busy, quit, failed;
+    int zfast; /* the default back end chose zstd at ITF_ZSTD_FAST (line model) */
     /* early modelling (block model, threads > 1): the parser publishes the lines of
      * the chunk it fills (ek) every EARLY_STEP lines; while it has no complete chunk to
      * write, the worker builds their block instances (build_nodes) */
@@ -367,7 +368,8 @@ static void set_items(wr *w, pool_item *it, const tz_buf *bufs, size_t n, const 
 {
     for (size_t i = 0; i < n; i++)
         it[i] = (pool_item){.in = &bufs[i], .comp = comp[i],
-                            .backend = w->o.backend | ((bzmask >> i) & 1 ? ITF_PACK_BZIP2 : 0),
+                            .backend = w->o.backend | ((bzmask >> i) & 1 ? ITF_PACK_BZIP2 : 0) |
+                                       (w->zfast ? ITF_PACK_ZFAST : 0),
                             .pre = pre ? &pre[i] : NULL, .form = forms ? &forms[i] : NULL};
 }
 
@@ -1516,7 +1518,7 @@ int traza_itf_compress(const char *inpath, const char *outpath, const traza_itf_
         free(w);
         return traza_err_set(err, TRAZA_E_USAGE, "itf: the distribution codec is lossy: add --lossy");
     }
-    if (w->o.backend < 0 || w->o.backend > TRAZA_ITF_NONE || w->o.mem < 0 || w->o.mem >= TRAZA_ITF_MEM_NCODECS) {
+    if (w->o.backend < 0 || w->o.backend > TRAZA_ITF_AUTO || w->o.mem < 0 || w->o.mem >= TRAZA_ITF_MEM_NCODECS) {
         free(w);
         return traza_err_set(err, TRAZA_E_USAGE, "itf: bad backend or codec option");
     }
@@ -1573,6 +1575,14 @@ int traza_itf_compress(const char *inpath, const char *outpath, const traza_itf_
     }
     if (w->o.chunk == 0)
         w->o.chunk = w->model == 0 ? ITF_DEFAULT_CHUNK_BLOCKS : ITF_DEFAULT_CHUNK_LINES;
+    /* The default back end. The line model's streams are short (1-6 KB on the Tarmac
+     * samples) and mostly literals to LZMA, which then codes and decodes bit by bit:
+     * zstd at level 7 is 6 % larger there, but 7-10x faster to code and 10x faster to
+     * decode (bench/RESULTS.md, session 17). The block model keeps xz. */
+    if (w->o.backend == TRAZA_ITF_AUTO) {
+        w->o.backend = w->model == 1 ? TRAZA_ITF_ZSTD : TRAZA_ITF_XZ;
+        w->zfast = w->model == 1;
+    }
     warm_start(w);
     /* a temporary renamed at the end: a failure leaves no partial file, an old file
      * intact, and a device (never removed) alone */

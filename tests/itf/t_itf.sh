@@ -328,7 +328,8 @@ check_eq "version 5 line model: extract" "$(awk '/ tic /{n++} n>150 && n<=152' "
 if cmp -s "$TMP/v8l.out" "$(dirname "$0")/data/v3_loop.tarmac"; then pass "reads format version 8 (line model)"; else fail "reads format version 8 (line model)" "$(head -c 300 "$TMP/err")"; fi
 check_eq "version 8 line model: extract" "$(awk '/ tic /{n++} n>150 && n<=152' "$(dirname "$0")/data/v3_loop.tarmac")" \
   "$("$TRAZA" itf extract "$(dirname "$0")/data/v8_loop.tzi" --from 150 --count 2)"
-"$TRAZA" itf compress "$(dirname "$0")/data/v3_loop.tarmac" -o "$TMP/v6l.tzi" -q
+# (the fixtures were written with the xz back end: the model is compared on it)
+"$TRAZA" itf compress "$(dirname "$0")/data/v3_loop.tarmac" -o "$TMP/v6l.tzi" -q --backend xz
 s8=$(wc -c <"$(dirname "$0")/data/v8_loop.tzi"); s9=$(wc -c <"$TMP/v6l.tzi")
 [ "$s9" -lt "$s8" ] && pass "version 9+ line model smaller than version 8 on a loop ($s8 -> $s9 bytes)" || fail "version 9+ smaller than version 8 (loop)" "$s8 -> $s9"
 check_rc "version 6 line model: round trip" 0 sh -c '"$1" itf decompress "$2" | cmp -s - "$3"' _ "$TRAZA" "$TMP/v6l.tzi" "$(dirname "$0")/data/v3_loop.tarmac"
@@ -347,7 +348,7 @@ for v in 6 7; do
 done
 check_eq "version 6 fixture: extract" "$(awk '/ tic /{n++} n>700 && n<=702' "$TMP/mixed.tarmac")" \
   "$("$TRAZA" itf extract "$(dirname "$0")/data/v6_mixed.tzi" --from 700 --count 2)"
-"$TRAZA" itf compress "$TMP/mixed.tarmac" -o "$TMP/mixed7.tzi" -q
+"$TRAZA" itf compress "$TMP/mixed.tarmac" -o "$TMP/mixed7.tzi" -q --backend xz
 check_rc "version 10 line model: round trip (mixed values)" 0 sh -c '"$1" itf decompress "$2" | cmp -s - "$3"' _ "$TRAZA" "$TMP/mixed7.tzi" "$TMP/mixed.tarmac"
 # Version 9 of the loop and of the mixed values (written by the session-15 binary,
 # where a right semantic prediction charged the 8 candidates): still read, also from
@@ -374,7 +375,21 @@ check_eq "default chunk: 262144 for Tarmac" 262144 "$(od -An -tu4 -j12 -N4 "$TMP
 s6=$(wc -c <"$(dirname "$0")/data/v6_mixed.tzi"); s7=$(wc -c <"$TMP/mixed7.tzi")
 [ "$s7" -lt "$s6" ] && pass "version 9+ is smaller than version 6 on mixed values ($s6 -> $s7 bytes)" || fail "version 9+ smaller than version 6" "$s6 -> $s7"
 for m in auto raw periodic pattern sequitur; do rt "round trip: --mem $m" "$TMP/loop.itf" --mem $m --chunk 4096; done
-for b in xz zstd none; do rt "round trip: --backend $b" "$TMP/loop.itf" --backend $b; done
+for b in auto xz zstd none; do rt "round trip: --backend $b" "$TMP/loop.itf" --backend $b; done
+# the default back end (auto): xz for the block model, zstd (level 7) for the line model
+hb() { od -An -tu1 -j8 -N1 "$1" | tr -d ' '; }
+"$TRAZA" itf compress "$TMP/loop.itf" -o "$TMP/auto_b.tzi" -q
+check_eq "auto back end: xz for a generated ITF (header byte 8)" 0 "$(hb "$TMP/auto_b.tzi")"
+"$TRAZA" itf compress "$(dirname "$0")/data/v3_loop.tarmac" -o "$TMP/auto_l.tzi" -q
+check_eq "auto back end: zstd for Tarmac (header byte 8)" 1 "$(hb "$TMP/auto_l.tzi")"
+check_eq "auto back end: stats names the one chosen" zstd "$("$TRAZA" itf stats "$TMP/auto_l.tzi" --json | json_get backend)"
+"$TRAZA" itf compress "$(dirname "$0")/data/v3_loop.tarmac" -o "$TMP/auto_l2.tzi" -q --backend auto
+check_rc "auto back end: --backend auto is the default" 0 cmp "$TMP/auto_l.tzi" "$TMP/auto_l2.tzi"
+"$TRAZA" itf compress "$(dirname "$0")/data/v3_loop.tarmac" -o "$TMP/zstd_l.tzi" -q --backend zstd
+check_eq "auto back end: --backend zstd is level 19, not the default's level" 1 \
+  "$(cmp -s "$TMP/auto_l.tzi" "$TMP/zstd_l.tzi"; echo $?)"
+check_rc "--backend: an unknown name is a usage error" 2 "$TRAZA" itf compress "$TMP/loop.itf" -o "$TMP/x.tzi" --backend lzma
+check_contains "--backend: the error lists the names" "$OUT" "expected auto, xz, zstd or none, got 'lzma'"
 "$TRAZA" itf compress "$TMP/loop.itf" -o "$TMP/loop.tzi" --chunk 1000 -q
 full=$("$TRAZA" itf decompress "$TMP/loop.tzi")
 ok=1
@@ -519,11 +534,22 @@ if [ -d "$DATA/tarmac" ]; then
   # than version 9's (6,910, 6,316, 5,143, 3,596 bytes).
   for s in calculator-aarch32-es-ld-st-style:7607:6910 calculator-aarch64-fastmodel:8345:6316 calculator-aarch64-gem5:8778:5143 quicksort:2579:3596; do
     IFS=: read -r name n8 f9 <<<"$s"
-    "$TRAZA" itf compress "$DATA/tarmac/$name.tarmac" -o "$TMP/s9.tzi" -q
+    "$TRAZA" itf compress "$DATA/tarmac/$name.tarmac" -o "$TMP/s9.tzi" -q --backend xz
     n9=$("$TRAZA" itf stats "$TMP/s9.tzi" --json | json_get components.numbers.bytes)
     [ "$n9" -le $((n8 * 60 / 100)) ] && pass "version 9+: $name numbers $n8 -> $n9 bytes" || fail "version 9+: $name numbers at most 60 % of version 8's" "$n8 -> $n9"
     f10=$(wc -c <"$TMP/s9.tzi")
     [ "$f10" -lt "$f9" ] && pass "version 10: $name smaller than version 9 ($f9 -> $f10 bytes)" || fail "version 10: $name smaller than version 9" "$f9 -> $f10"
+  done
+  # The default back end codes the line model's streams with zstd -7: larger than xz
+  # (5-9 % on the samples) for 7-10x faster coding and decoding of them; at most 10 %
+  for name in calculator-aarch32-es-ld-st-style calculator-aarch64-gem5 quicksort; do
+    "$TRAZA" itf compress "$DATA/tarmac/$name.tarmac" -o "$TMP/ad.tzi" -q
+    "$TRAZA" itf compress "$DATA/tarmac/$name.tarmac" -o "$TMP/ax.tzi" -q --backend xz
+    "$TRAZA" itf decompress "$TMP/ad.tzi" -o "$TMP/ad.out"
+    check_rc "auto back end: $name round trip" 0 cmp -s "$TMP/ad.out" "$DATA/tarmac/$name.tarmac"
+    sa=$(wc -c <"$TMP/ad.tzi"); sx=$(wc -c <"$TMP/ax.tzi")
+    [ "$sa" -gt "$sx" ] && [ "$sa" -le $((sx * 110 / 100)) ] && pass "auto back end: $name within 10 % of xz ($sx -> $sa bytes)" ||
+      fail "auto back end: $name larger than xz by at most 10 %" "$sx -> $sa"
   done
   # random access across chunks resets the semantic state: extracts of a 6-chunk
   # Fast Models file from each chunk match the text

@@ -18,7 +18,7 @@ static void round_trip(int backend, const uint8_t *in, size_t n, int want_zrun)
     itf_rd r = {(const uint8_t *)out.s, (const uint8_t *)out.s + out.len, 0};
     uint8_t *back = NULL;
     size_t bn = 0;
-    assert_int_equal(itf_unpack_stream(&r, 4, NULL, &back, &bn, NULL, NULL, NULL, &err), 0);
+    assert_int_equal(itf_unpack_stream(NULL, &r, 4, NULL, &back, &bn, NULL, NULL, NULL, &err), 0);
     assert_int_equal(bn, n);
     if (n)
         assert_memory_equal(back, in, n);
@@ -28,7 +28,7 @@ static void round_trip(int backend, const uint8_t *in, size_t n, int want_zrun)
      * back to the same values */
     itf_rd r2 = {(const uint8_t *)out.s, (const uint8_t *)out.s + out.len, 0};
     itf_sunpack su;
-    assert_int_equal(itf_sunpack_init(&su, &r2, 4, NULL, &err), 0);
+    assert_int_equal(itf_sunpack_init(&su, NULL, &r2, 4, NULL, &err), 0);
     assert_true(r2.p == r2.end);
     assert_int_equal(su.zrun, want_zrun);
     for (size_t up = 97;; up += 97) {
@@ -56,7 +56,7 @@ static void round_trip(int backend, const uint8_t *in, size_t n, int want_zrun)
     /* a version 3 reader does not know the bit */
     if (want_zrun) {
         r.p = (const uint8_t *)out.s;
-        assert_int_equal(itf_unpack_stream(&r, 3, NULL, &back, &bn, NULL, NULL, NULL, &err), -1);
+        assert_int_equal(itf_unpack_stream(NULL, &r, 3, NULL, &back, &bn, NULL, NULL, NULL, &err), -1);
         assert_non_null(strstr(err.msg, "unknown stream method"));
     }
     tz_buf_free(&out);
@@ -115,7 +115,7 @@ static void test_corrupt_zero_runs(void **state)
         itf_rd r = {cases[i], cases[i] + lens[i], 0};
         uint8_t *out = NULL;
         size_t n = 0;
-        assert_int_equal(itf_unpack_stream(&r, 4, NULL, &out, &n, NULL, NULL, NULL, &err), -1);
+        assert_int_equal(itf_unpack_stream(NULL, &r, 4, NULL, &out, &n, NULL, NULL, NULL, &err), -1);
         assert_null(out);
         assert_non_null(strstr(err.msg, "corrupt zero-run stream"));
     }
@@ -149,7 +149,7 @@ static void test_steps_corrupt(void **state)
         for (size_t step = 50; step < 100000; step *= 7) {
             itf_rd r = {(const uint8_t *)b.s, (const uint8_t *)b.s + b.len, 0};
             itf_sunpack su;
-            assert_int_equal(itf_sunpack_init(&su, &r, 4, NULL, &err), 0);
+            assert_int_equal(itf_sunpack_init(&su, NULL, &r, 4, NULL, &err), 0);
             int rc = 0;
             for (size_t up = step; rc == 0; up += step) {
                 rc = itf_sunpack_step(&su, up, &err);
@@ -167,7 +167,7 @@ static void test_steps_corrupt(void **state)
     const uint8_t empty[] = {1, 0, 5, 0x01, 0x02, 0x03, 0x04, 0x05};
     itf_rd r = {empty, empty + sizeof empty, 0};
     itf_sunpack su;
-    assert_int_equal(itf_sunpack_init(&su, &r, 4, NULL, &err), 0);
+    assert_int_equal(itf_sunpack_init(&su, NULL, &r, 4, NULL, &err), 0);
     assert_int_equal(itf_sunpack_step(&su, SIZE_MAX, &err), -1);
     assert_non_null(strstr(err.msg, "corrupt xz stream"));
     itf_sunpack_end(&su);
@@ -203,7 +203,7 @@ static void test_preset(void **state)
         itf_rd r0 = {(const uint8_t *)out.s, (const uint8_t *)out.s + out.len, 0};
         uint8_t *f0 = NULL;
         size_t nf0 = 0;
-        assert_int_equal(itf_unpack_stream(&r0, 5, NULL, NULL, NULL, NULL, &f0, &nf0, &err), 0);
+        assert_int_equal(itf_unpack_stream(NULL, &r0, 5, NULL, NULL, NULL, NULL, &f0, &nf0, &err), 0);
         assert_int_equal(nf0, c0.len);
         assert_memory_equal(f0, c0.s, nf0);
         free(f0);
@@ -220,17 +220,17 @@ static void test_preset(void **state)
         assert_false(itf_stream_wants_pre(&r, 4));
         uint8_t *back = NULL;
         size_t bn = 0;
-        assert_int_equal(itf_unpack_stream(&r, 5, &pre, &back, &bn, NULL, NULL, NULL, &err), 0);
+        assert_int_equal(itf_unpack_stream(NULL, &r, 5, &pre, &back, &bn, NULL, NULL, NULL, &err), 0);
         assert_int_equal(bn, c1.len);
         assert_memory_equal(back, c1.s, bn);
         free(back);
         /* without the dictionary: refused, not guessed */
         r.p = (const uint8_t *)with.s;
-        assert_int_equal(itf_unpack_stream(&r, 5, NULL, &back, &bn, NULL, NULL, NULL, &err), -1);
+        assert_int_equal(itf_unpack_stream(NULL, &r, 5, NULL, &back, &bn, NULL, NULL, NULL, &err), -1);
         assert_non_null(strstr(err.msg, "preset dictionary where there is none"));
         /* a version 4 reader does not know the bit */
         r.p = (const uint8_t *)with.s;
-        assert_int_equal(itf_unpack_stream(&r, 4, &pre, &back, &bn, NULL, NULL, NULL, &err), -1);
+        assert_int_equal(itf_unpack_stream(NULL, &r, 4, &pre, &back, &bn, NULL, NULL, NULL, &err), -1);
         assert_non_null(strstr(err.msg, "unknown stream method"));
         /* skipping a stream lands on the next one */
         tz_buf_putc(&with, 7);
@@ -249,7 +249,7 @@ static void test_preset(void **state)
         long po = itf_pack_stream(NULL, b, (const uint8_t *)other.s, other.len, NULL, NULL, &plain, &err);
         assert_true(wo > 0 && po > 0 && wo <= po + 16);
         r = (itf_rd){(const uint8_t *)with.s, (const uint8_t *)with.s + with.len, 0};
-        assert_int_equal(itf_unpack_stream(&r, 5, &pre, &back, &bn, NULL, NULL, NULL, &err), 0);
+        assert_int_equal(itf_unpack_stream(NULL, &r, 5, &pre, &back, &bn, NULL, NULL, NULL, &err), 0);
         assert_int_equal(bn, other.len);
         assert_memory_equal(back, other.s, bn);
         free(back);
@@ -286,7 +286,7 @@ static void test_bzip2(void **state)
     itf_rd r = {(const uint8_t *)out.s, (const uint8_t *)out.s + out.len, 0};
     uint8_t *back = NULL;
     size_t bn = 0;
-    assert_int_equal(itf_unpack_stream(&r, 5, NULL, &back, &bn, NULL, NULL, NULL, &err), 0);
+    assert_int_equal(itf_unpack_stream(NULL, &r, 5, NULL, &back, &bn, NULL, NULL, NULL, &err), 0);
     assert_int_equal(bn, text.len);
     assert_memory_equal(back, text.s, bn);
     free(back);
@@ -303,12 +303,12 @@ static void test_bzip2(void **state)
     tz_buf_free(&o2);
     /* a version 4 reader does not know method 3 */
     r.p = (const uint8_t *)out.s;
-    assert_int_equal(itf_unpack_stream(&r, 4, NULL, &back, &bn, NULL, NULL, NULL, &err), -1);
+    assert_int_equal(itf_unpack_stream(NULL, &r, 4, NULL, &back, &bn, NULL, NULL, NULL, &err), -1);
     assert_non_null(strstr(err.msg, "unknown stream method 3 (expected 0..2)"));
     /* damaged bzip2 data: refused with the bzip2 error */
     out.s[out.len / 2] ^= 0x55;
     r.p = (const uint8_t *)out.s;
-    assert_int_equal(itf_unpack_stream(&r, 5, NULL, &back, &bn, NULL, NULL, NULL, &err), -1);
+    assert_int_equal(itf_unpack_stream(NULL, &r, 5, NULL, &back, &bn, NULL, NULL, NULL, &err), -1);
     assert_null(back);
     assert_non_null(strstr(err.msg, "corrupt bzip2 stream"));
     tz_buf_free(&text), tz_buf_free(&out);
@@ -413,6 +413,68 @@ static void test_frame_mask(void **state)
     tz_buf_free(&full);
 }
 
+/* The line model's default back end: zstd at ITF_ZSTD_FAST with its content checksum.
+ * A reader's pool lends one context to each stream and keeps it for the next; a byte
+ * damaged in the middle of the literals is caught by the checksum. */
+static void test_zstd_pool(void **state)
+{
+    (void)state;
+    uint8_t in[3000];
+    for (size_t i = 0; i < sizeof in; i++) /* varints that are not mostly zero: no zero-run form */
+        in[i] = (uint8_t)((i * 2654435761u >> 13) % 97 + 1);
+    tz_buf fast, slow;
+    tz_buf_init(&fast);
+    tz_buf_init(&slow);
+    traza_err err;
+    assert_true(itf_pack_stream(NULL, TRAZA_ITF_ZSTD | ITF_PACK_ZFAST, in, sizeof in, NULL, NULL, &fast, &err) > 0);
+    assert_true(itf_pack_stream(NULL, TRAZA_ITF_ZSTD, in, sizeof in, NULL, NULL, &slow, &err) > 0);
+    assert_int_equal((uint8_t)fast.s[0], 2); /* method zstd, no flag bits */
+    assert_true(fast.len != slow.len || memcmp(fast.s, slow.s, fast.len) != 0);
+    itf_zpool zp;
+    itf_zpool_init(&zp);
+    assert_int_equal(zp.n, 0);
+    for (int round = 0; round < 3; round++) {
+        itf_rd r = {(const uint8_t *)fast.s, (const uint8_t *)fast.s + fast.len, 0};
+        uint8_t *back = NULL;
+        size_t bn = 0;
+        assert_int_equal(itf_unpack_stream(&zp, &r, 10, NULL, &back, &bn, NULL, NULL, NULL, &err), 0);
+        assert_int_equal(bn, sizeof in);
+        assert_memory_equal(back, in, sizeof in);
+        free(back);
+        assert_int_equal(zp.n, 1); /* the same context each time */
+    }
+    itf_rd r2 = {(const uint8_t *)fast.s, (const uint8_t *)fast.s + fast.len, 0};
+    itf_sunpack su;
+    assert_int_equal(itf_sunpack_init(&su, &zp, &r2, 10, NULL, &err), 0);
+    assert_int_equal(itf_sunpack_step(&su, SIZE_MAX, &err), 0);
+    assert_memory_equal(su.out, in, sizeof in);
+    assert_int_equal(zp.n, 1);
+    itf_sunpack_end(&su);
+    free(su.out);
+    /* damaged: the checksum (or the entropy decoder) refuses it, and the context goes
+     * back to the pool fit for the next stream */
+    for (size_t at = 8; at < fast.len - 4; at += fast.len / 7) {
+        tz_buf bad;
+        tz_buf_init(&bad);
+        tz_buf_put(&bad, fast.s, fast.len);
+        bad.s[at] ^= 0x5a;
+        itf_rd r = {(const uint8_t *)bad.s, (const uint8_t *)bad.s + bad.len, 0};
+        uint8_t *back = NULL;
+        size_t bn = 0;
+        assert_int_equal(itf_unpack_stream(&zp, &r, 10, NULL, &back, &bn, NULL, NULL, NULL, &err), -1);
+        assert_non_null(strstr(err.msg, "corrupt zstd stream"));
+        tz_buf_free(&bad);
+        itf_rd r3 = {(const uint8_t *)fast.s, (const uint8_t *)fast.s + fast.len, 0};
+        assert_int_equal(itf_unpack_stream(&zp, &r3, 10, NULL, &back, &bn, NULL, NULL, NULL, &err), 0);
+        assert_memory_equal(back, in, sizeof in);
+        free(back);
+    }
+    itf_zpool_free(&zp);
+    assert_int_equal(zp.n, 0);
+    tz_buf_free(&fast);
+    tz_buf_free(&slow);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -424,6 +486,7 @@ int main(void)
         cmocka_unit_test(test_bzip2),
         cmocka_unit_test(test_packer_reuse),
         cmocka_unit_test(test_frame_mask),
+        cmocka_unit_test(test_zstd_pool),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
