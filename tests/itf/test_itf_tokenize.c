@@ -90,6 +90,40 @@ static void test_random_lines(void **state)
     tz_buf_free(&big);
 }
 
+/* Hex runs of every width 1..20 (the vector reads 16 digits at once: 16 and more go
+ * to the byte loop), at every offset, in both cases and mixed, after "0x" or a space,
+ * with the largest digits and a value checked outright. */
+static void test_hex_runs(void **state)
+{
+    (void)state;
+    static const char *const digs[] = {"fedcba9876543210fedc", "FEDCBA9876543210FEDC", "ffffffffffffffffffff",
+                                       "0000000000000000000a", "aBcDeF0123456789abcd"};
+    char line[80];
+    for (size_t d = 0; d < sizeof digs / sizeof *digs; d++)
+        for (size_t w = 1; w <= 20; w++)
+            for (size_t off = 0; off < 20; off++)
+                for (int px = 0; px < 2; px++) {
+                    size_t n = 0;
+                    memset(line, ' ', off), n = off;
+                    if (px)
+                        line[n++] = '0', line[n++] = 'x';
+                    memcpy(line + n, digs[d], w), n += w;
+                    memcpy(line + n, " r3, [sp]  ", 11), n += 11;
+                    same(line, n);
+                }
+    /* 16 digits after "0x", all 'f': the whole 64 bits ("X0" is a name, not a number) */
+    tz_buf a;
+    tz_buf_init(&a);
+    uint64_t v[ITF_MAX_NUMS];
+    const char *s = "R X0 0xffffffffffffffff then more text";
+    assert_int_equal(itf_tokenize(s, strlen(s), &a, v), 1);
+    assert_true(v[0] == UINT64_MAX);
+    s = "    LD 000ffbb0 ........ ........ 000ffbdc ........    S:00000ffbb0    nGnRnE OSH";
+    assert_int_equal(itf_tokenize(s, strlen(s), &a, v), 3);
+    assert_true(v[0] == 0xffbb0 && v[1] == 0xffbdc && v[2] == 0xffbb0);
+    tz_buf_free(&a);
+}
+
 static void test_tarmac_lines(void **state)
 {
     (void)state;
@@ -126,6 +160,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_append),
         cmocka_unit_test(test_random_lines),
+        cmocka_unit_test(test_hex_runs),
         cmocka_unit_test(test_tarmac_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
