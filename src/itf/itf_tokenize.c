@@ -119,12 +119,19 @@ size_t itf_tokenize_append(const char *s, size_t n, tz_buf *skel, uint64_t *nums
 #ifdef ITF_TOK_SSE2
                 /* the line's last 15 bytes or fewer: read from a copy padded with
                  * zeros (not digits), as a line's last number often is */
-                char tail[16];
+                char tail[32];
                 const char *q = s + i;
-                if (i + 16 > n) {
-                    memset(tail, 0, sizeof tail);
-                    memcpy(tail, s + i, n - i);
-                    q = tail;
+                if (i + 16 > n) { /* (fixed-size copies: no call to memcpy) */
+                    memset(tail + 16, 0, 16);
+                    if (n >= 16) {
+                        memcpy(tail, s + n - 16, 16);
+                        q = tail + 16 - (n - i);
+                    } else {
+                        memset(tail, 0, 16);
+                        for (size_t k = i; k < n; k++)
+                            tail[k - i] = s[k];
+                        q = tail;
+                    }
                 }
                 unsigned r = hex_run(q, &lower, &upper);
                 if (r < 16 || i + 16 == n || !itf_hexdigit((unsigned char)s[i + 16]))
@@ -154,7 +161,12 @@ size_t itf_tokenize_append(const char *s, size_t n, tz_buf *skel, uint64_t *nums
                     }
                 }
                 if (!kind) { /* not a number: copy the run literally */
-                    memcpy(o, s + i, w);
+#ifdef ITF_TOK_SSE2
+                    if (i + 16 <= n && w <= 16) /* (the reservation has room for 16) */
+                        _mm_storeu_si128((__m128i *)(void *)o, _mm_loadu_si128((const __m128i *)(const void *)(s + i)));
+                    else
+#endif
+                        memcpy(o, s + i, w);
                     o += w;
                     i = j;
                     continue;
