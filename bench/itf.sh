@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ITFComp benchmark: traza itf (lossless, default xz back end) against xz -9, gzip -9,
+# ITFComp benchmark: traza itf (lossless, default back end) against xz -9, gzip -9,
 # bzip2 -9 and zstd -19 --long on the same plain ITF/Tarmac files, side by side.
 # Prints sizes, ratios to each tool, geometric means, compression/decompression speed
 # against xz, and the latency of extracting 1000 instructions from the middle of a
