@@ -53,7 +53,8 @@ typedef enum traza_itf_backend {
 
 typedef struct traza_itf_opts {
     int mem;            /* traza_itf_memcodec; AUTO picks per instruction */
-    int backend;        /* traza_itf_backend (the info of a file: the one resolved) */
+    int backend;        /* traza_itf_backend, AUTO by default (a file's traza_itf_info
+                         * names the one AUTO chose) */
     int lossy;          /* allow lossy codecs (distribution, noisy periodic) */
     uint32_t chunk;     /* instructions per independently decodable chunk (0 = default:
                          * 1048576 for the generated ITF, 262144 for the others) */

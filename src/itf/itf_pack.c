@@ -258,8 +258,9 @@ void itf_packer_warm(itf_packer *pk)
     (void)xz_encode(pk, in, sizeof in, NULL, out, &pos, sizeof out);
 }
 
-/* zstd at the level given (19, or ITF_ZSTD_FAST), with the preset dictionary as a raw-content prefix. Returns the
- * packed size, 0 when it would not be smaller than n, or -1 (zstd error in *e). */
+/* zstd at the level given (19, or ITF_ZSTD_FAST), with the preset dictionary as a
+ * raw-content prefix. Returns the packed size, 0 when it would not be smaller than n,
+ * or -1 (zstd error in *e). */
 static long zstd_pack(itf_packer *pk, int level, const uint8_t *in, size_t n, const itf_pre *pre, uint8_t *tmp,
                       size_t cap, const char **e)
 {
@@ -759,8 +760,9 @@ int itf_sunpack_step(itf_sunpack *s, size_t upto, traza_err *err)
         return 0;
     if (s->method == M_BZIP2 || s->method == M_ZSTD) {
         const char *e = NULL;
+        const itf_pre *pre = s->pre.n ? &s->pre : NULL;
         if (s->method == M_BZIP2 ? bz2_unpack(s->in, s->len, s->out, s->raw, err) < 0
-                                 : zstd_unpack(s->zp, s->in, s->len, s->pre.n ? &s->pre : NULL, s->out, s->raw, &e) < 0)
+                                 : zstd_unpack(s->zp, s->in, s->len, pre, s->out, s->raw, &e) < 0)
             return e ? traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt zstd stream (%s)", e) : -1;
         s->done = s->raw;
         s->finished = 1;

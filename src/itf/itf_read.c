@@ -336,8 +336,8 @@ static void *text_main(void *arg)
 {
     traza_itf_reader *r = arg;
     itf_rd d = {r->tframe, r->tframe + r->tframe_len, 0};
-    r->text_rc = itf_unpack_stream(&r->zp, &d, r->info.version, NULL, &r->dbuf[D_TEXT], &r->dlen[D_TEXT], NULL, NULL, NULL,
-                                   &r->text_err);
+    r->text_rc = itf_unpack_stream(&r->zp, &d, r->info.version, NULL, &r->dbuf[D_TEXT], &r->dlen[D_TEXT], NULL,
+                                   NULL, NULL, &r->text_err);
     if (r->text_rc < 0)
         traza_err_prefix(&r->text_err, "dictionary: ");
     else
@@ -639,7 +639,7 @@ static int compile_skels(traza_itf_reader *r, traza_err *err)
 static traza_itf_reader *open_common(traza_itf_reader *r, traza_err *err)
 {
     r->rt_min = TRAZA_ITF_RENDER_MIN_LINES;
-    itf_zpool_init(&r->zp); /* (without its mutex, ok 0, streams make their own contexts) */
+    itf_zpool_init(&r->zp); /* (should its mutex fail, each stream makes its own context) */
     uint8_t h[ITF_HEADER_SIZE], ft[ITF_FOOTER_SIZE];
     if (fseeko(r->f, 0, SEEK_END) != 0) {
         traza_err_set(err, TRAZA_E_IO, "tzi: cannot seek: %s", strerror(errno));
@@ -771,7 +771,8 @@ static traza_itf_reader *open_common(traza_itf_reader *r, traza_err *err)
         goto fail;
     }
     for (int k = 1; k < D_NSTREAMS; k++)
-        if (itf_unpack_stream(&r->zp, &d, r->info.version, NULL, &r->dbuf[k], &r->dlen[k], NULL, NULL, NULL, err) < 0) {
+        if (itf_unpack_stream(&r->zp, &d, r->info.version, NULL, &r->dbuf[k], &r->dlen[k], NULL, NULL, NULL,
+                              err) < 0) {
             traza_err_prefix(err, "dictionary: ");
             goto fail;
         }
@@ -1472,7 +1473,8 @@ static int pre_get(traza_itf_reader *r, int k, traza_err *err)
             r->pre_state[k] = -1;
             return traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk 0: stream %d truncated", j);
         }
-    if (itf_unpack_stream(&r->zp, &d, r->info.version, NULL, NULL, NULL, NULL, &r->pre[k], &r->prelen[k], err) < 0) {
+    if (itf_unpack_stream(&r->zp, &d, r->info.version, NULL, NULL, NULL, NULL, &r->pre[k], &r->prelen[k],
+                          err) < 0) {
         r->pre_state[k] = -1;
         return -1;
     }
