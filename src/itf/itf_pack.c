@@ -291,13 +291,11 @@ static long zstd_pack(itf_packer *pk, int level, const uint8_t *in, size_t n, co
     return r < n ? (long)r : 0;
 }
 
-/* Codes in[0..n) with the back end into tmp (cap bytes); the packed size, 0 when it
- * is not smaller than n, -1 on error (in err). */
-static long backend_pack(itf_packer *pk, int backend, const uint8_t *in, size_t n, const itf_pre *pre, uint8_t *tmp,
-                         size_t cap, traza_err *err)
+/* Codes in[0..n) with the back end (zstd at zlevel) into tmp (cap bytes); the packed
+ * size, 0 when it is not smaller than n, -1 on error (in err). */
+static long backend_pack(itf_packer *pk, int backend, int zlevel, const uint8_t *in, size_t n, const itf_pre *pre,
+                         uint8_t *tmp, size_t cap, traza_err *err)
 {
-    int level = backend & ITF_PACK_ZFAST ? ITF_ZSTD_FAST : 19;
-    backend &= ~ITF_PACK_ZFAST;
     if (backend == TRAZA_ITF_XZ) {
         size_t pos = 0;
         lzma_ret rc = xz_encode(pk, in, n, pre, tmp, &pos, cap);
@@ -309,7 +307,7 @@ static long backend_pack(itf_packer *pk, int backend, const uint8_t *in, size_t 
                              "itf: lzma encoder failed (code %d)", (int)rc);
     }
     const char *e = NULL;
-    long r = zstd_pack(pk, level, in, n, pre, tmp, cap, &e);
+    long r = zstd_pack(pk, zlevel, in, n, pre, tmp, cap, &e);
     if (r < 0)
         return traza_err_set(err, TRAZA_E_INTERNAL, "itf: zstd: %s", e);
     return r;
@@ -336,7 +334,7 @@ static long bz2_pack(const uint8_t *in, size_t n, uint8_t *tmp, size_t cap, traz
 long itf_pack_stream(itf_packer *pk, int backend, const uint8_t *in, size_t n, const itf_pre *pre, tz_buf *form, tz_buf *out,
                      traza_err *err)
 {
-    int trybz = (backend & ITF_PACK_BZIP2) != 0, zfast = backend & ITF_PACK_ZFAST;
+    int trybz = (backend & ITF_PACK_BZIP2) != 0, zlevel = backend & ITF_PACK_ZFAST ? ITF_ZSTD_FAST : 19;
     backend &= ~(ITF_PACK_BZIP2 | ITF_PACK_ZFAST);
     size_t start = out->len;
     uint8_t *tmp = NULL, *tmp2 = NULL, *zr = NULL;
@@ -376,7 +374,7 @@ long itf_pack_stream(itf_packer *pk, int backend, const uint8_t *in, size_t n, c
         if (!(z > 0 && n >= 16384 && (size_t)z * 4 <= n)) {
             if (!(tmp = malloc(cap)))
                 goto nomem;
-            long a = backend_pack(pk, backend | zfast, in, n, usepre ? pre : NULL, tmp, cap, err);
+            long a = backend_pack(pk, backend, zlevel, in, n, usepre ? pre : NULL, tmp, cap, err);
             if (a < 0)
                 goto out;
             if (a > 0) {
