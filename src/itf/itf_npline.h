@@ -435,19 +435,21 @@ static inline __attribute__((always_inline)) void np_semhit(itf_np *np, np_ln *L
         pc_known(np, L, v);
 }
 
-/* Copies n values: fixed-size blocks inline instead of a memcpy call whose start-up
- * (rep movsq) cost more than the few numbers of a line (8 % of a Tarmac decode). */
+/* Copies n values: a jump into straight stores for the few numbers of a Tarmac line,
+ * instead of a memcpy call whose start-up (rep movsq) cost more than the copy (8 % of a
+ * Tarmac decode) or a loop whose bounds checks cost about as much. */
 static inline void copy_nums(uint64_t *d, const uint64_t *s, size_t n)
 {
-    size_t k = 0;
-    for (; k + 4 <= n; k += 4)
-        memcpy(d + k, s + k, 4 * sizeof *d);
-    if (k < n)
-        d[k] = s[k];
-    if (k + 1 < n)
-        d[k + 1] = s[k + 1];
-    if (k + 2 < n)
-        d[k + 2] = s[k + 2];
+    switch (n) {
+    case 4: d[3] = s[3]; /* fall through */
+    case 3: d[2] = s[2]; /* fall through */
+    case 2: d[1] = s[1]; /* fall through */
+    case 1: d[0] = s[0]; /* fall through */
+    case 0: break;
+    default:
+        for (size_t k = 0; k < n; k++)
+            d[k] = s[k];
+    }
 }
 
 static inline __attribute__((always_inline)) void np_end(itf_np *np, const np_ln *L, const uint64_t *cur)
@@ -492,9 +494,12 @@ static inline int np_decode_line(itf_np *np, uint32_t id, uint64_t *nums, itf_zr
     np_ln L;
     struct itf_npst st;
     ln_init(np, id, &L);
-    for (size_t k = 0; k < L.nn; k++) {
+    /* (in locals: stores through the model's uint64_t pointers may alias L's fields) */
+    const size_t nn = L.nn;
+    const uint32_t semm = np->v10 ? L.semm : 0;
+    for (size_t k = 0; k < nn; k++) {
         uint64_t z = itf_zrd_get(&nu[k < 3 ? k : 3]);
-        int sem = np->v10 && k < 32 && (L.semm >> k & 1);
+        int sem = k < 32 && (semm >> k & 1);
         if (sem && z == 0) {
             nums[k] = L.semv[k];
             np_semhit(np, &L, k, nums, &st);

@@ -329,6 +329,14 @@ static itf_sem_op *cache_add(itf_sem *s, uint64_t key)
     return &s->cent[s->ncent++].op;
 }
 
+/* An A64 instruction whose text did not decode: gem5's bare LDP/STP, from the opcode
+ * after the pc (d stays zero when that fails too). */
+static void by_opcode(const itf_sem_sk *k, const uint64_t *nums, size_t nn, itf_sem_op *d)
+{
+    if ((size_t)k->slot + 1 < nn && !itf_sem_decode_ldstp((uint32_t)nums[k->slot + 1], d))
+        memset(d, 0, sizeof *d);
+}
+
 /* The record-start line of skeleton sk, its numbers known: decode (or find) its
  * instruction and predict the rest of the record. */
 static void record(itf_sem *s, uint32_t id, const itf_sem_sk *k, const uint64_t *nums, size_t nn)
@@ -349,22 +357,36 @@ static void record(itf_sem *s, uint32_t id, const itf_sem_sk *k, const uint64_t 
     s->npc_ok = 1;
     if (k->skip || k->tnum > nn || !k->tlen)
         return;
-    uint64_t key = op_key(id, pc, nums + k->tnum, nn - k->tnum);
+    /* A text without "{pc}" decodes the same at every pc: it is cached once, not once
+     * per pc (an ES decode parsed 653 texts, 347 of them different). The pseudo-pc
+     * ~0 (odd: no instruction's) keeps those keys apart from the per-pc ones. */
+    const uint64_t *tv = nums + k->tnum;
+    size_t tn = nn - k->tnum;
+    uint64_t key = op_key(id, k->pcdep ? pc : ~0ull, tv, tn);
     const itf_sem_op *op = cached(s, key);
     if (!op) {
         itf_sem_op *d = cache_add(s, key);
-        size_t tn = nn - k->tnum;
         s->rb.len = 0;
         /* the room reserved at the start; a longer text is left undecoded */
-        if (k->tlen + 20 * tn + 1 > s->rb.cap ||
-            itf_skel_render(&s->rb, s->text + k->toff, k->tlen, nums + k->tnum, tn) < 0 ||
+        if (k->tlen + 20 * tn + 1 > s->rb.cap || itf_skel_render(&s->rb, s->text + k->toff, k->tlen, tv, tn) < 0 ||
             !itf_sem_decode(s, s->rb.s, s->rb.len, pc, d)) {
-            /* an opcode after the pc: gem5's bare LDP/STP */
-            if (s->isa != ITF_SEM_A64 || (size_t)k->slot + 1 >= nn ||
-                !itf_sem_decode_ldstp((uint32_t)nums[k->slot + 1], d))
-                memset(d, 0, sizeof *d);
+            memset(d, 0, sizeof *d);
+            /* A64 may still decode from the opcode, which is the pc's: that is
+             * cached per pc */
+            d->notext = s->isa == ITF_SEM_A64 && !k->pcdep;
+            if (s->isa == ITF_SEM_A64 && k->pcdep)
+                by_opcode(k, nums, nn, d);
         }
         op = d;
+    }
+    if (op->notext) {
+        key = op_key(id, pc, tv, tn);
+        if (!(op = cached(s, key))) {
+            itf_sem_op *d = cache_add(s, key);
+            memset(d, 0, sizeof *d);
+            by_opcode(k, nums, nn, d);
+            op = d;
+        }
     }
     if (op->failed)
         return;
@@ -383,20 +405,20 @@ static void record(itf_sem *s, uint32_t id, const itf_sem_sk *k, const uint64_t 
  * numbers before it. */
 static long find_lit(const uint8_t *k, size_t len, const char *z, int *slot)
 {
-    size_t zn = strlen(z);
-    int nslot = 0;
-    for (size_t i = 0; i < len; i += itf_skel_step(k, len, i)) {
-        if (k[i] == 1) {
-            nslot += itf_skel_isnum(k, len, i);
-            continue;
+    /* z is printable, so it matches only literal bytes: not a placeholder's 0x01, kind
+     * (< 0x10) or width (< 0x20), nor an escaped 0x01 0x00. */
+    const uint8_t *m = memmem(k, len, z, strlen(z));
+    if (!m)
+        return -1;
+    if (slot) { /* the numbers before it */
+        int nslot = 0;
+        for (const uint8_t *q = k; q < m && (q = memchr(q, 1, (size_t)(m - q))) != NULL;) {
+            nslot += q + 2 < k + len && q[1] != 0; /* (itf_skel_isnum, itf_skel_step) */
+            q += q + 1 >= k + len ? 1 : q[1] == 0 ? 2 : 3;
         }
-        if (k[i] == (uint8_t)z[0] && i + zn <= len && memcmp(k + i, z, zn) == 0) {
-            if (slot)
-                *slot = nslot;
-            return (long)i;
-        }
+        *slot = nslot;
     }
-    return -1;
+    return (long)(m - k);
 }
 
 /* A register line: "R <name> <value>"; the value slot and the register in sk. */
@@ -481,6 +503,7 @@ int itf_sem_add_skel(itf_sem *s, const uint8_t *k, size_t len, size_t nn, int pc
             sk->toff = (uint32_t)s->tlen;
             sk->tlen = (uint32_t)(len - off);
             sk->tnum = (uint16_t)tnum;
+            sk->pcdep = memmem(k + off, len - off, "{pc}", 4) != NULL;
             s->tlen += len - off;
         }
     } else if (memslot >= 0) {

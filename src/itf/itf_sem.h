@@ -32,6 +32,7 @@ typedef struct itf_sem_sk {
     int16_t dslot;       /* A64 memory line: its first data slot ("addr:phys data"), -1 none */
     uint8_t dn;          /* and their number: 1, or 2 for hi_lo */
     uint32_t toff, tlen; /* instruction line: its text (the skeleton after ": ") in text[] */
+    uint8_t pcdep;       /* the text has "{pc}": what it decodes to depends on the pc */
     uint8_t ck[2];       /* the kinds of prediction (for the hold-back) of its slots: */
     uint32_t cm[2];      /* kind ck[i] for the slots in mask cm[i] */
 } itf_sem_sk;
@@ -59,6 +60,7 @@ typedef struct itf_sem_op {
     int8_t rd, rn, rm, ra, shreg;
     uint8_t sh, shamt;
     uint8_t hasimm, hastgt, load, size, pair, wb, post, nlist;
+    uint8_t notext;      /* A64, cached by its text: the text did not decode (see record) */
     uint16_t list;       /* A32 register list */
     int64_t imm, imm2;
     uint64_t tgt;

@@ -206,11 +206,53 @@ static void test_unknown_text(void **state)
     run(TRAZA_ITF_TARMAC_FM, st, sizeof st / sizeof *st);
 }
 
+/* An instruction is decoded once per text, not once per pc, unless its text has
+ * "{pc}": a pc-relative branch at two pcs has two targets. The decode cache holds
+ * the two B and one ADD for two pcs. */
+static void test_text_cache(void **state)
+{
+    (void)state;
+    static const step st[] = {
+        {"1 clk IT (1) 00210000 14000004 O EL3h_s : B        {pc}+0x10", ""},
+        {"2 clk IT (2) 00210010 14000004 O EL3h_s : B        {pc}+0x10", "012"},
+        {"3 clk IT (3) 00210020 91002001 O EL3h_s : ADD      x1,x0,#8", "012"},
+        {"3 clk R X1 0000000000000008", "1"},
+        {"4 clk IT (4) 00210024 91002001 O EL3h_s : ADD      x1,x0,#8", "012"},
+        {"4 clk R X1 0000000000000008", "1"},
+    };
+    rig r;
+    rig_init(&r, TRAZA_ITF_TARMAC_FM);
+    for (size_t i = 0; i < sizeof st / sizeof *st; i++)
+        feed(&r, st[i].line, st[i].slots);
+    assert_int_equal(r.np.sem.ncent, 3);
+    rig_free(&r);
+}
+
+/* gem5's bare STP: the same text at two pcs, each read from its own opcode (the first
+ * STP x29, x30, [sp, #-32]!, the second STP x1, x2, [sp, #16]): their addresses. */
+static void test_bare_stp_per_pc(void **state)
+{
+    (void)state;
+    static const step st[] = {
+        {"0 clk cpu0 IT (1) 002105d4 d2a00200 O EL3h_s :   MOVZ   X0, #16, #16", ""},
+        {"0 clk cpu0 R X0 0000000000100000", "1"},
+        {"250 clk cpu0 IT (2) 002105d8 9100001f O EL3h_s :   ADD   SP, X0, #0", "12"},
+        {"500 clk cpu0 IT (3) 002105dc a9be7bfd O EL3h_s : STP        ", "012"},
+        {"500 clk cpu0 MW8 000fffe0:0000000fffe0 0000000000000000", "13"},
+        {"500 clk cpu0 MW8 000fffe8:0000000fffe8 0000000000000000", "13"},
+        {"750 clk cpu0 IT (4) 002105e0 a9010be1 O EL3h_s : STP        ", "012"},
+        {"750 clk cpu0 MW8 000ffff0:0000000ffff0 0000000000000000", "13"},
+        {"750 clk cpu0 MW8 000ffff8:0000000ffff8 0000000000000000", "13"},
+    };
+    run(TRAZA_ITF_TARMAC_GEM5, st, sizeof st / sizeof *st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fastmodels), cmocka_unit_test(test_gem5),        cmocka_unit_test(test_es),
-        cmocka_unit_test(test_hold_back),  cmocka_unit_test(test_unknown_text),
+        cmocka_unit_test(test_hold_back),  cmocka_unit_test(test_unknown_text), cmocka_unit_test(test_text_cache),
+        cmocka_unit_test(test_bare_stp_per_pc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
