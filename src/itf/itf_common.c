@@ -911,3 +911,39 @@ int itf_text_is_branch(const char *t, size_t n)
             return 1;
     return 0;
 }
+
+/* Literal text z in skeleton k, or -1; *slot (when not NULL): the numbers before it. */
+long itf_skel_find(const uint8_t *k, size_t len, const char *z, int *slot)
+{
+    /* z is printable, so it matches only literal bytes: not a placeholder's 0x01, kind
+     * (< 0x10) or width (< 0x20), nor an escaped 0x01 0x00. */
+    size_t zn = strlen(z), a = 0;
+    while (a + 1 < zn && z[a] == ' ') /* found by its first byte that is not a space */
+        a++;
+    if (zn > len)
+        return -1;
+    /* (glibc's memmem took 4 times as long on these short skeletons) */
+    const uint8_t *m = NULL, *h = k + a, *last = k + len - zn;
+    while ((h = memchr(h, (uint8_t)z[a], (size_t)(last + a + 1 - h))) != NULL) {
+        const uint8_t *c = h - a;
+        size_t i = 0;
+        while (i < zn && c[i] == (uint8_t)z[i])
+            i++;
+        if (i == zn) {
+            m = c;
+            break;
+        }
+        h++;
+    }
+    if (!m)
+        return -1;
+    if (slot) { /* the numbers before it */
+        int nslot = 0;
+        for (const uint8_t *q = k; q < m && (q = memchr(q, 1, (size_t)(m - q))) != NULL;) {
+            nslot += q + 2 < k + len && q[1] != 0; /* (itf_skel_isnum, itf_skel_step) */
+            q += q + 1 >= k + len ? 1 : q[1] == 0 ? 2 : 3;
+        }
+        *slot = nslot;
+    }
+    return (long)(m - k);
+}

@@ -302,6 +302,9 @@ void itf_tokq_stop(itf_tokq *q);
 /* Renders a skeleton with numbers; returns 0, or -1 if the skeleton is malformed or
  * needs more than nnums numbers. *used = numbers consumed. */
 int itf_skel_count(const uint8_t *skel, size_t len, size_t *nnums);
+/* The first place of printable literal text z in a skeleton, or -1; *slot (when not
+ * NULL): the numbers before it. */
+long itf_skel_find(const uint8_t *skel, size_t len, const char *z, int *slot);
 int itf_skel_render(tz_buf *b, const uint8_t *skel, size_t len, const uint64_t *nums, size_t nnums);
 /* The skeleton dictionary, front-coded (version 6; itf_skeldict.c): appends the
  * skeletons of m (in id order) to out; -1 on out of memory. */

@@ -116,6 +116,10 @@ static int find_pcslot(const uint8_t *k, size_t len)
  * Returns the address slot (class id in *cls, *store set for ST and MW<n>) or -1. */
 static int find_memslot(itf_np *np, const uint8_t *k, size_t len, uint32_t *cls, int *store)
 {
+    /* (most skeletons have none of these words: four searches instead of the loop) */
+    if (itf_skel_find(k, len, "LD ", NULL) < 0 && itf_skel_find(k, len, "ST ", NULL) < 0 &&
+        itf_skel_find(k, len, "MR", NULL) < 0 && itf_skel_find(k, len, "MW", NULL) < 0)
+        return -1;
     int slot = 0;
     for (size_t i = 0; i < len; i += itf_skel_step(k, len, i)) {
         if (k[i] == 1) {

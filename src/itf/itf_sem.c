@@ -401,31 +401,11 @@ static void record(itf_sem *s, uint32_t id, const itf_sem_sk *k, const uint64_t 
 
 /* ---- skeletons ---- */
 
-/* Position of literal text z in skeleton k (placeholders skipped), or -1; *slot: the
- * numbers before it. */
-static long find_lit(const uint8_t *k, size_t len, const char *z, int *slot)
-{
-    /* z is printable, so it matches only literal bytes: not a placeholder's 0x01, kind
-     * (< 0x10) or width (< 0x20), nor an escaped 0x01 0x00. */
-    const uint8_t *m = memmem(k, len, z, strlen(z));
-    if (!m)
-        return -1;
-    if (slot) { /* the numbers before it */
-        int nslot = 0;
-        for (const uint8_t *q = k; q < m && (q = memchr(q, 1, (size_t)(m - q))) != NULL;) {
-            nslot += q + 2 < k + len && q[1] != 0; /* (itf_skel_isnum, itf_skel_step) */
-            q += q + 1 >= k + len ? 1 : q[1] == 0 ? 2 : 3;
-        }
-        *slot = nslot;
-    }
-    return (long)(m - k);
-}
-
 /* A register line: "R <name> <value>"; the value slot and the register in sk. */
 static int reg_line(const itf_sem *s, const uint8_t *k, size_t len, itf_sem_sk *sk)
 {
     int slot;
-    long p = find_lit(k, len, "R ", &slot);
+    long p = itf_skel_find(k, len, "R ", &slot);
     if (p < 0 || (p > 0 && k[p - 1] != ' '))
         return 0;
     size_t i = (size_t)p + 2, j = i;
@@ -489,12 +469,12 @@ int itf_sem_add_skel(itf_sem *s, const uint8_t *k, size_t len, size_t nn, int pc
     sk->slot = -1;
     if (pcslot >= 0 && (size_t)pcslot < nn) {
         int tnum;
-        long p = find_lit(k, len, ": ", &tnum);
+        long p = itf_skel_find(k, len, ": ", &tnum);
         sk->kind = SK_INSN;
         sk->slot = (int16_t)pcslot;
-        sk->skip = find_lit(k, len, " IS ", NULL) >= 0;
+        sk->skip = itf_skel_find(k, len, " IS ", NULL) >= 0;
         /* only the dialect's instruction set is read: A64 " O ", A32 " A " (ARM state) */
-        long o = find_lit(k, len, s->isa == ITF_SEM_A64 ? " O " : " A ", NULL);
+        long o = itf_skel_find(k, len, s->isa == ITF_SEM_A64 ? " O " : " A ", NULL);
         if (p >= 0 && o >= 0 && o < p && tnum > pcslot && s->tlen + len < UINT32_MAX) {
             size_t off = (size_t)p + 2;
             if (TZ_GROW(s->text, s->tcap, s->tlen + len - off) < 0)
@@ -503,7 +483,7 @@ int itf_sem_add_skel(itf_sem *s, const uint8_t *k, size_t len, size_t nn, int pc
             sk->toff = (uint32_t)s->tlen;
             sk->tlen = (uint32_t)(len - off);
             sk->tnum = (uint16_t)tnum;
-            sk->pcdep = memmem(k + off, len - off, "{pc}", 4) != NULL;
+            sk->pcdep = itf_skel_find(k + off, len - off, "{pc}", NULL) >= 0;
             s->tlen += len - off;
         }
     } else if (memslot >= 0) {
@@ -512,7 +492,7 @@ int itf_sem_add_skel(itf_sem *s, const uint8_t *k, size_t len, size_t nn, int pc
         /* A64: "addr:phys data" or "addr:phys hi_lo" */
         int colon;
         sk->dslot = -1;
-        if (s->isa == ITF_SEM_A64 && find_lit(k, len, ":", &colon) >= 0 && colon == memslot + 1 &&
+        if (s->isa == ITF_SEM_A64 && itf_skel_find(k, len, ":", &colon) >= 0 && colon == memslot + 1 &&
             (nn == (size_t)memslot + 3 || nn == (size_t)memslot + 4)) {
             sk->dslot = (int16_t)(memslot + 2);
             sk->dn = (uint8_t)(nn - (size_t)memslot - 2);
@@ -520,7 +500,7 @@ int itf_sem_add_skel(itf_sem *s, const uint8_t *k, size_t len, size_t nn, int pc
     }
     else if (!reg_line(s, k, len, sk)) {
         int slot;
-        long p = find_lit(k, len, "BR (", &slot); /* ES: "BR (000204f0) A" */
+        long p = itf_skel_find(k, len, "BR (", &slot); /* ES: "BR (000204f0) A" */
         if (p >= 0 && (size_t)p + 5 < len && k[p + 4] == 1 && (size_t)slot < nn)
             sk->kind = SK_BR, sk->slot = (int16_t)slot;
     }

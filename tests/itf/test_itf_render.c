@@ -91,10 +91,34 @@ static void test_render_kinds(void **state)
     }
 }
 
+/* itf_skel_find: literal text only, the numbers before it counted (a placeholder whose
+ * width byte is 1 is not a second placeholder; an escaped 0x01 is no number). */
+static void test_skel_find(void **state)
+{
+    (void)state;
+    /* "R ", a decimal of width 1, "x: ", an escaped 0x01, " B: ", a hex number, ": " */
+    static const uint8_t k[] = {'R', ' ', 1, NK_DEC, 1, 'x', ':', ' ', 1, 0, ' ', 'B', ':', ' ', 1, NK_HEXL, 4, ':', ' '};
+    size_t n = sizeof k;
+    int slot = -1;
+    assert_int_equal(itf_skel_find(k, n, "R ", &slot), 0);
+    assert_int_equal(slot, 0);
+    assert_int_equal(itf_skel_find(k, n, ": ", &slot), 6);
+    assert_int_equal(slot, 1);
+    assert_int_equal(itf_skel_find(k, n, "B: ", &slot), 11);
+    assert_int_equal(slot, 1);
+    assert_int_equal(itf_skel_find(k, n, " B", NULL), 10);
+    assert_int_equal(itf_skel_find(k + 14, n - 14, ": ", &slot), 3); /* at the very end, after a number */
+    assert_int_equal(slot, 1);
+    assert_int_equal(itf_skel_find(k, n, "x:  ", NULL), -1);
+    assert_int_equal(itf_skel_find(k, 3, "R  x", NULL), -1); /* longer than the skeleton */
+    assert_int_equal(itf_skel_find(k, n, "{pc}", NULL), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_render_kinds),
+        cmocka_unit_test(test_skel_find),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
