@@ -8,6 +8,7 @@
 
 #include <string.h>
 #include "itf/itf_internal.h"
+#include "itf/itf_semline.h"
 
 /* cold paths (itf_npred.c) */
 itf_npl *itf_np_ctx_find(itf_np *np, uint64_t key);
@@ -240,7 +241,7 @@ static inline __attribute__((always_inline)) void ln_init(const itf_np *np, uint
     L->id = id;
     L->semm = L->semall = 0;
     if (np->sem.isa)
-        L->semm = itf_sem_line(&np->sem, id, L->semv, &L->semall);
+        L->semm = sem_pred(&np->sem, id, L->semv, &L->semall);
 }
 
 /* Number k's key in the memory map, or 0 when it is not a number after the address
@@ -461,7 +462,7 @@ static inline __attribute__((always_inline)) void np_end(itf_np *np, const np_ln
     if (np->v4)
         np->rline++;
     if (np->sem.isa)
-        itf_sem_end(&np->sem, L->id, cur, L->nn, L->semall, L->semv);
+        sem_end(&np->sem, L->id, cur, L->nn, L->semall, L->semv);
 }
 
 /* One line's numbers at a time, so that prediction and update are inlined into the

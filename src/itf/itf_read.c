@@ -1759,16 +1759,22 @@ static int decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t
                 break; /* the write error comes from itf_rthread_finish */
             continue;
         }
+        /* the line and its newline rendered in place (one room check, no NUL per line:
+         * the text is terminated after the loop) */
         mark = es->ob.len;
-        (void)itf_prog_append(&es->ob, (const uint8_t *)r->prog.s + r->prog_off[id], r->prog_room[id], nums);
-        int rs = v4 ? r->np.rs[id]
-                    : itf_is_record_start(r->dialect, es->ob.s ? es->ob.s + mark : "", es->ob.len - mark);
+        if (tz_buf_reserve(&es->ob, r->prog_room[id] + 1) < 0) {
+            bad = 4;
+            break;
+        }
+        es->ob.len += itf_prog_render(es->ob.s + mark, (const uint8_t *)r->prog.s + r->prog_off[id], nums);
+        int rs = v4 ? r->np.rs[id] : itf_is_record_start(r->dialect, es->ob.s + mark, es->ob.len - mark);
         nrec += rs;
+        es->line_no++;
         if (!want_line(es, rs)) {
             es->ob.len = mark;
-            es->line_no++;
         } else {
-            end_line(r, es);
+            if (!(r->nl_missing && es->line_no == r->info.lines))
+                es->ob.s[es->ob.len++] = '\n';
             /* Written as it grows: the text stays in cache, its pages are reused. */
             if (!es->hold && es->ob.len >= LM_FLUSH) {
                 if (es->out && fwrite(es->ob.s, 1, es->ob.len, es->out) != es->ob.len) {
@@ -1779,6 +1785,8 @@ static int decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t
             }
         }
     }
+    if (es->ob.s)
+        es->ob.s[es->ob.len] = '\0';
     if (rt) { /* the streams stay until the unpacking is over; the text until it is written */
         /* every stream to its end before the thread stops (the decoder may have left a
          * last piece to it): a damaged tail fails here, and chunk 0's streams are kept

@@ -113,7 +113,6 @@ static inline __attribute__((always_inline)) char *render_num(char *o, int kind,
         return render_hex(o, v, v ? (67 - __builtin_clzll(v)) / 4 : 1, kind == NK_HEXVU);
     return render_hex(o, v, w, kind == NK_HEXU); /* w <= 16: checked by the caller */
 }
-
 int itf_skel_render(tz_buf *b, const uint8_t *k, size_t len, const uint64_t *nums, size_t nnums)
 {
     /* One reservation per line (a number takes at most 20 characters), then the
@@ -152,7 +151,7 @@ int itf_skel_render(tz_buf *b, const uint8_t *k, size_t len, const uint64_t *num
 /* A skeleton compiled for rendering (itf_prog_render): for each placeholder, a 32-bit
  * literal length, the literal (escaped 0x01 bytes resolved), then the kind and the
  * width; the last literal is followed by kind 0. No memchr per run and no escape
- * checks per line: the renderer copies each literal 16 or 32 bytes at a time, so the
+ * checks per line: the renderer copies each literal 16, 32 or 64 bytes at a time, so the
  * program is followed by ITF_PROG_PAD readable bytes and the output needs that much
  * room past its *maxout. Returns -1 on a malformed skeleton. */
 int itf_skel_compile(tz_buf *prog, const uint8_t *k, size_t len, size_t *maxout)
@@ -222,6 +221,11 @@ size_t itf_prog_render(char *o, const uint8_t *q, const uint64_t *nums)
         } else if (lit <= 32) {
             memcpy(o, q, 16);
             memcpy(o + 16, q + 16, 16);
+        } else if (lit <= 64) { /* (the text of a Tarmac instruction line) */
+            memcpy(o, q, 16);
+            memcpy(o + 16, q + 16, 16);
+            memcpy(o + 32, q + 32, 16);
+            memcpy(o + 48, q + 48, 16);
         } else {
             memcpy(o, q, lit);
         }

@@ -16,12 +16,9 @@
 #include <string.h>
 #include "itf/itf_internal.h"
 #include "itf/itf_sem.h"
+#include "itf/itf_semline.h"
 #include "traza/itf.h"
 
-enum { SK_NONE, SK_INSN, SK_REG, SK_MEM, SK_BR };
-/* the kinds of prediction, each with its hit rate (conf) */
-enum { C_CNT, C_PC, C_REG, C_ADDR, C_DATA };
-#define CONF_MIN 170 /* two thirds */
 #define ZR ITF_SEM_ZR
 
 static uint64_t rd_reg(const itf_sem *s, int r, int w32, uint64_t pc)
@@ -337,9 +334,30 @@ static void by_opcode(const itf_sem_sk *k, const uint64_t *nums, size_t nn, itf_
         memset(d, 0, sizeof *d);
 }
 
-/* The record-start line of skeleton sk, its numbers known: decode (or find) its
- * instruction and predict the rest of the record. */
-static void record(itf_sem *s, uint32_t id, const itf_sem_sk *k, const uint64_t *nums, size_t nn)
+/* The instruction of a record-start line not in the cache yet: its text decoded into
+ * a new entry of key. Out of line: the hot path, a cache hit, then keeps its registers. */
+static __attribute__((noinline)) const itf_sem_op *decode_new(itf_sem *s, const itf_sem_sk *k, uint64_t key,
+                                                             uint64_t pc, const uint64_t *nums, size_t nn)
+{
+    const uint64_t *tv = nums + k->tnum;
+    size_t tn = nn - k->tnum;
+    itf_sem_op *d = cache_add(s, key);
+    s->rb.len = 0;
+    /* the room reserved at the start; a longer text is left undecoded */
+    if (k->tlen + 20 * tn + 1 > s->rb.cap || itf_skel_render(&s->rb, s->text + k->toff, k->tlen, tv, tn) < 0 ||
+        !itf_sem_decode(s, s->rb.s, s->rb.len, pc, d)) {
+        memset(d, 0, sizeof *d);
+        /* A64 may still decode from the opcode, which is the pc's: that is
+         * cached per pc */
+        d->notext = s->isa == ITF_SEM_A64 && !k->pcdep;
+        if (s->isa == ITF_SEM_A64 && k->pcdep)
+            by_opcode(k, nums, nn, d);
+    }
+    return d;
+}
+
+/* (itf_semline.h) */
+void itf_sem_record(itf_sem *s, uint32_t id, const itf_sem_sk *k, const uint64_t *nums, size_t nn)
 {
     uint64_t pc = nums[k->slot];
     /* the counters' steps, kept after the previous record's pc */
@@ -364,21 +382,8 @@ static void record(itf_sem *s, uint32_t id, const itf_sem_sk *k, const uint64_t 
     size_t tn = nn - k->tnum;
     uint64_t key = op_key(id, k->pcdep ? pc : ~0ull, tv, tn);
     const itf_sem_op *op = cached(s, key);
-    if (!op) {
-        itf_sem_op *d = cache_add(s, key);
-        s->rb.len = 0;
-        /* the room reserved at the start; a longer text is left undecoded */
-        if (k->tlen + 20 * tn + 1 > s->rb.cap || itf_skel_render(&s->rb, s->text + k->toff, k->tlen, tv, tn) < 0 ||
-            !itf_sem_decode(s, s->rb.s, s->rb.len, pc, d)) {
-            memset(d, 0, sizeof *d);
-            /* A64 may still decode from the opcode, which is the pc's: that is
-             * cached per pc */
-            d->notext = s->isa == ITF_SEM_A64 && !k->pcdep;
-            if (s->isa == ITF_SEM_A64 && k->pcdep)
-                by_opcode(k, nums, nn, d);
-        }
-        op = d;
-    }
+    if (!op)
+        op = decode_new(s, k, key, pc, nums, nn);
     if (op->notext) {
         key = op_key(id, pc, tv, tn);
         if (!(op = cached(s, key))) {
@@ -560,90 +565,11 @@ void itf_sem_chunk(itf_sem *s)
 }
 
 
-static uint32_t sem_line(const itf_sem *s, const itf_sem_sk *k, uint64_t *v)
-{
-    uint32_t m = 0;
-    int sl = k->slot;
-    if (sl < 0 || sl >= 32)
-        return 0;
-    switch (k->kind) {
-    case SK_INSN: {
-        const struct itf_sem_cnt *c = &s->ctab[tz_hash_u64(s->cpc) & (ITF_SEM_CTAB - 1)];
-        for (int j = 0; j < 2 && j < sl; j++) {
-            v[j] = s->clast[j] + (uint64_t)(c->pc == s->cpc ? c->d[j] : s->cd[j]);
-            m |= 1u << j;
-        }
-    }
-        /* fall through */
-    case SK_BR:
-        if (s->npc_ok)
-            v[sl] = s->npc, m |= 1u << sl;
-        return m;
-    case SK_MEM:
-        if (!s->mok)
-            return 0;
-        v[sl] = (s->ma + (uint64_t)((int64_t)s->mi * s->mstep)) & s->mmask;
-        m = 1u << sl;
-        if (k->store && s->sok && k->dslot >= 0 && k->dslot + k->dn <= 32 && s->mi < 2) {
-            uint64_t d = s->sdata[s->mi];
-            if (k->dn == 2)
-                v[k->dslot] = d >> 32, v[k->dslot + 1] = d & 0xFFFFFFFFu, m |= 3u << k->dslot;
-            else
-                v[k->dslot] = d, m |= 1u << k->dslot;
-        }
-        return m;
-    case SK_REG:
-        for (int i = 0; i < s->nw; i++)
-            if (s->wreg[i] == k->reg) {
-                v[sl] = k->w32 ? s->wval[i] & 0xFFFFFFFFu : s->wval[i];
-                return 1u << sl;
-            }
-        return 0;
-    default:
-        return 0;
-    }
-}
-
-uint32_t itf_sem_line(const itf_sem *s, uint32_t id, uint64_t *v, uint32_t *all)
-{
-    const itf_sem_sk *k = &s->sk[id];
-    uint32_t m = k->kind ? sem_line(s, k, v) : 0;
-    *all = m;
-    if (!m)
-        return 0;
-    uint32_t held = (s->conf[k->ck[0]] < CONF_MIN ? k->cm[0] : 0) | (s->conf[k->ck[1]] < CONF_MIN ? k->cm[1] : 0);
-    return m & ~held;
-}
+/* The per-line steps for callers other than the reader's decode loop, which has them
+ * inline (itf_semline.h). */
+uint32_t itf_sem_line(const itf_sem *s, uint32_t id, uint64_t *v, uint32_t *all) { return sem_pred(s, id, v, all); }
 
 void itf_sem_end(itf_sem *s, uint32_t id, const uint64_t *nums, size_t nn, uint32_t all, const uint64_t *v)
 {
-    const itf_sem_sk *k = &s->sk[id];
-    /* the kinds' hit rates, from every prediction made for this line (offered or not) */
-    for (int h = 0; h < 2 && all; h++) {
-        uint16_t *c = &s->conf[k->ck[h]];
-        for (uint32_t m = all & k->cm[h]; m; m &= m - 1) {
-            int j = __builtin_ctz(m);
-            *c = (uint16_t)(*c - (*c >> 4) + ((size_t)j < nn && v[j] == nums[j] ? 16 : 0));
-        }
-    }
-    switch (k->kind) {
-    case SK_INSN:
-        record(s, id, k, nums, nn);
-        break;
-    case SK_BR: /* ES: the branch's target, whatever was predicted */
-        s->npc = nums[k->slot];
-        s->npc_ok = 1;
-        break;
-    case SK_MEM:
-        s->mi += s->mi < 65536; /* (a record of more lines predicts no more of them right) */
-        break;
-    case SK_REG:
-        if (k->reg == ITF_SEM_FLAGS)
-            s->cpsr = nums[k->slot];
-        else
-            s->r[k->reg] = k->w32 ? nums[k->slot] & 0xFFFFFFFFu : nums[k->slot];
-        break;
-    default:
-        break;
-    }
+    sem_end(s, id, nums, nn, all, v);
 }
