@@ -361,13 +361,14 @@ void itf_sem_record(itf_sem *s, uint32_t id, const itf_sem_sk *k, const uint64_t
 {
     uint64_t pc = nums[k->slot];
     /* the counters' steps, kept after the previous record's pc */
-    struct itf_sem_cnt *c = &s->ctab[tz_hash_u64(s->cpc) & (ITF_SEM_CTAB - 1)];
+    struct itf_sem_cnt *c = &s->ctab[s->cslot];
     c->pc = s->cpc;
     for (int j = 0; j < 2 && j < k->slot; j++) {
         c->d[j] = s->cd[j] = (int64_t)(nums[j] - s->clast[j]);
         s->clast[j] = nums[j];
     }
     s->cpc = pc;
+    s->cslot = (size_t)tz_hash_u64(pc) & (ITF_SEM_CTAB - 1);
     s->nw = 0;
     s->mok = s->sok = 0;
     s->mi = 0;
@@ -558,6 +559,7 @@ void itf_sem_chunk(itf_sem *s)
     memset(s->clast, 0, sizeof s->clast);
     memset(s->cd, 0, sizeof s->cd);
     s->cpc = s->cpsr = 0;
+    s->cslot = (size_t)tz_hash_u64(0) & (ITF_SEM_CTAB - 1);
     s->npc_ok = s->mok = s->sok = 0;
     for (int i = 0; i < 5; i++)
         s->conf[i] = 256;

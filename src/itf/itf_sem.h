@@ -103,6 +103,7 @@ typedef struct itf_sem {
     /* counters before the pc (tick, instruction count): their values in the last
      * record, and the step seen after each pc (direct-mapped by it) */
     uint64_t clast[2], cpc;
+    size_t cslot;        /* ctab's entry of cpc (hashed once per record) */
     int64_t cd[2];
     struct itf_sem_cnt { uint64_t pc; int64_t d[2]; } *ctab;
     /* per kind of prediction (counters, pc, registers, addresses, store data), its

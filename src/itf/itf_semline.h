@@ -25,7 +25,7 @@ static inline __attribute__((always_inline)) uint32_t sem_line(const itf_sem *s,
         return 0;
     switch (k->kind) {
     case SK_INSN: {
-        const struct itf_sem_cnt *c = &s->ctab[tz_hash_u64(s->cpc) & (ITF_SEM_CTAB - 1)];
+        const struct itf_sem_cnt *c = &s->ctab[s->cslot];
         for (int j = 0; j < 2 && j < sl; j++) {
             v[j] = s->clast[j] + (uint64_t)(c->pc == s->cpc ? c->d[j] : s->cd[j]);
             m |= 1u << j;
