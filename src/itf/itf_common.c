@@ -63,6 +63,18 @@ uint64_t itf_get_uv(itf_rd *r)
     r->bad = 1;
     return 0;
 }
+uint64_t itf_zrd_slow(itf_zrd *r)
+{
+    itf_rd d = {r->p, r->end, 0};
+    uint64_t v = itf_get_uv(&d);
+    if (r->zrun) {
+        r->zeros = itf_get_uv(&d);
+        d.bad |= v == 0; /* a stored value is never 0 */
+    }
+    r->p = d.p;
+    r->bad |= d.bad;
+    return v;
+}
 int64_t itf_get_sv(itf_rd *r)
 {
     uint64_t u = itf_get_uv(r);

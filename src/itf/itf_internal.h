@@ -359,30 +359,28 @@ static inline void itf_zrd_start(itf_zrd *r, const uint8_t *p, size_t n, int zru
     r->zeros = zrun && n ? itf_get_uv(&d) : 0;
     r->p = d.p, r->end = d.end, r->zrun = zrun, r->bad = d.bad;
 }
+/* The rare cases of itf_zrd_get: a value or run of more than one byte, the end. */
+uint64_t itf_zrd_slow(itf_zrd *r);
 static inline uint64_t itf_zrd_get(itf_zrd *r)
 {
-    itf_rd d = {r->p, r->end, 0};
-    uint64_t v;
-    if (!r->zrun) {
-        if (d.p < d.end && *d.p < 0x80) /* most values are one byte (most are 0) */
-            return r->p++, *d.p;
-        v = itf_get_uv(&d);
-    } else {
+    /* (the common cases touch only what they need: a value of a run is one decrement) */
+    if (r->zrun) {
         if (r->zeros) {
             r->zeros--;
             return 0;
         }
-        if (d.p + 1 < d.end && (d.p[0] | d.p[1]) < 0x80 && d.p[0]) { /* both one byte */
-            r->zeros = d.p[1];
-            return r->p += 2, d.p[0];
+        const uint8_t *p = r->p;
+        if (p + 1 < r->end && (p[0] | p[1]) < 0x80 && p[0]) { /* both one byte */
+            r->zeros = p[1];
+            r->p = p + 2;
+            return p[0];
         }
-        v = itf_get_uv(&d);
-        r->zeros = itf_get_uv(&d);
-        d.bad |= v == 0; /* a stored value is never 0 */
+    } else {
+        const uint8_t *p = r->p;
+        if (p < r->end && *p < 0x80) /* most values are one byte (most are 0) */
+            return r->p = p + 1, *p;
     }
-    r->p = d.p;
-    r->bad |= d.bad;
-    return v;
+    return itf_zrd_slow(r);
 }
 
 /* Sets the index component to the file's bytes the others do not account for. */
