@@ -1785,7 +1785,7 @@ static int decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t
             }
         }
     }
-    if (es->ob.s)
+    if (!rt && es->ob.s) /* (with a render thread, the text is that thread's) */
         es->ob.s[es->ob.len] = '\0';
     if (rt) { /* the streams stay until the unpacking is over; the text until it is written */
         /* every stream to its end before the thread stops (the decoder may have left a
