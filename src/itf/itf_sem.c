@@ -1,16 +1,16 @@
 /* The semantic predictor of Tarmac traces (format version 9): see itf_sem.h; the
  * texts are read by itf_sem_parse.c.
  *
- * An instruction's text is read once (per skeleton, pc and numbers: a cache of
- * decoded instructions) into a small record: what it computes (fn), from
- * which registers, immediate, shift; where it branches; what it reads or writes. Its
- * execution then only predicts: the registers it writes (applied to the register
- * file at once, so that a stack pointer the trace does not print, as gem5's, is
- * still followed), the flags, the next pc, the addresses of its memory lines. The R
- * lines of the trace then put the true values in the register file. Nothing here
- * can fail: text the parser does not know gives an instruction of kind NONE (the next
- * pc is then pc + 4), and the cache is a pure function of its key, so a reader that
- * starts at any chunk predicts what the writer did. */
+ * An instruction's text is read once (per skeleton and numbers, and per pc where it
+ * depends on the pc: a cache of decoded instructions) into a small record: what it
+ * computes (fn), from which registers, immediate, shift; where it branches; what it
+ * reads or writes. Its execution then only predicts: the registers it writes (applied
+ * to the register file at once, so that a stack pointer the trace does not print, as
+ * gem5's, is still followed), the flags, the next pc, the addresses of its memory
+ * lines. The R lines of the trace then put the true values in the register file.
+ * Nothing here can fail: text the parser does not know gives an instruction of kind
+ * NONE (the next pc is then pc + 4), and the cache is a pure function of its key, so a
+ * reader that starts at any chunk predicts what the writer did. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
