@@ -847,10 +847,16 @@ static int want_line(emit_state *es, int rstart)
     return (uint64_t)es->rec >= es->from;
 }
 
+/* Line es->line_no (counted already) is the file's last and had no newline. */
+static int no_newline(const traza_itf_reader *r, const emit_state *es)
+{
+    return r->nl_missing && es->line_no == r->info.lines;
+}
+
 static void end_line(traza_itf_reader *r, emit_state *es)
 {
     es->line_no++;
-    if (!(r->nl_missing && es->line_no == r->info.lines))
+    if (!no_newline(r, es))
         tz_buf_putc(&es->ob, '\n');
 }
 
@@ -1386,7 +1392,7 @@ static int decode_blocks(traza_itf_reader *r, size_t ci, uint8_t **sb, const siz
             ob->len += (size_t)(z - a);
             es->line_no += iq1[k] - iq0[k];
             es->rec += (int64_t)(iq1[k] - iq0[k]);
-            if (r->nl_missing && es->line_no == r->info.lines)
+            if (no_newline(r, es))
                 ob->len--; /* the text did not end with a newline */
             ob->s[ob->len] = 0;
             if (!es->hold && ob->len > (1u << 19) && flush_out(es, err) < 0)
@@ -1755,7 +1761,7 @@ static int decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t
             int want = want_line(es, rs);
             es->line_no++;
             if (want && itf_rthread_line(rt, (uint32_t)id, r->skel_nn[id],
-                                         !(r->nl_missing && es->line_no == r->info.lines)) < 0)
+                                         !no_newline(r, es)) < 0)
                 break; /* the write error comes from itf_rthread_finish */
             continue;
         }
@@ -1773,7 +1779,7 @@ static int decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t
         if (!want_line(es, rs)) {
             es->ob.len = mark;
         } else {
-            if (!(r->nl_missing && es->line_no == r->info.lines))
+            if (!no_newline(r, es))
                 es->ob.s[es->ob.len++] = '\n';
             /* Written as it grows: the text stays in cache, its pages are reused. */
             if (!es->hold && es->ob.len >= LM_FLUSH) {

@@ -59,12 +59,17 @@ static uint32_t feed(rig *r, const char *line, const char *want)
     return m;
 }
 
+static void feed_all(rig *r, const step *st, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        feed(r, st[i].line, st[i].slots);
+}
+
 static void run(int dialect, const step *st, size_t n)
 {
     rig r;
     rig_init(&r, dialect);
-    for (size_t i = 0; i < n; i++)
-        feed(&r, st[i].line, st[i].slots);
+    feed_all(&r, st, n);
     rig_free(&r);
 }
 
@@ -222,8 +227,7 @@ static void test_text_cache(void **state)
     };
     rig r;
     rig_init(&r, TRAZA_ITF_TARMAC_FM);
-    for (size_t i = 0; i < sizeof st / sizeof *st; i++)
-        feed(&r, st[i].line, st[i].slots);
+    feed_all(&r, st, sizeof st / sizeof *st);
     assert_int_equal(r.np.sem.ncent, 3);
     rig_free(&r);
 }
