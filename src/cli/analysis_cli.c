@@ -12,7 +12,7 @@ static void print_out(void *user, const char *text)
 
 int cli_run_analysis(traza_cli *cli, const char *cmd, const char *toolname, int argc, char **argv)
 {
-    const traza_tool *tool = traza_registry_find(traza_ctx_registry(cli->ctx), toolname);
+    const traza_tool *tool = traza_registry_find(cli_registry(cli), toolname);
     if (!tool) {
         fprintf(stderr, "traza: the %s tool is not registered\n", toolname);
         return EXIT_FAIL;

@@ -19,6 +19,7 @@ typedef struct traza_cli {
     int quiet;
     int verbose;
     int progress_tty;         /* stderr is a terminal: draw progress bars */
+    int plugins_loaded;       /* cli_registry has loaded the plugins */
     char ws_buf[4096];
 } traza_cli;
 
@@ -33,6 +34,9 @@ typedef struct cli_command {
 #include "cli/commands.def"
 #undef CMD
 
+/* The tool registry, the plugins of $TRAZA_PLUGIN_PATH (else the installed directory)
+ * loaded at the first call: the commands that run no tool do not scan for them. */
+traza_registry *cli_registry(traza_cli *cli);
 /* Opens the workspace (once). Returns NULL after printing the error. */
 traza_workspace *cli_ws(traza_cli *cli);
 /* Opens a trace by name or id; NULL after printing the error. */

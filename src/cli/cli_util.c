@@ -8,6 +8,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+traza_registry *cli_registry(traza_cli *cli)
+{
+    traza_registry *reg = traza_ctx_registry(cli->ctx);
+    if (!cli->plugins_loaded) {
+        /* (a plugin that fails to load is logged and skipped: the others still count) */
+        const char *pp = getenv("TRAZA_PLUGIN_PATH");
+        traza_err err;
+        traza_err_clear(&err);
+        traza_registry_load_path(reg, pp ? pp : TRAZA_PLUGIN_DIR, &err);
+        cli->plugins_loaded = 1;
+    }
+    return reg;
+}
+
 traza_workspace *cli_ws(traza_cli *cli)
 {
     if (cli->ws)

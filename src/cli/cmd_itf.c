@@ -1,5 +1,6 @@
 /* traza itf compress|decompress|extract|stats: ITFComp for ARM instruction traces. */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -50,6 +51,17 @@ static int parse_u64(const char *s, uint64_t *v)
         return -1;
     *v = (uint64_t)x;
     return 0;
+}
+
+/* The CPUs this process may run on (taskset counts): one system call, where
+ * sysconf(_SC_NPROCESSORS_ONLN) opens, reads and closes a file of /sys. */
+static int cpu_count(void)
+{
+    cpu_set_t s;
+    if (sched_getaffinity(0, sizeof s, &s) == 0 && CPU_COUNT(&s) > 0)
+        return CPU_COUNT(&s);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 64 ? 64 : (int)n;
 }
 
 /* A regular file under 2 MiB that is not xz, zstd or gzip compressed: a second
@@ -107,8 +119,7 @@ int cmd_itf(traza_cli *cli, int argc, char **argv)
     const char *out = NULL;
     uint64_t from = 0, count = 0, rmin = TRAZA_ITF_RENDER_MIN_LINES;
     int have_from = 0, have_count = 0;
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    int threads = ncpu < 1 ? 1 : ncpu > 64 ? 64 : (int)ncpu, threads_given = 0;
+    int ncpu = cpu_count(), threads = ncpu > 64 ? 64 : ncpu, threads_given = 0;
     optind = 1;
     int c;
     argc--;

@@ -24,7 +24,7 @@ int cmd_run(traza_cli *cli, int argc, char **argv)
         cli_print_usage("run");
         return EXIT_OK;
     }
-    const traza_tool *tool = traza_registry_find(traza_ctx_registry(cli->ctx), argv[1]);
+    const traza_tool *tool = traza_registry_find(cli_registry(cli), argv[1]);
     if (!tool) {
         fprintf(stderr, "traza: no tool named '%s' (see 'traza tools')\n", argv[1]);
         return EXIT_FAIL;

@@ -42,7 +42,7 @@ int cmd_tools(traza_cli *cli, int argc, char **argv)
         if (k == -1) return EXIT_OK;
         if (k <= 0) return EXIT_USAGE;
     }
-    traza_registry *reg = traza_ctx_registry(cli->ctx);
+    traza_registry *reg = cli_registry(cli);
     tz_buf b;
     tz_buf_init(&b);
     if (optind < argc) {

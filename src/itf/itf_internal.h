@@ -408,6 +408,17 @@ typedef struct itf_npl {
     uint8_t skseen;      /* 1 once a skeleton was seen */
     uint32_t next;       /* the context entered after this one last time, + 1 (0: none) */
 } itf_npl;
+/* A skeleton's place in the model, one entry per skeleton: every line reads most of
+ * these fields, which eight arrays had spread over eight cache lines. */
+typedef struct itf_npk {
+    uint64_t gen;           /* chunk stamp of its slots' state (older: reset at first use) */
+    uint32_t base, nn;      /* its first slot in last/cost, its number of slots */
+    uint32_t cls;           /* its class (cls_last, cls_gen) */
+    uint32_t memcls;        /* v4: its access class (LD = ST, MR<n> = MW<n>), else 0 */
+    int16_t pcslot;         /* slot of the record's pc in a record-start skeleton, or -1 */
+    int16_t memslot;        /* v4: address slot of a memory access line, or -1 */
+    uint8_t rs;             /* the skeleton starts a record */
+} itf_npk;
 typedef struct itf_np {
     int version;
     int v4;                 /* version 4 model: record contexts, skeleton prediction */
@@ -417,17 +428,12 @@ typedef struct itf_np {
     int dc;                 /* the skeleton slot costs' decay, c -= c >> dc per number (3;
                              * version 7: 2; the context's is always >> 3) */
     size_t nskel, nslots;
-    uint32_t *base, *nn, *cls;
-    int16_t *pcslot;        /* v4: slot of the record's pc in a record-start skeleton, or -1 */
-    uint8_t *rs;            /* v4: skeleton starts a record */
-    int16_t *memslot;       /* v4: address slot of a memory access line, or -1 */
-    uint32_t *memcls;       /* v4: its access class (LD = ST, MR<n> = MW<n>) */
-    size_t c11, c12;
+    itf_npk *sk;            /* per skeleton */
     itf_kmap memclasses;
-    uint64_t *gen, *last;
+    uint64_t *last;         /* per slot */
     uint16_t *cost;         /* ITF_NP_PRED running costs per slot (below 8200) */
     uint64_t *cls_last, *cls_gen;
-    size_t c1, c2, c3, c4, c5, c6, c7, c8, c9, c10;
+    size_t c1, c5, c6, c7, c8;
     itf_kmap classes;
     uint64_t prev[ITF_NP_COLS];
     size_t prevn;

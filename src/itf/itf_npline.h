@@ -14,6 +14,7 @@
 itf_npl *itf_np_ctx_find(itf_np *np, uint64_t key);
 int itf_np_ctx_grow(itf_np *np, size_t need);
 int itf_np_mem_grow(itf_np *np, size_t more);
+int itf_np_slot_grow(itf_np *np, size_t need);
 
 /* ---- version 4 context table ---- */
 /* Line context keys: the pc part mixed once per record, then with the line number
@@ -59,7 +60,7 @@ static inline int ctx_reserve(itf_np *np, size_t more)
 /* Room for `more` slot entries in the arena (its offsets stay valid). */
 static inline int slot_reserve(itf_np *np, size_t more)
 {
-    return np->nslot + more <= np->scap ? 0 : TZ_GROW(np->slots, np->scap, np->nslot + more);
+    return np->nslot + more <= np->scap ? 0 : itf_np_slot_grow(np, np->nslot + more);
 }
 
 /* Gives line context L room for n slots (from reserved arena space): a new range, the
@@ -104,12 +105,13 @@ static inline long np_skel_predict(itf_np *np)
  * version 4); -1 when out of memory. */
 static inline int np_begin(itf_np *np, uint32_t id)
 {
-    if (np->gen[id] != np->chunk) {
-        np->gen[id] = np->chunk;
-        memset(np->last + np->base[id], 0, np->nn[id] * sizeof *np->last);
-        memset(np->cost + (size_t)np->base[id] * ITF_NP_PRED, 0, np->nn[id] * ITF_NP_PRED * sizeof *np->cost);
+    itf_npk *K = &np->sk[id];
+    if (K->gen != np->chunk) {
+        K->gen = np->chunk;
+        memset(np->last + K->base, 0, K->nn * sizeof *np->last);
+        memset(np->cost + (size_t)K->base * ITF_NP_PRED, 0, K->nn * ITF_NP_PRED * sizeof *np->cost);
     }
-    uint32_t c = np->cls[id];
+    uint32_t c = K->cls;
     if (np->cls_gen[c] != np->chunk) {
         np->cls_gen[c] = np->chunk;
         memset(np->cls_last + (size_t)c * ITF_NP_COLS, 0, ITF_NP_COLS * sizeof *np->cls_last);
@@ -121,12 +123,12 @@ static inline int np_begin(itf_np *np, uint32_t id)
         return -1;
     L->skel = id;
     L->skseen = 1;
-    size_t nn = np->nn[id];
-    if (np->memslot[id] >= 0 && (np->mcount + nn) * 2 > np->mcap && itf_np_mem_grow(np, nn) < 0)
+    size_t nn = K->nn;
+    if (K->memslot >= 0 && (np->mcount + nn) * 2 > np->mcap && itf_np_mem_grow(np, nn) < 0)
         return -1;
     if (slot_reserve(np, 2 * nn) < 0) /* this line's slots and, for a record start, the next context's */
         return -1;
-    if (np->rs[id] && np->pcslot[id] < 0) { /* a record without a pc: same pc, line 0 */
+    if (K->rs && K->pcslot < 0) { /* a record without a pc: same pc, line 0 */
         np->rline = 0;
         L = np->curl = ctx_step(np, (size_t)(L - np->tab), ctx_key_h(np->rpch, 0));
     }
@@ -227,17 +229,18 @@ typedef struct np_ln {
 
 static inline __attribute__((always_inline)) void ln_init(const itf_np *np, uint32_t id, np_ln *L)
 {
-    L->last = np->last + np->base[id];
-    L->cost = np->cost + (size_t)np->base[id] * ITF_NP_PRED;
-    L->cls = np->cls_last + (size_t)np->cls[id] * ITF_NP_COLS;
-    L->nn = np->nn[id];
+    const itf_npk *K = &np->sk[id];
+    L->last = np->last + K->base;
+    L->cost = np->cost + (size_t)K->base * ITF_NP_PRED;
+    L->cls = np->cls_last + (size_t)K->cls * ITF_NP_COLS;
+    L->nn = K->nn;
     /* (a line without numbers may come before any slot: no arena yet) */
     L->e = np->v4 && L->nn ? np->slots + np->curl->off : NULL;
     L->prev = np->prev;
     L->prevn = np->prevn;
-    L->ms = np->v4 ? np->memslot[id] : -1;
-    L->pcs = np->v4 ? np->pcslot[id] : -1;
-    L->mcls = np->v4 ? (uint64_t)np->memcls[id] << 20 : 0;
+    L->ms = K->memslot; /* (-1 and 0 before version 4) */
+    L->pcs = np->v4 ? K->pcslot : -1;
+    L->mcls = (uint64_t)K->memcls << 20;
     L->id = id;
     L->semm = L->semall = 0;
     if (np->sem.isa)

@@ -58,12 +58,7 @@ int itf_np_dialect(itf_np *np, int dialect)
 void itf_np_free(itf_np *np)
 {
     itf_sem_free(&np->sem);
-    free(np->base);
-    free(np->nn);
-    free(np->cls);
-    free(np->pcslot);
-    free(np->rs);
-    free(np->gen);
+    free(np->sk);
     free(np->last);
     free(np->cost);
     free(np->cls_last);
@@ -71,8 +66,6 @@ void itf_np_free(itf_np *np)
     free(np->tab);
     free(np->tix);
     free(np->slots);
-    free(np->memslot);
-    free(np->memcls);
     free(np->mtab);
     itf_kmap_free(&np->memclasses);
     itf_kmap_free(&np->classes);
@@ -169,10 +162,7 @@ static int np_room(itf_np *np, size_t nskel, size_t nslots, size_t ncls)
 {
     if (nslots > SIZE_MAX / ITF_NP_PRED / sizeof(uint16_t) || ncls > SIZE_MAX / ITF_NP_COLS / sizeof(uint64_t))
         return -1;
-    if (TZ_GROW(np->base, np->c1, nskel) < 0 || TZ_GROW(np->nn, np->c2, nskel) < 0 ||
-        TZ_GROW(np->cls, np->c3, nskel) < 0 || TZ_GROW(np->gen, np->c4, nskel) < 0 ||
-        TZ_GROW(np->pcslot, np->c9, nskel) < 0 || TZ_GROW(np->rs, np->c10, nskel) < 0 ||
-        TZ_GROW(np->memslot, np->c11, nskel) < 0 || TZ_GROW(np->memcls, np->c12, nskel) < 0)
+    if (TZ_GROW(np->sk, np->c1, nskel) < 0)
         return -1;
     if (TZ_GROW(np->last, np->c5, nslots) < 0 || TZ_GROW(np->cost, np->c6, nslots * ITF_NP_PRED) < 0)
         return -1;
@@ -203,17 +193,12 @@ long itf_np_add_skel(itf_np *np, const uint8_t *k, size_t len, size_t nn, int rs
     int store = 0, ms = np->v4 ? find_memslot(np, k, len, &mc, &store) : -1;
     if (ms == -2)
         return -1;
-    np->memslot[id] = (int16_t)ms;
-    np->memcls[id] = mc;
     if (isnew)
         np->cls_gen[c] = 0;
-    np->base[id] = (uint32_t)np->nslots;
-    np->nn[id] = (uint32_t)nn;
-    np->cls[id] = (uint32_t)c;
-    np->gen[id] = 0;
-    np->rs[id] = rs > 0;
-    np->pcslot[id] = (int16_t)(rs > 0 ? find_pcslot(k, len) : -1);
-    if (itf_sem_add_skel(&np->sem, k, len, nn, np->pcslot[id], ms, store) < 0)
+    itf_npk *K = &np->sk[id];
+    *K = (itf_npk){.base = (uint32_t)np->nslots, .nn = (uint32_t)nn, .cls = (uint32_t)c, .memcls = mc,
+                   .pcslot = (int16_t)(rs > 0 ? find_pcslot(k, len) : -1), .memslot = (int16_t)ms, .rs = rs > 0};
+    if (itf_sem_add_skel(&np->sem, k, len, nn, K->pcslot, ms, store) < 0)
         return -1;
     np->nslots += nn;
     np->nskel++;
@@ -306,6 +291,27 @@ int itf_np_mem_grow(itf_np *np, size_t more)
         if (old[i].key)
             nt[mem_find(np, old[i].key)] = old[i];
     free(old);
+    return 0;
+}
+
+/* slot_reserve's growth. The arena is aligned to a cache line, so that no 32-byte
+ * entry straddles two: from malloc (16 bytes past a line) half of them did. */
+int itf_np_slot_grow(itf_np *np, size_t need)
+{
+    _Static_assert(64 % sizeof(itf_npx) == 0, "an entry in one cache line");
+    size_t cap = np->scap ? np->scap : 64;
+    while (cap < need)
+        cap *= 2;
+    if (cap > SIZE_MAX / sizeof(itf_npx))
+        return -1;
+    itf_npx *n = aligned_alloc(64, cap * sizeof *n);
+    if (!n)
+        return -1;
+    if (np->nslot)
+        memcpy(n, np->slots, np->nslot * sizeof *n);
+    free(np->slots);
+    np->slots = n;
+    np->scap = cap;
     return 0;
 }
 

@@ -5,15 +5,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <zlib.h>
 #include "itf/itf_internal.h"
 #include "itf/itf_npline.h"
 
 #define NOPC 0xFFFFFFFFu
-#define LM_FLUSH (64u << 10) /* a one-thread line-model decode writes its text in pieces of this size */
+/* A one-thread line-model decode writes its text in pieces of this size: the buffer
+ * touches 9 pages, not 17 (16, 32 and 64 KiB pieces were within 1 % of each other on
+ * ES, bench/RESULTS.md session 19). */
+#define LM_FLUSH (32u << 10)
+/* A file up to this size is read whole when it is opened: one read instead of a seek
+ * and a read per header, footer, index and frame (17 calls for ES, each about 5 us on
+ * the VM measured); larger ones are read frame by frame as needed (extract). */
+#define WHOLE_MAX (256u << 10)
 
 struct traza_itf_reader {
     FILE *f;
+    uint8_t *mem;   /* the whole file when it is small (WHOLE_MAX), else NULL */
+    uint64_t mlen;
     itf_zpool zp; /* zstd contexts of all its threads */
     int own;
     traza_itf_info info;
@@ -82,10 +92,16 @@ static int ferr(traza_err *err, const char *fmt, uint64_t a, uint64_t b)
 
 static int read_at(traza_itf_reader *r, uint64_t off, void *buf, size_t n, traza_err *err)
 {
-    if (fseeko(r->f, (off_t)off, SEEK_SET) != 0 || fread(buf, 1, n, r->f) != n)
-        return traza_err_set(err, TRAZA_E_FORMAT, "tzi: truncated file: cannot read %zu bytes at offset %llu", n,
-                             (unsigned long long)off);
-    return 0;
+    if (r->mem) {
+        if (off <= r->mlen && n <= r->mlen - off) {
+            memcpy(buf, r->mem + off, n);
+            return 0;
+        }
+    } else if (fseeko(r->f, (off_t)off, SEEK_SET) == 0 && fread(buf, 1, n, r->f) == n) {
+        return 0;
+    }
+    return traza_err_set(err, TRAZA_E_FORMAT, "tzi: truncated file: cannot read %zu bytes at offset %llu", n,
+                         (unsigned long long)off);
 }
 
 /* Reads a frame at off whose end must not pass limit; *payload malloc'd. A frame of
@@ -136,6 +152,7 @@ void traza_itf_close(traza_itf_reader *r)
     if (r->text_state == 1)
         pthread_join(r->text_th, NULL);
     free(r->tframe);
+    free(r->mem);
     if (r->own && r->f)
         fclose(r->f);
     free(r->ix);
@@ -641,14 +658,30 @@ static traza_itf_reader *open_common(traza_itf_reader *r, traza_err *err)
     r->rt_min = TRAZA_ITF_RENDER_MIN_LINES;
     itf_zpool_init(&r->zp); /* (should its mutex fail, each stream makes its own context) */
     uint8_t h[ITF_HEADER_SIZE], ft[ITF_FOOTER_SIZE];
-    if (fseeko(r->f, 0, SEEK_END) != 0) {
-        traza_err_set(err, TRAZA_E_IO, "tzi: cannot seek: %s", strerror(errno));
-        goto fail;
-    }
-    off_t sz = ftello(r->f);
-    if (sz < 0) {
-        traza_err_set(err, TRAZA_E_IO, "tzi: cannot tell size: %s", strerror(errno));
-        goto fail;
+    struct stat st;
+    int fd = fileno(r->f);
+    off_t sz;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= (off_t)WHOLE_MAX) {
+        sz = st.st_size;
+        if (!(r->mem = malloc(sz ? (size_t)sz : 1))) {
+            traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+            goto fail;
+        }
+        if (tz_pread_all(fd, r->mem, (size_t)sz, 0) < 0) {
+            traza_err_set(err, TRAZA_E_IO, "tzi: cannot read %lld bytes: %s", (long long)sz,
+                          errno ? strerror(errno) : "the file got shorter");
+            goto fail;
+        }
+        r->mlen = (uint64_t)sz;
+    } else {
+        if (fseeko(r->f, 0, SEEK_END) != 0) {
+            traza_err_set(err, TRAZA_E_IO, "tzi: cannot seek: %s", strerror(errno));
+            goto fail;
+        }
+        if ((sz = ftello(r->f)) < 0) {
+            traza_err_set(err, TRAZA_E_IO, "tzi: cannot tell size: %s", strerror(errno));
+            goto fail;
+        }
     }
     r->info.file_size = (uint64_t)sz;
     if ((uint64_t)sz < 4 || read_at(r, 0, h, 4, err) < 0 || memcmp(h, ITF_MAGIC, 4) != 0) {
@@ -869,7 +902,7 @@ static int flush_out(emit_state *es, traza_err *err)
 {
     if (es->ob.oom)
         return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
-    if (es->out && es->ob.len && fwrite(es->ob.s, 1, es->ob.len, es->out) != es->ob.len)
+    if (es->out && es->ob.len && tz_fwrite_all(es->out, es->ob.s, es->ob.len) < 0)
         return traza_err_set(err, TRAZA_E_IO, "itf: write failed: %s", strerror(errno));
     tz_buf_reset(&es->ob);
     return 0;
@@ -1756,7 +1789,7 @@ static int decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t
             break;
         }
         if (rt) {
-            int rs = r->np.rs[id];
+            int rs = r->np.sk[id].rs;
             nrec += rs;
             int want = want_line(es, rs);
             es->line_no++;
@@ -1773,7 +1806,7 @@ static int decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t
             break;
         }
         es->ob.len += itf_prog_render(es->ob.s + mark, (const uint8_t *)r->prog.s + r->prog_off[id], nums);
-        int rs = v4 ? r->np.rs[id] : itf_is_record_start(r->dialect, es->ob.s + mark, es->ob.len - mark);
+        int rs = v4 ? r->np.sk[id].rs : itf_is_record_start(r->dialect, es->ob.s + mark, es->ob.len - mark);
         nrec += rs;
         es->line_no++;
         if (!want_line(es, rs)) {
@@ -1783,7 +1816,7 @@ static int decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t
                 es->ob.s[es->ob.len++] = '\n';
             /* Written as it grows: the text stays in cache, its pages are reused. */
             if (!es->hold && es->ob.len >= LM_FLUSH) {
-                if (es->out && fwrite(es->ob.s, 1, es->ob.len, es->out) != es->ob.len) {
+                if (es->out && tz_fwrite_all(es->out, es->ob.s, es->ob.len) < 0) {
                     traza_err_set(err, TRAZA_E_IO, "itf: write failed: %s", strerror(errno));
                     goto out;
                 }
@@ -1883,7 +1916,7 @@ static int decode_payload(traza_itf_reader *r, size_t ci, const uint8_t *p, size
         goto out;
     }
     if (!es->hold) {
-        if (es->out && es->ob.len && fwrite(es->ob.s, 1, es->ob.len, es->out) != es->ob.len) {
+        if (es->out && es->ob.len && tz_fwrite_all(es->out, es->ob.s, es->ob.len) < 0) {
             traza_err_set(err, TRAZA_E_IO, "itf: write failed: %s", strerror(errno));
             goto out;
         }
@@ -2041,7 +2074,7 @@ static int decompress_mt(traza_itf_reader *r, FILE *out, int threads, traza_err 
             rc = -1;
         } else if (s->ob.oom) {
             rc = traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
-        } else if (out && s->ob.len && fwrite(s->ob.s, 1, s->ob.len, out) != s->ob.len) {
+        } else if (out && s->ob.len && tz_fwrite_all(out, s->ob.s, s->ob.len) < 0) {
             rc = traza_err_set(err, TRAZA_E_IO, "itf: write failed: %s", strerror(errno));
         }
         pthread_mutex_lock(&m.mu);

@@ -80,7 +80,7 @@ static int render_batch(itf_rthread *t, const rt_batch *b)
         if (t->ob->len >= RT_FLUSH) {
             if (t->ob->oom)
                 return -1;
-            if (t->out && fwrite(t->ob->s, 1, t->ob->len, t->out) != t->ob->len)
+            if (t->out && tz_fwrite_all(t->out, t->ob->s, t->ob->len) < 0)
                 return errno ? errno : EIO;
             tz_buf_reset(t->ob);
         }

@@ -1104,7 +1104,7 @@ static int add_tokens(wr *w, const uint8_t *k, size_t klen, const uint64_t *nums
             return oom(w);
     }
     /* A record starts where its skeleton says so: the reader knows only the skeleton. */
-    int rs = w->np.rs[id];
+    int rs = w->np.sk[id].rs;
     if (rs && (w->pk->chunk_rec >= w->o.chunk || w->pk->nlines >= 4 * (size_t)w->o.chunk) && handoff(w) < 0)
         return -1;
     if (!rs && w->pk->nlines >= 16 * (size_t)w->o.chunk && handoff(w) < 0)

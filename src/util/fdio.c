@@ -24,6 +24,14 @@ static int write_loop(int fd, const unsigned char *b, size_t n, off_t off)
 
 int tz_write_all(int fd, const void *buf, size_t n) { return write_loop(fd, buf, n, -1); }
 
+int tz_fwrite_all(FILE *f, const void *buf, size_t n)
+{
+    int fd = fileno(f);
+    if (fd < 0)
+        return fwrite(buf, 1, n, f) == n ? 0 : -1;
+    return fflush(f) == 0 ? tz_write_all(fd, buf, n) : -1;
+}
+
 int tz_pwrite_all(int fd, const void *buf, size_t n, off_t off) { return off < 0 ? -1 : write_loop(fd, buf, n, off); }
 
 int tz_pread_all(int fd, void *buf, size_t n, off_t off)

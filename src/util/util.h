@@ -151,6 +151,10 @@ int tz_outfile_close(tz_outfile *o, int ok, traza_err *err);
 /* Whole-buffer I/O on a file descriptor (fdio.c): 0, or -1 with errno set (0 when a
  * read meets the end of the file). EINTR and short transfers are retried. */
 int tz_write_all(int fd, const void *buf, size_t n);
+/* n bytes to a stream: what it holds flushed, then straight to its descriptor in one
+ * write (fwrite through a 4 KiB stdio buffer split a 64 KiB piece into two); through
+ * fwrite when it has no descriptor (fmemopen). 0, or -1 with errno set. */
+int tz_fwrite_all(FILE *f, const void *buf, size_t n);
 int tz_pwrite_all(int fd, const void *buf, size_t n, off_t off);
 int tz_pread_all(int fd, void *buf, size_t n, off_t off);
 

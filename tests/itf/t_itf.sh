@@ -596,3 +596,23 @@ if [ -f "$f" ]; then
   xz -dc "$f" | head -n 200000 >"$TMP/d.itf"
   rt "round trip: dijkstra prefix (200k lines)" "$TMP/d.itf"
 else skip "dijkstra prefix" "../shared/data absent"; fi
+
+# A .tzi above 256 KiB is read frame by frame (a smaller one is read whole at open):
+# random data addresses, stored raw, make one of about 300 KB.
+python3 - "$TMP/big.itf" <<'PY'
+import random, sys
+rnd = random.Random(7)
+with open(sys.argv[1], "w") as f:
+    for i in range(36000):
+        pc = 0x10000 + 4 * (i % 64)
+        f.write("0x%08x ldr r3, [r0] mem=0x%08x mem=0x%08x\n" % (pc, rnd.getrandbits(32), rnd.getrandbits(32)))
+PY
+"$TRAZA" itf compress "$TMP/big.itf" -o "$TMP/big.tzi" --backend none --chunk 4000 -q
+big=$(stat -c %s "$TMP/big.tzi")
+check_rc "large .tzi: above 256 KiB ($big bytes)" 0 test "$big" -gt 262144
+"$TRAZA" itf decompress "$TMP/big.tzi" -o "$TMP/big.out"
+check_rc "large .tzi: round trip, read frame by frame" 0 cmp -s "$TMP/big.out" "$TMP/big.itf"
+check_eq "large .tzi: extract in the seventh chunk" "$(sed -n '27001,27003p' "$TMP/big.itf")" \
+  "$("$TRAZA" itf extract "$TMP/big.tzi" --from 27000 --count 3)"
+head -c $((big - 100000)) "$TMP/big.tzi" >"$TMP/bigcut.tzi"
+check_rc "large .tzi: a cut file is rejected" 1 "$TRAZA" itf decompress "$TMP/bigcut.tzi" -o "$TMP/bigcut.out"

@@ -121,13 +121,13 @@ static void test_skeleton_facts(void **state)
     itf_np np;
     itf_np_init(&np, ITF_VERSION);
     assert_int_equal(itf_np_add_skel(&np, (const uint8_t *)s.s, s.len, nn, 1), 0);
-    assert_int_equal(np.pcslot[0], 1); /* the tick is slot 0, the pc slot 1 */
+    assert_int_equal(np.sk[0].pcslot, 1); /* the tick is slot 0, the pc slot 1 */
     nn = tok("                    R R0 000ffbc0", &s, nums);
     assert_int_equal(itf_skel_is_record_start(TRAZA_ITF_TARMAC_ES, (const uint8_t *)s.s, s.len, nn), 0);
     nn = tok("244750 clk cpu0 IT (885) 00210c84 b9400908 O EL3h_s :   LDR   X8, [X8, #8]", &s, nums);
     assert_int_equal(itf_skel_is_record_start(TRAZA_ITF_TARMAC_GEM5, (const uint8_t *)s.s, s.len, nn), 1);
     assert_int_equal(itf_np_add_skel(&np, (const uint8_t *)s.s, s.len, nn, 1), 1);
-    assert_int_equal(np.pcslot[1], 2);
+    assert_int_equal(np.sk[1].pcslot, 2);
     nn = tok("244750 clk cpu0 R X8 000000000000002a", &s, nums);
     assert_int_equal(itf_skel_is_record_start(TRAZA_ITF_TARMAC_GEM5, (const uint8_t *)s.s, s.len, nn), 0);
     itf_np_free(&np);

@@ -31,6 +31,7 @@
 #define itf_np_ctx_find sc_np_ctx_find
 #define itf_np_ctx_grow sc_np_ctx_grow
 #define itf_np_mem_grow sc_np_mem_grow
+#define itf_np_slot_grow sc_np_slot_grow
 void sc_np_init(itf_np *np, int version);
 int sc_np_dialect(itf_np *np, int dialect);
 void sc_np_free(itf_np *np);
@@ -201,7 +202,7 @@ static uint64_t code_lines(int version)
             assert_true(sc_np_skel_predict(&c) >= 0);
         assert_int_equal(sc_np_begin(&c, ids[i]), 0);
         assert_int_equal(sc_np_decode_line(&c, ids[i], nums, nu), 0);
-        assert_memory_equal(nums, want[i], c.nn[ids[i]] * sizeof *nums);
+        assert_memory_equal(nums, want[i], c.sk[ids[i]].nn * sizeof *nums);
     }
     uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a over the streams */
     for (int k = 0; k < 4; k++)
