@@ -62,15 +62,20 @@ static void log_to_stderr(void *user, traza_log_level level, const char *msg)
     fprintf(stderr, "traza: %s: %s\n", names[level], msg);
 }
 
-int main(int argc, char **argv)
+/* A command runs for milliseconds to seconds: its heap grows in steps of 1 MiB and is
+ * not given back, and blocks under 1 MiB come from it, not from mmap. An ES
+ * decompression made ten brk, mmap and munmap calls for its tables otherwise (a few
+ * microseconds each on the VM measured); pages are still only taken when touched.
+ * `serve` runs for days and keeps glibc's defaults, which give memory back. */
+static void tune_malloc(void)
 {
-    /* A traza process is short: its heap grows in steps of 1 MiB and is never given
-     * back, and blocks under 1 MiB come from it, not from mmap. An ES decompression made
-     * ten brk, mmap and munmap calls for its tables otherwise (each system call costs
-     * about 5 us on the VM measured); pages are still only taken when touched. */
     mallopt(M_TOP_PAD, 1 << 20);
     mallopt(M_TRIM_THRESHOLD, 64 << 20);
     mallopt(M_MMAP_THRESHOLD, 1 << 20);
+}
+
+int main(int argc, char **argv)
+{
     traza_cli cli;
     memset(&cli, 0, sizeof cli);
     int i = 1;
@@ -116,6 +121,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "traza: no command '%s' (see 'traza help')\n", name);
         return EXIT_USAGE;
     }
+    if (strcmp(name, "serve") != 0)
+        tune_malloc();
     traza_err err;
     traza_err_clear(&err);
     cli.ctx = traza_ctx_new(&err);

@@ -94,6 +94,14 @@ if [ -f "$TRAZA_BUILD/plugins/category_count.so" ]; then
 else
   skip "plugin: the example plugin" "$TRAZA_BUILD/plugins/category_count.so not built"
 fi
+# plugins are loaded by the commands that use tools only: a broken one is reported by
+# `tools`, and `list` never opens it
+mkdir -p "$TMP/badplug" && printf 'not an ELF file' >"$TMP/badplug/broken.so"
+check_rc "broken plugin: tools still runs" 0 env TRAZA_PLUGIN_PATH="$TMP/badplug" "$TRAZA" tools
+check_contains "broken plugin: tools reports it" "$OUT" "broken.so"
+check_rc "broken plugin: list runs" 0 env TRAZA_PLUGIN_PATH="$TMP/badplug" "$TRAZA" list
+case "$OUT" in *broken.so*) fail "broken plugin: list does not load plugins" "output: $OUT" ;;
+  *) pass "broken plugin: list does not load plugins" ;; esac
 check_rc "run filter tool" 0 "$TRAZA" run filter small --name via-run --type run --json
 check_eq "run filter result" 3 "$(printf '%s' "$OUT" | json_get size)"
 check_rc "run with a bad option" 2 "$TRAZA" run filter small --bogus 1
