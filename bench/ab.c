@@ -4,49 +4,9 @@
  * which runs minutes apart do not (this machine's speed moves by 10-25 % between half
  * hours). The commands' standard output goes to /dev/null; a failing command stops it.
  * Built by the bench scripts that use it (cc -O2 bench/ab.c). */
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
-static double run(char **argv)
-{
-    double t = now_ms();
-    pid_t p = fork();
-    if (p < 0) {
-        perror("ab: fork");
-        exit(2);
-    }
-    if (p == 0) {
-        int fd = open("/dev/null", O_WRONLY);
-        if (fd >= 0)
-            dup2(fd, 1);
-        execvp(argv[0], argv);
-        _exit(127);
-    }
-    int st;
-    if (waitpid(p, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-        fprintf(stderr, "ab: %s failed\n", argv[0]);
-        exit(1);
-    }
-    return now_ms() - t;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+#include "runcmd.h"
 
 int main(int argc, char **argv)
 {
@@ -67,17 +27,17 @@ int main(int argc, char **argv)
     if (!a || !b || !r)
         return 2;
     for (int k = 0; k < 2; k++) /* warm the page cache and the binaries */
-        run(A), run(B);
+        run("ab", A), run("ab", B);
     for (int k = 0; k < n; k++) {
         if (k & 1)
-            b[k] = run(B), a[k] = run(A);
+            b[k] = run("ab", B), a[k] = run("ab", A);
         else
-            a[k] = run(A), b[k] = run(B);
+            a[k] = run("ab", A), b[k] = run("ab", B);
         r[k] = b[k] / a[k];
     }
-    qsort(a, (size_t)n, sizeof *a, cmp);
-    qsort(b, (size_t)n, sizeof *b, cmp);
-    qsort(r, (size_t)n, sizeof *r, cmp);
+    qsort(a, (size_t)n, sizeof *a, cmp_double);
+    qsort(b, (size_t)n, sizeof *b, cmp_double);
+    qsort(r, (size_t)n, sizeof *r, cmp_double);
     printf("A median %.3f ms (q1 %.3f q3 %.3f) | B median %.3f ms (q1 %.3f q3 %.3f) | B/A median %.4f (q1 %.4f q3 %.4f)\n",
            a[n / 2], a[n / 4], a[3 * n / 4], b[n / 2], b[n / 4], b[3 * n / 4], r[n / 2], r[n / 4], r[3 * n / 4]);
     free(a), free(b), free(r);

@@ -53,14 +53,12 @@ static int parse_u64(const char *s, uint64_t *v)
     return 0;
 }
 
-/* The CPUs this process may run on (taskset counts): one system call, where
+/* The CPUs this process may run on (taskset counts), 1..64: one system call, where
  * sysconf(_SC_NPROCESSORS_ONLN) opens, reads and closes a file of /sys. */
 static int cpu_count(void)
 {
     cpu_set_t s;
-    if (sched_getaffinity(0, sizeof s, &s) == 0 && CPU_COUNT(&s) > 0)
-        return CPU_COUNT(&s);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    long n = sched_getaffinity(0, sizeof s, &s) == 0 ? CPU_COUNT(&s) : sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1 : n > 64 ? 64 : (int)n;
 }
 
@@ -119,7 +117,7 @@ int cmd_itf(traza_cli *cli, int argc, char **argv)
     const char *out = NULL;
     uint64_t from = 0, count = 0, rmin = TRAZA_ITF_RENDER_MIN_LINES;
     int have_from = 0, have_count = 0;
-    int ncpu = cpu_count(), threads = ncpu > 64 ? 64 : ncpu, threads_given = 0;
+    int threads = cpu_count(), threads_given = 0;
     optind = 1;
     int c;
     argc--;
