@@ -33,7 +33,10 @@ VERSION := 0.1.0
 # Libraries found through pkg-config. Optional-by-design features are not optional
 # at build time: a missing package is installed by scripts/install-deps.sh.
 PKGS    := sqlite3 libpcre2-8 libzstd liblzma zlib jansson libdw libelf babeltrace2 libpq libmicrohttpd
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+# Read once, when make starts: the targets that install packages first (demo, test,
+# test-fast) therefore build in a second make, started after the install.
+PKG_CONFIG ?= pkg-config
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 # libpq: Debian's libpq.pc lists static-only libraries (-lpgcommon -lpgport) in
 # Libs.private that no package installs, so traza.pc names -lpq instead of requiring it.
 # libpq, libmicrohttpd, OpenCSD and babeltrace2 are not linked: the features that need
@@ -42,7 +45,7 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # still needed to build; tests that call libpq themselves link it (TEST_LIBS).
 DLOPEN_PKGS := libpq libmicrohttpd babeltrace2
 PKGS_PC = $(filter-out $(DLOPEN_PKGS),$(PKGS))
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS_PC) 2>/dev/null)
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS_PC) 2>/dev/null)
 # libbz2 (the .tzi text dictionaries, format version 5) has no pkg-config file in
 # Debian 12 either.
 EXTRA_LIBS ?= -lbz2
@@ -84,11 +87,14 @@ REPLAY_BIN := $(patsubst fuzz/%.c,$(BUILD)/fuzz-replay/%,$(FUZZ_SRC))
 all: deps-check $(BUILD)/libtraza.a $(BUILD)/libtraza.so $(BUILD)/traza plugins
 
 deps-check:
-	@pkg-config --exists $(PKGS) || { echo "missing libraries: run 'make deps' (or 'make test')" >&2; exit 1; }
+	@$(PKG_CONFIG) --exists $(PKGS) || { echo "missing libraries: run 'make deps' (or 'make test')" >&2; exit 1; }
 .PHONY: deps-check
 
+# The package install step of demo, test and test-fast (a test replaces it to check
+# that the build after it sees the installed packages: tests/cli/t_make_fresh.sh).
+DEPS_CMD ?= bash scripts/install-deps.sh
 deps:
-	@bash scripts/install-deps.sh
+	@$(DEPS_CMD)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -136,7 +142,8 @@ $(BUILD)/helpers/%: tests/%.c $(BUILD)/libtraza.a
 tests: all $(TEST_BIN) $(HELPER_BIN) $(REPLAY_BIN) plugins
 
 # The whole suite: normal build, then the same tests under ASan+UBSan.
-test: deps
+test:
+	@$(DEPS_CMD)
 	$(MAKE) tests
 	$(MAKE) SAN=1 tests
 	$(MAKE) tsan
@@ -148,11 +155,18 @@ tsan:
 	$(MAKE) BUILD=build/tsan OPT="-O1 -g -fsanitize=thread" LDSAN=-fsanitize=thread build/tsan/traza
 
 # One pass without the sanitizer build (quicker while developing).
-test-fast: deps tests
+test-fast:
+	@$(DEPS_CMD)
+	$(MAKE) tests
 	@bash tests/run.sh $(BUILD)
 
-demo: deps all
-	@bash scripts/demo.sh $(BUILD)/traza
+# DEMO_RUN: what runs once the build is done (the test of the fresh-machine build sets
+# it to true, so as to check the build alone).
+DEMO_RUN ?= bash scripts/demo.sh
+demo:
+	@$(DEPS_CMD)
+	@$(MAKE) --no-print-directory all
+	@$(DEMO_RUN) $(BUILD)/traza
 
 # The library is compiled once with coverage instrumentation, then each harness is
 # linked against it (make build/fuzz/fuzz_tzi builds one).
