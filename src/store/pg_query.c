@@ -262,7 +262,17 @@ static int cond(tz_buf *b, const struct tz_bcond *c, int slot, void *ctx)
     return 0;
 }
 
-static const tz_where_style where_style = {put_value, all_types, cond};
+static int64_t count(const char *sql, const struct tz_bcond *c, void *ctx)
+{
+    tz_tstate *t = ctx;
+    (void)c; /* its value is written into sql */
+    PGresult *r = PQexec(t->conn, sql);
+    int64_t n = r && PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 ? tz_pg_i64(r, 0, 0) : -1;
+    PQclear(r);
+    return n;
+}
+
+static const tz_where_style where_style = {put_value, all_types, cond, count};
 
 /* The WHERE clause of queries and counts. Returns -1 when a string cannot be quoted. */
 static int build_where(tz_tstate *t, const tz_bfilter *bf, tz_buf *b)

@@ -17,6 +17,9 @@ typedef struct tz_where_style {
     /* A parameter condition's comparison (" AND ..."), after its def list. `slot` is
      * the placeholder number SQLite binds it to. -1 when it cannot be written. */
     int (*cond)(tz_buf *b, const struct tz_bcond *c, int slot, void *ctx);
+    /* Runs sql, a count whose one condition is written with slot 1, for condition c;
+     * the count, or -1 when it could not run. */
+    int64_t (*count)(const char *sql, const struct tz_bcond *c, void *ctx);
 } tz_where_style;
 
 /* The placeholder number of parameter condition i (after lo, hi, overlap start). */

@@ -193,14 +193,29 @@ static int cond(tz_buf *b, const struct tz_bcond *c, int slot, void *ctx)
     return 0;
 }
 
-static const tz_where_style where_style = {put_slot, all_types, cond};
+static int64_t count(const char *sql, const struct tz_bcond *c, void *ctx)
+{
+    tz_tstate *t = ctx;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(t->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    if (c->numeric)
+        sqlite3_bind_double(st, 1, c->num);
+    else
+        sqlite3_bind_text(st, 1, c->str, -1, SQLITE_STATIC);
+    int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+    sqlite3_finalize(st);
+    return n;
+}
+
+static const tz_where_style where_style = {put_slot, all_types, cond, count};
 
 /* WHERE clause shared by queries and counts; binds come after in order: conds, set. */
 static int build_where(tz_tstate *t, const tz_bfilter *bf, tz_buf *b, int64_t *lo, int64_t *hi, traza_err *err)
 {
     if (id_range(t, bf->f, lo, hi, err) < 0)
         return -1;
-    return tz_where_build(b, bf, *lo, *hi, &where_style, NULL);
+    return tz_where_build(b, bf, *lo, *hi, &where_style, t);
 }
 
 static void bind_where(const tz_bfilter *bf, sqlite3_stmt *st, int64_t lo, int64_t hi)
