@@ -47,19 +47,25 @@ static int64_t fake_count(const char *sql, const struct tz_bcond *c, void *ctx)
 
 static const tz_where_style fake_style = {fake_put, fake_all_types, fake_cond, fake_count};
 
-static char *where_for(int64_t lo, int64_t hi)
+/* Appends the WHERE clause of one condition `value = 7` on defs to b. */
+static void where_one(tz_buf *b, const int32_t *defs, size_t ndefs, int64_t lo, int64_t hi, const tz_where_style *s)
 {
-    static const int32_t defs[] = {4, 9};
-    struct tz_bcond c = {defs, 2, TRAZA_EQ, 1, 7.0, NULL};
+    struct tz_bcond c = {defs, ndefs, TRAZA_EQ, 1, 7.0, NULL};
     traza_filter f;
     traza_filter_init(&f);
     tz_bfilter bf = {0};
     bf.f = &f;
     bf.conds = &c;
     bf.nconds = 1;
+    assert_int_equal(tz_where_build(b, &bf, lo, hi, s, NULL), 0);
+}
+
+static char *where_for(int64_t lo, int64_t hi)
+{
+    static const int32_t defs[] = {4, 9};
     tz_buf b;
     tz_buf_init(&b);
-    assert_int_equal(tz_where_build(&b, &bf, lo, hi, &fake_style, NULL), 0);
+    where_one(&b, defs, 2, lo, hi, &fake_style);
     return tz_buf_take(&b);
 }
 
@@ -218,17 +224,10 @@ static void test_sparse_plan(void **state)
     assert_int_equal(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
 
     static const int32_t defs[] = {2};
-    struct tz_bcond c = {defs, 1, TRAZA_EQ, 1, 7.0, NULL};
-    traza_filter f;
-    traza_filter_init(&f);
-    tz_bfilter bf = {0};
-    bf.f = &f;
-    bf.conds = &c;
-    bf.nconds = 1;
     tz_buf b;
     tz_buf_init(&b);
     tz_buf_puts(&b, "EXPLAIN QUERY PLAN SELECT id FROM event");
-    assert_int_equal(tz_where_build(&b, &bf, 1, 4002, &sqlite_style, NULL), 0);
+    where_one(&b, defs, 1, 1, 4002, &sqlite_style);
     sqlite3_stmt *st;
     assert_int_equal(sqlite3_prepare_v2(h, b.s, -1, &st, NULL), SQLITE_OK);
     int uses_index = 0;
