@@ -198,6 +198,13 @@ int traza_trace_overview(traza_trace *t, traza_overview *ov, traza_err *err);
 /* Parses "1.5ms", "200us", "3s", "42ns", "10ps", or raw ticks ("12345") into ticks
  * of 10^time_unit seconds. */
 int traza_time_parse(const char *text, int time_unit, int64_t *out, traza_err *err);
+/* A time of a trace, as people give it:
+ *   - with a unit ("1.5ms", "+2s", "-10us"): relative to the trace's start (min_ts),
+ *     unless `absolute` is set;
+ *   - "@" then a value ("@1571261796.553s", "@12345"): absolute, unit or ticks;
+ *   - raw ticks ("12345"): absolute ticks of the trace's time unit.
+ * The result is in absolute ticks. */
+int traza_time_parse_in(const traza_trace_info *info, const char *text, int absolute, int64_t *out, traza_err *err);
 /* Formats ticks as a human string with a unit ("1.5 ms"). */
 const char *traza_time_format(int64_t ticks, int time_unit, char *buf, size_t size);
 

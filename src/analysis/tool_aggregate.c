@@ -345,7 +345,7 @@ static int run_aggregate(const traza_tool *tool, const traza_tool_call *call, tr
     memset(&m, 0, sizeof m);
     memset(&q, 0, sizeof q);
     int64_t from = 0, to = 0;
-    int hf = tz_targ_time(tool, call, t, "from", &from, err), ht = tz_targ_time(tool, call, t, "to", &to, err);
+    int hf = tz_targ_instant(tool, call, t, "from", &from, err), ht = tz_targ_instant(tool, call, t, "to", &to, err);
     if (hf < 0 || ht < 0)
         goto done;
     if (!hf)

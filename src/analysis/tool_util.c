@@ -25,15 +25,29 @@ double tz_targ_double(const traza_tool *tool, const traza_tool_call *call, const
     return d;
 }
 
-int tz_targ_time(const traza_tool *tool, const traza_tool_call *call, traza_trace *t, const char *name, int64_t *out, traza_err *err)
+static int targ_time(const traza_tool *tool, const traza_tool_call *call, traza_trace *t, const char *name, int instant,
+                     int64_t *out, traza_err *err)
 {
     *out = 0;
     const char *v = tz_targ(tool, call, name);
     if (!v)
         return 0;
-    if (traza_time_parse(v, traza_trace_info_of(t)->time_unit, out, err) < 0)
+    const traza_trace_info *info = traza_trace_info_of(t);
+    int rc = instant ? traza_time_parse_in(info, v, 0, out, err) : traza_time_parse(v, info->time_unit, out, err);
+    if (rc < 0)
         return traza_err_prefix(err, "--%s: ", name);
     return 1;
+}
+
+int tz_targ_time(const traza_tool *tool, const traza_tool_call *call, traza_trace *t, const char *name, int64_t *out, traza_err *err)
+{
+    return targ_time(tool, call, t, name, 0, out, err);
+}
+
+int tz_targ_instant(const traza_tool *tool, const traza_tool_call *call, traza_trace *t, const char *name, int64_t *out,
+                    traza_err *err)
+{
+    return targ_time(tool, call, t, name, 1, out, err);
 }
 
 int tz_write_file(const char *path, const tz_buf *b, traza_err *err)

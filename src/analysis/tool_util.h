@@ -11,6 +11,10 @@ int tz_targ_bool(const traza_tool *tool, const traza_tool_call *call, const char
 double tz_targ_double(const traza_tool *tool, const traza_tool_call *call, const char *name, double def);
 /* A time option in the trace's unit; 0 when absent. -1 on a parse error. */
 int tz_targ_time(const traza_tool *tool, const traza_tool_call *call, traza_trace *t, const char *name, int64_t *out, traza_err *err);
+/* An instant of the trace (--from, --to): a time with a unit counts from the trace's
+ * start (traza_time_parse_in); tz_targ_time reads a duration. */
+int tz_targ_instant(const traza_tool *tool, const traza_tool_call *call, traza_trace *t, const char *name, int64_t *out,
+                    traza_err *err);
 /* Writes a buffer to a file. */
 int tz_write_file(const char *path, const tz_buf *b, traza_err *err);
 

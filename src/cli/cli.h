@@ -79,6 +79,7 @@ typedef struct cli_filter {
     const char *producers_s[64];
     size_t nproducers_s;
     int subtree;
+    int absolute;              /* --absolute: times with a unit are not from the start */
     const char *categories_s[8];
     size_t ncategories_s;
     traza_param_cond conds[32];
@@ -94,7 +95,7 @@ typedef struct cli_filter {
 } cli_filter;
 
 enum {
-    OPT_FROM = 1200, OPT_TO, OPT_TYPE, OPT_PRODUCER, OPT_SUBTREE, OPT_CATEGORY, OPT_WHERE, OPT_REGEX, OPT_SET, OPT_OVERLAP
+    OPT_FROM = 1200, OPT_TO, OPT_TYPE, OPT_PRODUCER, OPT_SUBTREE, OPT_CATEGORY, OPT_WHERE, OPT_REGEX, OPT_SET, OPT_OVERLAP, OPT_ABSOLUTE
 };
 #define CLI_FILTER_LONGOPTS                                         \
     {"from", required_argument, NULL, OPT_FROM},                    \
@@ -106,10 +107,13 @@ enum {
     {"where", required_argument, NULL, OPT_WHERE},                  \
     {"regex", required_argument, NULL, OPT_REGEX},                  \
     {"set", required_argument, NULL, OPT_SET},                      \
-    {"overlap", no_argument, NULL, OPT_OVERLAP}
+    {"overlap", no_argument, NULL, OPT_OVERLAP},                   \
+    {"absolute", no_argument, NULL, OPT_ABSOLUTE}
 #define CLI_FILTER_HELP                                                                              \
     "Filters:\n"                                                                                     \
-    "  --from T, --to T        time window (units: 1.5ms, 200us, 3s, or raw ticks)\n"              \
+    "  --from T, --to T        time window: 1.5ms, 200us, 3s from the trace's start; raw ticks,\n"   \
+    "                          or @T (@1571261796.5s), are absolute\n"                             \
+    "  --absolute              times with a unit are absolute too\n"                                \
     "  --overlap               with a window: intervals overlapping it, not only starting in it\n"  \
     "  --type NAME             event type (repeatable)\n"                                           \
     "  --producer P            producer name or path a/b/c (repeatable); --subtree adds descendants\n" \

@@ -207,6 +207,7 @@ int cli_filter_opt(cli_filter *cf, const char *cmd, int opt, const char *arg)
     case OPT_FROM: cf->from_s = arg; return 1;
     case OPT_TO: cf->to_s = arg; return 1;
     case OPT_OVERLAP: cf->f.overlap = 1; return 1;
+    case OPT_ABSOLUTE: cf->absolute = 1; return 1;
     case OPT_SUBTREE: cf->subtree = 1; return 1;
     case OPT_SET: cf->set_s = arg; return 1;
     case OPT_TYPE:
@@ -233,12 +234,12 @@ int cli_filter_resolve(traza_cli *cli, cli_filter *cf, traza_trace *t)
     traza_err_clear(&err);
     const traza_trace_info *info = traza_trace_info_of(t);
     if (cf->from_s) {
-        if (traza_time_parse(cf->from_s, info->time_unit, &cf->f.from, &err) < 0)
+        if (traza_time_parse_in(info, cf->from_s, cf->absolute, &cf->f.from, &err) < 0)
             return cli_fail(cli, &err);
         cf->f.has_from = 1;
     }
     if (cf->to_s) {
-        if (traza_time_parse(cf->to_s, info->time_unit, &cf->f.to, &err) < 0)
+        if (traza_time_parse_in(info, cf->to_s, cf->absolute, &cf->f.to, &err) < 0)
             return cli_fail(cli, &err);
         cf->f.has_to = 1;
     }

@@ -162,7 +162,7 @@ static int parse_time_opt(const traza_tool *tool, const traza_tool_call *call, t
 {
     const char *s = traza_tool_arg(tool, call->args, name);
     *has = s != NULL;
-    if (s && traza_time_parse(s, traza_trace_info_of(t)->time_unit, v, err) < 0)
+    if (s && traza_time_parse_in(traza_trace_info_of(t), s, 0, v, err) < 0)
         return traza_err_prefix(err, "--%s: ", name);
     return 0;
 }

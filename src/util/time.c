@@ -71,6 +71,25 @@ int traza_time_parse(const char *text, int time_unit, int64_t *out, traza_err *e
     return 0;
 }
 
+int traza_time_parse_in(const traza_trace_info *info, const char *text, int absolute, int64_t *out, traza_err *err)
+{
+    if (*text == '@')
+        return traza_time_parse(text + 1, info->time_unit, out, err);
+    int64_t v;
+    if (traza_time_parse(text, info->time_unit, &v, err) < 0)
+        return -1;
+    const char *p = text + (*text == '-' || *text == '+');
+    p += strspn(p, "0123456789.");
+    if (absolute || *p == '\0') { /* no unit: raw ticks, absolute */
+        *out = v;
+        return 0;
+    }
+    if ((v > 0 && info->min_ts > INT64_MAX - v) || (v < 0 && info->min_ts < INT64_MIN - v))
+        return traza_err_set(err, TRAZA_E_USAGE, "time value '%s' is out of range from the trace's start", text);
+    *out = info->min_ts + v;
+    return 0;
+}
+
 const char *traza_time_format(int64_t ticks, int time_unit, char *buf, size_t size)
 {
     /* Pick the largest unit in which the value is >= 1. */
