@@ -57,8 +57,8 @@ CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -DTRAZA_PLUGIN_DIR='"$(PREFIX)/lib/traza/pl
 LDLIBS_ALL := $(PKG_LIBS) $(EXTRA_LIBS) -ldl -lpthread -lm $(LDLIBS)
 # The traza binary takes these libraries from their static archives (Debian's -dev
 # packages ship them): the loader then maps and relocates two shared objects instead
-# of nine, and `traza --help` goes from ~3.4 ms to ~1.8 ms (bench/RESULTS.md, session
-# 4), which small inputs feel. The price: a security update of one of them needs a
+# of nine, and `traza --help` takes ~1.8 ms instead of ~3.4 ms (bench/RESULTS.md, row
+# "start-up"), which small inputs feel. The price: a security update of one of them needs a
 # rebuild of traza. libtraza.so and the tests stay dynamic; babeltrace2 is opened
 # with dlopen (above), so the binary needs only libc and libm at start.
 STATIC_LIBS := -lsqlite3 -lpcre2-8 -ljansson -ldw -lelf -lbz2 -lzstd -llzma -lz
@@ -71,7 +71,7 @@ PLUGIN_SRC := $(sort $(wildcard examples/plugins/*.c))
 FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
-# The web UI (issue 7), embedded into the library: see the web rules below.
+# The web UI, embedded into the library: see the web rules below.
 LIB_OBJ += $(BUILD)/obj/gen/web_assets.o
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
@@ -116,7 +116,7 @@ WHOLE_LIB = $(WHOLE_ARCHIVE) -rdynamic
 # plugin may call, not every symbol of the static libraries it holds; and its relative
 # relocations are packed (DT_RELR, glibc 2.36). The loader then reads 187 kB less of
 # symbol tables and 128 kB less of relocations: an ES decompression 1.6 % faster
-# (paired runs, bench/RESULTS.md session 16). The binary stays position-independent.
+# (paired runs, bench/ab.c). The binary stays position-independent.
 CLI_LINK = $(WHOLE_ARCHIVE) -Wl,--dynamic-list=src/cli/exports.list -Wl,-z,pack-relative-relocs
 
 $(BUILD)/traza: $(CLI_OBJ) $(BUILD)/libtraza.a src/cli/exports.list
@@ -211,7 +211,7 @@ clean:
 -include $(shell find build -name '*.d' 2>/dev/null)
 -include rt/rt.mk
 
-# ---- web UI (issue 7): web/ is built with npm (vite) into web/dist, which becomes a
+# ---- web UI: web/ is built with npm (vite) into web/dist, which becomes a
 # generated C file of byte arrays compiled into libtraza (no files needed at run time).
 # `npm install --no-save` installs the versions package-lock.json pins; `npm ci` is not
 # used because npm 11 rejects this lock file for lacking other platforms' optional

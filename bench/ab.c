@@ -1,7 +1,7 @@
 /* ab N -- CMD_A ... -- CMD_B ... : runs A and B in turn, N times each (which goes first
  * alternates), timing each fork+exec+wait; prints the medians and quartiles of both and
  * of the per-pair ratio B/A. Pairs taken back to back see the same machine state,
- * which runs minutes apart do not (this machine's speed moves by 10-25 % between half
+ * which runs minutes apart do not (a shared machine's speed moves by 10-25 % between half
  * hours). The commands' standard output goes to /dev/null; a failing command stops it.
  * Built by the bench scripts that use it (cc -O2 bench/ab.c). */
 #include <string.h>

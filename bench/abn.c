@@ -1,7 +1,7 @@
 /* abn N CMD_1 ... [-- CMD_2 ...]... : runs the commands in rotation, N times each (the
  * one that goes first moves by one each round), timing each fork+exec+wait, and prints
  * one line with the median time of each command in ms. Runs taken a few milliseconds
- * apart see the same machine state: on the VM measured, whose speed changes every few
+ * apart see the same machine state: on a shared VM, whose speed changes every few
  * seconds, a row of abn is a snapshot of one phase (bench/itf_phases.sh). The commands'
  * standard output goes to /dev/null; a failing command stops it. */
 #include <string.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmarks of the analyses (issue 5) on generated traces. The anchor is the
+# Benchmarks of the analyses on generated traces. The anchor is the
 # published timing of the original tools (no runnable reference exists):
 #   aggregation (FrameSoC RR-8304, G-Streamer case, ~1.5 M events, ~1500 producers):
 #     15-20 s to read the events + 50 s to build the vectors  -> anchor 65 s

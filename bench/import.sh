@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Import throughput, window retrieval and store size (issue 2 "Speed").
+# Import throughput, window retrieval and store size.
 #
 #   bash bench/import.sh [TRAZA_BINARY]      (EVENTS=10000000 by default; BENCH_DIR=/tmp/...)
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The line model's back ends side by side (session 17): each Tarmac sample compressed
+# The line model's back ends side by side: each Tarmac sample compressed
 # with `--backend xz` (LZMA2 everywhere) and with the default (auto: zstd at level 7
 # for the line model); prints both sizes, then the compression and decompression times
 # of the two, run in turn N times each (bench/ab.c), as medians and the median of the

@@ -2,8 +2,8 @@
 # Compression of the Tarmac samples, paired: `xz -9 -T1` and `traza itf compress` on
 # the same file, both writing to /dev/null, run in turn N times each (bench/ab.c), so
 # that both see the same machine state (and neither pays ext4's cost of replacing an
-# existing file, 0.15-0.5 ms here); prints the median times and the median of the per-pair speed ratio
-# xz / traza (the issue's c-spd, >= 20x wanted). With a second binary BASE, also
+# existing file, 0.15-0.5 ms); prints the median times and the median of the per-pair speed ratio
+# xz / traza (c-spd, >= 20x wanted). With a second binary BASE, also
 # traza against BASE (the change of a commit, e.g.).
 #   bench/itf_cpaired.sh [TRAZA [BASE]]     N=30 pairs by default
 set -eu

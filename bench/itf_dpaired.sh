@@ -2,11 +2,11 @@
 # Decompression of the Tarmac samples, paired pair by pair: `xz -dc` of the sample's
 # `xz -9` file and `traza itf decompress` of its .tzi, both writing to /dev/null, run
 # in turn N times each (bench/ab.c); prints the median times and the median of the
-# per-pair speed ratio xz / traza (the issue's d-spd, >= 1x wanted). With a second
+# per-pair speed ratio xz / traza (d-spd, >= 1x wanted). With a second
 # binary BASE (which decompresses its own .tzi), also traza against BASE.
-# Pairs are steadier than bench/itf_paired.sh's blocks of `perf stat -r 20` on this
-# VM, whose speed can move by 10 % within a block: one run of that script had the
-# same two binaries 8 % apart one way, where 500 pairs had them 6 % apart the other.
+# Pairs are steadier than bench/itf_paired.sh's blocks of `perf stat -r 20` on a
+# shared VM, whose speed can move by 10 % within a block: enough to put two binaries
+# 8 % apart one way where 500 pairs put them 6 % apart the other.
 #   bench/itf_dpaired.sh [TRAZA [BASE]]     N=200 pairs by default
 set -eu
 cd "$(dirname "$0")/.."

@@ -3,7 +3,7 @@
 # sample's .xz (xz -9), of traza [and of a second traza binary, e.g. an older commit's]
 # on its .tzi, taken in turn, ROUNDS times; prints the mean elapsed ms and the ratio to
 # xz. Runs taken in turn see the same machine state, which best-of-3 runs minutes
-# apart do not (this machine's speed moves by 10-25 % between half hours).
+# apart do not (a shared machine's speed moves by 10-25 % between half hours).
 #   bench/itf_paired.sh [TRAZA [BASE_TRAZA]]     ROUNDS=5 REPS=20 by default
 set -eu
 cd "$(dirname "$0")/.."

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Decompression of the four Tarmac samples against `xz -dc`, phase by phase. The VM
-# measured changes speed every few seconds (its slow phases: `xz -dc` on ES above
-# 3.5 ms instead of 2.7-2.9). Each row runs `xz -dc` and `traza itf decompress` of each
+# Decompression of the four Tarmac samples against `xz -dc`, phase by phase. A shared
+# VM can change speed every few seconds (its slow phases: `xz -dc` on ES above 3.5 ms
+# instead of 2.7-2.9). Each row runs `xz -dc` and `traza itf decompress` of each
 # sample in rotation, R times each (bench/abn.c), so a row sees one phase; the rows are
 # then sorted by the ES `xz -dc` median into normal (< 3.1 ms), between and slow
 # (> 3.5 ms), and the mean of the per-row speed ratios xz / traza (d-spd, >= 1x wanted)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make bench: runs every benchmark script in bench/ (each runs traza and its anchor
 # side by side on the same input and prints the ratio). Slow: minutes, not seconds.
-# Results worth keeping go into bench/RESULTS.md with the command that made them.
+# bench/RESULTS.md keeps each benchmark's last ratio, with its command and date.
 set -u
 traza=${1:-build/traza}
 cd "$(dirname "$0")/.."

@@ -121,7 +121,7 @@ int traza_itf_decompress(traza_itf_reader *r, FILE *out, traza_err *err);
 int traza_itf_decompress_mt(traza_itf_reader *r, FILE *out, int threads, traza_err *err);
 /* With threads > 1, a line-model (Tarmac) chunk of at least `lines` lines is decoded
  * on one thread and rendered on a second (default TRAZA_ITF_RENDER_MIN_LINES: below
- * it the thread was measured to cost more than it saves). The output is the same. */
+ * it the second thread costs more than it saves). The output is the same. */
 #define TRAZA_ITF_RENDER_MIN_LINES 262144
 void traza_itf_set_render_min_lines(traza_itf_reader *r, uint64_t lines);
 /* Writes records [from, from+count) (instructions; for Tarmac an instruction line with

@@ -63,11 +63,9 @@ static int cpu_count(void)
 }
 
 /* A regular file under 2 MiB that is not xz, zstd or gzip compressed: a second
- * thread costs it more than it saves. Session 4's machine had set the limit at 128 KiB
- * (the 218-816 kB Tarmac samples were 5-28 % faster on two threads there). On the
- * 2-vCPU VM of sessions 13-15, where a new thread may wait a millisecond for its
- * first run, one thread was 10-17 % faster on the four Tarmac samples, 2-4 % on 1-2 MB
- * ITFs, and about even on 2.4-4.8 MB of Tarmac (bench/RESULTS.md, session 15). */
+ * thread costs it more than it saves. On a shared VM, where a new thread may wait a
+ * millisecond for its first run, one thread is 10-17 % faster on the four Tarmac
+ * samples (218-816 kB), 2-4 % on 1-2 MB ITFs, and about even on 2.4-4.8 MB of Tarmac. */
 static int small_plain_file(const char *path)
 {
     struct stat st;
@@ -192,8 +190,7 @@ int cmd_itf(traza_cli *cli, int argc, char **argv)
             return cli_usage_error("itf", "--mem distribution is lossy: add --lossy");
         traza_itf_info info;
         /* A small plain input is done before a second thread pays off (see
-         * small_plain_file; session 3 had set the limit at 8 MiB when a Tarmac
-         * file's LZMA streams were four times as long). */
+         * small_plain_file). */
         if (!threads_given && small_plain_file(in))
             threads = 1;
         o.threads = threads;

@@ -64,8 +64,8 @@ static void log_to_stderr(void *user, traza_log_level level, const char *msg)
 
 /* A command runs for milliseconds to seconds: its heap grows in steps of 1 MiB and is
  * not given back, and blocks under 1 MiB come from it, not from mmap. An ES
- * decompression made ten brk, mmap and munmap calls for its tables otherwise (a few
- * microseconds each on the VM measured); pages are still only taken when touched.
+ * decompression makes ten brk, mmap and munmap calls for its tables otherwise (a few
+ * microseconds each on a VM); pages are still only taken when touched.
  * `serve` runs for days and keeps glibc's defaults, which give memory back. */
 static void tune_malloc(void)
 {

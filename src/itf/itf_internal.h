@@ -21,10 +21,9 @@
 #define ITF_MAX_BLOCK 512            /* instructions per dynamic basic block (cap) */
 /* Default instructions per chunk, by model. The block model's adaptive state (the
  * successor lists, the address groups and their first addresses and codecs) starts
- * afresh in every chunk: 1 Mi instructions instead of 256 Ki made the generated traces
- * 2-56 % smaller (bench/RESULTS.md, session 12), and an extract there counts the block
- * instances before its lines instead of decoding them (about 1 ms per million
- * instructions). The line model's extract decodes every line before the wanted one,
+ * afresh in every chunk: 1 Mi instructions instead of 256 Ki make the generated traces
+ * 2-56 % smaller, and an extract there counts the block instances before its lines
+ * instead of decoding them (about 1 ms per million instructions). The line model's extract decodes every line before the wanted one,
  * and its chunks stay at 256 Ki records. */
 #define ITF_DEFAULT_CHUNK_BLOCKS 1048576
 #define ITF_DEFAULT_CHUNK_LINES 262144
@@ -126,8 +125,7 @@ long itf_pack_stream(itf_packer *pk, int backend, const uint8_t *in, size_t n, c
 #define ITF_ZSTD_FAST 7
 /* zstd decoding contexts kept for a reader's next streams, shared by its threads.
  * Making a ZSTD_DCtx runs cpuid (zstd looks for BMI2 every time), which traps to the
- * hypervisor on a VM: 3 x 5 us per stream on the 2-vCPU VM of bench/RESULTS.md, 2 % of
- * a Tarmac decompression. A zeroed pool is valid (and empty); NULL: no pool. */
+ * hypervisor on a VM: 3 x 5 us per stream, 2 % of a Tarmac decompression. A zeroed pool is valid (and empty); NULL: no pool. */
 #define ITF_ZPOOL 4
 typedef struct itf_zpool {
     pthread_mutex_t mu;
@@ -409,7 +407,7 @@ typedef struct itf_npl {
     uint32_t next;       /* the context entered after this one last time, + 1 (0: none) */
 } itf_npl;
 /* A skeleton's place in the model, one entry per skeleton: every line reads most of
- * these fields, which eight arrays had spread over eight cache lines. */
+ * these fields, which eight arrays would spread over eight cache lines. */
 typedef struct itf_npk {
     uint64_t gen;           /* chunk stamp of its slots' state (older: reset at first use) */
     uint32_t base, nn;      /* its first slot in last/cost, its number of slots */

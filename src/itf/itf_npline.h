@@ -1,6 +1,6 @@
 /* The line model's per-line steps, inline: the reader's decode loop runs them for
- * every line, and as calls into another file they had cost it about 4 % of its
- * instructions (an ES decompression, callgrind: 18.7 M -> 18.0 M). The writer calls
+ * every line, and as calls into another file they would cost it about 4 % of its
+ * instructions (an ES decompression, callgrind: 18.7 M against 18.0 M inline). The writer calls
  * them through the wrappers in itf_npred.c, which also holds the model's state, its
  * cold paths and the one-number functions the tests use, and says what the model is. */
 #ifndef ITF_NPLINE_H

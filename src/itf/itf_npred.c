@@ -228,9 +228,9 @@ void itf_np_chunk(itf_np *np, uint64_t chunkno)
 
 /* The context of key, a new one (nothing seen) if there is none: room for it was
  * reserved by ctx_reserve (itf_npline.h). The contexts themselves are dense, so a chunk touches only
- * the memory pages it fills; a table of the contexts, probed by their hash, had made
+ * the memory pages it fills; a table of the contexts, probed by their hash, would make
  * 50-70 pages of a Tarmac decode fault in at scattered places (each first touch costs
- * 1.5-7 us on this VM). */
+ * 1.5-7 us on a VM). */
 itf_npl *itf_np_ctx_find(itf_np *np, uint64_t key)
 {
     size_t m = np->tcap - 1, i = (size_t)(key >> 7) & m;

@@ -17,7 +17,7 @@ enum { M_STORED = 0, M_XZ = 1, M_ZSTD = 2, M_BZIP2 = 3 /* version 5 */ };
 
 /* The number of zero bytes at p[0..n), 16 at a time with SSE2. At a value's start a
  * zero byte is a whole value 0, so this is a run of zero values: most of a predicted
- * stream, which zrun_encode had read byte by byte (4 % of an ES compression). */
+ * stream, which byte by byte costs zrun_encode 4 % of an ES compression. */
 static size_t zero_bytes(const uint8_t *p, size_t n)
 {
     size_t k = 0;
@@ -243,13 +243,12 @@ static lzma_ret xz_encode(itf_packer *pk, const uint8_t *in, size_t n, const itf
     return rc == LZMA_STREAM_END ? LZMA_OK : rc == LZMA_OK ? LZMA_BUF_ERROR : rc;
 }
 
-/* A first stream costs a fresh encoder about 1.5 ms more than the next ones on the
- * machines measured (its hash table, match finder and price tables are first touched
- * then: page faults). Starting it on a few bytes touches that memory ahead of time,
- * e.g. while the trace is parsed: liblzma zeroes the whole hash table itself with our
- * allocator. (Coding 2 KB, then starting again, as before that allocator, cost 1 ms
- * per encoder of LZMA's optimum parser, and on a slow minute the parse then waited
- * for it.) */
+/* A first stream costs a fresh encoder about 1.5 ms more than the next ones (its hash
+ * table, match finder and price tables are first touched then: page faults). Starting
+ * it on a few bytes touches that memory ahead of time, e.g. while the trace is parsed:
+ * liblzma zeroes the whole hash table itself with our allocator. (Coding 2 KB, then
+ * starting again, would cost 1 ms per encoder of LZMA's optimum parser, and on a slow
+ * minute the parse would wait for it.) */
 void itf_packer_warm(itf_packer *pk)
 {
     static const uint8_t in[16] = {1, 0, 2, 0, 0, 3, 1, 0, 0, 0, 4, 2, 0, 1, 0, 5};

@@ -12,13 +12,13 @@
 
 #define NOPC 0xFFFFFFFFu
 /* A one-thread line-model decode writes its text in pieces of this size: the buffer
- * touches 9 pages, not 17 (16, 32 and 64 KiB pieces were within 1 % of each other on
- * ES, bench/RESULTS.md session 19). */
+ * touches 9 pages, not 17 (16, 32 and 64 KiB pieces are within 1 % of each other on
+ * ES). */
 #define LM_FLUSH (32u << 10)
 /* A file up to this size is read whole when it is opened: one read instead of a seek
  * and a read per header, footer, index and frame, 17 calls for ES (with the other
- * calls saved in session 19, 9 % of its decompression time); larger ones are read
- * frame by frame as needed (extract). */
+ * calls a short run saves, e.g. tune_malloc's, 9 % of its decompression time); larger
+ * ones are read frame by frame as needed (extract). */
 #define WHOLE_MAX (256u << 10)
 
 struct traza_itf_reader {
@@ -1717,12 +1717,11 @@ static int decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t
      * thread first unpacks the streams (their decoders are set up by their first
      * step), while this one compiles the skeletons and gives them to the predictor,
      * then reads the streams.
-     * Only from rt_min lines on (TRAZA_ITF_RENDER_MIN_LINES by default): on the 2-vCPU
-     * VM of sessions 13-15 a new thread could wait 0.4-2 ms for its first run, and
-     * handing the batches between the cores cost about what the rendering saved. One
-     * thread was 14-22 % faster on the four Tarmac samples (12k-30k lines), 15 % on 185k
-     * lines, even on 370k, and 10 % slower on chunks of 630k lines (bench/RESULTS.md,
-     * session 15). Session 7's machine had set the limit at 2,048 lines. */
+     * Only from rt_min lines on (TRAZA_ITF_RENDER_MIN_LINES by default): on a shared
+     * VM a new thread can wait 0.4-2 ms for its first run, and handing the batches
+     * between the cores costs about what the rendering saves. One thread is 14-22 %
+     * faster on the four Tarmac samples (12k-30k lines), 15 % on 185k lines, even on
+     * 370k, and 10 % slower on chunks of 630k lines. */
     if (v4 && es->rthread && !es->hold && nl >= es->rt_min) {
         if (feed_sync_init(&f) == 0 && !(rt = itf_rthread_start(es->out, &es->ob, feed_main, &f)))
             feed_sync_destroy(&f);

@@ -7,8 +7,8 @@
  * decoded lines (skeleton id, numbers, newline or not) to a render thread, which
  * renders and writes them in order while the next batch is decoded. A small ring of
  * batches bounds the memory. When the renderer is a whole ring behind, the decoder
- * renders the oldest batch itself instead of waiting: on the 2-vCPU VM measured, the
- * renderer fell a whole ring behind in 10-30 % of the runs of a noisy half hour, for
+ * renders the oldest batch itself instead of waiting: on a shared VM the renderer
+ * falls a whole ring behind in 10-30 % of the runs of a noisy half hour, for
  * milliseconds at a time. Batches are rendered one at a time, in order, by whichever
  * thread takes the next one (`rendering` under the mutex).
  *
@@ -19,7 +19,7 @@
  * start again.
  *
  * Both threads wait through util/cvwait.h, which polls briefly before it sleeps: a
- * batch comes every 50-100 us, and a sleeping renderer had cost the decoder a futex
+ * batch comes every 50-100 us, and a sleeping renderer would cost the decoder a futex
  * wake per batch and, at the end, a wake-up and a join of about 0.1 ms.
  *
  * The renderer never stops early: after a write error it keeps taking batches (and

@@ -288,7 +288,7 @@ static void exec_branch(itf_sem *s, const itf_sem_op *op, uint64_t pc)
 
 /* The cache key of an instruction text: its skeleton, pc and numbers. Each step is a
  * multiply and a rotation (a bijection of h for a given number), with one finalizer at
- * the end: a finalizer per number had cost 41 instructions a record. The key only
+ * the end: a finalizer per number would cost 41 instructions a record. The key only
  * finds a decoded text again, so it is not part of the format. */
 static uint64_t op_key(uint32_t id, uint64_t pc, const uint64_t *nums, size_t n)
 {

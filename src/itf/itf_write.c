@@ -177,7 +177,7 @@ typedef struct wr {
 
 /* Line model, threads > 1, xz: the two packers that will pack the chunks and the
  * dictionary are warmed (itf_packer_warm) on a thread of their own while the trace is
- * parsed: Tarmac compression 5-10 % faster (paired runs, bench/RESULTS.md). Joined
+ * parsed: Tarmac compression 5-10 % faster (paired runs, bench/itf_cpaired.sh). Joined
  * before the packers' first use. */
 static void *warm_main(void *arg)
 {
@@ -188,7 +188,7 @@ static void *warm_main(void *arg)
 }
 
 /* (Warming them on the tokenizer thread once its lines are done, instead of on a
- * thread of their own from the start, made the compression of the Tarmac samples
+ * thread of their own from the start, makes the compression of the Tarmac samples
  * 7-10 % slower: that thread is not far enough ahead of the model.) */
 static void warm_start(wr *w)
 {
@@ -265,7 +265,7 @@ static itf_packer *packer(wr *w, int k)
  * values: the size of the zero-run form), each with its own encoder. The bytes are
  * those of packing them one after another: each stream is packed by the same call
  * with the same inputs, and they are assembled in stream order. (Splitting the list
- * in two halves by raw size had left one thread idle while the other packed the
+ * in two halves by raw size would leave one thread idle while the other packs the
  * stream that costs most.) */
 typedef struct pool_item {
     const tz_buf *in;
@@ -898,8 +898,8 @@ static int worker_start(wr *w)
 }
 
 /* Every EARLY_STEP lines of a block-model chunk: the lines so far go to the worker.
- * FreeRTOS (one chunk of 1 M lines) was parsed (29 ms) and then modelled (17 ms);
- * now most of the modelling runs beside the parse. */
+ * FreeRTOS (one chunk of 1 M lines) takes 29 ms to parse and 17 ms to model: this
+ * way most of the modelling runs beside the parse, not after it. */
 static int publish(wr *w)
 {
     if (!w->threaded || w->model != 0 || w->o.chunk > EARLY_MAX_CHUNK)
@@ -1356,10 +1356,10 @@ static void take_counts(wr *w)
 
 static int write_index(wr *w, int nl_missing);
 
-/* The line model's last chunk and dictionary, packed as one list (pack_items). The
- * worker used to pack the chunk, splitting it with a helper thread, while this thread
- * packed the dictionary: three threads on two cores, each with a fresh encoder (1-1.5
- * ms of page faults each on the 2-vCPU machine measured). */
+/* The line model's last chunk and dictionary, packed as one list (pack_items). Packing
+ * the chunk on the worker, split with a helper thread, while this thread packs the
+ * dictionary would run three threads on two cores, each with a fresh encoder (1-1.5
+ * ms of page faults each). */
 static int finish_lines(wr *w, int nl_missing)
 {
     warm_join(w);
@@ -1578,7 +1578,7 @@ int traza_itf_compress(const char *inpath, const char *outpath, const traza_itf_
     /* The default back end. The line model's streams are short (1-6 KB on the Tarmac
      * samples) and mostly literals to LZMA, which then codes and decodes bit by bit:
      * zstd at level 7 is 6 % larger there, but 7-10x faster to code and 10x faster to
-     * decode (bench/RESULTS.md, session 17). The block model keeps xz. */
+     * decode (bench/RESULTS.md, row "ITF back ends"). The block model keeps xz. */
     if (w->o.backend == TRAZA_ITF_AUTO) {
         w->o.backend = w->model == 1 ? TRAZA_ITF_ZSTD : TRAZA_ITF_XZ;
         w->zfast = w->model == 1;

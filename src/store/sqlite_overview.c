@@ -3,8 +3,8 @@
  * Events are stored with id = rank + 1 in time order, so "how many events start
  * before t" is a binary search over the rowid. Each look-up is a B-tree descent
  * (~2 us), but only inside a transaction: in autocommit mode every statement also
- * takes and drops the file lock and checks for a hot journal (~8 us, measured on a
- * 10 M-event store), so a search runs inside one read transaction.
+ * takes and drops the file lock and checks for a hot journal (~8 us on a 10 M-event
+ * store), so a search runs inside one read transaction.
  *
  * The overview is the (ts, type, producer) of every TZ_OVERVIEW_STEP-th event,
  * written into the store's meta table at import (key 'overview', layout in

@@ -2,13 +2,13 @@
  *
  * ITFComp's line decoder and its render thread hand batches to each other every
  * 50-100 microseconds. A thread that sleeps on a plain condition variable between
- * batches must be woken through the kernel: on the 2-vCPU VM measured, the waker paid
- * about 2 us per futex wake, the sleeper's virtual CPU had halted, and the last
- * wake-up and the join at the end of a Tarmac decompression took about 0.1 ms, 2-3 %
- * of the whole. So a waiter first polls a counter that every wake bumps, for a bounded
+ * batches must be woken through the kernel: on a VM the waker pays about 2 us per
+ * futex wake, because the sleeper's virtual CPU has halted, and the last wake-up and
+ * the join at the end of a Tarmac decompression take about 0.1 ms, 2-3 % of the
+ * whole. So a waiter first polls a counter that every wake bumps, for a bounded
  * time, and sleeps only if nothing came; a waker whose partner is polling finds no
  * sleeper and makes no system call. Polling costs a core: the compressor's tokenizer
- * queue, whose second core also packs streams, was 6-10 % slower with it.
+ * queue, whose second core also packs streams, is 6-10 % slower with it.
  *
  * Use: every change the waiters wait for is made with the mutex held and followed by
  * tz_cv_wake; waiters loop on their condition around tz_cv_wait, as with

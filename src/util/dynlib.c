@@ -3,7 +3,7 @@
  * libpq (PostgreSQL workspaces), libmicrohttpd (`traza serve`) and OpenCSD (the ETM
  * importer) bring TLS, Kerberos, LDAP, GnuTLS and a C++ runtime with them. Linked
  * the usual way they cost every traza process about 8 ms of dynamic linking before
- * main: `traza --help` took 9.4 ms with them and ~1.5 ms without (bench/RESULTS.md).
+ * main: `traza --help` takes 9.4 ms with them and ~1.5 ms without.
  * So they are opened with dlopen by the features that need them, and the rest of
  * traza never loads them.
  *

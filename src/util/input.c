@@ -32,7 +32,7 @@ struct tz_input {
 #define RAW_CAP (1u << 17)
 /* The first read, which only has to show the magic: a plain file is then read in
  * place (tz_input_map) or straight into the caller's buffer, and a first read of
- * RAW_CAP had copied 128 KiB for nothing (32 page faults, 2 % of compressing a 218 kB
+ * RAW_CAP would copy 128 KiB for nothing (32 page faults, 2 % of compressing a 218 kB
  * Tarmac file). */
 #define RAW_FIRST 4096u
 

@@ -4,8 +4,8 @@
 # (same code, its hash function replaced): 2992, 4099, 4404, 8052. The stock reference
 # prints 2992, 4103, 4420, 8053 (gen/SEQUITUR-REFERENCE.md): its hash function
 # collides, and a slot reused during the recursive substitutions of check() is then
-# overwritten (`x[0] = r->first()`), so it forgets a few digrams -- see
-# bench/RESULTS.md, grammar section. The 5 M-symbol lists run in the plain build only.
+# overwritten (`x[0] = r->first()`), so it forgets a few digrams (bench/RESULTS.md,
+# row "grammar sizes"). The 5 M-symbol lists run in the plain build only.
 . "$(dirname "$0")/../lib.sh"
 G=$DATA/gen/pc
 [ -d "$G" ] || { skip "sequitur sizes" "no shared data"; exit 0; }

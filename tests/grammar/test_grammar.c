@@ -364,7 +364,7 @@ static void test_reference_size_mcu(void **state)
     if (traza_grammar_check(g, 1, &err) < 0)
         fail_msg("%s", err.msg);
     assert_true(st.size * 100 <= seqsize * 88); /* at least 12% smaller */
-    assert_int_equal(st.size, 1779);             /* bench/RESULTS.md */
+    assert_int_equal(st.size, 1779);             /* bench/RESULTS.md, row Cyclitur */
     /* README: 0x6a4 occurs 116,625 times, first at line 65,713: one start-up cycle more */
     assert_int_equal(st.cycles, 116626);
     collect e = {0};

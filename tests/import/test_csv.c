@@ -10,7 +10,7 @@ static void test_maps(void **state)
     traza_trace_info info;
     traza_event e;
     char v[64];
-    /* The issue's own example layout, no header, out of time order. */
+    /* A headerless layout (end, end producer, cpu, a hex parameter), out of time order. */
     assert_int_equal(iu_import(&w, "num",
                                "30,,x,y,irq,cpu0,,1,0x1f\n"
                                "10,20,x,y,run,task,,0,\n"

@@ -194,7 +194,7 @@ check_eq "version 5: extract from the last chunk" "$(sed -n '1001,1080p' "$(dirn
   "$("$TRAZA" itf extract "$TMP/v5b.tzi" --from 1000 --count 200)"
 v4s=$(stat -c %s "$(dirname "$0")/data/v4_blocks.tzi"); v5s=$(stat -c %s "$TMP/v5b.tzi")
 [ "$v5s" -lt "$v4s" ] && pass "version 5: preset dictionaries make it smaller ($v4s -> $v5s bytes)" || fail "version 5 smaller than version 4" "$v4s -> $v5s"
-# Version 7 (written by the session 10 binary) and version 8 (blocks, variants, branch
+# Version 7 (a fixture from a version 7 writer) and version 8 (blocks, variants, branch
 # targets and first addresses coded against the texts) of the same text, --chunk 300:
 # both read and extracted from the last chunk; version 8 smaller
 for v in 7 8; do
@@ -259,8 +259,8 @@ check_rc "tokenizer thread: odd lines round trip" 0 cmp "$TMP/mx.out" "$TMP/mixe
 check_rc "compress: a failed write is an error (Tarmac, 2 threads)" 1 "$TRAZA" itf compress "$TMP/es.tarmac" -o /dev/full --threads 2
 check_contains "compress: the write error names the cause" "$OUT" "No space left on device"
 [ -c /dev/full ] && pass "compress: a device output is never removed" || fail "compress: /dev/full is no longer a device"
-# compressed inputs give the plain input's bytes (a .zst input failed with "zstd data
-# is truncated" before session 17)
+# compressed inputs give the plain input's bytes (a .zst input whose frame ends in a
+# read that also returns text must not be taken for a truncated one)
 "$TRAZA" itf compress "$(dirname "$0")/data/v3_loop.tarmac" -o "$TMP/zin_plain.tzi" -q
 for z in "xz -c" "zstd -qc" "gzip -c"; do
   if command -v "${z%% *}" >/dev/null; then
@@ -325,14 +325,14 @@ check_eq "a good file: no temporary left" "old.txt" "$(ls "$TMP/outdir")"
 if cmp -s "$TMP/v3.out" "$(dirname "$0")/data/v3_loop.tarmac"; then pass "reads format version 3 (line model)"; else fail "reads format version 3 (line model)" "$(head -c 300 "$TMP/err")"; fi
 got=$("$TRAZA" itf extract "$(dirname "$0")/data/v3_loop.tzi" --from 100 --count 3)
 check_eq "version 3 line model: extract" "$(awk '/ tic /{n++} n>100 && n<=103' "$(dirname "$0")/data/v3_loop.tarmac")" "$got"
-# Version 5 line model (skeletons stored whole), written by the session-7 binary from
+# Version 5 line model (skeletons stored whole), written by a version 5 writer from
 # the same text: still read. Version 6 front-codes the skeletons: the same text gives a
 # SKEL stream a third shorter (680 -> 405 bytes; 2.3-4.4 times on the Tarmac samples).
 "$TRAZA" itf decompress "$(dirname "$0")/data/v5_loop.tzi" -o "$TMP/v5l.out" 2>"$TMP/err"
 if cmp -s "$TMP/v5l.out" "$(dirname "$0")/data/v3_loop.tarmac"; then pass "reads format version 5 (line model)"; else fail "reads format version 5 (line model)" "$(head -c 300 "$TMP/err")"; fi
 check_eq "version 5 line model: extract" "$(awk '/ tic /{n++} n>150 && n<=152' "$(dirname "$0")/data/v3_loop.tarmac")" \
   "$("$TRAZA" itf extract "$(dirname "$0")/data/v5_loop.tzi" --from 150 --count 2)"
-# Version 8 of the same text (written by the session-13 binary, no semantic
+# Version 8 of the same text (written by a version 8 writer, no semantic
 # predictor): still read, also from the middle; version 9 predicts its registers,
 # addresses and pcs from the instructions and is smaller
 "$TRAZA" itf decompress "$(dirname "$0")/data/v8_loop.tzi" -o "$TMP/v8l.out" 2>"$TMP/err"
@@ -349,8 +349,7 @@ r6=$("$TRAZA" itf stats "$TMP/v6l.tzi" --json | json_get components.templates.ra
 [ $((r6 * 3)) -lt $((r5 * 2)) ] && pass "version 6: front-coded skeletons ($r5 -> $r6 raw bytes)" || fail "version 6: front-coded skeletons" "$r5 -> $r6"
 # Versions 6 and 7 of a text whose values the candidates sometimes hit and sometimes
 # miss (data/mixed.awk): version 7 charges a hit apart and decays the skeleton slots'
-# costs faster. Both are read; the fixtures were written by the session-9 (version 6)
-# and session-10 (version 7) binaries.
+# costs faster. Both are read; each fixture comes from a writer of its version.
 awk -f "$(dirname "$0")/data/mixed.awk" >"$TMP/mixed.tarmac"
 for v in 6 7; do
   "$TRAZA" itf decompress "$(dirname "$0")/data/v${v}_mixed.tzi" -o "$TMP/mixed$v.out" 2>"$TMP/err"
@@ -361,8 +360,8 @@ check_eq "version 6 fixture: extract" "$(awk '/ tic /{n++} n>700 && n<=702' "$TM
   "$("$TRAZA" itf extract "$(dirname "$0")/data/v6_mixed.tzi" --from 700 --count 2)"
 "$TRAZA" itf compress "$TMP/mixed.tarmac" -o "$TMP/mixed7.tzi" -q --backend xz
 check_rc "version 10 line model: round trip (mixed values)" 0 sh -c '"$1" itf decompress "$2" | cmp -s - "$3"' _ "$TRAZA" "$TMP/mixed7.tzi" "$TMP/mixed.tarmac"
-# Version 9 of the loop and of the mixed values (written by the session-15 binary,
-# where a right semantic prediction charged the 8 candidates): still read, also from
+# Version 9 of the loop and of the mixed values (written by a version 9 writer, in
+# which a right semantic prediction charges the 8 candidates): still read, also from
 # the middle. Version 10 codes it as 0 and leaves the costs alone: on mixed values,
 # where the semantic model is held back, it is no larger.
 "$TRAZA" itf decompress "$(dirname "$0")/data/v9_loop.tzi" -o "$TMP/v9l.out" 2>"$TMP/err"
