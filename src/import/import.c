@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 size_t traza_importer_count(void)
 {
@@ -87,8 +88,59 @@ const traza_importer *traza_importer_detect(const char *path, traza_err *err)
     return best;
 }
 
+/* Standard input ("-") and pipes (/dev/stdin, a FIFO) can be read once only, while
+ * detection reads a file's head and several importers read their input twice. Such
+ * an input is therefore first copied whole into a temporary file, which detection and
+ * the importer then read as any file. */
+static int is_stream(const char *path)
+{
+    if (strcmp(path, "-") == 0)
+        return 1;
+    struct stat st;
+    return stat(path, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
+/* Copies the stream at path into a new temporary file; its path (free it, unlink it)
+ * or NULL. */
+static char *spool(const char *path, traza_err *err)
+{
+    const char *dir = getenv("TMPDIR");
+    char *tmp = tz_asprintf("%s/traza-stdin-XXXXXX", dir && *dir ? dir : "/tmp");
+    if (!tmp) {
+        traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        traza_err_set(err, TRAZA_E_IO, "%s: cannot create a temporary copy of %s: %s", tmp, path, strerror(errno));
+        free(tmp);
+        return NULL;
+    }
+    FILE *in = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    int rc = in ? 0 : traza_err_set(err, TRAZA_E_IO, "%s: cannot open: %s", path, strerror(errno));
+    char buf[1 << 16];
+    size_t n;
+    while (rc == 0 && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        if (tz_write_all(fd, buf, n) < 0)
+            rc = traza_err_set(err, TRAZA_E_IO, "%s: cannot write the copy of %s: %s", tmp, path, strerror(errno));
+    if (rc == 0 && ferror(in))
+        rc = traza_err_set(err, TRAZA_E_IO, "%s: read error: %s", path, strerror(errno));
+    if (in && in != stdin)
+        fclose(in);
+    if (close(fd) < 0 && rc == 0)
+        rc = traza_err_set(err, TRAZA_E_IO, "%s: cannot write the copy of %s: %s", tmp, path, strerror(errno));
+    if (rc < 0) {
+        unlink(tmp);
+        free(tmp);
+        return NULL;
+    }
+    return tmp;
+}
+
 static char *default_name(const char *path)
 {
+    if (strcmp(path, "-") == 0)
+        return tz_strdup("stdin");
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     if (!*base)
@@ -98,14 +150,12 @@ static char *default_name(const char *path)
     return tz_strndup(base, n);
 }
 
-int traza_import(traza_workspace *ws, const char *const *paths, size_t npaths, const traza_import_opts *opts,
-                 traza_trace_info *out, traza_err *err)
+static int import_files(traza_workspace *ws, const char *const *paths, const char *const *sources, size_t npaths,
+                        const traza_import_opts *opts, traza_trace_info *out, traza_err *err)
 {
     static const traza_import_opts none = {0};
     if (!opts)
         opts = &none;
-    if (npaths == 0)
-        return traza_err_set(err, TRAZA_E_USAGE, "no file to import");
     const traza_importer *imp;
     if (opts->format && strcmp(opts->format, "auto") != 0) {
         imp = traza_importer_find(opts->format);
@@ -121,7 +171,7 @@ int traza_import(traza_workspace *ws, const char *const *paths, size_t npaths, c
     } else if (!(imp = traza_importer_detect(paths[0], err))) {
         return -1;
     }
-    char *name = opts->name ? tz_strdup(opts->name) : default_name(paths[0]);
+    char *name = opts->name ? tz_strdup(opts->name) : default_name(sources[0]);
     if (!name)
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     traza_writer *w = traza_writer_begin(ws, name, imp->name, err);
@@ -129,8 +179,8 @@ int traza_import(traza_workspace *ws, const char *const *paths, size_t npaths, c
     if (!w)
         return -1;
     for (size_t i = 0; i < npaths; i++) {
-        char *real = realpath(paths[i], NULL);
-        int rc = traza_writer_add_source(w, real ? real : paths[i], err);
+        char *real = sources[i] == paths[i] ? realpath(paths[i], NULL) : NULL;
+        int rc = traza_writer_add_source(w, real ? real : sources[i], err);
         free(real);
         if (rc < 0) {
             traza_writer_abort(w);
@@ -153,6 +203,31 @@ int traza_import(traza_workspace *ws, const char *const *paths, size_t npaths, c
     else
         traza_trace_info_clear(&mine);
     return 0;
+}
+
+int traza_import(traza_workspace *ws, const char *const *paths, size_t npaths, const traza_import_opts *opts,
+                 traza_trace_info *out, traza_err *err)
+{
+    if (npaths == 0)
+        return traza_err_set(err, TRAZA_E_USAGE, "no file to import");
+    const char **files = calloc(npaths, sizeof *files);
+    if (!files)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    int rc = 0;
+    for (size_t i = 0; i < npaths && rc == 0; i++) {
+        files[i] = paths[i];
+        if (is_stream(paths[i]) && !(files[i] = spool(paths[i], err)))
+            rc = -1;
+    }
+    if (rc == 0)
+        rc = import_files(ws, files, paths, npaths, opts, out, err);
+    for (size_t i = 0; i < npaths && files[i]; i++)
+        if (files[i] != paths[i]) {
+            unlink(files[i]);
+            free((char *)files[i]);
+        }
+    free(files);
+    return rc;
 }
 
 /* ---- importers as tools ("import-<format>") ------------------------------- */
