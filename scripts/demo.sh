@@ -80,8 +80,10 @@ else
   run timeout 60 qemu-system-arm -M mps2-an385 -nographic -monitor none -serial none \
     -semihosting-config enable=on,target=native -kernel firmware.elf
   echo "the firmware wrote its trace buffer to traza-rt.tzr through semihosting ($(wc -c <traza-rt.tzr) bytes)"
-  echo "\$ TRAZA_RT_EXE=firmware.elf traza import --name firmware traza-rt.tzr"
+  current="TRAZA_RT_EXE=firmware.elf traza import --name firmware traza-rt.tzr"
+  echo "\$ $current"
   TRAZA_RT_EXE=firmware.elf traza import --name firmware traza-rt.tzr
+  current=
   run traza callstack firmware --top 7
   traces+=(firmware)
 fi
