@@ -3,7 +3,7 @@
 #   make            build libtraza (static + shared) and the traza binary into build/
 #   make test       install missing Debian packages, build, run every test, then run
 #                   the suite again under ASan+UBSan (build/asan/)
-#   make demo       install, build, import the bundled examples and write an HTML report
+#   make demo       install, build, then walk the whole path on inputs it makes (scripts/demo.sh)
 #   make install    PREFIX=/usr/local DESTDIR= : binary, library, headers, pkg-config, man
 #   make fuzz       build the libFuzzer harnesses (clang) into build/fuzz/
 #   make bench      run the benchmarks in bench/ (slow; see bench/README.md)
