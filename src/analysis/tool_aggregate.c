@@ -19,6 +19,7 @@ static const traza_tool_option aggregate_opts[] = {
     {"normalize", TRAZA_OPT_BOOL, "false", "divide every (producer, type) series by its maximum", 0, 0},
     {"spatial", TRAZA_OPT_BOOL, "false", "spatio-temporal: parts are producer subtrees over intervals", 0, 0},
     {"save", TRAZA_OPT_STRING, NULL, "name of the saved annotations", 0, 0},
+    TZ_OPT_REPLACE,
     {"svg", TRAZA_OPT_STRING, NULL, "draw the parts, type proportions and the gain/loss curve", 0, 0},
 };
 
@@ -265,7 +266,7 @@ static int run_spatial(const traza_tool *tool, const traza_tool_call *call, traz
         ann[i].from = slice_ts(m, parts[i].first);
         ann[i].to = slice_ts(m, parts[i].last + 1);
     }
-    traza_result_meta meta = {name, tool->name, params, 1};
+    traza_result_meta meta = {name, tool->name, params, tz_targ_bool(tool, call, "replace")};
     if (traza_result_save_annotations(t, &meta, ann, np, err) < 0)
         goto done;
     if (call->json) {
@@ -422,7 +423,7 @@ static int run_aggregate(const traza_tool *tool, const traza_tool_call *call, tr
             pi++;
             first = k;
         }
-    traza_result_meta meta = {name, tool->name, params, 1};
+    traza_result_meta meta = {name, tool->name, params, tz_targ_bool(tool, call, "replace")};
     if (traza_result_save_annotations(t, &meta, ann, np, err) < 0) {
         free(pf);
         goto done;

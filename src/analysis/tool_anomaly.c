@@ -16,6 +16,7 @@ static const traza_tool_option anomaly_opts[] = {
     {"rule", TRAZA_OPT_STRING, "ci99", "ci99 (mean +- 3 sigma/sqrt n), sigma (mean +- k sigma), mad (median +- k MAD)", 0, 0},
     {"k", TRAZA_OPT_DOUBLE, "3", "factor of the sigma and mad rules", 0, 0},
     {"save", TRAZA_OPT_STRING, NULL, "name of the saved event set (default anomalies:SERIES:METRIC)", 0, 0},
+    TZ_OPT_REPLACE,
     {"svg", TRAZA_OPT_STRING, NULL, "draw the series and the metric with the interval into this file", 0, 0},
 };
 
@@ -132,7 +133,9 @@ int tz_anomaly_run(const traza_tool *tool, const traza_tool_call *call, traza_tr
         snprintf(name, sizeof name, "anomalies:%s:%s", spec, traza_metric_name((traza_metric)metric));
     snprintf(params, sizeof params, "series=%s metric=%s rule=%s k=%g", spec, traza_metric_name((traza_metric)metric),
              traza_rule_name((traza_rule)rule), a.k);
-    traza_result_meta meta = {name, tool->name, params, 1};
+    /* made by the anomaly analysis whichever tool ran it (correlate --anomalies-of too),
+     * so that the same detection run again by either finds its own result */
+    traza_result_meta meta = {name, "anomaly", params, tz_targ_bool(tool, call, "replace")};
     if (traza_result_save_events(t, &meta, ids, a.n, err) < 0)
         goto done;
     if (print) {

@@ -21,6 +21,7 @@ static const traza_tool_option correlate_opts[] = {
     {"k", TRAZA_OPT_DOUBLE, "3", "with --anomalies-of: factor of sigma and mad", 0, 0},
     {"top", TRAZA_OPT_INT, "20", "rank: lines shown in text output (0 = all)", 0, 0},
     {"save", TRAZA_OPT_STRING, NULL, "name of the saved annotations", 0, 0},
+    TZ_OPT_REPLACE,
     {"svg", TRAZA_OPT_STRING, NULL, "draw both series over time and the density histogram", 0, 0},
 };
 
@@ -122,10 +123,16 @@ static int run_rank(const traza_tool *tool, const traza_tool_call *call, traza_t
         ann[i].value.d = r[i].r;
     }
     const char *save = tz_targ(tool, call, "save");
-    snprintf(name, sizeof name, "%s%s", save ? "" : "rank:", save ? save : target->name);
+    /* a default name tells the inputs that shape the result: the series, and the
+     * method when it is not the default */
+    const char *msuffix = m == TRAZA_CORR_IRREGULAR ? ":irregular" : "";
+    if (save)
+        snprintf(name, sizeof name, "%s", save);
+    else
+        snprintf(name, sizeof name, "rank:%s%s", target->name, msuffix);
     snprintf(params, sizeof params, "series=%s method=%s delta=%lld rank=1", target->name,
              m == TRAZA_CORR_REGULAR ? "regular" : "irregular", (long long)delta);
-    traza_result_meta meta = {name, tool->name, params, 1};
+    traza_result_meta meta = {name, tool->name, params, tz_targ_bool(tool, call, "replace")};
     if (traza_result_save_annotations(t, &meta, ann, n, err) < 0)
         goto done;
     if (call->json) {
@@ -190,7 +197,7 @@ static int run_pair(const traza_tool *tool, const traza_tool_call *call, traza_t
     if (save)
         snprintf(name, sizeof name, "%s", save);
     else
-        snprintf(name, sizeof name, "correlation:%s~%s", a->name, b.name);
+        snprintf(name, sizeof name, "correlation:%s~%s%s", a->name, b.name, m == TRAZA_CORR_IRREGULAR ? ":irregular" : "");
     snprintf(params, sizeof params, "series=%s with=%s method=%s delta=%lld", a->name, b.name,
              m == TRAZA_CORR_REGULAR ? "regular" : "irregular", (long long)c.delta);
     traza_annotation ann[3];
@@ -207,7 +214,7 @@ static int run_pair(const traza_tool *tool, const traza_tool_call *call, traza_t
     ann[2].key = "delta";
     ann[2].value.kind = TRAZA_PT_INT;
     ann[2].value.i = c.delta;
-    traza_result_meta meta = {name, tool->name, params, 1};
+    traza_result_meta meta = {name, tool->name, params, tz_targ_bool(tool, call, "replace")};
     if (traza_result_save_annotations(t, &meta, ann, m == TRAZA_CORR_IRREGULAR ? 3 : 2, err) < 0)
         goto done;
     tz_buf o;

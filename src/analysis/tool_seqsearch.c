@@ -11,6 +11,7 @@ static const traza_tool_option seqsearch_opts[] = {
     {"per-producer", TRAZA_OPT_BOOL, "false", "match each producer's events separately", 0, 0},
     {"max-gap", TRAZA_OPT_TIME, NULL, "at most this long between consecutive events of an instance", 0, 0},
     {"save", TRAZA_OPT_STRING, NULL, "name of the saved instance group (exceptions: NAME:exceptions)", 0, 0},
+    TZ_OPT_REPLACE,
 };
 
 static int run_seqsearch(const traza_tool *tool, const traza_tool_call *call, traza_err *err)
@@ -80,7 +81,7 @@ static int run_seqsearch(const traza_tool *tool, const traza_tool_call *call, tr
     snprintf(ename, sizeof ename, "%s:exceptions", name);
     snprintf(params, sizeof params, "pattern=%s per-producer=%d max-gap=%lld", pat, tz_targ_bool(tool, call, "per-producer"),
              (long long)gap);
-    traza_result_meta meta = {name, tool->name, params, 1};
+    traza_result_meta meta = {name, tool->name, params, tz_targ_bool(tool, call, "replace")};
     if (traza_result_save_group(t, &meta, nodes, k, err) < 0)
         goto done;
     k = 0;
@@ -98,7 +99,7 @@ static int run_seqsearch(const traza_tool *tool, const traza_tool_call *call, tr
         nodes[k].ref = r.exceptions[i];
         nodes[k].position = (int64_t)i;
     }
-    traza_result_meta emeta = {ename, tool->name, params, 1};
+    traza_result_meta emeta = {ename, tool->name, params, tz_targ_bool(tool, call, "replace")};
     if (traza_result_save_group(t, &emeta, nodes, k, err) < 0)
         goto done;
     if (call->json) {

@@ -6,6 +6,10 @@
 #include "traza/tool.h"
 #include "util/util.h"
 
+/* The option every analysis that saves a result has: without it, a result of the same
+ * name is an error, never silently replaced. */
+#define TZ_OPT_REPLACE {"replace", TRAZA_OPT_BOOL, "false", "replace a saved result of the same name", 0, 0}
+
 const char *tz_targ(const traza_tool *tool, const traza_tool_call *call, const char *name);
 int tz_targ_bool(const traza_tool *tool, const traza_tool_call *call, const char *name);
 double tz_targ_double(const traza_tool *tool, const traza_tool_call *call, const char *name, double def);

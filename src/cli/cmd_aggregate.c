@@ -4,6 +4,7 @@
 const char cmd_aggregate_usage[] =
     "usage: traza aggregate TRACE [--slices N] [--model M] [--p P | --list-p] [--producers SET]\n"
     "                       [--from T] [--to T] [--normalize] [--spatial] [--svg FILE] [--json]\n"
+    "                       [--save NAME [--replace]]\n"
     "\n"
     "Best cut partition of the time slices (FrameSoC RR-8304 section 5, Ocelotl): consecutive\n"
     "slices are aggregated into parts maximising p*gain - (1-p)*loss.\n"
@@ -13,6 +14,8 @@ const char cmd_aggregate_usage[] =
     "  --threshold T   bisection threshold (default 0.001)\n"
     "  --producers S   only the producers of a saved producer set\n"
     "  --spatial       spatio-temporal: a part is a producer subtree over an interval\n"
+    "  --save NAME --replace  the saved result's name; --replace overwrites one of that name,\n"
+    "              which is otherwise an error\n"
     "  --svg FILE      parts along time with type proportions, and the gain/loss curve over p\n"
     "  --json          parts, or with --list-p {\"p_list\": [{\"p\", \"gain\", \"loss\", \"parts\"}, ...]}\n";
 

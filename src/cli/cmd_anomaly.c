@@ -3,7 +3,7 @@
 
 const char cmd_anomaly_usage[] =
     "usage: traza anomaly TRACE --type T [--producer P [--subtree]] [--metric duration|period]\n"
-    "                     [--rule ci99|sigma|mad] [--k K] [--save NAME] [--svg FILE] [--json]\n"
+    "                     [--rule ci99|sigma|mad] [--k K] [--save NAME [--replace]] [--svg FILE] [--json]\n"
     "\n"
     "Finds the events of a series whose metric (duration of states, or period: the\n"
     "interval since the previous event) falls outside the interval of normal values:\n"
@@ -13,6 +13,8 @@ const char cmd_anomaly_usage[] =
     "  --series S   instead of --type: TYPE, TYPE@PRODUCER or a saved event set\n"
     "The anomalies are saved as an event set (default name anomalies:SERIES:METRIC),\n"
     "usable as a series by 'traza correlate'.\n"
+    "  --save NAME --replace  the saved result's name; --replace overwrites one of that name,\n"
+    "              which is otherwise an error\n"
     "  --svg FILE   the series over time and the metric with the interval\n"
     "  --json       {\"rule\": ..., \"interval\": [lo, hi], \"anomalies\": [{\"id\", \"ts\", \"value\"}, ...]}\n";
 

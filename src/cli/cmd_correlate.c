@@ -3,6 +3,7 @@
 
 const char cmd_correlate_usage[] =
     "usage: traza correlate TRACE --series A --with B [--method regular|irregular] [--delta D] [--svg FILE]\n"
+    "                       [--save NAME [--replace]]\n"
     "       traza correlate TRACE --series A --rank [--method M] [--top N]\n"
     "       traza correlate TRACE --anomalies-of TYPE [--producer P] --metric M [--rule R] --rank\n"
     "\n"
@@ -12,6 +13,8 @@ const char cmd_correlate_usage[] =
     "  irregular   intervals within --delta (default 1% of the span) of a point of the smaller\n"
     "              series, and the rest; densities (count / length) per interval\n"
     "|r| >= 0.5 is reported as strong.\n"
+    "  --save NAME --replace  the saved result's name; --replace overwrites one of that name,\n"
+    "              which is otherwise an error\n"
     "  --rank      correlate A with every other (type, producer) series, best first\n"
     "  --svg FILE  both series over time and the count/density histogram\n"
     "  --json      pair: {\"series\", \"with\", \"method\", \"r\", \"strong\", \"bins\", \"delta\"};\n"

@@ -2,7 +2,7 @@
 #include "cli/analysis_cli.h"
 
 const char cmd_seqsearch_usage[] =
-    "usage: traza seqsearch TRACE --pattern 'A,B[,C...]' [--per-producer] [--max-gap T] [--save NAME] [--json]\n"
+    "usage: traza seqsearch TRACE --pattern 'A,B[,C...]' [--per-producer] [--max-gap T] [--save NAME [--replace]] [--json]\n"
     "\n"
     "Finds the instances of a sequence of event types in time order (leftmost, not\n"
     "overlapping; a new A restarts a pending instance). Instances are saved as a group\n"
@@ -10,6 +10,8 @@ const char cmd_seqsearch_usage[] =
     "seq:PATTERN:exceptions.\n"
     "  --per-producer  match each producer's events separately\n"
     "  --max-gap T     at most T between consecutive events of an instance\n"
+    "  --save NAME --replace  the saved result's name; --replace overwrites one of that name,\n"
+    "              which is otherwise an error\n"
     "  --json          {\"pattern\", \"instances\": [[ids], ...], \"exceptions\": [ids]}\n";
 
 int cmd_seqsearch(traza_cli *cli, int argc, char **argv) { return cli_run_analysis(cli, "seqsearch", "seqsearch", argc, argv); }

@@ -146,15 +146,16 @@ int64_t tz_pg_r_save(tz_tstate *t, const traza_result_meta *m, traza_result_kind
     tz_buf_init(&rows);
     int64_t rid = -1;
     const char *v1[1] = {m->name};
-    PGresult *r = tz_pg_query(t->conn, "SELECT id FROM result WHERE name=$1 FOR UPDATE", 1, v1, "saving a result", err);
+    PGresult *r = tz_pg_query(t->conn, "SELECT id, tool, params FROM result WHERE name=$1 FOR UPDATE", 1, v1, "saving a result", err);
     if (!r)
         goto fail;
     int64_t old = PQntuples(r) ? tz_pg_i64(r, 0, 0) : 0;
+    int taken = old && !m->replace &&
+                tz_result_exists(err, m, PQgetisnull(r, 0, 1) ? NULL : PQgetvalue(r, 0, 1),
+                                 PQgetisnull(r, 0, 2) ? NULL : PQgetvalue(r, 0, 2)) < 0;
     PQclear(r);
-    if (old && !m->replace) {
-        tz_result_exists(err, m->name);
+    if (taken)
         goto fail;
-    }
     if (old && delete_rows(t, old, err) < 0)
         goto fail;
     char kinds[16], created[24], sizes[24];

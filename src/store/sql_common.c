@@ -297,7 +297,14 @@ void tz_result_delete_sql(char *sql, size_t size, int64_t id)
              (long long)id);
 }
 
-int tz_result_exists(traza_err *err, const char *name)
+static int same_text(const char *a, const char *b) { return (!a && !b) || (a && b && strcmp(a, b) == 0); }
+
+int tz_result_exists(traza_err *err, const traza_result_meta *m, const char *tool, const char *params)
 {
-    return traza_err_set(err, TRAZA_E_EXISTS, "a result named '%s' already exists (choose another name, or replace it)", name);
+    /* the same tool on the same inputs makes the same result: running it again is
+     * allowed, and writes it anew */
+    if (same_text(m->tool, tool) && same_text(m->params, params))
+        return 0;
+    return traza_err_set(err, TRAZA_E_EXISTS, "a result named '%s' already exists, made by %s with %s (choose another name, or replace it)",
+                         m->name, tool ? tool : "an unknown tool", params && *params ? params : "no options");
 }

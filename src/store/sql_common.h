@@ -64,7 +64,9 @@ int tz_rows_annotations(const tz_rows_ops *ops, void *conn, int64_t id, traza_an
 
 /* The statements that delete result `id` and its rows, into sql (512 bytes are enough). */
 void tz_result_delete_sql(char *sql, size_t size, int64_t id);
-/* Fills err for a save under a name that is taken, without replace. */
-int tz_result_exists(traza_err *err, const char *name);
+/* A save under a name that is taken, without replace: 0 when the result there was made
+ * by the same tool with the same params (it is then written anew), else -1 with err
+ * filled. */
+int tz_result_exists(traza_err *err, const traza_result_meta *m, const char *tool, const char *params);
 
 #endif

@@ -105,16 +105,18 @@ int64_t tz_sqlite_r_save(tz_tstate *t, const traza_result_meta *m, traza_result_
     sqlite3_stmt *st = NULL;
     if (tz_sql_exec(db, "BEGIN IMMEDIATE", "saving a result", err) < 0)
         return -1;
-    if (tz_sql_prepare(db, "SELECT id FROM result WHERE name=?", &st, err) < 0)
+    if (tz_sql_prepare(db, "SELECT id, tool, params FROM result WHERE name=?", &st, err) < 0)
         goto fail;
     sqlite3_bind_text(st, 1, m->name, -1, SQLITE_STATIC);
-    int64_t old = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    int64_t old = 0;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        old = sqlite3_column_int64(st, 0);
+        if (!m->replace && tz_result_exists(err, m, (const char *)sqlite3_column_text(st, 1),
+                                            (const char *)sqlite3_column_text(st, 2)) < 0)
+            goto fail;
+    }
     sqlite3_finalize(st);
     st = NULL;
-    if (old && !m->replace) {
-        tz_result_exists(err, m->name);
-        goto fail;
-    }
     if (old && delete_rows(db, old, err) < 0)
         goto fail;
     if (tz_sql_prepare(db, "INSERT INTO result(name, kind, tool, params, created, size, target) VALUES(?,?,?,?,?,?,?)", &st, err) < 0)

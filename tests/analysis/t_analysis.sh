@@ -16,7 +16,11 @@ fi
 check_rc "anomaly mad" 0 "$TRAZA" anomaly flush --type read --producer net --rule mad --svg "$TMP/a.svg"
 check_contains "anomaly prints the rule" "$OUT" "rule mad"
 check_contains "anomaly count" "$OUT" "240 anomalies"
-J=$("$TRAZA" anomaly flush --type read --producer net --rule mad --json)
+check_rc "the same analysis again does not replace its result" 1 "$TRAZA" anomaly flush --type read --producer net --rule sigma
+check_contains "it says so" "$OUT" "a result named 'anomalies:read@net:duration' already exists"
+check_rc "the saved set is the first run's" 0 "$TRAZA" query flush --set anomalies:read@net:duration --count
+check_eq "240 events kept" 240 "$OUT"
+J=$("$TRAZA" anomaly flush --type read --producer net --rule mad --replace --json)
 check_eq "anomaly json rule" "mad" "$(echo "$J" | json_get rule)"
 check_eq "anomaly json keys" '["anomalies", "interval", "rule"]' "$(echo "$J" | python3 -c 'import json,sys; print(json.dumps(sorted(json.load(sys.stdin))))')"
 check_eq "anomaly json first ts" "2503000000" "$(echo "$J" | json_get anomalies.0.ts)"
