@@ -4,7 +4,8 @@
 #   make test       install missing Debian packages, build, run every test, then run
 #                   the suite again under ASan+UBSan (build/asan/)
 #   make demo       install, build, then walk the whole path on inputs it makes (scripts/demo.sh)
-#   make install    PREFIX=/usr/local DESTDIR= : binary, library, headers, pkg-config, man
+#   make install    PREFIX=/usr/local DESTDIR= : binary, libraries, headers, pkg-config,
+#                   man pages, bash and zsh completion (make uninstall removes them)
 #   make fuzz       build the libFuzzer harnesses (clang) into build/fuzz/
 #   make bench      run the benchmarks in bench/ (slow; see bench/README.md)
 #
@@ -53,7 +54,7 @@ EXTRA_LIBS ?= -lbz2
 TEST_LIBS := -lpq -lmicrohttpd -lopencsd_c_api -lopencsd
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
-CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -DTRAZA_PLUGIN_DIR='"$(PREFIX)/lib/traza/plugins"' -g $(OPT) $(WARN) -fPIC -Iinclude -Isrc $(PKG_CFLAGS) $(CFLAGS)
+CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -g $(OPT) $(WARN) -fPIC -Iinclude -Isrc $(PKG_CFLAGS) $(CFLAGS)
 LDLIBS_ALL := $(PKG_LIBS) $(EXTRA_LIBS) -ldl -lpthread -lm $(LDLIBS)
 # The traza binary takes these libraries from their static archives (Debian's -dev
 # packages ship them): the loader then maps and relocates two shared objects instead
@@ -83,7 +84,7 @@ PLUGIN_SO := $(patsubst examples/plugins/%.c,$(BUILD)/plugins/%.so,$(PLUGIN_SRC)
 # needed): that is how `make test` keeps them honest.
 REPLAY_BIN := $(patsubst fuzz/%.c,$(BUILD)/fuzz-replay/%,$(FUZZ_SRC))
 
-.PHONY: tsan all lib cli tests deps test test-fast test-san demo install uninstall fuzz bench clean plugins
+.PHONY: tsan all lib cli tests deps test test-fast test-san demo install install-dirs uninstall fuzz bench clean plugins
 all: deps-check $(BUILD)/libtraza.a $(BUILD)/libtraza.so $(BUILD)/traza plugins
 
 deps-check:
@@ -187,23 +188,45 @@ fuzz: $(patsubst fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
 bench: all
 	@bash bench/run-all.sh $(BUILD)/traza
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/traza $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 755 $(BUILD)/traza $(DESTDIR)$(PREFIX)/bin/traza
-	install -m 644 $(BUILD)/libtraza.a $(DESTDIR)$(PREFIX)/lib/libtraza.a
-	install -m 755 $(BUILD)/libtraza.so $(DESTDIR)$(PREFIX)/lib/libtraza.so.$(VERSION)
-	ln -sf libtraza.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libtraza.so.0
-	ln -sf libtraza.so.0 $(DESTDIR)$(PREFIX)/lib/libtraza.so
-	install -m 644 include/traza/*.h $(DESTDIR)$(PREFIX)/include/traza/
+# Install: the directories written under PREFIX; those an install creates are listed
+# in lib/traza/install-dirs, and uninstall removes them (when empty), and no others.
+INSTALL_ROOT = $(DESTDIR)$(PREFIX)
+INSTALL_DIRS := bin lib lib/pkgconfig lib/traza lib/traza/plugins include include/traza \
+                share share/man share/man/man1 share/bash-completion share/bash-completion/completions \
+                share/zsh share/zsh/vendor-completions
+INSTALL_DIRS_LIST := lib/traza/install-dirs
+MAN_PAGES    := $(notdir $(wildcard man/*.1))
+HEADERS      := $(notdir $(wildcard include/traza/*.h))
+BASH_COMPLETION := share/bash-completion/completions/traza
+ZSH_COMPLETION  := share/zsh/vendor-completions/_traza
+
+install-dirs:
+	@new=$$(for d in $(INSTALL_DIRS); do [ -d "$(INSTALL_ROOT)/$$d" ] || echo "$$d"; done); \
+	install -d $(addprefix $(INSTALL_ROOT)/,$(INSTALL_DIRS)) && \
+	if [ -n "$$new" ]; then printf '%s\n' $$new >> $(INSTALL_ROOT)/$(INSTALL_DIRS_LIST); fi
+
+install: all install-dirs
+	install -m 755 $(BUILD)/traza $(INSTALL_ROOT)/bin/traza
+	install -m 644 $(BUILD)/libtraza.a $(INSTALL_ROOT)/lib/libtraza.a
+	install -m 755 $(BUILD)/libtraza.so $(INSTALL_ROOT)/lib/libtraza.so.$(VERSION)
+	ln -sf libtraza.so.$(VERSION) $(INSTALL_ROOT)/lib/libtraza.so.0
+	ln -sf libtraza.so.0 $(INSTALL_ROOT)/lib/libtraza.so
+	install -m 644 $(addprefix include/traza/,$(HEADERS)) $(INSTALL_ROOT)/include/traza/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' -e 's|@PKGS@|$(PKGS_PC)|g' -e 's|@EXTRA_LIBS@|$(EXTRA_LIBS)|g' \
-	  scripts/traza.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/traza.pc
-	install -m 644 man/traza.1 $(DESTDIR)$(PREFIX)/share/man/man1/traza.1
-	install -d $(DESTDIR)$(PREFIX)/lib/traza/plugins
+	  scripts/traza.pc.in > $(INSTALL_ROOT)/lib/pkgconfig/traza.pc
+	install -m 644 $(addprefix man/,$(MAN_PAGES)) $(INSTALL_ROOT)/share/man/man1/
+	install -m 644 scripts/completion/traza.bash $(INSTALL_ROOT)/$(BASH_COMPLETION)
+	install -m 644 scripts/completion/_traza $(INSTALL_ROOT)/$(ZSH_COMPLETION)
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/traza $(DESTDIR)$(PREFIX)/lib/libtraza.* \
-	  $(DESTDIR)$(PREFIX)/lib/pkgconfig/traza.pc $(DESTDIR)$(PREFIX)/share/man/man1/traza.1
-	rm -rf $(DESTDIR)$(PREFIX)/include/traza
+	rm -f $(INSTALL_ROOT)/bin/traza $(addprefix $(INSTALL_ROOT)/lib/,libtraza.a libtraza.so libtraza.so.0 libtraza.so.$(VERSION)) \
+	  $(addprefix $(INSTALL_ROOT)/include/traza/,$(HEADERS)) $(INSTALL_ROOT)/lib/pkgconfig/traza.pc \
+	  $(addprefix $(INSTALL_ROOT)/share/man/man1/,$(MAN_PAGES)) \
+	  $(INSTALL_ROOT)/$(BASH_COMPLETION) $(INSTALL_ROOT)/$(ZSH_COMPLETION)
+	@if [ -f $(INSTALL_ROOT)/$(INSTALL_DIRS_LIST) ]; then \
+	  dirs=$$(sort -ru $(INSTALL_ROOT)/$(INSTALL_DIRS_LIST)); rm -f $(INSTALL_ROOT)/$(INSTALL_DIRS_LIST); \
+	  for d in $$dirs; do rmdir --ignore-fail-on-non-empty "$(INSTALL_ROOT)/$$d" 2>/dev/null || true; done; \
+	fi
 
 clean:
 	rm -rf build

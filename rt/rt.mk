@@ -38,16 +38,21 @@ $(RT_DIR)/tests/%: rt/tests/%.c $(RT_LIBS) rt/include/traza_rt.h rt/rt.mk
 
 rt: $(RT_LIBS) $(RT_PROGS)
 all tests: rt
-.PHONY: rt install-rt
+.PHONY: rt install-rt uninstall-rt
 
-install-rt: $(RT_LIBS)
-	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
-	install -m 644 $(RT_DIR)/libtraza-rt.a $(DESTDIR)$(PREFIX)/lib/libtraza-rt.a
-	install -m 755 $(RT_DIR)/libtraza-rt.so $(DESTDIR)$(PREFIX)/lib/libtraza-rt.so
-	install -m 644 rt/include/traza_rt.h rt/include/traza_rt_format.h $(DESTDIR)$(PREFIX)/include/
+# the directories are made (and recorded for uninstall) by the top Makefile's install-dirs
+install-rt: $(RT_LIBS) install-dirs
+	install -m 644 $(RT_DIR)/libtraza-rt.a $(INSTALL_ROOT)/lib/libtraza-rt.a
+	install -m 755 $(RT_DIR)/libtraza-rt.so $(INSTALL_ROOT)/lib/libtraza-rt.so
+	install -m 644 rt/include/traza_rt.h rt/include/traza_rt_format.h $(INSTALL_ROOT)/include/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' rt/traza-rt.pc.in \
-	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/traza-rt.pc
+	  > $(INSTALL_ROOT)/lib/pkgconfig/traza-rt.pc
 install: install-rt
+
+uninstall-rt:
+	rm -f $(addprefix $(INSTALL_ROOT)/lib/,libtraza-rt.a libtraza-rt.so) \
+	  $(addprefix $(INSTALL_ROOT)/include/,traza_rt.h traza_rt_format.h) $(INSTALL_ROOT)/lib/pkgconfig/traza-rt.pc
+uninstall: uninstall-rt
 
 # 32-bit ARM Linux (ARM and Thumb-2), when the cross compiler is installed
 # (gcc-arm-linux-gnueabihf); the tests run the programs under qemu-arm.

@@ -34,8 +34,13 @@ typedef struct cli_command {
 #include "cli/commands.def"
 #undef CMD
 
-/* The tool registry, the plugins of $TRAZA_PLUGIN_PATH (else the installed directory)
- * loaded at the first call: the commands that run no tool do not scan for them. */
+/* "<directory of the running traza>/REL" into OUT: the installed pieces traza loads
+ * (plugins, the tracer runtime) are found relative to the binary, so one installed
+ * under any PREFIX or DESTDIR finds its own. 0, or -1 (unknown or too long). */
+int cli_exe_relative(char *out, size_t size, const char *rel);
+/* The tool registry, the plugins of $TRAZA_PLUGIN_PATH (else ../lib/traza/plugins
+ * beside the binary) loaded at the first call: the commands that run no tool do not
+ * scan for them. */
 traza_registry *cli_registry(traza_cli *cli);
 /* Opens the workspace (once). Returns NULL after printing the error. */
 traza_workspace *cli_ws(traza_cli *cli);

@@ -2,11 +2,27 @@
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+int cli_exe_relative(char *out, size_t size, const char *rel)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return -1;
+    self[n] = 0;
+    char *slash = strrchr(self, '/');
+    if (!slash)
+        return -1;
+    *slash = 0;
+    int len = snprintf(out, size, "%s/%s", self, rel);
+    return len > 0 && (size_t)len < size ? 0 : -1;
+}
 
 traza_registry *cli_registry(traza_cli *cli)
 {
@@ -14,9 +30,12 @@ traza_registry *cli_registry(traza_cli *cli)
     if (!cli->plugins_loaded) {
         /* (a plugin that fails to load is logged and skipped: the others still count) */
         const char *pp = getenv("TRAZA_PLUGIN_PATH");
+        char dir[PATH_MAX + 32];
+        if (!pp && cli_exe_relative(dir, sizeof dir, "../lib/traza/plugins") == 0)
+            pp = dir;
         traza_err err;
         traza_err_clear(&err);
-        traza_registry_load_path(reg, pp ? pp : TRAZA_PLUGIN_DIR, &err);
+        traza_registry_load_path(reg, pp, &err);
         cli->plugins_loaded = 1;
     }
     return reg;

@@ -32,21 +32,10 @@ static int find_rt(char *out, size_t size)
         snprintf(out, size, "%s", env);
         return access(out, R_OK) == 0 ? 0 : -1;
     }
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0)
-        return -1;
-    self[n] = 0;
-    char *slash = strrchr(self, '/');
-    if (!slash)
-        return -1;
-    *slash = 0;
     static const char *const rel[] = {"rt/libtraza-rt.so", "../lib/libtraza-rt.so", "../lib/traza/libtraza-rt.so"};
-    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
-        snprintf(out, size, "%s/%s", self, rel[i]);
-        if (access(out, R_OK) == 0)
+    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++)
+        if (cli_exe_relative(out, size, rel[i]) == 0 && access(out, R_OK) == 0)
             return 0;
-    }
     return -1;
 }
 
