@@ -266,6 +266,10 @@ int tz_field_err(traza_err *err, const char *path, long line, size_t col, const 
 
 int tz_check_utf8(const char *line, size_t len, const char *path, long lineno, traza_err *err)
 {
+    const char *nul = memchr(line, '\0', len);
+    if (nul)
+        return traza_err_set(err, TRAZA_E_PARSE, "%s:%ld: byte %zu of the line: expected text, found a NUL byte", path, lineno,
+                             (size_t)(nul - line) + 1);
     long bad = tz_utf8_invalid(line, len);
     if (bad >= 0)
         return traza_err_set(err, TRAZA_E_PARSE, "%s:%ld: byte %ld of the line: expected UTF-8 text, found the invalid byte 0x%02x",

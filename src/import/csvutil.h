@@ -43,7 +43,8 @@ int tz_field_err(traza_err *err, const char *path, long line, size_t col, const 
                  const char *found, size_t foundlen);
 /* Copies a printable, shortened view of s into buf. */
 const char *tz_shorten(const char *s, size_t n, char *buf, size_t size);
-/* Checks a line is UTF-8; error names path:line and the byte column. */
+/* Checks a line is UTF-8 text without NUL bytes (a NUL would cut the field it is
+ * in); the error names path:line and the byte column. */
 int tz_check_utf8(const char *line, size_t len, const char *path, long lineno, traza_err *err);
 
 /* Name -> id caches in front of the writer's get-or-create calls. */

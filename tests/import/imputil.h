@@ -37,12 +37,17 @@ static inline char *iu_snapshot(const char *dir)
     return out;
 }
 
-/* Imports `text` (written to DIR/NAME) with format/map; returns traza_import's rc.
- * On failure, asserts the workspace is byte-identical to before. */
-static inline int iu_import(tu_ws *w, const char *name, const char *text, const char *format, const char *map,
-                            traza_trace_info *info)
+/* Imports the `len` bytes of `data` (written to DIR/NAME) with format/map; returns
+ * traza_import's rc. On failure, asserts the workspace is byte-identical to before. */
+static inline int iu_import_n(tu_ws *w, const char *name, const char *data, size_t len, const char *format,
+                              const char *map, traza_trace_info *info)
 {
-    char *path = tu_write(w->dir, name, text);
+    char *path = NULL;
+    assert_true(asprintf(&path, "%s/%s", w->dir, name) > 0);
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(data, 1, len, fp), len);
+    assert_int_equal(fclose(fp), 0);
     char *before = iu_snapshot(w->dir);
     traza_import_opts o;
     memset(&o, 0, sizeof o);
@@ -63,6 +68,26 @@ static inline int iu_import(tu_ws *w, const char *name, const char *text, const 
     free(before);
     free(path);
     return rc;
+}
+
+/* iu_import_n of a NUL-terminated text. */
+static inline int iu_import(tu_ws *w, const char *name, const char *text, const char *format, const char *map,
+                            traza_trace_info *info)
+{
+    return iu_import_n(w, name, text, strlen(text), format, map, info);
+}
+
+/* Expects the import of the bytes to fail with exactly the message DIR/`msg` (msg
+ * starts with the file's name). */
+static inline void iu_expect_fail_msg(tu_ws *w, const char *name, const char *data, size_t len, const char *format,
+                                      const char *msg)
+{
+    if (iu_import_n(w, name, data, len, format, NULL, NULL) == 0)
+        fail_msg("import of %s succeeded, expected: %s", name, msg);
+    char *want = NULL;
+    assert_true(asprintf(&want, "%s/%s", w->dir, msg) > 0);
+    assert_string_equal(w->err.msg, want);
+    free(want);
 }
 
 /* Expects the import to fail with an error containing each of the NULL-terminated substrings. */

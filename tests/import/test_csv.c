@@ -84,6 +84,10 @@ static void test_errors(void **state)
     iu_expect_fail(&w, "nomap", "a,b\n1,2\n", "csv", NULL, "does not name the columns ts, type and producer", NULL);
     iu_expect_fail(&w, "extra", "ts,type,producer\n1,e,p,zz\n", "csv", NULL, "extra:2: column 4", "unknown extra column 'zz'", NULL);
     iu_expect_fail(&w, "utf8", "1,e\xc0,p\n", "csv", "ts=0,type=1,producer=2", "utf8:1", "invalid byte 0xc0", NULL);
+    static const char nul[] = "ts,type,producer\n1,e,ta\0sk\n";
+    iu_expect_fail_msg(&w, "nul", nul, sizeof nul - 1, "csv", "nul:2: byte 7 of the line: expected text, found a NUL byte");
+    static const char nulhdr[] = "ts,ty\0pe,producer\n1,e,p\n";
+    iu_expect_fail_msg(&w, "nulhdr", nulhdr, sizeof nulhdr - 1, "csv", "nulhdr:1: byte 6 of the line: expected text, found a NUL byte");
     iu_expect_fail(&w, "value", "1,e,p,nan\n", "csv", "ts=0,type=1,producer=2,value=3", "value:1: column 4 (value): expected a finite number", NULL);
     traza_trace_info *list;
     size_t n;
