@@ -277,6 +277,17 @@ int tz_check_utf8(const char *line, size_t len, const char *path, long lineno, t
     return 0;
 }
 
+int tz_check_terminated(const tz_lines *lr, const char *line, size_t len, const char *path, traza_err *err)
+{
+    if (!lr->unterminated)
+        return 0;
+    char b[100];
+    return traza_err_set(err, TRAZA_E_PARSE,
+                         "%s:%ld: the last line has no newline, so the file may be cut inside it: expected a newline after "
+                         "'%s' (add one if the line is complete)",
+                         path, lr->lineno, tz_shorten(line, len, b, sizeof b));
+}
+
 void tz_namecache_init(tz_namecache *c) { tz_map_init(&c->map); }
 void tz_namecache_free(tz_namecache *c) { tz_map_free(&c->map); }
 

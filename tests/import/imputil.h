@@ -156,4 +156,46 @@ static inline void iu_event_at(traza_trace *t, int64_t i, traza_event *out, char
     traza_cursor_free(c);
 }
 
+/* Imports `head` (complete lines) followed by each cut of `last` (its first k bytes,
+ * no newline, k = 0 .. strlen(last)): k = 0 gives the complete lines' events
+ * (head_events, the last at head_max_ts); every other cut fails, naming the line and
+ * its text; the whole line with its newline adds one event at last_ts. */
+static inline void iu_check_cuts(tu_ws *w, const char *format, const char *head, const char *last, int64_t head_events,
+                                 int64_t head_max_ts, int64_t last_ts)
+{
+    size_t hl = strlen(head), ll = strlen(last);
+    long lineno = 1;
+    for (size_t i = 0; i < hl; i++)
+        lineno += head[i] == '\n';
+    char *buf = malloc(hl + ll + 2);
+    assert_non_null(buf);
+    memcpy(buf, head, hl);
+    for (size_t k = 0; k <= ll + 1; k++) {
+        size_t n = hl + (k <= ll ? k : ll + 1);
+        if (k > ll)
+            memcpy(buf + hl, last, ll), buf[hl + ll] = '\n';
+        else
+            memcpy(buf + hl, last, k);
+        char name[32];
+        snprintf(name, sizeof name, "%s_cut%zu", format, k);
+        traza_trace_info info;
+        int rc = iu_import_n(w, name, buf, n, format, NULL, &info);
+        if (k == 0 || k > ll) {
+            if (rc < 0)
+                fail_msg("%s: %s", name, w->err.msg);
+            assert_int_equal(info.events, head_events + (k > ll));
+            assert_int_equal(info.max_ts, k > ll ? last_ts : head_max_ts);
+            traza_trace_info_clear(&info);
+            assert_int_equal(traza_workspace_remove(w->ws, name, &w->err), 0);
+            continue;
+        }
+        char *want = NULL;
+        assert_true(asprintf(&want, "%s:%ld: the last line has no newline, so the file may be cut inside it: expected a "
+                                    "newline after '%.*s' (add one if the line is complete)", name, lineno, (int)k, last) > 0);
+        iu_expect_fail_msg(w, name, buf, n, format, want);
+        free(want);
+    }
+    free(buf);
+}
+
 #endif

@@ -118,12 +118,23 @@ static void test_errors(void **state)
     tu_ws_close(&w);
 }
 
+/* A last line cut anywhere (no newline) is an error, never a shorter value. */
+static void test_cut_last_line(void **state)
+{
+    (void)state;
+    tu_ws w;
+    tu_ws_open(&w);
+    iu_check_cuts(&w, "kptrace", HDR "1.5,,,,e,p,,0,1\n", "78.592,79.5,,,s,p2,,1,12", 1, 1500000000, 79500000000);
+    tu_ws_close(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_model),
         cmocka_unit_test(test_time_unit_override),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_cut_last_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
