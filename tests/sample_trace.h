@@ -76,4 +76,28 @@ static inline void tu_sample_trace(tu_ws *w, const char *name, int n)
     traza_trace_info_clear(&info);
 }
 
+/* A trace of "req" events on producer "core" with a string parameter s: ids 1..nlong
+ * (ts 0..nlong-1) hold `lng`, the next nshort hold "b". For regex limits. */
+static inline void tu_string_trace(traza_workspace *ws, const char *name, const char *lng, int nlong, int nshort)
+{
+    traza_err err;
+    traza_writer *wr = traza_writer_begin(ws, name, "test", &err);
+    assert_non_null(wr);
+    int32_t p = traza_writer_producer(wr, -1, "core", "Core", &err);
+    int32_t ty = traza_writer_event_type(wr, "req", TRAZA_PUNCTUAL, &err);
+    int32_t def = traza_writer_param_def(wr, ty, "s", TRAZA_PT_STRING, &err);
+    assert_true(p >= 0 && ty >= 0 && def >= 0);
+    for (int i = 0; i < nlong + nshort; i++) {
+        traza_param ps = {def, {TRAZA_PT_STRING, 0, 0, i < nlong ? lng : "b"}};
+        traza_event e = {0};
+        e.ts = i;
+        e.type = ty;
+        e.producer = p;
+        e.params = &ps;
+        e.nparams = 1;
+        assert_int_equal(traza_writer_event(wr, &e, &err), 0);
+    }
+    assert_int_equal(traza_writer_commit(wr, NULL, &err), 0);
+}
+
 #endif

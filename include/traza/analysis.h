@@ -18,16 +18,9 @@ extern "C" {
 
 /* ---- stopping long analyses ------------------------------------------------------ */
 
-/* An optional stop for analyses that may read millions of events (e.g. a server's time
- * budget): fn(ctx, stage) is called every batch of events read (stage
- * TRAZA_STAGE_READ) and between units of computation (TRAZA_STAGE_COMPUTE); nonzero
- * stops the work. The library reads no clock: the caller decides. A NULL stop or fn
- * never stops. */
-enum { TRAZA_STAGE_READ = 0, TRAZA_STAGE_COMPUTE = 1 };
-typedef struct traza_stop {
-    int (*fn)(void *ctx, int stage);
-    void *ctx;
-} traza_stop;
+/* traza_stop (store.h) stops analyses too: fn(ctx, stage) is called every batch of
+ * events read (stage TRAZA_STAGE_READ) and between units of computation
+ * (TRAZA_STAGE_COMPUTE). */
 
 /* What a stoppable analysis covered. */
 typedef struct traza_partial {

@@ -103,12 +103,26 @@ typedef struct traza_param_cond {
 } traza_param_cond;
 
 /* A PCRE2 regular expression on a column: "type", "producer" (its path), "ts",
- * "end_ts", "category", "cpu", "value", "level", or a parameter name. */
+ * "end_ts", "category", "cpu", "value", "level", or a parameter name. Each match is
+ * bounded (TRAZA_REGEX_MATCH_LIMIT backtracking steps, TRAZA_REGEX_DEPTH_LIMIT
+ * nested ones): a value it cannot be decided on within them fails the query with
+ * TRAZA_E_UNSUPPORTED and a message naming the regex, never a silent "no match". */
+#define TRAZA_REGEX_MATCH_LIMIT 200000u
+#define TRAZA_REGEX_DEPTH_LIMIT 200000u
 typedef struct traza_regex_cond {
     const char *column;
     const char *pattern;
     int negate;
 } traza_regex_cond;
+
+/* An optional stop for work that may read millions of events (e.g. a server's time
+ * budget): nonzero from fn(ctx, stage) stops the work. The library reads no clock:
+ * the caller decides. A NULL stop or fn never stops. */
+enum { TRAZA_STAGE_READ = 0, TRAZA_STAGE_COMPUTE = 1 };
+typedef struct traza_stop {
+    int (*fn)(void *ctx, int stage);
+    void *ctx;
+} traza_stop;
 
 typedef enum traza_order { TRAZA_ORDER_TIME = 0, TRAZA_ORDER_TIME_DESC = 1 } traza_order;
 
@@ -130,6 +144,9 @@ typedef struct traza_filter {
     int64_t offset;            /* skip this many matching events */
     int64_t limit;             /* at most this many; 0 = no limit */
     int with_params;           /* load parameter values into each event */
+    const traza_stop *stop;    /* consulted (stage TRAZA_STAGE_READ) after each event a regex is
+                                * evaluated on; when it stops, the cursor fails with
+                                * TRAZA_E_CANCELLED */
 } traza_filter;
 
 void traza_filter_init(traza_filter *f);

@@ -266,11 +266,26 @@ int tz_field_err(traza_err *err, const char *path, long line, size_t col, const 
 
 int tz_check_utf8(const char *line, size_t len, const char *path, long lineno, traza_err *err)
 {
+    const char *nul = memchr(line, '\0', len);
+    if (nul)
+        return traza_err_set(err, TRAZA_E_PARSE, "%s:%ld: byte %zu of the line: expected text, found a NUL byte", path, lineno,
+                             (size_t)(nul - line) + 1);
     long bad = tz_utf8_invalid(line, len);
     if (bad >= 0)
         return traza_err_set(err, TRAZA_E_PARSE, "%s:%ld: byte %ld of the line: expected UTF-8 text, found the invalid byte 0x%02x",
                              path, lineno, bad + 1, (unsigned char)line[bad]);
     return 0;
+}
+
+int tz_check_terminated(const tz_lines *lr, const char *line, size_t len, const char *path, traza_err *err)
+{
+    if (!lr->unterminated)
+        return 0;
+    char b[100];
+    return traza_err_set(err, TRAZA_E_PARSE,
+                         "%s:%ld: the last line has no newline, so the file may be cut inside it: expected a newline after "
+                         "'%s' (add one if the line is complete)",
+                         path, lr->lineno, tz_shorten(line, len, b, sizeof b));
 }
 
 void tz_namecache_init(tz_namecache *c) { tz_map_init(&c->map); }

@@ -43,8 +43,14 @@ int tz_field_err(traza_err *err, const char *path, long line, size_t col, const 
                  const char *found, size_t foundlen);
 /* Copies a printable, shortened view of s into buf. */
 const char *tz_shorten(const char *s, size_t n, char *buf, size_t size);
-/* Checks a line is UTF-8; error names path:line and the byte column. */
+/* Checks a line is UTF-8 text without NUL bytes (a NUL would cut the field it is
+ * in); the error names path:line and the byte column. */
 int tz_check_utf8(const char *line, size_t len, const char *path, long lineno, traza_err *err);
+
+/* A last line without its newline may be a file cut inside that line, and a field
+ * cut short can still parse (a number with fewer digits): such a line is an error
+ * naming path:line. Returns 0 when the line last read from lr ended with '\n'. */
+int tz_check_terminated(const tz_lines *lr, const char *line, size_t len, const char *path, traza_err *err);
 
 /* Name -> id caches in front of the writer's get-or-create calls. */
 typedef struct tz_namecache {

@@ -143,7 +143,8 @@ static int kp_file(traza_ctx *ctx, kp_state *s, const char *path, int unit, int6
         traza_err_set(err, TRAZA_E_PARSE, "%s: empty file: expected a KPTrace CSV header line", path);
         goto out;
     }
-    if (tz_check_utf8(line, len, path, 1, err) < 0 || tz_fields_split(&r, line, len, ',', path, 1, err) < 0)
+    if (tz_check_terminated(&lr, line, len, path, err) < 0 || tz_check_utf8(line, len, path, 1, err) < 0 ||
+        tz_fields_split(&r, line, len, ',', path, 1, err) < 0)
         goto out;
     if (r.n < KP_FIXED) {
         traza_err_set(err, TRAZA_E_PARSE, "%s:1: expected a header of at least 8 columns (start, end, 2 ignored, type, producer, producer2, cpu), found %zu",
@@ -190,7 +191,7 @@ static int kp_file(traza_ctx *ctx, kp_state *s, const char *path, int unit, int6
         long ln = lr.lineno;
         if (len == 0)
             continue;
-        if (tz_check_utf8(line, len, path, ln, err) < 0 || tz_fields_split(&r, line, len, ',', path, ln, err) < 0)
+        if (tz_check_terminated(&lr, line, len, path, err) < 0 || tz_check_utf8(line, len, path, ln, err) < 0 || tz_fields_split(&r, line, len, ',', path, ln, err) < 0)
             goto out;
         if (r.n > ncols) {
             char b[100];

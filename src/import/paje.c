@@ -14,6 +14,7 @@
  * uses, the trace unit is then 10^-9 s or finer (down to 10^-18), and every time is
  * converted exactly from its decimal text (no binary floating point on the way).
  * The model mapping is described in paje_common.h and doc/formats/paje.md. */
+#include "import/csvutil.h"
 #include "import/importers.h"
 #include "import/paje_common.h"
 #include "util/input.h"
@@ -1276,14 +1277,16 @@ static int run_pass(paje *p)
     char *line;
     size_t len;
     int rc;
+    int any = 0;
     while ((rc = tz_lines_next(&lr, &line, &len, p->err)) > 0) {
         p->lineno = lr.lineno;
-        if (split_line(p, line, len) < 0) {
+        if ((len && tz_check_terminated(&lr, line, len, p->path, p->err) < 0) || split_line(p, line, len) < 0) {
             rc = -1;
             break;
         }
         if (!p->nwords)
             continue;
+        any = 1;
         if (p->words[0][0] == '%' && line[0] != '"') {
             if (def_line(p) < 0) {
                 rc = -1;
@@ -1304,6 +1307,8 @@ static int run_pass(paje *p)
     tz_lines_close(&lr);
     if (rc < 0)
         return -1;
+    if (!any)
+        return traza_err_set(p->err, TRAZA_E_PARSE, "%s: empty file (no line but blank lines and comments): expected Pajé event definitions and events", p->path);
     if (p->in_def >= 0) {
         p->lineno++;
         return perr(p, "the file ends inside the definition of %s started at line %ld (truncated file?)",

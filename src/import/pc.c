@@ -152,7 +152,8 @@ static int prescan(const char *path, pc_layout *L, traza_err *err)
             continue;
         if (first)
             L->sep = tz_guess_sep(line, len);
-        if (tz_check_utf8(line, len, path, lr.lineno, err) < 0 || tz_fields_split(&r, line, len, L->sep, path, lr.lineno, err) < 0)
+        if (tz_check_terminated(&lr, line, len, path, err) < 0 || tz_check_utf8(line, len, path, lr.lineno, err) < 0 ||
+            tz_fields_split(&r, line, len, L->sep, path, lr.lineno, err) < 0)
             goto out;
         if (first) {
             first = 0;
@@ -260,7 +261,7 @@ static int pc_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, si
             long ln = lr.lineno;
             if (len == 0 || (ln == 1 && L.header))
                 continue;
-            if (tz_check_utf8(line, len, path, ln, err) < 0 || tz_fields_split(&r, line, len, L.sep, path, ln, err) < 0) {
+            if (tz_check_terminated(&lr, line, len, path, err) < 0 || tz_check_utf8(line, len, path, ln, err) < 0 || tz_fields_split(&r, line, len, L.sep, path, ln, err) < 0) {
                 ok = 0;
                 break;
             }

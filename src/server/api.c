@@ -185,6 +185,8 @@ int tz_fail_err(tz_req *r, const traza_err *err)
     case TRAZA_E_USAGE: case TRAZA_E_PARSE: case TRAZA_E_EXISTS: st = 400; break;
     case TRAZA_E_NOTFOUND: st = 404; break;
     case TRAZA_E_UNSUPPORTED: st = 422; break;
+    case TRAZA_E_CANCELLED:
+        return tz_fail(r, 503, "the request went over its time budget (budget= ms): %s", err->msg);
     default: break;
     }
     return tz_fail(r, st, "%s", err->msg[0] ? err->msg : traza_errcode_name(err->code));
@@ -336,6 +338,10 @@ int tz_req_filter_parse(tz_req *r, traza_trace *t, tz_req_filter *rf)
 {
     memset(rf, 0, sizeof *rf);
     traza_filter_init(&rf->f);
+    int64_t now = tz_now_ns();
+    rf->hard_deadline = r->deadline > now ? r->deadline + (r->deadline - now) : r->deadline;
+    tz_stop_at(&rf->stop, &rf->hard_deadline);
+    rf->f.stop = &rf->stop;
     int64_t v;
     int k;
     if ((k = tz_arg_i64(r, "from", INT64_MIN, INT64_MAX, 0, &v)) < 0) return -1;

@@ -73,6 +73,8 @@ typedef struct tz_req {
 #define TZ_API_MAX_BUDGET 10000
 int64_t tz_now_ns(void);
 int tz_req_expired(const tz_req *r);
+/* A library stop that fires at *deadline (CLOCK_MONOTONIC ns; read at each call). */
+void tz_stop_at(traza_stop *st, const int64_t *deadline);
 /* Counts the events matching f, exactly when the filter has no regex (index
  * counts), else by a scan that stops at the deadline: *exact = 0 then, and the
  * answer is an estimate extrapolated from the part of the window scanned
@@ -104,6 +106,10 @@ typedef struct tz_req_filter {
     int32_t *types;
     int32_t *producers;
     traza_regex_cond re[TZ_API_MAX_REGEX];
+    /* Regex matching stops at hard_deadline (twice the budget from the parse): work
+     * that answers partially stops at the budget itself; the rest fails past this. */
+    int64_t hard_deadline;
+    traza_stop stop;
 } tz_req_filter;
 
 int tz_req_filter_parse(tz_req *r, traza_trace *t, tz_req_filter *rf);

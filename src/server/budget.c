@@ -15,6 +15,18 @@ int tz_req_expired(const tz_req *r)
     return tz_now_ns() >= r->deadline;
 }
 
+static int stop_at(void *ctx, int stage)
+{
+    (void)stage;
+    return tz_now_ns() >= *(const int64_t *)ctx;
+}
+
+void tz_stop_at(traza_stop *st, const int64_t *deadline)
+{
+    st->fn = stop_at;
+    st->ctx = (void *)deadline;
+}
+
 int tz_count_bounded(tz_req *r, traza_trace *t, const traza_filter *f, int64_t *count, int *exact, int64_t *scanned,
                      int64_t *scanned_to)
 {
@@ -31,6 +43,9 @@ int tz_count_bounded(tz_req *r, traza_trace *t, const traza_filter *f, int64_t *
     traza_filter q = *f;
     q.offset = q.limit = 0;
     q.order = TRAZA_ORDER_TIME;
+    traza_stop stop; /* within a batch too: one event's regexes may take milliseconds */
+    tz_stop_at(&stop, &r->deadline);
+    q.stop = &stop;
     traza_scan *s = traza_scan_open(t, &q, &r->err);
     if (!s)
         return -1;
@@ -46,8 +61,12 @@ int tz_count_bounded(tz_req *r, traza_trace *t, const traza_filter *f, int64_t *
         }
     }
     traza_scan_free(s);
-    if (rc < 0)
+    if (rc < 0 && r->err.code == TRAZA_E_CANCELLED) {
+        traza_err_clear(&r->err);
+        *exact = 0;
+    } else if (rc < 0) {
         return -1;
+    }
     *scanned = n;
     *count = n;
     if (!*exact) {

@@ -1,6 +1,11 @@
 /* Queries: the generic half of filtering. Categories become type lists, parameter
  * conditions are resolved to definitions and typed values, and PCRE2 regular
- * expressions are applied here, above the backend, so every backend gets them. */
+ * expressions are applied here, above the backend, so every backend gets them.
+ * Every match runs under a match context with match and depth limits (and a JIT
+ * stack) so one value costs at most a few milliseconds; a match that fails for any
+ * reason other than "no match" fails the query. The filter's stop is consulted after
+ * each event a regex was evaluated on, so a caller's deadline holds within one
+ * event's evaluations. */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "store/store_internal.h"
 
@@ -17,6 +22,7 @@ typedef struct rx {
     int column;        /* <0: fixed column code; >=0 unused */
     const char *param; /* parameter name for param columns */
     int negate;
+    char *pattern, *colname; /* copies, for error messages */
 } rx;
 
 enum { COL_TYPE = -1, COL_PRODUCER = -2, COL_TS = -3, COL_END = -4, COL_CAT = -5, COL_CPU = -6, COL_VALUE = -7, COL_LEVEL = -8, COL_PARAM = -9 };
@@ -30,6 +36,11 @@ struct traza_cursor {
     struct tz_bcond *conds_buf;
     rx *rxs;
     size_t nrx;
+    pcre2_match_context *mctx;
+    pcre2_jit_stack *jstack;
+    const traza_stop *stop;
+    int64_t read;         /* events read from the backend (for the stop's message) */
+    traza_err failed;     /* set when a regex or the stop ended the cursor: every later call repeats it */
     int64_t skip, left;   /* offset/limit applied here when regexes are present */
     traza_event ev;
     char text[4096];
@@ -128,8 +139,15 @@ static int compile_regexes(traza_cursor *c, const traza_filter *f, traza_err *er
     if (!f->nregexes)
         return 0;
     c->rxs = calloc(f->nregexes, sizeof *c->rxs);
-    if (!c->rxs)
+    c->mctx = pcre2_match_context_create(NULL);
+    if (!c->rxs || !c->mctx || pcre2_set_match_limit(c->mctx, TRAZA_REGEX_MATCH_LIMIT) != 0 ||
+        pcre2_set_depth_limit(c->mctx, TRAZA_REGEX_DEPTH_LIMIT) != 0)
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    /* JIT frames beyond the default 32 KiB machine stack come from here (up to 1 MiB). */
+    c->jstack = pcre2_jit_stack_create(32 * 1024, 1024 * 1024, NULL);
+    if (!c->jstack)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    pcre2_jit_stack_assign(c->mctx, NULL, c->jstack);
     static const struct { const char *name; int col; } cols[] = {
         {"type", COL_TYPE}, {"producer", COL_PRODUCER}, {"ts", COL_TS}, {"end_ts", COL_END}, {"category", COL_CAT},
         {"cpu", COL_CPU}, {"value", COL_VALUE}, {"level", COL_LEVEL},
@@ -138,6 +156,10 @@ static int compile_regexes(traza_cursor *c, const traza_filter *f, traza_err *er
         const traza_regex_cond *r = &f->regexes[i];
         rx *x = &c->rxs[c->nrx++];
         x->negate = r->negate;
+        x->pattern = strdup(r->pattern);
+        x->colname = strdup(r->column);
+        if (!x->pattern || !x->colname)
+            return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
         x->column = COL_PARAM;
         for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++)
             if (strcmp(r->column, cols[k].name) == 0)
@@ -211,12 +233,30 @@ static const char *column_text(traza_cursor *c, const rx *x, const traza_event *
     }
 }
 
-static int regex_ok(traza_cursor *c, const traza_event *ev)
+/* 1 when the event passes every regex, 0 when not, -1 when a match could not be
+ * decided (limit hit, bad UTF-8 beyond repair, out of memory). */
+static int regex_ok(traza_cursor *c, const traza_event *ev, traza_err *err)
 {
     for (size_t i = 0; i < c->nrx; i++) {
         rx *x = &c->rxs[i];
         const char *s = column_text(c, x, ev);
-        int hit = s && pcre2_match(x->code, (PCRE2_SPTR)s, strlen(s), 0, 0, x->md, NULL) >= 0;
+        int hit = 0;
+        if (s) {
+            int rc = pcre2_match(x->code, (PCRE2_SPTR)s, strlen(s), 0, 0, x->md, c->mctx);
+            if (rc < 0 && rc != PCRE2_ERROR_NOMATCH) {
+                PCRE2_UCHAR msg[256];
+                pcre2_get_error_message(rc, msg, sizeof msg);
+                char why[160] = "";
+                if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT)
+                    snprintf(why, sizeof why, " (the limit of %u %s was hit: make the expression simpler or more specific)",
+                             rc == PCRE2_ERROR_MATCHLIMIT ? TRAZA_REGEX_MATCH_LIMIT : TRAZA_REGEX_DEPTH_LIMIT,
+                             rc == PCRE2_ERROR_MATCHLIMIT ? "backtracking steps" : "nested backtracking points");
+                return traza_err_set(err, TRAZA_E_UNSUPPORTED,
+                                     "regular expression '%s' on %s could not be evaluated on event %lld: %s%s", x->pattern,
+                                     x->colname, (long long)ev->id, (char *)msg, why);
+            }
+            hit = rc >= 0;
+        }
         if (hit == x->negate)
             return 0;
     }
@@ -231,6 +271,7 @@ traza_cursor *traza_query(traza_trace *t, const traza_filter *f, traza_err *err)
         return NULL;
     }
     c->t = t;
+    c->stop = f->stop && f->stop->fn ? f->stop : NULL;
     if (tz_make_bfilter(t, f, &c->bf, &c->types_buf, &c->defs_buf, &c->conds_buf, err) < 0 || compile_regexes(c, f, err) < 0) {
         traza_cursor_free(c);
         return NULL;
@@ -264,6 +305,11 @@ traza_cursor *traza_query(traza_trace *t, const traza_filter *f, traza_err *err)
 
 int traza_cursor_next(traza_cursor *c, const traza_event **ev, traza_err *err)
 {
+    if (c->failed.code != TRAZA_OK) {
+        if (err)
+            *err = c->failed;
+        return -1;
+    }
     if (!c->q || c->left == 0)
         return 0;
     for (;;) {
@@ -279,7 +325,17 @@ int traza_cursor_next(traza_cursor *c, const traza_event **ev, traza_err *err)
                 p->v.kind = TRAZA_PT_HEX;
         }
         if (c->nrx) {
-            if (!regex_ok(c, &c->ev))
+            c->read++;
+            int ok = regex_ok(c, &c->ev, &c->failed);
+            if (ok >= 0 && c->stop && c->stop->fn(c->stop->ctx, TRAZA_STAGE_READ))
+                ok = traza_err_set(&c->failed, TRAZA_E_CANCELLED, "the query was stopped after %lld events were read",
+                                   (long long)c->read);
+            if (ok < 0) {
+                if (err)
+                    *err = c->failed;
+                return -1;
+            }
+            if (!ok)
                 continue;
             if (c->skip > 0) {
                 c->skip--;
@@ -302,8 +358,12 @@ void traza_cursor_free(traza_cursor *c)
     for (size_t i = 0; i < c->nrx; i++) {
         pcre2_match_data_free(c->rxs[i].md);
         pcre2_code_free(c->rxs[i].code);
+        free(c->rxs[i].pattern);
+        free(c->rxs[i].colname);
     }
     free(c->rxs);
+    pcre2_match_context_free(c->mctx);
+    pcre2_jit_stack_free(c->jstack);
     tz_bfilter_free(c->types_buf, c->defs_buf, c->conds_buf);
     free(c);
 }

@@ -3,7 +3,8 @@
  * A backend with the optional s_open/s_next ops runs a narrow query (no parameters,
  * five columns) and fills whole batches; otherwise, and whenever the filter has
  * regular expressions (which need every column), the scan reads through an ordinary
- * cursor. Either way the events and their order are those of traza_query. */
+ * cursor. Either way the events and their order are those of traza_query, and the
+ * filter's stop applies as it does to a cursor. */
 #include "store/store_internal.h"
 
 #include <stdlib.h>
@@ -76,7 +77,9 @@ int traza_scan_next(traza_scan *s, traza_scan_batch *b, traza_err *err)
     } else {
         const traza_event *ev;
         int rc = 0;
-        while (n < TZ_SCAN_BATCH && (rc = traza_cursor_next(s->cur, &ev, err)) == 1) {
+        traza_err e;
+        traza_err_clear(&e);
+        while (n < TZ_SCAN_BATCH && (rc = traza_cursor_next(s->cur, &ev, &e)) == 1) {
             s->id[n] = ev->id;
             s->ts[n] = ev->ts;
             s->end[n] = (ev->has & TRAZA_HAS_END) ? ev->end_ts : ev->ts;
@@ -84,8 +87,13 @@ int traza_scan_next(traza_scan *s, traza_scan_batch *b, traza_err *err)
             s->producer[n] = ev->producer;
             n++;
         }
-        if (rc < 0)
+        /* Stopped: the events read before the stop come out first (the cursor repeats
+         * the stop on the next call). */
+        if (rc < 0 && (n == 0 || e.code != TRAZA_E_CANCELLED)) {
+            if (err)
+                *err = e;
             return -1;
+        }
         if (rc == 0)
             s->done = n == 0 ? 1 : 2; /* a cursor must not be read past its end */
     }

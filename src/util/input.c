@@ -263,6 +263,7 @@ int tz_lines_next(tz_lines *lr, char **line, size_t *len, traza_err *err)
             char *s = lr->buf + lr->start;
             size_t n = nl ? (size_t)(nl - s) : lr->end - lr->start;
             lr->start += n + (nl ? 1 : 0);
+            lr->unterminated = !nl;
             if (n && s[n - 1] == '\r')
                 n--;
             s[n] = '\0';

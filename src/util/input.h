@@ -32,6 +32,7 @@ typedef struct tz_lines {
     char *buf;
     size_t cap, start, end;
     int eof;
+    int unterminated;   /* the line last returned ends the data without a '\n' */
     long lineno;        /* number of the line last returned (1-based) */
     uint64_t offset;    /* byte offset of the line last returned, in the decompressed data */
     uint64_t next_off;

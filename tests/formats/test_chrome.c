@@ -110,6 +110,45 @@ static void test_phases(void **state)
     tu_ws_close(&w);
 }
 
+/* Nested B/B/E/E on one thread: each E closes the innermost open slice, so the outer
+ * slice ends at the last E and the inner one at the first. */
+static void test_nested_begin_end(void **state)
+{
+    (void)state;
+    tu_ws w;
+    tu_ws_open(&w);
+    traza_trace_info info = import_text(&w, "nest",
+                                        "{\"traceEvents\":["
+                                        "{\"ph\":\"B\",\"name\":\"outer\",\"ts\":1,\"pid\":1,\"tid\":1},"
+                                        "{\"ph\":\"B\",\"name\":\"inner\",\"ts\":2,\"pid\":1,\"tid\":1},"
+                                        "{\"ph\":\"E\",\"ts\":3,\"pid\":1,\"tid\":1},"
+                                        "{\"ph\":\"E\",\"ts\":10,\"pid\":1,\"tid\":1}]}\n");
+    assert_int_equal(info.events, 2);
+    assert_int_equal(info.max_ts, 10000);
+    traza_trace_info_clear(&info);
+    traza_trace *t = traza_trace_open(w.ws, "nest", TRAZA_OPEN_READ, &w.err);
+    assert_non_null(t);
+    traza_filter f;
+    traza_filter_init(&f);
+    traza_cursor *c = traza_query(t, &f, &w.err);
+    assert_non_null(c);
+    const traza_event *ev;
+    assert_int_equal(traza_cursor_next(c, &ev, &w.err), 1);
+    assert_string_equal(traza_trace_event_type(t, ev->type)->name, "outer");
+    assert_int_equal(ev->ts, 1000);
+    assert_int_equal(ev->end_ts, 10000);
+    assert_int_equal(ev->level, 0);
+    assert_int_equal(traza_cursor_next(c, &ev, &w.err), 1);
+    assert_string_equal(traza_trace_event_type(t, ev->type)->name, "inner");
+    assert_int_equal(ev->ts, 2000);
+    assert_int_equal(ev->end_ts, 3000);
+    assert_int_equal(ev->level, 1);
+    assert_int_equal(traza_cursor_next(c, &ev, &w.err), 0);
+    traza_cursor_free(c);
+    traza_trace_close(t);
+    tu_ws_close(&w);
+}
+
 static void test_unclosed_array_and_detect(void **state)
 {
     (void)state;
@@ -307,6 +346,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_phases),
+        cmocka_unit_test(test_nested_begin_end),
         cmocka_unit_test(test_unclosed_array_and_detect),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_catapult),

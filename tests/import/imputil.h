@@ -37,12 +37,17 @@ static inline char *iu_snapshot(const char *dir)
     return out;
 }
 
-/* Imports `text` (written to DIR/NAME) with format/map; returns traza_import's rc.
- * On failure, asserts the workspace is byte-identical to before. */
-static inline int iu_import(tu_ws *w, const char *name, const char *text, const char *format, const char *map,
-                            traza_trace_info *info)
+/* Imports the `len` bytes of `data` (written to DIR/NAME) with format/map; returns
+ * traza_import's rc. On failure, asserts the workspace is byte-identical to before. */
+static inline int iu_import_n(tu_ws *w, const char *name, const char *data, size_t len, const char *format,
+                              const char *map, traza_trace_info *info)
 {
-    char *path = tu_write(w->dir, name, text);
+    char *path = NULL;
+    assert_true(asprintf(&path, "%s/%s", w->dir, name) > 0);
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(data, 1, len, fp), len);
+    assert_int_equal(fclose(fp), 0);
     char *before = iu_snapshot(w->dir);
     traza_import_opts o;
     memset(&o, 0, sizeof o);
@@ -63,6 +68,26 @@ static inline int iu_import(tu_ws *w, const char *name, const char *text, const 
     free(before);
     free(path);
     return rc;
+}
+
+/* iu_import_n of a NUL-terminated text. */
+static inline int iu_import(tu_ws *w, const char *name, const char *text, const char *format, const char *map,
+                            traza_trace_info *info)
+{
+    return iu_import_n(w, name, text, strlen(text), format, map, info);
+}
+
+/* Expects the import of the bytes to fail with exactly the message DIR/`msg` (msg
+ * starts with the file's name). */
+static inline void iu_expect_fail_msg(tu_ws *w, const char *name, const char *data, size_t len, const char *format,
+                                      const char *msg)
+{
+    if (iu_import_n(w, name, data, len, format, NULL, NULL) == 0)
+        fail_msg("import of %s succeeded, expected: %s", name, msg);
+    char *want = NULL;
+    assert_true(asprintf(&want, "%s/%s", w->dir, msg) > 0);
+    assert_string_equal(w->err.msg, want);
+    free(want);
 }
 
 /* Expects the import to fail with an error containing each of the NULL-terminated substrings. */
@@ -129,6 +154,48 @@ static inline void iu_event_at(traza_trace *t, int64_t i, traza_event *out, char
         }
     }
     traza_cursor_free(c);
+}
+
+/* Imports `head` (complete lines) followed by each cut of `last` (its first k bytes,
+ * no newline, k = 0 .. strlen(last)): k = 0 gives the complete lines' events
+ * (head_events, the last at head_max_ts); every other cut fails, naming the line and
+ * its text; the whole line with its newline adds one event at last_ts. */
+static inline void iu_check_cuts(tu_ws *w, const char *format, const char *head, const char *last, int64_t head_events,
+                                 int64_t head_max_ts, int64_t last_ts)
+{
+    size_t hl = strlen(head), ll = strlen(last);
+    long lineno = 1;
+    for (size_t i = 0; i < hl; i++)
+        lineno += head[i] == '\n';
+    char *buf = malloc(hl + ll + 2);
+    assert_non_null(buf);
+    memcpy(buf, head, hl);
+    for (size_t k = 0; k <= ll + 1; k++) {
+        size_t n = hl + (k <= ll ? k : ll + 1);
+        if (k > ll)
+            memcpy(buf + hl, last, ll), buf[hl + ll] = '\n';
+        else
+            memcpy(buf + hl, last, k);
+        char name[32];
+        snprintf(name, sizeof name, "%s_cut%zu", format, k);
+        traza_trace_info info;
+        int rc = iu_import_n(w, name, buf, n, format, NULL, &info);
+        if (k == 0 || k > ll) {
+            if (rc < 0)
+                fail_msg("%s: %s", name, w->err.msg);
+            assert_int_equal(info.events, head_events + (k > ll));
+            assert_int_equal(info.max_ts, k > ll ? last_ts : head_max_ts);
+            traza_trace_info_clear(&info);
+            assert_int_equal(traza_workspace_remove(w->ws, name, &w->err), 0);
+            continue;
+        }
+        char *want = NULL;
+        assert_true(asprintf(&want, "%s:%ld: the last line has no newline, so the file may be cut inside it: expected a "
+                                    "newline after '%.*s' (add one if the line is complete)", name, lineno, (int)k, last) > 0);
+        iu_expect_fail_msg(w, name, buf, n, format, want);
+        free(want);
+    }
+    free(buf);
 }
 
 #endif

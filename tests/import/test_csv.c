@@ -65,6 +65,30 @@ static void test_maps(void **state)
     tu_ws_close(&w);
 }
 
+/* A state whose end equals its start (zero length) is a state, with that end. */
+static void test_zero_length_state(void **state)
+{
+    (void)state;
+    tu_ws w;
+    tu_ws_open(&w);
+    traza_trace_info info;
+    assert_int_equal(iu_import(&w, "zero", "ts,end,type,producer\n5,5,s,p\n7,9,s,p\n", "csv", NULL, &info), 0);
+    assert_int_equal(info.events, 2);
+    assert_int_equal(info.categories[TRAZA_STATE], 2);
+    traza_trace_info_clear(&info);
+    traza_trace *t = iu_open(&w, "zero");
+    traza_event e;
+    iu_event_at(t, 0, &e, NULL, 0, NULL);
+    assert_int_equal(e.ts, 5);
+    assert_true(e.has & TRAZA_HAS_END);
+    assert_int_equal(e.end_ts, 5);
+    iu_event_at(t, 1, &e, NULL, 0, NULL);
+    assert_int_equal(e.ts, 7);
+    assert_int_equal(e.end_ts, 9);
+    traza_trace_close(t);
+    tu_ws_close(&w);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -84,6 +108,10 @@ static void test_errors(void **state)
     iu_expect_fail(&w, "nomap", "a,b\n1,2\n", "csv", NULL, "does not name the columns ts, type and producer", NULL);
     iu_expect_fail(&w, "extra", "ts,type,producer\n1,e,p,zz\n", "csv", NULL, "extra:2: column 4", "unknown extra column 'zz'", NULL);
     iu_expect_fail(&w, "utf8", "1,e\xc0,p\n", "csv", "ts=0,type=1,producer=2", "utf8:1", "invalid byte 0xc0", NULL);
+    static const char nul[] = "ts,type,producer\n1,e,ta\0sk\n";
+    iu_expect_fail_msg(&w, "nul", nul, sizeof nul - 1, "csv", "nul:2: byte 7 of the line: expected text, found a NUL byte");
+    static const char nulhdr[] = "ts,ty\0pe,producer\n1,e,p\n";
+    iu_expect_fail_msg(&w, "nulhdr", nulhdr, sizeof nulhdr - 1, "csv", "nulhdr:1: byte 6 of the line: expected text, found a NUL byte");
     iu_expect_fail(&w, "value", "1,e,p,nan\n", "csv", "ts=0,type=1,producer=2,value=3", "value:1: column 4 (value): expected a finite number", NULL);
     traza_trace_info *list;
     size_t n;
@@ -98,6 +126,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_maps),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_zero_length_state),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

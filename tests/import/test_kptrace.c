@@ -102,6 +102,8 @@ static void test_errors(void **state)
     iu_expect_fail(&w, "ptype", HDR "1,,,,e,p,,0,1\n2,,,,e,p,,0,abc\n", "kptrace", NULL, "ptype:3: column 9 (size): expected a int value",
                    "found 'abc'", NULL);
     iu_expect_fail(&w, "utf8", HDR "1,,,,e\xff,p,,0,1\n", "kptrace", NULL, "utf8:2", "invalid byte 0xff", NULL);
+    static const char nul[] = HDR "1,,,,e,ta\0sk,,0,1\n";
+    iu_expect_fail_msg(&w, "nul", nul, sizeof nul - 1, "kptrace", "nul:2: byte 10 of the line: expected text, found a NUL byte");
     iu_expect_fail(&w, "empty", "", "kptrace", NULL, "empty: empty file", NULL);
     iu_expect_fail(&w, "short_hdr", "a,b,c\n", "kptrace", NULL, "short_hdr:1: expected a header of at least 8 columns", NULL);
     iu_expect_fail(&w, "dup_hdr", "s,e,a,b,t,p,q,c,x,x\n", "kptrace", NULL, "parameter name 'x' is already column 9", NULL);
@@ -116,12 +118,23 @@ static void test_errors(void **state)
     tu_ws_close(&w);
 }
 
+/* A last line cut anywhere (no newline) is an error, never a shorter value. */
+static void test_cut_last_line(void **state)
+{
+    (void)state;
+    tu_ws w;
+    tu_ws_open(&w);
+    iu_check_cuts(&w, "kptrace", HDR "1.5,,,,e,p,,0,1\n", "78.592,79.5,,,s,p2,,1,12", 1, 1500000000, 79500000000);
+    tu_ws_close(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_model),
         cmocka_unit_test(test_time_unit_override),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_cut_last_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,6 @@
 /* Pajé importer (native and pj_dump CSV) and the Pajé / pjdump exporters. */
 #include "testutil.h"
+#include "imputil.h"
 
 #include <math.h>
 
@@ -198,6 +199,30 @@ static void test_errors(void **state)
     tu_ws_close(&w);
 }
 
+/* Definitions, a container and an event type for the cut and empty-file tests. */
+#define PAJE_HEAD                                                                                                     \
+    "%EventDef PajeDefineContainerType 0\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n"              \
+    "%EventDef PajeCreateContainer 1\n% Time date\n% Alias string\n% Type string\n% Container string\n"            \
+    "% Name string\n%EndEventDef\n"                                                                                 \
+    "%EventDef PajeDefineEventType 2\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n"                 \
+    "%EventDef PajeNewEvent 3\n% Time date\n% Type string\n% Container string\n% Value string\n%EndEventDef\n"      \
+    "0 CT 0 \"Core\"\n1 0.0 c0 CT 0 \"core0\"\n2 E CT \"tick\"\n"
+
+/* A last line cut anywhere (no newline) is an error, never a shorter value; an empty
+ * file is refused like the other importers refuse one. */
+static void test_cut_and_empty(void **state)
+{
+    (void)state;
+    tu_ws w;
+    tu_ws_open(&w);
+    iu_check_cuts(&w, "paje", PAJE_HEAD "3 1.5 E c0 a\n", "3 78592000.000000 E c0 bb", 1, 1500000000, 78592000000000000);
+    iu_expect_fail_msg(&w, "empty", "", 0, "paje",
+                       "empty: empty file (no line but blank lines and comments): expected Pajé event definitions and events");
+    iu_expect_fail_msg(&w, "blank", "\n# nothing\n\n", 12, "paje",
+                       "blank: empty file (no line but blank lines and comments): expected Pajé event definitions and events");
+    tu_ws_close(&w);
+}
+
 static void test_detect(void **state)
 {
     (void)state;
@@ -384,6 +409,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_basic),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_cut_and_empty),
         cmocka_unit_test(test_detect),
         cmocka_unit_test(test_pjdump_import),
         cmocka_unit_test(test_paje_roundtrip),

@@ -97,11 +97,23 @@ static void test_errors(void **state)
     tu_ws_close(&w);
 }
 
+/* A last line cut anywhere (no newline) is an error, never a shorter value. */
+static void test_cut_last_line(void **state)
+{
+    (void)state;
+    tu_ws w;
+    tu_ws_open(&w);
+    iu_check_cuts(&w, "pc", "time,address,instruction\n1.000000,0x10,nop\n", "78592000.000000,0x14,\"ldr r0, [pc]\"", 1,
+                  1000000000, 78592000000000000);
+    tu_ws_close(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layouts),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_cut_last_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,7 @@
  * so malformed bytes can be sent too. */
 #include "testutil.h"
 #include "huge_grammar.h"
+#include "sample_trace.h"
 
 #include <math.h>
 #include "server/server.h"
@@ -14,6 +15,7 @@
 #include <jansson.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 
@@ -579,6 +581,49 @@ static void test_budget(void **state)
     json_decref(get_json(f, "/api/stats?trace=gen&budget=99999", 200)); /* clamped */
 }
 
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* A regex that cannot be decided within the match limit is a 422 naming it, never a
+ * count; regexes that cost milliseconds per event stop at the budget inside a batch:
+ * 2000 events of ~1-3 ms each answer within a second (partial count, then the page
+ * gives up at twice the budget). */
+static void test_regex_limits(void **state)
+{
+    fx *f = *state;
+    char along[202];
+    memset(along, 'a', 200);
+    strcpy(along + 200, "!");
+    tu_string_trace(f->ws, "bt", along, 10, 5);
+    json_t *j = get_json(f, "/api/events?trace=bt&re.s=!%7C%5E(a%2B)%2B%24", 422);
+    assert_string_equal(json_string_value(json_object_get(j, "error")),
+                        "regular expression '!|^(a+)+$' on s could not be evaluated on event 1: match limit exceeded (the limit "
+                        "of 200000 backtracking steps was hit: make the expression simpler or more specific)");
+    json_decref(j);
+    json_decref(get_json(f, "/api/stats?trace=bt&re.s=!%7C%5E(a%2B)%2B%24", 422));
+    /* 16 'a' then '!': ^(a+)+$ takes 2^16 steps, within the limit */
+    tu_string_trace(f->ws, "slow", "aaaaaaaaaaaaaaaa!", 2000, 0);
+    double t0 = mono_s();
+    int st;
+    char *a = get(f, "/api/events?trace=slow&re.s=%5E(a%2B)%2B%24&budget=10", &st);
+    double dt = mono_s() - t0;
+    if (dt >= 1.0)
+        fail_msg("the request took %.2f s for a budget of 10 ms", dt);
+    assert_int_equal(st, 503);
+    assert_non_null(strstr(body_of(a), "time budget"));
+    free(a);
+    t0 = mono_s();
+    j = get_json(f, "/api/stats?trace=slow&re.s=%5E(a%2B)%2B%24&budget=10", 200);
+    dt = mono_s() - t0;
+    if (dt >= 1.0)
+        fail_msg("the stats request took %.2f s for a budget of 10 ms", dt);
+    json_decref(j);
+}
+
 /* The aggregation micro model beyond the exact limit (forced low with exact=1):
  * occurrences come exactly from the time index, the other models from a per-slice
  * sample which, on this small trace, holds every event: the same values as the
@@ -893,6 +938,7 @@ int main(void)
         cmocka_unit_test(test_router_direct),
         cmocka_unit_test(test_head_content_length),
         cmocka_unit_test(test_budget),
+        cmocka_unit_test(test_regex_limits),
         cmocka_unit_test(test_aggregate_bounded),
         cmocka_unit_test(test_budget_analyses),
         cmocka_unit_test(test_grammar_view_huge),

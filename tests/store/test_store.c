@@ -63,17 +63,29 @@ static void test_roundtrip_and_order(void **state)
     tu_ws_close(&w);
 }
 
+/* The ids of the events of a query, in order, into ids[] (at most max); the count. */
+static size_t query_ids(traza_trace *t, const traza_filter *f, int64_t *ids, size_t max, traza_err *err)
+{
+    traza_cursor *c = traza_query(t, f, err);
+    assert_non_null(c);
+    const traza_event *ev;
+    size_t n = 0;
+    int rc;
+    while ((rc = traza_cursor_next(c, &ev, err)) > 0) {
+        assert_true(n < max);
+        ids[n++] = ev->id;
+    }
+    assert_int_equal(rc, 0);
+    traza_cursor_free(c);
+    return n;
+}
+
 static int64_t count(traza_trace *t, traza_filter *f, traza_err *err)
 {
     int64_t n = traza_count(t, f, err);
     /* The cursor must agree with the count. */
-    traza_cursor *c = traza_query(t, f, err);
-    assert_non_null(c);
-    const traza_event *ev;
-    int64_t k = 0;
-    while (traza_cursor_next(c, &ev, err) > 0)
-        k++;
-    traza_cursor_free(c);
+    int64_t ids[512];
+    int64_t k = (int64_t)query_ids(t, f, ids, 512, err);
     if (!f->limit && !f->offset)
         assert_int_equal(n, k);
     return k;
@@ -333,6 +345,204 @@ static void test_time_parse(void **state)
     assert_err_contains(err, "out of range");
 }
 
+/* 10 values of 200 'a' then '!', and 5 of "b". */
+static traza_trace *backtracking_trace(tu_ws *w)
+{
+    char along[202];
+    memset(along, 'a', 200);
+    strcpy(along + 200, "!");
+    tu_string_trace(w->ws, "bt", along, 10, 5);
+    traza_trace *t = traza_trace_open(w->ws, "bt", TRAZA_OPEN_READ, &w->err);
+    assert_non_null(t);
+    return t;
+}
+
+/* A regex that backtracks catastrophically fails the query, naming the regex and the
+ * limit, in the count, the cursor (every later call too) and the scan. */
+static void test_regex_limit_is_an_error(void **state)
+{
+    (void)state;
+    tu_ws w;
+    tu_ws_open(&w);
+    traza_trace *t = backtracking_trace(&w);
+    traza_filter f;
+    traza_filter_init(&f);
+    traza_regex_cond rx = {"s", "!|^(a+)+$", 0};
+    f.regexes = &rx;
+    f.nregexes = 1;
+    traza_err_clear(&w.err);
+    assert_int_equal(traza_count(t, &f, &w.err), -1);
+    assert_int_equal(w.err.code, TRAZA_E_UNSUPPORTED);
+    assert_string_equal(w.err.msg, "regular expression '!|^(a+)+$' on s could not be evaluated on event 1: match limit exceeded "
+                                   "(the limit of 200000 backtracking steps was hit: make the expression simpler or more specific)");
+    traza_cursor *c = traza_query(t, &f, &w.err);
+    assert_non_null(c);
+    const traza_event *ev;
+    assert_int_equal(traza_cursor_next(c, &ev, &w.err), -1);
+    traza_err_clear(&w.err);
+    assert_int_equal(traza_cursor_next(c, &ev, &w.err), -1);
+    assert_err_contains(w.err, "regular expression '!|^(a+)+$' on s");
+    traza_cursor_free(c);
+    traza_scan *sc = traza_scan_open(t, &f, &w.err);
+    assert_non_null(sc);
+    traza_scan_batch b;
+    assert_int_equal(traza_scan_next(sc, &b, &w.err), -1);
+    assert_err_contains(w.err, "match limit exceeded");
+    traza_scan_free(sc);
+    /* the same values under a regex that decides quickly */
+    traza_regex_cond ok = {"s", "!$|^b$", 0};
+    f.regexes = &ok;
+    assert_int_equal(traza_count(t, &f, &w.err), 15);
+    traza_trace_close(t);
+    tu_ws_close(&w);
+}
+
+typedef struct stop_after {
+    int calls, at;
+} stop_after;
+
+static int stop_after_fn(void *ctx, int stage)
+{
+    stop_after *s = ctx;
+    assert_int_equal(stage, TRAZA_STAGE_READ);
+    return ++s->calls >= s->at;
+}
+
+/* The filter's stop is consulted after each event a regex is evaluated on: the
+ * cursor gives the events before it, then fails with TRAZA_E_CANCELLED; the scan
+ * gives those events as a batch first. */
+static void test_regex_stop_each_event(void **state)
+{
+    (void)state;
+    tu_ws w;
+    tu_ws_open(&w);
+    traza_trace *t = backtracking_trace(&w);
+    stop_after sa = {0, 4};
+    traza_stop st = {stop_after_fn, &sa};
+    traza_filter f;
+    traza_filter_init(&f);
+    traza_regex_cond rx = {"s", "^a", 0};
+    f.regexes = &rx;
+    f.nregexes = 1;
+    f.stop = &st;
+    traza_cursor *c = traza_query(t, &f, &w.err);
+    assert_non_null(c);
+    const traza_event *ev;
+    for (int64_t id = 1; id <= 3; id++) {
+        assert_int_equal(traza_cursor_next(c, &ev, &w.err), 1);
+        assert_int_equal(ev->id, id);
+    }
+    assert_int_equal(traza_cursor_next(c, &ev, &w.err), -1);
+    assert_int_equal(w.err.code, TRAZA_E_CANCELLED);
+    assert_string_equal(w.err.msg, "the query was stopped after 4 events were read");
+    assert_int_equal(sa.calls, 4);
+    traza_cursor_free(c);
+    sa.calls = 0;
+    traza_scan *sc = traza_scan_open(t, &f, &w.err);
+    assert_non_null(sc);
+    traza_scan_batch b;
+    assert_int_equal(traza_scan_next(sc, &b, &w.err), 1);
+    assert_int_equal(b.n, 3);
+    assert_int_equal(b.id[0], 1);
+    assert_int_equal(b.id[2], 3);
+    assert_int_equal(traza_scan_next(sc, &b, &w.err), -1);
+    assert_int_equal(w.err.code, TRAZA_E_CANCELLED);
+    traza_scan_free(sc);
+    /* without a regex the stop is not consulted */
+    f.nregexes = 0;
+    sa.calls = 0;
+    assert_int_equal(traza_count(t, &f, &w.err), 15);
+    assert_int_equal(sa.calls, 0);
+    traza_trace_close(t);
+    tu_ws_close(&w);
+}
+
+/* Boundaries on exact values: pages of a regex selection, a window of one instant,
+ * each comparison of a numeric and a string parameter. */
+static void test_filter_boundaries(void **state)
+{
+    (void)state;
+    tu_ws w;
+    tu_ws_open(&w);
+    tu_sample_trace(&w, "tb", 100);
+    traza_trace *t = traza_trace_open(w.ws, "tb", TRAZA_OPEN_READ, &w.err);
+    assert_non_null(t);
+    int64_t ids[256];
+    traza_filter f;
+    traza_filter_init(&f);
+    /* the sample's ids follow time order: load 1 (ts 0), then irq i at 2 + 2i except
+     * the msg (ts 5) at 5; the irqs of cpu1 are those of odd i */
+    traza_regex_cond rx = {"producer", "cpu1$", 0};
+    f.regexes = &rx;
+    f.nregexes = 1;
+    assert_int_equal(query_ids(t, &f, ids, 256, &w.err), 50);
+    int64_t all[50];
+    memcpy(all, ids, sizeof all);
+    f.offset = 20;
+    f.limit = 7;
+    assert_int_equal(query_ids(t, &f, ids, 256, &w.err), 7);
+    assert_memory_equal(ids, all + 20, 7 * sizeof *ids);
+    f.offset = 45;
+    f.limit = 10;
+    assert_int_equal(query_ids(t, &f, ids, 256, &w.err), 5);
+    assert_memory_equal(ids, all + 45, 5 * sizeof *ids);
+    f.offset = 50;
+    assert_int_equal(query_ids(t, &f, ids, 256, &w.err), 0);
+    /* the irqs of cpu1 are at ts 10, 30, ...: the 21st (offset 20) at 410 */
+    f.offset = 20;
+    f.limit = 1;
+    traza_cursor *c = traza_query(t, &f, &w.err);
+    const traza_event *ev;
+    assert_int_equal(traza_cursor_next(c, &ev, &w.err), 1);
+    assert_int_equal(ev->ts, 410);
+    assert_int_equal(ev->id, all[20]);
+    traza_cursor_free(c);
+    /* a window of one instant: the irq at 410 only; at 411 the run starting there */
+    traza_filter_init(&f);
+    f.has_from = f.has_to = 1;
+    f.from = f.to = 410;
+    assert_int_equal(query_ids(t, &f, ids, 256, &w.err), 1);
+    assert_int_equal(ids[0], all[20]);
+    assert_int_equal(traza_count(t, &f, &w.err), 1);
+    f.from = f.to = 411;
+    assert_int_equal(traza_count(t, &f, &w.err), 1);
+    f.from = f.to = 412;
+    assert_int_equal(traza_count(t, &f, &w.err), 0);
+    f.overlap = 1; /* run [411, 416] and load [0, 100]? no: load ends at 100 */
+    assert_int_equal(traza_count(t, &f, &w.err), 1);
+    /* vector = i % 7 over i = 0..99 */
+    traza_filter_init(&f);
+    traza_param_cond pc = {"vector", TRAZA_LE, "3"};
+    f.conds = &pc;
+    f.nconds = 1;
+    assert_int_equal(traza_count(t, &f, &w.err), 58);
+    pc.op = TRAZA_LT;
+    assert_int_equal(traza_count(t, &f, &w.err), 44);
+    pc.op = TRAZA_GT;
+    assert_int_equal(traza_count(t, &f, &w.err), 42);
+    pc.op = TRAZA_NE;
+    assert_int_equal(traza_count(t, &f, &w.err), 86);
+    pc.op = TRAZA_EQ;
+    assert_int_equal(traza_count(t, &f, &w.err), 14);
+    pc.value = "6";
+    pc.op = TRAZA_GT;
+    assert_int_equal(traza_count(t, &f, &w.err), 0);
+    pc.op = TRAZA_LT;
+    pc.value = "0";
+    assert_int_equal(traza_count(t, &f, &w.err), 0);
+    traza_param_cond ps = {"who", TRAZA_NE, "uart"};
+    f.conds = &ps;
+    assert_int_equal(traza_count(t, &f, &w.err), 50);
+    ps.op = TRAZA_LT; /* "timer" < "uart" */
+    assert_int_equal(traza_count(t, &f, &w.err), 50);
+    ps.op = TRAZA_LE;
+    assert_int_equal(traza_count(t, &f, &w.err), 100);
+    ps.op = TRAZA_GT;
+    assert_int_equal(traza_count(t, &f, &w.err), 0);
+    traza_trace_close(t);
+    tu_ws_close(&w);
+}
+
 #ifndef TU_NO_MAIN /* tests/store/test_*_pg.c reuse the test bodies */
 int main(void)
 {
@@ -342,6 +552,9 @@ int main(void)
         cmocka_unit_test(test_results),
         cmocka_unit_test(test_catalogue_and_abort),
         cmocka_unit_test(test_time_parse),
+        cmocka_unit_test(test_regex_limit_is_an_error),
+        cmocka_unit_test(test_regex_stop_each_event),
+        cmocka_unit_test(test_filter_boundaries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
