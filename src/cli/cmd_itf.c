@@ -211,7 +211,10 @@ int cmd_itf(traza_cli *cli, int argc, char **argv)
     traza_itf_set_render_min_lines(r, rmin);
     int rc = EXIT_OK;
     if (is_s) {
-        itf_print_info(stdout, traza_itf_get_info(r), cli->json);
+        if (traza_itf_check_frames(r, &err) < 0) /* the statistics of a damaged file are not shown */
+            rc = cli_fail(cli, &err);
+        else
+            itf_print_info(stdout, traza_itf_get_info(r), cli->json);
     } else {
         /* -o OUT: a failed run (a damaged file, a full disk) leaves no partial OUT */
         cli_out co = {stdout, NULL, NULL};
