@@ -129,6 +129,9 @@ void traza_itf_set_render_min_lines(traza_itf_reader *r, uint64_t lines);
 int traza_itf_extract(traza_itf_reader *r, uint64_t from, uint64_t count, FILE *out, traza_err *err);
 /* Decodes every chunk and verifies checksums without writing. */
 int traza_itf_verify(traza_itf_reader *r, traza_err *err);
+/* Checks the CRC-32 of every chunk frame, decoding nothing (open checks the header,
+ * the footer, the index and the dictionary frame). */
+int traza_itf_check_frames(traza_itf_reader *r, traza_err *err);
 
 #ifdef __cplusplus
 }

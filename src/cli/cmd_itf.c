@@ -20,7 +20,8 @@ const char cmd_itf_usage[] =
     "ITFComp: compresses ARM instruction trace files (the generated `0x.. disasm mem=0x..\n"
     "CCFAIL` ITF, the ITFComp paper's text ITF, Arm Tarmac from Fast Models, ES/LD/ST Rev 3t\n"
     "and gem5; the dialect is detected) into .tzi, lossless and byte-exact by default.\n"
-    "IN may be xz, zstd or gzip compressed; '-' reads standard input.\n"
+    "IN may be xz, zstd or gzip compressed; '-' reads standard input. stats checks the\n"
+    "CRC-32 of every chunk before it reports (a damaged file is an error).\n"
     "  -o FILE          output file (decompress/extract default: standard output)\n"
     "  --mem C          address codec per instruction: auto (default) picks periodic,\n"
     "                   pattern or raw; distribution is lossy; sequitur falls back to raw\n"
@@ -208,7 +209,10 @@ int cmd_itf(traza_cli *cli, int argc, char **argv)
     traza_itf_set_render_min_lines(r, rmin);
     int rc = EXIT_OK;
     if (is_s) {
-        itf_print_info(stdout, traza_itf_get_info(r), cli->json);
+        if (traza_itf_check_frames(r, &err) < 0) /* the statistics of a damaged file are not shown */
+            rc = cli_fail(cli, &err);
+        else
+            itf_print_info(stdout, traza_itf_get_info(r), cli->json);
     } else {
         /* -o OUT: a failed run (a damaged file, a full disk) leaves no partial OUT */
         cli_out co = {stdout, NULL, NULL};

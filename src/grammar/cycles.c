@@ -277,7 +277,8 @@ int traza_grammar_cycles(const traza_grammar *g, uint64_t lh, traza_gcycle **out
         traza_err_set(err, TRAZA_E_NOMEM, "grammar: out of memory");
         goto done;
     }
-    qsort(t.tab, t.n, sizeof *t.tab, cyc_cmp);
+    if (t.n)
+        qsort(t.tab, t.n, sizeof *t.tab, cyc_cmp);
     *out = t.tab;
     *nout = t.n;
     t.tab = NULL;

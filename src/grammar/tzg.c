@@ -158,9 +158,11 @@ static traza_grammar *decode_payload(const unsigned char *p, size_t n, int flags
     }
     if (get_var(&r, &v, err) < 0)
         goto fail;
-    if (v == 0 || v > n || v > UINT32_MAX - 1) {
-        traza_err_set(err, TRAZA_E_FORMAT, "tzg: rule count %llu is impossible for a %zu-byte payload",
-                      (unsigned long long)v, n);
+    /* rule 0 takes at least its length byte, every other rule 3 bytes (length, and a
+     * non-empty body of a tag and a value) */
+    if (v == 0 || r.i == n || v - 1 > (n - r.i - 1) / 3 || v > UINT32_MAX - 1) {
+        traza_err_set(err, TRAZA_E_FORMAT, "tzg: payload byte %zu: rule count %llu does not fit in the %zu bytes left", r.i,
+                      (unsigned long long)v, n - r.i);
         goto fail;
     }
     g->nrules = (uint32_t)v;
@@ -177,9 +179,9 @@ static traza_grammar *decode_payload(const unsigned char *p, size_t n, int flags
             goto fail;
         uint64_t len = v >> 1;
         g->is_cycle[ri] = (uint8_t)(v & 1);
-        if (len > n - r.i) {
-            traza_err_set(err, TRAZA_E_FORMAT, "tzg: payload byte %zu: rule %u claims %llu symbols, more than remain",
-                          r.i, ri, (unsigned long long)len);
+        if (len > (n - r.i) / 2) { /* a symbol takes at least 2 bytes: tag and value */
+            traza_err_set(err, TRAZA_E_FORMAT, "tzg: payload byte %zu: rule %u claims %llu symbols, %zu bytes left hold %zu",
+                          r.i, ri, (unsigned long long)len, n - r.i, (n - r.i) / 2);
             goto fail;
         }
         g->off[ri] = total;

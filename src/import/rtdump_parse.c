@@ -117,12 +117,20 @@ static int parse_block(tz_rtdump *d, tz_rtd_thread *t, const uint8_t *p, size_t 
             if (sub != TZR_EXT_STACK)
                 return traza_err_set(err, TRAZA_E_FORMAT, "%s: byte %llu: unknown extended record %u", name,
                                      (unsigned long long)(base + TZR_BLOCK_HEADER_SIZE + at), sub);
+            if (at != 0)
+                return traza_err_set(err, TRAZA_E_FORMAT,
+                                     "%s: byte %llu: stack record after the start of a block of thread %u", name,
+                                     (unsigned long long)(base + TZR_BLOCK_HEADER_SIZE + at), t->tid);
             uint64_t cnt;
-            if (uv(e, used, &pos, &cnt) < 0 || cnt > MAX_OPEN)
+            if (uv(e, used, &pos, &cnt) < 0 || cnt > MAX_OPEN || cnt > used - pos) /* an address takes >= 1 byte */
                 goto bad;
-            if (first && t->nops == 0 && t->nopen == 0 && cnt) {
-                t->open = calloc((size_t)cnt, sizeof *t->open);
-                if (!t->open)
+            /* The snapshot that counts is the one of the block the operations start in. */
+            int snap = first && t->nops == 0;
+            if (snap) {
+                free(t->open);
+                t->open = NULL;
+                t->nopen = 0;
+                if (cnt && !(t->open = calloc((size_t)cnt, sizeof *t->open)))
                     goto nomem;
                 t->first_tsc = tsc;
             }
@@ -130,7 +138,7 @@ static int parse_block(tz_rtdump *d, tz_rtd_thread *t, const uint8_t *p, size_t 
                 uint64_t a;
                 if (uv(e, used, &pos, &a) < 0)
                     goto bad;
-                if (t->open && t->nops == 0 && t->nopen < cnt && first)
+                if (snap)
                     t->open[t->nopen++] = a;
             }
         }

@@ -342,23 +342,70 @@ int tz_uftrace_parse_info_header(const char *path, const unsigned char *data, si
     return (int)hsize;
 }
 
+/* A parent chain (task.txt) that leads back to a process of its own: an error that
+ * names the cycle, chain[from..n-1] then chain[from] again. */
+static int parent_cycle(uf_ctx *c, const int64_t *chain, size_t from, size_t n)
+{
+    char list[256];
+    size_t len = 0;
+    for (size_t i = from; i <= n && len < sizeof list - 32; i++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%lld", i > from ? " -> " : "",
+                                (long long)chain[i < n ? i : from]);
+    if (len >= sizeof list - 32)
+        snprintf(list + len, sizeof list - len, " -> ...");
+    return traza_err_set(c->err, TRAZA_E_PARSE, "%s/task.txt: processes in a parent cycle: %s", c->dir, list);
+}
+
+/* The producer of process `pid`, made after those of its ancestors (parent_of; a
+ * process that is its own parent has none). Iterative: a chain is as long as the file. */
 static int32_t process_producer(uf_ctx *c, int64_t pid)
 {
     int64_t v;
     if (tz_imap_get(&c->procs, pid, &v))
         return (int32_t)v;
+    int64_t *chain = NULL; /* pid, its parent, ...: the processes without a producer yet */
+    size_t n = 0, cap = 0;
+    tz_imap pos; /* process -> its index in chain */
+    tz_imap_init(&pos);
     int32_t parent = -1;
-    int64_t ppid;
-    if (tz_imap_get(&c->parent_of, pid, &ppid) && ppid != pid)
-        parent = process_producer(c, ppid);
-    char *name = tz_asprintf("%s (%lld)", c->exename ? basename_of(c->exename) : "process", (long long)pid);
-    if (!name)
-        return oom(c);
-    int32_t id = traza_writer_producer(c->w, parent, name, "Process", c->err);
-    free(name);
-    if (id >= 0 && tz_imap_put(&c->procs, pid, id) < 0)
-        return oom(c);
-    return id;
+    for (int64_t cur = pid;;) {
+        if (tz_imap_get(&c->procs, cur, &v)) {
+            parent = (int32_t)v;
+            break;
+        }
+        if (tz_imap_get(&pos, cur, &v)) {
+            parent = parent_cycle(c, chain, (size_t)v, n);
+            goto out;
+        }
+        if (TZ_GROW(chain, cap, n + 1) < 0 || tz_imap_put(&pos, cur, (int64_t)n) < 0) {
+            parent = oom(c);
+            goto out;
+        }
+        chain[n++] = cur;
+        int64_t ppid;
+        if (!tz_imap_get(&c->parent_of, cur, &ppid) || ppid == cur)
+            break;
+        cur = ppid;
+    }
+    while (n > 0) {
+        int64_t p = chain[--n];
+        char *name = tz_asprintf("%s (%lld)", c->exename ? basename_of(c->exename) : "process", (long long)p);
+        if (!name) {
+            parent = oom(c);
+            break;
+        }
+        int32_t id = traza_writer_producer(c->w, parent, name, "Process", c->err);
+        free(name);
+        if (id < 0 || tz_imap_put(&c->procs, p, id) < 0) {
+            parent = id < 0 ? -1 : oom(c);
+            break;
+        }
+        parent = id;
+    }
+out:
+    free(chain);
+    tz_imap_free(&pos);
+    return parent;
 }
 
 static int32_t thread_producer(uf_ctx *c, int64_t tid)

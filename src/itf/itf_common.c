@@ -2,9 +2,19 @@
  * cache model (the back ends are in itf_pack.c). */
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 #include "itf/itf_internal.h"
 #include "util/hex8.h"
 #include "traza/grammar.h"
+
+uint16_t itf_header_check(const uint8_t *h)
+{
+    uint8_t c[ITF_HEADER_SIZE];
+    memcpy(c, h, sizeof c);
+    c[10] = c[11] = 0;
+    uint16_t v = (uint16_t)crc32(0, c, sizeof c);
+    return v ? v : 0xffff;
+}
 
 /* ---------------- varints ---------------- */
 size_t itf_put_uv_at(uint8_t *o, uint64_t v)

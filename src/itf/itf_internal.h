@@ -17,6 +17,9 @@
 #define ITF_MAX_NEST 32            /* interrupt nesting depth (writer); reader accepts 64 */
 #define ITF_HEADER_SIZE 16
 #define ITF_FOOTER_SIZE 24
+/* The header check (bytes 10..11): the low 16 bits of the CRC-32 of the header with
+ * those two bytes as zero, a 0 written as 0xffff (0 is a header without a check). */
+uint16_t itf_header_check(const uint8_t *h);
 #define ITF_MAX_RAW (256u << 20)     /* largest decoded stream accepted */
 #define ITF_MAX_BLOCK 512            /* instructions per dynamic basic block (cap) */
 /* Default instructions per chunk, by model. The block model's adaptive state (the

@@ -1599,6 +1599,8 @@ int traza_itf_compress(const char *inpath, const char *outpath, const traza_itf_
         h[9] = (char)(w->o.lossy ? 1 : 0);
         h[12] = (char)w->o.chunk, h[13] = (char)(w->o.chunk >> 8), h[14] = (char)(w->o.chunk >> 16),
         h[15] = (char)(w->o.chunk >> 24);
+        uint16_t hc = itf_header_check((const uint8_t *)h);
+        h[10] = (char)hc, h[11] = (char)(hc >> 8);
         if (write_bytes(w, h, sizeof h) < 0)
             goto done;
     }

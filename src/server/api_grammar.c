@@ -174,6 +174,18 @@ out:
     return rc;
 }
 
+/* A grammar file that does not read: a corrupt file is the file's fault, not the
+ * server's (422, the reader's message; other failures stay 500). The message names
+ * the file by its base name, never by its path on the server. */
+static int grammar_unreadable(tz_req *r, const char *path)
+{
+    const char *m = r->err.msg;
+    size_t pl = strlen(path);
+    if (strncmp(m, path, pl) == 0 && m[pl] == ':' && m[pl + 1] == ' ')
+        m += pl + 2;
+    return tz_fail(r, r->err.code == TRAZA_E_FORMAT ? 422 : 500, "%s: %s", base(path), m);
+}
+
 int tz_api_grammar(tz_req *r)
 {
     int64_t id, maxrules;
@@ -190,8 +202,9 @@ int tz_api_grammar(tz_req *r)
     }
     traza_grammar *g = traza_tzg_read(v[id], &r->err);
     if (!g) {
+        int rc = grammar_unreadable(r, v[id]);
         free_list(v, n);
-        return tz_fail_err(r, &r->err);
+        return rc;
     }
     traza_gstats st;
     memset(&st, 0, sizeof st);

@@ -146,6 +146,59 @@ static void test_errors(void **state)
     tu_ws_close(&w);
 }
 
+/* Processes nest as FORK lines say (ppid); a parent chain that comes back to itself,
+ * of any length, is refused with the cycle named. */
+static void test_process_tree(void **state)
+{
+    (void)state;
+    tu_ws w;
+    tu_ws_open(&w);
+    char *src = tu_tmpdir();
+    char *d = make_recording(src, 0);
+    const char *paths[1] = {d};
+    traza_trace_info info;
+    const char *tasks = "TASK timestamp=1.0 tid=100 pid=200\nTASK timestamp=1.0 tid=101 pid=200\n";
+    char *text = NULL;
+    assert_true(asprintf(&text, "%sFORK timestamp=1.0 pid=200 ppid=300\nFORK timestamp=1.0 pid=300 ppid=400\n",
+                         tasks) > 0);
+    free(tu_write(d, "task.txt", text));
+    free(text);
+    if (traza_import(w.ws, paths, 1, NULL, &info, &w.err) < 0)
+        fail_msg("%s", w.err.msg);
+    assert_int_equal(info.producers, 5);
+    traza_trace *t = traza_trace_open(w.ws, info.name, TRAZA_OPEN_READ, &w.err);
+    assert_non_null(t);
+    assert_non_null(traza_trace_producer_find(t, "app (400)/app (300)/app (200)/tid 100"));
+    assert_non_null(traza_trace_producer_find(t, "app (400)/app (300)/app (200)/tid 101"));
+    traza_trace_close(t);
+    traza_trace_info_clear(&info);
+
+    static const struct { const char *forks, *cycle; } bad[] = {
+        {"FORK timestamp=1.0 pid=200 ppid=300\nFORK timestamp=1.0 pid=300 ppid=200\n", "200 -> 300 -> 200"},
+        {"FORK timestamp=1.0 pid=200 ppid=300\nFORK timestamp=1.0 pid=300 ppid=400\n"
+         "FORK timestamp=1.0 pid=400 ppid=200\n",
+         "200 -> 300 -> 400 -> 200"},
+        {"FORK timestamp=1.0 pid=200 ppid=300\nFORK timestamp=1.0 pid=300 ppid=400\n"
+         "FORK timestamp=1.0 pid=400 ppid=300\n",
+         "300 -> 400 -> 300"},
+    };
+    traza_import_opts o = {0};
+    o.name = "cycle";
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_true(asprintf(&text, "%s%s", tasks, bad[i].forks) > 0);
+        free(tu_write(d, "task.txt", text));
+        free(text);
+        assert_int_equal(traza_import(w.ws, paths, 1, &o, &info, &w.err), -1);
+        char *want = NULL;
+        assert_true(asprintf(&want, "%s/task.txt: processes in a parent cycle: %s", d, bad[i].cycle) > 0);
+        assert_string_equal(w.err.msg, want);
+        free(want);
+    }
+    free(d);
+    tu_rmdir(src);
+    tu_ws_close(&w);
+}
+
 /* The shared recording: 9 of 10 threads (1072100.dat is missing from the copy). */
 static void test_redis(void **state)
 {
@@ -181,6 +234,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_synthetic),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_process_tree),
         cmocka_unit_test(test_redis),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
