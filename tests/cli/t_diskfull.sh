@@ -18,3 +18,29 @@ check_eq "workspace unchanged" "$before" "$after"
 check_rc "the other trace still reads" 0 "$TRAZA" query before --count
 check_eq "its events" 403 "$OUT"
 check_rc "the import works with space" 0 "$TRAZA" import "$TMP/big.csv" --name big
+
+# A full disk: the workspace is still read (SQLite's WAL would need a 32 KiB -shm
+# file), and writing says why. A tmpfs filled to its last block.
+FULL="$TMP/full"
+mkdir -p "$FULL"
+if mount -t tmpfs -o size=1m tmpfs "$FULL" 2>/dev/null; then
+  export TRAZA_WORKSPACE="$FULL/ws"
+  "$TRAZA" import examples/demo.kptrace --name demo -q >/dev/null
+  dd if=/dev/zero of="$FULL/fill" bs=4k 2>/dev/null
+  check_eq "the tmpfs is full" 0 "$(df --output=avail -k "$FULL" | tail -1 | tr -d ' ')"
+  check_rc "full disk: list" 0 "$TRAZA" list
+  check_contains "full disk: list shows the trace" "$OUT" "demo"
+  check_rc "full disk: query" 0 "$TRAZA" query demo --count
+  check_eq "full disk: query counts the events" 403 "$OUT"
+  check_rc "full disk: stats" 0 "$TRAZA" stats demo
+  check_contains "full disk: stats counts the events" "$OUT" "403 events"
+  check_rc "full disk: import fails" 1 "$TRAZA" import examples/demo.kptrace --name other -q
+  check_eq "full disk: import says why" "traza: $FULL/ws: the workspace is read-only (its disk is full): cannot import a trace" "$OUT"
+  rm -f "$FULL/fill"
+  check_rc "with space again: import" 0 "$TRAZA" import examples/demo.kptrace --name other -q
+  check_rc "with space again: both traces" 0 "$TRAZA" list --json
+  check_contains "with space again: the new trace is listed" "$OUT" '"other"'
+  umount "$FULL"
+else
+  skip "full disk: reading" "mounting a tmpfs is not permitted here"
+fi
