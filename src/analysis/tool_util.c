@@ -54,16 +54,7 @@ int tz_write_file(const char *path, const tz_buf *b, traza_err *err)
 {
     if (b->oom)
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory building %s", path);
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return traza_err_set(err, TRAZA_E_IO, "%s: cannot create: %s", path, strerror(errno));
-    size_t n = b->len ? fwrite(b->s, 1, b->len, f) : 0;
-    int bad = n != b->len || ferror(f);
-    if (fclose(f) != 0)
-        bad = 1;
-    if (bad)
-        return traza_err_set(err, TRAZA_E_IO, "%s: write error: %s", path, strerror(errno));
-    return 0;
+    return tz_outfile_write(path, b->s, b->len, err);
 }
 
 

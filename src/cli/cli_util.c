@@ -126,17 +126,12 @@ int cli_progress(void *user, const char *what, uint64_t done, uint64_t total)
 
 int cli_write_file(const char *path, const char *data, size_t len)
 {
-    FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "wb");
-    if (!f) {
-        fprintf(stderr, "traza: %s: cannot create: %s\n", path, strerror(errno));
-        return EXIT_FAIL;
+    if (strcmp(path, "-") != 0) {
+        traza_err err;
+        return tz_outfile_write(path, data, len, &err) < 0 ? cli_fail(NULL, &err) : EXIT_OK;
     }
-    size_t n = fwrite(data, 1, len, f);
-    int bad = n != len || fflush(f) != 0 || ferror(f);
-    if (f != stdout && fclose(f) != 0)
-        bad = 1;
-    if (bad) {
-        fprintf(stderr, "traza: %s: write error: %s\n", path, strerror(errno));
+    if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
+        fprintf(stderr, "traza: standard output: write error: %s\n", strerror(errno));
         return EXIT_FAIL;
     }
     return EXIT_OK;

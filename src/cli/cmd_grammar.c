@@ -383,17 +383,18 @@ static int out_sym(void *u, uint64_t s)
 static int expand_to(const traza_grammar *g, uint64_t i, uint64_t j, const char *path, int raw)
 {
     outctx o = {stdout, raw, 0};
-    if (path && strcmp(path, "-") != 0 && !(o.f = fopen(path, "wb"))) {
-        fprintf(stderr, "traza: %s: cannot create: %s\n", path, strerror(errno));
-        return EXIT_FAIL;
+    cli_out co = {NULL, NULL, NULL};
+    if (path && strcmp(path, "-") != 0) {
+        if (cli_out_open(&co, path) < 0)
+            return EXIT_FAIL;
+        o.f = co.f;
     }
     traza_err err;
     traza_err_clear(&err);
     int rc = traza_grammar_extract(g, i, j, out_sym, &o, &err);
-    if (fflush(o.f) != 0)
-        o.bad = 1;
-    if (o.f != stdout && fclose(o.f) != 0)
-        o.bad = 1;
+    int e = errno;
+    if (o.f == stdout ? fflush(o.f) != 0 : cli_out_close(&co, rc == 0 && !o.bad) < 0)
+        o.bad = 1, e = errno;
     if (rc < 0)
         return cli_fail(NULL, &err);
     if (o.bad == 2) {
@@ -401,7 +402,7 @@ static int expand_to(const traza_grammar *g, uint64_t i, uint64_t j, const char 
         return EXIT_FAIL;
     }
     if (o.bad) {
-        fprintf(stderr, "traza: %s: write error\n", path ? path : "stdout");
+        fprintf(stderr, "traza: %s: write error: %s\n", path ? path : "stdout", strerror(e));
         return EXIT_FAIL;
     }
     return EXIT_OK;

@@ -94,9 +94,9 @@ int cmd_serve(traza_cli *cli, int argc, char **argv)
     }
     int bound = tz_server_port(s);
     if (port_file) {
-        FILE *f = fopen(port_file, "w");
-        if (!f || fprintf(f, "%d\n", bound) < 0 || fclose(f) != 0) {
-            fprintf(stderr, "traza: cannot write --port-file %s\n", port_file);
+        char text[16];
+        int n = snprintf(text, sizeof text, "%d\n", bound);
+        if (cli_write_file(port_file, text, (size_t)n) != EXIT_OK) {
             tz_server_stop(s);
             tz_api_free(api);
             return EXIT_FAIL;

@@ -45,26 +45,11 @@ int traza_export(traza_trace *t, const char *format, const traza_filter *f, cons
             return traza_err_set(err, TRAZA_E_IO, "standard output: write error: %s", strerror(errno));
         return 0;
     }
-    char *tmp = tz_asprintf("%s.tmp-%ld", path, (long)getpid());
-    if (!tmp)
-        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-    FILE *out = fopen(tmp, "wb");
-    if (!out) {
-        traza_err_set(err, TRAZA_E_IO, "%s: cannot create: %s", path, strerror(errno));
-        free(tmp);
+    tz_outfile out;
+    if (tz_outfile_open(&out, path, err) < 0)
         return -1;
-    }
-    int rc = ex->write(t, f, out, err);
-    if (rc == 0 && (fflush(out) != 0 || ferror(out)))
-        rc = traza_err_set(err, TRAZA_E_IO, "%s: write error: %s", path, strerror(errno));
-    if (fclose(out) != 0 && rc == 0)
-        rc = traza_err_set(err, TRAZA_E_IO, "%s: write error: %s", path, strerror(errno));
-    if (rc == 0 && rename(tmp, path) < 0)
-        rc = traza_err_set(err, TRAZA_E_IO, "%s: cannot move into place: %s", path, strerror(errno));
-    if (rc < 0)
-        unlink(tmp);
-    free(tmp);
-    return rc;
+    int rc = ex->write(t, f, out.f, err);
+    return tz_outfile_close(&out, rc == 0, err) < 0 ? -1 : rc;
 }
 
 /* ---- exporters as tools ("export-<format>") -------------------------------- */

@@ -453,14 +453,15 @@ int traza_gen_file(const char *path, const char *format, const traza_gen_opts *o
         return traza_err_set(err, TRAZA_E_USAGE, "gen: --format expects csv or kptrace, got '%s'", format);
     if (kp && o->time_unit > 0)
         return traza_err_set(err, TRAZA_E_USAGE, "gen: kptrace output needs a time unit of 1 s or finer");
-    FILE *f = strcmp(path, "-") ? fopen(path, "wb") : stdout;
-    if (!f)
-        return traza_err_set(err, TRAZA_E_IO, "%s: cannot create: %s", path, strerror(errno));
+    tz_outfile of = {stdout, NULL, NULL};
+    if (strcmp(path, "-") != 0 && tz_outfile_open(&of, path, err) < 0)
+        return -1;
+    FILE *f = of.f;
     size_t cap = 1 << 20;
     char *buf = malloc(cap + 8192);
     if (!buf) {
         if (f != stdout)
-            fclose(f);
+            tz_outfile_close(&of, 0, NULL);
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     }
     char *p = buf;
@@ -533,11 +534,14 @@ int traza_gen_file(const char *path, const char *format, const traza_gen_opts *o
     if (!io_err && p > buf && fwrite(buf, 1, (size_t)(p - buf), f) != (size_t)(p - buf))
         io_err = 1;
     free(buf);
-    if (fflush(f) != 0)
-        io_err = 1;
-    if (f != stdout && fclose(f) != 0)
-        io_err = 1;
+    int e = errno;
+    if (f == stdout) {
+        if (fflush(f) != 0)
+            io_err = 1, e = errno;
+    } else if (tz_outfile_close(&of, !io_err, err) < 0) {
+        return -1;
+    }
     if (io_err)
-        return traza_err_set(err, TRAZA_E_IO, "%s: write failed: %s", path, strerror(errno));
+        return traza_err_set(err, TRAZA_E_IO, "%s: write failed: %s", path, strerror(e));
     return 0;
 }

@@ -490,17 +490,9 @@ int traza_tzg_write(const traza_grammar *g, const char *path, int backend, traza
     size_t n;
     if (traza_tzg_encode(g, backend, &d, &n, err) < 0)
         return -1;
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        free(d);
-        return traza_err_set(err, TRAZA_E_IO, "%s: cannot create: %s", path, strerror(errno));
-    }
-    int bad = fwrite(d, 1, n, f) != n;
-    bad |= fclose(f) != 0;
+    int rc = tz_outfile_write(path, d, n, err);
     free(d);
-    if (bad)
-        return traza_err_set(err, TRAZA_E_IO, "%s: write error: %s", path, strerror(errno));
-    return 0;
+    return rc;
 }
 
 traza_grammar *traza_tzg_read(const char *path, traza_err *err)

@@ -329,10 +329,16 @@ int tz_sites_write(const char *in, const char *out, const tz_sites *s, traza_err
     }
     int wrc = tz_write_all(fd, data, len);
     free(data);
-    if (close(fd) < 0 || wrc < 0 || fchmodat(AT_FDCWD, tmp, mode, 0) < 0 || rename(tmp, out) < 0) {
+    /* the data on the disk before the name (as tz_outfile does) */
+    int bad = wrc < 0 || fsync(fd) < 0, e = errno;
+    if (close(fd) < 0 && !bad)
+        bad = 1, e = errno;
+    if (!bad && (fchmodat(AT_FDCWD, tmp, mode, 0) < 0 || rename(tmp, out) < 0))
+        bad = 1, e = errno;
+    if (bad) {
         unlink(tmp);
         free(tmp);
-        return traza_err_set(err, TRAZA_E_IO, "%s: write failed: %s", out, strerror(errno));
+        return traza_err_set(err, TRAZA_E_IO, "%s: write failed: %s", out, strerror(e));
     }
     free(tmp);
     return 0;

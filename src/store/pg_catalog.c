@@ -67,7 +67,15 @@ PGconn *tz_pg_connect(const char *uri, traza_err *err)
         return NULL;
     }
     PQsetNoticeProcessor(c, quiet_notice, NULL);
-    if (tz_pg_exec(c, "SET client_encoding TO 'UTF8'; SET client_min_messages TO warning; SET extra_float_digits TO 3;",
+    /* A backend must end soon after its client does (a traza killed mid-import), not
+     * finish an index build for nobody: it checks every second, while a statement
+     * runs, that the client is still connected (PostgreSQL 14 and later), and TCP
+     * keepalives find a client host that vanished without closing its connection
+     * within about a minute. */
+    if (tz_pg_exec(c, "SET client_encoding TO 'UTF8'; SET client_min_messages TO warning; SET extra_float_digits TO 3;"
+                      "SET tcp_keepalives_idle TO 30; SET tcp_keepalives_interval TO 10; SET tcp_keepalives_count TO 3;"
+                      "SELECT set_config('client_connection_check_interval', '1000', false)"
+                      " WHERE current_setting('server_version_num')::int >= 140000;",
                    "configuring the PostgreSQL session", err) < 0) {
         PQfinish(c);
         return NULL;

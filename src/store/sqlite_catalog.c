@@ -136,6 +136,7 @@ static void sqlite_close(tz_backend *b)
 {
     tz_sqlite *s = (tz_sqlite *)b;
     sqlite3_close(s->cat);
+    free(s->ro);
     free(s->dir);
     free(s);
 }
@@ -265,7 +266,8 @@ static int sqlite_remove(tz_backend *b, int64_t id, traza_err *err)
     tz_sqlite *s = (tz_sqlite *)b;
     sqlite3_stmt *st = NULL;
     char *file = NULL;
-    if (tz_sql_exec(s->cat, "BEGIN IMMEDIATE", "locking the catalogue", err) < 0)
+    if (tz_sqlite_writable(s, "remove a trace", err) < 0 ||
+        tz_sql_exec(s->cat, "BEGIN IMMEDIATE", "locking the catalogue", err) < 0)
         return -1;
     if (tz_sql_prepare(s->cat, "SELECT file FROM trace WHERE id=?", &st, err) < 0)
         goto fail;
@@ -301,7 +303,8 @@ static int sqlite_rename(tz_backend *b, int64_t id, const char *name, traza_err 
 {
     tz_sqlite *s = (tz_sqlite *)b;
     sqlite3_stmt *st;
-    if (tz_sql_prepare(s->cat, "UPDATE trace SET name=? WHERE id=?", &st, err) < 0)
+    if (tz_sqlite_writable(s, "rename a trace", err) < 0 ||
+        tz_sql_prepare(s->cat, "UPDATE trace SET name=? WHERE id=?", &st, err) < 0)
         return -1;
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, id);
@@ -348,6 +351,107 @@ static const tz_backend_ops sqlite_ops = {
     .t_overview = tz_sqlite_t_overview,
 };
 
+/* Why the workspace's files cannot be written (a phrase for tz_sqlite_writable), or
+ * NULL when they can. access() asks the kernel, so a read-only mount is seen even by
+ * root, who ignores permissions. */
+static char *unwritable_reason(const char *const *paths, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (access(paths[i], F_OK) != 0 || access(paths[i], W_OK) == 0)
+            continue;
+        int e = errno;
+        if (e == EROFS)
+            return tz_strdup("it is on a read-only file system");
+        if (e == EACCES || e == EPERM)
+            return tz_asprintf("no permission to write %s", paths[i]);
+        return tz_asprintf("%s cannot be written: %s", paths[i], strerror(e));
+    }
+    return NULL;
+}
+
+int tz_sqlite_writable(const tz_sqlite *s, const char *what, traza_err *err)
+{
+    if (!s->ro)
+        return 0;
+    return traza_err_set(err, TRAZA_E_IO, "%s: the workspace is read-only (%s): cannot %s", s->dir, s->ro, what);
+}
+
+/* Opens catalog.db for writing: WAL, its schema created, orphans swept. -1 with err
+ * (s->cat left open for the caller to read SQLite's error code). */
+static int open_catalog_rw(tz_sqlite *s, const char *cpath, traza_err *err)
+{
+    if (sqlite3_open_v2(cpath, &s->cat, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
+        return traza_err_set(err, TRAZA_E_IO, "%s: cannot open the workspace catalogue: %s", cpath,
+                             s->cat ? sqlite3_errmsg(s->cat) : "out of memory");
+    sqlite3_busy_timeout(s->cat, 10000);
+    if (tz_sql_exec(s->cat, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;", cpath, err) < 0 ||
+        tz_sql_exec(s->cat, catalog_schema, cpath, err) < 0)
+        return traza_err_prefix(err, "workspace %s is not usable: ", s->dir);
+    sweep_orphans(s);
+    return 0;
+}
+
+/* Opens catalog.db for reading only. "mode=ro" takes SQLite's locks like any reader,
+ * so it is correct beside a running import; but a WAL database needs its -shm file:
+ * SQLite maps an existing one even when it may not write it, and creates it when it
+ * can. When it can do neither (a read-only folder where no process has the catalogue
+ * open, or no space left for the -shm), the catalogue is opened "immutable=1": no
+ * locks, no -shm, and the WAL is not read. That is correct only while no process
+ * writes the workspace, which holds on a read-only mount; in a folder that another
+ * user can write, an import or rm running at the same time may be read half done.
+ * (The WAL is empty whenever no writer is running: the last connection to close
+ * checkpoints it.) */
+static int open_catalog_ro(tz_sqlite *s, const char *cpath, traza_err *err)
+{
+    static const char *const modes[] = {"mode=ro", "immutable=1"};
+    tz_buf u;
+    tz_buf_init(&u);
+    tz_buf_puts(&u, cpath[0] == '/' ? "file://" : "file:");
+    for (const char *c = cpath; *c; c++) { /* the URI's special characters, escaped */
+        if (*c == '%' || *c == '?' || *c == '#')
+            tz_buf_printf(&u, "%%%02X", (unsigned char)*c);
+        else
+            tz_buf_printf(&u, "%c", *c);
+    }
+    size_t base = u.len;
+    int rc = -1;
+    for (size_t k = 0; k < 2 && rc < 0; k++) {
+        u.len = base;
+        tz_buf_printf(&u, "?%s", modes[k]);
+        if (u.oom)
+            break;
+        if (sqlite3_open_v2(u.s, &s->cat, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK) {
+            traza_err_set(err, TRAZA_E_IO, "%s: cannot open the workspace catalogue: %s", cpath,
+                          s->cat ? sqlite3_errmsg(s->cat) : "out of memory");
+        } else {
+            sqlite3_busy_timeout(s->cat, 10000);
+            if (tz_sql_exec(s->cat, "SELECT count(*) FROM trace", cpath, err) == 0)
+                rc = 0;
+        }
+        if (rc < 0) {
+            sqlite3_close(s->cat);
+            s->cat = NULL;
+        }
+    }
+    if (u.oom)
+        rc = traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    tz_buf_free(&u);
+    return rc;
+}
+
+/* A failure of open_catalog_rw that reading only may avoid: the folder, the file or
+ * the disk cannot take a write. NULL, or the reason to show. */
+static char *rw_failure_reason(sqlite3 *db)
+{
+    int code = db ? sqlite3_errcode(db) : SQLITE_NOMEM;
+    int sys = db ? sqlite3_system_errno(db) : 0;
+    if (code == SQLITE_FULL || sys == ENOSPC || sys == EDQUOT)
+        return tz_strdup("its disk is full");
+    if (code == SQLITE_READONLY || code == SQLITE_CANTOPEN || code == SQLITE_PERM || code == SQLITE_IOERR)
+        return sys ? tz_asprintf("%s: %s", sqlite3_errmsg(db), strerror(sys)) : tz_strdup(sqlite3_errmsg(db));
+    return NULL;
+}
+
 tz_backend *tz_sqlite_open(traza_ctx *ctx, const char *dir, traza_err *err)
 {
     tz_sqlite *s = calloc(1, sizeof *s);
@@ -366,18 +470,31 @@ tz_backend *tz_sqlite_open(traza_ctx *ctx, const char *dir, traza_err *err)
     }
     if (mkdir_p(tdir, err) < 0)
         goto fail;
-    if (sqlite3_open_v2(cpath, &s->cat, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
-        traza_err_set(err, TRAZA_E_IO, "%s: cannot open the workspace catalogue: %s", cpath,
-                      s->cat ? sqlite3_errmsg(s->cat) : "out of memory");
+    int exists = access(cpath, F_OK) == 0;
+    const char *paths[] = {dir, tdir, cpath};
+    s->ro = unwritable_reason(paths, 3);
+    if (!s->ro) {
+        traza_err rw_err;
+        traza_err_clear(&rw_err);
+        if (open_catalog_rw(s, cpath, &rw_err) == 0)
+            goto done;
+        s->ro = exists ? rw_failure_reason(s->cat) : NULL;
+        sqlite3_close(s->cat);
+        s->cat = NULL;
+        if (!s->ro) {
+            if (err)
+                *err = rw_err;
+            goto fail;
+        }
+    } else if (!exists) {
+        traza_err_set(err, TRAZA_E_IO, "%s: no workspace here (no catalog.db), and it cannot be created: %s", dir, s->ro);
         goto fail;
     }
-    sqlite3_busy_timeout(s->cat, 10000);
-    if (tz_sql_exec(s->cat, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;", cpath, err) < 0 ||
-        tz_sql_exec(s->cat, catalog_schema, cpath, err) < 0) {
-        traza_err_prefix(err, "workspace %s is not usable: ", dir);
+    if (open_catalog_ro(s, cpath, err) < 0) {
+        traza_err_prefix(err, "workspace %s is not usable (opened read-only: %s): ", dir, s->ro);
         goto fail;
     }
-    sweep_orphans(s);
+done:
     free(tdir);
     free(cpath);
     return &s->base;
@@ -386,6 +503,7 @@ fail:
     free(cpath);
     if (s->cat)
         sqlite3_close(s->cat);
+    free(s->ro);
     free(s->dir);
     free(s);
     return NULL;

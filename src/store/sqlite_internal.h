@@ -11,7 +11,12 @@ typedef struct tz_sqlite {
     tz_backend base;
     char *dir;
     sqlite3 *cat;  /* catalog.db */
+    char *ro;      /* NULL, or why the workspace was opened read-only ("a read-only file system") */
 } tz_sqlite;
+
+/* 0 when the workspace can be written; otherwise -1 with an error naming the folder,
+ * why it is read-only and what needed writing (`what`: "import a trace"). */
+int tz_sqlite_writable(const tz_sqlite *s, const char *what, traza_err *err);
 
 /* Every TZ_OVERVIEW_STEP-th event of a trace (sqlite_overview.c). */
 #define TZ_OVERVIEW_STEP 256

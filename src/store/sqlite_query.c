@@ -24,7 +24,8 @@ int tz_sqlite_t_open(tz_backend *b, int64_t id, int write, tz_tstate **out, traz
 {
     tz_sqlite *s = (tz_sqlite *)b;
     sqlite3_stmt *st;
-    if (tz_sql_prepare(s->cat, "SELECT file, events FROM trace WHERE id=?", &st, err) < 0)
+    if ((write && tz_sqlite_writable(s, "save results in a trace", err) < 0) ||
+        tz_sql_prepare(s->cat, "SELECT file, events FROM trace WHERE id=?", &st, err) < 0)
         return -1;
     sqlite3_bind_int64(st, 1, id);
     char *file = NULL;

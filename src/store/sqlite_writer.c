@@ -239,6 +239,8 @@ static int begin_pages(tz_wstate *w, traza_err *err)
 int tz_sqlite_w_begin(tz_backend *b, const char *name, tz_wstate **out, traza_err *err)
 {
     tz_sqlite *s = (tz_sqlite *)b;
+    if (tz_sqlite_writable(s, "import a trace", err) < 0)
+        return -1;
     tz_wstate *w = calloc(1, sizeof *w);
     if (!w)
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");

@@ -54,8 +54,15 @@ int tz_outfile_open(tz_outfile *o, const char *path, traza_err *err)
 
 int tz_outfile_close(tz_outfile *o, int ok, traza_err *err)
 {
-    int rc = o->f && fclose(o->f) != 0 ? -1 : 0;
-    int e = errno;
+    int rc = 0, e = 0;
+    if (o->f) {
+        /* the data on the disk before the name: a crash after the rename must not
+         * leave an empty or partial file under it */
+        if (ok && (fflush(o->f) != 0 || ferror(o->f) || (o->tmp && fsync(fileno(o->f)) != 0)))
+            rc = -1, e = errno ? errno : EIO;
+        if (fclose(o->f) != 0 && rc == 0)
+            rc = -1, e = errno;
+    }
     if (rc < 0 && ok)
         traza_err_set(err, TRAZA_E_IO, "writing %s: %s", o->path, strerror(e));
     if (o->tmp) {
@@ -71,4 +78,18 @@ int tz_outfile_close(tz_outfile *o, int ok, traza_err *err)
     memset(o, 0, sizeof *o);
     errno = e;
     return rc;
+}
+
+int tz_outfile_write(const char *path, const void *data, size_t n, traza_err *err)
+{
+    tz_outfile o;
+    if (tz_outfile_open(&o, path, err) < 0)
+        return -1;
+    errno = 0;
+    int ok = n == 0 || fwrite(data, 1, n, o.f) == n;
+    if (!ok) {
+        int e = errno ? errno : EIO;
+        traza_err_set(err, TRAZA_E_IO, "writing %s: %s", path, strerror(e));
+    }
+    return tz_outfile_close(&o, ok, err) < 0 || !ok ? -1 : 0;
 }

@@ -139,14 +139,17 @@ int tz_parse_double(const char *s, size_t n, double *out);
  * new one) is written as a temporary beside it, renamed over it by tz_outfile_close
  * with ok = 1 and removed otherwise, so a failed run leaves no partial file and an old
  * file intact. Anything else (/dev/null, /dev/full, a pipe, a terminal) is written in
- * place and never removed. open: 0 or -1 with err; close: -1 with err (errno set) when
- * closing or renaming fails, the temporary then removed. */
+ * place and never removed. The temporary is fsync'd before the rename. open: 0 or -1
+ * with err; close: -1 with err (errno set) when writing, closing or renaming fails, the
+ * temporary then removed. */
 typedef struct tz_outfile {
     FILE *f;
     char *path, *tmp; /* tmp NULL: written in place */
 } tz_outfile;
 int tz_outfile_open(tz_outfile *o, const char *path, traza_err *err);
 int tz_outfile_close(tz_outfile *o, int ok, traza_err *err);
+/* Writes data[0..n) to path through a tz_outfile: 0, or -1 with err. */
+int tz_outfile_write(const char *path, const void *data, size_t n, traza_err *err);
 
 /* Whole-buffer I/O on a file descriptor (fdio.c): 0, or -1 with errno set (0 when a
  * read meets the end of the file). EINTR and short transfers are retried. */
