@@ -12,7 +12,7 @@ int64_t tz_now_ns(void)
 
 int tz_req_expired(const tz_req *r)
 {
-    return tz_now_ns() >= r->deadline;
+    return atomic_load(&r->api->sh->stopping) || tz_now_ns() >= r->deadline;
 }
 
 int tz_count_bounded(tz_req *r, traza_trace *t, const traza_filter *f, int64_t *count, int *exact, int64_t *scanned,
