@@ -16,7 +16,7 @@ connections and time and prints one JSON object.
   load PORT CLIENTS SECONDS TARGET [SLOW]
       CLIENTS keep-alive clients send TARGET in a loop for SECONDS (with SLOW
       slow clients connected throughout); reports requests, errors and latency
-      percentiles in ms.
+      percentiles in ms; the slow clients are re-opened as the server closes them.
 """
 import asyncio
 import json
@@ -124,7 +124,13 @@ async def load(port, clients, seconds, target, nslow=0):
     lat, errors = [], 0
     end = time.monotonic() + seconds
     state = {"open": 0, "refused": 0}
-    slow_tasks = [asyncio.ensure_future(slow_client(port, 2.0, seconds + 2, state)) for _ in range(nslow)]
+    async def keep_slow():
+        # re-opened each time the server's request deadline closes it
+        while time.monotonic() < end:
+            if await slow_client(port, 2.0, end - time.monotonic() + 2, state) is None:
+                await asyncio.sleep(0.5)
+
+    slow_tasks = [asyncio.ensure_future(keep_slow()) for _ in range(nslow)]
     await asyncio.sleep(1.0 if nslow else 0)
     req = f"GET {target} HTTP/1.1\r\nHost: {HOST}\r\n\r\n".encode()
 
