@@ -6,17 +6,47 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 const char cmd_serve_usage[] =
     "usage: traza serve [-w WORKSPACE] [--listen HOST:PORT] [--grammar FILE.tzg]... [--port-file FILE]\n"
+    "                   [--max-connections N] [--max-per-client N]\n"
     "\n"
     "Serves the web UI and its JSON API (doc/api.md) over the workspace until SIGINT or\n"
-    "SIGTERM. The UI is compiled into the binary: it needs no network and no files.\n"
+    "SIGTERM (requests in progress are cancelled: it stops within a second). The UI is\n"
+    "compiled into the binary: it needs no network and no files. Requests are answered\n"
+    "concurrently; a request must arrive within 10 s of its connection (or of the\n"
+    "previous answer), and a connection silent for 15 s is closed.\n"
     "  --listen HOST:PORT  address to bind (default 127.0.0.1:8080; port 0 = any free port)\n"
     "  --grammar FILE      a .tzg grammar to show in the grammar views (repeatable; the\n"
     "                      *.tzg files of the workspace directory are listed too)\n"
-    "  --port-file FILE    write the port actually bound to FILE (for scripts)\n";
+    "  --port-file FILE    write the port actually bound to FILE (for scripts)\n"
+    "  --max-connections N open connections in all (default 1000; lowered to what the\n"
+    "                      process's descriptor limit allows)\n"
+    "  --max-per-client N  open connections per client address (default 250)\n";
+
+static int parse_count(const char *s, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || !*s || *end || v < 1 || v > 1000000)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* Raises the descriptor limit towards the connection limit (the hard limit caps it). */
+static void raise_nofile(int want)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= (rlim_t)want + 128)
+        return;
+    rlim_t n = (rlim_t)want + 128;
+    rl.rlim_cur = rl.rlim_max != RLIM_INFINITY && n > rl.rlim_max ? rl.rlim_max : n;
+    setrlimit(RLIMIT_NOFILE, &rl);
+}
 
 static int parse_listen(const char *s, char *host, size_t hsize, int *port)
 {
@@ -36,12 +66,14 @@ static int parse_listen(const char *s, char *host, size_t hsize, int *port)
 
 int cmd_serve(traza_cli *cli, int argc, char **argv)
 {
-    enum { O_LISTEN = OPT_FIRST_FREE, O_GRAMMAR, O_PORTFILE };
+    enum { O_LISTEN = OPT_FIRST_FREE, O_GRAMMAR, O_PORTFILE, O_MAXCONN, O_PERCLIENT };
     static const struct option longopts[] = {
         CLI_COMMON_LONGOPTS,
         {"listen", required_argument, NULL, O_LISTEN},
         {"grammar", required_argument, NULL, O_GRAMMAR},
         {"port-file", required_argument, NULL, O_PORTFILE},
+        {"max-connections", required_argument, NULL, O_MAXCONN},
+        {"max-per-client", required_argument, NULL, O_PERCLIENT},
         {NULL, 0, NULL, 0},
     };
     char host[256] = "127.0.0.1";
@@ -49,6 +81,8 @@ int cmd_serve(traza_cli *cli, int argc, char **argv)
     const char *grammars[64];
     size_t ng = 0;
     const char *port_file = NULL;
+    tz_server_opts so;
+    tz_server_opts_default(&so);
     int c;
     while ((c = getopt_long(argc, argv, ":hqw:", longopts, NULL)) != -1) {
         if (c == O_LISTEN) {
@@ -65,6 +99,12 @@ int cmd_serve(traza_cli *cli, int argc, char **argv)
             continue;
         }
         if (c == O_PORTFILE) { port_file = optarg; continue; }
+        if (c == O_MAXCONN || c == O_PERCLIENT) {
+            if (parse_count(optarg, c == O_MAXCONN ? &so.max_connections : &so.max_per_client) < 0)
+                return cli_usage_error("serve", "--%s expects a count from 1 to 1000000, got '%s'",
+                                       c == O_MAXCONN ? "max-connections" : "max-per-client", optarg);
+            continue;
+        }
         int k = cli_common_opt(cli, "serve", c);
         if (k == -1) return EXIT_OK;
         if (k <= 0) return EXIT_USAGE;
@@ -87,7 +127,8 @@ int cmd_serve(traza_cli *cli, int argc, char **argv)
     tz_api *api = tz_api_new(ws, grammars, ng, &err);
     if (!api)
         return cli_fail(cli, &err);
-    tz_server *s = tz_server_start(api, host, port, &err);
+    raise_nofile(so.max_connections);
+    tz_server *s = tz_server_start(api, host, port, &so, &err);
     if (!s) {
         tz_api_free(api);
         return cli_fail(cli, &err);
@@ -97,8 +138,8 @@ int cmd_serve(traza_cli *cli, int argc, char **argv)
         char text[16];
         int n = snprintf(text, sizeof text, "%d\n", bound);
         if (cli_write_file(port_file, text, (size_t)n) != EXIT_OK) {
-            tz_server_stop(s);
-            tz_api_free(api);
+            if (tz_server_stop(s, 1000) == 0)
+                tz_api_free(api);
             return EXIT_FAIL;
         }
     }
@@ -109,9 +150,17 @@ int cmd_serve(traza_cli *cli, int argc, char **argv)
     fflush(stdout);
     int sig = 0;
     sigwait(&set, &sig);
-    tz_server_stop(s);
+    const char *name = sig == SIGINT ? "SIGINT" : "SIGTERM";
+    /* requests in progress stop at their next budget check; one that does not within
+     * the second is abandoned with the process */
+    if (tz_server_stop(s, 800) < 0) {
+        if (!cli->quiet && !cli->json)
+            printf("traza: stopped (%s; a request still running was abandoned)\n", name);
+        fflush(stdout);
+        _exit(EXIT_OK);
+    }
     tz_api_free(api);
     if (!cli->quiet && !cli->json)
-        printf("traza: stopped (%s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+        printf("traza: stopped (%s)\n", name);
     return EXIT_OK;
 }

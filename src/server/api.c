@@ -126,6 +126,16 @@ void tz_resp_free(tz_resp *r)
 
 /* ---- answers ---- */
 
+void tz_resp_static(tz_resp *r, int status, const char *json)
+{
+    memset(r, 0, sizeof *r);
+    r->status = status;
+    r->ctype = "application/json";
+    r->body = (char *)json;
+    r->len = strlen(json);
+    r->is_static = 1;
+}
+
 static void set_body(tz_resp *resp, int status, const char *ctype, char *body, size_t len)
 {
     tz_resp_free(resp);
@@ -148,13 +158,8 @@ static void fail_v(tz_resp *resp, int status, const char *fmt, va_list ap)
     size_t len = b.len;
     char *s = tz_buf_take(&b);
     if (!s) {
-        static const char oom[] = "{\"error\":\"out of memory\",\"status\":500}\n";
         tz_resp_free(resp);
-        resp->status = 500;
-        resp->ctype = "application/json";
-        resp->body = (char *)oom;
-        resp->len = sizeof oom - 1;
-        resp->is_static = 1;
+        tz_resp_static(resp, 500, "{\"error\":\"out of memory\",\"status\":500}\n");
         return;
     }
     set_body(resp, status, "application/json", s, len);
@@ -441,33 +446,86 @@ void tz_json_color(tz_buf *b, const char *name, const char *given)
 
 /* ---- the API object and the router ---- */
 
+static tz_shared *shared_new(const char *const *grammar_files, size_t ngrammars)
+{
+    tz_shared *sh = calloc(1, sizeof *sh);
+    if (!sh)
+        return NULL;
+    if (pthread_mutex_init(&sh->mu, NULL) != 0) {
+        free(sh);
+        return NULL;
+    }
+    atomic_init(&sh->stopping, 0);
+    if (ngrammars && !(sh->grammars = calloc(ngrammars, sizeof *sh->grammars)))
+        goto fail;
+    for (size_t i = 0; i < ngrammars; i++) {
+        if (!(sh->grammars[i] = tz_strdup(grammar_files[i])))
+            goto fail;
+        sh->ngrammars++;
+    }
+    return sh;
+fail:
+    for (size_t i = 0; i < sh->ngrammars; i++)
+        free(sh->grammars[i]);
+    free(sh->grammars);
+    pthread_mutex_destroy(&sh->mu);
+    free(sh);
+    return NULL;
+}
+
+static void shared_free(tz_shared *sh)
+{
+    for (size_t i = 0; i < TZ_TINDEX_CACHE; i++)
+        tz_tindex_free(sh->tix[i]);
+    tz_api_callstack_free(sh);
+    for (size_t i = 0; i < sh->ngrammars; i++)
+        free(sh->grammars[i]);
+    free(sh->grammars);
+    pthread_mutex_destroy(&sh->mu);
+    free(sh);
+}
+
 tz_api *tz_api_new(traza_workspace *ws, const char *const *grammar_files, size_t ngrammars, traza_err *err)
+{
+    tz_api *api = calloc(1, sizeof *api);
+    tz_shared *sh = api ? shared_new(grammar_files, ngrammars) : NULL;
+    if (!sh) {
+        free(api);
+        traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    api->ws = ws;
+    api->sh = sh;
+    api->owns_sh = 1;
+    api->grammars = sh->grammars;
+    api->ngrammars = sh->ngrammars;
+    return api;
+}
+
+tz_api *tz_api_clone(tz_api *base, traza_err *err)
 {
     tz_api *api = calloc(1, sizeof *api);
     if (!api) {
         traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
         return NULL;
     }
-    api->ws = ws;
-    api->cp_trace = -1;
-    if (ngrammars) {
-        api->grammars = calloc(ngrammars, sizeof *api->grammars);
-        if (!api->grammars) {
-            free(api);
-            traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-            return NULL;
-        }
-        for (size_t i = 0; i < ngrammars; i++) {
-            api->grammars[i] = tz_strdup(grammar_files[i]);
-            api->ngrammars++;
-            if (!api->grammars[i]) {
-                tz_api_free(api);
-                traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-                return NULL;
-            }
-        }
+    api->own_ctx = traza_ctx_new(err);
+    api->own_ws = api->own_ctx ? traza_workspace_open(api->own_ctx, traza_workspace_location(base->ws), err) : NULL;
+    if (!api->own_ws) {
+        traza_ctx_free(api->own_ctx);
+        free(api);
+        return NULL;
     }
+    api->ws = api->own_ws;
+    api->sh = base->sh;
+    api->grammars = base->grammars;
+    api->ngrammars = base->ngrammars;
     return api;
+}
+
+void tz_api_cancel(tz_api *api)
+{
+    atomic_store(&api->sh->stopping, 1);
 }
 
 void tz_api_free(tz_api *api)
@@ -477,12 +535,10 @@ void tz_api_free(tz_api *api)
     for (size_t i = 0; i < TZ_API_TRACE_CACHE; i++)
         if (api->cache[i].t)
             traza_trace_close(api->cache[i].t);
-    for (size_t i = 0; i < TZ_TINDEX_CACHE; i++)
-        tz_tindex_free(api->tix[i]);
-    for (size_t i = 0; i < api->ngrammars; i++)
-        free(api->grammars[i]);
-    free(api->grammars);
-    tz_api_callstack_free(api);
+    if (api->owns_sh)
+        shared_free(api->sh);
+    traza_workspace_close(api->own_ws);
+    traza_ctx_free(api->own_ctx);
     free(api);
 }
 
@@ -540,6 +596,18 @@ static const route routes[] = {
     {"/api/callstack", tz_api_callstack},
 };
 
+tz_lane tz_api_lane(const char *path)
+{
+    static const char *const analyses[] = {"/api/stats", "/api/aggregate", "/api/anomaly", "/api/correlate",
+                                           "/api/callstack", "/api/grammar", "/api/events.csv"};
+    if (!path || strncmp(path, "/api/", 5) != 0)
+        return TZ_LANE_INLINE;
+    for (size_t i = 0; i < sizeof analyses / sizeof analyses[0]; i++)
+        if (strcmp(path, analyses[i]) == 0)
+            return TZ_LANE_ANALYSIS;
+    return TZ_LANE_VIEW;
+}
+
 void tz_api_handle(tz_api *api, const char *method, const char *path, const tz_params *params, tz_resp *resp)
 {
     memset(resp, 0, sizeof *resp);
@@ -568,6 +636,7 @@ void tz_api_handle(tz_api *api, const char *method, const char *path, const tz_p
     for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
         if (strcmp(path, routes[i].path) == 0) {
             tz_req r;
+            memset(&r, 0, sizeof r);
             r.api = api;
             r.params = params;
             r.resp = resp;
@@ -577,8 +646,11 @@ void tz_api_handle(tz_api *api, const char *method, const char *path, const tz_p
             if (tz_arg_clamp(&r, "budget", TZ_API_MIN_BUDGET, TZ_API_MAX_BUDGET, TZ_API_DEF_BUDGET, &budget) < 0)
                 return;
             r.deadline = tz_now_ns() + budget * 1000000;
-            if (routes[i].fn(&r) < 0 && resp->status < 400)
+            if (atomic_load(&api->sh->stopping))
+                fail_resp(resp, 503, "the server is stopping");
+            else if (routes[i].fn(&r) < 0 && resp->status < 400)
                 fail_resp(resp, 500, "internal error");
+            tz_req_release(&r);
             return;
         }
     }

@@ -8,14 +8,53 @@
 #include <stdlib.h>
 #include <string.h>
 
-void tz_api_callstack_free(tz_api *api)
+/* A complete call profile, shared by the requests reading it. */
+struct tz_cp_entry {
+    tz_callprofile cp;
+    int64_t trace_id;
+    int refs; /* the cache's (while in it) and each reading request's (under sh->mu) */
+};
+
+static void cp_unref(struct tz_cp_entry *e)
 {
-    if (api->cp) {
-        tz_callprofile_free(api->cp);
-        free(api->cp);
+    if (e && --e->refs == 0) {
+        tz_callprofile_free(&e->cp);
+        free(e);
     }
-    api->cp = NULL;
-    api->cp_trace = -1;
+}
+
+void tz_api_callstack_free(tz_shared *sh)
+{
+    cp_unref(sh->cp);
+    sh->cp = NULL;
+}
+
+/* The cached profile of the trace with a reference for the caller, or NULL. */
+static struct tz_cp_entry *cp_get(tz_shared *sh, int64_t trace_id)
+{
+    pthread_mutex_lock(&sh->mu);
+    struct tz_cp_entry *e = sh->cp && sh->cp->trace_id == trace_id ? sh->cp : NULL;
+    if (e)
+        e->refs++;
+    pthread_mutex_unlock(&sh->mu);
+    return e;
+}
+
+/* Makes e the cached profile (the caller keeps its reference). */
+static void cp_put(tz_shared *sh, struct tz_cp_entry *e)
+{
+    pthread_mutex_lock(&sh->mu);
+    cp_unref(sh->cp);
+    e->refs++;
+    sh->cp = e;
+    pthread_mutex_unlock(&sh->mu);
+}
+
+static void cp_release(tz_shared *sh, struct tz_cp_entry *e)
+{
+    pthread_mutex_lock(&sh->mu);
+    cp_unref(e);
+    pthread_mutex_unlock(&sh->mu);
 }
 
 static int cmp_dur(const void *a, const void *b)
@@ -49,31 +88,25 @@ int tz_api_callstack(tz_req *r)
      * for the next requests (a partial one is answered, flagged, then dropped). */
     traza_partial pi;
     memset(&pi, 0, sizeof pi);
-    tz_callprofile *own = NULL;
-    if (!r->api->cp || r->api->cp_trace != info->id) {
-        tz_api_callstack_free(r->api);
-        tz_callprofile *cp = calloc(1, sizeof *cp);
-        if (!cp)
+    tz_shared *sh = r->api->sh;
+    struct tz_cp_entry *e = cp_get(sh, info->id);
+    if (!e) {
+        if (!(e = calloc(1, sizeof *e)))
             return tz_fail(r, 500, "out of memory");
+        e->trace_id = info->id;
+        e->refs = 1;
         traza_stop stop = {stop_at_deadline, r};
-        if (tz_callprofile_build_ex(t, cp, &stop, &pi, &r->err) < 0) {
-            free(cp);
+        if (tz_callprofile_build_ex(t, &e->cp, &stop, &pi, &r->err) < 0) {
+            free(e);
             return tz_fail_err(r, &r->err);
         }
-        if (pi.partial) {
-            own = cp;
-        } else {
-            r->api->cp = cp;
-            r->api->cp_trace = info->id;
-        }
+        if (!pi.partial)
+            cp_put(sh, e);
     }
-    const tz_callprofile *cp = own ? own : r->api->cp;
+    const tz_callprofile *cp = &e->cp;
     const tz_cp_call **sel = malloc((cp->ncalls ? cp->ncalls : 1) * sizeof *sel);
     if (!sel) {
-        if (own) {
-            tz_callprofile_free(own);
-            free(own);
-        }
+        cp_release(sh, e);
         return tz_fail(r, 500, "out of memory");
     }
     size_t ns = 0;
@@ -110,9 +143,6 @@ int tz_api_callstack(tz_req *r)
         tz_buf_puts(&b, "}");
     }
     tz_buf_printf(&b, "],\"functions\":%zu}", cp->nfuncs);
-    if (own) {
-        tz_callprofile_free(own);
-        free(own);
-    }
+    cp_release(sh, e);
     return tz_send_json(r, &b);
 }

@@ -9,6 +9,9 @@
 #include "traza/svg.h"
 #include "util/util.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
+
 #define TZ_API_TRACE_CACHE 8
 #define TZ_TINDEX_CACHE 2
 #define TZ_TINDEX_MAX 32000000
@@ -19,6 +22,9 @@
 typedef struct tz_tindex {
     int64_t trace_id;
     uint64_t used;
+    int refs;        /* the cache's (while in it) and each holding request's (under sh->mu) */
+    int filling;     /* a request is appending to it (under sh->mu): others do not wait */
+    int cached;      /* still in the cache (under sh->mu) */
     size_t n;        /* entries filled (= events once complete) */
     size_t cap;      /* events of the trace */
     int complete;    /* only complete indexes answer requests */
@@ -40,9 +46,27 @@ static inline int32_t tz_tindex_prod(const tz_tindex *ix, size_t i) { return tz_
 size_t tz_tindex_bytes(const tz_tindex *ix);
 #define TZ_API_MAX_REGEX 16
 
+/* What the APIs of one server share across threads (api.c): the grammar list
+ * (immutable), the caches of derived data (time indexes, one call profile) under
+ * `mu`, and the stop flag. Traces and their SQLite connections are never shared:
+ * each tz_api has its own. */
+typedef struct tz_shared {
+    pthread_mutex_t mu;
+    char **grammars;
+    size_t ngrammars;
+    uint64_t clock;               /* LRU clock of the caches (under mu) */
+    tz_tindex *tix[TZ_TINDEX_CACHE];
+    struct tz_cp_entry *cp;       /* the call profile of the last trace asked for */
+    atomic_int stopping;          /* set by tz_api_cancel: every request stops */
+} tz_shared;
+
 struct tz_api {
     traza_workspace *ws;
-    char **grammars;
+    traza_ctx *own_ctx;           /* a clone's own context and workspace */
+    traza_workspace *own_ws;
+    tz_shared *sh;
+    int owns_sh;                  /* the api tz_api_new made (clones borrow its sh) */
+    char **grammars;              /* = sh->grammars */
     size_t ngrammars;
     struct {
         int64_t id;
@@ -50,11 +74,10 @@ struct tz_api {
         uint64_t used;
     } cache[TZ_API_TRACE_CACHE];
     uint64_t clock;
-    tz_tindex *tix[TZ_TINDEX_CACHE];
-    /* call profile of one trace, kept between requests */
-    int64_t cp_trace;
-    void *cp;
 };
+
+/* Time indexes a request holds (a reference each, dropped when it is answered). */
+#define TZ_REQ_MAX_HELD 4
 
 /* A request being answered. */
 typedef struct tz_req {
@@ -63,6 +86,8 @@ typedef struct tz_req {
     tz_resp *resp;
     traza_err err;
     int64_t deadline; /* CLOCK_MONOTONIC ns after which long work stops (budget=) */
+    tz_tindex *held[TZ_REQ_MAX_HELD];
+    size_t nheld;
 } tz_req;
 
 /* Time budget of a request: budget=MS (TZ_API_MIN_BUDGET..TZ_API_MAX_BUDGET,
@@ -123,6 +148,8 @@ const tz_tindex *tz_req_tindex(tz_req *r, traza_trace *t);
  * a whole scan; NULL until then. Without rank look-ups, built now as tz_req_tindex. */
 const tz_tindex *tz_req_tindex_within(tz_req *r, traza_trace *t, int64_t deadline);
 void tz_tindex_free(tz_tindex *ix);
+/* Drops the references the request holds (at its end). */
+void tz_req_release(tz_req *r);
 /* Index of the first event with ts >= x (> x), 0..n. */
 /* The time index when it is cached, or when the store has no rank look-ups (then
  * built now); NULL when the store's ranks serve (traza_ranks_of) -- those need no
@@ -164,6 +191,6 @@ int tz_api_correlate(tz_req *r);
 int tz_api_grammars(tz_req *r);
 int tz_api_grammar(tz_req *r);
 int tz_api_callstack(tz_req *r);
-void tz_api_callstack_free(tz_api *api);
+void tz_api_callstack_free(tz_shared *sh);
 
 #endif

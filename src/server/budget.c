@@ -12,7 +12,7 @@ int64_t tz_now_ns(void)
 
 int tz_req_expired(const tz_req *r)
 {
-    return tz_now_ns() >= r->deadline;
+    return atomic_load(&r->api->sh->stopping) || tz_now_ns() >= r->deadline;
 }
 
 static int stop_at(void *ctx, int stage)

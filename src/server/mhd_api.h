@@ -7,7 +7,7 @@
 
 #define TZ_MHD_FUNCS(X)                                                                                                 \
     X(MHD_add_response_header) X(MHD_create_response_from_buffer) X(MHD_destroy_response) X(MHD_get_connection_values) \
-    X(MHD_get_daemon_info) X(MHD_queue_response) X(MHD_start_daemon) X(MHD_stop_daemon)
+    X(MHD_get_daemon_info) X(MHD_queue_response) X(MHD_start_daemon) X(MHD_stop_daemon) X(MHD_get_connection_info)
 
 TZ_DYNLIB_DECLARE(mhd, TZ_MHD_FUNCS)
 
@@ -15,6 +15,7 @@ TZ_DYNLIB_DECLARE(mhd, TZ_MHD_FUNCS)
 #define MHD_create_response_from_buffer (tz_mhd_api_get()->MHD_create_response_from_buffer)
 #define MHD_destroy_response (tz_mhd_api_get()->MHD_destroy_response)
 #define MHD_get_connection_values (tz_mhd_api_get()->MHD_get_connection_values)
+#define MHD_get_connection_info (tz_mhd_api_get()->MHD_get_connection_info)
 #define MHD_get_daemon_info (tz_mhd_api_get()->MHD_get_daemon_info)
 #define MHD_queue_response (tz_mhd_api_get()->MHD_queue_response)
 #define MHD_start_daemon (tz_mhd_api_get()->MHD_start_daemon)

@@ -1,7 +1,12 @@
-/* The HTTP transport of `traza serve`: libmicrohttpd, one internal polling thread
- * (requests are answered one at a time, so the API needs no locking), bounded
- * connection memory, GET/HEAD only, request bodies refused. */
+/* The HTTP transport of `traza serve`: libmicrohttpd with a thread per connection,
+ * small stacks (a connection thread only reads, waits and writes: 64 KiB of request
+ * memory and TZ_CONN_STACK of stack). API requests are answered by the worker lanes
+ * (lanes.c) while the connection's thread waits; static files and refusals are
+ * answered at once. Abusive clients are bounded: connections in all
+ * and per client address, a deadline for each request to arrive (headwatch.c), an
+ * inactivity timeout. GET/HEAD only, request bodies refused. */
 #include "server/server.h"
+#include "server/transport.h"
 #include "util/util.h"
 
 #include <arpa/inet.h>
@@ -9,17 +14,20 @@
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+
+/* Stack of a connection thread: libmicrohttpd's parsing and this file's handler;
+ * the API runs on the workers' default stacks. */
+#define TZ_CONN_STACK (256 * 1024)
 
 struct tz_server {
     struct MHD_Daemon *d;
     tz_api *api;
     int port;
+    tz_lanes lanes;
+    tz_headwatch watch;
 };
-
-typedef struct conn_state {
-    size_t body;
-} conn_state;
 
 static enum MHD_Result collect(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
 {
@@ -64,53 +72,90 @@ static enum MHD_Result send_resp(struct MHD_Connection *conn, tz_resp *r, int he
     return ok;
 }
 
+static tz_headwatch_conn *watched(struct MHD_Connection *conn)
+{
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return ci ? ci->socket_context : NULL;
+}
+
+static void job_free(tz_job *job)
+{
+    if (!job)
+        return;
+    tz_params_free(&job->ps);
+    tz_resp_free(&job->resp);
+    free(job);
+}
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
                                const char *version, const char *upload_data, size_t *upload_data_size, void **con_cls)
 {
     (void)version;
     (void)upload_data;
     tz_server *s = cls;
-    if (!*con_cls) {
-        conn_state *st = calloc(1, sizeof *st);
-        if (!st)
+    tz_job *job = *con_cls;
+    if (!job) {
+        if (!(job = calloc(1, sizeof *job)))
             return MHD_NO;
-        *con_cls = st;
+        tz_params_init(&job->ps);
+        *con_cls = job;
         return MHD_YES;
     }
-    conn_state *st = *con_cls;
     if (*upload_data_size) {
         /* bodies are never needed: count and drop them, refuse at the end */
-        st->body += *upload_data_size;
+        job->body += *upload_data_size;
         *upload_data_size = 0;
         return MHD_YES;
     }
+    int head = method && strcmp(method, "HEAD") == 0;
+    tz_headwatch_arrived(&s->watch, watched(conn));
     tz_resp r;
     memset(&r, 0, sizeof r);
-    int head = method && strcmp(method, "HEAD") == 0;
-    if (st->body) {
-        static const char big[] = "{\"error\":\"request bodies are not accepted\",\"status\":413}\n";
-        r.status = 413;
-        r.ctype = "application/json";
-        r.body = (char *)big;
-        r.len = sizeof big - 1;
-        r.is_static = 1;
+    if (job->body) {
+        tz_resp_static(&r, 413, "{\"error\":\"request bodies are not accepted\",\"status\":413}\n");
         return send_resp(conn, &r, head);
     }
-    tz_params ps;
-    tz_params_init(&ps);
-    MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect, &ps);
-    tz_api_handle(s->api, method, url, &ps, &r);
-    tz_params_free(&ps);
+    MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect, &job->ps);
+    tz_lane lane = tz_api_lane(url);
+    if (lane != TZ_LANE_INLINE) {
+        job->method = method;
+        job->url = url;
+        if (tz_lanes_reserve(&s->lanes) == 0) {
+            tz_lanes_push(&s->lanes, lane, job);
+            tz_lanes_wait(&s->lanes, job);
+            tz_resp ans = job->resp;
+            memset(&job->resp, 0, sizeof job->resp);
+            return send_resp(conn, &ans, head);
+        }
+        /* stopping: the lanes answer nothing more */
+        tz_resp_static(&r, 503, TZ_STOPPING_JSON);
+        return send_resp(conn, &r, head);
+    }
+    /* static files and refusals: no store access, so the shared API serves them */
+    tz_api_handle(s->api, method, url, &job->ps, &r);
     return send_resp(conn, &r, head);
 }
 
 static void completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode toe)
 {
-    (void)cls;
-    (void)conn;
     (void)toe;
-    free(*con_cls);
+    tz_server *s = cls;
+    tz_headwatch_answered(&s->watch, watched(conn));
+    job_free(*con_cls);
     *con_cls = NULL;
+}
+
+static void notify_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                              enum MHD_ConnectionNotificationCode toe)
+{
+    tz_server *s = cls;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        *socket_context = ci ? tz_headwatch_open(&s->watch, ci->connect_fd) : NULL;
+    } else {
+        tz_headwatch_close(&s->watch, *socket_context);
+        *socket_context = NULL;
+    }
 }
 
 /* MHD unescapes the path with this; an encoded NUL or a bad escape leaves a marker
@@ -136,10 +181,47 @@ static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
     return m;
 }
 
-tz_server *tz_server_start(tz_api *api, const char *host, int port, traza_err *err)
+void tz_server_opts_default(tz_server_opts *o)
 {
+    o->max_connections = 1000;
+    o->max_per_client = 250;
+    o->request_timeout = 10;
+    o->idle_timeout = 15;
+    o->view_workers = 4;
+    o->analysis_workers = 2;
+}
+
+/* The connection limit, lowered to what the descriptor limit allows (the store's
+ * files and the server's own need some too). */
+static unsigned conn_limit(int want)
+{
+    struct rlimit rl;
+    long n = want;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (long)rl.rlim_cur - 96 < n)
+        n = (long)rl.rlim_cur - 96;
+    return n < 16 ? 16u : (unsigned)n;
+}
+
+static void server_free(tz_server *s)
+{
+    tz_lanes_stop(&s->lanes);
+    tz_headwatch_stop(&s->watch);
+    free(s);
+}
+
+tz_server *tz_server_start(tz_api *api, const char *host, int port, const tz_server_opts *opts, traza_err *err)
+{
+    tz_server_opts o;
+    if (opts)
+        o = *opts;
+    else
+        tz_server_opts_default(&o);
     if (port < 0 || port > 65535) {
         traza_err_set(err, TRAZA_E_USAGE, "port %d is outside 0..65535", port);
+        return NULL;
+    }
+    if (o.max_connections < 1 || o.max_per_client < 1 || o.request_timeout < 1 || o.idle_timeout < 1) {
+        traza_err_set(err, TRAZA_E_USAGE, "connection limits and timeouts must be at least 1");
         return NULL;
     }
     struct sockaddr_in sa;
@@ -158,17 +240,30 @@ tz_server *tz_server_start(tz_api *api, const char *host, int port, traza_err *e
         return NULL;
     }
     s->api = api;
-    s->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL, (uint16_t)port, NULL, NULL, handler, s,
+    if (tz_lanes_start(&s->lanes, api, o.view_workers, o.analysis_workers, err) < 0) {
+        free(s);
+        return NULL;
+    }
+    if (tz_headwatch_start(&s->watch, o.request_timeout, err) < 0) {
+        tz_lanes_stop(&s->lanes);
+        free(s);
+        return NULL;
+    }
+    s->d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL, (uint16_t)port,
+                            NULL, NULL, handler, s,
+                            MHD_OPTION_THREAD_STACK_SIZE, (size_t)TZ_CONN_STACK,
                             MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
-                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,
-                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
-                            MHD_OPTION_NOTIFY_COMPLETED, completed, (void *)NULL,
+                            MHD_OPTION_CONNECTION_LIMIT, conn_limit(o.max_connections),
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)o.max_per_client,
+                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o.idle_timeout,
+                            MHD_OPTION_NOTIFY_CONNECTION, notify_connection, (void *)s,
+                            MHD_OPTION_NOTIFY_COMPLETED, completed, (void *)s,
                             MHD_OPTION_UNESCAPE_CALLBACK, unescape, (void *)NULL,
                             MHD_OPTION_END);
     if (!s->d) {
         traza_err_set(err, TRAZA_E_IO, "cannot listen on %s:%d (address in use or not allowed)", host ? host : "127.0.0.1", port);
-        free(s);
+        server_free(s);
         return NULL;
     }
     const union MHD_DaemonInfo *di = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
@@ -181,10 +276,14 @@ int tz_server_port(const tz_server *s)
     return s->port;
 }
 
-void tz_server_stop(tz_server *s)
+int tz_server_stop(tz_server *s, int wait_ms)
 {
     if (!s)
-        return;
+        return 0;
+    tz_api_cancel(s->api);
+    if (tz_lanes_drain(&s->lanes, wait_ms) < 0)
+        return -1; /* a request is still running: libmicrohttpd cannot stop under it */
     MHD_stop_daemon(s->d);
-    free(s);
+    server_free(s);
+    return 0;
 }

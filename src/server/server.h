@@ -59,6 +59,8 @@ typedef struct tz_resp {
 } tz_resp;
 
 void tz_resp_free(tz_resp *r);
+/* A JSON answer from a string that outlives it (resp is overwritten, not freed). */
+void tz_resp_static(tz_resp *r, int status, const char *json);
 
 typedef struct tz_api tz_api;
 
@@ -66,7 +68,22 @@ typedef struct tz_api tz_api;
  * grammar views besides the *.tzg files of the workspace directory. */
 tz_api *tz_api_new(traza_workspace *ws, const char *const *grammar_files, size_t ngrammars, traza_err *err);
 void tz_api_free(tz_api *api);
-/* Handles one request. Always fills resp (an error body on 4xx/5xx). */
+/* Another API over the same workspace, for another thread: its own library context,
+ * workspace handle and trace cache (SQLite connections are never shared between
+ * threads); the caches of derived data and the stop flag are shared with `base`,
+ * which must be freed after all its clones. NULL with err on failure. */
+tz_api *tz_api_clone(tz_api *base, traza_err *err);
+/* Stops every request of base and its clones, running or to come, at its next
+ * budget check (the answer then is partial or 503). */
+void tz_api_cancel(tz_api *api);
+
+/* Who answers a path: inline (static files and errors, no store access), the view
+ * workers (tables, density, timeline: short) or the analysis workers (the views that
+ * scan: a slow one never holds up a view). */
+typedef enum tz_lane { TZ_LANE_INLINE, TZ_LANE_VIEW, TZ_LANE_ANALYSIS } tz_lane;
+tz_lane tz_api_lane(const char *path);
+/* Handles one request. Always fills resp (an error body on 4xx/5xx). An api answers
+ * one request at a time: concurrent requests each need their own (tz_api_clone). */
 void tz_api_handle(tz_api *api, const char *method, const char *path, const tz_params *params, tz_resp *resp);
 
 /* ---- the embedded front end (static.c; assets generated from web/dist) ---- */
@@ -87,9 +104,25 @@ void tz_static_handle(const char *path, tz_resp *resp);
 
 typedef struct tz_server tz_server;
 
-/* Starts listening on host:port (port 0 = an ephemeral port) in its own thread. */
-tz_server *tz_server_start(tz_api *api, const char *host, int port, traza_err *err);
+/* How the server bounds its clients and its work. */
+typedef struct tz_server_opts {
+    int max_connections;     /* open connections in all */
+    int max_per_client;      /* open connections per client address */
+    int request_timeout;     /* seconds for a request (headers and body) to arrive */
+    int idle_timeout;        /* seconds of silence before a connection is closed */
+    size_t view_workers;     /* threads answering tables, density, timeline */
+    size_t analysis_workers; /* threads answering the analyses (tz_api_lane) */
+} tz_server_opts;
+
+void tz_server_opts_default(tz_server_opts *o);
+/* Starts listening on host:port (port 0 = an ephemeral port) with its own threads;
+ * the workers answer with clones of api (which must outlive the server). opts NULL =
+ * the defaults. */
+tz_server *tz_server_start(tz_api *api, const char *host, int port, const tz_server_opts *opts, traza_err *err);
 int tz_server_port(const tz_server *s);
-void tz_server_stop(tz_server *s);
+/* Cancels the requests in progress (tz_api_cancel), answers the queued ones 503 and
+ * closes the server once none is left. -1 when a request is still running after
+ * wait_ms: the server is then left open (the process should exit). */
+int tz_server_stop(tz_server *s, int wait_ms);
 
 #endif

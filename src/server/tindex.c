@@ -89,7 +89,8 @@ static tz_tindex *tindex_new(traza_trace *t, traza_err *err)
 
 /* Appends events from rank ix->n on (a scan whose offset is id arithmetic, see
  * doc/store.md) until the index is complete or, with a deadline (> 0), the deadline
- * passes between two batches. */
+ * passes between two batches. Only the request that set ix->filling calls it; it
+ * returns 1 when the index is complete, 0 when not yet, -1 on error. */
 static int tindex_fill(traza_trace *t, tz_tindex *ix, int64_t deadline, traza_err *err)
 {
     size_t n = ix->cap, k = ix->n;
@@ -127,26 +128,32 @@ static int tindex_fill(traza_trace *t, tz_tindex *ix, int64_t deadline, traza_er
         return -1;
     if (k < n && rc == 0)
         ix->cap = k; /* the store holds fewer events than announced */
-    ix->complete = k == ix->cap;
-    return 0;
+    return k == ix->cap;
 }
 
-/* The cache slot of the trace's index (complete or being filled), or a new one. */
+/* Drops one reference (under sh->mu); the last one frees an index evicted meanwhile. */
+static void unref(tz_tindex *ix)
+{
+    if (--ix->refs == 0)
+        tz_tindex_free(ix);
+}
+
 /* The cached index of a trace (complete or being filled), marked as just used. */
-static tz_tindex *find(tz_api *api, int64_t trace_id)
+static tz_tindex *find(tz_shared *sh, int64_t trace_id)
 {
     for (int i = 0; i < TZ_TINDEX_CACHE; i++)
-        if (api->tix[i] && api->tix[i]->trace_id == trace_id) {
-            api->tix[i]->used = ++api->clock;
-            return api->tix[i];
+        if (sh->tix[i] && sh->tix[i]->trace_id == trace_id) {
+            sh->tix[i]->used = ++sh->clock;
+            return sh->tix[i];
         }
     return NULL;
 }
 
-static tz_tindex *slot_for(tz_req *r, traza_trace *t)
+/* The trace's index in the cache, or a new one put there (under sh->mu). The least
+ * recently used index leaves the cache; requests holding it keep it until they end. */
+static tz_tindex *slot_for(tz_shared *sh, traza_trace *t)
 {
-    tz_api *api = r->api;
-    tz_tindex *found = find(api, traza_trace_info_of(t)->id);
+    tz_tindex *found = find(sh, traza_trace_info_of(t)->id);
     if (found)
         return found;
     traza_err err;
@@ -156,32 +163,74 @@ static tz_tindex *slot_for(tz_req *r, traza_trace *t)
         return NULL;
     int victim = 0;
     for (int i = 0; i < TZ_TINDEX_CACHE; i++) {
-        if (!api->tix[i]) { victim = i; break; }
-        if (api->tix[i]->used < api->tix[victim]->used)
+        if (!sh->tix[i]) { victim = i; break; }
+        if (sh->tix[i]->used < sh->tix[victim]->used)
             victim = i;
     }
-    tz_tindex_free(api->tix[victim]);
-    ix->used = ++api->clock;
-    api->tix[victim] = ix;
+    if (sh->tix[victim]) {
+        sh->tix[victim]->cached = 0;
+        unref(sh->tix[victim]);
+    }
+    ix->used = ++sh->clock;
+    ix->refs = 1;
+    ix->cached = 1;
+    sh->tix[victim] = ix;
     return ix;
 }
 
+/* The request takes a reference on ix (under sh->mu); 0, or -1 when it holds too many. */
+static int hold(tz_req *r, tz_tindex *ix)
+{
+    for (size_t i = 0; i < r->nheld; i++)
+        if (r->held[i] == ix)
+            return 0;
+    if (r->nheld == TZ_REQ_MAX_HELD)
+        return -1;
+    ix->refs++;
+    r->held[r->nheld++] = ix;
+    return 0;
+}
+
+void tz_req_release(tz_req *r)
+{
+    if (!r->nheld)
+        return;
+    tz_shared *sh = r->api->sh;
+    pthread_mutex_lock(&sh->mu);
+    for (size_t i = 0; i < r->nheld; i++)
+        unref(r->held[i]);
+    pthread_mutex_unlock(&sh->mu);
+    r->nheld = 0;
+}
+
 /* Fills the trace's index until `deadline` (0 = to the end): the index when complete,
- * else NULL (the store answers; the next call goes on where this one stopped). */
+ * else NULL (the store answers; the next call goes on where this one stopped). While
+ * one request fills an index, the others do not wait for it: they use the store. */
 static const tz_tindex *index_until(tz_req *r, traza_trace *t, int64_t deadline)
 {
     if (traza_trace_info_of(t)->events > TZ_TINDEX_MAX)
         return NULL;
-    tz_tindex *ix = slot_for(r, t);
-    if (!ix)
+    tz_shared *sh = r->api->sh;
+    pthread_mutex_lock(&sh->mu);
+    tz_tindex *ix = slot_for(sh, t);
+    if (!ix || (!ix->complete && ix->filling) || hold(r, ix) < 0) {
+        pthread_mutex_unlock(&sh->mu);
         return NULL;
-    if (!ix->complete) {
-        traza_err err;
-        traza_err_clear(&err);
-        if (tindex_fill(t, ix, deadline, &err) < 0)
-            return NULL;
     }
-    return ix->complete ? ix : NULL;
+    if (ix->complete) {
+        pthread_mutex_unlock(&sh->mu);
+        return ix;
+    }
+    ix->filling = 1;
+    pthread_mutex_unlock(&sh->mu);
+    traza_err err;
+    traza_err_clear(&err);
+    int done = tindex_fill(t, ix, deadline, &err);
+    pthread_mutex_lock(&sh->mu);
+    ix->filling = 0;
+    ix->complete = done == 1;
+    pthread_mutex_unlock(&sh->mu);
+    return done == 1 ? ix : NULL;
 }
 
 const tz_tindex *tz_req_tindex(tz_req *r, traza_trace *t) { return index_until(r, t, 0); }
@@ -193,8 +242,13 @@ const tz_tindex *tz_req_tindex_within(tz_req *r, traza_trace *t, int64_t deadlin
 
 static const tz_tindex *cached(tz_req *r, int64_t trace_id)
 {
-    const tz_tindex *ix = find(r->api, trace_id);
-    return ix && ix->complete ? ix : NULL;
+    tz_shared *sh = r->api->sh;
+    pthread_mutex_lock(&sh->mu);
+    tz_tindex *ix = find(sh, trace_id);
+    if (ix && (!ix->complete || hold(r, ix) < 0))
+        ix = NULL;
+    pthread_mutex_unlock(&sh->mu);
+    return ix;
 }
 
 int tz_store_has_ranks(traza_trace *t)

@@ -49,7 +49,7 @@ static int setup(void **state)
     traza_trace_info_clear(&info);
     f->api = tz_api_new(f->ws, NULL, 0, &err);
     assert_non_null(f->api);
-    f->srv = tz_server_start(f->api, "127.0.0.1", 0, &err);
+    f->srv = tz_server_start(f->api, "127.0.0.1", 0, NULL, &err);
     assert_non_null(f->srv);
     f->port = tz_server_port(f->srv);
     assert_true(f->port > 0);
@@ -60,7 +60,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     fx *f = *state;
-    tz_server_stop(f->srv);
+    assert_int_equal(tz_server_stop(f->srv, 5000), 0);
     tz_api_free(f->api);
     traza_workspace_close(f->ws);
     traza_ctx_free(f->ctx);
@@ -691,9 +691,9 @@ static void test_router_direct(void **state)
     /* a second server on the same port fails with a message */
     traza_err err;
     traza_err_clear(&err);
-    assert_null(tz_server_start(f->api, "127.0.0.1", f->port, &err));
+    assert_null(tz_server_start(f->api, "127.0.0.1", f->port, NULL, &err));
     assert_non_null(strstr(err.msg, "cannot listen"));
-    assert_null(tz_server_start(f->api, "not-an-ip", 0, &err));
+    assert_null(tz_server_start(f->api, "not-an-ip", 0, NULL, &err));
 }
 
 /* The analysis endpoints honour the budget: on a trace large enough that ranking
