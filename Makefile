@@ -6,7 +6,8 @@
 #   make demo       install, build, then walk the whole path on inputs it makes (scripts/demo.sh)
 #   make install    PREFIX=/usr/local DESTDIR= : binary, libraries, headers, pkg-config,
 #                   man pages, bash and zsh completion (make uninstall removes them)
-#   make fuzz       build the libFuzzer harnesses (clang) into build/fuzz/
+#   make fuzz       build the libFuzzer harnesses (clang) into build/fuzz/; make test runs
+#                   each FUZZ_SECONDS (20), make fuzz-long each FUZZ_LONG_SECONDS (600)
 #   make bench      run the benchmarks in bench/ (slow; see bench/README.md)
 #
 # Sources are found by wildcard: a new file under src/<area>/ is part of libtraza,
@@ -84,7 +85,7 @@ PLUGIN_SO := $(patsubst examples/plugins/%.c,$(BUILD)/plugins/%.so,$(PLUGIN_SRC)
 # needed): that is how `make test` keeps them honest.
 REPLAY_BIN := $(patsubst fuzz/%.c,$(BUILD)/fuzz-replay/%,$(FUZZ_SRC))
 
-.PHONY: tsan all lib cli tests deps test test-fast test-san demo install install-dirs uninstall fuzz bench clean plugins
+.PHONY: fuzz-long tsan all lib cli tests deps test test-fast test-san demo install install-dirs uninstall fuzz bench clean plugins
 all: deps-check $(BUILD)/libtraza.a $(BUILD)/libtraza.so $(BUILD)/traza plugins
 
 deps-check:
@@ -148,7 +149,14 @@ test:
 	$(MAKE) tests
 	$(MAKE) SAN=1 tests
 	$(MAKE) tsan
-	@bash tests/run.sh build build/asan
+	$(MAKE) fuzz
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/run.sh build build/asan
+
+# Bounded fuzzing in `make test`: each libFuzzer harness this many seconds (0: none);
+# `make fuzz-long` runs them alone, longer.
+FUZZ_SECONDS ?= 20
+fuzz-long: fuzz
+	@FUZZ_SECONDS=$(or $(FUZZ_LONG_SECONDS),600) bash tests/fuzz_bounded.sh
 
 # traza under ThreadSanitizer (build/tsan/traza), for tests/itf/t_itf_tsan.sh: the
 # threads of ITF compression and decompression.

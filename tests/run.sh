@@ -76,6 +76,15 @@ for build in "$@"; do
     fi
   done
 done
+if [ "${FUZZ_SECONDS:-0}" -gt 0 ] && ls build/fuzz/fuzz_* >/dev/null 2>&1; then
+  echo "== bounded fuzzing: every harness for $FUZZ_SECONDS s (tests/fuzz_bounded.sh)"
+  log="$logdir/fuzz_bounded.log"
+  bash tests/fuzz_bounded.sh >"$log" 2>&1
+  p=$(grep -ac '^PASS: ' "$log"); f=$(grep -ac '^FAIL: ' "$log")
+  pass=$((pass + p)); fail=$((fail + f))
+  sed 's/^/   /' "$log"
+  [ "$f" -gt 0 ] && failed_names+=("bounded fuzzing")
+fi
 echo
 if [ ${#failed_names[@]} -gt 0 ]; then
   echo "failed:"; printf '  %s\n' "${failed_names[@]}"
