@@ -37,7 +37,7 @@ int cli_run_analysis(traza_cli *cli, const char *cmd, const char *toolname, int 
             goto done;
         }
         if (!strcmp(a, "--json")) { cli->json = 1; continue; }
-        if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) { cli->quiet = 1; continue; }
+        if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) { cli_common_opt(cli, cmd, 'q'); continue; }
         if (!strcmp(a, "-w") || !strcmp(a, "--workspace")) {
             if (i + 1 >= argc) {
                 cli_usage_error(cmd, "%s needs a value", a);
@@ -68,14 +68,12 @@ int cli_run_analysis(traza_cli *cli, const char *cmd, const char *toolname, int 
             name = nm;
             val = eq + 1;
         }
+        if (!cli_tool_has_option(cmd, tool, name))
+            goto done;
         const traza_tool_option *o = NULL;
         for (size_t k = 0; k < tool->noptions; k++)
             if (!strcmp(tool->options[k].name, name))
                 o = &tool->options[k];
-        if (!o) {
-            cli_usage_error(cmd, "unknown option '--%s'", name);
-            goto done;
-        }
         if (!val) {
             if (o->type == TRAZA_OPT_BOOL) {
                 val = "true";

@@ -20,6 +20,9 @@ typedef struct traza_cli {
     int verbose;
     int progress_tty;         /* stderr is a terminal: draw progress bars */
     int plugins_loaded;       /* cli_registry has loaded the plugins */
+    char **opt_argv;          /* the arguments and option table cli_getopt parses */
+    const char *opt_short;
+    const struct option *opt_long;
     char ws_buf[4096];
 } traza_cli;
 
@@ -67,8 +70,28 @@ enum { OPT_JSON = 1000, OPT_HELP_LONG, OPT_WS, OPT_QUIET, OPT_VERBOSE, OPT_FIRST
     {"workspace", required_argument, NULL, 'w'},              \
     {"quiet", no_argument, NULL, 'q'}
 /* Returns 1 if it handled the option, 0 if unknown, -1 if the command should exit
- * with EXIT_OK (help printed), -2 for a usage error (message printed). */
+ * with EXIT_OK (help printed), -2 for a usage error (message printed: an unknown
+ * option is named, with the closest one of the table when there is one). */
 int cli_common_opt(traza_cli *cli, const char *cmd, int opt);
+/* getopt_long over a command's options (`shortopts` starting with ':'), remembered
+ * for the errors cli_common_opt prints. */
+int cli_getopt(traza_cli *cli, int argc, char **argv, const char *shortopts, const struct option *longopts);
+
+/* The closest of a set of option names to a mistyped one, within a small edit
+ * distance: cli_near_init, cli_near_add for each candidate, then .best (or NULL). */
+typedef struct cli_near {
+    const char *word;
+    const char *best;
+    size_t dist;
+} cli_near;
+void cli_near_init(cli_near *n, const char *word);
+void cli_near_add(cli_near *n, const char *candidate);
+/* "traza CMD: unknown option 'ARG'", "; did you mean '--BEST'?" when near->best is
+ * set, and the hint to --help. Returns EXIT_USAGE. */
+int cli_unknown_option(const char *cmd, const char *arg, const cli_near *near);
+/* Whether `name` is one of the tool's options; if not, prints the unknown-option error
+ * (with the closest of its options and of the common ones) and returns 0. */
+int cli_tool_has_option(const char *cmd, const traza_tool *tool, const char *name);
 
 /* Filter options shared by query, stats, density, export, filter, ... */
 typedef struct cli_filter {

@@ -26,7 +26,7 @@ int cmd_export(traza_cli *cli, int argc, char **argv)
     cli_filter_init(&cf);
     const char *format = NULL, *out = "-";
     int c, rc = EXIT_OK;
-    while ((c = getopt_long(argc, argv, ":hqw:f:o:", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(cli, argc, argv, ":hqw:f:o:", longopts)) != -1) {
         int r = cli_filter_opt(&cf, "export", c, optarg);
         if (r < 0) { rc = EXIT_USAGE; goto done; }
         if (r) continue;

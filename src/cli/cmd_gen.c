@@ -68,7 +68,7 @@ int cmd_gen(traza_cli *cli, int argc, char **argv)
     const char *out = NULL, *format = "csv", *name = "gen", *tree = NULL;
     int64_t producers = -1, depth = 2;
     int c;
-    while ((c = getopt_long(argc, argv, ":hqw:o:n:", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(cli, argc, argv, ":hqw:o:n:", longopts)) != -1) {
         int64_t v;
         char *end;
         switch (c) {

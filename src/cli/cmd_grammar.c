@@ -59,7 +59,7 @@ int gcli_parse(traza_cli *cli, const char *verb, int argc, char **argv, gopts *o
     o->top = 10;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, ":hqw:o:", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(cli, argc, argv, ":hqw:o:", longopts)) != -1) {
         switch (c) {
         case 'o': o->out = optarg; break;
         case O_ALGO: o->algo = optarg; break;

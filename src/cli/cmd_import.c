@@ -35,7 +35,7 @@ int cmd_import(traza_cli *cli, int argc, char **argv)
     traza_import_opts o;
     memset(&o, 0, sizeof o);
     int c;
-    while ((c = getopt_long(argc, argv, ":hqw:f:n:m:u:", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(cli, argc, argv, ":hqw:f:n:m:u:", longopts)) != -1) {
         switch (c) {
         case 'f': o.format = optarg; break;
         case 'n': o.name = optarg; break;

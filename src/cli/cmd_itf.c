@@ -122,7 +122,7 @@ int cmd_itf(traza_cli *cli, int argc, char **argv)
     int c;
     argc--;
     argv++;
-    while ((c = getopt_long(argc, argv, ":hqw:o:", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(cli, argc, argv, ":hqw:o:", longopts)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
         case O_MEM: {

@@ -12,7 +12,7 @@ int cmd_list(traza_cli *cli, int argc, char **argv)
 {
     static const struct option longopts[] = {CLI_COMMON_LONGOPTS, {NULL, 0, NULL, 0}};
     int c;
-    while ((c = getopt_long(argc, argv, ":hqw:", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(cli, argc, argv, ":hqw:", longopts)) != -1) {
         int r = cli_common_opt(cli, "list", c);
         if (r == -1) return EXIT_OK;
         if (r <= 0) return EXIT_USAGE;

@@ -61,7 +61,7 @@ int cmd_record(traza_cli *cli, int argc, char **argv)
                                              {NULL, 0, NULL, 0}};
     const char *out = "traza-rt.tzr", *mode = "ring", *buffer = NULL, *import = NULL;
     int c;
-    while ((c = getopt_long(argc, argv, "+:hqw:o:", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(cli, argc, argv, "+:hqw:o:", longopts)) != -1) {
         if (c == 'o') out = optarg;
         else if (c == OPT_MODE) {
             mode = optarg;

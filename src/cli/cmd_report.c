@@ -25,7 +25,7 @@ int cmd_report(traza_cli *cli, int argc, char **argv)
     const char *out = "traza-report.html";
     long slices = 60;
     int c;
-    while ((c = getopt_long(argc, argv, ":hqw:o:", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(cli, argc, argv, ":hqw:o:", longopts)) != -1) {
         if (c == 'o') { out = optarg; continue; }
         if (c == O_SLICES) {
             char *end;

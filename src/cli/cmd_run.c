@@ -34,6 +34,15 @@ int cmd_run(traza_cli *cli, int argc, char **argv)
     size_t n = 0;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
+        if (!strcmp(a, "--workspace") || !strcmp(a, "-w")) {
+            if (i + 1 >= argc) return cli_usage_error("run", "--workspace needs a value");
+            cli->ws_path = argv[++i];
+            continue;
+        }
+        if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+            cli_common_opt(cli, "run", 'q');
+            continue;
+        }
         if (strncmp(a, "--", 2) != 0) {
             if (target)
                 return cli_usage_error("run", "unexpected argument '%s' (one trace or file only)", a);
@@ -41,11 +50,6 @@ int cmd_run(traza_cli *cli, int argc, char **argv)
             continue;
         }
         if (!strcmp(a, "--json")) { cli->json = 1; continue; }
-        if (!strcmp(a, "--workspace") || !strcmp(a, "-w")) {
-            if (i + 1 >= argc) return cli_usage_error("run", "--workspace needs a value");
-            cli->ws_path = argv[++i];
-            continue;
-        }
         if (n >= 256)
             return cli_usage_error("run", "too many options");
         char (*bufs)[256] = keybufs;
@@ -62,6 +66,8 @@ int cmd_run(traza_cli *cli, int argc, char **argv)
             keys[n] = a + 2;
             vals[n] = (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0) ? argv[++i] : "true";
         }
+        if (!cli_tool_has_option("run", tool, keys[n]))
+            return EXIT_USAGE;
         n++;
     }
     traza_workspace *ws = cli_ws(cli);

@@ -50,7 +50,7 @@ int cmd_serve(traza_cli *cli, int argc, char **argv)
     size_t ng = 0;
     const char *port_file = NULL;
     int c;
-    while ((c = getopt_long(argc, argv, ":hqw:", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(cli, argc, argv, ":hqw:", longopts)) != -1) {
         if (c == O_LISTEN) {
             if (parse_listen(optarg, host, sizeof host, &port) < 0)
                 return cli_usage_error("serve", "--listen expects HOST:PORT (e.g. 127.0.0.1:8080), got '%s'", optarg);

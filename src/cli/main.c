@@ -96,7 +96,13 @@ int main(int argc, char **argv)
             main_usage(stdout);
             return EXIT_OK;
         } else {
-            fprintf(stderr, "traza: unknown option '%s' (see 'traza --help')\n", a);
+            static const char *const global[] = {"workspace", "quiet", "verbose", "version", "help"};
+            cli_near near;
+            cli_near_init(&near, a + strspn(a, "-"));
+            for (size_t k = 0; k < sizeof global / sizeof global[0]; k++)
+                cli_near_add(&near, global[k]);
+            fprintf(stderr, "traza: unknown option '%s'%s%s%s (see 'traza --help')\n", a, near.best ? "; did you mean '--" : "",
+                    near.best ? near.best : "", near.best ? "'?" : "");
             return EXIT_USAGE;
         }
     }
