@@ -4,12 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void print_out(void *user, const char *text)
-{
-    (void)user;
-    fputs(text, stdout);
-}
-
 int cli_run_analysis(traza_cli *cli, const char *cmd, const char *toolname, int argc, char **argv)
 {
     const traza_tool *tool = traza_registry_find(cli_registry(cli), toolname);
@@ -99,7 +93,7 @@ int cli_run_analysis(traza_cli *cli, const char *cmd, const char *toolname, int 
         goto done;
     }
     traza_tool_args args = {n, keys, vals};
-    traza_tool_call call = {cli->ctx, ws, trace, &args, cli->json, print_out, NULL};
+    traza_tool_call call = {cli->ctx, ws, trace, &args, cli->json, cli_tool_print, cli};
     traza_err err;
     traza_err_clear(&err);
     rc = traza_tool_run(tool, &call, &err) < 0 ? cli_fail(cli, &err) : EXIT_OK;

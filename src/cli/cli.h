@@ -19,6 +19,7 @@ typedef struct traza_cli {
     int quiet;
     int verbose;
     int progress_tty;         /* stderr is a terminal: draw progress bars */
+    int progress_shown;       /* a progress line is on the terminal */
     int plugins_loaded;       /* cli_registry has loaded the plugins */
     char **opt_argv;          /* the arguments and option table cli_getopt parses */
     const char *opt_short;
@@ -151,6 +152,10 @@ void cli_filter_free(cli_filter *cf);
 
 /* Progress on stderr when it is a terminal. */
 int cli_progress(void *user, const char *what, uint64_t done, uint64_t total);
+/* Erases the progress line if one is shown: call before printing anything else. */
+void cli_progress_clear(traza_cli *cli);
+/* The output callback of a tool run (traza_tool_call): text to stdout; user is the cli. */
+void cli_tool_print(void *user, const char *text);
 
 /* Writes a whole buffer to a file or "-" (stdout); prints the error and returns 1. */
 int cli_write_file(const char *path, const char *data, size_t len);

@@ -57,9 +57,8 @@ traza_trace *cli_trace(traza_cli *cli, const char *name, int flags)
 
 int cli_fail(traza_cli *cli, const traza_err *err)
 {
-    (void)cli;
-    if (cli && cli->progress_tty)
-        fputs("\r\033[K", stderr);
+    if (cli)
+        cli_progress_clear(cli);
     fprintf(stderr, "traza: %s\n", err->msg[0] ? err->msg : traza_errcode_name(err->code));
     return err->code == TRAZA_E_USAGE ? EXIT_USAGE : EXIT_FAIL;
 }
@@ -231,13 +230,31 @@ int cli_progress(void *user, const char *what, uint64_t done, uint64_t total)
         int pct = (int)(done * 100 / total);
         int bar = pct * 30 / 100;
         fprintf(stderr, "\r\033[K%s [%.*s%*s] %3d%%", what, bar, "==============================", 30 - bar, "", pct);
-        if (done >= total)
-            fputs("\r\033[K", stderr);
     } else {
         fprintf(stderr, "\r\033[K%s %llu", what, (unsigned long long)done);
     }
+    cli->progress_shown = 1;
+    if (total && done >= total)
+        cli_progress_clear(cli);
     fflush(stderr);
     return 0;
+}
+
+void cli_progress_clear(traza_cli *cli)
+{
+    if (!cli->progress_shown)
+        return;
+    /* stdout first: what it holds was written before the progress line */
+    fflush(stdout);
+    fputs("\r\033[K", stderr);
+    fflush(stderr);
+    cli->progress_shown = 0;
+}
+
+void cli_tool_print(void *user, const char *text)
+{
+    cli_progress_clear(user);
+    fputs(text, stdout);
 }
 
 int cli_write_file(const char *path, const char *data, size_t len)

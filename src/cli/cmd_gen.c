@@ -145,7 +145,7 @@ int cmd_gen(traza_cli *cli, int argc, char **argv)
     traza_trace_info info;
     if (traza_gen_store(ws, name, &o, &info, &err) < 0)
         return cli_fail(cli, &err);
-    cli_print_new_trace(cli->json, "generated", &info);
+    cli_print_new_trace(cli, "generated", &info);
     traza_trace_info_clear(&info);
     return EXIT_OK;
 }

@@ -67,7 +67,7 @@ int cmd_import(traza_cli *cli, int argc, char **argv)
     traza_trace_info info;
     if (traza_import(ws, (const char *const *)argv + optind, (size_t)(argc - optind), &o, &info, &err) < 0)
         return cli_fail(cli, &err);
-    cli_print_new_trace(cli->json, "imported", &info);
+    cli_print_new_trace(cli, "imported", &info);
     if (!cli->json) {
         /* Importers may derive a processed trace (e.g. LTTng kernel CTF): name it. */
         char id[32];

@@ -10,12 +10,6 @@ const char cmd_run_usage[] =
     "options). Analyses take a trace, importers a file. An option given without a\n"
     "value is a boolean set to true.\n";
 
-static void print_out(void *user, const char *text)
-{
-    (void)user;
-    fputs(text, stdout);
-}
-
 int cmd_run(traza_cli *cli, int argc, char **argv)
 {
     if (argc < 2)
@@ -74,7 +68,7 @@ int cmd_run(traza_cli *cli, int argc, char **argv)
     if (!ws)
         return EXIT_FAIL;
     traza_tool_args args = {n, keys, vals};
-    traza_tool_call call = {cli->ctx, ws, target, &args, cli->json, print_out, NULL};
+    traza_tool_call call = {cli->ctx, ws, target, &args, cli->json, cli_tool_print, cli};
     traza_err err;
     traza_err_clear(&err);
     if (traza_tool_run(tool, &call, &err) < 0)

@@ -54,11 +54,12 @@ void cli_info_text(tz_buf *b, const traza_trace_info *info)
         tz_buf_printf(b, "param:       %s = %s\n", info->params[i].key, info->params[i].value);
 }
 
-void cli_print_new_trace(int json, const char *verb, const traza_trace_info *info)
+void cli_print_new_trace(traza_cli *cli, const char *verb, const traza_trace_info *info)
 {
+    cli_progress_clear(cli);
     tz_buf b;
     tz_buf_init(&b);
-    if (json) {
+    if (cli->json) {
         cli_info_json(&b, info);
         tz_buf_putc(&b, '\n');
     } else {

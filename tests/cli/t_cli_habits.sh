@@ -38,3 +38,58 @@ check_rc "run option" 2 "$TRAZA" run anomaly t --tpye irq
 check_contains "run option suggested" "$OUT" "traza run: unknown option '--tpye'; did you mean '--type'?"
 check_rc "global option" 2 "$TRAZA" --quite list
 check_contains "global option suggested" "$OUT" "traza: unknown option '--quite'; did you mean '--quiet'?"
+
+# ---- progress lines ---------------------------------------------------------------
+# On a terminal the progress line is erased ("\r\033[K") before the final line; on a
+# pipe no progress is drawn at all.
+cat > "$TMP/on_tty.py" <<'PY'
+import os, pty, sys
+# Runs argv[1:] with stdout and stderr on one terminal; copies what it printed to stdout.
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp(sys.argv[1], sys.argv[1:])
+out = b''
+while True:
+    try:
+        d = os.read(fd, 65536)
+    except OSError:
+        break
+    if not d:
+        break
+    out += d
+_, st = os.waitpid(pid, 0)
+sys.stdout.buffer.write(out)
+sys.exit(os.waitstatus_to_exitcode(st))
+PY
+# progress_cleared NAME FILE WORD: a progress bar was drawn and the line starting with
+# WORD follows an erase, not the bar.
+progress_cleared() {
+  local r
+  r=$(python3 - "$2" "$3" <<'PY'
+import re, sys
+out = open(sys.argv[1], 'rb').read()
+word = sys.argv[2].encode()
+i = out.find(word)
+if b'%' not in out:
+    print('no progress bar drawn: %r' % out[:200])
+elif i < 0:
+    print('no %r line: %r' % (word, out[-200:]))
+elif not out[:i].endswith(b'\r\x1b[K'):
+    print('%r follows %r' % (word, out[max(0, i - 20):i]))
+else:
+    print('ok')
+PY
+)
+  check_eq "$1" ok "$r"
+}
+python3 "$TMP/on_tty.py" "$TRAZA" gen --name ptygen --events 100000 > "$TMP/pty_gen.out"
+progress_cleared "gen on a terminal erases its progress line" "$TMP/pty_gen.out" "generated 'ptygen'"
+"$TRAZA" gen --events 100000 -o "$TMP/g.csv" --format csv 2>/dev/null
+python3 "$TMP/on_tty.py" "$TRAZA" import "$TMP/g.csv" --name ptycsv > "$TMP/pty_import.out"
+progress_cleared "import on a terminal erases its progress line" "$TMP/pty_import.out" "imported 'ptycsv'"
+"$TRAZA" gen --name piped --events 100000 > "$TMP/pipe.out" 2> "$TMP/pipe.err"
+check_eq "gen on a pipe: the result line" "generated 'piped'" "$(cut -c1-17 "$TMP/pipe.out")"
+check_eq "gen on a pipe: no carriage return on stderr" 0 "$(tr -cd '\r' < "$TMP/pipe.err" | wc -c)"
+check_eq "gen on a pipe: no carriage return on stdout" 0 "$(tr -cd '\r' < "$TMP/pipe.out" | wc -c)"
+"$TRAZA" import "$TMP/g.csv" --format csv --name pipedcsv 2>&1 | tr -cd '\r\033' > "$TMP/pipe_import.ctl"
+check_eq "import on a pipe: no control characters" 0 "$(wc -c < "$TMP/pipe_import.ctl")"
