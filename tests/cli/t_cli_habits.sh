@@ -93,3 +93,13 @@ check_eq "gen on a pipe: no carriage return on stderr" 0 "$(tr -cd '\r' < "$TMP/
 check_eq "gen on a pipe: no carriage return on stdout" 0 "$(tr -cd '\r' < "$TMP/pipe.out" | wc -c)"
 "$TRAZA" import "$TMP/g.csv" --format csv --name pipedcsv 2>&1 | tr -cd '\r\033' > "$TMP/pipe_import.ctl"
 check_eq "import on a pipe: no control characters" 0 "$(wc -c < "$TMP/pipe_import.ctl")"
+
+# ---- compressed input -------------------------------------------------------------
+printf 'ts,type,producer\n1,a,p\n2,b,q\n3,a,p\n' > "$TMP/small.csv"
+if command -v bzip2 >/dev/null; then
+  bzip2 -c "$TMP/small.csv" > "$TMP/small.csv.bz2"
+  check_rc "import a .bz2 file" 0 "$TRAZA" import "$TMP/small.csv.bz2" --name bz --json
+  check_eq "the .bz2 file's events" 3 "$(printf '%s' "$OUT" | json_get events)"
+else
+  skip "import a .bz2 file" "bzip2 is not installed"
+fi
