@@ -87,7 +87,7 @@ int cli_run_analysis(traza_cli *cli, const char *cmd, const char *toolname, int 
         cli_usage_error(cmd, "expected a trace name");
         goto done;
     }
-    traza_workspace *ws = cli_ws(cli);
+    traza_workspace *ws = cli_ws_existing(cli, trace);
     if (!ws) {
         rc = EXIT_FAIL;
         goto done;

@@ -41,9 +41,16 @@ typedef struct cli_command {
 /* The tool registry, the plugins of $TRAZA_PLUGIN_PATH (else the installed directory)
  * loaded at the first call: the commands that run no tool do not scan for them. */
 traza_registry *cli_registry(traza_cli *cli);
-/* Opens the workspace (once). Returns NULL after printing the error. */
+/* The workspace's location (-w, else the default); NULL after printing why none. */
+const char *cli_ws_location(traza_cli *cli);
+/* Opens the workspace (once), creating it if needed: for the commands that add traces.
+ * Returns NULL after printing the error. */
 traza_workspace *cli_ws(traza_cli *cli);
-/* Opens a trace by name or id; NULL after printing the error. */
+/* Opens the workspace (once) if there is one, for the commands that read: with none,
+ * prints that there is no trace `trace` (or, given NULL, no workspace) and returns
+ * NULL; nothing is created. */
+traza_workspace *cli_ws_existing(traza_cli *cli, const char *trace);
+/* Opens a trace by name or id of an existing workspace; NULL after printing the error. */
 traza_trace *cli_trace(traza_cli *cli, const char *name, int flags);
 
 /* Prints "traza: <msg>" for a library error; returns the matching exit code. */

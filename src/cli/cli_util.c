@@ -23,17 +23,41 @@ traza_registry *cli_registry(traza_cli *cli)
     return reg;
 }
 
+const char *cli_ws_location(traza_cli *cli)
+{
+    const char *loc = cli->ws_path;
+    if (!loc)
+        loc = traza_workspace_default(cli->ws_buf, sizeof cli->ws_buf);
+    if (!loc)
+        fprintf(stderr, "traza: no workspace: give -w DIR or set TRAZA_WORKSPACE\n");
+    return loc;
+}
+
+traza_workspace *cli_ws_existing(traza_cli *cli, const char *trace)
+{
+    if (cli->ws)
+        return cli->ws;
+    const char *loc = cli_ws_location(cli);
+    if (!loc)
+        return NULL;
+    if (!traza_workspace_exists(loc)) {
+        cli_progress_clear(cli);
+        if (trace)
+            fprintf(stderr, "traza: no trace named '%s': there is no workspace at %s\n", trace, loc);
+        else
+            fprintf(stderr, "traza: there is no workspace at %s (add a trace with 'traza import FILE')\n", loc);
+        return NULL;
+    }
+    return cli_ws(cli);
+}
+
 traza_workspace *cli_ws(traza_cli *cli)
 {
     if (cli->ws)
         return cli->ws;
-    const char *loc = cli->ws_path;
+    const char *loc = cli_ws_location(cli);
     if (!loc)
-        loc = traza_workspace_default(cli->ws_buf, sizeof cli->ws_buf);
-    if (!loc) {
-        fprintf(stderr, "traza: no workspace: give -w DIR or set TRAZA_WORKSPACE\n");
         return NULL;
-    }
     traza_err err;
     traza_err_clear(&err);
     cli->ws = traza_workspace_open(cli->ctx, loc, &err);
@@ -44,7 +68,7 @@ traza_workspace *cli_ws(traza_cli *cli)
 
 traza_trace *cli_trace(traza_cli *cli, const char *name, int flags)
 {
-    traza_workspace *ws = cli_ws(cli);
+    traza_workspace *ws = cli_ws_existing(cli, name);
     if (!ws)
         return NULL;
     traza_err err;

@@ -21,7 +21,7 @@ int cmd_info(traza_cli *cli, int argc, char **argv)
     }
     if (optind + 1 != argc)
         return cli_usage_error("info", "expected one trace name");
-    traza_workspace *ws = cli_ws(cli);
+    traza_workspace *ws = cli_ws_existing(cli, argv[optind]);
     if (!ws)
         return EXIT_FAIL;
     traza_err err;

@@ -19,6 +19,16 @@ int cmd_list(traza_cli *cli, int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error("list", "unexpected argument '%s'", argv[optind]);
+    const char *loc = cli_ws_location(cli);
+    if (!loc)
+        return EXIT_FAIL;
+    if (!traza_workspace_exists(loc)) {
+        if (cli->json)
+            fputs("[]\n", stdout);
+        else
+            printf("no workspace at %s (add a trace with 'traza import FILE')\n", loc);
+        return EXIT_OK;
+    }
     traza_workspace *ws = cli_ws(cli);
     if (!ws)
         return EXIT_FAIL;

@@ -17,7 +17,7 @@ int cmd_rm(traza_cli *cli, int argc, char **argv)
     }
     if (optind >= argc)
         return cli_usage_error("rm", "no trace given");
-    traza_workspace *ws = cli_ws(cli);
+    traza_workspace *ws = cli_ws_existing(cli, argv[optind]);
     if (!ws)
         return EXIT_FAIL;
     int rc = EXIT_OK;

@@ -64,7 +64,7 @@ int cmd_run(traza_cli *cli, int argc, char **argv)
             return EXIT_USAGE;
         n++;
     }
-    traza_workspace *ws = cli_ws(cli);
+    traza_workspace *ws = tool->kind == TRAZA_TOOL_IMPORTER ? cli_ws(cli) : cli_ws_existing(cli, target);
     if (!ws)
         return EXIT_FAIL;
     traza_tool_args args = {n, keys, vals};

@@ -71,7 +71,7 @@ int cmd_serve(traza_cli *cli, int argc, char **argv)
     }
     if (optind != argc)
         return cli_usage_error("serve", "unexpected argument '%s'", argv[optind]);
-    traza_workspace *ws = cli_ws(cli);
+    traza_workspace *ws = cli_ws_existing(cli, NULL);
     if (!ws)
         return EXIT_FAIL;
     /* Block the stop signals before the server thread starts so that only this

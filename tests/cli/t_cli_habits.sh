@@ -103,3 +103,24 @@ if command -v bzip2 >/dev/null; then
 else
   skip "import a .bz2 file" "bzip2 is not installed"
 fi
+
+# ---- a missing workspace ----------------------------------------------------------
+# Reading commands leave it missing; list says it is empty; the others say the trace
+# is not there; import creates it.
+NOWS=$TMP/nows/ws
+check_rc "list on a missing workspace" 0 "$TRAZA" -w "$NOWS" list
+check_eq "list says there is none" "no workspace at $NOWS (add a trace with 'traza import FILE')" "$OUT"
+check_rc "list --json on a missing workspace" 0 "$TRAZA" -w "$NOWS" list --json
+check_eq "list --json is empty" "[]" "$OUT"
+for args in "info t" "query t" "stats t" "density t" "export t -f csv" "rm t" "results t" "callstack t" \
+            "anomaly t --type a" "run filter t" "filter t --name f" "report t -o $TMP/r.html"; do
+  # shellcheck disable=SC2086
+  check_rc "${args%% *} on a missing workspace fails" 1 "$TRAZA" -w "$NOWS" $args
+  check_eq "${args%% *} says the trace is not there" "traza: no trace named 't': there is no workspace at $NOWS" "$OUT"
+done
+check_rc "serve on a missing workspace fails" 1 timeout 20 "$TRAZA" -w "$NOWS" serve --listen 127.0.0.1:0
+check_contains "serve says there is no workspace" "$OUT" "there is no workspace at $NOWS"
+if [ -e "$TMP/nows" ]; then fail "reading commands create nothing" "$(find "$TMP/nows")"; else pass "reading commands create nothing"; fi
+check_rc "import creates the workspace" 0 "$TRAZA" -w "$NOWS" import "$TMP/small.csv" --name t
+check_rc "list after import" 0 "$TRAZA" -w "$NOWS" list --json
+check_eq "the imported trace listed" t "$(printf '%s' "$OUT" | json_get 0.name)"
