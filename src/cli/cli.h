@@ -101,6 +101,10 @@ int cli_unknown_option(const char *cmd, const char *arg, const cli_near *near);
  * (with the closest of its options and of the common ones) and returns 0. */
 int cli_tool_has_option(const char *cmd, const traza_tool *tool, const char *name);
 
+/* For the commands whose output is not JSON (a file format, decompressed text): with
+ * --json, prints that `what` has no JSON output and returns EXIT_USAGE; else 0. */
+int cli_no_json(const traza_cli *cli, const char *cmd, const char *what);
+
 /* Filter options shared by query, stats, density, export, filter, ... */
 typedef struct cli_filter {
     traza_filter f;

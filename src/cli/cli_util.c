@@ -245,6 +245,11 @@ int cli_common_opt(traza_cli *cli, const char *cmd, int opt)
     return 0;
 }
 
+int cli_no_json(const traza_cli *cli, const char *cmd, const char *what)
+{
+    return cli->json ? cli_usage_error(cmd, "--json: %s has no JSON output", what) : 0;
+}
+
 int cli_progress(void *user, const char *what, uint64_t done, uint64_t total)
 {
     traza_cli *cli = user;

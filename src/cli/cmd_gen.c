@@ -133,10 +133,21 @@ int cmd_gen(traza_cli *cli, int argc, char **argv)
     if (strcmp(format, "csv") && strcmp(format, "kptrace"))
         return cli_usage_error("gen", "--format expects csv or kptrace, got '%s'", format);
     if (out) {
+        if (!strcmp(out, "-") && cli_no_json(cli, "gen", "gen -o - (it writes the trace)"))
+            return EXIT_USAGE;
         if (traza_gen_file(out, format, &o, &err) < 0)
             return cli_fail(cli, &err);
-        if (!cli->quiet && strcmp(out, "-"))
+        if (cli->json) {
+            tz_buf b;
+            tz_buf_init(&b);
+            tz_buf_puts(&b, "{\"output\":");
+            tz_json_str(&b, out);
+            tz_buf_printf(&b, ",\"format\":\"%s\",\"events\":%lld}\n", format, (long long)o.events);
+            fputs(b.s ? b.s : "", stdout);
+            tz_buf_free(&b);
+        } else if (!cli->quiet && strcmp(out, "-")) {
             fprintf(stderr, "wrote %lld events to %s (%s)\n", (long long)o.events, out, format);
+        }
         return EXIT_OK;
     }
     traza_workspace *ws = cli_ws(cli);

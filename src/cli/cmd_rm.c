@@ -2,9 +2,10 @@
 #include "cli/cli.h"
 
 const char cmd_rm_usage[] =
-    "usage: traza rm TRACE...\n"
+    "usage: traza rm TRACE... [--json]\n"
     "\n"
-    "Removes traces (by name or id) from the workspace, with their saved results.\n";
+    "Removes traces (by name or id) from the workspace, with their saved results.\n"
+    "  --json   {\"removed\": [TRACE, ...]}: those removed (the others are errors)\n";
 
 int cmd_rm(traza_cli *cli, int argc, char **argv)
 {
@@ -21,13 +22,26 @@ int cmd_rm(traza_cli *cli, int argc, char **argv)
     if (!ws)
         return EXIT_FAIL;
     int rc = EXIT_OK;
+    tz_buf b;
+    tz_buf_init(&b);
+    tz_buf_puts(&b, "{\"removed\":[");
+    size_t nremoved = 0;
     for (int i = optind; i < argc; i++) {
         traza_err err;
         traza_err_clear(&err);
-        if (traza_workspace_remove(ws, argv[i], &err) < 0)
+        if (traza_workspace_remove(ws, argv[i], &err) < 0) {
             rc = cli_fail(cli, &err);
-        else if (!cli->quiet)
+        } else if (cli->json) {
+            if (nremoved++)
+                tz_buf_putc(&b, ',');
+            tz_json_str(&b, argv[i]);
+        } else if (!cli->quiet) {
             printf("removed '%s'\n", argv[i]);
+        }
     }
+    tz_buf_puts(&b, "]}\n");
+    if (cli->json)
+        fputs(b.s ? b.s : "", stdout);
+    tz_buf_free(&b);
     return rc;
 }

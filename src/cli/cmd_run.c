@@ -64,6 +64,8 @@ int cmd_run(traza_cli *cli, int argc, char **argv)
             return EXIT_USAGE;
         n++;
     }
+    if (tool->kind == TRAZA_TOOL_EXPORTER && cli_no_json(cli, "run", "an exporter (it writes its format)"))
+        return EXIT_USAGE;
     traza_workspace *ws = tool->kind == TRAZA_TOOL_IMPORTER ? cli_ws(cli) : cli_ws_existing(cli, target);
     if (!ws)
         return EXIT_FAIL;

@@ -124,3 +124,32 @@ if [ -e "$TMP/nows" ]; then fail "reading commands create nothing" "$(find "$TMP
 check_rc "import creates the workspace" 0 "$TRAZA" -w "$NOWS" import "$TMP/small.csv" --name t
 check_rc "list after import" 0 "$TRAZA" -w "$NOWS" list --json
 check_eq "the imported trace listed" t "$(printf '%s' "$OUT" | json_get 0.name)"
+
+# ---- --json is honoured or refused --------------------------------------------------
+is_json() { python3 -c 'import json,sys; json.load(sys.stdin)' 2>/dev/null; }
+"$TRAZA" import "$TMP/small.csv" --name j1 -q >/dev/null
+"$TRAZA" import "$TMP/small.csv" --name j2 -q >/dev/null
+check_rc "rm --json" 0 "$TRAZA" rm j1 j2 --json
+check_eq "rm --json lists the removed traces" '{"removed":["j1","j2"]}' "$OUT"
+check_rc "run import-csv --json" 0 "$TRAZA" run import-csv "$TMP/small.csv" --name j3 --json
+check_eq "run import-csv --json: the new trace" '{"trace":"j3","events":3}' "$OUT"
+check_rc "filter --json" 0 "$TRAZA" filter j3 --type a --name fa --json
+check_rc "results rm --json" 0 "$TRAZA" results j3 rm fa --json
+check_eq "results rm --json names the result" '{"removed":["fa"]}' "$OUT"
+check_rc "report --json" 0 "$TRAZA" report j3 -o "$TMP/r.html" --json
+check_eq "report --json gives the path" "{\"report\":\"$(realpath "$TMP/r.html")\"}" "$OUT"
+check_rc "gen -o FILE --json" 0 "$TRAZA" gen --events 10 -o "$TMP/g10.csv" --json
+check_eq "gen -o FILE --json" "{\"output\":\"$TMP/g10.csv\",\"format\":\"csv\",\"events\":10}" "$OUT"
+for args in "export j3 -f csv" "run export-csv j3" "gen --events 10 -o -" "grammar decompress $TMP/none.tzg" \
+            "grammar extract $TMP/none.tzg 0 1" "itf decompress $TMP/none.tzi" "itf extract $TMP/none.tzi --from 0 --count 1"; do
+  name=$(printf '%s' "$args" | cut -d' ' -f1-2)
+  # shellcheck disable=SC2086
+  check_rc "$name --json is refused" 2 "$TRAZA" $args --json
+  check_contains "$name --json says why" "$OUT" "has no JSON output"
+done
+for args in "list" "info j3" "query j3" "stats j3" "density j3" "results j3" "tools" "anomaly j3 --type a" \
+            "seqsearch j3 --pattern a"; do
+  # shellcheck disable=SC2086
+  OUT=$("$TRAZA" $args --json 2>&1)
+  if printf '%s' "$OUT" | is_json; then pass "${args%% *} --json prints JSON"; else fail "${args%% *} --json prints JSON" "$OUT"; fi
+done
