@@ -6,6 +6,12 @@
 
 void cli_info_json(tz_buf *b, const traza_trace_info *info)
 {
+    cli_info_json_members(b, info);
+    tz_buf_putc(b, '}');
+}
+
+void cli_info_json_members(tz_buf *b, const traza_trace_info *info)
+{
     tz_buf_printf(b, "{\"id\":%lld,\"name\":", (long long)info->id);
     tz_json_str(b, info->name);
     tz_buf_puts(b, ",\"format\":");
@@ -30,7 +36,7 @@ void cli_info_json(tz_buf *b, const traza_trace_info *info)
         tz_buf_putc(b, ':');
         tz_json_str(b, info->params[i].value);
     }
-    tz_buf_puts(b, "}}");
+    tz_buf_putc(b, '}');
 }
 
 void cli_info_text(tz_buf *b, const traza_trace_info *info)

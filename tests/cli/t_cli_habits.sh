@@ -153,3 +153,33 @@ for args in "list" "info j3" "query j3" "stats j3" "density j3" "results j3" "to
   OUT=$("$TRAZA" $args --json 2>&1)
   if printf '%s' "$OUT" | is_json; then pass "${args%% *} --json prints JSON"; else fail "${args%% *} --json prints JSON" "$OUT"; fi
 done
+
+# ---- info names the event types and the producers -----------------------------------
+"$TRAZA" import "$TMP/small.csv" --name names -q >/dev/null
+check_rc "info lists types and producers" 0 "$TRAZA" info names
+check_contains "info: type a with its count" "$OUT" "event types (2, by count):
+  a                                punctual             2
+  b                                punctual             1"
+check_contains "info: producers with paths and counts" "$OUT" "producers (2, as a tree, with their own events):
+  p                                           2  p
+  q                                           1  q"
+check_rc "info --json" 0 "$TRAZA" info names --json
+check_eq "info --json type_list" '[{"category": "punctual", "count": 2, "name": "a"}, {"category": "punctual", "count": 1, "name": "b"}]' \
+  "$(printf '%s' "$OUT" | json_get type_list)"
+check_eq "info --json producer_list" '[{"count": 2, "depth": 0, "name": "p", "path": "p"}, {"count": 1, "depth": 0, "name": "q", "path": "q"}]' \
+  "$(printf '%s' "$OUT" | json_get producer_list)"
+"$TRAZA" gen --name tree --events 5000 -q >/dev/null  # 4 groups of 8 leaves: 36 producers
+check_rc "info of a tree" 0 "$TRAZA" info tree
+check_contains "info: children indented under their parent, with paths" "$OUT" "  g0_0                                        0  g0_0
+    n0  "
+check_contains "info: the producer list is cut" "$OUT" "  … 6 more (--all lists them)"
+check_rc "info --all" 0 "$TRAZA" info tree --all
+case "$OUT" in *"more (--all"*) fail "info --all lists everything" "$OUT" ;; *) pass "info --all lists everything" ;; esac
+check_eq "info --all: 36 producer lines" 36 "$(printf '%s\n' "$OUT" | sed -n '/^producers (/,$p' | tail -n +2 | wc -l)"
+check_rc "info --json of a tree" 0 "$TRAZA" info tree --json
+check_eq "info --json: 30 producers listed" 30 "$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["producer_list"]))')"
+check_eq "info --json: 6 more" 6 "$(printf '%s' "$OUT" | json_get more_producers)"
+check_eq "info --json: a leaf's path and depth" '{"count": 0, "depth": 1, "name": "n0", "path": "g0_0/n0"}' \
+  "$(printf '%s' "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin)["producer_list"][1]; d["count"]=0; print(json.dumps(d, sort_keys=True))')"
+check_rc "info --all --json" 0 "$TRAZA" info tree --all --json
+check_eq "info --all --json: none more" 0 "$(printf '%s' "$OUT" | json_get more_producers)"
