@@ -29,6 +29,10 @@ const char *traza_workspace_default(char *buf, size_t size);
 /* Opens (creating if needed) a workspace: a directory path (SQLite backend) or a
  * postgresql:// URI when that backend is built in. */
 traza_workspace *traza_workspace_open(traza_ctx *ctx, const char *location, traza_err *err);
+/* 1 if a workspace is at `location` (one that only reads can then open it without
+ * creating anything), 0 if not. A postgresql:// URI counts as one: its database is
+ * made by the server's administrator, its tables on first use. */
+int traza_workspace_exists(const char *location);
 void traza_workspace_close(traza_workspace *ws);
 const char *traza_workspace_backend(const traza_workspace *ws);
 traza_ctx *traza_workspace_ctx(traza_workspace *ws);

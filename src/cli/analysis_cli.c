@@ -4,12 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void print_out(void *user, const char *text)
-{
-    (void)user;
-    fputs(text, stdout);
-}
-
 int cli_run_analysis(traza_cli *cli, const char *cmd, const char *toolname, int argc, char **argv)
 {
     const traza_tool *tool = traza_registry_find(cli_registry(cli), toolname);
@@ -37,7 +31,7 @@ int cli_run_analysis(traza_cli *cli, const char *cmd, const char *toolname, int 
             goto done;
         }
         if (!strcmp(a, "--json")) { cli->json = 1; continue; }
-        if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) { cli->quiet = 1; continue; }
+        if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) { cli_common_opt(cli, cmd, 'q'); continue; }
         if (!strcmp(a, "-w") || !strcmp(a, "--workspace")) {
             if (i + 1 >= argc) {
                 cli_usage_error(cmd, "%s needs a value", a);
@@ -68,14 +62,12 @@ int cli_run_analysis(traza_cli *cli, const char *cmd, const char *toolname, int 
             name = nm;
             val = eq + 1;
         }
+        if (!cli_tool_has_option(cmd, tool, name))
+            goto done;
         const traza_tool_option *o = NULL;
         for (size_t k = 0; k < tool->noptions; k++)
             if (!strcmp(tool->options[k].name, name))
                 o = &tool->options[k];
-        if (!o) {
-            cli_usage_error(cmd, "unknown option '--%s'", name);
-            goto done;
-        }
         if (!val) {
             if (o->type == TRAZA_OPT_BOOL) {
                 val = "true";
@@ -95,13 +87,13 @@ int cli_run_analysis(traza_cli *cli, const char *cmd, const char *toolname, int 
         cli_usage_error(cmd, "expected a trace name");
         goto done;
     }
-    traza_workspace *ws = cli_ws(cli);
+    traza_workspace *ws = cli_ws_existing(cli, trace);
     if (!ws) {
         rc = EXIT_FAIL;
         goto done;
     }
     traza_tool_args args = {n, keys, vals};
-    traza_tool_call call = {cli->ctx, ws, trace, &args, cli->json, print_out, NULL};
+    traza_tool_call call = {cli->ctx, ws, trace, &args, cli->json, cli_tool_print, cli};
     traza_err err;
     traza_err_clear(&err);
     rc = traza_tool_run(tool, &call, &err) < 0 ? cli_fail(cli, &err) : EXIT_OK;

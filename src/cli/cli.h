@@ -19,7 +19,11 @@ typedef struct traza_cli {
     int quiet;
     int verbose;
     int progress_tty;         /* stderr is a terminal: draw progress bars */
+    int progress_shown;       /* a progress line is on the terminal */
     int plugins_loaded;       /* cli_registry has loaded the plugins */
+    char **opt_argv;          /* the arguments and option table cli_getopt parses */
+    const char *opt_short;
+    const struct option *opt_long;
     char ws_buf[4096];
 } traza_cli;
 
@@ -42,9 +46,16 @@ int cli_exe_relative(char *out, size_t size, const char *rel);
  * beside the binary) loaded at the first call: the commands that run no tool do not
  * scan for them. */
 traza_registry *cli_registry(traza_cli *cli);
-/* Opens the workspace (once). Returns NULL after printing the error. */
+/* The workspace's location (-w, else the default); NULL after printing why none. */
+const char *cli_ws_location(traza_cli *cli);
+/* Opens the workspace (once), creating it if needed: for the commands that add traces.
+ * Returns NULL after printing the error. */
 traza_workspace *cli_ws(traza_cli *cli);
-/* Opens a trace by name or id; NULL after printing the error. */
+/* Opens the workspace (once) if there is one, for the commands that read: with none,
+ * prints that there is no trace `trace` (or, given NULL, no workspace) and returns
+ * NULL; nothing is created. */
+traza_workspace *cli_ws_existing(traza_cli *cli, const char *trace);
+/* Opens a trace by name or id of an existing workspace; NULL after printing the error. */
 traza_trace *cli_trace(traza_cli *cli, const char *name, int flags);
 
 /* Prints "traza: <msg>" for a library error; returns the matching exit code. */
@@ -72,8 +83,32 @@ enum { OPT_JSON = 1000, OPT_HELP_LONG, OPT_WS, OPT_QUIET, OPT_VERBOSE, OPT_FIRST
     {"workspace", required_argument, NULL, 'w'},              \
     {"quiet", no_argument, NULL, 'q'}
 /* Returns 1 if it handled the option, 0 if unknown, -1 if the command should exit
- * with EXIT_OK (help printed), -2 for a usage error (message printed). */
+ * with EXIT_OK (help printed), -2 for a usage error (message printed: an unknown
+ * option is named, with the closest one of the table when there is one). */
 int cli_common_opt(traza_cli *cli, const char *cmd, int opt);
+/* getopt_long over a command's options (`shortopts` starting with ':'), remembered
+ * for the errors cli_common_opt prints. */
+int cli_getopt(traza_cli *cli, int argc, char **argv, const char *shortopts, const struct option *longopts);
+
+/* The closest of a set of option names to a mistyped one, within a small edit
+ * distance: cli_near_init, cli_near_add for each candidate, then .best (or NULL). */
+typedef struct cli_near {
+    const char *word;
+    const char *best;
+    size_t dist;
+} cli_near;
+void cli_near_init(cli_near *n, const char *word);
+void cli_near_add(cli_near *n, const char *candidate);
+/* "traza CMD: unknown option 'ARG'", "; did you mean '--BEST'?" when near->best is
+ * set, and the hint to --help. Returns EXIT_USAGE. */
+int cli_unknown_option(const char *cmd, const char *arg, const cli_near *near);
+/* Whether `name` is one of the tool's options; if not, prints the unknown-option error
+ * (with the closest of its options and of the common ones) and returns 0. */
+int cli_tool_has_option(const char *cmd, const traza_tool *tool, const char *name);
+
+/* For the commands whose output is not JSON (a file format, decompressed text): with
+ * --json, prints that `what` has no JSON output and returns EXIT_USAGE; else 0. */
+int cli_no_json(const traza_cli *cli, const char *cmd, const char *what);
 
 /* Filter options shared by query, stats, density, export, filter, ... */
 typedef struct cli_filter {
@@ -137,6 +172,10 @@ void cli_filter_free(cli_filter *cf);
 
 /* Progress on stderr when it is a terminal. */
 int cli_progress(void *user, const char *what, uint64_t done, uint64_t total);
+/* Erases the progress line if one is shown: call before printing anything else. */
+void cli_progress_clear(traza_cli *cli);
+/* The output callback of a tool run (traza_tool_call): text to stdout; user is the cli. */
+void cli_tool_print(void *user, const char *text);
 
 /* Writes a whole buffer to a file or "-" (stdout); prints the error and returns 1. */
 int cli_write_file(const char *path, const char *data, size_t len);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -41,17 +42,41 @@ traza_registry *cli_registry(traza_cli *cli)
     return reg;
 }
 
+const char *cli_ws_location(traza_cli *cli)
+{
+    const char *loc = cli->ws_path;
+    if (!loc)
+        loc = traza_workspace_default(cli->ws_buf, sizeof cli->ws_buf);
+    if (!loc)
+        fprintf(stderr, "traza: no workspace: give -w DIR or set TRAZA_WORKSPACE\n");
+    return loc;
+}
+
+traza_workspace *cli_ws_existing(traza_cli *cli, const char *trace)
+{
+    if (cli->ws)
+        return cli->ws;
+    const char *loc = cli_ws_location(cli);
+    if (!loc)
+        return NULL;
+    if (!traza_workspace_exists(loc)) {
+        cli_progress_clear(cli);
+        if (trace)
+            fprintf(stderr, "traza: no trace named '%s': there is no workspace at %s\n", trace, loc);
+        else
+            fprintf(stderr, "traza: there is no workspace at %s (add a trace with 'traza import FILE')\n", loc);
+        return NULL;
+    }
+    return cli_ws(cli);
+}
+
 traza_workspace *cli_ws(traza_cli *cli)
 {
     if (cli->ws)
         return cli->ws;
-    const char *loc = cli->ws_path;
+    const char *loc = cli_ws_location(cli);
     if (!loc)
-        loc = traza_workspace_default(cli->ws_buf, sizeof cli->ws_buf);
-    if (!loc) {
-        fprintf(stderr, "traza: no workspace: give -w DIR or set TRAZA_WORKSPACE\n");
         return NULL;
-    }
     traza_err err;
     traza_err_clear(&err);
     cli->ws = traza_workspace_open(cli->ctx, loc, &err);
@@ -62,7 +87,7 @@ traza_workspace *cli_ws(traza_cli *cli)
 
 traza_trace *cli_trace(traza_cli *cli, const char *name, int flags)
 {
-    traza_workspace *ws = cli_ws(cli);
+    traza_workspace *ws = cli_ws_existing(cli, name);
     if (!ws)
         return NULL;
     traza_err err;
@@ -75,9 +100,8 @@ traza_trace *cli_trace(traza_cli *cli, const char *name, int flags)
 
 int cli_fail(traza_cli *cli, const traza_err *err)
 {
-    (void)cli;
-    if (cli && cli->progress_tty)
-        fputs("\r\033[K", stderr);
+    if (cli)
+        cli_progress_clear(cli);
     fprintf(stderr, "traza: %s\n", err->msg[0] ? err->msg : traza_errcode_name(err->code));
     return err->code == TRAZA_E_USAGE ? EXIT_USAGE : EXIT_FAIL;
 }
@@ -93,6 +117,140 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     return EXIT_USAGE;
 }
 
+/* Optimal string alignment distance (insertions, deletions, substitutions and swaps
+ * of two neighbours each cost 1) between a and b, counted up to 255 characters. */
+static size_t edit_distance(const char *a, const char *b)
+{
+    enum { MAXLEN = 255 };
+    size_t la = strnlen(a, MAXLEN), lb = strnlen(b, MAXLEN);
+    size_t d[3][MAXLEN + 1]; /* rows i-2, i-1, i of the table, by i % 3 */
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t *cur = d[i % 3], *prev = d[(i - 1) % 3], *prev2 = d[(i + 1) % 3];
+        cur[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t v = prev[j - 1] + (a[i - 1] != b[j - 1]);
+            if (prev[j] + 1 < v)
+                v = prev[j] + 1;
+            if (cur[j - 1] + 1 < v)
+                v = cur[j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && prev2[j - 2] + 1 < v)
+                v = prev2[j - 2] + 1;
+            cur[j] = v;
+        }
+    }
+    return d[la % 3][lb];
+}
+
+void cli_near_init(cli_near *n, const char *word)
+{
+    n->word = word;
+    n->best = NULL;
+    n->dist = SIZE_MAX;
+}
+
+void cli_near_add(cli_near *n, const char *candidate)
+{
+    size_t len = strlen(n->word);
+    /* one edit in words of up to 3 letters, two up to 8 (--fomr: --from), three beyond */
+    size_t limit = len <= 3 ? 1 : len <= 8 ? 2 : 3;
+    size_t d = edit_distance(n->word, candidate);
+    if (d <= limit && d < n->dist) {
+        n->best = candidate;
+        n->dist = d;
+    }
+}
+
+int cli_unknown_option(const char *cmd, const char *arg, const cli_near *near)
+{
+    if (near && near->best)
+        return cli_usage_error(cmd, "unknown option '%s'; did you mean '--%s'?", arg, near->best);
+    return cli_usage_error(cmd, "unknown option '%s'", arg);
+}
+
+int cli_getopt(traza_cli *cli, int argc, char **argv, const char *shortopts, const struct option *longopts)
+{
+    cli->opt_argv = argv;
+    cli->opt_short = shortopts;
+    cli->opt_long = longopts;
+    return getopt_long(argc, argv, shortopts, longopts, NULL);
+}
+
+/* The option getopt_long has just refused: "--name" (without any "=value") for a long
+ * option, "-c" for a short one, into buf. getopt_long leaves the long option in the
+ * last argument it consumed and sets optopt to 0 (unknown) or to the option's value
+ * (value missing or not wanted); a refused short option is optopt itself, and the
+ * last argument consumed may be an earlier one when it sits inside a group (-qx). */
+static void refused_option(const traza_cli *cli, const char *last, char *buf, size_t size)
+{
+    int long_form = strncmp(last, "--", 2) == 0;
+    int is_short = optopt > 0 && optopt < 256 && !(long_form && cli->opt_short && strchr(cli->opt_short, optopt));
+    if (is_short)
+        snprintf(buf, size, "-%c", optopt);
+    else
+        snprintf(buf, size, "%.*s", (int)strcspn(last, "="), last);
+}
+
+/* The error for the option getopt_long refused with '?' or ':'. */
+static void option_error(const traza_cli *cli, const char *cmd, int what)
+{
+    const char *a = cli->opt_argv && optind > 0 ? cli->opt_argv[optind - 1] : "";
+    char name[256];
+    refused_option(cli, a, name, sizeof name);
+    if (what == ':') {
+        cli_usage_error(cmd, "option '%s' needs a value", name);
+        return;
+    }
+    if (name[1] != '-') {
+        cli_unknown_option(cmd, name, NULL);
+        return;
+    }
+    const char *word = name + 2;
+    size_t wl = strlen(word), nprefix = 0;
+    const struct option *hit = NULL, *prefix_hit = NULL;
+    tz_buf matches;
+    tz_buf_init(&matches);
+    cli_near near;
+    cli_near_init(&near, word);
+    for (const struct option *o = cli->opt_long; o && o->name; o++) {
+        if (!strcmp(o->name, word)) {
+            hit = o;
+        } else if (wl && !strncmp(o->name, word, wl)) {
+            prefix_hit = o;
+            tz_buf_printf(&matches, "%s--%s", nprefix++ ? ", " : "", o->name);
+        }
+        cli_near_add(&near, o->name);
+    }
+    if (!hit && nprefix == 1)
+        hit = prefix_hit;
+    if (hit && strchr(a, '='))
+        cli_usage_error(cmd, "option '--%s' takes no value", hit->name);
+    else if (!hit && nprefix > 1)
+        cli_usage_error(cmd, "ambiguous option '%s' (%s)", name, matches.s);
+    else
+        cli_unknown_option(cmd, name, &near);
+    tz_buf_free(&matches);
+}
+
+int cli_tool_has_option(const char *cmd, const traza_tool *tool, const char *name)
+{
+    for (size_t k = 0; k < tool->noptions; k++)
+        if (!strcmp(tool->options[k].name, name))
+            return 1;
+    static const char *const common[] = {"json", "help", "workspace", "quiet"};
+    cli_near near;
+    cli_near_init(&near, name);
+    for (size_t k = 0; k < tool->noptions; k++)
+        cli_near_add(&near, tool->options[k].name);
+    for (size_t k = 0; k < sizeof common / sizeof common[0]; k++)
+        cli_near_add(&near, common[k]);
+    char arg[256];
+    snprintf(arg, sizeof arg, "--%s", name);
+    cli_unknown_option(cmd, arg, &near);
+    return 0;
+}
+
 int cli_common_opt(traza_cli *cli, const char *cmd, int opt)
 {
     switch (opt) {
@@ -100,10 +258,15 @@ int cli_common_opt(traza_cli *cli, const char *cmd, int opt)
     case 'h': cli_print_usage(cmd); return -1;
     case 'w': cli->ws_path = optarg; return 1;
     case 'q': cli->quiet = 1; cli->progress_tty = 0; traza_ctx_set_progress(cli->ctx, NULL, NULL); return 1;
-    case '?': cli_usage_error(cmd, "bad option"); return -2;
-    case ':': cli_usage_error(cmd, "option needs a value"); return -2;
+    case '?':
+    case ':': option_error(cli, cmd, opt); return -2;
     }
     return 0;
+}
+
+int cli_no_json(const traza_cli *cli, const char *cmd, const char *what)
+{
+    return cli->json ? cli_usage_error(cmd, "--json: %s has no JSON output", what) : 0;
 }
 
 int cli_progress(void *user, const char *what, uint64_t done, uint64_t total)
@@ -115,13 +278,31 @@ int cli_progress(void *user, const char *what, uint64_t done, uint64_t total)
         int pct = (int)(done * 100 / total);
         int bar = pct * 30 / 100;
         fprintf(stderr, "\r\033[K%s [%.*s%*s] %3d%%", what, bar, "==============================", 30 - bar, "", pct);
-        if (done >= total)
-            fputs("\r\033[K", stderr);
     } else {
         fprintf(stderr, "\r\033[K%s %llu", what, (unsigned long long)done);
     }
+    cli->progress_shown = 1;
+    if (total && done >= total)
+        cli_progress_clear(cli);
     fflush(stderr);
     return 0;
+}
+
+void cli_progress_clear(traza_cli *cli)
+{
+    if (!cli->progress_shown)
+        return;
+    /* stdout first: what it holds was written before the progress line */
+    fflush(stdout);
+    fputs("\r\033[K", stderr);
+    fflush(stderr);
+    cli->progress_shown = 0;
+}
+
+void cli_tool_print(void *user, const char *text)
+{
+    cli_progress_clear(user);
+    fputs(text, stdout);
 }
 
 int cli_write_file(const char *path, const char *data, size_t len)

@@ -106,7 +106,7 @@ int cmd_callstack(traza_cli *cli, int argc, char **argv)
     int c, tree = 0;
     long top = 30;
     const char *svg = NULL;
-    while ((c = getopt_long(argc, argv, ":hqw:", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(cli, argc, argv, ":hqw:", longopts)) != -1) {
         if (c == OPT_TREE) tree = 1;
         else if (c == OPT_SVG) svg = optarg;
         else if (c == OPT_TOP) {

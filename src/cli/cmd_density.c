@@ -30,7 +30,7 @@ int cmd_density(traza_cli *cli, int argc, char **argv)
     const char *svg = NULL;
     long slices = 50;
     int c, rc = EXIT_OK;
-    while ((c = getopt_long(argc, argv, ":hqw:", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(cli, argc, argv, ":hqw:", longopts)) != -1) {
         int r = cli_filter_opt(&cf, "density", c, optarg);
         if (r < 0) { rc = EXIT_USAGE; goto out; }
         if (r) continue;

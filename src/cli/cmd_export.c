@@ -26,7 +26,7 @@ int cmd_export(traza_cli *cli, int argc, char **argv)
     cli_filter_init(&cf);
     const char *format = NULL, *out = "-";
     int c, rc = EXIT_OK;
-    while ((c = getopt_long(argc, argv, ":hqw:f:o:", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(cli, argc, argv, ":hqw:f:o:", longopts)) != -1) {
         int r = cli_filter_opt(&cf, "export", c, optarg);
         if (r < 0) { rc = EXIT_USAGE; goto done; }
         if (r) continue;
@@ -38,6 +38,7 @@ int cmd_export(traza_cli *cli, int argc, char **argv)
     }
     if (optind + 1 != argc) { rc = cli_usage_error("export", "expected one trace name"); goto done; }
     if (!format) { rc = cli_usage_error("export", "--format is required"); goto done; }
+    if (cli_no_json(cli, "export", "export (it writes the chosen format)")) { rc = EXIT_USAGE; goto done; }
     traza_trace *t = cli_trace(cli, argv[optind], TRAZA_OPEN_READ);
     if (!t) { rc = EXIT_FAIL; goto done; }
     if ((rc = cli_filter_resolve(cli, &cf, t)) == EXIT_OK) {

@@ -31,7 +31,7 @@ int cmd_filter(traza_cli *cli, int argc, char **argv)
     cli_filter_init(&cf);
     const char *name = NULL;
     int exclude = 0, producers = 0, activity = 0, replace = 0, c, rc = EXIT_OK;
-    while ((c = getopt_long(argc, argv, ":hqw:", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(cli, argc, argv, ":hqw:", longopts)) != -1) {
         int r = cli_filter_opt(&cf, "filter", c, optarg);
         if (r < 0) { rc = EXIT_USAGE; goto out; }
         if (r) continue;

@@ -68,7 +68,7 @@ int cmd_gen(traza_cli *cli, int argc, char **argv)
     const char *out = NULL, *format = "csv", *name = "gen", *tree = NULL;
     int64_t producers = -1, depth = 2;
     int c;
-    while ((c = getopt_long(argc, argv, ":hqw:o:n:", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(cli, argc, argv, ":hqw:o:n:", longopts)) != -1) {
         int64_t v;
         char *end;
         switch (c) {
@@ -133,10 +133,21 @@ int cmd_gen(traza_cli *cli, int argc, char **argv)
     if (strcmp(format, "csv") && strcmp(format, "kptrace"))
         return cli_usage_error("gen", "--format expects csv or kptrace, got '%s'", format);
     if (out) {
+        if (!strcmp(out, "-") && cli_no_json(cli, "gen", "gen -o - (it writes the trace)"))
+            return EXIT_USAGE;
         if (traza_gen_file(out, format, &o, &err) < 0)
             return cli_fail(cli, &err);
-        if (!cli->quiet && strcmp(out, "-"))
+        if (cli->json) {
+            tz_buf b;
+            tz_buf_init(&b);
+            tz_buf_puts(&b, "{\"output\":");
+            tz_json_str(&b, out);
+            tz_buf_printf(&b, ",\"format\":\"%s\",\"events\":%lld}\n", format, (long long)o.events);
+            fputs(b.s ? b.s : "", stdout);
+            tz_buf_free(&b);
+        } else if (!cli->quiet && strcmp(out, "-")) {
             fprintf(stderr, "wrote %lld events to %s (%s)\n", (long long)o.events, out, format);
+        }
         return EXIT_OK;
     }
     traza_workspace *ws = cli_ws(cli);
@@ -145,7 +156,7 @@ int cmd_gen(traza_cli *cli, int argc, char **argv)
     traza_trace_info info;
     if (traza_gen_store(ws, name, &o, &info, &err) < 0)
         return cli_fail(cli, &err);
-    cli_print_new_trace(cli->json, "generated", &info);
+    cli_print_new_trace(cli, "generated", &info);
     traza_trace_info_clear(&info);
     return EXIT_OK;
 }

@@ -59,7 +59,7 @@ int gcli_parse(traza_cli *cli, const char *verb, int argc, char **argv, gopts *o
     o->top = 10;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, ":hqw:o:", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(cli, argc, argv, ":hqw:o:", longopts)) != -1) {
         switch (c) {
         case 'o': o->out = optarg; break;
         case O_ALGO: o->algo = optarg; break;
@@ -416,6 +416,8 @@ static int do_decompress(traza_cli *cli, int argc, char **argv)
         return i == -1 ? EXIT_OK : EXIT_USAGE;
     if (i + 1 != argc)
         return cli_usage_error("grammar", "decompress: expected one .tzg file");
+    if (cli_no_json(cli, "grammar", "decompress (the sequence itself)"))
+        return EXIT_USAGE;
     traza_grammar *g = gcli_load(argv[i]);
     if (!g)
         return EXIT_FAIL;
@@ -545,6 +547,8 @@ static int do_at(traza_cli *cli, int argc, char **argv, int range)
     if (i + 2 + range != argc || gcli_parse_u64(argv[i + 1], &a) < 0 ||
         (range && gcli_parse_u64(argv[i + 2], &z) < 0))
         return cli_usage_error("grammar", range ? "extract: expected FILE.tzg I J" : "at: expected FILE.tzg I");
+    if (range && cli_no_json(cli, "grammar", "extract (the symbols themselves)"))
+        return EXIT_USAGE;
     traza_grammar *g = gcli_load(argv[i]);
     if (!g)
         return EXIT_FAIL;

@@ -35,7 +35,7 @@ int cmd_import(traza_cli *cli, int argc, char **argv)
     traza_import_opts o;
     memset(&o, 0, sizeof o);
     int c;
-    while ((c = getopt_long(argc, argv, ":hqw:f:n:m:u:", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(cli, argc, argv, ":hqw:f:n:m:u:", longopts)) != -1) {
         switch (c) {
         case 'f': o.format = optarg; break;
         case 'n': o.name = optarg; break;
@@ -67,7 +67,7 @@ int cmd_import(traza_cli *cli, int argc, char **argv)
     traza_trace_info info;
     if (traza_import(ws, (const char *const *)argv + optind, (size_t)(argc - optind), &o, &info, &err) < 0)
         return cli_fail(cli, &err);
-    cli_print_new_trace(cli->json, "imported", &info);
+    cli_print_new_trace(cli, "imported", &info);
     if (!cli->json) {
         /* Importers may derive a processed trace (e.g. LTTng kernel CTF): name it. */
         char id[32];

@@ -1,44 +1,68 @@
-/* traza info TRACE [--json] */
+/* traza info TRACE [--all] [--json] */
 #include "cli/cli.h"
+#include "cli/info_detail.h"
 #include "cli/info_print.h"
 
 const char cmd_info_usage[] =
-    "usage: traza info TRACE [--json]\n"
+    "usage: traza info TRACE [--all] [--json]\n"
     "\n"
-    "Shows a trace's metadata: format, counts per category, producers, event types,\n"
-    "time unit and span, source files and parameters.\n"
+    "Shows a trace's metadata: format, counts per category, time unit and span, source\n"
+    "files and parameters; its event types with their event counts (most first) and its\n"
+    "producers as a tree, each with its path and its own event count.\n"
+    "  --all    list every event type and producer (else the first 20 types and 30\n"
+    "           producers, and how many more there are)\n"
     "  --json   one object with name, events, producers, event_types, min_ts, max_ts,\n"
-    "           time_unit, categories {punctual, state, link, variable}, sources, params\n";
+    "           time_unit, categories {punctual, state, link, variable}, sources, params,\n"
+    "           type_list [{name, category, count}], more_types, producer_list [{name,\n"
+    "           path, depth, count}] in tree order, more_producers\n";
 
 int cmd_info(traza_cli *cli, int argc, char **argv)
 {
-    static const struct option longopts[] = {CLI_COMMON_LONGOPTS, {NULL, 0, NULL, 0}};
-    int c;
-    while ((c = getopt_long(argc, argv, ":hqw:", longopts, NULL)) != -1) {
+    enum { O_ALL = OPT_FIRST_FREE };
+    static const struct option longopts[] = {CLI_COMMON_LONGOPTS, {"all", no_argument, NULL, O_ALL}, {NULL, 0, NULL, 0}};
+    int c, all = 0;
+    while ((c = cli_getopt(cli, argc, argv, ":hqw:", longopts)) != -1) {
+        if (c == O_ALL) {
+            all = 1;
+            continue;
+        }
         int r = cli_common_opt(cli, "info", c);
         if (r == -1) return EXIT_OK;
         if (r <= 0) return EXIT_USAGE;
     }
     if (optind + 1 != argc)
         return cli_usage_error("info", "expected one trace name");
-    traza_workspace *ws = cli_ws(cli);
-    if (!ws)
+    traza_trace *t = cli_trace(cli, argv[optind], TRAZA_OPEN_READ);
+    if (!t)
         return EXIT_FAIL;
+    const traza_trace_info *info = traza_trace_info_of(t);
     traza_err err;
     traza_err_clear(&err);
-    traza_trace_info info;
-    if (traza_workspace_find(ws, argv[optind], &info, &err) < 0)
+    traza_stats st;
+    if (traza_stats_compute(t, NULL, &st, &err) < 0) {
+        traza_trace_close(t);
         return cli_fail(cli, &err);
+    }
     tz_buf b;
     tz_buf_init(&b);
+    int bad;
     if (cli->json) {
-        cli_info_json(&b, &info);
-        tz_buf_putc(&b, '\n');
+        cli_info_json_members(&b, info);
+        bad = cli_info_details(&b, t, &st, all, 1);
+        tz_buf_puts(&b, "}\n");
     } else {
-        cli_info_text(&b, &info);
+        cli_info_text(&b, info);
+        bad = cli_info_details(&b, t, &st, all, 0);
     }
-    fputs(b.s ? b.s : "", stdout);
+    int rc = EXIT_OK;
+    if (bad || b.oom) {
+        fprintf(stderr, "traza: out of memory\n");
+        rc = EXIT_FAIL;
+    } else {
+        fputs(b.s ? b.s : "", stdout);
+    }
     tz_buf_free(&b);
-    traza_trace_info_clear(&info);
-    return EXIT_OK;
+    traza_stats_free(&st);
+    traza_trace_close(t);
+    return rc;
 }

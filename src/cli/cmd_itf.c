@@ -121,7 +121,7 @@ int cmd_itf(traza_cli *cli, int argc, char **argv)
     int c;
     argc--;
     argv++;
-    while ((c = getopt_long(argc, argv, ":hqw:o:", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(cli, argc, argv, ":hqw:o:", longopts)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
         case O_MEM: {
@@ -201,6 +201,8 @@ int cmd_itf(traza_cli *cli, int argc, char **argv)
             itf_print_info(stdout, &info, cli->json);
         return EXIT_OK;
     }
+    if ((is_d || is_x) && cli_no_json(cli, "itf", is_d ? "decompress (the trace text)" : "extract (the trace text)"))
+        return EXIT_USAGE;
     if (is_x && (!have_from || !have_count))
         return cli_usage_error("itf", "extract: --from I and --count N are required");
     traza_itf_reader *r = traza_itf_open_path(in, &err);

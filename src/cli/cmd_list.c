@@ -12,13 +12,23 @@ int cmd_list(traza_cli *cli, int argc, char **argv)
 {
     static const struct option longopts[] = {CLI_COMMON_LONGOPTS, {NULL, 0, NULL, 0}};
     int c;
-    while ((c = getopt_long(argc, argv, ":hqw:", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(cli, argc, argv, ":hqw:", longopts)) != -1) {
         int r = cli_common_opt(cli, "list", c);
         if (r == -1) return EXIT_OK;
         if (r <= 0) return EXIT_USAGE;
     }
     if (optind < argc)
         return cli_usage_error("list", "unexpected argument '%s'", argv[optind]);
+    const char *loc = cli_ws_location(cli);
+    if (!loc)
+        return EXIT_FAIL;
+    if (!traza_workspace_exists(loc)) {
+        if (cli->json)
+            fputs("[]\n", stdout);
+        else
+            printf("no workspace at %s (add a trace with 'traza import FILE')\n", loc);
+        return EXIT_OK;
+    }
     traza_workspace *ws = cli_ws(cli);
     if (!ws)
         return EXIT_FAIL;

@@ -70,7 +70,7 @@ int cmd_patch(traza_cli *cli, int argc, char **argv)
     const char *out = NULL, *only = NULL, *enable = NULL, *disable = NULL, *from = NULL;
     int disall = 0, list = 0, c;
     double budget = -1, cost = 25;
-    while ((c = getopt_long(argc, argv, ":hqw:o:", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(cli, argc, argv, ":hqw:o:", longopts)) != -1) {
         char *end;
         switch (c) {
         case 'o': out = optarg; break;

@@ -33,7 +33,7 @@ int cmd_query(traza_cli *cli, int argc, char **argv)
     cli_filter_init(&cf);
     cf.f.limit = 1000;
     int csv = 0, count_only = 0, c, rc = EXIT_OK;
-    while ((c = getopt_long(argc, argv, ":hqw:", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(cli, argc, argv, ":hqw:", longopts)) != -1) {
         int r = cli_filter_opt(&cf, "query", c, optarg);
         if (r < 0) { rc = EXIT_USAGE; goto out; }
         if (r) continue;

@@ -50,7 +50,7 @@ int cmd_record(traza_cli *cli, int argc, char **argv)
                                              {NULL, 0, NULL, 0}};
     const char *out = "traza-rt.tzr", *mode = "ring", *buffer = NULL, *import = NULL;
     int c;
-    while ((c = getopt_long(argc, argv, "+:hqw:o:", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(cli, argc, argv, "+:hqw:o:", longopts)) != -1) {
         if (c == 'o') out = optarg;
         else if (c == OPT_MODE) {
             mode = optarg;
@@ -131,13 +131,27 @@ int cmd_record(traza_cli *cli, int argc, char **argv)
         const char *paths[1] = {absout};
         if (traza_import(ws, paths, 1, &o, &info, &err) < 0)
             return cli_fail(cli, &err);
-        if (cli->json)
-            printf("{\"dump\":\"%s\",\"trace\":\"%s\",\"events\":%lld}\n", out, info.name, (long long)info.events);
-        else if (!cli->quiet)
+        if (cli->json) {
+            tz_buf b;
+            tz_buf_init(&b);
+            tz_buf_puts(&b, "{\"dump\":");
+            tz_json_str(&b, out);
+            tz_buf_puts(&b, ",\"trace\":");
+            tz_json_str(&b, info.name);
+            tz_buf_printf(&b, ",\"events\":%lld}\n", (long long)info.events);
+            fputs(b.s ? b.s : "", stdout);
+            tz_buf_free(&b);
+        } else if (!cli->quiet)
             printf("imported '%s': %lld events\n", info.name, (long long)info.events);
         traza_trace_info_clear(&info);
     } else if (cli->json) {
-        printf("{\"dump\":\"%s\",\"bytes\":%lld}\n", out, (long long)st.st_size);
+        tz_buf b;
+        tz_buf_init(&b);
+        tz_buf_puts(&b, "{\"dump\":");
+        tz_json_str(&b, out);
+        tz_buf_printf(&b, ",\"bytes\":%lld}\n", (long long)st.st_size);
+        fputs(b.s ? b.s : "", stdout);
+        tz_buf_free(&b);
     }
     return EXIT_OK;
 }

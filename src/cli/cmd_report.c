@@ -5,13 +5,14 @@
 #include <string.h>
 
 const char cmd_report_usage[] =
-    "usage: traza report TRACE... [-o FILE.html] [--slices N]\n"
+    "usage: traza report TRACE... [-o FILE.html] [--slices N] [--json]\n"
     "\n"
     "Writes a self-contained HTML report (inline SVG, opens offline): per trace its\n"
     "metadata, event density, events per type and per producer, and the states with\n"
     "the largest total duration. Prints the report's path.\n"
     "  -o FILE      output (default: traza-report.html)\n"
-    "  --slices N   density slices (default 60)\n";
+    "  --slices N   density slices (default 60)\n"
+    "  --json       {\"report\": PATH}\n";
 
 int cmd_report(traza_cli *cli, int argc, char **argv)
 {
@@ -25,7 +26,7 @@ int cmd_report(traza_cli *cli, int argc, char **argv)
     const char *out = "traza-report.html";
     long slices = 60;
     int c;
-    while ((c = getopt_long(argc, argv, ":hqw:o:", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(cli, argc, argv, ":hqw:o:", longopts)) != -1) {
         if (c == 'o') { out = optarg; continue; }
         if (c == O_SLICES) {
             char *end;
@@ -58,7 +59,17 @@ int cmd_report(traza_cli *cli, int argc, char **argv)
             rc = cli_write_file(out, html, strlen(html));
             if (rc == EXIT_OK) {
                 char *real = realpath(out, NULL);
-                printf("%s\n", real ? real : out);
+                if (cli->json) {
+                    tz_buf b;
+                    tz_buf_init(&b);
+                    tz_buf_puts(&b, "{\"report\":");
+                    tz_json_str(&b, real ? real : out);
+                    tz_buf_puts(&b, "}\n");
+                    fputs(b.s ? b.s : "", stdout);
+                    tz_buf_free(&b);
+                } else {
+                    printf("%s\n", real ? real : out);
+                }
                 free(real);
             }
             free(html);

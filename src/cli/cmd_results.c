@@ -9,7 +9,7 @@
 const char cmd_results_usage[] =
     "usage: traza results TRACE [--json]\n"
     "       traza results TRACE show RESULT [--json]\n"
-    "       traza results TRACE rm RESULT\n"
+    "       traza results TRACE rm RESULT [--json]\n"
     "\n"
     "Lists the results saved beside a trace (event sets, producer sets, groups,\n"
     "annotations, processed traces), shows one's content, or removes it. Any event set\n"
@@ -133,7 +133,7 @@ int cmd_results(traza_cli *cli, int argc, char **argv)
 {
     static const struct option longopts[] = {CLI_COMMON_LONGOPTS, {NULL, 0, NULL, 0}};
     int c;
-    while ((c = getopt_long(argc, argv, ":hqw:", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(cli, argc, argv, ":hqw:", longopts)) != -1) {
         int k = cli_common_opt(cli, "results", c);
         if (k == -1) return EXIT_OK;
         if (k <= 0) return EXIT_USAGE;
@@ -160,7 +160,11 @@ int cmd_results(traza_cli *cli, int argc, char **argv)
             if (!strcmp(verb, "rm")) {
                 if (traza_result_delete(t, r.id, &err) < 0)
                     rc = cli_fail(cli, &err);
-                else if (!cli->quiet)
+                else if (cli->json) {
+                    tz_buf_puts(&b, "{\"removed\":[");
+                    tz_json_str(&b, r.name);
+                    tz_buf_puts(&b, "]}\n");
+                } else if (!cli->quiet)
                     tz_buf_printf(&b, "removed result '%s'\n", r.name);
             } else {
                 rc = show(cli, t, &r, &b);

@@ -10,12 +10,6 @@ const char cmd_run_usage[] =
     "options). Analyses take a trace, importers a file. An option given without a\n"
     "value is a boolean set to true.\n";
 
-static void print_out(void *user, const char *text)
-{
-    (void)user;
-    fputs(text, stdout);
-}
-
 int cmd_run(traza_cli *cli, int argc, char **argv)
 {
     if (argc < 2)
@@ -34,6 +28,15 @@ int cmd_run(traza_cli *cli, int argc, char **argv)
     size_t n = 0;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
+        if (!strcmp(a, "--workspace") || !strcmp(a, "-w")) {
+            if (i + 1 >= argc) return cli_usage_error("run", "--workspace needs a value");
+            cli->ws_path = argv[++i];
+            continue;
+        }
+        if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+            cli_common_opt(cli, "run", 'q');
+            continue;
+        }
         if (strncmp(a, "--", 2) != 0) {
             if (target)
                 return cli_usage_error("run", "unexpected argument '%s' (one trace or file only)", a);
@@ -41,11 +44,6 @@ int cmd_run(traza_cli *cli, int argc, char **argv)
             continue;
         }
         if (!strcmp(a, "--json")) { cli->json = 1; continue; }
-        if (!strcmp(a, "--workspace") || !strcmp(a, "-w")) {
-            if (i + 1 >= argc) return cli_usage_error("run", "--workspace needs a value");
-            cli->ws_path = argv[++i];
-            continue;
-        }
         if (n >= 256)
             return cli_usage_error("run", "too many options");
         char (*bufs)[256] = keybufs;
@@ -62,13 +60,17 @@ int cmd_run(traza_cli *cli, int argc, char **argv)
             keys[n] = a + 2;
             vals[n] = (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0) ? argv[++i] : "true";
         }
+        if (!cli_tool_has_option("run", tool, keys[n]))
+            return EXIT_USAGE;
         n++;
     }
-    traza_workspace *ws = cli_ws(cli);
+    if (tool->kind == TRAZA_TOOL_EXPORTER && cli_no_json(cli, "run", "an exporter (it writes its format)"))
+        return EXIT_USAGE;
+    traza_workspace *ws = tool->kind == TRAZA_TOOL_IMPORTER ? cli_ws(cli) : cli_ws_existing(cli, target);
     if (!ws)
         return EXIT_FAIL;
     traza_tool_args args = {n, keys, vals};
-    traza_tool_call call = {cli->ctx, ws, target, &args, cli->json, print_out, NULL};
+    traza_tool_call call = {cli->ctx, ws, target, &args, cli->json, cli_tool_print, cli};
     traza_err err;
     traza_err_clear(&err);
     if (traza_tool_run(tool, &call, &err) < 0)

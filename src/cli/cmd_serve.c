@@ -84,7 +84,7 @@ int cmd_serve(traza_cli *cli, int argc, char **argv)
     tz_server_opts so;
     tz_server_opts_default(&so);
     int c;
-    while ((c = getopt_long(argc, argv, ":hqw:", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(cli, argc, argv, ":hqw:", longopts)) != -1) {
         if (c == O_LISTEN) {
             if (parse_listen(optarg, host, sizeof host, &port) < 0)
                 return cli_usage_error("serve", "--listen expects HOST:PORT (e.g. 127.0.0.1:8080), got '%s'", optarg);
@@ -111,7 +111,7 @@ int cmd_serve(traza_cli *cli, int argc, char **argv)
     }
     if (optind != argc)
         return cli_usage_error("serve", "unexpected argument '%s'", argv[optind]);
-    traza_workspace *ws = cli_ws(cli);
+    traza_workspace *ws = cli_ws_existing(cli, NULL);
     if (!ws)
         return EXIT_FAIL;
     /* Block the stop signals before the server thread starts so that only this

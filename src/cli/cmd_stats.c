@@ -41,7 +41,7 @@ int cmd_stats(traza_cli *cli, int argc, char **argv)
     cli_filter_init(&cf);
     const char *svg = NULL;
     int by_producer = 0, c, rc = EXIT_OK;
-    while ((c = getopt_long(argc, argv, ":hqw:", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(cli, argc, argv, ":hqw:", longopts)) != -1) {
         int r = cli_filter_opt(&cf, "stats", c, optarg);
         if (r < 0) { rc = EXIT_USAGE; goto out; }
         if (r) continue;

@@ -37,7 +37,7 @@ int cmd_tools(traza_cli *cli, int argc, char **argv)
 {
     static const struct option longopts[] = {CLI_COMMON_LONGOPTS, {NULL, 0, NULL, 0}};
     int c;
-    while ((c = getopt_long(argc, argv, ":hqw:", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(cli, argc, argv, ":hqw:", longopts)) != -1) {
         int k = cli_common_opt(cli, "tools", c);
         if (k == -1) return EXIT_OK;
         if (k <= 0) return EXIT_USAGE;

@@ -6,6 +6,12 @@
 
 void cli_info_json(tz_buf *b, const traza_trace_info *info)
 {
+    cli_info_json_members(b, info);
+    tz_buf_putc(b, '}');
+}
+
+void cli_info_json_members(tz_buf *b, const traza_trace_info *info)
+{
     tz_buf_printf(b, "{\"id\":%lld,\"name\":", (long long)info->id);
     tz_json_str(b, info->name);
     tz_buf_puts(b, ",\"format\":");
@@ -30,7 +36,7 @@ void cli_info_json(tz_buf *b, const traza_trace_info *info)
         tz_buf_putc(b, ':');
         tz_json_str(b, info->params[i].value);
     }
-    tz_buf_puts(b, "}}");
+    tz_buf_putc(b, '}');
 }
 
 void cli_info_text(tz_buf *b, const traza_trace_info *info)
@@ -54,11 +60,12 @@ void cli_info_text(tz_buf *b, const traza_trace_info *info)
         tz_buf_printf(b, "param:       %s = %s\n", info->params[i].key, info->params[i].value);
 }
 
-void cli_print_new_trace(int json, const char *verb, const traza_trace_info *info)
+void cli_print_new_trace(traza_cli *cli, const char *verb, const traza_trace_info *info)
 {
+    cli_progress_clear(cli);
     tz_buf b;
     tz_buf_init(&b);
-    if (json) {
+    if (cli->json) {
         cli_info_json(&b, info);
         tz_buf_putc(&b, '\n');
     } else {

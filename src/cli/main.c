@@ -57,7 +57,7 @@ static void main_usage(FILE *out)
 
 static void log_to_stderr(void *user, traza_log_level level, const char *msg)
 {
-    (void)user;
+    cli_progress_clear(user);
     static const char *const names[] = {"debug", "info", "warning", "error"};
     fprintf(stderr, "traza: %s: %s\n", names[level], msg);
 }
@@ -96,7 +96,13 @@ int main(int argc, char **argv)
             main_usage(stdout);
             return EXIT_OK;
         } else {
-            fprintf(stderr, "traza: unknown option '%s' (see 'traza --help')\n", a);
+            static const char *const global[] = {"workspace", "quiet", "verbose", "version", "help"};
+            cli_near near;
+            cli_near_init(&near, a + strspn(a, "-"));
+            for (size_t k = 0; k < sizeof global / sizeof global[0]; k++)
+                cli_near_add(&near, global[k]);
+            fprintf(stderr, "traza: unknown option '%s'%s%s%s (see 'traza --help')\n", a, near.best ? "; did you mean '--" : "",
+                    near.best ? near.best : "", near.best ? "'?" : "");
             return EXIT_USAGE;
         }
     }
@@ -130,12 +136,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "traza: %s\n", err.msg);
         return EXIT_FAIL;
     }
-    traza_ctx_set_logger(cli.ctx, log_to_stderr, NULL, cli.verbose ? TRAZA_LOG_DEBUG : TRAZA_LOG_WARN);
+    traza_ctx_set_logger(cli.ctx, log_to_stderr, &cli, cli.verbose ? TRAZA_LOG_DEBUG : TRAZA_LOG_WARN);
     cli.progress_tty = !cli.quiet && isatty(2);
     if (cli.progress_tty)
         traza_ctx_set_progress(cli.ctx, cli_progress, &cli);
     optind = 1;
     int rc = c->run(&cli, argc - i, argv + i);
+    cli_progress_clear(&cli);
     if (cli.ws)
         traza_workspace_close(cli.ws);
     traza_ctx_free(cli.ctx);

@@ -35,7 +35,10 @@
     X(bt_plugin_borrow_source_component_class_by_name_const) X(bt_plugin_find) X(bt_plugin_put_ref)                    \
     X(bt_stream_borrow_trace_const) X(bt_stream_get_id) X(bt_stream_get_name) X(bt_trace_get_name)                     \
     X(bt_value_array_append_string_element) X(bt_value_array_create) X(bt_value_map_create)                            \
-    X(bt_value_map_insert_entry) X(bt_value_put_ref)
+    X(bt_value_map_insert_entry) X(bt_value_put_ref) X(bt_query_executor_create) X(bt_query_executor_query)             \
+    X(bt_query_executor_put_ref) X(bt_value_get_type) X(bt_value_array_get_length)                                     \
+    X(bt_value_array_borrow_element_by_index_const) X(bt_value_map_borrow_entry_value_const)                           \
+    X(bt_value_integer_signed_get)
 
 TZ_DYNLIB_DECLARE(babel, TZ_BABEL_FUNCS)
 
@@ -104,5 +107,13 @@ TZ_DYNLIB_DECLARE(babel, TZ_BABEL_FUNCS)
 #define bt_value_map_create (tz_babel_api_get()->bt_value_map_create)
 #define bt_value_map_insert_entry (tz_babel_api_get()->bt_value_map_insert_entry)
 #define bt_value_put_ref (tz_babel_api_get()->bt_value_put_ref)
+#define bt_query_executor_create (tz_babel_api_get()->bt_query_executor_create)
+#define bt_query_executor_query (tz_babel_api_get()->bt_query_executor_query)
+#define bt_query_executor_put_ref (tz_babel_api_get()->bt_query_executor_put_ref)
+#define bt_value_get_type (tz_babel_api_get()->bt_value_get_type)
+#define bt_value_array_get_length (tz_babel_api_get()->bt_value_array_get_length)
+#define bt_value_array_borrow_element_by_index_const (tz_babel_api_get()->bt_value_array_borrow_element_by_index_const)
+#define bt_value_map_borrow_entry_value_const (tz_babel_api_get()->bt_value_map_borrow_entry_value_const)
+#define bt_value_integer_signed_get (tz_babel_api_get()->bt_value_integer_signed_get)
 
 #endif

@@ -36,6 +36,9 @@ typedef struct ctf_ctx {
     size_t nstrs, capstrs;
     int64_t events, discarded_msgs;
     uint64_t progress;
+    int64_t last_ns;             /* the timestamp of the last event */
+    int64_t span_begin, span_end; /* the streams' time span, when known (begin < end) */
+    int span_unknown;             /* a stream had no span: progress counts events */
 } ctf_ctx;
 
 static int ctf_oom(ctf_ctx *c)
@@ -298,6 +301,7 @@ static int on_event(ctf_ctx *c, const bt_message *msg)
                                  c->path, (long long)c->events, name);
         }
         e.ts = ns;
+        c->last_ns = ns;
     }
     int64_t cpu;
     if ((e.producer = producer_for(c, ev, &cpu)) < 0)
@@ -335,6 +339,25 @@ static bt_graph_simple_sink_component_initialize_func_status sink_init(bt_messag
     return BT_GRAPH_SIMPLE_SINK_COMPONENT_INITIALIZE_FUNC_STATUS_OK;
 }
 
+/* Reports how far the import is: how far the last event is into the streams' time
+ * span (the muxer hands the events over in time order; babeltrace2 maps the stream
+ * files and tells no byte offsets), in ten-thousandths, else the events read so far.
+ * `end`: the import is done. 0, or -1 when cancelled. */
+static int ctf_progress(ctf_ctx *c, int end)
+{
+    uint64_t done = (uint64_t)c->events, total = end ? done : 0;
+    if (c->span_begin < c->span_end) {
+        int64_t at = end || c->last_ns > c->span_end ? c->span_end : c->last_ns < c->span_begin ? c->span_begin : c->last_ns;
+        total = 10000;
+        done = (uint64_t)((double)(at - c->span_begin) / (double)(c->span_end - c->span_begin) * 10000.0);
+    }
+    if (traza_progress(c->ctx, "importing CTF", done, total)) {
+        c->failed = 1;
+        return traza_err_set(c->err, TRAZA_E_CANCELLED, "cancelled");
+    }
+    return 0;
+}
+
 static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_message_iterator *it, void *data)
 {
     ctf_ctx *c = data;
@@ -364,11 +387,11 @@ static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_messag
     }
     if (!bad && (c->events - (int64_t)c->progress) > 65536) {
         c->progress = (uint64_t)c->events;
-        if (traza_progress(c->ctx, "import ctf", (uint64_t)c->events, 0)) {
-            c->failed = 1;
-            traza_err_set(c->err, TRAZA_E_CANCELLED, "cancelled");
+        /* the muxer hands the events over in time order: how far the last one is into
+         * the span is how far the import is (babeltrace2 maps the stream files and
+         * tells no byte offsets); else a count */
+        if (ctf_progress(c, 0) < 0)
             bad = 1;
-        }
     }
     return bad ? BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR : BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
 }
@@ -392,6 +415,52 @@ static int bt_fail(ctf_ctx *c, const char *what)
     traza_err_set(c->err, TRAZA_E_PARSE, "%s: babeltrace2: %s%s%s", c->path, what, b.len ? ": " : "", b.s ? b.s : "");
     tz_buf_free(&b);
     return -1;
+}
+
+/* The signed integer at key of a map value, into *v; 0, or -1 if absent. */
+static int map_i64(const bt_value *map, const char *key, int64_t *v)
+{
+    const bt_value *x = map && bt_value_get_type(map) == BT_VALUE_TYPE_MAP ? bt_value_map_borrow_entry_value_const(map, key) : NULL;
+    if (!x || bt_value_get_type(x) != BT_VALUE_TYPE_SIGNED_INTEGER)
+        return -1;
+    *v = bt_value_integer_signed_get(x);
+    return 0;
+}
+
+/* Widens [c->span_begin, c->span_end] by the time span of the streams of the trace
+ * `params` opens, from babeltrace2's trace-infos query (read from the packet indexes,
+ * no event decoded). A stream without a span makes the whole span unknown. */
+static void add_span(ctf_ctx *c, const bt_component_class_source *src_cls, const bt_value *params)
+{
+    bt_query_executor *q = bt_query_executor_create(bt_component_class_source_as_component_class_const(src_cls),
+                                                    "babeltrace.trace-infos", params);
+    const bt_value *res = NULL;
+    int ok = q && bt_query_executor_query(q, &res) == BT_QUERY_EXECUTOR_QUERY_STATUS_OK && res &&
+             bt_value_get_type(res) == BT_VALUE_TYPE_ARRAY;
+    for (uint64_t i = 0; ok && i < bt_value_array_get_length(res); i++) {
+        const bt_value *ti = bt_value_array_borrow_element_by_index_const(res, i);
+        const bt_value *sis = bt_value_get_type(ti) == BT_VALUE_TYPE_MAP ? bt_value_map_borrow_entry_value_const(ti, "stream-infos") : NULL;
+        ok = sis && bt_value_get_type(sis) == BT_VALUE_TYPE_ARRAY;
+        for (uint64_t j = 0; ok && j < bt_value_array_get_length(sis); j++) {
+            const bt_value *si = bt_value_array_borrow_element_by_index_const(sis, j);
+            const bt_value *r = bt_value_get_type(si) == BT_VALUE_TYPE_MAP ? bt_value_map_borrow_entry_value_const(si, "range-ns") : NULL;
+            int64_t b, e;
+            ok = map_i64(r, "begin", &b) == 0 && map_i64(r, "end", &e) == 0;
+            if (ok && (c->span_begin >= c->span_end || b < c->span_begin))
+                c->span_begin = b;
+            if (ok && e > c->span_end)
+                c->span_end = e;
+        }
+    }
+    if (!ok) {
+        c->span_begin = c->span_end = 0;
+        c->span_unknown = 1;
+        const bt_error *e = bt_current_thread_take_error(); /* not this import's error */
+        if (e)
+            bt_error_release(e);
+    }
+    bt_value_put_ref(res);
+    bt_query_executor_put_ref(q);
 }
 
 /* Packetized metadata (CTF 1.8): every packet header must be whole and declare a
@@ -555,6 +624,8 @@ static int ctf_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, s
         }
         bt_value_put_ref(inputs);
         inputs = NULL;
+        if (!c.span_unknown)
+            add_span(&c, src_cls, params);
         char cname[32];
         snprintf(cname, sizeof cname, "src%zu", d);
         const bt_component_source *src;
@@ -593,6 +664,8 @@ static int ctf_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, s
         rc = bt_fail(&c, what);
         goto out;
     }
+    if (ctf_progress(&c, 1) < 0)
+        goto out;
     traza_writer_set_time_unit(w, -9);
     if (c.discarded_msgs)
         traza_log(ctx, TRAZA_LOG_WARN, "%s: the tracer reported discarded events or packets %lld time(s)", c.path, (long long)c.discarded_msgs);

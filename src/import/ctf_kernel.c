@@ -628,7 +628,14 @@ static int pass(kproc *k, int second)
         return -1;
     const traza_event *e;
     int r, rc = 0;
+    /* progress over both passes: each reads every event once */
+    traza_ctx *ctx = traza_workspace_ctx(traza_trace_workspace(k->raw));
+    uint64_t n = (uint64_t)traza_trace_info_of(k->raw)->events, seen = 0;
     while (rc == 0 && (r = traza_cursor_next(cur, &e, k->err)) > 0) {
+        if ((++seen & 0xffff) == 0 && traza_progress(ctx, "processing CTF", (second ? n : 0) + seen, 2 * n)) {
+            rc = traza_err_set(k->err, TRAZA_E_CANCELLED, "cancelled");
+            break;
+        }
         int kind = e->type >= 0 && (size_t)e->type < k->nkinds ? k->kinds[e->type] : K_NONE;
         if (kind == K_NONE)
             continue;
@@ -683,6 +690,8 @@ static int pass(kproc *k, int second)
             rc = replay(k, e, kind);
         }
     }
+    if (rc == 0 && r == 0 && second && traza_progress(ctx, "processing CTF", 2 * n, 2 * n))
+        rc = traza_err_set(k->err, TRAZA_E_CANCELLED, "cancelled");
     traza_cursor_free(cur);
     return rc < 0 || r < 0 ? -1 : 0;
 }

@@ -250,7 +250,17 @@ static int run_import_tool(const traza_tool *tool, const traza_tool_call *call, 
     const char *paths[1] = {call->trace};
     if (traza_import(call->ws, paths, 1, &o, &info, err) < 0)
         return -1;
-    traza_tool_printf(call, "imported '%s': %lld events\n", info.name, (long long)info.events);
+    if (call->json) {
+        tz_buf b;
+        tz_buf_init(&b);
+        tz_buf_puts(&b, "{\"trace\":");
+        tz_json_str(&b, info.name);
+        tz_buf_printf(&b, ",\"events\":%lld}\n", (long long)info.events);
+        traza_tool_printf(call, "%s", b.s ? b.s : "");
+        tz_buf_free(&b);
+    } else {
+        traza_tool_printf(call, "imported '%s': %lld events\n", info.name, (long long)info.events);
+    }
     traza_trace_info_clear(&info);
     return 0;
 }

@@ -119,6 +119,8 @@ struct tz_backend {
 
 /* Backend constructors. */
 tz_backend *tz_sqlite_open(traza_ctx *ctx, const char *dir, traza_err *err);
+/* 1 if dir holds a workspace catalogue, 0 if not. */
+int tz_sqlite_exists(const char *dir);
 /* PostgreSQL: a libpq connection URI (postgresql://...); see pg_catalog.c. */
 tz_backend *tz_pg_open(traza_ctx *ctx, const char *uri, traza_err *err);
 

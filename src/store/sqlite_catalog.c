@@ -452,6 +452,15 @@ static char *rw_failure_reason(sqlite3 *db)
     return NULL;
 }
 
+int tz_sqlite_exists(const char *dir)
+{
+    char *cpath = tz_asprintf("%s/catalog.db", dir);
+    struct stat st;
+    int yes = cpath && stat(cpath, &st) == 0 && S_ISREG(st.st_mode);
+    free(cpath);
+    return yes;
+}
+
 tz_backend *tz_sqlite_open(traza_ctx *ctx, const char *dir, traza_err *err)
 {
     tz_sqlite *s = calloc(1, sizeof *s);

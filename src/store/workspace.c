@@ -20,6 +20,11 @@ const char *traza_workspace_default(char *buf, size_t size)
     return (n < 0 || (size_t)n >= size) ? NULL : buf;
 }
 
+static int is_pg_uri(const char *location)
+{
+    return strncmp(location, "postgresql://", 13) == 0 || strncmp(location, "postgres://", 11) == 0;
+}
+
 traza_workspace *traza_workspace_open(traza_ctx *ctx, const char *location, traza_err *err)
 {
     if (!location || !*location) {
@@ -33,7 +38,7 @@ traza_workspace *traza_workspace_open(traza_ctx *ctx, const char *location, traz
         return NULL;
     }
     ws->ctx = ctx;
-    if (strncmp(location, "postgresql://", 13) == 0 || strncmp(location, "postgres://", 11) == 0) {
+    if (is_pg_uri(location)) {
         ws->b = tz_pg_open(ctx, location, err);
     } else {
         ws->b = tz_sqlite_open(ctx, location, err);
@@ -44,6 +49,13 @@ traza_workspace *traza_workspace_open(traza_ctx *ctx, const char *location, traz
         return NULL;
     }
     return ws;
+}
+
+int traza_workspace_exists(const char *location)
+{
+    if (!location || !*location)
+        return 0;
+    return is_pg_uri(location) || tz_sqlite_exists(location);
 }
 
 void traza_workspace_close(traza_workspace *ws)

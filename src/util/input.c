@@ -2,6 +2,7 @@
 #include "util/input.h"
 #include "util/util.h"
 
+#include <bzlib.h>
 #include <errno.h>
 #include <lzma.h>
 #include <stdio.h>
@@ -12,7 +13,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-enum { IN_PLAIN, IN_XZ, IN_ZSTD, IN_GZIP };
+enum { IN_PLAIN, IN_XZ, IN_ZSTD, IN_GZIP, IN_BZIP2 };
 
 struct tz_input {
     FILE *f;
@@ -25,8 +26,10 @@ struct tz_input {
     lzma_stream xz;
     ZSTD_DStream *zs;
     z_stream gz;
+    bz_stream bz;
     int done;
     int zend; /* zstd: the last call that moved ended a frame (a stream may end there) */
+    int member_end; /* gzip, bzip2: a member ended, none of the next is read (the file may end here) */
 };
 
 #define RAW_CAP (1u << 17)
@@ -96,6 +99,15 @@ tz_input *tz_input_open(const char *path, traza_err *err)
             tz_input_close(in);
             return NULL;
         }
+    } else if (n >= 10 && memcmp(m, "BZh", 3) == 0 && m[3] >= '1' && m[3] <= '9' &&
+               (memcmp(m + 4, "\x31\x41\x59\x26\x53\x59", 6) == 0 || memcmp(m + 4, "\x17\x72\x45\x38\x50\x90", 6) == 0)) {
+        /* "BZh", the block size, then a block's magic (pi) or the end of an empty stream (sqrt pi) */
+        in->kind = IN_BZIP2;
+        if (BZ2_bzDecompressInit(&in->bz, 0, 0) != BZ_OK) {
+            traza_err_set(err, TRAZA_E_NOMEM, "%s: cannot start the bzip2 decoder", path);
+            tz_input_close(in);
+            return NULL;
+        }
     } else if (n >= 2 && m[0] == 0x1f && m[1] == 0x8b) {
         in->kind = IN_GZIP;
         if (inflateInit2(&in->gz, 15 + 32) != Z_OK) {
@@ -136,6 +148,11 @@ long tz_input_read(tz_input *in, void *buf, size_t n, traza_err *err)
         size_t avail = in->raw_len - in->raw_off;
         size_t produced = 0;
         int finished = 0;
+        if (in->member_end && !avail && in->raw_eof) {
+            in->done = 1;
+            return 0;
+        }
+        in->member_end = 0;
         if (in->kind == IN_XZ) {
             in->xz.next_in = in->raw + in->raw_off;
             in->xz.avail_in = avail;
@@ -165,6 +182,32 @@ long tz_input_read(tz_input *in, void *buf, size_t n, traza_err *err)
                 finished = 1;
             else if (!produced && in->raw_eof && in->raw_off == in->raw_len)
                 return traza_err_set(err, TRAZA_E_PARSE, "%s: zstd data is truncated", in->path);
+        } else if (in->kind == IN_BZIP2) {
+            in->bz.next_in = (char *)(in->raw + in->raw_off);
+            in->bz.avail_in = (unsigned)avail;
+            in->bz.next_out = buf;
+            in->bz.avail_out = (unsigned)(n > UINT32_MAX ? UINT32_MAX : n);
+            unsigned before = in->bz.avail_out;
+            int r = BZ2_bzDecompress(&in->bz);
+            in->raw_off = in->raw_len - in->bz.avail_in;
+            produced = before - in->bz.avail_out;
+            if (r == BZ_STREAM_END) {
+                /* Concatenated streams (pbzip2): continue if more input follows. */
+                if (in->raw_off < in->raw_len || !in->raw_eof) {
+                    BZ2_bzDecompressEnd(&in->bz);
+                    memset(&in->bz, 0, sizeof in->bz);
+                    if (BZ2_bzDecompressInit(&in->bz, 0, 0) != BZ_OK)
+                        return traza_err_set(err, TRAZA_E_NOMEM, "%s: cannot restart the bzip2 decoder", in->path);
+                    in->member_end = 1;
+                } else {
+                    finished = 1;
+                }
+            } else if (r != BZ_OK) {
+                return traza_err_set(err, TRAZA_E_PARSE, "%s: bzip2 data is corrupt (after %llu compressed bytes, bzip2 error %d)",
+                                     in->path, (unsigned long long)in->raw_pos, r);
+            } else if (!produced && in->raw_eof && in->raw_off == in->raw_len) {
+                return traza_err_set(err, TRAZA_E_PARSE, "%s: bzip2 data is truncated", in->path);
+            }
         } else {
             in->gz.next_in = in->raw + in->raw_off;
             in->gz.avail_in = (uInt)avail;
@@ -176,9 +219,10 @@ long tz_input_read(tz_input *in, void *buf, size_t n, traza_err *err)
             produced = before - in->gz.avail_out;
             if (r == Z_STREAM_END) {
                 /* Concatenated gzip members: continue if more input follows. */
-                if (in->raw_off < in->raw_len || !in->raw_eof)
+                if (in->raw_off < in->raw_len || !in->raw_eof) {
                     inflateReset(&in->gz);
-                else
+                    in->member_end = 1;
+                } else
                     finished = 1;
             } else if (r != Z_OK && !(r == Z_BUF_ERROR && produced)) {
                 return traza_err_set(err, TRAZA_E_PARSE, "%s: gzip data is corrupt (%s)", in->path, in->gz.msg ? in->gz.msg : "inflate error");
@@ -229,6 +273,8 @@ void tz_input_close(tz_input *in)
         ZSTD_freeDStream(in->zs);
     if (in->kind == IN_GZIP)
         inflateEnd(&in->gz);
+    if (in->kind == IN_BZIP2)
+        BZ2_bzDecompressEnd(&in->bz);
     if (in->f && in->f != stdin)
         fclose(in->f);
     free(in->raw);

@@ -1,4 +1,4 @@
-/* Reading outside input: a byte stream with transparent xz, zstd and gzip
+/* Reading outside input: a byte stream with transparent xz, zstd, gzip and bzip2
  * decompression (detected by magic number), and a line reader on top of it that
  * tracks line numbers and byte offsets for precise error messages. */
 #ifndef TZ_INPUT_H

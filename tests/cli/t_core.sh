@@ -105,7 +105,7 @@ case "$OUT" in *broken.so*) fail "broken plugin: list does not load plugins" "ou
 check_rc "run filter tool" 0 "$TRAZA" run filter small --name via-run --type run --json
 check_eq "run filter result" 3 "$(printf '%s' "$OUT" | json_get size)"
 check_rc "run with a bad option" 2 "$TRAZA" run filter small --bogus 1
-check_contains "bad option message" "$OUT" "has no option '--bogus'"
+check_contains "bad option message" "$OUT" "unknown option '--bogus'"
 check_rc "results rm" 0 "$TRAZA" results small rm via-run
 check_rc "report" 0 "$TRAZA" report small -o "$TMP/r.html"
 check_contains "report is html with svg" "$(cat "$TMP/r.html")" "<svg xmlns="

@@ -238,6 +238,18 @@ static int64_t check_processed(traza_workspace *ws, const char *name, int64_t *n
     return states;
 }
 
+/* Imports the shared LTTng kernel trace (with its processed trace) as "rot". */
+static void import_rotation(tu_ws *tw, const char *data, traza_trace_info *info)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/babeltrace-ctf/lttng-tracefile-rotation/kernel", data);
+    const char *paths[1] = {path};
+    traza_import_opts o = {0};
+    o.name = "rot";
+    if (traza_import(tw->ws, paths, 1, &o, info, &tw->err) < 0)
+        fail_msg("%s", tw->err.msg);
+}
+
 static void test_lttng_kernel(void **state)
 {
     (void)state;
@@ -245,14 +257,8 @@ static void test_lttng_kernel(void **state)
     TU_SKIP_NO_DATA(data);
     tu_ws tw;
     tu_ws_open(&tw);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/babeltrace-ctf/lttng-tracefile-rotation/kernel", data);
-    const char *paths[1] = {path};
-    traza_import_opts o = {0};
-    o.name = "rot";
     traza_trace_info info;
-    if (traza_import(tw.ws, paths, 1, &o, &info, &tw.err) < 0)
-        fail_msg("%s", tw.err.msg);
+    import_rotation(&tw, data, &info);
     traza_trace_info_clear(&info);
     traza_trace *t = traza_trace_open(tw.ws, "rot", TRAZA_OPEN_READ, &tw.err);
     traza_result_info r;
@@ -335,12 +341,62 @@ static void test_ust_providers(void **state)
     tu_ws_close(&tw);
 }
 
+/* The progress calls of one phase: how many, the last (done, total), and whether each
+ * was within its total and not behind the one before. */
+typedef struct phase {
+    const char *what;
+    int calls, ordered;
+    uint64_t done, total;
+} phase;
+
+static int on_progress(void *user, const char *what, uint64_t done, uint64_t total)
+{
+    phase *ph = user;
+    for (; ph->what; ph++)
+        if (!strcmp(ph->what, what)) {
+            if ((ph->calls && (done < ph->done || total != ph->total)) || (total && done > total))
+                ph->ordered = 0;
+            ph->calls++;
+            ph->done = done;
+            ph->total = total;
+        }
+    return 0;
+}
+
+/* Importing a CTF trace reports a fraction (of the streams' time span, in
+ * ten-thousandths) that ends whole, and its processing reports both passes over the
+ * events, ending at twice their number. */
+static void test_progress(void **state)
+{
+    (void)state;
+    const char *data = tu_data_dir();
+    TU_SKIP_NO_DATA(data);
+    tu_ws tw;
+    tu_ws_open(&tw);
+    phase ph[] = {{"importing CTF", 0, 1, 0, 0}, {"processing CTF", 0, 1, 0, 0}, {NULL, 0, 0, 0, 0}};
+    traza_ctx_set_progress(tw.ctx, on_progress, ph);
+    traza_trace_info info;
+    import_rotation(&tw, data, &info);
+    traza_ctx_set_progress(tw.ctx, NULL, NULL);
+    assert_true(ph[0].calls >= 1);
+    assert_true(ph[0].ordered);
+    assert_int_equal(ph[0].total, 10000);
+    assert_int_equal(ph[0].done, 10000);
+    assert_true(ph[1].calls >= 1);
+    assert_true(ph[1].ordered);
+    assert_int_equal(ph[1].total, 2 * (uint64_t)info.events);
+    assert_int_equal(ph[1].done, ph[1].total);
+    traza_trace_info_clear(&info);
+    tu_ws_close(&tw);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_synthetic),
         cmocka_unit_test(test_lttng_kernel),
         cmocka_unit_test(test_ust_providers),
+        cmocka_unit_test(test_progress),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

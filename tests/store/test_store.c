@@ -319,6 +319,29 @@ static void test_catalogue_and_abort(void **state)
     tu_ws_close(&w);
 }
 
+/* A directory without a catalogue is no workspace until one is opened there; a
+ * PostgreSQL URI always counts. */
+static void test_workspace_exists(void **state)
+{
+    (void)state;
+    char *dir = tu_tmpdir();
+    char ws[4096];
+    snprintf(ws, sizeof ws, "%s/ws", dir);
+    assert_int_equal(traza_workspace_exists(ws), 0);
+    assert_int_equal(traza_workspace_exists(dir), 0);
+    assert_int_equal(traza_workspace_exists(""), 0);
+    assert_int_equal(traza_workspace_exists("postgresql://localhost/db"), 1);
+    traza_err err;
+    traza_ctx *ctx = traza_ctx_new(&err);
+    assert_non_null(ctx);
+    traza_workspace *w = traza_workspace_open(ctx, ws, &err);
+    assert_non_null(w);
+    traza_workspace_close(w);
+    assert_int_equal(traza_workspace_exists(ws), 1);
+    traza_ctx_free(ctx);
+    tu_rmdir(dir);
+}
+
 static void test_time_parse(void **state)
 {
     (void)state;
@@ -551,6 +574,7 @@ int main(void)
         cmocka_unit_test(test_filters),
         cmocka_unit_test(test_results),
         cmocka_unit_test(test_catalogue_and_abort),
+        cmocka_unit_test(test_workspace_exists),
         cmocka_unit_test(test_time_parse),
         cmocka_unit_test(test_regex_limit_is_an_error),
         cmocka_unit_test(test_regex_stop_each_event),

@@ -1,7 +1,9 @@
-/* tz_input (src/util/input.c): plain, xz, zstd and gzip files read back to the same
+/* tz_input (src/util/input.c): plain, xz, zstd, gzip and bzip2 files read back to the same
  * bytes in reads of any size; a plain file is mapped only when nothing was read past
- * the first buffer, which holds just the first 4 KiB (RAW_FIRST). A zstd input used
- * to fail ("truncated") once its frame had ended in a read that also returned text. */
+ * the first buffer, which holds just the first 4 KiB (RAW_FIRST); a stream may end
+ * (a zstd frame, a gzip member) in a read that also returns text, or with a read. */
+#include <zlib.h>
+
 #include "testutil.h"
 #include "util/input.h"
 
@@ -99,78 +101,150 @@ static void test_map(void **state)
     tu_rmdir(dir);
 }
 
-static void test_compressed(void **state)
+/* A file compressed by `tool` (a shell command writing to stdout) reads back as the
+ * text; the test is skipped, and says so, when the program is absent. */
+static void check_compressed(const char *ext, const char *tool)
 {
-    (void)state;
     char *dir = tu_tmpdir();
     char *data, *path = make_file(dir, "c.txt", 400000, &data);
-    static const char *const tools[][2] = {{"xz", "xz -kc"}, {"zst", "zstd -qkc"}, {"gz", "gzip -kc"}};
-    for (size_t t = 0; t < 3; t++) {
-        char cmd[9000], out[4096];
-        snprintf(out, sizeof out, "%s.%s", path, tools[t][0]);
-        snprintf(cmd, sizeof cmd, "%s '%s' > '%s'", tools[t][1], path, out);
-        if (system(cmd) != 0) {
-            print_message("[  SKIPPED ] %s absent\n", tools[t][1]);
-            continue;
-        }
-        read_all(out, 1000, data, 400000);
-        read_all(out, 1 << 20, data, 400000);
-        traza_err err;
-        tz_input *in = tz_input_open(out, &err);
-        size_t len;
-        assert_null(tz_input_map(in, &len)); /* a compressed file is never mapped */
-        tz_input_close(in);
+    char cmd[9000], out[4096];
+    snprintf(out, sizeof out, "%s.%s", path, ext);
+    snprintf(cmd, sizeof cmd, "%s '%s' > '%s' 2>/dev/null", tool, path, out);
+    if (system(cmd) != 0) {
+        tu_rmdir(dir);
+        free(data);
+        free(path);
+        print_message("%s is not installed\n", tool);
+        skip();
     }
+    read_all(out, 1000, data, 400000);
+    read_all(out, 1 << 20, data, 400000);
+    traza_err err;
+    tz_input *in = tz_input_open(out, &err);
+    size_t len;
+    assert_null(tz_input_map(in, &len)); /* a compressed file is never mapped */
+    tz_input_close(in);
     free(data);
     free(path);
     tu_rmdir(dir);
 }
 
-/* Two zstd frames one after the other read as their two texts; a frame cut short is an
- * error that says so. */
-static void test_zstd_frames(void **state)
+static void test_xz(void **state) { (void)state; check_compressed("xz", "xz -kc"); }
+static void test_zstd(void **state) { (void)state; check_compressed("zst", "zstd -qkc"); }
+static void test_gzip(void **state) { (void)state; check_compressed("gz", "gzip -kc"); }
+static void test_bzip2(void **state) { (void)state; check_compressed("bz2", "bzip2 -kc"); }
+
+/* A gzip file that ends exactly where a read of its compressed bytes does (the first
+ * read takes 4 KiB, the next ones 128 KiB) ends there: the reader then has a finished
+ * member and no more input, which is the end, not an error. Stored (level 0) deflate
+ * blocks let the file's size be chosen to the byte. */
+static void test_gzip_ends_at_a_read(void **state)
 {
     (void)state;
+    enum { TARGET = 4096 + (1 << 17) };
+    char *dir = tu_tmpdir();
+    char *data, *text = make_file(dir, "g.txt", TARGET, &data);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/g.gz", dir);
+    unsigned char *z = malloc(2 * TARGET);
+    assert_non_null(z);
+    size_t len = TARGET - 100, zlen = 0;
+    for (int tries = 0; tries < 8; tries++) {
+        z_stream s;
+        memset(&s, 0, sizeof s);
+        assert_int_equal(deflateInit2(&s, 0, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+        s.next_in = (unsigned char *)data;
+        s.avail_in = (uInt)len;
+        s.next_out = z;
+        s.avail_out = 2 * TARGET;
+        assert_int_equal(deflate(&s, Z_FINISH), Z_STREAM_END);
+        zlen = s.total_out;
+        deflateEnd(&s);
+        if (zlen == TARGET)
+            break;
+        /* stored blocks: a byte more of text is a byte more of file */
+        len = (size_t)((long)len + (long)TARGET - (long)zlen);
+    }
+    assert_int_equal(zlen, TARGET);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(z, 1, zlen, f), zlen);
+    assert_int_equal(fclose(f), 0);
+    read_all(path, 65536, data, len);
+    free(z);
+    free(data);
+    free(text);
+    tu_rmdir(dir);
+}
+
+/* Input read to its end: the error it ends with must contain `what`. */
+static void read_fails(const char *path, const char *what)
+{
+    traza_err err;
+    tz_input *in = tz_input_open(path, &err);
+    assert_non_null(in);
+    char buf[65536];
+    long k;
+    while ((k = tz_input_read(in, buf, sizeof buf, &err)) > 0)
+        ;
+    assert_int_equal(k, -1);
+    if (!strstr(err.msg, what))
+        fail_msg("%s: expected '%s', got '%s'", path, what, err.msg);
+    tz_input_close(in);
+}
+
+/* Two streams of `tool` (a command compressing a file to stdout) one after the other
+ * (zstd frames, bzip2 streams as pbzip2 writes them) read as their two texts; cut
+ * short, or with a byte changed, they are an error that says which. */
+static void check_streams(const char *ext, const char *tool, const char *name)
+{
     char *dir = tu_tmpdir();
     char *a, *pa = make_file(dir, "a.txt", 150000, &a);
     char *b, *pb = make_file(dir, "b.txt", 5000, &b);
-    char cmd[30000], cat[4096], cut[4096];
-    snprintf(cat, sizeof cat, "%s/ab.zst", dir);
-    snprintf(cut, sizeof cut, "%s/cut.zst", dir);
-    snprintf(cmd, sizeof cmd, "zstd -qc '%s' > '%s' && zstd -qc '%s' >> '%s' && head -c 20000 '%s' > '%s'", pa, cat, pb,
-             cat, cat, cut);
+    char cmd[30000], cat[4096], cut[4096], bad[4096], want[256];
+    snprintf(cat, sizeof cat, "%s/ab.%s", dir, ext);
+    snprintf(cut, sizeof cut, "%s/cut.%s", dir, ext);
+    snprintf(bad, sizeof bad, "%s/bad.%s", dir, ext);
+    snprintf(cmd, sizeof cmd,
+             "%s '%s' > '%s' && %s '%s' >> '%s' && head -c 20000 '%s' > '%s' && "
+             "{ head -c 3000 '%s'; printf 'X'; tail -c +3002 '%s'; } > '%s'",
+             tool, pa, cat, tool, pb, cat, cat, cut, cat, cat, bad);
     if (system(cmd) != 0) {
-        print_message("[  SKIPPED ] zstd absent\n");
-    } else {
-        char *ab = malloc(155000);
-        assert_non_null(ab);
-        memcpy(ab, a, 150000);
-        memcpy(ab + 150000, b, 5000);
-        for (size_t step = 7; step <= 1u << 20; step *= 13)
-            read_all(cat, step, ab, 155000);
-        free(ab);
-        traza_err err;
-        tz_input *in = tz_input_open(cut, &err);
-        assert_non_null(in);
-        char buf[65536];
-        long k;
-        while ((k = tz_input_read(in, buf, sizeof buf, &err)) > 0)
-            ;
-        assert_int_equal(k, -1);
-        assert_non_null(strstr(err.msg, "zstd data is truncated"));
-        tz_input_close(in);
+        free(a), free(b), free(pa), free(pb);
+        tu_rmdir(dir);
+        print_message("%s is not installed\n", tool);
+        skip();
     }
+    char *ab = malloc(155000);
+    assert_non_null(ab);
+    memcpy(ab, a, 150000);
+    memcpy(ab + 150000, b, 5000);
+    for (size_t step = 7; step <= 1u << 20; step *= 13)
+        read_all(cat, step, ab, 155000);
+    free(ab);
+    snprintf(want, sizeof want, "%s data is truncated", name);
+    read_fails(cut, want);
+    snprintf(want, sizeof want, "%s data is corrupt", name);
+    read_fails(bad, want);
     free(a), free(b), free(pa), free(pb);
     tu_rmdir(dir);
 }
+
+static void test_zstd_frames(void **state) { (void)state; check_streams("zst", "zstd -qc", "zstd"); }
+static void test_bzip2_streams(void **state) { (void)state; check_streams("bz2", "bzip2 -c", "bzip2"); }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plain_reads),
         cmocka_unit_test(test_map),
-        cmocka_unit_test(test_compressed),
+        cmocka_unit_test(test_xz),
+        cmocka_unit_test(test_zstd),
+        cmocka_unit_test(test_gzip),
+        cmocka_unit_test(test_bzip2),
         cmocka_unit_test(test_zstd_frames),
+        cmocka_unit_test(test_bzip2_streams),
+        cmocka_unit_test(test_gzip_ends_at_a_read),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
