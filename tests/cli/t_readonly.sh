@@ -101,8 +101,10 @@ check_eq "the workspace is unchanged by the read-only runs" "$before" "$(snapsho
 # A folder with no workspace that cannot become one.
 mkdir -p "$TMP/empty"
 if mount --bind "$TMP/empty" "$RO" 2>/dev/null && mount -o remount,bind,ro "$RO" 2>/dev/null && mkdir -p "$TMP/empty/ws/traces"; then
-  check_rc "no catalogue on a read-only mount" 1 env TRAZA_WORKSPACE="$RO/ws" "$TRAZA" list
-  check_eq "it says so" "traza: $RO/ws: no workspace here (no catalog.db), and it cannot be created: it is on a read-only file system" "$OUT"
+  check_rc "no catalogue on a read-only mount: list says there is no workspace" 0 env TRAZA_WORKSPACE="$RO/ws" "$TRAZA" list
+  check_eq "it says so" "no workspace at $RO/ws (add a trace with 'traza import FILE')" "$OUT"
+  check_rc "an import there fails" 1 env TRAZA_WORKSPACE="$RO/ws" "$TRAZA" import "$TRAZA_SRC/examples/demo.paje"
+  check_eq "saying why" "traza: $RO/ws: no workspace here (no catalog.db), and it cannot be created: it is on a read-only file system" "$OUT"
   umount "$RO"
 else
   umount "$RO" 2>/dev/null
