@@ -344,7 +344,11 @@ int tz_req_filter_parse(tz_req *r, traza_trace *t, tz_req_filter *rf)
     memset(rf, 0, sizeof *rf);
     traza_filter_init(&rf->f);
     int64_t now = tz_now_ns();
-    rf->hard_deadline = r->deadline > now ? r->deadline + (r->deadline - now) : r->deadline;
+    /* the work that cannot answer partially (a page of events) gets as long again as
+     * the budget, and at least a second: a small budget is for the counts, which
+     * answer with an estimate */
+    int64_t left = r->deadline > now ? r->deadline - now : 0;
+    rf->hard_deadline = r->deadline + (left > 1000000000 ? left : 1000000000);
     tz_stop_at(&rf->stop, &rf->hard_deadline);
     rf->f.stop = &rf->stop;
     int64_t v;

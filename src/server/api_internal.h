@@ -131,7 +131,8 @@ typedef struct tz_req_filter {
     int32_t *types;
     int32_t *producers;
     traza_regex_cond re[TZ_API_MAX_REGEX];
-    /* Regex matching stops at hard_deadline (twice the budget from the parse): work
+    /* Regex matching stops at hard_deadline (twice the budget from the parse, at least
+     * the budget and a second): work
      * that answers partially stops at the budget itself; the rest fails past this. */
     int64_t hard_deadline;
     traza_stop stop;

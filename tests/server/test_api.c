@@ -590,8 +590,8 @@ static double mono_s(void)
 
 /* A regex that cannot be decided within the match limit is a 422 naming it, never a
  * count; regexes that cost milliseconds per event stop at the budget inside a batch:
- * 2000 events of ~1-3 ms each answer within a second (partial count, then the page
- * gives up at twice the budget). */
+ * 10 000 events of ~1-3 ms each (10-30 s to match them all) answer within a few
+ * seconds (a partial count at the budget, then the page gives up a second later). */
 static void test_regex_limits(void **state)
 {
     fx *f = *state;
@@ -606,12 +606,12 @@ static void test_regex_limits(void **state)
     json_decref(j);
     json_decref(get_json(f, "/api/stats?trace=bt&re.s=!%7C%5E(a%2B)%2B%24", 422));
     /* 16 'a' then '!': ^(a+)+$ takes 2^16 steps, within the limit */
-    tu_string_trace(f->ws, "slow", "aaaaaaaaaaaaaaaa!", 2000, 0);
+    tu_string_trace(f->ws, "slow", "aaaaaaaaaaaaaaaa!", 10000, 0);
     double t0 = mono_s();
     int st;
     char *a = get(f, "/api/events?trace=slow&re.s=%5E(a%2B)%2B%24&budget=10", &st);
     double dt = mono_s() - t0;
-    if (dt >= 1.0)
+    if (dt >= 5.0)
         fail_msg("the request took %.2f s for a budget of 10 ms", dt);
     assert_int_equal(st, 503);
     assert_non_null(strstr(body_of(a), "time budget"));
@@ -619,7 +619,7 @@ static void test_regex_limits(void **state)
     t0 = mono_s();
     j = get_json(f, "/api/stats?trace=slow&re.s=%5E(a%2B)%2B%24&budget=10", 200);
     dt = mono_s() - t0;
-    if (dt >= 1.0)
+    if (dt >= 5.0)
         fail_msg("the stats request took %.2f s for a budget of 10 ms", dt);
     json_decref(j);
 }

@@ -435,7 +435,8 @@ static void test_pg_nested_queries(void **state)
     assert_int_equal(n_inner, traza_count(t, &g, &w.err));
     traza_result_meta m = {"first3", "test", NULL, 0};
     assert_true(traza_result_save_events(t, &m, ids, 3, &w.err) > 0);
-    assert_true(traza_result_save_events(t, &m, ids, 3, &w.err) < 0); /* name taken */
+    traza_result_meta m2 = {"first3", "test", "--other", 0};
+    assert_true(traza_result_save_events(t, &m2, ids, 3, &w.err) < 0); /* name taken */
     assert_err_contains(w.err, "already exists");
     while (traza_cursor_next(outer, &ev, &w.err) > 0) /* the failed save left the query intact */
         n_outer++;
