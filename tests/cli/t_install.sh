@@ -39,9 +39,10 @@ fi
 
 # the installed binary reads the plugins of PREFIX/lib/traza/plugins, found from its
 # own location (so also inside DESTDIR), not a folder fixed when it was built
+# (the plugin of the build make install installs, build/: an ASan one would not load)
 plugdir=$dest/opt/tz/lib/traza/plugins
-if [ -f "${TRAZA_BUILD:-build}/plugins/category_count.so" ]; then
-  cp "${TRAZA_BUILD:-build}/plugins/category_count.so" "$plugdir/"
+if [ -f build/plugins/category_count.so ]; then
+  cp build/plugins/category_count.so "$plugdir/"
   check_rc "installed binary lists the plugin of its plugin folder" 0 env -u TRAZA_PLUGIN_PATH "$dest/opt/tz/bin/traza" tools
   check_contains "installed binary: the plugin from PREFIX/lib/traza/plugins" "$OUT" \
     "category-count         analysis  example plugin: events per category, saved as annotations  [$dest/opt/tz/bin/../lib/traza/plugins/category_count.so"
