@@ -31,7 +31,7 @@ OPT     ?= -O2
 LDSAN   :=
 endif
 
-VERSION := 0.1.0
+VERSION := $(shell sed -n 's/^#define TRAZA_VERSION_STRING "\(.*\)"/\1/p' include/traza/version.h)
 # Libraries found through pkg-config. Optional-by-design features are not optional
 # at build time: a missing package is installed by scripts/install-deps.sh.
 PKGS    := sqlite3 libpcre2-8 libzstd liblzma zlib jansson libdw libelf babeltrace2 libpq libmicrohttpd
@@ -98,9 +98,12 @@ DEPS_CMD ?= bash scripts/install-deps.sh
 deps:
 	@$(DEPS_CMD)
 
+# The library's objects hide every symbol but the public API, which its headers mark
+# (#pragma GCC visibility): libtraza.so exports traza_* only (tests/cli/t_exports.sh).
+$(LIB_OBJ): VISIBILITY := -fvisibility=hidden
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(VISIBILITY) -MMD -MP -c $< -o $@
 
 $(BUILD)/libtraza.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)

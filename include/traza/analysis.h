@@ -15,6 +15,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* The public API: the only symbols libtraza.so exports (the library is built with
+ * -fvisibility=hidden). */
+#pragma GCC visibility push(default)
 
 /* ---- stopping long analyses ------------------------------------------------------ */
 
@@ -234,6 +237,8 @@ int traza_synth_flush_ex(traza_workspace *ws, const char *name, int seconds, int
  * states and punctual events of 8 types over 10 s. */
 int traza_synth_many(traza_workspace *ws, const char *name, int64_t nevents, int nproducers, uint64_t seed,
                      traza_trace_info *info, traza_err *err);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

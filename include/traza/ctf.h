@@ -19,6 +19,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* The public API: the only symbols libtraza.so exports (the library is built with
+ * -fvisibility=hidden). */
+#pragma GCC visibility push(default)
 
 /* Builds the processed trace of `trace` (name or id) under `out_name` (NULL =
  * "<trace>.processed") and saves the link. A trace of that name that is already the
@@ -26,6 +29,8 @@ extern "C" {
  * NULL), 0 when the trace has no kernel or provider events (nothing is written), -1
  * on error (the workspace is unchanged). */
 int traza_ctf_process(traza_workspace *ws, const char *trace, const char *out_name, traza_trace_info *out, traza_err *err);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* The public API: the only symbols libtraza.so exports (the library is built with
+ * -fvisibility=hidden). */
+#pragma GCC visibility push(default)
 
 typedef enum traza_log_level { TRAZA_LOG_DEBUG, TRAZA_LOG_INFO, TRAZA_LOG_WARN, TRAZA_LOG_ERROR } traza_log_level;
 
@@ -35,6 +38,8 @@ void traza_log(traza_ctx *ctx, traza_log_level level, const char *fmt, ...)
 int traza_progress(traza_ctx *ctx, const char *what, uint64_t done, uint64_t total);
 
 const char *traza_version(void);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* The public API: the only symbols libtraza.so exports (the library is built with
+ * -fvisibility=hidden). */
+#pragma GCC visibility push(default)
 
 typedef enum traza_errcode {
     TRAZA_OK = 0,
@@ -40,6 +43,8 @@ int traza_err_prefix(traza_err *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void traza_err_clear(traza_err *err);
 const char *traza_errcode_name(traza_errcode code);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* The public API: the only symbols libtraza.so exports (the library is built with
+ * -fvisibility=hidden). */
+#pragma GCC visibility push(default)
 
 typedef enum traza_etm_kind {
     TRAZA_ETM_RANGE = 0,      /* executed instructions [start, end) */
@@ -57,6 +60,8 @@ int traza_etm_decode(const char *dir, traza_etm_fn fn, void *user, traza_err *er
  * in decode order). *pcs is malloc'd. Fails if a range cannot be expanded to exactly
  * its instruction count. */
 int traza_etm_pcs(const char *dir, const char *core, uint64_t **pcs, size_t *n, traza_err *err);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

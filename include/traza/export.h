@@ -8,6 +8,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* The public API: the only symbols libtraza.so exports (the library is built with
+ * -fvisibility=hidden). */
+#pragma GCC visibility push(default)
 
 typedef struct traza_exporter {
     const char *name;       /* "paje", "pjdump", "chrome", "csv" */
@@ -25,6 +28,8 @@ const traza_exporter *traza_exporter_find(const char *name);
 /* Exports to a path ("-" = stdout), via a temporary file renamed into place so a
  * failed export never leaves a half-written file behind. */
 int traza_export(traza_trace *t, const char *format, const traza_filter *f, const char *path, traza_err *err);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* The public API: the only symbols libtraza.so exports (the library is built with
+ * -fvisibility=hidden). */
+#pragma GCC visibility push(default)
 
 /* Saves the events matching `f` (or, with exclude, every event NOT matching it) as an
  * event set; with as_producers, the producers of those events as a producer set.
@@ -19,6 +22,8 @@ int64_t traza_filter_save(traza_trace *t, const traza_filter *f, int exclude, in
  * idle, the producers that have none) as a producer set. */
 int64_t traza_producer_activity_save(traza_trace *t, int64_t from, int64_t to, int idle,
                                      const traza_result_meta *m, int64_t *count, traza_err *err);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* The public API: the only symbols libtraza.so exports (the library is built with
+ * -fvisibility=hidden). */
+#pragma GCC visibility push(default)
 
 #define TRAZA_GEN_MAX_DEPTH 8
 
@@ -45,6 +48,8 @@ int traza_gen_store(traza_workspace *ws, const char *name, const traza_gen_opts 
  * `traza import` needs no --map) or "kptrace" (FrameSoC's KPTrace CSV layout; variable
  * events become states with a "value" parameter, leaf producers only). */
 int traza_gen_file(const char *path, const char *format, const traza_gen_opts *o, traza_err *err);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

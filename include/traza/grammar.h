@@ -15,6 +15,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* The public API: the only symbols libtraza.so exports (the library is built with
+ * -fvisibility=hidden). */
+#pragma GCC visibility push(default)
 
 typedef enum traza_galgo { TRAZA_G_SEQUITUR = 0, TRAZA_G_RESEQUITUR = 1, TRAZA_G_CYCLITUR = 2 } traza_galgo;
 
@@ -182,6 +185,8 @@ enum { TRAZA_GIN_TEXT = 0, TRAZA_GIN_RAW32 = 32, TRAZA_GIN_RAW64 = 64 };
  * RAW32/RAW64 = little-endian words. fn returns non-zero to fail (err set by it). */
 int traza_grammar_read(const char *path, int fmt, int (*fn)(void *user, uint64_t sym), void *user,
                        traza_err *err);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* The public API: the only symbols libtraza.so exports (the library is built with
+ * -fvisibility=hidden). */
+#pragma GCC visibility push(default)
 
 typedef struct traza_import_opts {
     const char *format;   /* NULL or "auto" = detect by content */
@@ -43,6 +46,8 @@ const traza_importer *traza_importer_detect(const char *path, traza_err *err);
  * imported trace in place. */
 int traza_import(traza_workspace *ws, const char *const *paths, size_t npaths,
                  const traza_import_opts *opts, traza_trace_info *out, traza_err *err);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* The public API: the only symbols libtraza.so exports (the library is built with
+ * -fvisibility=hidden). */
+#pragma GCC visibility push(default)
 
 typedef enum traza_itf_dialect {
     TRAZA_ITF_UNKNOWN = 0,
@@ -132,6 +135,8 @@ int traza_itf_verify(traza_itf_reader *r, traza_err *err);
 /* Checks the CRC-32 of every chunk frame, decoding nothing (open checks the header,
  * the footer, the index and the dictionary frame). */
 int traza_itf_check_frames(traza_itf_reader *r, traza_err *err);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

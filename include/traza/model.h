@@ -12,6 +12,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* The public API: the only symbols libtraza.so exports (the library is built with
+ * -fvisibility=hidden). */
+#pragma GCC visibility push(default)
 
 typedef enum traza_category {
     TRAZA_PUNCTUAL = 0, /* instant */
@@ -118,6 +121,8 @@ typedef struct traza_trace_info {
 
 void traza_trace_info_clear(traza_trace_info *info);
 void traza_trace_info_array_free(traza_trace_info *arr, size_t n);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* The public API: the only symbols libtraza.so exports (the library is built with
+ * -fvisibility=hidden). */
+#pragma GCC visibility push(default)
 
 typedef enum traza_result_kind {
     TRAZA_RES_EVENT_SET = 0,
@@ -90,6 +93,8 @@ int traza_result_group(traza_trace *t, int64_t id, traza_group_node **nodes, siz
 void traza_group_nodes_free(traza_group_node *nodes, size_t n);
 int traza_result_annotations(traza_trace *t, int64_t id, traza_annotation **a, size_t *n, traza_err *err);
 void traza_annotations_free(traza_annotation *a, size_t n);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

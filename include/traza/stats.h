@@ -8,6 +8,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* The public API: the only symbols libtraza.so exports (the library is built with
+ * -fvisibility=hidden). */
+#pragma GCC visibility push(default)
 
 typedef struct traza_stats_row {
     int32_t id;          /* event type or producer id */
@@ -33,6 +36,8 @@ void traza_stats_free(traza_stats *s);
  * the trace span), by timestamp. counts must hold nslices values. */
 int traza_density(traza_trace *t, const traza_filter *f, size_t nslices, uint64_t *counts, int64_t *from, int64_t *to,
                   traza_err *err);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* The public API: the only symbols libtraza.so exports (the library is built with
+ * -fvisibility=hidden). */
+#pragma GCC visibility push(default)
 
 typedef struct traza_workspace traza_workspace;
 typedef struct traza_trace traza_trace;
@@ -228,6 +231,8 @@ int traza_time_parse(const char *text, int time_unit, int64_t *out, traza_err *e
 int traza_time_parse_in(const traza_trace_info *info, const char *text, int absolute, int64_t *out, traza_err *err);
 /* Formats ticks as a human string with a unit ("1.5 ms"). */
 const char *traza_time_format(int64_t ticks, int time_unit, char *buf, size_t size);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* The public API: the only symbols libtraza.so exports (the library is built with
+ * -fvisibility=hidden). */
+#pragma GCC visibility push(default)
 
 /* A stable colour for a name ("#rrggbb"): the same name gets the same colour in
  * every run, report and view. */
@@ -27,6 +30,8 @@ char *traza_svg_pie(const char *title, const traza_chart_item *items, size_t n);
 char *traza_svg_histogram(const char *title, const uint64_t *counts, size_t n, double x0, double x1, const char *x_unit);
 /* Horizontal bars, largest first as given. */
 char *traza_svg_bars(const char *title, const traza_chart_item *items, size_t n, const char *value_unit);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* The public API: the only symbols libtraza.so exports (the library is built with
+ * -fvisibility=hidden). */
+#pragma GCC visibility push(default)
 
 #define TRAZA_PLUGIN_ABI 1
 
@@ -90,6 +93,8 @@ void traza_tool_printf(const traza_tool_call *call, const char *fmt, ...) __attr
  * refuse (return -1) if `abi` is not the TRAZA_PLUGIN_ABI it was built against. */
 typedef int (*traza_plugin_init_fn)(traza_registry *reg, int abi, traza_err *err);
 #define TRAZA_PLUGIN_INIT_SYMBOL "traza_plugin_init"
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -1,4 +1,5 @@
 /* The library context: logger, progress callback, tool registry. */
+#include "traza/version.h"
 #include "traza/ctx.h"
 #include "tools/registry_internal.h"
 
@@ -82,4 +83,4 @@ int traza_progress(traza_ctx *ctx, const char *what, uint64_t done, uint64_t tot
     return ctx->progress(ctx->progress_user, what, done, total);
 }
 
-const char *traza_version(void) { return "0.1.0"; }
+const char *traza_version(void) { return TRAZA_VERSION_STRING; }

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# libtraza's boundary: libtraza.so exports the public API (traza_*) and nothing else;
+# every public header compiles alone (C11 and C++), traza.h includes them all, and the
+# version macros agree with traza_version() and the Makefile.
+. tests/lib.sh
+so=${TRAZA_BUILD:-build}/libtraza.so
+[ -f "$so" ] || { fail "libtraza.so is built" "$so"; exit 0; }
+other=$(nm -D --defined-only "$so" | awk '$2 ~ /[TDBRVW]/ {print $3}' | grep -v '^traza_' | head -20)
+check_eq "libtraza.so exports only traza_*" "" "$other"
+n=$(nm -D --defined-only "$so" | awk '{print $3}' | grep -c '^traza_')
+[ "$n" -gt 150 ] && pass "libtraza.so exports the public API ($n functions)" || fail "libtraza.so exports the public API" "$n"
+for h in include/traza/*.h; do
+  b=$(basename "$h")
+  printf '#include "traza/%s"\n#include "traza/%s"\nint main(void) { return 0; }\n' "$b" "$b" >"$TMP/h.c"
+  if cc -std=c11 -Wall -Wextra -Werror -Iinclude -c "$TMP/h.c" -o "$TMP/h.o" 2>"$TMP/err"; then pass "$b compiles alone (C11)"
+  else fail "$b compiles alone (C11)" "$(head -5 "$TMP/err")"; fi
+  grep -q "traza/$b" include/traza/traza.h || [ "$b" = traza.h ] && pass "traza.h includes $b" || fail "traza.h includes $b"
+done
+if command -v g++ >/dev/null; then
+  printf '#include "traza/traza.h"\nint main() { return traza_version() ? 0 : 1; }\n' >"$TMP/cpp.cc"
+  g++ -Wall -Werror -Iinclude "$TMP/cpp.cc" -o "$TMP/cpp" -L"$(dirname "$so")" -ltraza 2>"$TMP/err" \
+    && pass "traza.h from C++" || fail "traza.h from C++" "$(head -5 "$TMP/err")"
+fi
+cat >"$TMP/v.c" <<'C'
+#include <stdio.h>
+#include <string.h>
+#include "traza/traza.h"
+#if TRAZA_VERSION_NUMBER < 100
+#error version number
+#endif
+int main(void) { printf("%s %s\n", TRAZA_VERSION_STRING, traza_version()); return strcmp(TRAZA_VERSION_STRING, traza_version()) != 0; }
+C
+if cc -std=c11 -Iinclude "$TMP/v.c" -o "$TMP/v" -L"$(dirname "$so")" -ltraza 2>"$TMP/err"; then
+  mkdir -p "$TMP/lib" && ln -sf "$(realpath "$so")" "$TMP/lib/libtraza.so.0" # its soname
+  check_rc "TRAZA_VERSION_STRING equals traza_version() of libtraza.so" 0 env LD_LIBRARY_PATH="$TMP/lib" "$TMP/v"
+else
+  fail "a program built on the public headers links with libtraza.so" "$(head -5 "$TMP/err")"
+fi
+check_eq "the Makefile's version is the header's" "$(sed -n 's/^#define TRAZA_VERSION_STRING "\(.*\)"/\1/p' include/traza/version.h)" \
+  "$(make -s -C "$TRAZA_SRC" -f Makefile --eval 'print-version: ; @echo $(VERSION)' print-version 2>/dev/null)"
