@@ -13,7 +13,7 @@
  * between successive values of a variable (Pajé variables have no gaps). */
 #include "export/exporters.h"
 #include "export/paje_meta.h"
-#include "import/paje_common.h"
+#include "formats/paje_common.h"
 #include "util/util.h"
 
 #include <errno.h>

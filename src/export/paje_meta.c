@@ -1,6 +1,6 @@
 /* Pajé names kept by the Pajé importers, read back for the exporters. */
 #include "export/paje_meta.h"
-#include "import/paje_common.h"
+#include "formats/paje_common.h"
 #include "util/util.h"
 
 #include <stdio.h>

@@ -16,7 +16,7 @@
  * and a sorted comparison (what the tests do) matches. */
 #include "export/exporters.h"
 #include "export/paje_meta.h"
-#include "import/paje_common.h"
+#include "formats/paje_common.h"
 #include "util/util.h"
 
 #include <errno.h>

@@ -16,7 +16,7 @@
  * The model mapping is described in paje_common.h and doc/formats/paje.md. */
 #include "import/csvutil.h"
 #include "import/importers.h"
-#include "import/paje_common.h"
+#include "formats/paje_common.h"
 #include "util/input.h"
 #include "util/util.h"
 

@@ -13,7 +13,7 @@
  * Times are decimal seconds, stored in nanoseconds: pj_dump prints entity times with
  * 6 decimals and container times with 6 significant digits, so nothing is lost. */
 #include "import/importers.h"
-#include "import/paje_common.h"
+#include "formats/paje_common.h"
 #include "util/input.h"
 #include "util/util.h"
 

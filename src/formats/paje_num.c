@@ -1,5 +1,5 @@
 /* Exact decimal parsing shared by the Pajé importers. */
-#include "import/paje_common.h"
+#include "formats/paje_common.h"
 
 /* Parses a decimal number "[+-]digits[.digits][(e|E)[+-]digits]" exactly into a
  * mantissa and a power of ten. Returns 0, or -1 with *why set. */

@@ -1,4 +1,5 @@
-/* The library context: logger, progress callback, tool registry. */
+/* The library context: logger, progress callback, and the tool registry it owns (which
+ * is why it lives with the registry, above util). */
 #include "traza/version.h"
 #include "traza/ctx.h"
 #include "tools/registry_internal.h"

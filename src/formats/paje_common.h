@@ -1,6 +1,7 @@
-/* Internal: what the Pajé importers (native Pajé and pj_dump CSV) and the Pajé
- * exporters share: how Pajé entities map onto the traza model, and the trace
- * parameters that keep the Pajé names so an export can rebuild the file.
+/* What the Pajé importers (native Pajé and pj_dump CSV) and the Pajé exporters share
+ * (src/formats/ holds what an importer and an exporter of one format share): how Pajé
+ * entities map onto the traza model, and the trace parameters that keep the Pajé names
+ * so an export can rebuild the file.
  *
  * Mapping (see doc/formats/paje.md):
  *   container       -> producer (producer type = container type name); Pajé's root
