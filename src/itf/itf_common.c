@@ -281,7 +281,8 @@ void itf_gen_render(tz_buf *b, uint32_t pc, const char *text, size_t textlen, co
 }
 
 static int has(const char *s, size_t n, const char *w) { return memmem(s, n, w, strlen(w)) != NULL; }
-/* Second whitespace-separated token equals one of the time units. */
+/* Second whitespace-separated token equals one of Tarmac's time units: tic, clk or
+ * cyc (ticks, clock cycles) or ns, ps (a model that stamps simulated time). */
 static int time_unit_line(const char *s, size_t n)
 {
     size_t i = 0;
@@ -295,7 +296,8 @@ static int time_unit_line(const char *s, size_t n)
     while (i < n && s[i] == ' ')
         i++;
     return (n - i >= 4 && (memcmp(s + i, "tic ", 4) == 0 || memcmp(s + i, "clk ", 4) == 0 ||
-                           memcmp(s + i, "cyc ", 4) == 0));
+                           memcmp(s + i, "cyc ", 4) == 0)) ||
+           (n - i >= 3 && (memcmp(s + i, "ps ", 3) == 0 || memcmp(s + i, "ns ", 3) == 0));
 }
 int itf_is_record_start(int dialect, const char *s, size_t n)
 {
