@@ -542,10 +542,11 @@ int64_t tz_pg_q_count(tz_tstate *t, const tz_bfilter *bf, traza_err *err)
         id_range(t, f, &lo, &hi);
         return hi >= lo ? hi - lo + 1 : 0;
     }
+    int64_t lo, hi;
+    id_range(t, f, &lo, &hi);
     tz_buf sql;
     tz_buf_init(&sql);
-    tz_buf_puts(&sql, "SELECT count(*) FROM event");
-    if (build_where(t, bf, &sql) < 0 || sql.oom) {
+    if (tz_count_sql(&sql, bf, lo, hi, &where_style, t) < 0 || sql.oom) {
         tz_buf_free(&sql);
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     }

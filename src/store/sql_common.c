@@ -120,6 +120,25 @@ int tz_where_build(tz_buf *b, const tz_bfilter *bf, int64_t lo, int64_t hi, cons
     return 0;
 }
 
+int tz_count_sql(tz_buf *b, const tz_bfilter *bf, int64_t lo, int64_t hi, const tz_where_style *s, void *ctx)
+{
+    const traza_filter *f = bf->f;
+    if (bf->nconds == 1 && !bf->types && !f->producers && f->event_set <= 0 && !f->overlap && !f->nregexes) {
+        /* A window and one parameter condition: the matching parameters are counted
+         * from the (def, value) index alone. Each is one event: an event has one type,
+         * and a type one parameter of a name, so at most one of the defs. */
+        tz_buf_puts(b, "SELECT count(*) FROM param p WHERE p.event BETWEEN ");
+        s->put_i64(b, 1, lo);
+        tz_buf_puts(b, " AND ");
+        s->put_i64(b, 2, hi);
+        tz_buf_puts(b, " AND");
+        put_defs(b, &bf->conds[0]);
+        return s->cond(b, &bf->conds[0], TZ_WHERE_COND_SLOT(0), ctx);
+    }
+    tz_buf_puts(b, "SELECT count(*) FROM event");
+    return tz_where_build(b, bf, lo, hi, s, ctx);
+}
+
 /* Runs a query of one result's rows: fmt has one %s where the parameter goes. */
 static int open_by_result(tz_rows *r, const tz_rows_ops *ops, void *conn, const char *fmt, int64_t id, traza_err *err)
 {

@@ -27,6 +27,9 @@ typedef struct tz_where_style {
 
 /* Appends " WHERE id BETWEEN lo AND hi AND ..." for bf; -1 if a condition failed. */
 int tz_where_build(tz_buf *b, const tz_bfilter *bf, int64_t lo, int64_t hi, const tz_where_style *s, void *ctx);
+/* The statement that counts the events of bf in the id range [lo, hi] (binds as for
+ * tz_where_build); -1 if a condition failed. */
+int tz_count_sql(tz_buf *b, const tz_bfilter *bf, int64_t lo, int64_t hi, const tz_where_style *s, void *ctx);
 /* " AND col IN (v0,v1,...)" */
 void tz_where_int_list(tz_buf *b, const char *col, const int32_t *v, size_t n);
 /* The SQL operator of a comparison. */

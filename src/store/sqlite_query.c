@@ -403,10 +403,11 @@ int64_t tz_sqlite_q_count(tz_tstate *t, const tz_bfilter *bf, traza_err *err)
             return -1;
         return hi >= lo ? hi - lo + 1 : 0;
     }
+    if (id_range(t, f, &lo, &hi, err) < 0)
+        return -1;
     tz_buf sql;
     tz_buf_init(&sql);
-    tz_buf_puts(&sql, "SELECT count(*) FROM event");
-    if (build_where(t, bf, &sql, &lo, &hi, err) < 0) {
+    if (tz_count_sql(&sql, bf, lo, hi, &where_style, t) < 0) {
         tz_buf_free(&sql);
         return -1;
     }
