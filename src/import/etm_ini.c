@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <errno.h>
+#include <sys/stat.h>
 
 static char *trim(const char *s, size_t n)
 {
@@ -169,6 +171,26 @@ void tz_snapshot_free(tz_snapshot *ss)
     memset(ss, 0, sizeof *ss);
 }
 
+/* The bytes a memory image names (offset, and length when given) lie within its file. */
+static int check_dump(const tz_ss_dump *m, const char *dir, const char *file, const char *section, traza_err *err)
+{
+    struct stat st;
+    if (stat(m->path, &st) != 0)
+        return traza_err_set(err, TRAZA_E_IO, "%s: cannot open the memory image of [%s] in %s/%s (%s)", m->path, section, dir, file,
+                             strerror(errno));
+    unsigned long long size = (unsigned long long)st.st_size, off = m->offset, len = m->length;
+    if (off > size)
+        return traza_err_set(err, TRAZA_E_PARSE,
+                             "%s: byte %llu: the memory image of [%s] in %s/%s starts past the end of the file (%llu bytes)", m->path,
+                             off, section, dir, file, size);
+    if (len > size - off)
+        return traza_err_set(err, TRAZA_E_PARSE,
+                             "%s: byte %llu: the memory image of [%s] in %s/%s needs %llu bytes from byte %llu, found %llu (the file "
+                             "is cut short)",
+                             m->path, size, section, dir, file, len, off, size - off);
+    return 0;
+}
+
 static int load_device(const char *dir, const char *file, tz_ss_device *d, traza_err *err)
 {
     if (load_ini(dir, file, &d->ini, err) < 0)
@@ -204,6 +226,8 @@ static int load_device(const char *dir, const char *file, tz_ss_device *d, traza
                                  a ? a : "(nothing)");
         if ((l && parse_u64(l, &m->length) < 0) || (o && parse_u64(o, &m->offset) < 0))
             return traza_err_set(err, TRAZA_E_PARSE, "%s/%s: [%s] length/offset: expected numbers", dir, file, kv->section);
+        if (check_dump(m, dir, file, kv->section, err) < 0)
+            return -1;
     }
     return 0;
 }

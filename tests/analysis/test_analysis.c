@@ -324,12 +324,96 @@ static void test_agg_spatial(void **state)
     tu_ws_close(&w);
 }
 
+/* ---- aggregation: the window's end ------------------------------------------------
+ * Punctual x at 0, 49, 50 and 100 (max_ts), one state s over [40, 100]. An
+ * occurrence at the window's end counts in the last slice; a state is cut at the
+ * slice bounds (slice_at) and at the window's end. */
+static const double *series_of(const traza_agg_micro *m, int32_t type)
+{
+    for (size_t s = 0; s < m->nseries; s++)
+        if (m->type[s] == type)
+            return m->v + s * m->nslices;
+    fail_msg("no series of type %d", type);
+    return NULL;
+}
+
+static void check_slices(const char *what, const double *got, const double *want, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (got[k] != want[k])
+            fail_msg("%s, slice %zu: %g, expected %g", what, k, got[k], want[k]);
+}
+
+static void test_agg_window_end(void **state)
+{
+    (void)state;
+    tu_ws w;
+    tu_ws_open(&w);
+    traza_writer *wr = traza_writer_begin(w.ws, "ends", "gen", &w.err);
+    assert_non_null(wr);
+    int32_t p = traza_writer_producer(wr, -1, "P", "Thread", &w.err);
+    int32_t tx = traza_writer_event_type(wr, "x", TRAZA_PUNCTUAL, &w.err);
+    int32_t ts = traza_writer_event_type(wr, "s", TRAZA_STATE, &w.err);
+    assert_true(p >= 0 && tx >= 0 && ts >= 0);
+    /* In time order: x@0, s [40, 100], x@49, x@50, x@100. */
+    static const int64_t at[] = {0, 40, 49, 50, 100};
+    for (size_t i = 0; i < 5; i++) {
+        traza_event e;
+        memset(&e, 0, sizeof e);
+        e.ts = at[i];
+        e.type = i == 1 ? ts : tx;
+        e.producer = p;
+        if (i == 1) {
+            e.end_ts = 100;
+            e.has = TRAZA_HAS_END;
+        }
+        assert_int_equal(traza_writer_event(wr, &e, &w.err), 0);
+    }
+    if (traza_writer_commit(wr, NULL, &w.err) < 0)
+        fail_msg("commit: %s", w.err.msg);
+    traza_trace *t = traza_trace_open(w.ws, "ends", TRAZA_OPEN_READ, &w.err);
+    assert_non_null(t);
+    traza_agg_micro m;
+
+    /* The whole trace [0, 100] in 2 slices [0, 50) [50, 100]: x@100 is in slice 1. */
+    if (traza_agg_micro_build(t, 0, 0, 0, 2, TRAZA_AGG_OCCURRENCES, NULL, 0, &m, &w.err) < 0)
+        fail_msg("micro: %s", w.err.msg);
+    assert_int_equal(m.t0, 0);
+    assert_int_equal(m.t1, 100);
+    check_slices("x, whole trace", series_of(&m, tx), (const double[]){2, 2}, 2);
+    check_slices("s, whole trace", series_of(&m, ts), (const double[]){1, 0}, 2);
+    traza_agg_micro_free(&m);
+
+    /* Window [0, 50], 2 slices [0, 25) [25, 50]: x@50 (the window's end) is in slice 1,
+     * x@100 is outside. */
+    if (traza_agg_micro_build(t, 1, 0, 50, 2, TRAZA_AGG_OCCURRENCES, NULL, 0, &m, &w.err) < 0)
+        fail_msg("micro: %s", w.err.msg);
+    check_slices("x, window [0, 50]", series_of(&m, tx), (const double[]){1, 2}, 2);
+    traza_agg_micro_free(&m);
+
+    /* Durations over [0, 100] in 3 slices [0, 33) [33, 66) [66, 100]: s = 0, 26, 34. */
+    if (traza_agg_micro_build(t, 0, 0, 0, 3, TRAZA_AGG_STATE_DURATION, NULL, 0, &m, &w.err) < 0)
+        fail_msg("micro: %s", w.err.msg);
+    assert_int_equal(m.nseries, 1);
+    check_slices("s durations, whole trace", series_of(&m, ts), (const double[]){0, 26, 34}, 3);
+    traza_agg_micro_free(&m);
+
+    /* Window [0, 70]: the state is cut at 70; slices [0, 23) [23, 46) [46, 70]. */
+    if (traza_agg_micro_build(t, 1, 0, 70, 3, TRAZA_AGG_STATE_DURATION, NULL, 0, &m, &w.err) < 0)
+        fail_msg("micro: %s", w.err.msg);
+    check_slices("s durations, window [0, 70]", series_of(&m, ts), (const double[]){0, 6, 24}, 3);
+    traza_agg_micro_free(&m);
+
+    traza_trace_close(t);
+    tu_ws_close(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_agg_paper),       cmocka_unit_test(test_corr_regular), cmocka_unit_test(test_corr_irregular),
         cmocka_unit_test(test_anomaly_rules),   cmocka_unit_test(test_seqsearch),    cmocka_unit_test(test_rank_flush),
-        cmocka_unit_test(test_agg_spatial),
+        cmocka_unit_test(test_agg_spatial),     cmocka_unit_test(test_agg_window_end),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -64,6 +64,22 @@ check_rc "stats clipped" 0 "$TRAZA" stats small --from 10 --to 45 --json
 check_eq "clipped run duration" 20 "$(printf '%s' "$OUT" | python3 -c 'import json,sys; print([t["duration"] for t in json.load(sys.stdin)["types"] if t["name"]=="run"][0])')"
 check_rc "density json" 0 "$TRAZA" density small --slices 4 --json --svg "$TMP/d.svg"
 check_eq "density counts" "[3, 2, 1, 0]" "$(printf '%s' "$OUT" | json_get counts)"
+# the SVG's bars are the counts: one bar per slice, left to right, its title the count,
+# standing on the x axis, its height the count's share of the y axis (the highest
+# count reaching the top)
+check_eq "density svg bars are the counts" "$(printf '%s' "$OUT" | json_get counts)" "$(python3 - "$TMP/d.svg" <<'PY'
+import re, sys
+svg = open(sys.argv[1]).read()
+x0, top, bottom = map(float, re.search(r'<line x1="([0-9.]+)" y1="([0-9.]+)" x2="\1" y2="([0-9.]+)"', svg).groups())
+bars = [tuple(map(float, b[:4])) + (int(b[4]),) for b in
+        re.findall(r'<rect x="([0-9.]+)" y="([0-9.]+)" width="([0-9.]+)" height="([0-9.]+)"><title>([0-9]+)</title></rect>', svg)]
+assert [b[0] for b in bars] == sorted(b[0] for b in bars) and bars[0][0] == x0, bars
+most = max(b[4] for b in bars)
+for x, y, w, h, c in bars:
+    assert abs(y + h - bottom) < 0.01 and abs(h - (bottom - top) * c / most) < 0.01, (x, y, h, c, top, bottom)
+print([b[4] for b in bars])
+PY
+)"
 check_rc "density bad slices" 2 "$TRAZA" density small --slices 0
 
 check_rc "export csv" 0 "$TRAZA" export small --format csv -o "$TMP/out.csv"
@@ -106,7 +122,11 @@ check_rc "run filter tool" 0 "$TRAZA" run filter small --name via-run --type run
 check_eq "run filter result" 3 "$(printf '%s' "$OUT" | json_get size)"
 check_rc "run with a bad option" 2 "$TRAZA" run filter small --bogus 1
 check_contains "bad option message" "$OUT" "unknown option '--bogus'"
+result_names() { "$TRAZA" results small --json | python3 -c 'import json,sys; print(" ".join(sorted(r["name"] for r in json.load(sys.stdin) if r["name"] != "category-count")))'; }
+check_eq "results before rm" "busy late-irqs via-run" "$(result_names)"
 check_rc "results rm" 0 "$TRAZA" results small rm via-run
+check_eq "results rm removes that result only" "busy late-irqs" "$(result_names)"
+check_rc "results rm of a removed result" 1 "$TRAZA" results small rm via-run
 check_rc "report" 0 "$TRAZA" report small -o "$TMP/r.html"
 check_contains "report is html with svg" "$(cat "$TMP/r.html")" "<svg xmlns="
 

@@ -21,3 +21,18 @@ check_rc "etm: --from-etm with an input file is a usage error" 2 "$TRAZA" gramma
 mkdir -p "$TMP/nosnap"
 check_rc "etm: not a snapshot" 1 "$TRAZA" grammar compress --from-etm "$TMP/nosnap" -o "$TMP/x.tzg"
 check_contains "etm: not a snapshot error" "$OUT" "snapshot.ini: cannot open"
+# A memory image that does not hold the bytes its [dump] section names: the error names
+# the image file and the byte where it falls short, and nothing is imported.
+mkdir -p "$TMP/short"
+cp "$O/snapshots/TC2/"*.ini "$O/snapshots/TC2/"*.bin "$TMP/short/" && chmod u+w "$TMP/short/"*
+head -c 1000 "$O/snapshots/TC2/kernel_dump.bin" > "$TMP/short/kernel_dump.bin"
+check_rc "etm: memory image cut short fails" 1 "$TRAZA" import "$TMP/short" --format etm --name short
+check_contains "etm: cut short image: file and offset" "$OUT" "$TMP/short/kernel_dump.bin: byte 1000: the memory image of [dump] in $TMP/short/cpu_0.ini needs 327680 bytes from byte 0, found 1000 (the file is cut short)"
+check_rc "etm: cut short image: nothing imported" 1 "$TRAZA" info short
+printf '[device]\nname=cpu_0\nclass=core\ntype=Cortex-A7\n\n[dump]\nfile=kernel_dump.bin\naddress=0xC0008000\noffset=400000\n' > "$TMP/short/cpu_0.ini"
+cp "$O/snapshots/TC2/kernel_dump.bin" "$TMP/short/kernel_dump.bin"
+check_rc "etm: memory image offset past its end fails" 1 "$TRAZA" import "$TMP/short" --format etm --name short
+check_contains "etm: offset past the end: file and offset" "$OUT" "$TMP/short/kernel_dump.bin: byte 400000: the memory image of [dump] in $TMP/short/cpu_0.ini starts past the end of the file (327680 bytes)"
+rm "$TMP/short/kernel_dump.bin"
+check_rc "etm: missing memory image fails" 1 "$TRAZA" import "$TMP/short" --format etm --name short
+check_contains "etm: missing image: the file and its section" "$OUT" "$TMP/short/kernel_dump.bin: cannot open the memory image of [dump] in $TMP/short/cpu_0.ini (No such file or directory)"

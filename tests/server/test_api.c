@@ -592,6 +592,53 @@ static double mono_s(void)
  * count; regexes that cost milliseconds per event stop at the budget inside a batch:
  * 10 000 events of ~1-3 ms each (10-30 s to match them all) answer within a few
  * seconds (a partial count at the budget, then the page gives up a second later). */
+/* The ids of a page of /api/events, in order, as a string "2,3,4". */
+static void event_ids(fx *f, const char *target, char *out, size_t cap)
+{
+    json_t *j = get_json(f, target, 200);
+    json_t *evs = json_object_get(j, "events");
+    size_t n = 0;
+    out[0] = 0;
+    for (size_t i = 0; i < json_array_size(evs); i++)
+        n += (size_t)snprintf(out + n, cap - n, "%s%lld", i ? "," : "", (long long)jint(json_array_get(evs, i), "id"));
+    assert_int_equal(jint(j, "total"), (json_int_t)json_array_size(evs));
+    json_decref(j);
+}
+
+/* overlap=1 adds the intervals that start before the window and end in it (or at its
+ * start, or after it). States of trace "ov", window [20, 50]:
+ *   1 [0, 10]  2 [5, 20]  3 [10, 30]  4 [15, 100]  5 [25, 26]  6 [50, 60]  7 [60, 70] */
+static void test_events_overlap(void **state)
+{
+    fx *f = *state;
+    traza_err err;
+    traza_writer *wr = traza_writer_begin(f->ws, "ov", "test", &err);
+    assert_non_null(wr);
+    int32_t p = traza_writer_producer(wr, -1, "core", "Core", &err);
+    int32_t ty = traza_writer_event_type(wr, "run", TRAZA_STATE, &err);
+    assert_true(p >= 0 && ty >= 0);
+    static const int64_t iv[7][2] = {{0, 10}, {5, 20}, {10, 30}, {15, 100}, {25, 26}, {50, 60}, {60, 70}};
+    for (size_t i = 0; i < 7; i++) {
+        traza_event e = {0};
+        e.ts = iv[i][0];
+        e.end_ts = iv[i][1];
+        e.has = TRAZA_HAS_END;
+        e.type = ty;
+        e.producer = p;
+        assert_int_equal(traza_writer_event(wr, &e, &err), 0);
+    }
+    assert_int_equal(traza_writer_commit(wr, NULL, &err), 0);
+    char ids[256];
+    event_ids(f, "/api/events?trace=ov&from=20&to=50", ids, sizeof ids);
+    assert_string_equal(ids, "5,6");
+    event_ids(f, "/api/events?trace=ov&from=20&to=50&overlap=1", ids, sizeof ids);
+    assert_string_equal(ids, "2,3,4,5,6");
+    event_ids(f, "/api/events?trace=ov&from=21&to=50&overlap=1", ids, sizeof ids);
+    assert_string_equal(ids, "3,4,5,6");
+    event_ids(f, "/api/events?trace=ov&from=20&to=50&overlap=0", ids, sizeof ids);
+    assert_string_equal(ids, "5,6");
+}
+
 static void test_regex_limits(void **state)
 {
     fx *f = *state;
@@ -940,6 +987,7 @@ int main(void)
         cmocka_unit_test(test_budget),
         cmocka_unit_test(test_regex_limits),
         cmocka_unit_test(test_aggregate_bounded),
+        cmocka_unit_test(test_events_overlap),
         cmocka_unit_test(test_budget_analyses),
         cmocka_unit_test(test_grammar_view_huge),
     };

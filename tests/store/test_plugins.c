@@ -68,13 +68,26 @@ static void test_external_tool(void **state)
     v[1] = "two";
     assert_int_equal(traza_tool_run(tool, &call, &w.err), -1);
     assert_err_contains(w.err, "expects an integer");
-    /* a failing tool reports its exit status and stderr */
+    /* an option the manifest does not declare is refused before launching */
     const char *k2[] = {"fail"};
     const char *v2[] = {"1"};
     traza_tool_args a2 = {1, k2, v2};
     call.args = &a2;
     assert_int_equal(traza_tool_run(tool, &call, &w.err), -1);
     assert_err_contains(w.err, "has no option '--fail'");
+    /* a tool that fails at run time (count-lines.sh exits 1 with "no workspace" on
+     * stderr when it gets no --workspace): its output is printed, the error names the
+     * tool, its exit status and its stderr */
+    v[1] = "1";
+    call.args = &args;
+    call.ws = NULL;
+    out[0] = 0;
+    assert_int_equal(traza_tool_run(tool, &call, &w.err), -1);
+    assert_string_equal(out, "hi sometrace\n");
+    assert_int_equal(w.err.code, TRAZA_E_IO);
+    char want[4200];
+    snprintf(want, sizeof want, "tool 'count-lines' (%s/count-lines.sh) failed (exit status 1): no workspace\n", dir);
+    assert_string_equal(w.err.msg, want);
     tu_ws_close(&w);
 }
 
