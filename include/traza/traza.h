@@ -13,4 +13,5 @@
 #include "traza/svg.h"
 #include "traza/filters.h"
 #include "traza/report.h"
+#include "traza/diff.h"
 #endif
