@@ -20,4 +20,5 @@
 #include "traza/itf.h"
 #include "traza/ctf.h"
 #include "traza/etm.h"
+#include "traza/diff.h"
 #endif

@@ -1,0 +1,113 @@
+/* traza — what changed between two traces (A = base, B = new): per row (event type;
+ * event type on a producer; function of a call-stack trace), counts, rates and
+ * duration quantiles of each side, a rank test on the durations (Mann–Whitney U),
+ * a rate test on the counts (conditional binomial), an effect size (Hodges–Lehmann
+ * shift with a bootstrap interval) and multiple-comparison corrections (Holm and
+ * Benjamini–Hochberg). doc/diff.md explains each test and its assumptions. */
+#ifndef TRAZA_DIFF_H
+#define TRAZA_DIFF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "traza/store.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* The public API: the only symbols libtraza.so exports (the library is built with
+ * -fvisibility=hidden). */
+#pragma GCC visibility push(default)
+
+typedef enum traza_diff_by {
+    TRAZA_DIFF_BY_TYPE = 0,     /* one row per event type name */
+    TRAZA_DIFF_BY_PRODUCER = 1, /* one row per (event type, producer path) */
+    TRAZA_DIFF_BY_FUNCTION = 2  /* one row per function: the nested states a call-stack trace holds */
+} traza_diff_by;
+
+typedef enum traza_diff_correction {
+    TRAZA_DIFF_HOLM = 0, /* family-wise error (the default: a CI gate wants no false alarm) */
+    TRAZA_DIFF_BH = 1    /* false discovery rate */
+} traza_diff_correction;
+
+/* Defaults of traza_diff_opts_init. */
+#define TRAZA_DIFF_SAMPLE_CAP 100000u /* durations kept per row and side (reservoir beyond) */
+#define TRAZA_DIFF_HL_CAP 1000u       /* per side, for the Hodges–Lehmann estimate */
+#define TRAZA_DIFF_BOOT_CAP 200u      /* per side, for each bootstrap resample */
+#define TRAZA_DIFF_BOOT_RESAMPLES 200u
+
+typedef struct traza_diff_opts {
+    traza_diff_by by;
+    traza_diff_correction correction; /* which adjusted p the verdict uses */
+    double alpha;                     /* adjusted p below which a row is a change */
+    size_t sample_cap, hl_cap, boot_cap, boot_resamples;
+    uint64_t seed;                    /* of the reservoir and bootstrap draws */
+} traza_diff_opts;
+
+void traza_diff_opts_init(traza_diff_opts *o);
+
+typedef struct traza_diff_side {
+    int64_t count;     /* events of the row */
+    double rate;       /* count per second of the trace's span */
+    int64_t ndur;      /* durations seen (states, links, variables, calls) */
+    size_t nsamples;   /* durations kept (ndur, or the reservoir's cap) */
+    double median, p90, p99; /* of the kept durations, in seconds; NaN without */
+    double total;      /* summed durations, seconds */
+} traza_diff_side;
+
+typedef enum traza_diff_verdict {
+    TRAZA_DIFF_SAME = 0, TRAZA_DIFF_SLOWER, TRAZA_DIFF_FASTER, TRAZA_DIFF_MORE, TRAZA_DIFF_FEWER,
+    TRAZA_DIFF_NEW, TRAZA_DIFF_GONE
+} traza_diff_verdict;
+const char *traza_diff_verdict_name(traza_diff_verdict v);
+
+typedef struct traza_diff_row {
+    char *name;        /* "type", "type @ producer/path" or "function" */
+    traza_diff_side a, b;
+    double count_ratio; /* rate of B / rate of A (inf when A has none) */
+    /* durations, B - A, seconds; NaN when a side has no duration */
+    double p;          /* Mann–Whitney U, two-sided */
+    double p_holm, q;  /* Holm-adjusted p and Benjamini–Hochberg q over every test of the diff */
+    double shift, shift_lo, shift_hi; /* Hodges–Lehmann shift and its 95 % bootstrap interval */
+    double rel_shift;  /* shift / median of A */
+    int subsampled;    /* the shift was estimated on a subsample (hl_cap per side) */
+    /* counts: conditional binomial test of B's share given the spans */
+    double rate_p, rate_p_holm, rate_q;
+    double p_adj;      /* the smallest adjusted p of the row under opts.correction: the ranking key */
+    traza_diff_verdict verdict;
+} traza_diff_row;
+
+typedef struct traza_diff {
+    traza_diff_row *rows; /* ranked: p_adj ascending, then |rel_shift| descending */
+    size_t nrows;
+    size_t ntests;        /* the family the corrections count */
+    double span_a, span_b; /* seconds */
+    traza_diff_opts opts;
+} traza_diff;
+
+/* Reads both traces once (memory: the rows, plus at most sample_cap durations per row
+ * and side). */
+int traza_diff_compute(traza_trace *a, traza_trace *b, const traza_diff_opts *opts, traza_diff *out, traza_err *err);
+void traza_diff_free(traza_diff *d);
+
+/* ---- the statistics, for reuse and tests ---------------------------------------- */
+
+/* Mann–Whitney U of x against y (U of x), normal approximation with tie and continuity
+ * corrections; returns the two-sided p (NaN if a side is empty). Sorts copies. */
+double traza_mann_whitney(const double *x, size_t nx, const double *y, size_t ny, double *u_out);
+/* Hodges–Lehmann shift: the median of every y[j] - x[i]. NaN if a side is empty or
+ * memory runs out. */
+double traza_hodges_lehmann(const double *x, size_t nx, const double *y, size_t ny);
+/* Two-sided p of observing cb of n = ca + cb events in B when each falls in B with
+ * probability tb / (ta + tb): exact binomial up to n = 2000, normal beyond. */
+double traza_rate_test(int64_t ca, double ta, int64_t cb, double tb);
+/* Adjusted p values of p[0..n-1] into out (same order). NaN entries are skipped and
+ * stay NaN. 0 or -1 (memory). */
+int traza_p_holm(const double *p, size_t n, double *out);
+int traza_p_bh(const double *p, size_t n, double *out);
+
+#pragma GCC visibility pop
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,391 @@
+/* traza diff A B [--by type|producer|function] [--top N] [--alpha P] [--correction holm|bh]
+ *                [--fail-on EXPR] [--json] */
+#include "cli/cli.h"
+#include "util/util.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The exit status when a row matches --fail-on. */
+enum { EXIT_DIFF_FAILED = 3 };
+
+const char cmd_diff_usage[] =
+    "usage: traza diff A B [--by type|producer|function] [--top N] [--alpha P]\n"
+    "                  [--correction holm|bh] [--fail-on EXPR] [--json]\n"
+    "\n"
+    "What changed from trace A (the base) to trace B (the new run), per row: counts,\n"
+    "rates, duration median/p90/p99/total; a Mann-Whitney U test on the durations, a\n"
+    "binomial test on the counts given the spans, the Hodges-Lehmann shift of the\n"
+    "durations with a 95 % bootstrap interval; p values corrected for the number of\n"
+    "tests. Rows are ranked by corrected p, then by |relative shift|. See doc/diff.md.\n"
+    "  --by K              rows: type (event type, the default), producer (event type on\n"
+    "                      each producer) or function (the nested states of a call-stack trace)\n"
+    "  --top N             at most N rows in the text table (default 20)\n"
+    "  --alpha P           corrected p below which a row's verdict is a change (default 0.01)\n"
+    "  --correction C      holm (family-wise, the default) or bh (Benjamini-Hochberg q)\n"
+    "  --fail-on EXPR      exit with status 3 when a row matches EXPR, e.g.\n"
+    "                      'shift > 5% and p < 0.01': conditions FIELD OP VALUE joined by and/or\n"
+    "                      (and binds first), OP one of < <= > >=; fields: shift (relative, %),\n"
+    "                      abs_shift (a time: 2us), p, p_holm, q (durations), rate_p, rate_q\n"
+    "                      (counts), count_ratio (rate of B / rate of A)\n"
+    "  --json              {\"a\", \"b\", \"tests\", \"rows\": [every row, every field], \"failed\"}\n";
+
+/* ---- --fail-on ------------------------------------------------------------------- */
+
+enum { F_SHIFT, F_ABS_SHIFT, F_P, F_P_HOLM, F_Q, F_RATE_P, F_RATE_Q, F_COUNT_RATIO };
+static const char *const field_names[] = {"shift", "abs_shift", "p", "p_holm", "q", "rate_p", "rate_q", "count_ratio"};
+enum { OP_LT, OP_LE, OP_GT, OP_GE };
+
+typedef struct fail_cond {
+    int field, op;
+    double value;
+    int group; /* conditions of one group are and-ed; groups are or-ed */
+} fail_cond;
+
+typedef struct fail_expr {
+    fail_cond c[32];
+    size_t n;
+} fail_expr;
+
+/* The next word of s at *pos: a name, an operator, or a value (up to a blank or an
+ * operator character). */
+static size_t next_word(const char *s, size_t *pos, const char **w)
+{
+    while (isspace((unsigned char)s[*pos]))
+        (*pos)++;
+    *w = s + *pos;
+    size_t n = 0;
+    if (strchr("<>=!", s[*pos]) && s[*pos])
+        while (s[*pos + n] && strchr("<>=!", s[*pos + n]))
+            n++;
+    else
+        while (s[*pos + n] && !isspace((unsigned char)s[*pos + n]) && !strchr("<>=!", s[*pos + n]))
+            n++;
+    *pos += n;
+    return n;
+}
+
+static int parse_fail_on(const char *s, fail_expr *e)
+{
+    memset(e, 0, sizeof *e);
+    size_t pos = 0, n;
+    const char *w;
+    int group = 0;
+    for (;;) {
+        if (e->n == sizeof e->c / sizeof *e->c)
+            return cli_usage_error("diff", "--fail-on: more than %zu conditions", sizeof e->c / sizeof *e->c);
+        fail_cond *c = &e->c[e->n];
+        c->group = group;
+        n = next_word(s, &pos, &w);
+        c->field = -1;
+        for (int k = 0; k < (int)(sizeof field_names / sizeof *field_names); k++)
+            if (strlen(field_names[k]) == n && strncmp(w, field_names[k], n) == 0)
+                c->field = k;
+        if (c->field < 0)
+            return cli_usage_error("diff", "--fail-on: expected a field (shift, abs_shift, p, p_holm, q, rate_p, rate_q, "
+                                           "count_ratio) at offset %zu, found '%.*s'", (size_t)(w - s), (int)n, w);
+        n = next_word(s, &pos, &w);
+        if (n == 1 && *w == '<') c->op = OP_LT;
+        else if (n == 2 && !strncmp(w, "<=", 2)) c->op = OP_LE;
+        else if (n == 1 && *w == '>') c->op = OP_GT;
+        else if (n == 2 && !strncmp(w, ">=", 2)) c->op = OP_GE;
+        else
+            return cli_usage_error("diff", "--fail-on: expected <, <=, > or >= after %s at offset %zu, found '%.*s'",
+                                   field_names[c->field], (size_t)(w - s), (int)n, w);
+        n = next_word(s, &pos, &w);
+        char val[64];
+        if (n == 0 || n >= sizeof val)
+            return cli_usage_error("diff", "--fail-on: expected a value after %s at offset %zu", field_names[c->field], (size_t)(w - s));
+        memcpy(val, w, n);
+        val[n] = 0;
+        int ok;
+        if (c->field == F_ABS_SHIFT) {
+            int64_t ps;
+            traza_err err;
+            ok = !isdigit((unsigned char)val[n - 1]) && traza_time_parse(val, -12, &ps, &err) == 0;
+            c->value = (double)ps * 1e-12;
+        } else if (c->field == F_SHIFT && val[n - 1] == '%') {
+            ok = tz_parse_double(val, n - 1, &c->value) == 0;
+            c->value /= 100;
+        } else {
+            ok = tz_parse_double(val, n, &c->value) == 0;
+        }
+        if (!ok)
+            return cli_usage_error("diff", "--fail-on: %s expects %s, found '%s'", field_names[c->field],
+                                   c->field == F_ABS_SHIFT ? "a time with its unit (2us, 1.5ms)"
+                                   : c->field == F_SHIFT  ? "a percentage (5%) or a fraction (0.05)"
+                                                          : "a number",
+                                   val);
+        e->n++;
+        n = next_word(s, &pos, &w);
+        if (n == 0)
+            return 0;
+        if (n == 3 && !strncmp(w, "and", 3))
+            continue;
+        if (n == 2 && !strncmp(w, "or", 2)) {
+            group++;
+            continue;
+        }
+        return cli_usage_error("diff", "--fail-on: expected 'and', 'or' or the end at offset %zu, found '%.*s'", (size_t)(w - s),
+                               (int)n, w);
+    }
+}
+
+static double field_of(const traza_diff_row *r, int f)
+{
+    switch (f) {
+    case F_SHIFT: return r->rel_shift;
+    case F_ABS_SHIFT: return r->shift;
+    case F_P: return r->p;
+    case F_P_HOLM: return r->p_holm;
+    case F_Q: return r->q;
+    case F_RATE_P: return r->rate_p;
+    case F_RATE_Q: return r->rate_q;
+    default: return r->count_ratio;
+    }
+}
+
+/* Whether the row matches: a condition on a value the row has not (NaN) is false. */
+static int fail_match(const fail_expr *e, const traza_diff_row *r)
+{
+    for (size_t i = 0; i < e->n;) {
+        int all = 1, g = e->c[i].group;
+        for (; i < e->n && e->c[i].group == g; i++) {
+            double v = field_of(r, e->c[i].field), x = e->c[i].value;
+            int ok = e->c[i].op == OP_LT ? v < x : e->c[i].op == OP_LE ? v <= x : e->c[i].op == OP_GT ? v > x : v >= x;
+            all &= ok;
+        }
+        if (all)
+            return 1;
+    }
+    return 0;
+}
+
+/* ---- output -------------------------------------------------------------------- */
+
+/* Seconds in a readable unit ("1.23 ms", "-250 ns"); "-" for none. */
+static const char *secs(double s, char *buf, size_t size)
+{
+    if (isnan(s)) {
+        snprintf(buf, size, "-");
+        return buf;
+    }
+    double a = fabs(s);
+    if (a >= 1 || a == 0) snprintf(buf, size, "%.3g s", s);
+    else if (a >= 1e-3) snprintf(buf, size, "%.3g ms", s * 1e3);
+    else if (a >= 1e-6) snprintf(buf, size, "%.3g us", s * 1e6);
+    else snprintf(buf, size, "%.3g ns", s * 1e9);
+    return buf;
+}
+
+static void json_side(tz_buf *b, const traza_diff_side *s)
+{
+    tz_buf_printf(b, "{\"count\":%lld,\"rate\":", (long long)s->count);
+    tz_json_num(b, s->rate);
+    tz_buf_printf(b, ",\"durations\":%lld,\"samples\":%zu,\"median\":", (long long)s->ndur, s->nsamples);
+    tz_json_num(b, s->median);
+    tz_buf_puts(b, ",\"p90\":");
+    tz_json_num(b, s->p90);
+    tz_buf_puts(b, ",\"p99\":");
+    tz_json_num(b, s->p99);
+    tz_buf_puts(b, ",\"total\":");
+    tz_json_num(b, s->total);
+    tz_buf_putc(b, '}');
+}
+
+static void json_field(tz_buf *b, const char *name, double v)
+{
+    tz_buf_printf(b, ",\"%s\":", name);
+    tz_json_num(b, v);
+}
+
+static void print_json(tz_buf *b, traza_trace *ta, traza_trace *tb, const traza_diff *d, const unsigned char *failed)
+{
+    tz_buf_puts(b, "{\"a\":");
+    tz_json_str(b, traza_trace_info_of(ta)->name);
+    tz_buf_puts(b, ",\"b\":");
+    tz_json_str(b, traza_trace_info_of(tb)->name);
+    tz_buf_printf(b, ",\"by\":\"%s\",\"correction\":\"%s\",\"alpha\":",
+                  d->opts.by == TRAZA_DIFF_BY_PRODUCER ? "producer" : d->opts.by == TRAZA_DIFF_BY_FUNCTION ? "function" : "type",
+                  d->opts.correction == TRAZA_DIFF_BH ? "bh" : "holm");
+    tz_json_num(b, d->opts.alpha);
+    json_field(b, "span_a", d->span_a);
+    json_field(b, "span_b", d->span_b);
+    tz_buf_printf(b, ",\"tests\":%zu,\"rows\":[", d->ntests);
+    for (size_t i = 0; i < d->nrows; i++) {
+        const traza_diff_row *r = &d->rows[i];
+        tz_buf_puts(b, i ? ",{\"name\":" : "{\"name\":");
+        tz_json_str(b, r->name);
+        tz_buf_puts(b, ",\"a\":");
+        json_side(b, &r->a);
+        tz_buf_puts(b, ",\"b\":");
+        json_side(b, &r->b);
+        json_field(b, "count_ratio", r->count_ratio);
+        json_field(b, "shift", r->shift);
+        json_field(b, "shift_lo", r->shift_lo);
+        json_field(b, "shift_hi", r->shift_hi);
+        json_field(b, "rel_shift", r->rel_shift);
+        tz_buf_printf(b, ",\"subsampled\":%s", r->subsampled ? "true" : "false");
+        json_field(b, "p", r->p);
+        json_field(b, "p_holm", r->p_holm);
+        json_field(b, "q", r->q);
+        json_field(b, "rate_p", r->rate_p);
+        json_field(b, "rate_p_holm", r->rate_p_holm);
+        json_field(b, "rate_q", r->rate_q);
+        json_field(b, "p_adj", r->p_adj);
+        tz_buf_printf(b, ",\"verdict\":\"%s\",\"failed\":%s}", traza_diff_verdict_name(r->verdict),
+                      failed && failed[i] ? "true" : "false");
+    }
+    tz_buf_puts(b, "],\"failed\":[");
+    for (size_t i = 0, k = 0; failed && i < d->nrows; i++)
+        if (failed[i]) {
+            if (k++)
+                tz_buf_putc(b, ',');
+            tz_json_str(b, d->rows[i].name);
+        }
+    tz_buf_puts(b, "]}\n");
+}
+
+static void print_text(tz_buf *b, traza_trace *ta, traza_trace *tb, const traza_diff *d, long top, const unsigned char *failed)
+{
+    char x[32], y[32], z[32], lo[32], hi[32];
+    int subsampled = 0;
+    tz_buf_printf(b, "A: %s (%s)  B: %s (%s)  %zu rows, %zu tests, %s-corrected p < %g is a change\n\n",
+                  traza_trace_info_of(ta)->name, secs(d->span_a, x, sizeof x), traza_trace_info_of(tb)->name,
+                  secs(d->span_b, y, sizeof y), d->nrows, d->ntests, d->opts.correction == TRAZA_DIFF_BH ? "BH" : "Holm",
+                  d->opts.alpha);
+    tz_buf_printf(b, "%-28s %9s %9s %7s %10s %10s %10s %23s %8s %9s  %s\n", "row", "count A", "count B", "rate x", "median A",
+                  "median B", "shift", "95% interval", "rel", "p adj", "verdict");
+    for (size_t i = 0; i < d->nrows && (long)i < top; i++) {
+        const traza_diff_row *r = &d->rows[i];
+        char ratio[32], rel[32], interval[64];
+        snprintf(ratio, sizeof ratio, isfinite(r->count_ratio) ? "%.3g" : "-", r->count_ratio);
+        snprintf(rel, sizeof rel, isnan(r->rel_shift) ? "-" : "%+.1f%%", r->rel_shift * 100);
+        if (isnan(r->shift_lo))
+            snprintf(interval, sizeof interval, "-");
+        else
+            snprintf(interval, sizeof interval, "[%s, %s]", secs(r->shift_lo, lo, sizeof lo), secs(r->shift_hi, hi, sizeof hi));
+        tz_buf_printf(b, "%-28s %9lld %9lld %7s %10s %10s %10s %23s %8s %9.2g  %s%s\n", r->name, (long long)r->a.count,
+                      (long long)r->b.count, ratio, secs(r->a.median, x, sizeof x), secs(r->b.median, y, sizeof y),
+                      secs(r->shift, z, sizeof z), interval, rel, r->p_adj, traza_diff_verdict_name(r->verdict),
+                      failed && failed[i] ? "  FAIL" : "");
+        subsampled |= r->subsampled;
+    }
+    if (subsampled)
+        tz_buf_printf(b, "(shifts of rows with more than %zu durations on a side are estimated on %zu quantiles of each side)\n",
+                      d->opts.hl_cap, d->opts.hl_cap);
+    if (d->nrows > (size_t)top)
+        tz_buf_printf(b, "(%zu more rows: --top or --json)\n", d->nrows - (size_t)top);
+}
+
+int cmd_diff(traza_cli *cli, int argc, char **argv)
+{
+    enum { O_BY = OPT_FIRST_FREE, O_TOP, O_ALPHA, O_CORR, O_FAIL };
+    static const struct option longopts[] = {
+        CLI_COMMON_LONGOPTS,
+        {"by", required_argument, NULL, O_BY},
+        {"top", required_argument, NULL, O_TOP},
+        {"alpha", required_argument, NULL, O_ALPHA},
+        {"correction", required_argument, NULL, O_CORR},
+        {"fail-on", required_argument, NULL, O_FAIL},
+        {NULL, 0, NULL, 0},
+    };
+    traza_diff_opts o;
+    traza_diff_opts_init(&o);
+    long top = 20;
+    const char *fail_on = NULL;
+    fail_expr fe;
+    int c;
+    while ((c = cli_getopt(cli, argc, argv, ":hqw:", longopts)) != -1) {
+        char *end;
+        switch (c) {
+        case O_BY:
+            if (!strcmp(optarg, "type")) o.by = TRAZA_DIFF_BY_TYPE;
+            else if (!strcmp(optarg, "producer")) o.by = TRAZA_DIFF_BY_PRODUCER;
+            else if (!strcmp(optarg, "function")) o.by = TRAZA_DIFF_BY_FUNCTION;
+            else return cli_usage_error("diff", "--by expects type, producer or function, got '%s'", optarg);
+            break;
+        case O_TOP:
+            top = strtol(optarg, &end, 10);
+            if (*end || top <= 0)
+                return cli_usage_error("diff", "--top wants a positive number, got '%s'", optarg);
+            break;
+        case O_ALPHA:
+            if (tz_parse_double(optarg, strlen(optarg), &o.alpha) < 0 || !(o.alpha > 0 && o.alpha < 1))
+                return cli_usage_error("diff", "--alpha wants a number between 0 and 1, got '%s'", optarg);
+            break;
+        case O_CORR:
+            if (!strcmp(optarg, "holm")) o.correction = TRAZA_DIFF_HOLM;
+            else if (!strcmp(optarg, "bh")) o.correction = TRAZA_DIFF_BH;
+            else return cli_usage_error("diff", "--correction expects holm or bh, got '%s'", optarg);
+            break;
+        case O_FAIL:
+            fail_on = optarg;
+            if (parse_fail_on(optarg, &fe) != 0)
+                return EXIT_USAGE;
+            break;
+        default: {
+            int k = cli_common_opt(cli, "diff", c);
+            if (k == -1) return EXIT_OK;
+            if (k <= 0) return EXIT_USAGE;
+        }
+        }
+    }
+    if (optind + 2 != argc)
+        return cli_usage_error("diff", "expected two trace names, A (the base) and B (the new run)");
+    traza_trace *ta = cli_trace(cli, argv[optind], TRAZA_OPEN_READ);
+    if (!ta)
+        return EXIT_FAIL;
+    traza_trace *tb = cli_trace(cli, argv[optind + 1], TRAZA_OPEN_READ);
+    if (!tb) {
+        traza_trace_close(ta);
+        return EXIT_FAIL;
+    }
+    traza_err err;
+    traza_err_clear(&err);
+    traza_diff d;
+    int rc = EXIT_OK;
+    if (traza_diff_compute(ta, tb, &o, &d, &err) < 0) {
+        rc = cli_fail(cli, &err);
+        goto out;
+    }
+    unsigned char *failed = NULL;
+    size_t nfailed = 0;
+    if (fail_on) {
+        failed = calloc(d.nrows ? d.nrows : 1, 1);
+        if (!failed) {
+            rc = EXIT_FAIL;
+            fputs("traza: out of memory\n", stderr);
+            goto done;
+        }
+        for (size_t i = 0; i < d.nrows; i++)
+            nfailed += failed[i] = (unsigned char)fail_match(&fe, &d.rows[i]);
+    }
+    tz_buf b;
+    tz_buf_init(&b);
+    if (cli->json) {
+        print_json(&b, ta, tb, &d, failed);
+    } else {
+        print_text(&b, ta, tb, &d, top, failed);
+        if (fail_on) {
+            tz_buf_printf(&b, "\n--fail-on '%s': %zu row%s failed%s", fail_on, nfailed, nfailed == 1 ? "" : "s", nfailed ? ":" : "");
+            for (size_t i = 0, k = 0; i < d.nrows; i++)
+                if (failed[i])
+                    tz_buf_printf(&b, "%s %s", k++ ? "," : "", d.rows[i].name);
+            tz_buf_putc(&b, '\n');
+        }
+    }
+    fputs(b.s ? b.s : "", stdout);
+    tz_buf_free(&b);
+    if (nfailed)
+        rc = EXIT_DIFF_FAILED;
+done:
+    free(failed);
+    traza_diff_free(&d);
+out:
+    traza_trace_close(ta);
+    traza_trace_close(tb);
+    return rc;
+}

@@ -1,0 +1,247 @@
+/* traza diff: the statistics against values computed by hand, an injected change found
+ * and ranked first, and the false-positive rate of A/A comparisons measured. */
+#include "testutil.h"
+#include "traza/gen.h"
+
+#include <math.h>
+
+#define NEAR(got, want, tol)                                                                  \
+    do {                                                                                      \
+        double g_ = (got), w_ = (want);                                                       \
+        if (!(fabs(g_ - w_) <= (tol)))                                                        \
+            fail_msg("%s = %.12g, expected %.12g", #got, g_, w_);                             \
+    } while (0)
+
+/* ---- the statistics ---------------------------------------------------------------- */
+
+static void test_mann_whitney(void **state)
+{
+    (void)state;
+    /* Ranks of 11 12 16 17 19 20 22 24 29: x holds 3 5 7 8 9, R = 32, U = 32 - 15 = 17;
+     * sd = sqrt(5*4*10/12), z = (|17 - 10| - 0.5) / sd; R's wilcox.test(exact = FALSE)
+     * gives W = 17, p = 0.1113. */
+    const double x[] = {19, 22, 16, 29, 24}, y[] = {20, 11, 17, 12};
+    double u;
+    NEAR(traza_mann_whitney(x, 5, y, 4, &u), 0.11134688653314048, 1e-12);
+    NEAR(u, 17, 0);
+    /* Ties: 1 | 2 2 2 | 3 3 | 4 → x's ranks 1, 3, 3, 5.5: U = 2.5; the tie term
+     * (27 - 3) + (8 - 2) = 30 makes the variance 12/12 * (8 - 30/42). */
+    const double tx[] = {1, 2, 2, 3}, ty[] = {2, 3, 4};
+    NEAR(traza_mann_whitney(tx, 4, ty, 3, &u), 0.2663799233424826, 1e-12);
+    NEAR(u, 2.5, 0);
+    /* every value equal: no evidence either way */
+    const double same[] = {5, 5, 5};
+    NEAR(traza_mann_whitney(same, 3, same, 2, NULL), 1.0, 0);
+    assert_true(isnan(traza_mann_whitney(x, 5, y, 0, NULL)));
+}
+
+static void test_hodges_lehmann(void **state)
+{
+    (void)state;
+    /* y - x over {1,2,3} x {2,4,7}: -1 0 1 1 2 3 4 5 6, median 2 */
+    const double x[] = {3, 1, 2}, y[] = {7, 2, 4};
+    NEAR(traza_hodges_lehmann(x, 3, y, 3), 2, 0);
+    /* {1,2} x {3,5}: 1 2 3 4, median 2.5 */
+    const double x2[] = {1, 2}, y2[] = {3, 5};
+    NEAR(traza_hodges_lehmann(x2, 2, y2, 2), 2.5, 0);
+    assert_true(isnan(traza_hodges_lehmann(x, 3, y, 0)));
+}
+
+static void test_corrections(void **state)
+{
+    (void)state;
+    /* sorted 0.005 0.01 0.03 0.04 (m = 4): Holm 0.02 0.03 max(0.03, 0.06) max(0.06, 0.04);
+     * BH 0.02 min(0.02, 0.04) min(0.04, 0.04) 0.04 */
+    const double p[] = {0.01, 0.04, 0.03, 0.005, NAN};
+    double out[5];
+    assert_int_equal(traza_p_holm(p, 5, out), 0);
+    NEAR(out[0], 0.03, 1e-15);
+    NEAR(out[1], 0.06, 1e-15);
+    NEAR(out[2], 0.06, 1e-15);
+    NEAR(out[3], 0.02, 1e-15);
+    assert_true(isnan(out[4]));
+    assert_int_equal(traza_p_bh(p, 5, out), 0);
+    NEAR(out[0], 0.02, 1e-15);
+    NEAR(out[1], 0.04, 1e-15);
+    NEAR(out[2], 0.04, 1e-15);
+    NEAR(out[3], 0.02, 1e-15);
+    assert_true(isnan(out[4]));
+}
+
+static void test_rate(void **state)
+{
+    (void)state;
+    /* 7 of 10 in B over equal spans: 2 * P(X >= 7) = 2 * (120 + 45 + 10 + 1) / 1024 */
+    NEAR(traza_rate_test(3, 1.0, 7, 1.0), 352.0 / 1024, 1e-12);
+    NEAR(traza_rate_test(5, 1.0, 5, 1.0), 1.0, 1e-12);
+    /* B twice as long: 10 against 20 is what is expected */
+    NEAR(traza_rate_test(10, 1.0, 20, 2.0), 1.0, 1e-12);
+    /* normal approximation beyond 2000 events: 1000 against 1200 over equal spans,
+     * z = (100 - 0.5) / sqrt(2200 / 4) */
+    NEAR(traza_rate_test(1000, 1.0, 1200, 1.0), erfc(99.5 / sqrt(550.0) / sqrt(2.0)), 1e-12);
+    assert_true(isnan(traza_rate_test(1, 0.0, 1, 1.0)));
+}
+
+/* ---- an injected change -------------------------------------------------------------- */
+
+static uint64_t next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* 3000 events on two producers: states "task" and "isr", punctual "tick"; durations
+ * uniform in [500, 1500) ns, "task"'s multiplied by task_factor. */
+static traza_trace *write_trace(tu_ws *w, const char *name, uint64_t seed, double task_factor)
+{
+    traza_writer *wr = traza_writer_begin(w->ws, name, "test", &w->err);
+    assert_non_null(wr);
+    int32_t p[2] = {traza_writer_producer(wr, -1, "cpu0", "Core", &w->err),
+                    traza_writer_producer(wr, -1, "cpu1", "Core", &w->err)};
+    int32_t ty[3] = {traza_writer_event_type(wr, "task", TRAZA_STATE, &w->err),
+                     traza_writer_event_type(wr, "isr", TRAZA_STATE, &w->err),
+                     traza_writer_event_type(wr, "tick", TRAZA_PUNCTUAL, &w->err)};
+    int64_t ts = 0;
+    for (int i = 0; i < 3000; i++) {
+        traza_event e;
+        memset(&e, 0, sizeof e);
+        uint64_t r = next(&seed);
+        int k = (int)(r % 3);
+        e.ts = ts;
+        e.type = ty[k];
+        e.producer = p[(r >> 8) & 1];
+        double d = 500 + (double)((r >> 16) % 1000);
+        if (k == 0)
+            d *= task_factor;
+        e.end_ts = k == 2 ? ts : ts + (int64_t)d;
+        e.has = k == 2 ? 0 : TRAZA_HAS_END;
+        assert_int_equal(traza_writer_event(wr, &e, &w->err), 0);
+        ts += 2000;
+    }
+    assert_int_equal(traza_writer_commit(wr, NULL, &w->err), 0);
+    traza_trace *t = traza_trace_open(w->ws, name, TRAZA_OPEN_READ, &w->err);
+    assert_non_null(t);
+    return t;
+}
+
+static void test_injected(void **state)
+{
+    (void)state;
+    tu_ws w;
+    tu_ws_open(&w);
+    traza_trace *a = write_trace(&w, "a", 1, 1.0), *b = write_trace(&w, "b", 2, 1.2);
+    traza_diff d;
+    traza_diff_opts o;
+    traza_diff_opts_init(&o);
+    if (traza_diff_compute(a, b, &o, &d, &w.err) < 0)
+        fail_msg("%s", w.err.msg);
+    assert_int_equal(d.nrows, 3);
+    assert_int_equal(d.ntests, 3 + 2); /* a rate test per row, a duration test per state type */
+    const traza_diff_row *r = &d.rows[0];
+    assert_string_equal(r->name, "task");
+    assert_int_equal(r->verdict, TRAZA_DIFF_SLOWER);
+    assert_true(r->p_holm < 1e-6);
+    /* the mean duration goes from 1000 to 1200 ns: a shift of about 200 ns, 20 % */
+    if (!(r->shift > 150e-9 && r->shift < 250e-9 && r->shift_lo < r->shift && r->shift < r->shift_hi))
+        fail_msg("shift %g [%g, %g]", r->shift, r->shift_lo, r->shift_hi);
+    if (!(r->shift_lo > 100e-9 && r->shift_hi < 300e-9))
+        fail_msg("interval [%g, %g] too wide", r->shift_lo, r->shift_hi);
+    NEAR(r->rel_shift, r->shift / r->a.median, 1e-12);
+    for (size_t i = 1; i < d.nrows; i++)
+        assert_int_equal(d.rows[i].verdict, TRAZA_DIFF_SAME);
+    assert_int_equal(r->a.count + d.rows[1].a.count + d.rows[2].a.count, 3000);
+    /* the same seed gives the same interval */
+    traza_diff d2;
+    assert_int_equal(traza_diff_compute(a, b, &o, &d2, &w.err), 0);
+    NEAR(d2.rows[0].shift_lo, r->shift_lo, 0);
+    NEAR(d2.rows[0].shift_hi, r->shift_hi, 0);
+    traza_diff_free(&d2);
+    /* a small reservoir keeps its cap and still sees every duration */
+    o.sample_cap = 100;
+    assert_int_equal(traza_diff_compute(a, b, &o, &d2, &w.err), 0);
+    assert_string_equal(d2.rows[0].name, "task");
+    assert_int_equal(d2.rows[0].a.nsamples, 100);
+    assert_int_equal(d2.rows[0].a.ndur, d.rows[0].a.ndur);
+    NEAR(d2.rows[0].a.total, d.rows[0].a.total, 1e-12);
+    traza_diff_free(&d2);
+    /* by producer: two rows per type */
+    o = (traza_diff_opts){0};
+    traza_diff_opts_init(&o);
+    o.by = TRAZA_DIFF_BY_PRODUCER;
+    assert_int_equal(traza_diff_compute(a, b, &o, &d2, &w.err), 0);
+    assert_int_equal(d2.nrows, 6);
+    assert_true(strncmp(d2.rows[0].name, "task @ cpu", 10) == 0);
+    assert_true(strncmp(d2.rows[1].name, "task @ cpu", 10) == 0);
+    traza_diff_free(&d2);
+    o.alpha = 2;
+    assert_int_equal(traza_diff_compute(a, b, &o, &d2, &w.err), -1);
+    assert_err_contains(w.err, "between 0 and 1");
+    traza_diff_free(&d);
+    traza_trace_close(a);
+    traza_trace_close(b);
+    tu_ws_close(&w);
+}
+
+/* ---- A/A: the false-positive rate ------------------------------------------------------ */
+
+static void test_aa(void **state)
+{
+    (void)state;
+    tu_ws w;
+    tu_ws_open(&w);
+    size_t rows = 0, flagged = 0, raw = 0, tests = 0;
+    for (int rep = 0; rep < 50; rep++) {
+        traza_gen_opts g;
+        traza_gen_opts_init(&g);
+        g.events = 2000;
+        assert_int_equal(traza_gen_parse_tree(&g, "2x2", &w.err), 0);
+        char na[32], nb[32];
+        snprintf(na, sizeof na, "a%d", rep);
+        snprintf(nb, sizeof nb, "b%d", rep);
+        g.seed = 1000 + 2 * (uint64_t)rep;
+        assert_int_equal(traza_gen_store(w.ws, na, &g, NULL, &w.err), 0);
+        g.seed = 1001 + 2 * (uint64_t)rep;
+        assert_int_equal(traza_gen_store(w.ws, nb, &g, NULL, &w.err), 0);
+        traza_trace *a = traza_trace_open(w.ws, na, TRAZA_OPEN_READ, &w.err);
+        traza_trace *b = traza_trace_open(w.ws, nb, TRAZA_OPEN_READ, &w.err);
+        assert_non_null(a);
+        assert_non_null(b);
+        traza_diff d;
+        traza_diff_opts o;
+        traza_diff_opts_init(&o);
+        o.boot_resamples = 20; /* the interval plays no part in the verdict */
+        if (traza_diff_compute(a, b, &o, &d, &w.err) < 0)
+            fail_msg("%s", w.err.msg);
+        for (size_t i = 0; i < d.nrows; i++) {
+            rows++;
+            flagged += d.rows[i].verdict != TRAZA_DIFF_SAME;
+            raw += d.rows[i].p < 0.01;
+            raw += d.rows[i].rate_p < 0.01;
+            tests += !isnan(d.rows[i].p) + !isnan(d.rows[i].rate_p);
+        }
+        traza_diff_free(&d);
+        traza_trace_close(a);
+        traza_trace_close(b);
+    }
+    print_message("A/A: %zu rows, %zu flagged; %zu of %zu tests at raw p < 0.01\n", rows, flagged, raw, tests);
+    assert_int_equal(rows, 50 * 10);
+    /* the verdict (Holm-adjusted p < 0.01): at most 1 row in 100 */
+    if (flagged * 100 > rows)
+        fail_msg("%zu of %zu rows flagged in A/A comparisons", flagged, rows);
+    /* each test alone keeps its level: at most 2 % below 0.01 (1 % expected, with room
+     * for the binomial spread of ~950 tests) */
+    if (raw * 50 > tests)
+        fail_msg("%zu of %zu tests at raw p < 0.01", raw, tests);
+    tu_ws_close(&w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mann_whitney), cmocka_unit_test(test_hodges_lehmann), cmocka_unit_test(test_corrections),
+        cmocka_unit_test(test_rate),         cmocka_unit_test(test_injected),       cmocka_unit_test(test_aa),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
