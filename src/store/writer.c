@@ -282,27 +282,8 @@ static int kv_cmp(const void *a, const void *b)
  * report an error for a trace that is in the workspace. */
 static int info_copy(const traza_trace_info *in, traza_trace_info *out)
 {
-    *out = *in;
-    out->name = out->alias = out->format = NULL;
-    out->sources = NULL;
-    out->params = NULL;
-    out->nsources = out->nparams = 0;
-    if (!(out->name = tz_strdup(in->name)) || (in->format && !(out->format = tz_strdup(in->format))) ||
-        (in->nsources && !(out->sources = calloc(in->nsources, sizeof *out->sources))) ||
-        (in->nparams && !(out->params = calloc(in->nparams, sizeof *out->params))))
+    if (tz_trace_info_copy(out, in) < 0)
         return -1;
-    for (; out->nsources < in->nsources; out->nsources++)
-        if (!(out->sources[out->nsources] = tz_strdup(in->sources[out->nsources])))
-            return -1;
-    for (; out->nparams < in->nparams; out->nparams++) {
-        traza_kv *kv = &out->params[out->nparams];
-        kv->key = tz_strdup(in->params[out->nparams].key);
-        kv->value = tz_strdup(in->params[out->nparams].value);
-        if (!kv->key || !kv->value) {
-            out->nparams++; /* freed by traza_trace_info_clear */
-            return -1;
-        }
-    }
     if (out->nparams > 1)
         qsort(out->params, out->nparams, sizeof *out->params, kv_cmp);
     return 0;
@@ -328,7 +309,6 @@ int traza_writer_commit(traza_writer *w, traza_trace_info *out_info, traza_err *
     info.nparams = w->nparams;
     traza_trace_info copy;
     if (out_info && info_copy(&info, &copy) < 0) {
-        traza_trace_info_clear(&copy);
         traza_writer_abort(w);
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     }
