@@ -861,6 +861,8 @@ static int add_container(paje *p, const char *name, const char *alias, int type,
         int32_t prod = traza_writer_producer(p->w, parent_prod, pname, tname, p->err);
         if (prod < 0) {
             free(pname);
+            free(c->name); /* the container is not counted: its strings are ours */
+            free(c->alias);
             return werr(p);
         }
         if (prod != before && prod >= (int32_t)0 && (size_t)prod == p->nconts) { /* newly created */
@@ -871,8 +873,11 @@ static int add_container(paje *p, const char *name, const char *alias, int type,
         free(pname);
         pname = attempt == 0 ? tz_asprintf("%s (%s)", name, id) : tz_asprintf("%s (%s %d)", name, id, attempt + 1);
     }
-    if (!pname)
+    if (!pname) {
+        free(c->name);
+        free(c->alias);
         return oom(p);
+    }
     free(pname);
     if (parent >= 0) {
         c->next_sibling = p->conts[parent].first_child;
@@ -1395,10 +1400,9 @@ static int read_one(traza_ctx *ctx, traza_writer *w, const char *path, traza_err
             p.types[0].etype = -1;
             p.types[0].name = tz_strdup("0");
             p.types[0].alias = tz_strdup("");
+            p.ntypes = 1; /* freed with the others, whatever failed */
             if (!p.types[0].name || !p.types[0].alias || tz_map_put(&p.type_ids, "0", 0) < 0)
                 rc = oom(&p);
-            else
-                p.ntypes = 1;
         }
         if (rc == 0 && add_container(&p, "0", "", 0, -1, 0) < 0)
             rc = -1;

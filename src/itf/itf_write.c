@@ -1318,6 +1318,8 @@ static int write_gen_blocks(wr *w, const uint32_t *rank)
         itf_block_put(&w->d[D_BLOCK], &w->icls, rk, n, prev);
         prev = rk[n - 1];
     }
+    if (w->d[D_VAR].oom) /* variants were lost: recoding the rest would hide it */
+        return oom(w);
     tz_buf v;
     tz_buf_init(&v);
     itf_rd d = {(const uint8_t *)w->d[D_VAR].s, (const uint8_t *)w->d[D_VAR].s + w->d[D_VAR].len, 0};

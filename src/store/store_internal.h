@@ -24,6 +24,8 @@ struct traza_trace {
 };
 
 /* Resolves a trace name or id to its catalogue info (caller clears). */
+/* A deep copy of src into dst; -1 (dst cleared) when memory runs out. */
+int tz_trace_info_copy(traza_trace_info *dst, const traza_trace_info *src);
 int tz_ws_resolve(traza_workspace *ws, const char *name_or_id, traza_trace_info *out, traza_err *err);
 
 /* The backend form of a filter (query.c); free the three arrays with tz_bfilter_free. */

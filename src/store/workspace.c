@@ -75,7 +75,7 @@ int traza_workspace_list(traza_workspace *ws, traza_trace_info **out, size_t *n,
     return ws->b->ops->list(ws->b, out, n, err);
 }
 
-static int copy_info(traza_trace_info *dst, const traza_trace_info *src)
+int tz_trace_info_copy(traza_trace_info *dst, const traza_trace_info *src)
 {
     memset(dst, 0, sizeof *dst);
     *dst = *src;
@@ -84,6 +84,11 @@ static int copy_info(traza_trace_info *dst, const traza_trace_info *src)
     dst->format = src->format ? tz_strdup(src->format) : NULL;
     dst->sources = src->nsources ? calloc(src->nsources, sizeof(char *)) : NULL;
     dst->params = src->nparams ? calloc(src->nparams, sizeof(traza_kv)) : NULL;
+    /* the counts of arrays that could not be had are 0, for traza_trace_info_clear */
+    if (!dst->sources)
+        dst->nsources = 0;
+    if (!dst->params)
+        dst->nparams = 0;
     int bad = !dst->name || (src->alias && !dst->alias) || (src->format && !dst->format) ||
               (src->nsources && !dst->sources) || (src->nparams && !dst->params);
     for (size_t i = 0; !bad && i < src->nsources; i++)
@@ -123,7 +128,7 @@ int tz_ws_resolve(traza_workspace *ws, const char *name_or_id, traza_trace_info 
         rc = traza_err_set(err, TRAZA_E_NOTFOUND, "no trace named '%s' in the workspace (%s%s)", name_or_id,
                            n ? "it has: " : "it is empty", n ? (b.s ? b.s : "") : "");
         tz_buf_free(&b);
-    } else if (copy_info(out, hit) < 0) {
+    } else if (tz_trace_info_copy(out, hit) < 0) {
         rc = traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     }
     traza_trace_info_array_free(all, n);

@@ -272,6 +272,23 @@ int traza_writer_event(traza_writer *w, const traza_event *ev, traza_err *err)
 
 int64_t traza_writer_count(const traza_writer *w) { return w->events; }
 
+static int kv_cmp(const void *a, const void *b)
+{
+    return strcmp(((const traza_kv *)a)->key, ((const traza_kv *)b)->key);
+}
+
+/* A copy of `in` as the catalogue gives it back (parameters by key): out_info is
+ * filled before the commit, since a failure after the trace is published would
+ * report an error for a trace that is in the workspace. */
+static int info_copy(const traza_trace_info *in, traza_trace_info *out)
+{
+    if (tz_trace_info_copy(out, in) < 0)
+        return -1;
+    if (out->nparams > 1)
+        qsort(out->params, out->nparams, sizeof *out->params, kv_cmp);
+    return 0;
+}
+
 int traza_writer_commit(traza_writer *w, traza_trace_info *out_info, traza_err *err)
 {
     traza_trace_info info;
@@ -290,10 +307,19 @@ int traza_writer_commit(traza_writer *w, traza_trace_info *out_info, traza_err *
     info.nsources = w->nsources;
     info.params = w->params;
     info.nparams = w->nparams;
+    traza_trace_info copy;
+    if (out_info && info_copy(&info, &copy) < 0) {
+        traza_writer_abort(w);
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    }
     int64_t id = -1;
     int rc = w->ws->b->ops->w_commit(w->st, w->sorted, &info, &id, err);
-    if (rc == 0 && out_info) {
-        rc = tz_ws_resolve(w->ws, w->name, out_info, err);
+    if (out_info) {
+        copy.id = id;
+        if (rc == 0)
+            *out_info = copy;
+        else
+            traza_trace_info_clear(&copy);
     }
     writer_free(w);
     return rc;
