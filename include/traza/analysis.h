@@ -33,6 +33,20 @@ typedef struct traza_partial {
     size_t done, total;  /* ranking: series ranked / candidate series */
 } traza_partial;
 
+/* ---- warnings ------------------------------------------------------------------ */
+
+/* What an analysis found doubtful in its own result (a rule that flags most values, a
+ * constant series that leaves r undefined, intervals that merged into one). The
+ * library never prints them; the caller shows them. */
+#define TRAZA_WARN_MAX 4
+typedef struct traza_warnings {
+    size_t n;
+    char msg[TRAZA_WARN_MAX][256];
+} traza_warnings;
+
+/* Appends a warning (printf-style; cut at 255 bytes; dropped beyond TRAZA_WARN_MAX). */
+void traza_warnings_add(traza_warnings *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* ---- series ---------------------------------------------------------------- */
 
 /* The events of one series in time order, as compact arrays. end[i] == ts[i] for
@@ -82,7 +96,11 @@ typedef struct traza_anomalies {
     size_t n;        /* anomalies */
     size_t *index;   /* into the series */
     double *value;   /* their metric */
+    traza_warnings warn; /* the rule flags more than TRAZA_ANOMALY_WARN_SHARE of the values */
 } traza_anomalies;
+
+/* A rule that flags more than this share of the values is reported in warn. */
+#define TRAZA_ANOMALY_WARN_SHARE 0.25
 
 /* The metric of event i of a series: duration end - ts, or period ts[i] - ts[i-1]
  * (undefined for i = 0, which is never an anomaly). */
@@ -107,9 +125,39 @@ typedef struct traza_corr {
     int64_t *from, *to; /* bin bounds [from, to) (the last bin includes t1) */
     double *a, *b;      /* per bin: counts (regular) or densities per tick (irregular) */
     unsigned char *near;/* irregular: 1 for "within delta of a point of E1" */
+    traza_warnings warn; /* a constant series (r undefined), intervals merged into one */
 } traza_corr;
 
-/* Correlates two sorted time arrays. delta <= 0 means the default (1% of the span). */
+/* How the regular method slices the span. */
+typedef enum traza_slicing {
+    TRAZA_SLICES_AUTO = 0,  /* width = half the larger median gap of the two series (doc/analysis.md) */
+    TRAZA_SLICES_PAPER = 1, /* RT-0450: floor(sqrt(|A| + |B|)) equal slices */
+    TRAZA_SLICES_COUNT = 2  /* exactly `slices` equal slices */
+} traza_slicing;
+
+/* Bounds of TRAZA_SLICES_COUNT (and of the automatic count). */
+#define TRAZA_CORR_MIN_SLICES 2
+#define TRAZA_CORR_MAX_SLICES 100000
+
+typedef struct traza_corr_opts {
+    traza_corr_method method;
+    int64_t delta;          /* irregular: the near distance; <= 0 = the default */
+    traza_slicing slicing;  /* regular */
+    size_t slices;          /* regular with TRAZA_SLICES_COUNT */
+    const char *name_a, *name_b; /* the series' names in warnings (NULL: "the first/second series") */
+} traza_corr_opts;
+
+/* Correlates two sorted time arrays with options (opts NULL: the defaults, all zero).
+ * Irregular delta <= 0: min(1% of the span, a quarter of the median gap between
+ * consecutive points of the smaller series), at least 1. Regular automatic slices:
+ * width = half the larger of the two series' median gaps between consecutive events,
+ * slice k = [t0 + k*width, t0 + (k+1)*width), the count bounded by
+ * [TRAZA_CORR_MIN_SLICES, min(|A| + |B|, TRAZA_CORR_MAX_SLICES)] (equal slices of the
+ * span when a bound applies). */
+int traza_correlate_opts(const int64_t *a, size_t na, const int64_t *b, size_t nb, const traza_corr_opts *opts,
+                         traza_corr *out, traza_err *err);
+/* The paper's method: regular = floor(sqrt(|A| + |B|)) equal slices; irregular delta
+ * <= 0 means the default of traza_correlate_opts. */
 int traza_correlate(const int64_t *a, size_t na, const int64_t *b, size_t nb, traza_corr_method m, int64_t delta,
                     traza_corr *out, traza_err *err);
 /* r only, without keeping the bins (for ranking); -2 on error. */
@@ -136,6 +184,13 @@ int traza_correlate_rank(traza_trace *t, const traza_series *target, traza_corr_
  * target was read: -1 with TRAZA_E_CANCELLED. */
 int traza_correlate_rank_ex(traza_trace *t, const traza_series *target, traza_corr_method m, int64_t delta,
                             const traza_stop *stop, traza_partial *pi, traza_rank_entry **out, size_t *n, traza_err *err);
+/* The same with options (opts NULL: the defaults; name_a/name_b are ignored) and the
+ * ranking's warnings (warn may be NULL): how many candidates had a constant series (r
+ * undefined, ranked as 0). traza_correlate_rank and _ex rank with the defaults of
+ * traza_correlate_opts (automatic regular slices). */
+int traza_correlate_rank_opts(traza_trace *t, const traza_series *target, const traza_corr_opts *opts,
+                              const traza_stop *stop, traza_partial *pi, traza_rank_entry **out, size_t *n,
+                              traza_warnings *warn, traza_err *err);
 
 /* ---- best-cut-partition aggregation -------------------------------------------------- */
 
@@ -224,9 +279,9 @@ void traza_seq_result_free(traza_seq_result *r);
 
 /* ---- synthetic traces (tests, benchmarks) ------------------------------------------- */
 
-/* A trace with a reader "read" (state, producer "net", every 10 ms for 1 ms) delayed
- * to 30 ms while a periodic "flush" (state, producer "disk", every 5 s for 200 ms)
- * runs, plus distractors: "timer" (punctual, every 1 s, "cpu0"), "gc" (state, every
+/* A trace with a reader "read" (state, producer "net", every 10 to 10.1 ms for 1 ms)
+ * whose reads last 30 ms, and delay the next read, while a periodic "flush" (state,
+ * producer "disk", every 5 s for 200 ms) runs, plus distractors: "timer" (punctual, every 1 s, "cpu0"), "gc" (state, every
  * 7.3 s, "vm"), "irq" (punctual, random, mean 20 ms, "cpu1"), "log" (punctual, random,
  * "app"). `seconds` of trace, ns time unit, deterministic from `seed`. */
 int traza_synth_flush(traza_workspace *ws, const char *name, int seconds, uint64_t seed, traza_trace_info *info, traza_err *err);

@@ -54,6 +54,9 @@ typedef struct traza_tool_call {
     int json;
     void (*print)(void *user, const char *text);
     void *print_user;
+    /* Receives each warning of the run (one line, no newline) with print_user; NULL:
+     * the tools print them through `print` as "warning: ..." (text output only). */
+    void (*warn)(void *user, const char *text);
 } traza_tool_call;
 
 typedef struct traza_tool traza_tool;

@@ -133,5 +133,13 @@ int traza_anomaly_detect(const traza_series *s, traza_metric m, traza_rule rule,
             out->n++;
         }
     free(v);
+    if (nv > 0 && (double)out->n > TRAZA_ANOMALY_WARN_SHARE * (double)nv) {
+        if (rule == TRAZA_RULE_CI99)
+            traza_warnings_add(&out->warn, "rule ci99 flags %zu of %zu %ss: it bounds the mean, not single values; "
+                                           "the mad rule tests single values", out->n, nv, traza_metric_name(m));
+        else
+            traza_warnings_add(&out->warn, "rule %s flags %zu of %zu %ss (more than %.0f%%): a larger k keeps fewer",
+                               traza_rule_name(rule), out->n, nv, traza_metric_name(m), 100 * TRAZA_ANOMALY_WARN_SHARE);
+    }
     return 0;
 }

@@ -73,32 +73,142 @@ static void count_bins(const int64_t *x, size_t n, const int64_t *from, const in
     }
 }
 
+static int cmp_i64(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* The median gap between consecutive points of a sorted array (0 with fewer than two
+ * points); scratch holds n - 1 values. */
+static int64_t median_gap(const int64_t *e, size_t n, int64_t *scratch)
+{
+    if (n < 2)
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        scratch[i - 1] = e[i] - e[i - 1];
+    qsort(scratch, n - 1, sizeof *scratch, cmp_i64);
+    return scratch[(n - 1) / 2];
+}
+
+static int is_constant(const double *v, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (v[i] != v[0])
+            return 0;
+    return 1;
+}
+
+/* Equal slices of [t0, t1], the last one closed at t1. */
+static void equal_slices(traza_corr *out, size_t n, int64_t t0, int64_t t1)
+{
+    double span = (double)t1 - (double)t0;
+    for (size_t k = 0; k < n; k++) {
+        out->from[k] = t0 + (int64_t)floor(span * (double)k / (double)n);
+        out->to[k] = k + 1 == n ? t1 + 1 : t0 + (int64_t)floor(span * (double)(k + 1) / (double)n);
+    }
+}
+
+/* Regular slicing: the bins of out, allocated. */
+static int regular_bins(const int64_t *a, size_t na, const int64_t *b, size_t nb, const traza_corr_opts *o, traza_corr *out,
+                        traza_err *err)
+{
+    int64_t t0 = out->t0, t1 = out->t1;
+    size_t paper = (size_t)floor(sqrt((double)(na + nb)));
+    if (paper < 1)
+        paper = 1;
+    if (o->slicing == TRAZA_SLICES_PAPER || o->slicing == TRAZA_SLICES_COUNT) {
+        size_t n = o->slicing == TRAZA_SLICES_PAPER ? paper : o->slices;
+        if (n < 1)
+            return traza_err_set(err, TRAZA_E_USAGE, "regular correlation needs at least one slice");
+        if (corr_alloc(out, n, err) < 0)
+            return -1;
+        equal_slices(out, n, t0, t1);
+        return 0;
+    }
+    /* Automatic: slices half as wide as the larger median gap, so that each slice
+     * holds at most about one event of the sparser series and its counts vary. */
+    int64_t *scratch = malloc((na > nb ? na : nb) * sizeof *scratch);
+    if (!scratch)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory for the gaps of %zu events", na > nb ? na : nb);
+    int64_t ga = median_gap(a, na, scratch), gb = median_gap(b, nb, scratch);
+    free(scratch);
+    int64_t w = (ga > gb ? ga : gb) / 2;
+    size_t cap = na + nb < TRAZA_CORR_MAX_SLICES ? na + nb : TRAZA_CORR_MAX_SLICES;
+    if (cap < TRAZA_CORR_MIN_SLICES)
+        cap = TRAZA_CORR_MIN_SLICES;
+    double span = (double)t1 - (double)t0;
+    double want = w > 0 ? floor(span / (double)w) + 1 : (double)paper;
+    if (w <= 0 || want < TRAZA_CORR_MIN_SLICES || want > (double)cap) {
+        size_t n = want < TRAZA_CORR_MIN_SLICES ? TRAZA_CORR_MIN_SLICES : want > (double)cap ? cap : (size_t)want;
+        if (corr_alloc(out, n, err) < 0)
+            return -1;
+        equal_slices(out, n, t0, t1);
+        return 0;
+    }
+    size_t n = (size_t)want;
+    if (corr_alloc(out, n, err) < 0)
+        return -1;
+    for (size_t k = 0; k < n; k++) {
+        out->from[k] = t0 + (int64_t)k * w;
+        out->to[k] = k + 1 == n ? t1 + 1 : t0 + (int64_t)(k + 1) * w;
+    }
+    return 0;
+}
+
+/* r, strong, and the warnings of a constant vector. */
+static void finish(traza_corr *out, const traza_corr_opts *o)
+{
+    size_t n = out->nbins;
+    out->r = traza_pearson(out->a, out->b, n);
+    out->strong = fabs(out->r) >= 0.5;
+    const char *unit = out->method == TRAZA_CORR_REGULAR ? "slices" : "intervals";
+    if (out->method == TRAZA_CORR_IRREGULAR && n < 3)
+        traza_warnings_add(&out->warn, "irregular: the intervals within delta %lld of the points merged into %zu %s: "
+                                       "r is undefined; a smaller delta separates them",
+                           (long long)out->delta, n, n == 1 ? "interval" : "intervals");
+    else {
+        if (is_constant(out->a, n))
+            traza_warnings_add(&out->warn, "%s%s is constant over the %zu %s: r is undefined (0)", o->name_a ? "series " : "",
+                               o->name_a ? o->name_a : "the first series", n, unit);
+        if (is_constant(out->b, n))
+            traza_warnings_add(&out->warn, "%s%s is constant over the %zu %s: r is undefined (0)", o->name_b ? "series " : "",
+                               o->name_b ? o->name_b : "the second series", n, unit);
+    }
+}
+
 int traza_correlate(const int64_t *a, size_t na, const int64_t *b, size_t nb, traza_corr_method m, int64_t delta,
                     traza_corr *out, traza_err *err)
 {
+    traza_corr_opts o = {m, delta, TRAZA_SLICES_PAPER, 0, NULL, NULL};
+    return traza_correlate_opts(a, na, b, nb, &o, out, err);
+}
+
+int traza_correlate_opts(const int64_t *a, size_t na, const int64_t *b, size_t nb, const traza_corr_opts *opts,
+                         traza_corr *out, traza_err *err)
+{
+    static const traza_corr_opts defaults = {TRAZA_CORR_REGULAR, 0, TRAZA_SLICES_AUTO, 0, NULL, NULL};
+    const traza_corr_opts *o = opts ? opts : &defaults;
+    traza_corr_method m = o->method;
+    int64_t delta = o->delta;
     memset(out, 0, sizeof *out);
     out->method = m;
     if (na == 0 || nb == 0)
         return traza_err_set(err, TRAZA_E_USAGE, "correlation needs two non-empty series (got %zu and %zu events)", na, nb);
+    if (o->slicing == TRAZA_SLICES_COUNT && (o->slices < TRAZA_CORR_MIN_SLICES || o->slices > TRAZA_CORR_MAX_SLICES))
+        return traza_err_set(err, TRAZA_E_USAGE, "regular correlation: %zu slices, expected %d to %d", o->slices,
+                             TRAZA_CORR_MIN_SLICES, TRAZA_CORR_MAX_SLICES);
     int64_t t0 = a[0] < b[0] ? a[0] : b[0];
     int64_t t1 = a[na - 1] > b[nb - 1] ? a[na - 1] : b[nb - 1];
     out->t0 = t0;
     out->t1 = t1;
     double span = (double)t1 - (double)t0;
     if (m == TRAZA_CORR_REGULAR) {
-        size_t n = (size_t)floor(sqrt((double)(na + nb)));
-        if (n < 1)
-            n = 1;
-        if (corr_alloc(out, n, err) < 0)
+        if (regular_bins(a, na, b, nb, o, out, err) < 0)
             return -1;
-        for (size_t k = 0; k < n; k++) {
-            out->from[k] = t0 + (int64_t)floor(span * (double)k / (double)n);
-            out->to[k] = k + 1 == n ? t1 + 1 : t0 + (int64_t)floor(span * (double)(k + 1) / (double)n);
-        }
-        count_bins(a, na, out->from, out->to, n, out->a);
-        count_bins(b, nb, out->from, out->to, n, out->b);
-        out->r = traza_pearson(out->a, out->b, n);
-        out->strong = fabs(out->r) >= 0.5;
+        count_bins(a, na, out->from, out->to, out->nbins, out->a);
+        count_bins(b, nb, out->from, out->to, out->nbins, out->b);
+        finish(out, o);
         return 0;
     }
     /* Irregular: E1 the smaller series, near intervals [p - delta, p + delta] around
@@ -110,7 +220,16 @@ int traza_correlate(const int64_t *a, size_t na, const int64_t *b, size_t nb, tr
         out->swapped = 1;
     }
     if (delta <= 0) {
+        /* min(1% of the span, a quarter of E1's median gap), so that the near
+         * intervals of a periodic E1 do not merge into one */
         delta = (int64_t)(span / 100.0);
+        int64_t *scratch = malloc((n1 ? n1 : 1) * sizeof *scratch);
+        if (!scratch)
+            return traza_err_set(err, TRAZA_E_NOMEM, "out of memory for the gaps of %zu events", n1);
+        int64_t q = median_gap(e1, n1, scratch) / 4;
+        free(scratch);
+        if (n1 >= 2 && q < delta)
+            delta = q;
         if (delta < 1)
             delta = 1;
     }
@@ -164,8 +283,7 @@ int traza_correlate(const int64_t *a, size_t na, const int64_t *b, size_t nb, tr
         out->a[k] /= len;
         out->b[k] /= len;
     }
-    out->r = traza_pearson(out->a, out->b, nbins);
-    out->strong = fabs(out->r) >= 0.5;
+    finish(out, o);
     return 0;
 }
 
@@ -177,32 +295,6 @@ double traza_correlate_r(const int64_t *a, size_t na, const int64_t *b, size_t n
     double r = c.r;
     traza_corr_free(&c);
     return r;
-}
-
-static int cmp_i64(const void *x, const void *y)
-{
-    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-    return (a > b) - (a < b);
-}
-
-/* The ranking's default delta: min(1% of the span, a quarter of the median gap of
- * the smaller series), so near intervals do not merge into one. */
-static int64_t rank_delta(const int64_t *a, size_t na, const int64_t *b, size_t nb, int64_t *scratch)
-{
-    int64_t t0 = a[0] < b[0] ? a[0] : b[0];
-    int64_t t1 = a[na - 1] > b[nb - 1] ? a[na - 1] : b[nb - 1];
-    int64_t d = (int64_t)(((double)t1 - (double)t0) / 100.0);
-    const int64_t *e = na <= nb ? a : b;
-    size_t n = na <= nb ? na : nb;
-    if (n >= 2) {
-        for (size_t i = 1; i < n; i++)
-            scratch[i - 1] = e[i] - e[i - 1];
-        qsort(scratch, n - 1, sizeof *scratch, cmp_i64);
-        int64_t q = scratch[(n - 1) / 2] / 4;
-        if (q < d)
-            d = q;
-    }
-    return d < 1 ? 1 : d;
 }
 
 static int cmp_rank(const void *x, const void *y)
@@ -223,14 +315,26 @@ int traza_correlate_rank(traza_trace *t, const traza_series *target, traza_corr_
     return traza_correlate_rank_ex(t, target, m, delta, NULL, NULL, out, nout, err);
 }
 
+int traza_correlate_rank_ex(traza_trace *t, const traza_series *target, traza_corr_method m, int64_t delta,
+                            const traza_stop *stop, traza_partial *pi, traza_rank_entry **out, size_t *nout, traza_err *err)
+{
+    traza_corr_opts o = {m, delta, TRAZA_SLICES_AUTO, 0, NULL, NULL};
+    return traza_correlate_rank_opts(t, target, &o, stop, pi, out, nout, NULL, err);
+}
+
 static int stopped(const traza_stop *stop, int stage)
 {
     return stop && stop->fn && stop->fn(stop->ctx, stage);
 }
 
-int traza_correlate_rank_ex(traza_trace *t, const traza_series *target, traza_corr_method m, int64_t delta,
-                            const traza_stop *stop, traza_partial *pi, traza_rank_entry **out, size_t *nout, traza_err *err)
+int traza_correlate_rank_opts(traza_trace *t, const traza_series *target, const traza_corr_opts *opts,
+                              const traza_stop *stop, traza_partial *pi, traza_rank_entry **out, size_t *nout,
+                              traza_warnings *warn, traza_err *err)
 {
+    traza_corr_opts o = {TRAZA_CORR_REGULAR, 0, TRAZA_SLICES_AUTO, 0, NULL, NULL};
+    if (opts)
+        o = *opts;
+    o.name_a = o.name_b = NULL;
     *out = NULL;
     *nout = 0;
     traza_partial pdummy;
@@ -256,10 +360,10 @@ int traza_correlate_rank_ex(traza_trace *t, const traza_series *target, traza_co
     uint32_t *key = malloc((nev ? nev : 1) * sizeof *key);
     size_t *off = calloc(nkeys + 1, sizeof *off);
     unsigned char *excl = calloc(nkeys, 1);
-    int64_t *scratch = malloc((nev + target->n + 1) * sizeof *scratch);
     traza_rank_entry *res = NULL;
+    size_t nconst = 0, tconst = 0;
     int rc = -1;
-    if (!ts || !sorted || !key || !off || !excl || !scratch) {
+    if (!ts || !sorted || !key || !off || !excl) {
         traza_err_set(err, TRAZA_E_NOMEM, "out of memory ranking over %zu events", nev);
         goto done;
     }
@@ -342,19 +446,27 @@ int traza_correlate_rank_ex(traza_trace *t, const traza_series *target, traza_co
         }
         const int64_t *b = sorted + off[k];
         size_t nb = off[k + 1] - off[k];
-        int64_t d = delta;
-        if (m == TRAZA_CORR_IRREGULAR && d <= 0)
-            d = rank_delta(target->ts, ntarget, b, nb, scratch);
-        double rr = traza_correlate_r(target->ts, ntarget, b, nb, m, d, err);
-        if (rr < -1.5)
+        traza_corr cr;
+        if (traza_correlate_opts(target->ts, ntarget, b, nb, &o, &cr, err) < 0)
             goto done;
+        if (cr.warn.n > 0)
+            nconst++;
+        if (cr.nbins < 3 || is_constant(cr.a, cr.nbins))
+            tconst++;
         res[j].type = (int32_t)(k / ((size_t)maxp + 1));
         res[j].producer = (int32_t)(k % ((size_t)maxp + 1));
         res[j].n = nb;
-        res[j].r = rr;
+        res[j].r = cr.r;
+        traza_corr_free(&cr);
         j++;
     }
     pi->done = j;
+    if (tconst > 0)
+        traza_warnings_add(warn, "series %s is constant over the %s of %zu of %zu candidates: r is undefined (0) for them",
+                           target->name, o.method == TRAZA_CORR_REGULAR ? "slices" : "intervals", tconst, j);
+    if (nconst > tconst)
+        traza_warnings_add(warn, "%zu of %zu candidate series are constant over their %s: r is undefined (0) for them",
+                           nconst - tconst, j, o.method == TRAZA_CORR_REGULAR ? "slices" : "intervals");
     qsort(res, j, sizeof *res, cmp_rank);
     *out = res;
     *nout = j;
@@ -367,6 +479,5 @@ done:
     free(key);
     free(off);
     free(excl);
-    free(scratch);
     return rc;
 }

@@ -71,11 +71,15 @@ int traza_synth_flush_ex(traza_workspace *ws, const char *name, int seconds, int
     CK(tlog = traza_writer_event_type(w, "log", TRAZA_PUNCTUAL, err));
     for (int64_t f = 2500 * MS; f < end; f += 5000 * MS)
         CK(ev_state(w, tflush, disk, f, f + 200 * MS, err));
-    for (int64_t r = 3 * MS; r < end; r += 10 * MS) {
+    /* The reader blocks: a read that stalls delays the next one, so both the
+     * durations and the periods of the reads show the flushes. */
+    for (int64_t r = 3 * MS; r < end;) {
         int64_t off = (r - 2500 * MS) % (5000 * MS);
         int stalled = r >= 2500 * MS && off < 200 * MS;
         int64_t d = (stalled ? 30 * MS : 1 * MS) + (int64_t)rnd(&s, 200000);
         CK(ev_state(w, tread, net, r, r + d, err));
+        int64_t next = r + 10 * MS + (int64_t)rnd(&s, 100000);
+        r = next > r + d ? next : r + d;
     }
     for (int64_t t = 370 * MS; t < end; t += 1000 * MS)
         CK(ev_point(w, ttimer, cpu0, t, err));

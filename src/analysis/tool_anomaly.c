@@ -13,7 +13,7 @@ static const traza_tool_option anomaly_opts[] = {
     {"subtree", TRAZA_OPT_BOOL, "false", "with --producer: include its descendants", 0, 0},
     {"series", TRAZA_OPT_STRING, NULL, "a series: TYPE, TYPE@PRODUCER or a saved event set", 0, 0},
     {"metric", TRAZA_OPT_STRING, "duration", "duration or period", 0, 0},
-    {"rule", TRAZA_OPT_STRING, "ci99", "ci99 (mean +- 3 sigma/sqrt n), sigma (mean +- k sigma), mad (median +- k MAD)", 0, 0},
+    {"rule", TRAZA_OPT_STRING, "mad", "mad (median +- k MAD), sigma (mean +- k sigma), ci99 (mean +- 3 sigma/sqrt n)", 0, 0},
     {"k", TRAZA_OPT_DOUBLE, "3", "factor of the sigma and mad rules", 0, 0},
     {"save", TRAZA_OPT_STRING, NULL, "name of the saved event set (default anomalies:SERIES:METRIC)", 0, 0},
     TZ_OPT_REPLACE,
@@ -95,18 +95,27 @@ static int draw(const char *path, const traza_series *s, const traza_anomalies *
     return rc;
 }
 
-int tz_anomaly_run(const traza_tool *tool, const traza_tool_call *call, traza_trace *t, const char *spec, int print,
-                   int drawit, traza_series *anom, traza_err *err)
+int tz_anomaly_opts(const traza_tool *tool, const traza_tool_call *call, int *metric, int *rule, double *k, traza_err *err)
 {
-    int metric = traza_metric_parse(tz_targ(tool, call, "metric"));
-    int rule = traza_rule_parse(tz_targ(tool, call, "rule"));
-    if (metric < 0)
+    *metric = traza_metric_parse(tz_targ(tool, call, "metric"));
+    *rule = traza_rule_parse(tz_targ(tool, call, "rule"));
+    if (*metric < 0)
         return traza_err_set(err, TRAZA_E_USAGE, "--metric must be duration or period, not '%s'", tz_targ(tool, call, "metric"));
-    if (rule < 0)
-        return traza_err_set(err, TRAZA_E_USAGE, "--rule must be ci99, sigma or mad, not '%s'", tz_targ(tool, call, "rule"));
-    double k = tz_targ_double(tool, call, "k", 3.0);
-    if (!(k > 0))
-        return traza_err_set(err, TRAZA_E_USAGE, "--k must be positive");
+    if (*rule < 0)
+        return traza_err_set(err, TRAZA_E_USAGE, "--rule must be mad, sigma or ci99, not '%s'", tz_targ(tool, call, "rule"));
+    *k = tz_targ_double(tool, call, "k", 3.0);
+    if (!(*k > 0) || !isfinite(*k))
+        return traza_err_set(err, TRAZA_E_USAGE, "--k must be a positive number, not '%s'", tz_targ(tool, call, "k"));
+    return 0;
+}
+
+int tz_anomaly_run(const traza_tool *tool, const traza_tool_call *call, traza_trace *t, const char *spec, int print,
+                   int drawit, traza_series *anom, traza_warnings *warn, traza_err *err)
+{
+    int metric, rule;
+    double k;
+    if (tz_anomaly_opts(tool, call, &metric, &rule, &k, err) < 0)
+        return -1;
     traza_series s;
     if (traza_series_load(t, spec, tz_targ_bool(tool, call, "subtree"), 0, &s, err) < 0)
         return -1;
@@ -154,7 +163,9 @@ int tz_anomaly_run(const traza_tool *tool, const traza_tool_call *call, traza_tr
                 tz_json_num(&b, a.value[i]);
                 tz_buf_putc(&b, '}');
             }
-            tz_buf_puts(&b, "]}\n");
+            tz_buf_putc(&b, ']');
+            tz_json_warnings(&b, &a.warn);
+            tz_buf_puts(&b, "}\n");
         } else {
             static const char *const desc[] = {"99% confidence interval of the mean: mean +- 3 sigma / sqrt(n)",
                                                "mean +- k sigma", "median +- k MAD"};
@@ -180,7 +191,10 @@ int tz_anomaly_run(const traza_tool *tool, const traza_tool_call *call, traza_tr
         }
         traza_tool_printf(call, "%s", b.s ? b.s : "");
         tz_buf_free(&b);
+        tz_warnings_show(call, &a.warn);
     }
+    if (warn)
+        tz_warnings_merge(warn, &a.warn);
     const char *svg = tz_targ(tool, call, "svg");
     if (drawit && svg && draw(svg, &s, &a, err) < 0)
         goto done;
@@ -220,7 +234,7 @@ static int run_anomaly(const traza_tool *tool, const traza_tool_call *call, traz
     traza_trace *t = traza_trace_open(call->ws, call->trace, TRAZA_OPEN_WRITE, err);
     if (!t)
         return -1;
-    int rc = tz_anomaly_run(tool, call, t, spec, 1, 1, NULL, err);
+    int rc = tz_anomaly_run(tool, call, t, spec, 1, 1, NULL, NULL, err);
     traza_trace_close(t);
     return rc;
 }

@@ -10,16 +10,17 @@
 static const traza_tool_option correlate_opts[] = {
     {"series", TRAZA_OPT_STRING, NULL, "first series: TYPE, TYPE@PRODUCER or a saved event set", 0, 0},
     {"with", TRAZA_OPT_STRING, NULL, "second series", 0, 0},
-    {"method", TRAZA_OPT_STRING, "regular", "regular (sqrt(n+m) equal slices) or irregular (near/away from E1)", 0, 0},
-    {"delta", TRAZA_OPT_TIME, NULL, "irregular: the near distance (default 1% of the span)", 0, 0},
+    {"method", TRAZA_OPT_STRING, "regular", "regular (counts per time slice) or irregular (near/away from E1)", 0, 0},
+    {"slices", TRAZA_OPT_STRING, "auto", "regular: auto (half the larger median gap), paper (floor(sqrt(n+m))) or a count", 0, 0},
+    {"delta", TRAZA_OPT_TIME, NULL, "irregular: the near distance (default min(1% of the span, 1/4 median gap of E1))", 0, 0},
     {"rank", TRAZA_OPT_BOOL, "false", "rank every other (type, producer) series as a probable cause", 0, 0},
     {"anomalies-of", TRAZA_OPT_STRING, NULL, "detect the anomalies of this type first and use them as the series", 0, 0},
     {"producer", TRAZA_OPT_STRING, NULL, "with --anomalies-of: only this producer", 0, 0},
     {"subtree", TRAZA_OPT_BOOL, "false", "with --producer: include its descendants", 0, 0},
     {"metric", TRAZA_OPT_STRING, "duration", "with --anomalies-of: duration or period", 0, 0},
-    {"rule", TRAZA_OPT_STRING, "ci99", "with --anomalies-of: ci99, sigma or mad", 0, 0},
+    {"rule", TRAZA_OPT_STRING, "mad", "with --anomalies-of: mad, sigma or ci99", 0, 0},
     {"k", TRAZA_OPT_DOUBLE, "3", "with --anomalies-of: factor of sigma and mad", 0, 0},
-    {"top", TRAZA_OPT_INT, "20", "rank: lines shown in text output (0 = all)", 0, 0},
+    {"top", TRAZA_OPT_STRING, "20", "rank: lines shown in text output (N >= 1, or all)", 0, 0},
     {"save", TRAZA_OPT_STRING, NULL, "name of the saved annotations", 0, 0},
     TZ_OPT_REPLACE,
     {"svg", TRAZA_OPT_STRING, NULL, "draw both series over time and the density histogram", 0, 0},
@@ -93,12 +94,24 @@ static int draw(const char *path, const traza_series *a, const traza_series *b, 
     return rc;
 }
 
+static const char *slicing_name(const traza_corr_opts *o, char *buf, size_t size)
+{
+    if (o->slicing == TRAZA_SLICES_COUNT)
+        snprintf(buf, size, "%zu", o->slices);
+    else
+        snprintf(buf, size, "%s", o->slicing == TRAZA_SLICES_PAPER ? "paper" : "auto");
+    return buf;
+}
+
 static int run_rank(const traza_tool *tool, const traza_tool_call *call, traza_trace *t, const traza_series *target,
-                    traza_corr_method m, int64_t delta, traza_err *err)
+                    const traza_corr_opts *o, size_t top, traza_warnings *warn, traza_err *err)
 {
     traza_rank_entry *r;
     size_t n;
-    if (traza_correlate_rank(t, target, m, delta, &r, &n, err) < 0)
+    traza_corr_method m = o->method;
+    int64_t delta = o->delta;
+    char sl[32];
+    if (traza_correlate_rank_opts(t, target, o, NULL, NULL, &r, &n, warn, err) < 0)
         return -1;
     int rc = -1;
     traza_annotation *ann = calloc(n ? n : 1, sizeof *ann);
@@ -130,8 +143,8 @@ static int run_rank(const traza_tool *tool, const traza_tool_call *call, traza_t
         snprintf(name, sizeof name, "%s", save);
     else
         snprintf(name, sizeof name, "rank:%s%s", target->name, msuffix);
-    snprintf(params, sizeof params, "series=%s method=%s delta=%lld rank=1", target->name,
-             m == TRAZA_CORR_REGULAR ? "regular" : "irregular", (long long)delta);
+    snprintf(params, sizeof params, "series=%s method=%s delta=%lld slices=%s rank=1", target->name,
+             m == TRAZA_CORR_REGULAR ? "regular" : "irregular", (long long)delta, slicing_name(o, sl, sizeof sl));
     traza_result_meta meta = {name, tool->name, params, tz_targ_bool(tool, call, "replace")};
     if (traza_result_save_annotations(t, &meta, ann, n, err) < 0)
         goto done;
@@ -148,12 +161,11 @@ static int run_rank(const traza_tool *tool, const traza_tool_call *call, traza_t
             tz_json_num(&b, r[i].r);
             tz_buf_putc(&b, '}');
         }
-        tz_buf_puts(&b, "]}\n");
+        tz_buf_putc(&b, ']');
+        tz_json_warnings(&b, warn);
+        tz_buf_puts(&b, "}\n");
     } else {
-        const char *top = tz_targ(tool, call, "top");
-        size_t show = top ? (size_t)atol(top) : 20;
-        if (show == 0 || show > n)
-            show = n;
+        size_t show = top < n ? top : n;
         tz_buf_printf(&b, "probable causes of %s (%zu events), %s correlation, saved as '%s'\n", target->name, target->n,
                       m == TRAZA_CORR_REGULAR ? "regular" : "irregular", name);
         tz_buf_printf(&b, "%4s %8s %10s  %s\n", "rank", "r", "events", "series");
@@ -167,6 +179,7 @@ static int run_rank(const traza_tool *tool, const traza_tool_call *call, traza_t
         goto done;
     }
     traza_tool_printf(call, "%s", b.s ? b.s : "");
+    tz_warnings_show(call, warn);
     rc = 0;
 done:
     tz_buf_free(&b);
@@ -180,17 +193,23 @@ done:
 }
 
 static int run_pair(const traza_tool *tool, const traza_tool_call *call, traza_trace *t, const traza_series *a,
-                    traza_corr_method m, int64_t delta, traza_err *err)
+                    const traza_corr_opts *opts, traza_warnings *warn, traza_err *err)
 {
     const char *with = tz_targ(tool, call, "with");
     traza_series b;
     if (traza_series_load(t, with, 0, 0, &b, err) < 0)
         return -1;
     traza_corr c;
-    if (traza_correlate(a->ts, a->n, b.ts, b.n, m, delta, &c, err) < 0) {
+    traza_corr_opts co = *opts;
+    traza_corr_method m = co.method;
+    co.name_a = a->name;
+    co.name_b = b.name;
+    char sl[32];
+    if (traza_correlate_opts(a->ts, a->n, b.ts, b.n, &co, &c, err) < 0) {
         traza_series_free(&b);
         return -1;
     }
+    tz_warnings_merge(warn, &c.warn);
     int rc = -1;
     char name[600], params[700];
     const char *save = tz_targ(tool, call, "save");
@@ -198,8 +217,8 @@ static int run_pair(const traza_tool *tool, const traza_tool_call *call, traza_t
         snprintf(name, sizeof name, "%s", save);
     else
         snprintf(name, sizeof name, "correlation:%s~%s%s", a->name, b.name, m == TRAZA_CORR_IRREGULAR ? ":irregular" : "");
-    snprintf(params, sizeof params, "series=%s with=%s method=%s delta=%lld", a->name, b.name,
-             m == TRAZA_CORR_REGULAR ? "regular" : "irregular", (long long)c.delta);
+    snprintf(params, sizeof params, "series=%s with=%s method=%s delta=%lld slices=%s", a->name, b.name,
+             m == TRAZA_CORR_REGULAR ? "regular" : "irregular", (long long)c.delta, slicing_name(&co, sl, sizeof sl));
     traza_annotation ann[3];
     memset(ann, 0, sizeof ann);
     ann[0].key = "r";
@@ -226,12 +245,15 @@ static int run_pair(const traza_tool *tool, const traza_tool_call *call, traza_t
         tz_json_str(&o, b.name);
         tz_buf_printf(&o, ", \"method\": \"%s\", \"r\": ", m == TRAZA_CORR_REGULAR ? "regular" : "irregular");
         tz_json_num(&o, c.r);
-        tz_buf_printf(&o, ", \"strong\": %s, \"bins\": %zu, \"delta\": %lld}\n", c.strong ? "true" : "false", c.nbins,
+        tz_buf_printf(&o, ", \"strong\": %s, \"bins\": %zu, \"delta\": %lld", c.strong ? "true" : "false", c.nbins,
                       (long long)c.delta);
+        tz_json_warnings(&o, warn);
+        tz_buf_puts(&o, "}\n");
     } else {
         tz_buf_printf(&o, "%s (%zu events) vs %s (%zu events)\n", a->name, a->n, b.name, b.n);
         if (m == TRAZA_CORR_REGULAR)
-            tz_buf_printf(&o, "regular: %zu equal slices of [%lld, %lld]\n", c.nbins, (long long)c.t0, (long long)c.t1);
+            tz_buf_printf(&o, "regular: %zu slices of [%lld, %lld] (%s: width %lld)\n", c.nbins, (long long)c.t0,
+                          (long long)c.t1, slicing_name(&co, sl, sizeof sl), (long long)(c.to[0] - c.from[0]));
         else
             tz_buf_printf(&o, "irregular: %zu intervals, delta %lld around the %zu points of %s (densities per tick)\n",
                           c.nbins, (long long)c.delta, c.swapped ? b.n : a->n, c.swapped ? b.name : a->name);
@@ -239,6 +261,7 @@ static int run_pair(const traza_tool *tool, const traza_tool_call *call, traza_t
     }
     traza_tool_printf(call, "%s", o.s ? o.s : "");
     tz_buf_free(&o);
+    tz_warnings_show(call, warn);
     const char *svg = tz_targ(tool, call, "svg");
     if (svg && draw(svg, a, &b, &c, err) < 0)
         goto done;
@@ -249,16 +272,56 @@ done:
     return rc;
 }
 
+/* --slices: auto, paper or a count in range. */
+static int parse_slices(const char *v, traza_corr_opts *o, traza_err *err)
+{
+    if (!strcmp(v, "auto")) {
+        o->slicing = TRAZA_SLICES_AUTO;
+        return 0;
+    }
+    if (!strcmp(v, "paper")) {
+        o->slicing = TRAZA_SLICES_PAPER;
+        return 0;
+    }
+    int64_t n;
+    if (tz_parse_i64(v, strlen(v), &n) < 0 || n < TRAZA_CORR_MIN_SLICES || n > TRAZA_CORR_MAX_SLICES)
+        return traza_err_set(err, TRAZA_E_USAGE, "--slices must be auto, paper or a count from %d to %d, not '%s'",
+                             TRAZA_CORR_MIN_SLICES, TRAZA_CORR_MAX_SLICES, v);
+    o->slicing = TRAZA_SLICES_COUNT;
+    o->slices = (size_t)n;
+    return 0;
+}
+
+/* --top: N >= 1 or all. */
+static int parse_top(const char *v, size_t *top, traza_err *err)
+{
+    int64_t n;
+    if (!strcmp(v, "all")) {
+        *top = SIZE_MAX;
+        return 0;
+    }
+    if (tz_parse_i64(v, strlen(v), &n) < 0 || n < 1)
+        return traza_err_set(err, TRAZA_E_USAGE, "--top must be a count of at least 1, or all, not '%s'", v);
+    *top = (size_t)n;
+    return 0;
+}
+
 static int run_correlate(const traza_tool *tool, const traza_tool_call *call, traza_err *err)
 {
     const char *ms = tz_targ(tool, call, "method");
-    traza_corr_method m;
+    traza_corr_opts opts = {TRAZA_CORR_REGULAR, 0, TRAZA_SLICES_AUTO, 0, NULL, NULL};
     if (!strcmp(ms, "regular"))
-        m = TRAZA_CORR_REGULAR;
+        opts.method = TRAZA_CORR_REGULAR;
     else if (!strcmp(ms, "irregular"))
-        m = TRAZA_CORR_IRREGULAR;
+        opts.method = TRAZA_CORR_IRREGULAR;
     else
         return traza_err_set(err, TRAZA_E_USAGE, "--method must be regular or irregular, not '%s'", ms);
+    size_t top = 20;
+    int metric, rule;
+    double k;
+    if (parse_slices(tz_targ(tool, call, "slices"), &opts, err) < 0 || parse_top(tz_targ(tool, call, "top"), &top, err) < 0 ||
+        tz_anomaly_opts(tool, call, &metric, &rule, &k, err) < 0)
+        return -1;
     int rank = tz_targ_bool(tool, call, "rank");
     const char *of = tz_targ(tool, call, "anomalies-of");
     if (!rank && !tz_targ(tool, call, "with"))
@@ -269,27 +332,34 @@ static int run_correlate(const traza_tool *tool, const traza_tool_call *call, tr
     if (!t)
         return -1;
     int rc = -1;
-    int64_t delta = 0;
+    traza_warnings warn;
+    memset(&warn, 0, sizeof warn);
     traza_series a;
     memset(&a, 0, sizeof a);
-    if (tz_targ_time(tool, call, t, "delta", &delta, err) < 0)
+    int hd = tz_targ_time(tool, call, t, "delta", &opts.delta, err);
+    if (hd < 0)
         goto done;
+    if (hd > 0 && opts.delta <= 0) {
+        traza_err_set(err, TRAZA_E_USAGE, "--delta must be a positive duration, not '%s'", tz_targ(tool, call, "delta"));
+        goto done;
+    }
     if (of) {
         char spec[300];
         if (tz_series_spec(tool, call, "anomalies-of", spec, sizeof spec, err) < 0 ||
-            tz_anomaly_run(tool, call, t, spec, 0, 0, &a, err) < 0)
+            tz_anomaly_run(tool, call, t, spec, 0, 0, &a, &warn, err) < 0)
             goto done;
         if (!call->json)
             traza_tool_printf(call, "%zu anomalies of %s (rule %s), saved as event set '%s'\n", a.n, spec,
                               tz_targ(tool, call, "rule"), a.name);
         if (a.n == 0) {
+            tz_warnings_show(call, &warn);
             traza_err_set(err, TRAZA_E_USAGE, "no anomalies of %s with rule %s: nothing to correlate", spec, tz_targ(tool, call, "rule"));
             goto done;
         }
     } else if (traza_series_load(t, tz_targ(tool, call, "series"), tz_targ_bool(tool, call, "subtree"), 0, &a, err) < 0) {
         goto done;
     }
-    rc = rank ? run_rank(tool, call, t, &a, m, delta, err) : run_pair(tool, call, t, &a, m, delta, err);
+    rc = rank ? run_rank(tool, call, t, &a, &opts, top, &warn, err) : run_pair(tool, call, t, &a, &opts, &warn, err);
 done:
     traza_series_free(&a);
     traza_trace_close(t);

@@ -50,6 +50,33 @@ int tz_targ_instant(const traza_tool *tool, const traza_tool_call *call, traza_t
     return targ_time(tool, call, t, name, 1, out, err);
 }
 
+void tz_warnings_show(const traza_tool_call *call, const traza_warnings *w)
+{
+    for (size_t i = 0; i < w->n; i++) {
+        if (call->warn)
+            call->warn(call->print_user, w->msg[i]);
+        else if (!call->json)
+            traza_tool_printf(call, "warning: %s\n", w->msg[i]);
+    }
+}
+
+void tz_json_warnings(tz_buf *b, const traza_warnings *w)
+{
+    tz_buf_puts(b, ", \"warnings\": [");
+    for (size_t i = 0; i < w->n; i++) {
+        if (i)
+            tz_buf_puts(b, ", ");
+        tz_json_str(b, w->msg[i]);
+    }
+    tz_buf_putc(b, ']');
+}
+
+void tz_warnings_merge(traza_warnings *dst, const traza_warnings *src)
+{
+    for (size_t i = 0; i < src->n; i++)
+        traza_warnings_add(dst, "%s", src->msg[i]);
+}
+
 int tz_write_file(const char *path, const tz_buf *b, traza_err *err)
 {
     if (b->oom)

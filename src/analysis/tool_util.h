@@ -19,6 +19,12 @@ int tz_targ_time(const traza_tool *tool, const traza_tool_call *call, traza_trac
  * start (traza_time_parse_in); tz_targ_time reads a duration. */
 int tz_targ_instant(const traza_tool *tool, const traza_tool_call *call, traza_trace *t, const char *name, int64_t *out,
                     traza_err *err);
+/* Shows the warnings of a run (call->warn, else printed as "warning: ..." in text
+ * output); with json, also appends `, "warnings": [...]` to b when b is not NULL. */
+void tz_warnings_show(const traza_tool_call *call, const traza_warnings *w);
+void tz_json_warnings(tz_buf *b, const traza_warnings *w);
+/* Appends the warnings of src to dst. */
+void tz_warnings_merge(traza_warnings *dst, const traza_warnings *src);
 /* Writes a buffer to a file. */
 int tz_write_file(const char *path, const tz_buf *b, traza_err *err);
 
@@ -41,9 +47,12 @@ void tz_svg_text(tz_buf *b, double x, double y, const char *anchor, const char *
 /* The series spec from --type/--producer (or --series when type is NULL). */
 int tz_series_spec(const traza_tool *tool, const traza_tool_call *call, const char *type_opt, char *buf, size_t size, traza_err *err);
 /* Detects anomalies of `spec` with the tool's --metric/--rule/--k/--subtree options,
- * saves them (--save or a default name), prints unless !print, draws --svg when
- * draw. *anom receives the anomalies as a series (ids, ts) when not NULL. */
+ * saves them (--save or a default name), prints unless !print (with its warnings),
+ * draws --svg when draw. *anom receives the anomalies as a series (ids, ts) when not
+ * NULL; *warn (not NULL) the detection's warnings. */
 int tz_anomaly_run(const traza_tool *tool, const traza_tool_call *call, traza_trace *t, const char *spec, int print,
-                   int draw, traza_series *anom, traza_err *err);
+                   int draw, traza_series *anom, traza_warnings *warn, traza_err *err);
+/* Checks --metric, --rule and --k. */
+int tz_anomaly_opts(const traza_tool *tool, const traza_tool_call *call, int *metric, int *rule, double *k, traza_err *err);
 /* Points of a series over time (x = ts, y = index) in a plot; mark[i] != 0 in red. */
 void tz_svg_series(tz_buf *b, const tz_plot *p, const int64_t *ts, size_t n, const unsigned char *mark, const char *color);

@@ -4,6 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Warnings go to stderr, apart from the output (text or JSON) on stdout. */
+static void warn_stderr(void *user, const char *text)
+{
+    cli_progress_clear(user);
+    fprintf(stderr, "traza: warning: %s\n", text);
+}
+
 int cli_run_analysis(traza_cli *cli, const char *cmd, const char *toolname, int argc, char **argv)
 {
     const traza_tool *tool = traza_registry_find(cli_registry(cli), toolname);
@@ -93,7 +100,7 @@ int cli_run_analysis(traza_cli *cli, const char *cmd, const char *toolname, int 
         goto done;
     }
     traza_tool_args args = {n, keys, vals};
-    traza_tool_call call = {cli->ctx, ws, trace, &args, cli->json, cli_tool_print, cli};
+    traza_tool_call call = {cli->ctx, ws, trace, &args, cli->json, cli_tool_print, cli, warn_stderr};
     traza_err err;
     traza_err_clear(&err);
     rc = traza_tool_run(tool, &call, &err) < 0 ? cli_fail(cli, &err) : EXIT_OK;

@@ -3,7 +3,7 @@
 
 const char cmd_anomaly_usage[] =
     "usage: traza anomaly TRACE --type T [--producer P [--subtree]] [--metric duration|period]\n"
-    "                     [--rule ci99|sigma|mad] [--k K] [--save NAME [--replace]] [--svg FILE] [--json]\n"
+    "                     [--rule mad|sigma|ci99] [--k K] [--save NAME [--replace]] [--svg FILE] [--json]\n"
     "\n"
     "Finds the events of a series whose metric (duration of states, or period: the\n"
     "interval since the previous event) falls outside the interval of normal values:\n"

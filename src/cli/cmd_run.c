@@ -70,7 +70,7 @@ int cmd_run(traza_cli *cli, int argc, char **argv)
     if (!ws)
         return EXIT_FAIL;
     traza_tool_args args = {n, keys, vals};
-    traza_tool_call call = {cli->ctx, ws, target, &args, cli->json, cli_tool_print, cli};
+    traza_tool_call call = {cli->ctx, ws, target, &args, cli->json, cli_tool_print, cli, NULL};
     traza_err err;
     traza_err_clear(&err);
     if (traza_tool_run(tool, &call, &err) < 0)

@@ -26,7 +26,7 @@ static void test_plugin_loads_and_runs(void **state)
     assert_non_null(strstr(tool->origin, "category_count.so"));
     tu_sample_trace(&w, "p", 5);
     char out[4096] = "";
-    traza_tool_call call = {w.ctx, w.ws, "p", NULL, 0, print_to_buf, out};
+    traza_tool_call call = {w.ctx, w.ws, "p", NULL, 0, print_to_buf, out, NULL};
     assert_int_equal(traza_tool_run(tool, &call, &w.err), 0);
     assert_string_equal(out, "punctual=5 state=5 link=1 variable=1\n");
     traza_trace *t = traza_trace_open(w.ws, "p", TRAZA_OPEN_READ, &w.err);
@@ -61,7 +61,7 @@ static void test_external_tool(void **state)
     const char *v[] = {"hi", "2"};
     traza_tool_args args = {2, k, v};
     char out[4096] = "";
-    traza_tool_call call = {w.ctx, w.ws, "sometrace", &args, 0, print_to_buf, out};
+    traza_tool_call call = {w.ctx, w.ws, "sometrace", &args, 0, print_to_buf, out, NULL};
     assert_int_equal(traza_tool_run(tool, &call, &w.err), 0);
     assert_string_equal(out, "hi sometrace\nhi sometrace\n");
     /* typed options are checked before launching */

@@ -119,7 +119,7 @@ static void test_filter_tools(void **state)
     const char *keys[] = {"name", "type", "from", "to"};
     const char *vals[] = {"tool-irqs", "irq", "20us", "50"};
     traza_tool_args args = {4, keys, vals};
-    traza_tool_call call = {w.ctx, w.ws, "s", &args, 0, NULL, NULL};
+    traza_tool_call call = {w.ctx, w.ws, "s", &args, 0, NULL, NULL, NULL};
     traza_trace_close(t);
     assert_int_equal(traza_tool_run(tool, &call, &w.err), 0);
     t = traza_trace_open(w.ws, "s", TRAZA_OPEN_READ, &w.err);
