@@ -989,6 +989,52 @@ static void test_ticks_string(void **state)
     traza_trace_close(t);
 }
 
+/* anomalies_of=: the ranking of the anomalies' probable causes is the library's on
+ * the anomalous events (what `traza correlate --anomalies-of --rank` computes). */
+static void test_correlate_anomalies(void **state)
+{
+    fx *f = *state;
+    traza_err err;
+    traza_trace *t = traza_trace_open(f->ws, "gen", TRAZA_OPEN_READ, &err);
+    assert_non_null(t);
+    traza_series s, an;
+    assert_int_equal(traza_series_load(t, "state0", 0, 0, &s, &err), 0);
+    traza_anomalies a;
+    assert_int_equal(traza_anomaly_detect(&s, TRAZA_METRIC_DURATION, TRAZA_RULE_CI99, 3, &a, &err), 0);
+    assert_true(a.n > 1);
+    int64_t *ts = malloc(a.n * sizeof *ts);
+    assert_non_null(ts);
+    for (size_t i = 0; i < a.n; i++)
+        ts[i] = s.ts[a.index[i]];
+    assert_int_equal(traza_series_from(&an, "x", ts, NULL, a.n, &err), 0);
+    for (size_t i = 0; i < a.n; i++)
+        an.id[i] = s.id[a.index[i]];
+    traza_rank_entry *rk;
+    size_t n;
+    assert_int_equal(traza_correlate_rank(t, &an, TRAZA_CORR_REGULAR, 0, &rk, &n, &err), 0);
+    json_t *j = get_json(f, "/api/correlate?trace=gen&anomalies_of=state0&top=500&budget=10000", 200);
+    assert_string_equal(json_string_value(json_object_get(j, "series")), "anomalies:state0:duration");
+    assert_int_equal(jint(j, "events"), (json_int_t)a.n);
+    assert_int_equal(jint(j, "total"), (json_int_t)n);
+    json_t *cs = json_object_get(j, "causes");
+    assert_int_equal(json_array_size(cs), n);
+    for (size_t i = 0; i < n; i++) {
+        json_t *c = json_array_get(cs, i);
+        assert_int_equal(jint(c, "type"), rk[i].type);
+        assert_int_equal(jint(c, "producer"), rk[i].producer);
+        assert_true(json_number_value(json_object_get(c, "r")) == rk[i].r);
+    }
+    json_decref(j);
+    json_decref(get_json(f, "/api/correlate?trace=gen&anomalies_of=state0&rule=bogus", 400));
+    json_decref(get_json(f, "/api/correlate?trace=gen&anomalies_of=nosuchtype", 404));
+    free(rk);
+    free(ts);
+    traza_series_free(&an);
+    traza_anomalies_free(&a);
+    traza_series_free(&s);
+    traza_trace_close(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -998,6 +1044,7 @@ int main(void)
         cmocka_unit_test(test_density_timeline_stats),
         cmocka_unit_test(test_time_index_exact),
         cmocka_unit_test(test_analyses),
+        cmocka_unit_test(test_correlate_anomalies),
         cmocka_unit_test(test_bad_parameters),
         cmocka_unit_test(test_path_traversal),
         cmocka_unit_test(test_malformed_and_oversized),
