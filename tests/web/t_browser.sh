@@ -30,6 +30,14 @@ for i in range(300):
 "$TRAZA" import "$TMP/epoch.csv" --name epoch -q >/dev/null
 export TRAZA_EPOCH_TS=$("$TRAZA" query epoch --json --limit 1 | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["ts"])')
 check_eq "the epoch trace's first tick is stored exactly" 1571261796553123457 "$TRAZA_EPOCH_TS"
+# a real LTTng kernel trace (../shared/data), when present
+lttng=$DATA/babeltrace-ctf/lttng-tracefile-rotation/kernel
+if [ -d "$lttng" ] && "$TRAZA" import "$lttng" --name lttng -q >/dev/null 2>&1; then
+  export TRAZA_LTTNG_TS=$("$TRAZA" query lttng --json --limit 1 | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["ts"])')
+  export TRAZA_LTTNG_EVENTS=$("$TRAZA" info lttng --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"])')
+else
+  skip "the LTTng trace in the browser" "$lttng is absent or does not import"
+fi
 
 start_server() { # -> $PID, $PORT
   rm -f "$TMP/port"

@@ -190,29 +190,32 @@ try {
   }
   await page.screenshot({ path: join(shots, '9-grammar.png'), fullPage: true });
 
-  if (process.env.TRAZA_EPOCH_TS) {
-    // a trace in epoch nanoseconds: relative times from +0 by default, exact absolute ticks on the toggle
-    const want = process.env.TRAZA_EPOCH_TS;
+  // traces in epoch nanoseconds: relative times from +0 by default, the exact stored
+  // tick on the absolute toggle (a double would round it to a multiple of 256 ns)
+  const exactTicks = async (name, want, nEvents, spanRe) => {
     await page.click('#tabs button[data-tab=overview]');
-    await page.click('[data-testid=trace-item][data-name="epoch"]');
-    await page.waitForFunction(() => /^300 events in the selection/.test(document.querySelector('[data-testid=table-count]').textContent), null, { timeout: 15000 });
-    await page.waitForFunction(() => /^whole trace \+0 ns – \+299\.000 897 ms$/.test(document.querySelector('[data-testid=range]').textContent), null, { timeout: 5000 })
-      .then(() => pass('the header shows the range relative to the trace start, from +0'),
-        async () => fail('the header shows the range relative to the trace start, from +0', await page.textContent('[data-testid=range]')));
+    await page.click(`[data-testid=trace-item][data-name="${name}"]`);
+    await page.waitForFunction(n => document.querySelector('[data-testid=table-count]').textContent.startsWith(n + ' events in the selection'), nEvents, { timeout: 15000 });
+    await page.waitForFunction(re => new RegExp(re).test(document.querySelector('[data-testid=range]').textContent), spanRe.source, { timeout: 5000 })
+      .then(() => pass(`${name}: the header shows the range relative to the trace start, from +0`),
+        async () => fail(`${name}: the header shows the range relative to the trace start, from +0`, await page.textContent('[data-testid=range]')));
     const cell = () => page.$eval('.trow span:nth-child(2)', x => [x.textContent, x.dataset.ts]);
     const [relText, relTs] = await cell();
-    check('the table shows relative times', relText === '+0 ns' && relTs === want, `${relText} (${relTs})`);
+    check(`${name}: the table shows relative times`, relText === '+0 ns' && relTs === want, `${relText} (${relTs})`);
     await page.click('[data-testid=time-mode]');
     await page.waitForFunction(() => !document.querySelector('[data-testid=range]').textContent.includes('+'), null, { timeout: 5000 });
     await page.waitForFunction(() => !document.querySelector('.trow span:nth-child(2)').textContent.startsWith('+'), null, { timeout: 5000 });
     const [absText, absTs] = await cell();
     const header = await page.textContent('[data-testid=range]');
-    check('the absolute time of an event equals the stored tick exactly', absTs === want && absText.replace(/[^0-9]/g, '') === want,
+    check(`${name}: the absolute time of an event equals the stored tick exactly`, absTs === want && absText.replace(/[^0-9]/g, '') === want,
       `shown ${absText} (${absTs}), stored ${want}`);
-    check('the header shows the absolute range on the toggle', header.startsWith('whole trace 1571261796.553 123 457 s – '), header);
-    await page.screenshot({ path: join(shots, '10-epoch-absolute.png') });
+    const wantHead = `whole trace ${want.slice(0, -9)}.${want.slice(-9).match(/.../g).join(' ')} s – `;
+    check(`${name}: the header shows the absolute range on the toggle`, header.startsWith(wantHead), `${header} vs ${wantHead}`);
+    await page.screenshot({ path: join(shots, `10-${name}-absolute.png`) });
     await page.click('[data-testid=time-mode]');
-  }
+  };
+  if (process.env.TRAZA_EPOCH_TS) await exactTicks('epoch', process.env.TRAZA_EPOCH_TS, 300, /^whole trace \+0 ns – \+299\.000 897 ms$/);
+  if (process.env.TRAZA_LTTNG_TS) await exactTicks('lttng', process.env.TRAZA_LTTNG_TS, +process.env.TRAZA_LTTNG_EVENTS, /^whole trace \+0 ns – \+\d/);
 
   const external = requests.filter(u => !u.startsWith(url.replace(/\/$/, '')) && !u.startsWith('data:'));
   check('the UI makes no request outside the server', external.length === 0, external.join(' '));
