@@ -62,8 +62,11 @@ int tz_api_aggregate(tz_req *r)
             for (size_t k = 0; k < m.nslices; k++)
                 ts[(size_t)m.type[s] * m.nslices + k] += m.v[s * m.nslices + k];
     tz_buf_printf(&b, "{\"sampled\":%s,\"partial\":%s,", sampled ? "true" : "false", partial ? "true" : "false");
-    tz_buf_printf(&b, "\"t0\":%lld,\"t1\":%lld,\"slices\":%zu,\"model\":\"%s\",\"series\":%zu,\"proposed\":%zu,\"types\":[",
-                  (long long)m.t0, (long long)m.t1, m.nslices, traza_agg_model_name((traza_agg_model)model), m.nseries, prop);
+    tz_buf_puts(&b, "\"t0\":");
+    tz_json_tick(r, &b, m.t0);
+    tz_buf_puts(&b, ",\"t1\":");
+    tz_json_tick(r, &b, m.t1);
+    tz_buf_printf(&b, ",\"slices\":%zu,\"model\":\"%s\",\"series\":%zu,\"proposed\":%zu,\"types\":[", m.nslices, traza_agg_model_name((traza_agg_model)model), m.nseries, prop);
     int first = 1;
     for (size_t i = 0; ts && i < nt; i++) {
         double sum = 0;

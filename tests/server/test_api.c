@@ -983,6 +983,9 @@ static void test_ticks_string(void **state)
     assert_string_equal(json_string_value(json_object_get(j, "min_ts")), want);
     assert_true(json_is_string(json_array_get(json_array_get(json_object_get(j, "calls"), 0), 1)));
     json_decref(j);
+    j = get_json(f, "/api/aggregate?trace=gen&slices=5&ticks=string", 200);
+    assert_string_equal(json_string_value(json_object_get(j, "t0")), want_min);
+    json_decref(j);
     j = get_json(f, "/api/trace?trace=gen&ticks=bogus", 400);
     assert_non_null(strstr(json_string_value(json_object_get(j, "error")), "'ticks'"));
     json_decref(j);
