@@ -51,12 +51,13 @@ void tz_event_row(tz_buf *b, tz_out_format fmt, traza_trace *t, const traza_even
     traza_trace_producer_path(t, ev->producer, path, sizeof path);
     if (ev->has & TRAZA_HAS_END_PRODUCER)
         traza_trace_producer_path(t, ev->end_producer, epath, sizeof epath);
-    if (fmt == OUT_JSON) {
+    if (fmt == OUT_JSON || fmt == OUT_JSON_TICKS) {
         if (!first)
             tz_buf_putc(b, ',');
-        tz_buf_printf(b, "{\"id\":%lld,\"ts\":%lld", (long long)ev->id, (long long)ev->ts);
+        const char *q = fmt == OUT_JSON_TICKS ? "\"" : "";
+        tz_buf_printf(b, "{\"id\":%lld,\"ts\":%s%lld%s", (long long)ev->id, q, (long long)ev->ts, q);
         if (ev->has & TRAZA_HAS_END)
-            tz_buf_printf(b, ",\"end_ts\":%lld", (long long)ev->end_ts);
+            tz_buf_printf(b, ",\"end_ts\":%s%lld%s", q, (long long)ev->end_ts, q);
         tz_buf_puts(b, ",\"type\":");
         tz_json_str(b, ty->name);
         tz_buf_printf(b, ",\"category\":\"%s\",\"producer\":", traza_category_name(ty->category));

@@ -437,6 +437,11 @@ void tz_req_filter_free(tz_req_filter *rf)
     rf->producers = NULL;
 }
 
+void tz_json_tick(const tz_req *r, tz_buf *b, int64_t v)
+{
+    tz_buf_printf(b, r->ticks_str ? "\"%lld\"" : "%lld", (long long)v);
+}
+
 void tz_json_color(tz_buf *b, const char *name, const char *given)
 {
     char c[8];
@@ -650,6 +655,12 @@ void tz_api_handle(tz_api *api, const char *method, const char *path, const tz_p
             if (tz_arg_clamp(&r, "budget", TZ_API_MIN_BUDGET, TZ_API_MAX_BUDGET, TZ_API_DEF_BUDGET, &budget) < 0)
                 return;
             r.deadline = tz_now_ns() + budget * 1000000;
+            const char *ticks = tz_arg_str(&r, "ticks");
+            if (ticks && strcmp(ticks, "string") != 0 && strcmp(ticks, "number") != 0) {
+                fail_resp(resp, 400, "parameter 'ticks': number or string, not '%.32s'", ticks);
+                return;
+            }
+            r.ticks_str = ticks && strcmp(ticks, "string") == 0;
             if (atomic_load(&api->sh->stopping))
                 fail_resp(resp, 503, "the server is stopping");
             else if (routes[i].fn(&r) < 0 && resp->status < 400)

@@ -62,8 +62,11 @@ int tz_api_aggregate(tz_req *r)
             for (size_t k = 0; k < m.nslices; k++)
                 ts[(size_t)m.type[s] * m.nslices + k] += m.v[s * m.nslices + k];
     tz_buf_printf(&b, "{\"sampled\":%s,\"partial\":%s,", sampled ? "true" : "false", partial ? "true" : "false");
-    tz_buf_printf(&b, "\"t0\":%lld,\"t1\":%lld,\"slices\":%zu,\"model\":\"%s\",\"series\":%zu,\"proposed\":%zu,\"types\":[",
-                  (long long)m.t0, (long long)m.t1, m.nslices, traza_agg_model_name((traza_agg_model)model), m.nseries, prop);
+    tz_buf_puts(&b, "\"t0\":");
+    tz_json_tick(r, &b, m.t0);
+    tz_buf_puts(&b, ",\"t1\":");
+    tz_json_tick(r, &b, m.t1);
+    tz_buf_printf(&b, ",\"slices\":%zu,\"model\":\"%s\",\"series\":%zu,\"proposed\":%zu,\"types\":[", m.nslices, traza_agg_model_name((traza_agg_model)model), m.nseries, prop);
     int first = 1;
     for (size_t i = 0; ts && i < nt; i++) {
         double sum = 0;
@@ -140,11 +143,13 @@ static int fail_budget(tz_req *r, const char *what, const char *detail)
                    TZ_API_MAX_BUDGET);
 }
 
-static void json_partial(tz_buf *b, const traza_partial *pi)
+static void json_partial(const tz_req *r, tz_buf *b, const traza_partial *pi)
 {
     tz_buf_printf(b, "\"partial\":%s", pi->partial ? "true" : "false");
-    if (pi->partial && pi->covered_to != INT64_MIN)
-        tz_buf_printf(b, ",\"covered_to\":%lld", (long long)pi->covered_to);
+    if (pi->partial && pi->covered_to != INT64_MIN) {
+        tz_buf_puts(b, ",\"covered_to\":");
+        tz_json_tick(r, b, pi->covered_to);
+    }
 }
 
 static int load_series(tz_req *r, traza_trace *t, const traza_stop *stop, traza_partial *pi, traza_series *s)
@@ -165,19 +170,88 @@ static int load_series(tz_req *r, traza_trace *t, const traza_stop *stop, traza_
     return 0;
 }
 
+/* The anomaly rule of the request: metric (duration), rule (ci99), k (3), the
+ * defaults of the anomaly tool. */
+static int parse_detection(tz_req *r, int *metric, int *rule, double *k)
+{
+    const char *ms = tz_arg_str(r, "metric"), *rs = tz_arg_str(r, "rule");
+    *metric = traza_metric_parse(ms ? ms : "duration");
+    *rule = traza_rule_parse(rs ? rs : "ci99");
+    if (*metric < 0)
+        return tz_fail(r, 400, "parameter 'metric': duration or period, not '%.32s'", ms);
+    if (*rule < 0)
+        return tz_fail(r, 400, "parameter 'rule': ci99, sigma or mad, not '%.32s'", rs);
+    return tz_arg_double(r, "k", 0.1, 100, 3, k) < 0 ? -1 : 0;
+}
+
+/* The anomalies of TYPE (anomalies_of=TYPE, producer=P, subtree=0|1 (default 0),
+ * metric, rule, k) as a series in time order, as `traza correlate --anomalies-of`
+ * ranks them: the ids and start times of the anomalous events. Nothing is saved. */
+static int load_anomalies(tz_req *r, traza_trace *t, const char *type, const traza_stop *stop, traza_partial *pi,
+                          traza_series *out)
+{
+    int metric, rule;
+    double k;
+    int64_t sub;
+    if (parse_detection(r, &metric, &rule, &k) < 0 || tz_arg_i64(r, "subtree", 0, 1, 0, &sub) < 0)
+        return -1;
+    const char *prod = tz_arg_str(r, "producer");
+    char spec[600];
+    snprintf(spec, sizeof spec, prod && *prod ? "%.280s@%.280s" : "%.280s", type, prod);
+    traza_series s;
+    memset(&s, 0, sizeof s);
+    if (traza_series_load_ex(t, spec, (int)sub, 0, stop, pi, &s, &r->err) < 0)
+        return tz_fail_err(r, &r->err);
+    if (pi->partial && s.n == 0) {
+        traza_series_free(&s);
+        return fail_budget(r, "any event of the series was read", spec);
+    }
+    traza_anomalies a;
+    memset(&a, 0, sizeof a);
+    if (traza_anomaly_detect(&s, (traza_metric)metric, (traza_rule)rule, k, &a, &r->err) < 0) {
+        traza_series_free(&s);
+        return tz_fail_err(r, &r->err);
+    }
+    if (a.n == 0) {
+        traza_anomalies_free(&a);
+        traza_series_free(&s);
+        return tz_fail(r, 422, "no anomalies of %s with rule %s: nothing to correlate", spec, traza_rule_name((traza_rule)rule));
+    }
+    memset(out, 0, sizeof *out);
+    size_t n = a.n;
+    out->id = malloc(n * sizeof *out->id);
+    out->ts = malloc(n * sizeof *out->ts);
+    out->end = malloc(n * sizeof *out->end);
+    out->type = malloc(n * sizeof *out->type);
+    out->producer = malloc(n * sizeof *out->producer);
+    if (!out->id || !out->ts || !out->end || !out->type || !out->producer) {
+        traza_series_free(out);
+        traza_anomalies_free(&a);
+        traza_series_free(&s);
+        return tz_fail(r, 500, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t ix = a.index[i];
+        out->id[i] = s.id[ix];
+        out->ts[i] = out->end[i] = s.ts[ix];
+        out->type[i] = s.type[ix];
+        out->producer[i] = s.producer[ix];
+    }
+    out->n = n;
+    snprintf(out->name, sizeof out->name, "anomalies:%.200s:%s", spec, traza_metric_name((traza_metric)metric));
+    traza_anomalies_free(&a);
+    traza_series_free(&s);
+    return 0;
+}
+
 int tz_api_anomaly(tz_req *r)
 {
     traza_trace *t = tz_req_trace(r);
     if (!t)
         return -1;
-    const char *ms = tz_arg_str(r, "metric"), *rs = tz_arg_str(r, "rule");
-    int metric = traza_metric_parse(ms ? ms : "duration"), rule = traza_rule_parse(rs ? rs : "ci99");
-    if (metric < 0)
-        return tz_fail(r, 400, "parameter 'metric': duration or period, not '%.32s'", ms);
-    if (rule < 0)
-        return tz_fail(r, 400, "parameter 'rule': ci99, sigma or mad, not '%.32s'", rs);
+    int metric, rule;
     double k;
-    if (tz_arg_double(r, "k", 0.1, 100, 3, &k) < 0)
+    if (parse_detection(r, &metric, &rule, &k) < 0)
         return -1;
     budget_stop bs;
     traza_stop stop;
@@ -195,7 +269,7 @@ int tz_api_anomaly(tz_req *r)
     tz_buf b;
     tz_buf_init(&b);
     tz_buf_putc(&b, '{');
-    json_partial(&b, &pi);
+    json_partial(r, &b, &pi);
     tz_buf_puts(&b, ",\"series\":");
     tz_json_str(&b, s.name);
     tz_buf_printf(&b, ",\"n\":%zu,\"metric\":\"%s\",\"rule\":\"%s\",\"k\":", s.n, traza_metric_name(a.metric), traza_rule_name(a.rule));
@@ -215,7 +289,9 @@ int tz_api_anomaly(tz_req *r)
         if (v > vmax) vmax = v;
         if (i % step)
             continue;
-        tz_buf_printf(&b, "%s[%lld,", first ? "" : ",", (long long)s.ts[i]);
+        tz_buf_puts(&b, first ? "[" : ",[");
+        tz_json_tick(r, &b, s.ts[i]);
+        tz_buf_putc(&b, ',');
         first = 0;
         tz_json_num(&b, v);
         tz_buf_putc(&b, ']');
@@ -223,7 +299,9 @@ int tz_api_anomaly(tz_req *r)
     tz_buf_printf(&b, "],\"count\":%zu,\"anomalies\":[", a.n);
     for (size_t i = 0; i < a.n && i < TZ_API_MAX_POINTS; i++) {
         size_t ix = a.index[i];
-        tz_buf_printf(&b, "%s{\"id\":%lld,\"ts\":%lld,\"value\":", i ? "," : "", (long long)s.id[ix], (long long)s.ts[ix]);
+        tz_buf_printf(&b, "%s{\"id\":%lld,\"ts\":", i ? "," : "", (long long)s.id[ix]);
+        tz_json_tick(r, &b, s.ts[ix]);
+        tz_buf_puts(&b, ",\"value\":");
         tz_json_num(&b, a.value[i]);
         tz_buf_puts(&b, "}");
     }
@@ -256,7 +334,8 @@ int tz_api_correlate(tz_req *r)
     if (!t)
         return -1;
     const char *mth = tz_arg_str(r, "method");
-    int method = !mth || strcmp(mth, "irregular") == 0 ? TRAZA_CORR_IRREGULAR : strcmp(mth, "regular") == 0 ? TRAZA_CORR_REGULAR : -1;
+    /* the defaults of `traza correlate`: regular */
+    int method = !mth || strcmp(mth, "regular") == 0 ? TRAZA_CORR_REGULAR : strcmp(mth, "irregular") == 0 ? TRAZA_CORR_IRREGULAR : -1;
     if (method < 0)
         return tz_fail(r, 400, "parameter 'method': regular or irregular, not '%.32s'", mth);
     int64_t top, delta;
@@ -267,7 +346,9 @@ int tz_api_correlate(tz_req *r)
     traza_partial ps, pi;
     budget_stop_init(&bs, &stop, r);
     traza_series s;
-    if (load_series(r, t, &stop, &ps, &s) < 0)
+    const char *of = tz_arg_str(r, "anomalies_of");
+    memset(&ps, 0, sizeof ps);
+    if (of && *of ? load_anomalies(r, t, of, &stop, &ps, &s) < 0 : load_series(r, t, &stop, &ps, &s) < 0)
         return -1;
     traza_rank_entry *rk = NULL;
     size_t n = 0;
@@ -285,11 +366,12 @@ int tz_api_correlate(tz_req *r)
     tz_buf b;
     tz_buf_init(&b);
     tz_buf_putc(&b, '{');
-    json_partial(&b, &pi);
+    json_partial(r, &b, &pi);
     if (pi.partial)
         tz_buf_printf(&b, ",\"ranked\":%zu,\"candidates\":%zu", pi.done, pi.total);
     tz_buf_puts(&b, ",\"series\":");
     tz_json_str(&b, s.name);
+    tz_buf_printf(&b, ",\"events\":%zu", s.n);
     tz_buf_printf(&b, ",\"method\":\"%s\",\"total\":%zu,\"causes\":[", method == TRAZA_CORR_REGULAR ? "regular" : "irregular", n);
     for (size_t i = 0; i < n && i < (size_t)top; i++) {
         const traza_event_type *et = traza_trace_event_type(t, rk[i].type);

@@ -121,15 +121,22 @@ int tz_api_callstack(tz_req *r)
     tz_buf b;
     tz_buf_init(&b);
     tz_buf_printf(&b, "{\"partial\":%s,", pi.partial ? "true" : "false");
-    if (pi.partial)
-        tz_buf_printf(&b, "\"covered_to\":%lld,", (long long)pi.covered_to);
-    tz_buf_printf(&b, "\"from\":%lld,\"to\":%lld,\"min_ts\":%lld,\"max_ts\":%lld,\"max_level\":%d,\"truncated\":%s,"
-                      "\"fields\":[\"ts\",\"end\",\"type\",\"producer\",\"level\"],\"calls\":[",
-                  (long long)from, (long long)to, (long long)cp->min_ts, (long long)cp->max_ts, cp->max_level,
-                  truncated ? "true" : "false");
-    for (size_t i = 0; i < ns; i++)
-        tz_buf_printf(&b, "%s[%lld,%lld,%d,%d,%d]", i ? "," : "", (long long)sel[i]->ts, (long long)sel[i]->end,
-                      sel[i]->type, sel[i]->producer, sel[i]->level);
+    const char *tick_key[] = {"covered_to", "from", "to", "min_ts", "max_ts"};
+    const int64_t tick_val[] = {pi.covered_to, from, to, cp->min_ts, cp->max_ts};
+    for (size_t i = pi.partial ? 0 : 1; i < 5; i++) {
+        tz_buf_printf(&b, "\"%s\":", tick_key[i]);
+        tz_json_tick(r, &b, tick_val[i]);
+        tz_buf_putc(&b, ',');
+    }
+    tz_buf_printf(&b, "\"max_level\":%d,\"truncated\":%s,\"fields\":[\"ts\",\"end\",\"type\",\"producer\",\"level\"],\"calls\":[",
+                  cp->max_level, truncated ? "true" : "false");
+    for (size_t i = 0; i < ns; i++) {
+        tz_buf_puts(&b, i ? ",[" : "[");
+        tz_json_tick(r, &b, sel[i]->ts);
+        tz_buf_putc(&b, ',');
+        tz_json_tick(r, &b, sel[i]->end);
+        tz_buf_printf(&b, ",%d,%d,%d]", sel[i]->type, sel[i]->producer, sel[i]->level);
+    }
     free(sel);
     tz_buf_puts(&b, "],\"profile\":[");
     for (size_t i = 0; i < cp->nfuncs && i < (size_t)top; i++) {

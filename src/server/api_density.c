@@ -53,8 +53,11 @@ int tz_api_density(tz_req *r)
         if (counts[i] > max)
             max = counts[i];
     }
-    tz_buf_printf(&b, "{\"from\":%lld,\"to\":%lld,\"time_unit\":%d,\"slices\":%lld,\"max\":%llu,\"total\":%llu,\"counts\":[",
-                  (long long)from, (long long)to, info->time_unit, (long long)slices, (unsigned long long)max,
+    tz_buf_puts(&b, "{\"from\":");
+    tz_json_tick(r, &b, from);
+    tz_buf_puts(&b, ",\"to\":");
+    tz_json_tick(r, &b, to);
+    tz_buf_printf(&b, ",\"time_unit\":%d,\"slices\":%lld,\"max\":%llu,\"total\":%llu,\"counts\":[", info->time_unit, (long long)slices, (unsigned long long)max,
                   (unsigned long long)total);
     for (int64_t i = 0; i < slices; i++)
         tz_buf_printf(&b, "%s%llu", i ? "," : "", (unsigned long long)counts[i]);

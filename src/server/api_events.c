@@ -63,16 +63,18 @@ int tz_api_events(tz_req *r, int csv)
     else
     {
         tz_buf_printf(&b, "{\"total\":%lld,\"total_exact\":%s,", (long long)total, total_exact ? "true" : "false");
-        if (!total_exact)
-            tz_buf_printf(&b, "\"partial\":true,\"scanned\":%lld,\"scanned_to\":%lld,", (long long)scanned,
-                          (long long)scanned_to);
+        if (!total_exact) {
+            tz_buf_printf(&b, "\"partial\":true,\"scanned\":%lld,\"scanned_to\":", (long long)scanned);
+            tz_json_tick(r, &b, scanned_to);
+            tz_buf_putc(&b, ',');
+        }
         tz_buf_printf(&b, "\"offset\":%lld,\"limit\":%lld,\"events\":[", (long long)offset, (long long)limit);
     }
     const traza_event *ev;
     int rc = 0;
     int64_t n = 0;
     while (!empty && (rc = traza_cursor_next(c, &ev, &r->err)) > 0) {
-        tz_event_row(&b, csv ? OUT_CSV : OUT_JSON, t, ev, n == 0);
+        tz_event_row(&b, csv ? OUT_CSV : r->ticks_str ? OUT_JSON_TICKS : OUT_JSON, t, ev, n == 0);
         if (!csv) {
             /* ids the client needs for colours and links */
             if (!b.oom && b.len) b.len--; /* reopen the object written by tz_event_row */

@@ -88,6 +88,7 @@ typedef struct tz_req {
     int64_t deadline; /* CLOCK_MONOTONIC ns after which long work stops (budget=) */
     tz_tindex *held[TZ_REQ_MAX_HELD];
     size_t nheld;
+    int ticks_str; /* ticks=string: times as JSON strings (exact in a browser beyond 2^53) */
 } tz_req;
 
 /* Time budget of a request: budget=MS (TZ_API_MIN_BUDGET..TZ_API_MAX_BUDGET,
@@ -177,6 +178,8 @@ int tz_agg_micro_bounded(tz_req *r, traza_trace *t, int64_t t0, int64_t t1, size
                          int *sampled, int *partial);
 
 void tz_json_color(tz_buf *b, const char *name, const char *given);
+/* A time in ticks: a JSON number, or a string with ticks=string. */
+void tz_json_tick(const tz_req *r, tz_buf *b, int64_t v);
 
 /* Handlers (one file per area). Each returns 0 or -1 (resp filled either way). */
 int tz_api_traces(tz_req *r);

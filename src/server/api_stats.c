@@ -163,10 +163,16 @@ int tz_api_stats(tz_req *r)
     }
     tz_buf b;
     tz_buf_init(&b);
-    tz_buf_printf(&b, "{\"from\":%lld,\"to\":%lld,\"sampled\":%s,\"partial\":%s,", (long long)from, (long long)to,
-                  sampled ? "true" : "false", partial ? "true" : "false");
-    if (partial)
-        tz_buf_printf(&b, "\"covered_to\":%lld,", (long long)covered_to);
+    tz_buf_puts(&b, "{\"from\":");
+    tz_json_tick(r, &b, from);
+    tz_buf_puts(&b, ",\"to\":");
+    tz_json_tick(r, &b, to);
+    tz_buf_printf(&b, ",\"sampled\":%s,\"partial\":%s,", sampled ? "true" : "false", partial ? "true" : "false");
+    if (partial) {
+        tz_buf_puts(&b, "\"covered_to\":");
+        tz_json_tick(r, &b, covered_to);
+        tz_buf_putc(&b, ',');
+    }
     tz_buf_printf(&b, "\"total\":%.0f,\"types\":[", total);
     int first = 1;
     for (size_t i = 0; i < nt; i++) {

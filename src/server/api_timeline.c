@@ -17,10 +17,13 @@ typedef struct cell {
     int32_t n;
 } cell;
 
-static void event_json(tz_buf *b, const traza_event *ev, int first)
+static void event_json(const tz_req *r, tz_buf *b, const traza_event *ev, int first)
 {
-    tz_buf_printf(b, "%s[%lld,%lld,%d,%d,%d,%d", first ? "" : ",", (long long)ev->ts,
-                  (long long)((ev->has & TRAZA_HAS_END) ? ev->end_ts : ev->ts), ev->type, ev->producer,
+    tz_buf_puts(b, first ? "[" : ",[");
+    tz_json_tick(r, b, ev->ts);
+    tz_buf_putc(b, ',');
+    tz_json_tick(r, b, (ev->has & TRAZA_HAS_END) ? ev->end_ts : ev->ts);
+    tz_buf_printf(b, ",%d,%d,%d,%d", ev->type, ev->producer,
                   (ev->has & TRAZA_HAS_END_PRODUCER) ? ev->end_producer : -1, (ev->has & TRAZA_HAS_LEVEL) ? ev->level : 0);
     if (ev->has & TRAZA_HAS_VALUE) {
         tz_buf_putc(b, ',');
@@ -229,8 +232,11 @@ int tz_api_timeline(tz_req *r)
     }
     tz_buf b;
     tz_buf_init(&b);
-    tz_buf_printf(&b, "{\"from\":%lld,\"to\":%lld,\"width\":%lld,\"count\":%lld,", (long long)from, (long long)to,
-                  (long long)width, (long long)n);
+    tz_buf_puts(&b, "{\"from\":");
+    tz_json_tick(r, &b, from);
+    tz_buf_puts(&b, ",\"to\":");
+    tz_json_tick(r, &b, to);
+    tz_buf_printf(&b, ",\"width\":%lld,\"count\":%lld,", (long long)width, (long long)n);
     int rc = 0;
     if (n <= max) {
         /* intervals that started before the window come too: room for as many */
@@ -244,7 +250,7 @@ int tz_api_timeline(tz_req *r)
             const traza_event *ev;
             int64_t k = 0;
             while ((rc = traza_cursor_next(c, &ev, &r->err)) > 0)
-                event_json(&b, ev, k++ == 0);
+                event_json(r, &b, ev, k++ == 0);
             traza_cursor_free(c);
             tz_buf_printf(&b, "],\"truncated\":%s}", k >= 2 * max ? "true" : "false");
         }

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void info_json(tz_buf *b, const traza_trace_info *in, int full)
+static void info_json(const tz_req *r, tz_buf *b, const traza_trace_info *in, int full)
 {
     tz_buf_printf(b, "{\"id\":%lld,\"name\":", (long long)in->id);
     tz_json_str(b, in->name);
@@ -12,10 +12,12 @@ static void info_json(tz_buf *b, const traza_trace_info *in, int full)
     if (in->alias) tz_json_str(b, in->alias); else tz_buf_puts(b, "null");
     tz_buf_puts(b, ",\"format\":");
     tz_json_str(b, in->format ? in->format : "");
-    tz_buf_printf(b, ",\"time_unit\":%d,\"min_ts\":%lld,\"max_ts\":%lld,\"events\":%lld,\"producers\":%lld,"
-                     "\"event_types\":%lld,\"created\":%lld,\"categories\":{",
-                  in->time_unit, (long long)in->min_ts, (long long)in->max_ts, (long long)in->events,
-                  (long long)in->producers, (long long)in->event_types, (long long)in->created);
+    tz_buf_printf(b, ",\"time_unit\":%d,\"min_ts\":", in->time_unit);
+    tz_json_tick(r, b, in->min_ts);
+    tz_buf_puts(b, ",\"max_ts\":");
+    tz_json_tick(r, b, in->max_ts);
+    tz_buf_printf(b, ",\"events\":%lld,\"producers\":%lld,\"event_types\":%lld,\"created\":%lld,\"categories\":{",
+                  (long long)in->events, (long long)in->producers, (long long)in->event_types, (long long)in->created);
     for (int c = 0; c < TRAZA_NCATEGORIES; c++)
         tz_buf_printf(b, "%s\"%s\":%lld", c ? "," : "", traza_category_name((traza_category)c), (long long)in->categories[c]);
     tz_buf_puts(b, "}");
@@ -48,7 +50,7 @@ int tz_api_traces(tz_req *r)
     tz_buf_puts(&b, "{\"traces\":[");
     for (size_t i = 0; i < n; i++) {
         if (i) tz_buf_putc(&b, ',');
-        info_json(&b, &arr[i], 1);
+        info_json(r, &b, &arr[i], 1);
     }
     tz_buf_printf(&b, "],\"count\":%zu}", n);
     traza_trace_info_array_free(arr, n);
@@ -83,7 +85,7 @@ int tz_api_trace(tz_req *r)
     tz_buf b;
     tz_buf_init(&b);
     tz_buf_puts(&b, "{\"info\":");
-    info_json(&b, traza_trace_info_of(t), 1);
+    info_json(r, &b, traza_trace_info_of(t), 1);
     const traza_event_type *types;
     size_t nt = traza_trace_event_types(t, &types);
     tz_buf_puts(&b, ",\"types\":[");

@@ -971,14 +971,130 @@ static void test_grammar_view_huge(void **state)
     tu_rmdir(dir);
 }
 
+/* ticks=string: every time of the answers the UI reads is a string of the exact
+ * integer; ticks=number (the default) keeps numbers; anything else is a 400. */
+static void test_ticks_string(void **state)
+{
+    fx *f = *state;
+    traza_err err;
+    traza_trace *t = traza_trace_open(f->ws, "gen", TRAZA_OPEN_READ, &err);
+    assert_non_null(t);
+    const traza_trace_info *info = traza_trace_info_of(t);
+    char want_min[32], want_max[32];
+    snprintf(want_min, sizeof want_min, "%lld", (long long)info->min_ts);
+    snprintf(want_max, sizeof want_max, "%lld", (long long)info->max_ts);
+    json_t *j = get_json(f, "/api/trace?trace=gen&ticks=string", 200);
+    json_t *in = json_object_get(j, "info");
+    assert_string_equal(json_string_value(json_object_get(in, "min_ts")), want_min);
+    assert_string_equal(json_string_value(json_object_get(in, "max_ts")), want_max);
+    assert_int_equal(jint(in, "events"), info->events); /* counts stay numbers */
+    json_decref(j);
+    j = get_json(f, "/api/trace?trace=gen&ticks=number", 200);
+    assert_int_equal(jint(json_object_get(j, "info"), "min_ts"), info->min_ts);
+    json_decref(j);
+    j = get_json(f, "/api/events?trace=gen&limit=3&ticks=string", 200);
+    json_t *e0 = json_array_get(json_object_get(j, "events"), 0);
+    traza_filter fl;
+    traza_filter_init(&fl);
+    fl.limit = 1;
+    traza_cursor *c = traza_query(t, &fl, &err);
+    assert_non_null(c);
+    const traza_event *ev;
+    assert_int_equal(traza_cursor_next(c, &ev, &err), 1);
+    char want[32];
+    snprintf(want, sizeof want, "%lld", (long long)ev->ts);
+    assert_string_equal(json_string_value(json_object_get(e0, "ts")), want);
+    assert_int_equal(jint(e0, "id"), ev->id);
+    traza_cursor_free(c);
+    json_decref(j);
+    j = get_json(f, "/api/density?trace=gen&slices=4&ticks=string", 200);
+    assert_string_equal(json_string_value(json_object_get(j, "from")), want_min);
+    json_decref(j);
+    j = get_json(f, "/api/timeline?trace=gen&width=100&max=20000", 200);
+    snprintf(want, sizeof want, "%lld", (long long)jint(j, "to"));
+    json_decref(j);
+    j = get_json(f, "/api/timeline?trace=gen&width=100&max=20000&ticks=string", 200);
+    assert_string_equal(json_string_value(json_object_get(j, "to")), want);
+    assert_string_equal(json_string_value(json_object_get(j, "mode")), "detail");
+    json_t *row = json_array_get(json_object_get(j, "events"), 0);
+    assert_true(json_is_string(json_array_get(row, 0)) && json_is_string(json_array_get(row, 1)));
+    assert_true(json_is_integer(json_array_get(row, 2)));
+    json_decref(j);
+    j = get_json(f, "/api/anomaly?trace=gen&series=state0&ticks=string", 200);
+    assert_true(json_is_string(json_array_get(json_array_get(json_object_get(j, "points"), 0), 0)));
+    json_decref(j);
+    j = get_json(f, "/api/callstack?trace=gen&max=3", 200);
+    snprintf(want, sizeof want, "%lld", (long long)jint(j, "min_ts"));
+    json_decref(j);
+    j = get_json(f, "/api/callstack?trace=gen&max=3&ticks=string", 200);
+    assert_string_equal(json_string_value(json_object_get(j, "min_ts")), want);
+    assert_true(json_is_string(json_array_get(json_array_get(json_object_get(j, "calls"), 0), 1)));
+    json_decref(j);
+    j = get_json(f, "/api/aggregate?trace=gen&slices=5&ticks=string", 200);
+    assert_string_equal(json_string_value(json_object_get(j, "t0")), want_min);
+    json_decref(j);
+    j = get_json(f, "/api/trace?trace=gen&ticks=bogus", 400);
+    assert_non_null(strstr(json_string_value(json_object_get(j, "error")), "'ticks'"));
+    json_decref(j);
+    traza_trace_close(t);
+}
+
+/* anomalies_of=: the ranking of the anomalies' probable causes is the library's on
+ * the anomalous events (what `traza correlate --anomalies-of --rank` computes). */
+static void test_correlate_anomalies(void **state)
+{
+    fx *f = *state;
+    traza_err err;
+    traza_trace *t = traza_trace_open(f->ws, "gen", TRAZA_OPEN_READ, &err);
+    assert_non_null(t);
+    traza_series s, an;
+    assert_int_equal(traza_series_load(t, "state0", 0, 0, &s, &err), 0);
+    traza_anomalies a;
+    assert_int_equal(traza_anomaly_detect(&s, TRAZA_METRIC_DURATION, TRAZA_RULE_CI99, 3, &a, &err), 0);
+    assert_true(a.n > 1);
+    int64_t *ts = malloc(a.n * sizeof *ts);
+    assert_non_null(ts);
+    for (size_t i = 0; i < a.n; i++)
+        ts[i] = s.ts[a.index[i]];
+    assert_int_equal(traza_series_from(&an, "x", ts, NULL, a.n, &err), 0);
+    for (size_t i = 0; i < a.n; i++)
+        an.id[i] = s.id[a.index[i]];
+    traza_rank_entry *rk;
+    size_t n;
+    assert_int_equal(traza_correlate_rank(t, &an, TRAZA_CORR_REGULAR, 0, &rk, &n, &err), 0);
+    json_t *j = get_json(f, "/api/correlate?trace=gen&anomalies_of=state0&top=500&budget=10000", 200);
+    assert_string_equal(json_string_value(json_object_get(j, "series")), "anomalies:state0:duration");
+    assert_int_equal(jint(j, "events"), (json_int_t)a.n);
+    assert_int_equal(jint(j, "total"), (json_int_t)n);
+    json_t *cs = json_object_get(j, "causes");
+    assert_int_equal(json_array_size(cs), n);
+    for (size_t i = 0; i < n; i++) {
+        json_t *c = json_array_get(cs, i);
+        assert_int_equal(jint(c, "type"), rk[i].type);
+        assert_int_equal(jint(c, "producer"), rk[i].producer);
+        assert_true(json_number_value(json_object_get(c, "r")) == rk[i].r);
+    }
+    json_decref(j);
+    json_decref(get_json(f, "/api/correlate?trace=gen&anomalies_of=state0&rule=bogus", 400));
+    json_decref(get_json(f, "/api/correlate?trace=gen&anomalies_of=nosuchtype", 404));
+    free(rk);
+    free(ts);
+    traza_series_free(&an);
+    traza_anomalies_free(&a);
+    traza_series_free(&s);
+    traza_trace_close(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_traces_and_trace),
+        cmocka_unit_test(test_ticks_string),
         cmocka_unit_test(test_events_paged_and_bounded),
         cmocka_unit_test(test_density_timeline_stats),
         cmocka_unit_test(test_time_index_exact),
         cmocka_unit_test(test_analyses),
+        cmocka_unit_test(test_correlate_anomalies),
         cmocka_unit_test(test_bad_parameters),
         cmocka_unit_test(test_path_traversal),
         cmocka_unit_test(test_malformed_and_oversized),

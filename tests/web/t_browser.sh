@@ -16,6 +16,29 @@ check_rc "serve: unreadable grammar" 2 "$TRAZA" serve --grammar "$TMP/none.tzg"
 "$TRAZA" import "$root/examples/demo.kptrace" --name demo-kp -q >/dev/null
 check_eq "test workspace has 3 traces" 3 "$("$TRAZA" list --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')"
 
+# what the UI must show: the CLI's probable causes of state0's anomalies (the anomaly
+# tab's first series, with the CLI's defaults) ...
+"$TRAZA" correlate gen --anomalies-of state0 --rank --json >"$TMP/causes.json"
+export TRAZA_CAUSES="$TMP/causes.json"
+# ... and exact epoch-nanosecond ticks (beyond 2^53: a double rounds them to 256 ns)
+python3 -c "
+b = 1571261796553123457
+print('ts,end,type,producer')
+for i in range(300):
+    t = b + i * 1000003
+    print(f'{t},{t + 500001 if i % 3 == 0 else \"\"},{\"run\" if i % 3 == 0 else \"tick\"},cpu{i % 4}')" >"$TMP/epoch.csv"
+"$TRAZA" import "$TMP/epoch.csv" --name epoch -q >/dev/null
+export TRAZA_EPOCH_TS=$("$TRAZA" query epoch --json --limit 1 | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["ts"])')
+check_eq "the epoch trace's first tick is stored exactly" 1571261796553123457 "$TRAZA_EPOCH_TS"
+# a real LTTng kernel trace (../shared/data), when present
+lttng=$DATA/babeltrace-ctf/lttng-tracefile-rotation/kernel
+if [ -d "$lttng" ] && "$TRAZA" import "$lttng" --name lttng -q >/dev/null 2>&1; then
+  export TRAZA_LTTNG_TS=$("$TRAZA" query lttng --json --limit 1 | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["ts"])')
+  export TRAZA_LTTNG_EVENTS=$("$TRAZA" info lttng --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"])')
+else
+  skip "the LTTng trace in the browser" "$lttng is absent or does not import"
+fi
+
 start_server() { # -> $PID, $PORT
   rm -f "$TMP/port"
   "$TRAZA" serve --listen 127.0.0.1:0 --port-file "$TMP/port" "$@" >"$TMP/serve.out" 2>&1 &

@@ -29,7 +29,9 @@ export function pie(title, items, testid) {
   return box;
 }
 
-// y values over x in [x0, x1]; marks: [{x, y, color}]
+const num = x => String(+x.toPrecision(4));
+
+// y values over x in [x0, x1]; marks: [{x, y, color}]; opts.fmtX labels the x axis
 export function plot(cv, height, series, opts = {}) {
   const { g, w, h } = fitCanvas(cv, height);
   g.clearRect(0, 0, w, h);
@@ -57,8 +59,9 @@ export function plot(cv, height, series, opts = {}) {
   }
   if (opts.vline !== undefined) { g.strokeStyle = '#d22'; g.beginPath(); g.moveTo(X(opts.vline), 6); g.lineTo(X(opts.vline), h - 14); g.stroke(); }
   g.fillStyle = '#555'; g.font = '10px sans-serif';
-  g.fillText(String(+y1.toPrecision(3)), 2, 12); g.fillText(String(+x0.toPrecision(4)), 30, h - 2);
-  const lbl = String(+x1.toPrecision(4)); g.fillText(lbl, w - 10 - g.measureText(lbl).width, h - 2);
+  const fx = opts.fmtX || num;
+  g.fillText(String(+y1.toPrecision(3)), 2, 12); g.fillText(fx(x0), 30, h - 2);
+  const lbl = fx(x1); g.fillText(lbl, w - 10 - g.measureText(lbl).width, h - 2);
   return { X, Y, x0, x1, w, h, invX: px => x0 + (px - 30) / (w - 40) * (x1 - x0) };
 }
 
@@ -74,8 +77,8 @@ export function bars(cv, height, counts, color = '#4a7bd0') {
 
 // Two series over a shared x axis, each on its own y scale: a on the left axis, b on
 // the right one, both drawn over the full plot height (a small series beside a large
-// one would otherwise draw flat). a, b: {color, label, points: [[x, y]]}.
-export function plot2(cv, height, a, b) {
+// one would otherwise draw flat). a, b: {color, label, points: [[x, y]]}; fmtX labels x.
+export function plot2(cv, height, a, b, fmtX = num) {
   const { g, w, h } = fitCanvas(cv, height);
   g.clearRect(0, 0, w, h);
   const all = [...a.points, ...b.points];
@@ -105,8 +108,8 @@ export function plot2(cv, height, a, b) {
     g.stroke();
   }
   g.fillStyle = '#555';
-  g.fillText(String(+x0.toPrecision(4)), L, h - 2);
-  const lbl = String(+x1.toPrecision(4)); g.fillText(lbl, w - R - g.measureText(lbl).width, h - 2);
+  g.fillText(fmtX(x0), L, h - 2);
+  const lbl = fmtX(x1); g.fillText(lbl, w - R - g.measureText(lbl).width, h - 2);
   cv.dataset.colors = JSON.stringify([a.color, b.color]);
   return { X, YA, YB, x0, x1, w, h };
 }

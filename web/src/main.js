@@ -1,6 +1,6 @@
 // traza web UI: the trace explorer, tabs, and the shared range shown in the header.
 import './style.css';
-import { state, api, changed, onChange, fmtTime, el } from './state.js';
+import { state, api, changed, onChange, fmtTime, fmtAt, fmtAbs, setOrigin, rel, absTicks, el } from './state.js';
 import { setupOverview } from './overview.js';
 import { setupViews } from './views.js';
 
@@ -8,6 +8,8 @@ async function openTrace(id) {
   const t = await api('trace', { trace: id });
   t.typeMap = new Map(t.types.map(x => [x.id, x]));
   t.prodMap = new Map(t.producers.map(x => [x.id, x]));
+  setOrigin(t.info.min_ts);
+  t.span = rel(t.info.max_ts);
   state.trace = t; state.range = null; state.folded = new Set();
   document.getElementById('trace-title').textContent = `${t.info.name} (${t.info.format}, ${t.info.events} events)`;
   renderExplorer();
@@ -34,7 +36,8 @@ function renderExplorer() {
     const meta = el('dl', { class: 'meta', 'data-testid': 'trace-meta' });
     const add = (k, v) => meta.append(el('dt', {}, k), el('dd', {}, v));
     add('name', i.name); add('format', i.format); add('events', i.events); add('producers', i.producers);
-    add('event types', i.event_types); add('span', fmtTime(i.max_ts - i.min_ts, i.time_unit));
+    add('event types', i.event_types); add('span', fmtTime(state.trace.span, i.time_unit));
+    add('start', fmtAbs(i.min_ts, i.time_unit));
     add('time unit', `10^${i.time_unit} s`);
     for (const s of i.sources) add('source', s);
     for (const [k, v] of Object.entries(i.params)) add(k, v);
@@ -49,10 +52,10 @@ function renderExplorer() {
 function showRange() {
   const r = document.getElementById('range');
   if (!state.trace) { r.textContent = ''; return; }
-  const u = state.trace.info.time_unit;
-  r.textContent = state.range ? `range ${fmtTime(state.range.from, u)} – ${fmtTime(state.range.to, u)}` : 'whole trace';
-  r.dataset.from = state.range ? state.range.from : '';
-  r.dataset.to = state.range ? state.range.to : '';
+  const u = state.trace.info.time_unit, [a, b] = state.range ? [state.range.from, state.range.to] : [0, state.trace.span];
+  r.textContent = `${state.range ? 'range' : 'whole trace'} ${fmtAt(a, u)} – ${fmtAt(b, u)}`;
+  r.dataset.from = state.range ? absTicks(state.range.from) : '';
+  r.dataset.to = state.range ? absTicks(state.range.to) : '';
 }
 
 async function main() {
@@ -64,6 +67,13 @@ async function main() {
     });
   }
   document.getElementById('reset-range').addEventListener('click', () => { state.range = null; changed('range'); });
+  const mode = document.getElementById('time-mode');
+  mode.addEventListener('click', () => {
+    state.absolute = !state.absolute;
+    mode.textContent = state.absolute ? 'absolute time' : 'relative time';
+    mode.dataset.mode = state.absolute ? 'absolute' : 'relative';
+    changed('timefmt');
+  });
   onChange(showRange);
   setupOverview();
   setupViews();

@@ -1,6 +1,6 @@
 // The overview tab: density chart with brush, Gantt timeline, statistics pies and
 // the event table with virtual scrolling, regex column filters and CSV export.
-import { state, api, apiUrl, changed, onChange, selection, span, setRange, fmtTime, typeById, fitCanvas, el } from './state.js';
+import { state, api, apiUrl, changed, onChange, selection, span, setRange, rel, absTicks, fmtAt, fmtAbs, typeById, fitCanvas, el } from './state.js';
 import { pie } from './charts.js';
 
 const ROW_H = 22;
@@ -14,6 +14,7 @@ async function loadDensity() {
   // the density shows the whole trace; the brush shows the selected range
   const p = { trace: state.trace.info.id, slices };
   densityData = await api('density', p);
+  densityData.from = rel(densityData.from); densityData.to = rel(densityData.to);
   drawDensity();
 }
 function drawDensity() {
@@ -32,8 +33,8 @@ function drawDensity() {
   }
   const u = state.trace.info.time_unit;
   g.fillStyle = '#555'; g.font = '10px sans-serif';
-  g.fillText(fmtTime(densityData.from, u), 2, h - 2);
-  const t1 = fmtTime(densityData.to, u); g.fillText(t1, w - g.measureText(t1).width - 2, h - 2);
+  g.fillText(fmtAt(densityData.from, u), 2, h - 2);
+  const t1 = fmtAt(densityData.to, u); g.fillText(t1, w - g.measureText(t1).width - 2, h - 2);
 }
 function setupDensity() {
   const cv = document.getElementById('density');
@@ -76,10 +77,12 @@ async function loadTimeline() {
   const cv = document.getElementById('timeline');
   const width = Math.max(50, Math.min(4096, cv.clientWidth || 800));
   const [from, to] = span();
-  const p = selection({ width, from, to });
+  const p = selection({ width, from: absTicks(from), to: absTicks(to) });
   const t0 = performance.now();
   tl = await api('timeline', p);
   tl.ms = performance.now() - t0;
+  tl.from = rel(tl.from); tl.to = rel(tl.to);
+  if (tl.mode === 'detail') for (const e of tl.events) { e[0] = rel(e[0]); e[1] = rel(e[1]); }
   drawTimeline();
 }
 function drawTimeline() {
@@ -131,7 +134,7 @@ function drawTimeline() {
       v.pts.forEach(([a, b, x], i) => { if (i) g.lineTo(X(a), Y(x)); else g.moveTo(X(a), Y(x)); g.lineTo(X(b), Y(x)); });
       g.stroke();
     }
-    info.textContent = `${tl.events.length} events drawn (${tl.count} start in the window${tl.truncated ? ', truncated' : ''}) · ${tl.ms.toFixed(0)} ms`;
+    info.textContent = `${window_()} · ${tl.events.length} events drawn (${tl.count} start in the window${tl.truncated ? ', truncated' : ''}) · ${tl.ms.toFixed(0)} ms`;
   } else {
     const pxw = w / tl.width;
     for (const col of tl.columns) {
@@ -142,10 +145,11 @@ function drawTimeline() {
       }
     }
     g.globalAlpha = 1;
-    info.textContent = `level of detail: ${tl.count} events summarised per pixel (${tl.columns.length} columns) · ${tl.ms.toFixed(0)} ms`;
+    info.textContent = `${window_()} · level of detail: ${tl.count} events summarised per pixel (${tl.columns.length} columns) · ${tl.ms.toFixed(0)} ms`;
   }
   cv.dataset.mode = tl.mode;
 }
+function window_() { const u = state.trace.info.time_unit; return `${fmtAt(tl.from, u)} – ${fmtAt(tl.to, u)}`; }
 function setupTimeline() {
   const cv = document.getElementById('timeline'), lc = document.getElementById('timeline-labels');
   cv.addEventListener('wheel', e => {
@@ -160,8 +164,7 @@ function setupTimeline() {
   cv.addEventListener('mousemove', e => {
     if (!drag) return;
     const [a, b] = drag.span, dt = (e.offsetX - drag.x) / cv.clientWidth * (b - a);
-    const i = state.trace.info;
-    if (a - dt < i.min_ts || b - dt > i.max_ts) return;
+    if (a - dt < 0 || b - dt > state.trace.span) return;
     setRange(a - dt, b - dt);
   });
   lc.addEventListener('click', e => {
@@ -180,11 +183,11 @@ async function loadStats() {
   box.append(pie('Events per producer', s.producers.map(p => ({ label: p.name, value: p.count, color: p.color })), 'pie-producers'));
   const d = s.types.filter(t => t.duration > 0);
   box.append(pie('State/link durations', d.map(t => ({ label: t.name, value: t.duration, color: t.color })), 'pie-durations'));
-  document.getElementById('stats-note').textContent = `${s.total} events${s.sampled ? ' (sampled)' : ''}${s.partial ? ` (partial: time budget reached, measured up to ${fmtTime(s.covered_to, state.trace.info.time_unit)})` : ''}`;
+  document.getElementById('stats-note').textContent = `${s.total} events${s.sampled ? ' (sampled)' : ''}${s.partial ? ` (partial: time budget reached, measured up to ${fmtAt(rel(s.covered_to), state.trace.info.time_unit)})` : ''}`;
 }
 
 /* ---------------- table ---------------- */
-const COLS = [['id', 'id', 70], ['ts', 'ts', 120], ['end_ts', 'end', 120], ['type', 'type', 130], ['category', 'category', 80],
+const COLS = [['id', 'id', 70], ['ts', 'ts', 190], ['end_ts', 'end', 190], ['type', 'type', 130], ['category', 'category', 80],
   ['producer', 'producer', 160], ['params', 'parameters', 260]];
 const FILTERABLE = new Set(['ts', 'end_ts', 'type', 'category', 'producer']);
 let total = 0, pageOffset = -1, pageReq = 0;
@@ -255,9 +258,13 @@ async function loadPage(force) {
     const r = el('div', { class: 'trow' });
     const ty = typeById(ev.type_id);
     const params = ev.params ? Object.entries(ev.params).map(([k, v]) => `${k}=${v}`).join(' ') : '';
-    const vals = [ev.id, ev.ts, ev.end_ts ?? '', ev.type, ev.category, ev.producer + (ev.end_producer ? ' → ' + ev.end_producer : ''), params];
+    const u = state.trace.info.time_unit;
+    const at = x => (x === undefined ? '' : fmtAt(rel(x), u));
+    const vals = [ev.id, at(ev.ts), at(ev.end_ts), ev.type, ev.category, ev.producer + (ev.end_producer ? ' → ' + ev.end_producer : ''), params];
     COLS.forEach(([k, , w], i) => {
       const c = el('span', { style: `width:${w}px` }, vals[i]);
+      // the exact stored ticks, whatever is shown
+      if ((k === 'ts' || k === 'end_ts') && ev[k] !== undefined) { c.dataset.ts = ev[k]; c.title = fmtAbs(ev[k], u) + ` (${ev[k]} ticks)`; }
       if (k === 'type' && ty) c.prepend(el('i', { class: 'sw', style: 'background:' + ty.color }));
       r.append(c);
     });
@@ -271,6 +278,7 @@ export function setupOverview() {
     if (!state.trace || !document.getElementById('tab-overview').classList.contains('on')) return;
     const jobs = [];
     if (what.has('trace')) { buildRows(); jobs.push(loadDensity()); }
+    if (what.has('timefmt')) { drawDensity(); drawTimeline(); jobs.push(loadPage(true)); }
     if (what.has('range') || what.has('filter') || what.has('trace') || what.has('tab')) {
       if (!what.has('trace')) drawDensity();
       if (what.has('tab')) jobs.push(loadDensity());

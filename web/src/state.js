@@ -6,7 +6,49 @@ export const state = {
   range: null,        // {from, to} or null (whole trace)
   filters: {},        // column -> regex
   folded: new Set(),  // producer ids whose subtree is folded in the timeline
+  absolute: false,    // times shown as absolute ticks instead of offsets from the start
 };
+
+// Times. The API sends ticks as strings (ticks=string): epoch nanoseconds are beyond
+// 2^53 and a double would round them. The UI works in offsets from the trace's first
+// tick (Numbers, exact up to 2^53 ticks: 104 days in ns) and turns them back into
+// exact absolute ticks for requests and for display.
+let origin = 0n;
+export function setOrigin(minTs) { origin = BigInt(minTs); }
+// An absolute tick (string or number from the API) as an offset from the start.
+export function rel(ticks) { return Number(BigInt(ticks) - origin); }
+// An offset as the exact absolute tick, a decimal string.
+export function absTicks(offset) { return (origin + BigInt(Math.round(offset))).toString(); }
+
+const UNITS = [[0, 's'], [-3, 'ms'], [-6, 'µs'], [-9, 'ns'], [-12, 'ps'], [-15, 'fs']];
+// n ticks (BigInt) of 10^unit s as a decimal in the unit of exponent e, every digit
+// kept; the fraction grouped by three (and its zero groups dropped when trim).
+function decimal(n, unit, e, trim) {
+  const neg = n < 0n; if (neg) n = -n;
+  const shift = e - unit;
+  let txt;
+  if (shift <= 0) txt = (n * 10n ** BigInt(-shift)).toString();
+  else {
+    const p = 10n ** BigInt(shift);
+    let frac = (n % p).toString().padStart(shift, '0');
+    frac = frac.padEnd(Math.ceil(shift / 3) * 3, '0').match(/.../g).join(' ');
+    if (trim) frac = frac.replace(/( ?000)+$/, '');
+    txt = (n / p).toString() + (frac ? '.' + frac : '');
+  }
+  return (neg ? '-' : '') + txt;
+}
+// An offset from the start in adaptive units: +1.234 567 s, +850 ns, +0 s.
+export function fmtRel(offset, unit) {
+  const n = BigInt(Math.round(offset));
+  const a = n < 0n ? -n : n;
+  let [e, name] = UNITS[UNITS.length - 1];
+  for (const [ue, un] of UNITS) { if (ue <= unit) { [e, name] = [ue, un]; break; } if (a >= 10n ** BigInt(ue - unit)) { [e, name] = [ue, un]; break; } }
+  return (n < 0n ? '' : '+') + decimal(n, unit, e, true) + ' ' + name;
+}
+// An absolute tick in seconds with every digit: 1571261796.553 123 457 s.
+export function fmtAbs(ticks, unit) { return decimal(BigInt(ticks), unit, 0, false) + ' s'; }
+// An offset as shown: relative by default, absolute when the toggle says so.
+export function fmtAt(offset, unit) { return state.absolute ? fmtAbs(absTicks(offset), unit) : fmtRel(offset, unit); }
 
 const listeners = [];
 export function onChange(fn) { listeners.push(fn); }
@@ -24,6 +66,7 @@ export function changed(what) {
 export async function api(path, params = {}) {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') q.set(k, v);
+  q.set('ticks', 'string');
   const url = '/api/' + path + (q.toString() ? '?' + q.toString().replace(/\+/g, '%20') : '');
   const r = await fetch(url);
   const body = await r.json().catch(() => ({ error: 'bad answer' }));
@@ -40,7 +83,7 @@ export function apiUrl(path, params) {
 // Parameters of the current selection (range + regex filters), for every endpoint.
 export function selection(extra = {}) {
   const p = { trace: state.trace ? state.trace.info.id : undefined };
-  if (state.range) { p.from = state.range.from; p.to = state.range.to; }
+  if (state.range) { p.from = absTicks(state.range.from); p.to = absTicks(state.range.to); }
   for (const [c, re] of Object.entries(state.filters)) {
     if (!re) continue;
     if (re.startsWith('!')) p['nre.' + c] = re.slice(1); else p['re.' + c] = re;
@@ -48,19 +91,20 @@ export function selection(extra = {}) {
   return Object.assign(p, extra);
 }
 
+// The shown window as offsets from the start.
 export function span() {
-  const i = state.trace.info;
-  return state.range ? [state.range.from, state.range.to] : [i.min_ts, i.max_ts];
+  return state.range ? [state.range.from, state.range.to] : [0, state.trace.span];
 }
 
 export function setRange(from, to) {
-  const i = state.trace.info;
-  from = Math.max(i.min_ts, Math.round(from)); to = Math.min(i.max_ts, Math.round(to));
+  const end = state.trace.span;
+  from = Math.max(0, Math.round(from)); to = Math.min(end, Math.round(to));
   if (to - from < 2) to = from + 2;
-  state.range = (from <= i.min_ts && to >= i.max_ts) ? null : { from, to };
+  state.range = (from <= 0 && to >= end) ? null : { from, to };
   changed('range');
 }
 
+// A duration in ticks, rounded to 4 digits.
 export function fmtTime(ticks, unit) {
   const s = ticks * Math.pow(10, unit);
   const a = Math.abs(s);

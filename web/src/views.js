@@ -1,5 +1,5 @@
 // The analysis tabs: aggregation, anomalies and correlation, grammars, call stack.
-import { state, api, onChange, span, setRange, fmtTime, typeById, prodById, fitCanvas, el } from './state.js';
+import { state, api, onChange, span, setRange, fmtTime, fmtAt, rel, absTicks, typeById, prodById, fitCanvas, el } from './state.js';
 import { pie, plot, plot2, bars } from './charts.js';
 
 const PART_COLORS = ['#e6e6e6', '#cfd8e6'];
@@ -33,7 +33,7 @@ function aggregateTab() {
 async function loadAggregate() {
   if (!state.trace) return;
   const [from, to] = span();
-  agg = await api('aggregate', { trace: state.trace.info.id, from, to, slices: document.getElementById('agg-slices').value, model: document.getElementById('agg-model').value });
+  agg = await api('aggregate', { trace: state.trace.info.id, from: absTicks(from), to: absTicks(to), slices: document.getElementById('agg-slices').value, model: document.getElementById('agg-model').value });
   const sl = document.getElementById('agg-slider');
   sl.max = String(agg.p_list.length - 1); sl.value = String(agg.proposed);
   drawAggregate();
@@ -74,32 +74,47 @@ function anomalyTab() {
   const ts = state.trace ? [...state.trace.types].sort((a, b) => (a.category !== 'state') - (b.category !== 'state')) : [];
   for (const t of ts) sel.append(el('option', { value: t.name }, `${t.name} (${t.category})`));
   const metric = el('select', { id: 'an-metric' }); for (const m of ['duration', 'period']) metric.append(el('option', {}, m));
-  const rule = el('select', { id: 'an-rule' }); for (const m of ['sigma', 'mad', 'ci99']) rule.append(el('option', {}, m));
+  // the defaults of traza correlate --anomalies-of: duration, ci99, k 3, regular
+  const rule = el('select', { id: 'an-rule', 'data-testid': 'an-rule' }); for (const m of ['ci99', 'sigma', 'mad']) rule.append(el('option', {}, m));
+  const k = el('input', { id: 'an-k', type: 'number', value: 3, min: 0.1, max: 100, step: 0.5, style: 'width:50px' });
+  const method = el('select', { id: 'an-method', 'data-testid': 'an-method' }); for (const m of ['regular', 'irregular']) method.append(el('option', {}, m));
+  const prods = el('datalist', { id: 'an-prods' });
+  if (state.trace) for (const p of state.trace.producers) prods.append(el('option', { value: p.name }));
+  const prod = el('input', { id: 'an-producer', 'data-testid': 'an-producer', list: 'an-prods', placeholder: 'every producer', style: 'width:120px' });
   s.replaceChildren(el('div', { class: 'panel' },
     el('h3', {}, 'Anomalies ', el('small', {}, 'a series (one event type) over time, anomalous values in red')),
-    el('div', { class: 'controls' }, 'series ', sel, ' metric ', metric, ' rule ', rule, el('button', { onclick: loadAnomaly, 'data-testid': 'an-run' }, 'detect')),
+    el('div', { class: 'controls' }, 'series ', sel, ' producer ', prod, prods, ' metric ', metric, ' rule ', rule, ' k ', k, ' correlation ', method,
+      el('button', { onclick: loadAnomaly, 'data-testid': 'an-run' }, 'detect')),
     el('canvas', { id: 'an-series-cv', 'data-testid': 'an-plot' }), el('div', { id: 'an-info' }),
     el('h4', {}, 'density of the values'), el('canvas', { id: 'an-hist' }),
-    el('h4', {}, 'probable causes (temporal correlation, ranked)'), el('div', { id: 'an-causes', 'data-testid': 'an-causes' }),
+    el('h4', {}, 'probable causes of the anomalies ', el('small', {}, 'every other (type, producer) series ranked by its temporal correlation with the anomalies, as traza correlate --anomalies-of --rank')),
+    el('div', { id: 'an-causes', 'data-testid': 'an-causes' }),
     el('h4', {}, 'the series against a cause over time ', el('small', {}, 'x = time; y = cumulative event count, each series on its own scale: the series on the left axis, the cause on the right (click a cause to compare)')),
     el('canvas', { id: 'an-corr', 'data-testid': 'an-corr' }), el('div', { id: 'an-corr-legend', class: 'legend-row' })));
 }
 async function loadAnomaly() {
-  const id = state.trace.info.id, series = document.getElementById('an-series').value;
-  const a = await api('anomaly', { trace: id, series, metric: document.getElementById('an-metric').value, rule: document.getElementById('an-rule').value });
-  const info = state.trace.info;
+  const id = state.trace.info.id, type = document.getElementById('an-series').value;
+  const producer = document.getElementById('an-producer').value.trim();
+  const opts = { metric: document.getElementById('an-metric').value, rule: document.getElementById('an-rule').value, k: document.getElementById('an-k').value };
+  const series = producer ? `${type}@${producer}` : type;
+  const a = await api('anomaly', Object.assign({ trace: id, series, subtree: 0 }, opts));
+  for (const p of a.points) p[0] = rel(p[0]);
+  for (const x of a.anomalies) x.ts = rel(x.ts);
+  const info = state.trace.info, fmtX = x => fmtAt(x, info.time_unit);
   const p = plot(document.getElementById('an-series-cv'), 180, [{ color: '#4a7bd0', dots: true, points: a.points }], {
     marks: a.anomalies.map(x => ({ x: x.ts, y: x.value, color: '#d01010', r: 3 })),
-    bands: [{ lo: a.lo, hi: a.hi, color: 'rgba(40,160,40,0.15)' }] });
+    bands: [{ lo: a.lo, hi: a.hi, color: 'rgba(40,160,40,0.15)' }], fmtX });
   const [f, t] = span(); if (p && state.range) { const g = document.getElementById('an-series-cv').getContext('2d'); g.fillStyle = 'rgba(255,160,0,0.15)'; g.fillRect(p.X(f), 0, p.X(t) - p.X(f), p.h); }
   document.getElementById('an-info').textContent = `${a.n} values, ${a.count} anomalies outside [${a.lo.toPrecision(4)}, ${a.hi.toPrecision(4)}] (${a.rule}, ${a.metric}; time unit 10^${info.time_unit} s)`;
   bars(document.getElementById('an-hist'), 80, a.histogram.counts, '#7a5bd0');
   const box = document.getElementById('an-causes'); box.textContent = 'ranking…';
   try {
-    const c = await api('correlate', { trace: id, series, top: 15 });
+    const c = await api('correlate', Object.assign({ trace: id, anomalies_of: type, producer, method: document.getElementById('an-method').value, top: 15 }, opts));
     const tb = el('table', { class: 'list' }, el('tr', {}, el('th', {}, 'rank'), el('th', {}, 'type'), el('th', {}, 'producer'), el('th', {}, 'events'), el('th', {}, 'r')));
-    c.causes.forEach((x, i) => tb.append(el('tr', { style: 'cursor:pointer', onclick: () => plotCorrelation(a, x) }, el('td', {}, i + 1), el('td', {}, el('i', { class: 'sw', style: 'background:' + x.color }), x.type_name), el('td', {}, x.producer_name), el('td', {}, x.n), el('td', {}, x.r.toFixed(3)))));
-    box.replaceChildren(tb);
+    c.causes.forEach((x, i) => tb.append(el('tr', { class: 'cause', style: 'cursor:pointer', 'data-type': x.type_name, 'data-producer': x.producer_name, 'data-r': String(x.r), onclick: () => plotCorrelation(a, x) },
+      el('td', {}, i + 1), el('td', {}, el('i', { class: 'sw', style: 'background:' + x.color }), x.type_name), el('td', {}, x.producer_name), el('td', {}, x.n), el('td', {}, x.r.toFixed(3)))));
+    box.replaceChildren(el('p', {}, `${c.events} anomalies (${c.series}), ${c.total} candidate series, ${c.method} correlation${c.partial ? ' · partial (time budget reached)' : ''}`), tb);
+    box.dataset.series = c.series;
     if (c.causes.length) await plotCorrelation(a, c.causes[0]);
   } catch (e) { box.textContent = 'correlation: ' + e.message; }
 }
@@ -110,13 +125,16 @@ async function plotCorrelation(a, cause) {
   let b;
   try { b = await api('anomaly', { trace: id, series: `${cause.type_name}@${cause.producer_name}`, metric: 'period' }); }
   catch (e) { b = await api('anomaly', { trace: id, series: cause.type_name, metric: 'period' }); }
+  for (const p of b.points) p[0] = rel(p[0]);
   const idx = (x, first) => x.points.map((p, k) => [p[0], first + k * x.step]);
   const cv = document.getElementById('an-corr');
-  const sa = { color: '#4a7bd0', points: idx(a, a.metric === 'period' ? 1 : 0) }, sb = { color: cause.color, points: idx(b, 1) };
-  plot2(cv, 180, sa, sb);
+  // the anomalies (what the causes are ranked against) when there are two or more
+  const many = a.anomalies.length > 1;
+  const sa = { color: '#4a7bd0', points: many ? a.anomalies.map((x, k) => [x.ts, k]) : idx(a, a.metric === 'period' ? 1 : 0) }, sb = { color: cause.color, points: idx(b, 1) };
+  plot2(cv, 180, sa, sb, x => fmtAt(x, state.trace.info.time_unit));
   cv.dataset.points = String(sa.points.length + sb.points.length);
   document.getElementById('an-corr-legend').replaceChildren(
-    el('span', { class: 'sw', style: 'background:#4a7bd0' }), el('span', {}, `${a.series} (${a.n} events, left axis) `),
+    el('span', { class: 'sw', style: 'background:#4a7bd0' }), el('span', {}, many ? `the ${a.anomalies.length} anomalies of ${a.series} (left axis) ` : `${a.series} (${a.n} events, left axis) `),
     el('span', { class: 'sw', style: 'background:' + cause.color }), el('span', {}, `${cause.type_name} @ ${cause.producer_name} (${b.n} events, right axis), r = ${cause.r.toFixed(3)}`));
 }
 
@@ -166,7 +184,8 @@ async function callstackTab() {
     el('h4', {}, 'flat profile'), el('div', { id: 'cs-profile' })));
   const [from, to] = span();
   const cv = document.getElementById('cs-flame');
-  const c = await api('callstack', { trace: state.trace.info.id, from, to, max: 5000, top: 50 });
+  const c = await api('callstack', { trace: state.trace.info.id, from: absTicks(from), to: absTicks(to), max: 5000, top: 50 });
+  for (const x of c.calls) { x[0] = rel(x[0]); x[1] = rel(x[1]); }
   const lanes = [...new Set(c.calls.map(x => x[3]))].sort((a, b) => a - b);
   const depth = c.max_level + 1, rh = 14, laneH = depth * rh + 10;
   const { g, w } = fitCanvas(cv, Math.max(60, Math.min(800, lanes.length * laneH)));
@@ -192,7 +211,7 @@ export function setupViews() {
     const tab = document.querySelector('.tab.on').id;
     try {
       if (tab === 'tab-aggregate') { if (what.has('trace') || what.has('tab') || !document.getElementById('agg-slider')) aggregateTab(); await loadAggregate(); }
-      else if (tab === 'tab-anomaly') { if (what.has('trace') || what.has('tab')) anomalyTab(); if (what.has('trace') || what.has('tab') || what.has('range')) await loadAnomaly(); }
+      else if (tab === 'tab-anomaly') { if (what.has('trace') || what.has('tab')) anomalyTab(); if (what.has('trace') || what.has('tab') || what.has('range') || what.has('timefmt')) await loadAnomaly(); }
       else if (tab === 'tab-grammar') { if (what.has('tab')) await grammarTab(); }
       else if (tab === 'tab-callstack') await callstackTab();
     } catch (e) { console.error(e); document.getElementById(tab).append(el('p', { class: 'err' }, 'error: ' + e.message)); }

@@ -3,7 +3,7 @@
 // usage: node browser.mjs URL SCREENSHOT_DIR TRACE_NAME
 // Prints PASS:/FAIL: lines (tests/lib.sh conventions); exit 0 unless it crashed.
 import { chromium } from 'playwright-core';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -141,6 +141,16 @@ try {
   await page.click('#tabs button[data-tab=anomaly]');
   await page.waitForFunction(() => document.querySelector('[data-testid=an-causes] table'), null, { timeout: 20000 });
   pass('the anomaly view ranks probable causes');
+  if (process.env.TRAZA_CAUSES) {
+    // the panel's order and r values are the CLI's (traza correlate --anomalies-of --rank --json)
+    const cli = JSON.parse(readFileSync(process.env.TRAZA_CAUSES, 'utf8')).ranking;
+    const shown = await page.$$eval('[data-testid=an-causes] tr.cause', xs => xs.map(x => [x.dataset.type, x.dataset.producer, x.dataset.r]));
+    const series = await page.$eval('[data-testid=an-causes]', x => x.dataset.series);
+    const want = cli.slice(0, shown.length);
+    const same = shown.length === Math.min(15, cli.length) && shown.every(([t, p, r], i) => t === want[i].type && p === want[i].producer && Number(r) === want[i].r);
+    check('the probable causes panel shows the CLI\'s order and r values', same && series === 'anomalies:state0:duration',
+      `${series}\n  panel: ${JSON.stringify(shown.slice(0, 4))}\n  cli:   ${JSON.stringify(want.slice(0, 4))}`);
+  }
   const anInk = await inked('[data-testid=an-plot]');
   const anMarks = await page.$eval('[data-testid=an-plot]', cv => cv.dataset.marks || '');
   check('the anomaly view plots the series over time', anInk > 200, 'coloured pixels: ' + anInk + ' marks ' + anMarks);
@@ -179,6 +189,33 @@ try {
     check('the grammar view draws the cycle pie', slices === 2, 'cycles in the pie: ' + slices);
   }
   await page.screenshot({ path: join(shots, '9-grammar.png'), fullPage: true });
+
+  // traces in epoch nanoseconds: relative times from +0 by default, the exact stored
+  // tick on the absolute toggle (a double would round it to a multiple of 256 ns)
+  const exactTicks = async (name, want, nEvents, spanRe) => {
+    await page.click('#tabs button[data-tab=overview]');
+    await page.click(`[data-testid=trace-item][data-name="${name}"]`);
+    await page.waitForFunction(n => document.querySelector('[data-testid=table-count]').textContent.startsWith(n + ' events in the selection'), nEvents, { timeout: 15000 });
+    await page.waitForFunction(re => new RegExp(re).test(document.querySelector('[data-testid=range]').textContent), spanRe.source, { timeout: 5000 })
+      .then(() => pass(`${name}: the header shows the range relative to the trace start, from +0`),
+        async () => fail(`${name}: the header shows the range relative to the trace start, from +0`, await page.textContent('[data-testid=range]')));
+    const cell = () => page.$eval('.trow span:nth-child(2)', x => [x.textContent, x.dataset.ts]);
+    const [relText, relTs] = await cell();
+    check(`${name}: the table shows relative times`, relText === '+0 ns' && relTs === want, `${relText} (${relTs})`);
+    await page.click('[data-testid=time-mode]');
+    await page.waitForFunction(() => !document.querySelector('[data-testid=range]').textContent.includes('+'), null, { timeout: 5000 });
+    await page.waitForFunction(() => !document.querySelector('.trow span:nth-child(2)').textContent.startsWith('+'), null, { timeout: 5000 });
+    const [absText, absTs] = await cell();
+    const header = await page.textContent('[data-testid=range]');
+    check(`${name}: the absolute time of an event equals the stored tick exactly`, absTs === want && absText.replace(/[^0-9]/g, '') === want,
+      `shown ${absText} (${absTs}), stored ${want}`);
+    const wantHead = `whole trace ${want.slice(0, -9)}.${want.slice(-9).match(/.../g).join(' ')} s – `;
+    check(`${name}: the header shows the absolute range on the toggle`, header.startsWith(wantHead), `${header} vs ${wantHead}`);
+    await page.screenshot({ path: join(shots, `10-${name}-absolute.png`) });
+    await page.click('[data-testid=time-mode]');
+  };
+  if (process.env.TRAZA_EPOCH_TS) await exactTicks('epoch', process.env.TRAZA_EPOCH_TS, 300, /^whole trace \+0 ns – \+299\.000 897 ms$/);
+  if (process.env.TRAZA_LTTNG_TS) await exactTicks('lttng', process.env.TRAZA_LTTNG_TS, +process.env.TRAZA_LTTNG_EVENTS, /^whole trace \+0 ns – \+\d/);
 
   const external = requests.filter(u => !u.startsWith(url.replace(/\/$/, '')) && !u.startsWith('data:'));
   check('the UI makes no request outside the server', external.length === 0, external.join(' '));
