@@ -170,17 +170,17 @@ static int load_series(tz_req *r, traza_trace *t, const traza_stop *stop, traza_
     return 0;
 }
 
-/* The anomaly rule of the request: metric (duration), rule (ci99), k (3), the
- * defaults of the anomaly tool. */
+/* The anomaly rule of the request: metric (duration), rule (mad), k (3), the
+ * defaults of the anomaly and correlate tools (src/analysis/tool_anomaly.c). */
 static int parse_detection(tz_req *r, int *metric, int *rule, double *k)
 {
     const char *ms = tz_arg_str(r, "metric"), *rs = tz_arg_str(r, "rule");
     *metric = traza_metric_parse(ms ? ms : "duration");
-    *rule = traza_rule_parse(rs ? rs : "ci99");
+    *rule = traza_rule_parse(rs ? rs : "mad");
     if (*metric < 0)
         return tz_fail(r, 400, "parameter 'metric': duration or period, not '%.32s'", ms);
     if (*rule < 0)
-        return tz_fail(r, 400, "parameter 'rule': ci99, sigma or mad, not '%.32s'", rs);
+        return tz_fail(r, 400, "parameter 'rule': mad, sigma or ci99, not '%.32s'", rs);
     return tz_arg_double(r, "k", 0.1, 100, 3, k) < 0 ? -1 : 0;
 }
 

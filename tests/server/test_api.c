@@ -1062,7 +1062,7 @@ static void test_correlate_anomalies(void **state)
     traza_rank_entry *rk;
     size_t n;
     assert_int_equal(traza_correlate_rank(t, &an, TRAZA_CORR_REGULAR, 0, &rk, &n, &err), 0);
-    json_t *j = get_json(f, "/api/correlate?trace=gen&anomalies_of=state0&top=500&budget=10000", 200);
+    json_t *j = get_json(f, "/api/correlate?trace=gen&anomalies_of=state0&rule=ci99&top=500&budget=10000", 200);
     assert_string_equal(json_string_value(json_object_get(j, "series")), "anomalies:state0:duration");
     assert_int_equal(jint(j, "events"), (json_int_t)a.n);
     assert_int_equal(jint(j, "total"), (json_int_t)n);

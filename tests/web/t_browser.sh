@@ -18,7 +18,7 @@ check_eq "test workspace has 3 traces" 3 "$("$TRAZA" list --json | python3 -c 'i
 
 # what the UI must show: the CLI's probable causes of state0's anomalies (the anomaly
 # tab's first series, with the CLI's defaults) ...
-"$TRAZA" correlate gen --anomalies-of state0 --rank --json >"$TMP/causes.json"
+"$TRAZA" correlate gen --anomalies-of state0 --rule ci99 --rank --json >"$TMP/causes.json"
 export TRAZA_CAUSES="$TMP/causes.json"
 # ... and exact epoch-nanosecond ticks (beyond 2^53: a double rounds them to 256 ns)
 python3 -c "

@@ -74,8 +74,8 @@ function anomalyTab() {
   const ts = state.trace ? [...state.trace.types].sort((a, b) => (a.category !== 'state') - (b.category !== 'state')) : [];
   for (const t of ts) sel.append(el('option', { value: t.name }, `${t.name} (${t.category})`));
   const metric = el('select', { id: 'an-metric' }); for (const m of ['duration', 'period']) metric.append(el('option', {}, m));
-  // the defaults of traza correlate --anomalies-of: duration, ci99, k 3, regular
-  const rule = el('select', { id: 'an-rule', 'data-testid': 'an-rule' }); for (const m of ['ci99', 'sigma', 'mad']) rule.append(el('option', {}, m));
+  // the defaults of traza correlate --anomalies-of: duration, mad, k 3, regular
+  const rule = el('select', { id: 'an-rule', 'data-testid': 'an-rule' }); for (const m of ['mad', 'sigma', 'ci99']) rule.append(el('option', {}, m));
   const k = el('input', { id: 'an-k', type: 'number', value: 3, min: 0.1, max: 100, step: 0.5, style: 'width:50px' });
   const method = el('select', { id: 'an-method', 'data-testid': 'an-method' }); for (const m of ['regular', 'irregular']) method.append(el('option', {}, m));
   const prods = el('datalist', { id: 'an-prods' });
@@ -108,6 +108,10 @@ async function loadAnomaly() {
   document.getElementById('an-info').textContent = `${a.n} values, ${a.count} anomalies outside [${a.lo.toPrecision(4)}, ${a.hi.toPrecision(4)}] (${a.rule}, ${a.metric}; time unit 10^${info.time_unit} s)`;
   bars(document.getElementById('an-hist'), 80, a.histogram.counts, '#7a5bd0');
   const box = document.getElementById('an-causes'); box.textContent = 'ranking…';
+  if (!a.count) { // nothing to rank: said here rather than asked of the server (a 422)
+    box.textContent = `no anomalies of ${series} with rule ${a.rule}: nothing to rank (another rule, or a smaller k, may flag some)`;
+    return;
+  }
   try {
     const c = await api('correlate', Object.assign({ trace: id, anomalies_of: type, producer, method: document.getElementById('an-method').value, top: 15 }, opts));
     const tb = el('table', { class: 'list' }, el('tr', {}, el('th', {}, 'rank'), el('th', {}, 'type'), el('th', {}, 'producer'), el('th', {}, 'events'), el('th', {}, 'r')));
