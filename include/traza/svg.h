@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "traza/model.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -28,6 +29,11 @@ typedef struct traza_chart_item {
 char *traza_svg_pie(const char *title, const traza_chart_item *items, size_t n);
 /* Histogram of counts over [x0, x1] with axis labels (x_unit is the axis caption). */
 char *traza_svg_histogram(const char *title, const uint64_t *counts, size_t n, double x0, double x1, const char *x_unit);
+/* The event density of a trace, counts of slices over [from, to] (ticks of info's
+ * time unit): the x axis reads time from the trace's start (min_ts), in the unit
+ * that suits the span ("time from the start (ms)"). */
+char *traza_svg_density(const char *title, const uint64_t *counts, size_t n, int64_t from, int64_t to,
+                        const traza_trace_info *info);
 /* Horizontal bars, largest first as given. */
 char *traza_svg_bars(const char *title, const traza_chart_item *items, size_t n, const char *value_unit);
 

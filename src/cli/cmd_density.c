@@ -83,10 +83,9 @@ int cmd_density(traza_cli *cli, int argc, char **argv)
         fputs(b.s ? b.s : "", stdout);
         tz_buf_free(&b);
         if (svg) {
-            char title[600], unit[64];
+            char title[600];
             snprintf(title, sizeof title, "%s: event density", info->name);
-            snprintf(unit, sizeof unit, "time (10^%d s)", info->time_unit);
-            char *doc = traza_svg_histogram(title, counts, (size_t)slices, (double)from, (double)to, unit);
+            char *doc = traza_svg_density(title, counts, (size_t)slices, from, to, info);
             rc = doc ? cli_write_file(svg, doc, strlen(doc)) : EXIT_FAIL;
             free(doc);
         }

@@ -35,6 +35,22 @@ static int add_svg(tz_buf *b, char *svg)
     return 0;
 }
 
+/* ticks of 10^unit s as exact decimal seconds ("1571261795.523067504 s"). */
+static const char *exact_seconds(int64_t ticks, int unit, char *buf, size_t size)
+{
+    if (unit >= 0 || unit < -18) {
+        snprintf(buf, size, "%lld ticks of 10^%d s", (long long)ticks, unit);
+        return buf;
+    }
+    int64_t div = 1;
+    for (int i = 0; i < -unit; i++)
+        div *= 10;
+    uint64_t mag = ticks < 0 ? (uint64_t)0 - (uint64_t)ticks : (uint64_t)ticks;
+    snprintf(buf, size, "%s%llu.%0*llu s", ticks < 0 ? "-" : "", (unsigned long long)(mag / (uint64_t)div), -unit,
+             (unsigned long long)(mag % (uint64_t)div));
+    return buf;
+}
+
 static int section(tz_buf *b, traza_trace *t, size_t slices, traza_err *err)
 {
     const traza_trace_info *info = traza_trace_info_of(t);
@@ -47,8 +63,10 @@ static int section(tz_buf *b, traza_trace *t, size_t slices, traza_err *err)
                   (long long)info->categories[0], (long long)info->categories[1], (long long)info->categories[2], (long long)info->categories[3]);
     tz_buf_printf(b, "<tr><th>producers</th><td>%lld</td></tr><tr><th>event types</th><td>%lld</td></tr>", (long long)info->producers,
                   (long long)info->event_types);
-    tz_buf_printf(b, "<tr><th>span</th><td>%s – %s</td></tr>", traza_time_format(info->min_ts, info->time_unit, t1, sizeof t1),
-                  traza_time_format(info->max_ts, info->time_unit, t2, sizeof t2));
+    /* the start exactly (epoch timestamps need all their digits), the span readable */
+    tz_buf_printf(b, "<tr><th>start</th><td>%s</td></tr><tr><th>span</th><td>%s</td></tr>",
+                  exact_seconds(info->min_ts, info->time_unit, t1, sizeof t1),
+                  traza_time_format(info->max_ts - info->min_ts, info->time_unit, t2, sizeof t2));
     for (size_t i = 0; i < info->nsources; i++) {
         tz_buf_puts(b, "<tr><th>source</th><td>");
         tz_xml_esc(b, info->sources[i]);
@@ -62,10 +80,8 @@ static int section(tz_buf *b, traza_trace *t, size_t slices, traza_err *err)
     int64_t from, to;
     int rc = traza_density(t, NULL, slices, counts, &from, &to, err);
     if (rc == 0) {
-        char unit[64];
-        snprintf(unit, sizeof unit, "time (10^%d s)", info->time_unit);
         snprintf(title, sizeof title, "Event density (%zu slices)", slices);
-        rc = add_svg(b, traza_svg_histogram(title, counts, slices, (double)from, (double)to, unit));
+        rc = add_svg(b, traza_svg_density(title, counts, slices, from, to, info));
     }
     free(counts);
     if (rc < 0)

@@ -151,6 +151,22 @@ char *traza_svg_histogram(const char *title, const uint64_t *counts, size_t n, d
     return tz_buf_take(&b);
 }
 
+char *traza_svg_density(const char *title, const uint64_t *counts, size_t n, int64_t from, int64_t to,
+                        const traza_trace_info *info)
+{
+    static const struct { int exp; const char *name; } units[] = {{0, "s"}, {-3, "ms"}, {-6, "us"}, {-9, "ns"}, {-12, "ps"}};
+    /* seconds per tick, then the largest unit in which the span is at least 1 */
+    double tick = pow(10.0, info->time_unit), span = (double)(to - info->min_ts) * tick;
+    size_t u = 0;
+    while (u + 1 < sizeof units / sizeof units[0] && span < pow(10.0, units[u].exp))
+        u++;
+    double scale = tick / pow(10.0, units[u].exp);
+    char axis[64];
+    snprintf(axis, sizeof axis, "time from the start (%s)", units[u].name);
+    return traza_svg_histogram(title, counts, n, (double)(from - info->min_ts) * scale, (double)(to - info->min_ts) * scale,
+                               axis);
+}
+
 char *traza_svg_bars(const char *title, const traza_chart_item *items, size_t n, const char *value_unit)
 {
     int rowh = 20, w = 760, left = 220, top = 40;

@@ -31,3 +31,12 @@ check_rc "results of the tool" 0 "$TRAZA" results k --json
 check_contains "producer-activity saved its set" "$OUT" '"busy"'
 check_rc "a time out of range is a usage error" 2 "$TRAZA" query k --from 9223372036s --count
 check_contains "says why" "$OUT" "out of range"
+# charts and reports read time from the start, the start itself exactly
+check_rc "density --svg" 0 "$TRAZA" density k --slices 40 --svg "$TMP/k.svg"
+labels=$(grep -o '<text[^>]*>[^<]*</text>' "$TMP/k.svg" | sed 's/<[^>]*>//g' | tr '\n' '|')
+check_contains "the density axis reads time from the start" "$labels" "|time from the start (s)|"
+check_contains "and starts at 0" "$labels" "|0|0|"
+check_rc "report" 0 "$TRAZA" report k -o "$TMP/k.html"
+check_contains "the report gives the start exactly" "$(cat "$TMP/k.html")" \
+  "<th>start</th><td>$(python3 -c "print(f'{$start // 10**9}.{$start % 10**9:09d} s')")</td>"
+check_contains "the report's density axis reads time from the start" "$(cat "$TMP/k.html")" "time from the start (s)"
