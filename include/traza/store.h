@@ -231,6 +231,9 @@ int traza_time_parse(const char *text, int time_unit, int64_t *out, traza_err *e
 int traza_time_parse_in(const traza_trace_info *info, const char *text, int absolute, int64_t *out, traza_err *err);
 /* Formats ticks as a human string with a unit ("1.5 ms"). */
 const char *traza_time_format(int64_t ticks, int time_unit, char *buf, size_t size);
+/* Formats ticks as exact decimal seconds, every digit kept ("1571261795.523067504 s"):
+ * for instants such as an epoch start. */
+const char *traza_time_format_exact(int64_t ticks, int time_unit, char *buf, size_t size);
 
 #pragma GCC visibility pop
 

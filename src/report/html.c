@@ -35,22 +35,6 @@ static int add_svg(tz_buf *b, char *svg)
     return 0;
 }
 
-/* ticks of 10^unit s as exact decimal seconds ("1571261795.523067504 s"). */
-static const char *exact_seconds(int64_t ticks, int unit, char *buf, size_t size)
-{
-    if (unit >= 0 || unit < -18) {
-        snprintf(buf, size, "%lld ticks of 10^%d s", (long long)ticks, unit);
-        return buf;
-    }
-    int64_t div = 1;
-    for (int i = 0; i < -unit; i++)
-        div *= 10;
-    uint64_t mag = ticks < 0 ? (uint64_t)0 - (uint64_t)ticks : (uint64_t)ticks;
-    snprintf(buf, size, "%s%llu.%0*llu s", ticks < 0 ? "-" : "", (unsigned long long)(mag / (uint64_t)div), -unit,
-             (unsigned long long)(mag % (uint64_t)div));
-    return buf;
-}
-
 static int section(tz_buf *b, traza_trace *t, size_t slices, traza_err *err)
 {
     const traza_trace_info *info = traza_trace_info_of(t);
@@ -65,7 +49,7 @@ static int section(tz_buf *b, traza_trace *t, size_t slices, traza_err *err)
                   (long long)info->event_types);
     /* the start exactly (epoch timestamps need all their digits), the span readable */
     tz_buf_printf(b, "<tr><th>start</th><td>%s</td></tr><tr><th>span</th><td>%s</td></tr>",
-                  exact_seconds(info->min_ts, info->time_unit, t1, sizeof t1),
+                  traza_time_format_exact(info->min_ts, info->time_unit, t1, sizeof t1),
                   traza_time_format(info->max_ts - info->min_ts, info->time_unit, t2, sizeof t2));
     for (size_t i = 0; i < info->nsources; i++) {
         tz_buf_puts(b, "<tr><th>source</th><td>");

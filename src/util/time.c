@@ -114,3 +114,24 @@ const char *traza_time_format(int64_t ticks, int time_unit, char *buf, size_t si
     snprintf(buf, size, "%lld", (long long)ticks);
     return buf;
 }
+
+const char *traza_time_format_exact(int64_t ticks, int time_unit, char *buf, size_t size)
+{
+    uint64_t mag = ticks < 0 ? (uint64_t)0 - (uint64_t)ticks : (uint64_t)ticks;
+    const char *sign = ticks < 0 ? "-" : "";
+    if (time_unit >= 0 || time_unit < -18) {
+        uint64_t mul = 1;
+        for (int i = 0; i < time_unit && i < 19; i++)
+            mul *= 10;
+        if (time_unit >= 0 && time_unit < 19 && mag <= UINT64_MAX / mul)
+            snprintf(buf, size, "%s%llu s", sign, (unsigned long long)(mag * mul));
+        else
+            snprintf(buf, size, "%s%llu ticks of 10^%d s", sign, (unsigned long long)mag, time_unit);
+        return buf;
+    }
+    uint64_t div = 1;
+    for (int i = 0; i < -time_unit; i++)
+        div *= 10;
+    snprintf(buf, size, "%s%llu.%0*llu s", sign, (unsigned long long)(mag / div), -time_unit, (unsigned long long)(mag % div));
+    return buf;
+}

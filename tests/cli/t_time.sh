@@ -40,3 +40,4 @@ check_rc "report" 0 "$TRAZA" report k -o "$TMP/k.html"
 check_contains "the report gives the start exactly" "$(cat "$TMP/k.html")" \
   "<th>start</th><td>$(python3 -c "print(f'{$start // 10**9}.{$start % 10**9:09d} s')")</td>"
 check_contains "the report's density axis reads time from the start" "$(cat "$TMP/k.html")" "time from the start (s)"
+check_contains "info gives the start exactly" "$("$TRAZA" info k)" "($(python3 -c "print(f'{$start // 10**9}.{$start % 10**9:09d} s')"))"

@@ -49,11 +49,24 @@ static void test_errors(void **state)
     assert_err_contains(err, "expected a number");
 }
 
+static void test_format_exact(void **state)
+{
+    (void)state;
+    char b[64];
+    assert_string_equal(traza_time_format_exact(1571261795523067504LL, -9, b, sizeof b), "1571261795.523067504 s");
+    assert_string_equal(traza_time_format_exact(-1500, -3, b, sizeof b), "-1.500 s");
+    assert_string_equal(traza_time_format_exact(7, -6, b, sizeof b), "0.000007 s");
+    assert_string_equal(traza_time_format_exact(INT64_MIN, -9, b, sizeof b), "-9223372036.854775808 s");
+    assert_string_equal(traza_time_format_exact(42, 0, b, sizeof b), "42 s");
+    assert_string_equal(traza_time_format_exact(42, 3, b, sizeof b), "42000 s");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_relative_and_absolute),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_format_exact),
     };
     return cmocka_run_group_tests_name("time", tests, NULL, NULL);
 }
