@@ -375,12 +375,15 @@ static int run_aggregate(const traza_tool *tool, const traza_tool_call *call, tr
         traza_agg_micro_normalize(&m);
     char name[300], params[300];
     const char *save = tz_targ(tool, call, "save");
-    snprintf(name, sizeof name, "%s%s:%s:%zu", save ? save : "aggregate", tz_targ_bool(tool, call, "spatial") ? ":spatial" : "",
-             traza_agg_model_name((traza_agg_model)model), m.nslices);
+    /* the default name tells the inputs that shape the result (the producer set too);
+     * the params hold every one, so that the same run again is told from another */
+    snprintf(name, sizeof name, "aggregate%s:%s:%zu%s%.200s", tz_targ_bool(tool, call, "spatial") ? ":spatial" : "",
+             traza_agg_model_name((traza_agg_model)model), m.nslices, pset ? ":" : "", pset ? pset : "");
     if (save)
         snprintf(name, sizeof name, "%s", save);
-    snprintf(params, sizeof params, "slices=%zu model=%s%s%s", m.nslices, traza_agg_model_name((traza_agg_model)model),
-             pset ? " producers=" : "", pset ? pset : "");
+    snprintf(params, sizeof params, "slices=%zu model=%s from=%lld to=%lld normalize=%d spatial=%d%s%.200s", m.nslices,
+             traza_agg_model_name((traza_agg_model)model), (long long)from, (long long)to, tz_targ_bool(tool, call, "normalize"),
+             tz_targ_bool(tool, call, "spatial"), pset ? " producers=" : "", pset ? pset : "");
     if (traza_agg_qualities(&m, &q, err) < 0)
         goto done;
     if (traza_agg_plist(&q, tz_targ_double(tool, call, "threshold", 0.001), &l, &nl, &prop, err) < 0)

@@ -140,8 +140,8 @@ int tz_anomaly_run(const traza_tool *tool, const traza_tool_call *call, traza_tr
         snprintf(name, sizeof name, "%s", save);
     else
         snprintf(name, sizeof name, "anomalies:%s:%s", spec, traza_metric_name((traza_metric)metric));
-    snprintf(params, sizeof params, "series=%s metric=%s rule=%s k=%g", spec, traza_metric_name((traza_metric)metric),
-             traza_rule_name((traza_rule)rule), a.k);
+    snprintf(params, sizeof params, "series=%s subtree=%d metric=%s rule=%s k=%g", spec, tz_targ_bool(tool, call, "subtree"),
+             traza_metric_name((traza_metric)metric), traza_rule_name((traza_rule)rule), a.k);
     /* made by the anomaly analysis whichever tool ran it (correlate --anomalies-of too),
      * so that the same detection run again by either finds its own result */
     traza_result_meta meta = {name, "anomaly", params, tz_targ_bool(tool, call, "replace")};

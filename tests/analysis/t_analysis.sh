@@ -73,3 +73,14 @@ SPANS=$(awk '
 check_eq "correlate svg: both series span most of the 240-px plot" "ok" \
   "$(set -- $SPANS; [ "$1" -ge 200 ] && [ "$2" -ge 200 ] && echo ok || echo "spans $SPANS")"
 check_contains "correlate svg labels the axes" "$(cat "$TMP/c.svg")" "(right axis)"
+
+# result names and the overwrite rule: a producer set is part of the default name;
+# the same aggregation with another window is refused, the same one again is not
+check_rc "a producer set" 0 "$TRAZA" filter flush --producers --type flush --name disks
+check_rc "aggregate over a producer set" 0 "$TRAZA" aggregate flush --slices 8 --p 0.5 --producers disks
+check_contains "saved under a name that tells the set" "$("$TRAZA" results flush)" "aggregate:occurrences:8:disks"
+check_rc "aggregate over every producer" 0 "$TRAZA" aggregate flush --slices 8 --p 0.5
+check_rc "the same aggregation again" 0 "$TRAZA" aggregate flush --slices 8 --p 0.5
+check_rc "another window under the same name is refused" 1 "$TRAZA" aggregate flush --slices 8 --p 0.5 --from 1s
+check_contains "naming what made the saved one" "$OUT" "a result named 'aggregate:occurrences:8' already exists, made by aggregate with slices=8 model=occurrences from="
+check_rc "unless --replace" 0 "$TRAZA" aggregate flush --slices 8 --p 0.5 --from 1s --replace
