@@ -50,6 +50,9 @@ gelf *gelf_open(const char *path, traza_err *err)
         return NULL;
     }
     int is64 = d[4] == 2, A = is64 ? 8 : 4;
+    /* On 32-bit ARM a function symbol's bit 0 says Thumb code, not an address bit
+     * (ELF for the Arm Architecture); elsewhere the value is the address. */
+    uint64_t addr_mask = rd(d + 0x12, 2) == 40 /* EM_ARM */ ? ~(uint64_t)1 : ~(uint64_t)0;
     uint64_t shoff = is64 ? rd(d + 0x28, 8) : rd(d + 0x20, 4);
     uint64_t shentsize = rd(d + (is64 ? 0x3a : 0x2e), 2), shnum = rd(d + (is64 ? 0x3c : 0x30), 2);
     if (shentsize < (uint64_t)(is64 ? 64 : 40) || shoff > n || shnum > (n - shoff) / shentsize) {
@@ -84,7 +87,7 @@ gelf *gelf_open(const char *path, traza_err *err)
                 gelf_close(e);
                 return NULL;
             }
-            e->f[e->n].addr = val & ~(uint64_t)1; /* Thumb bit */
+            e->f[e->n].addr = val & addr_mask;
             e->f[e->n].size = sz ? sz : 1;
             e->f[e->n++].name = (const char *)d + stroff + name;
         }

@@ -116,3 +116,18 @@ if [ -r "$MCU" ]; then
 else
   skip "mcu trace" "../shared/data is absent"
 fi
+
+# show --elf: an x86-64 function at an odd address is that function (bit 0 is the
+# Thumb bit on 32-bit ARM only)
+if command -v gcc >/dev/null; then
+  printf 'char f0(void) { return 0; }\nchar f1(void) { return 1; }\nchar f2(void) { return 2; }\nint main(void) { return f0() + f1() + f2(); }\n' >"$TMP/odd.c"
+  gcc -O0 -falign-functions=1 -fno-asynchronous-unwind-tables -o "$TMP/odd" "$TMP/odd.c"
+  addr() { nm "$TMP/odd" | awk -v f="$1" '$3 == f {sub(/^0+/, "", $1); print $1}'; }
+  f0=$(addr f0); f1=$(addr f1); f2=$(addr f2)
+  for _ in $(seq 40); do printf '%s\n%s\n%s\n' "$f0" "$f1" "$f2"; done >"$TMP/odd.pcs"
+  check_rc "compress the PCs of an x86-64 program" 0 "$TRAZA" grammar compress "$TMP/odd.pcs" -o "$TMP/odd.tzg"
+  check_rc "show --elf" 0 "$TRAZA" grammar show "$TMP/odd.tzg" --elf "$TMP/odd"
+  check_contains "each function at its own address, odd or even ($f0 $f1 $f2)" "$OUT" "-> f0 f1 f2"
+else
+  skip "show --elf on x86-64" "no gcc"
+fi
