@@ -29,7 +29,8 @@ const char cmd_grammar_usage[] =
     "  at IN.tzg I                      the symbol at index I\n"
     "  extract IN.tzg I J               the symbols of [I, J)\n"
     "\n"
-    "Cycle analyses use the file's loop header (Cyclitur) or --loop-header ADDR.\n"
+    "Cycle analyses use the file's loop header (Cyclitur) or --loop-header ADDR (with\n"
+    "--trace, or on a grammar of a trace, an event type's name).\n"
     "  --json   machine-readable output (stats: size, comp, length, rules, depth, cycles,\n"
     "           distinct_cycles)\n";
 
@@ -122,11 +123,26 @@ traza_grammar *gcli_load(const char *path)
     return g;
 }
 
+/* A symbol as given: a hexadecimal value, or one of the names (event types of a
+ * stored trace) vals/names hold. 0, or -1 when it is neither. */
+static int symbol_of(const char *text, const uint64_t *vals, char *const *names, size_t n, uint64_t *out)
+{
+    if (tz_parse_u64_hex(text, strlen(text), out) == 0)
+        return 0;
+    for (size_t k = 0; k < n; k++)
+        if (strcmp(names[k], text) == 0) {
+            *out = vals[k];
+            return 0;
+        }
+    return -1;
+}
+
 int gcli_lh(const traza_grammar *g, const gopts *o, uint64_t *lh)
 {
     if (o->lh) {
-        if (tz_parse_u64_hex(o->lh, strlen(o->lh), lh) < 0) {
-            cli_usage_error("grammar", "--loop-header '%s': expected a hexadecimal address", o->lh);
+        if (symbol_of(o->lh, g->name_vals, g->names, g->nnames, lh) < 0) {
+            cli_usage_error("grammar", "--loop-header '%s': expected a hexadecimal address%s", o->lh,
+                            g->nnames ? " or an event type of the trace" : "");
             return -1;
         }
         return 0;
@@ -240,6 +256,13 @@ static void print_stats(const traza_grammar *g, const traza_gstats *st, int json
                 (unsigned long long)st->distinct_cycles);
         if (g->has_lh)
             fprintf(out, ", \"loop_header\": \"0x%llx\"", (unsigned long long)g->lh);
+        if (g->has_lh && traza_grammar_name(g, g->lh)) {
+            tz_buf nb;
+            tz_buf_init(&nb);
+            tz_json_str(&nb, traza_grammar_name(g, g->lh));
+            fprintf(out, ", \"loop_header_name\": %s", nb.s ? nb.s : "null");
+            tz_buf_free(&nb);
+        }
         fprintf(out, "}\n");
         return;
     }
@@ -250,7 +273,11 @@ static void print_stats(const traza_grammar *g, const traza_gstats *st, int json
     fprintf(out, "rules       %llu\n", (unsigned long long)st->rules);
     fprintf(out, "depth       %u\n", st->depth);
     if (g->has_lh) {
-        fprintf(out, "loop header 0x%llx\n", (unsigned long long)g->lh);
+        const char *lhname = traza_grammar_name(g, g->lh); /* an event type, on a trace's grammar */
+        if (lhname)
+            fprintf(out, "loop header %s\n", lhname);
+        else
+            fprintf(out, "loop header 0x%llx\n", (unsigned long long)g->lh);
         fprintf(out, "cycles      %llu (%llu distinct)\n", (unsigned long long)st->cycles,
                 (unsigned long long)st->distinct_cycles);
     }
@@ -303,7 +330,9 @@ static int do_compress(traza_cli *cli, int argc, char **argv)
     traza_err_clear(&err);
     uint64_t lh = 0;
     int auto_lh = o.lh && strcmp(o.lh, "auto") == 0;
-    if (o.lh && !auto_lh && tz_parse_u64_hex(o.lh, strlen(o.lh), &lh) < 0)
+    /* with --trace, a loop header may be an event type's name, known once it is read */
+    int lh_by_name = o.lh && !auto_lh && tz_parse_u64_hex(o.lh, strlen(o.lh), &lh) < 0;
+    if (lh_by_name && !o.trace)
         return cli_usage_error("grammar", "--loop-header '%s': expected a hexadecimal address or auto", o.lh);
     if (!auto_lh && !o.trace && !o.from_etm) { /* streaming: memory follows the grammar, not the input */
         traza_gbuilder *b = traza_gbuilder_new((traza_galgo)algo, o.lh ? &lh : NULL, &err);
@@ -330,6 +359,12 @@ static int do_compress(traza_cli *cli, int argc, char **argv)
         free(v.v);
         tnames_free(&tn);
         return o.trace ? EXIT_FAIL : cli_fail(cli, &err);
+    }
+    if (lh_by_name && symbol_of(o.lh, tn.vals, tn.names, tn.n, &lh) < 0) {
+        free(v.v);
+        tnames_free(&tn);
+        return cli_usage_error("grammar", "--loop-header '%s': expected a hexadecimal value, auto, or an event type of '%s'",
+                               o.lh, o.trace);
     }
     if (auto_lh) {
         char why[4096];

@@ -95,8 +95,12 @@ int gcmd_cycles(traza_cli *cli, int argc, char **argv)
                           (unsigned long long)L.tab[k].first);
         tz_buf_puts(&b, "]}\n");
     } else {
-        tz_buf_printf(&b, "loop header 0x%llx: %llu cycles, %zu distinct\n", (unsigned long long)L.lh,
-                      (unsigned long long)ncyc, L.n);
+        const char *lhname = traza_grammar_name(L.g, L.lh); /* an event type, on a trace's grammar */
+        if (lhname)
+            tz_buf_printf(&b, "loop header %s: %llu cycles, %zu distinct\n", lhname, (unsigned long long)ncyc, L.n);
+        else
+            tz_buf_printf(&b, "loop header 0x%llx: %llu cycles, %zu distinct\n", (unsigned long long)L.lh,
+                          (unsigned long long)ncyc, L.n);
         tz_buf_printf(&b, "%-6s %12s %12s %8s %14s\n", "cycle", "length", "count", "share", "first at");
         for (size_t k = 0; k < L.n; k++)
             tz_buf_printf(&b, "C%-5zu %12llu %12llu %7.2f%% %14llu\n", k + 1, (unsigned long long)L.tab[k].length,
