@@ -19,11 +19,14 @@
 #if defined(__SANITIZE_ADDRESS__)
 /* libopencsd 1.3.3's C API never frees the callback wrapper that
  * ocsd_dt_set_gen_elem_outfn allocates (32 bytes per decode tree; not ours to free):
- * keep LeakSanitizer builds quiet about that one allocation site only. */
-const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void) { return "leak:ocsd_dt_set_gen_elem_outfn\n"; }
-const char *__lsan_default_options(void);
-const char *__lsan_default_options(void) { return "print_suppressions=0"; }
+ * keep LeakSanitizer builds quiet about that one allocation site only. The sanitizer
+ * runtime looks these hooks up by name, so they stay visible in a library built with
+ * -fvisibility=hidden. */
+#define TZ_SANITIZER_HOOK __attribute__((visibility("default")))
+TZ_SANITIZER_HOOK const char *__lsan_default_suppressions(void);
+TZ_SANITIZER_HOOK const char *__lsan_default_suppressions(void) { return "leak:ocsd_dt_set_gen_elem_outfn\n"; }
+TZ_SANITIZER_HOOK const char *__lsan_default_options(void);
+TZ_SANITIZER_HOOK const char *__lsan_default_options(void) { return "print_suppressions=0"; }
 #endif
 
 int traza_etm_is_snapshot(const char *dir)
