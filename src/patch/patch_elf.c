@@ -44,12 +44,13 @@ static int pfe_collect(Elf *e, size_t shstrndx, uint64_t **out, size_t *nout)
     }
     if (!pscn)
         return 0;
-    size_t n = ps.sh_size / 8, k = 0;
+    /* Sized by the bytes the file holds, not by the header's claim. */
+    Elf_Data *d = elf_getdata(pscn, NULL);
+    size_t n = d && d->d_buf ? d->d_size / 8 : 0, k = 0;
     uint64_t *v = calloc(n ? n : 1, sizeof *v);
     if (!v)
         return -1;
-    Elf_Data *d = elf_getdata(pscn, NULL);
-    for (size_t i = 0; d && d->d_buf && i < n && (i + 1) * 8 <= d->d_size; i++) {
+    for (size_t i = 0; i < n; i++) {
         uint64_t a;
         memcpy(&a, (const uint8_t *)d->d_buf + 8 * i, 8);
         if (a)
@@ -159,16 +160,19 @@ int tz_sites_find(const char *path, tz_sites *s, traza_err *err)
             continue;
         Elf_Scn *scn = elf_getscn(e, sym.st_shndx);
         GElf_Shdr sh;
-        if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || sym.st_value < sh.sh_addr ||
-            sym.st_value + 9 > sh.sh_addr + sh.sh_size)
+        if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || sym.st_value < sh.sh_addr)
             continue;
         Elf_Data *d = elf_getdata(scn, NULL);
         if (!d || !d->d_buf)
             continue;
+        /* The longest site read is an ENDBR64 (4 bytes) then 6 bytes; compare in
+         * offsets within the section's data, which a crafted header cannot overflow. */
         uint64_t o = sym.st_value - sh.sh_addr;
+        if (o >= d->d_size || d->d_size - o < 6)
+            continue;
         const uint8_t *p = (const uint8_t *)d->d_buf + o;
         uint64_t addr = sym.st_value;
-        if (sym.st_size >= 9 && memcmp(p, ENDBR64, 4) == 0) {
+        if (sym.st_size >= 9 && d->d_size - o >= 10 && memcmp(p, ENDBR64, 4) == 0) {
             p += 4;
             o += 4;
             addr += 4;
