@@ -32,3 +32,32 @@ json_get() { python3 -c 'import json,sys; d=json.load(sys.stdin);
 for k in sys.argv[1].split("."):
     d = d[int(k)] if isinstance(d, list) else d[k]
 print(d if not isinstance(d,(dict,list)) else json.dumps(d, sort_keys=True))' "$1"; }
+
+# start_server [SERVE OPTIONS...]: `traza serve` on an ephemeral loopback port in the
+# background -> $PID, $PORT (empty when it did not start; its output is $TMP/serve.out).
+start_server() {
+  rm -f "$TMP/port"
+  "$TRAZA" serve --listen 127.0.0.1:0 --port-file "$TMP/port" "$@" >"$TMP/serve.out" 2>&1 &
+  PID=$!
+  for _ in $(seq 1 100); do [ -s "$TMP/port" ] && break; sleep 0.1; done
+  PORT=$(cat "$TMP/port" 2>/dev/null)
+}
+# stop_server SIG: signals the server and waits for it (SIGKILL after 15 s)
+# -> $RC (its exit status), $SECS (time it took to exit).
+stop_server() {
+  local t0=$(date +%s.%N)
+  kill -"$1" "$PID" 2>/dev/null
+  for _ in $(seq 1 150); do kill -0 "$PID" 2>/dev/null || break; sleep 0.1; done
+  kill -0 "$PID" 2>/dev/null && kill -9 "$PID"
+  wait "$PID"; RC=$?
+  SECS=$(python3 -c "import sys; print(round($(date +%s.%N) - $t0, 1))")
+}
+# need_browser NAME: exits the test with a SKIP line when Chromium or Playwright is absent.
+need_browser() {
+  if [ ! -x /usr/bin/chromium ]; then
+    skip "$1" "chromium is not installed (apt-get install chromium)"; exit 0
+  fi
+  if ! command -v node >/dev/null || [ ! -d "$TRAZA_SRC/web/node_modules/playwright-core" ]; then
+    skip "$1" "node or web/node_modules/playwright-core missing (make runs npm ci in web/)"; exit 0
+  fi
+}

@@ -11,21 +11,6 @@ probe="python3 $(dirname "$0")/httpprobe.py"
 "$TRAZA" gen --name big --events 4M --types state=4,punctual=2 -q >/dev/null
 SLOW="/api/stats?trace=big&re.type=state&budget=10000"
 
-start_server() { # -> $PID, $PORT
-  rm -f "$TMP/port"
-  "$TRAZA" serve --listen 127.0.0.1:0 --port-file "$TMP/port" "$@" >"$TMP/serve.out" 2>&1 &
-  PID=$!
-  for _ in $(seq 1 100); do [ -s "$TMP/port" ] && break; sleep 0.1; done
-  PORT=$(cat "$TMP/port" 2>/dev/null)
-}
-stop_server() { # SIG -> $RC, $SECS (time to exit, at most 15 s)
-  local t0=$(date +%s.%N)
-  kill -"$1" "$PID" 2>/dev/null
-  for _ in $(seq 1 150); do kill -0 "$PID" 2>/dev/null || break; sleep 0.1; done
-  kill -0 "$PID" 2>/dev/null && kill -9 "$PID"
-  wait "$PID"; RC=$?
-  SECS=$(python3 -c "import sys; print(round($(date +%s.%N) - $t0, 1))")
-}
 
 start_server
 [ -n "$PORT" ] || fail "serve starts" "$(cat "$TMP/serve.out")"

@@ -39,19 +39,6 @@ else
   skip "the LTTng trace in the browser" "$lttng is absent or does not import"
 fi
 
-start_server() { # -> $PID, $PORT
-  rm -f "$TMP/port"
-  "$TRAZA" serve --listen 127.0.0.1:0 --port-file "$TMP/port" "$@" >"$TMP/serve.out" 2>&1 &
-  PID=$!
-  for _ in $(seq 1 100); do [ -s "$TMP/port" ] && break; sleep 0.1; done
-  PORT=$(cat "$TMP/port" 2>/dev/null)
-}
-stop_server() { # SIG -> $RC
-  kill -"$1" "$PID" 2>/dev/null
-  for _ in $(seq 1 100); do kill -0 "$PID" 2>/dev/null || break; sleep 0.1; done
-  kill -0 "$PID" 2>/dev/null && kill -9 "$PID"
-  wait "$PID"; RC=$?
-}
 
 # A clean stop on SIGINT.
 start_server
@@ -62,12 +49,7 @@ check_eq "serve stops cleanly on SIGINT" 0 "$RC"
 check_contains "serve says it stopped" "$(cat "$TMP/serve.out")" "stopped (SIGINT)"
 
 # The browser test.
-if [ ! -x /usr/bin/chromium ]; then
-  skip "browser test" "chromium is not installed (apt-get install chromium)"; exit 0
-fi
-if ! command -v node >/dev/null || [ ! -d "$root/web/node_modules/playwright-core" ]; then
-  skip "browser test" "node or web/node_modules/playwright-core missing (make runs npm ci in web/)"; exit 0
-fi
+need_browser "browser test"
 # a Cyclitur grammar with two distinct cycles for the grammar views
 python3 -c "
 import random

@@ -2,34 +2,13 @@
 // playwright-core against a running `traza serve`.
 // usage: node browser.mjs URL SCREENSHOT_DIR TRACE_NAME
 // Prints PASS:/FAIL: lines (tests/lib.sh conventions); exit 0 unless it crashed.
-import { chromium } from 'playwright-core';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pass, fail, check, withBrowser, inked as inkedOn } from './lib.mjs';
 
 const [url, shots, traceName, withGrammar] = process.argv.slice(2);
-mkdirSync(shots, { recursive: true });
-const profile = mkdtempSync(join(tmpdir(), 'traza-chromium-'));
-let failed = 0;
-const pass = n => console.log('PASS: ' + n);
-const fail = (n, why) => { failed++; console.log('FAIL: ' + n + '\n  ' + why); };
-const check = (n, ok, why) => (ok ? pass(n) : fail(n, why));
-
-// a fresh --user-data-dir (playwright passes it for a persistent context)
-const browser = await chromium.launchPersistentContext(profile, {
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  headless: true,
-  viewport: { width: 1400, height: 1000 },
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync'],
-});
-try {
-  const page = browser.pages()[0] || await browser.newPage();
-  const errors = [];
-  page.on('pageerror', e => errors.push(String(e)));
-  page.on('console', m => { if (m.type() === 'error') errors.push(m.text()); });
-  const requests = [];
-  page.on('request', r => requests.push(r.url()));
+await withBrowser(shots, async ({ page, errors, requests }) => {
+  const inked = sel => inkedOn(page, sel);
 
   // 1. the page loads and lists the traces
   const t0 = Date.now();
@@ -47,12 +26,6 @@ try {
   await page.waitForFunction(() => document.querySelector('[data-testid=timeline]').dataset.mode, null, { timeout: 15000 });
   const meta = await page.textContent('[data-testid=trace-meta]');
   check('opening a trace shows its metadata', meta.includes(traceName), meta.slice(0, 200));
-  const inked = sel => page.$eval(sel, cv => {
-    const g = cv.getContext('2d'); const d = g.getImageData(0, 0, cv.width, cv.height).data;
-    let n = 0; for (let i = 0; i < d.length; i += 4) { const [r, gg, b, a] = [d[i], d[i + 1], d[i + 2], d[i + 3]];
-      if (a > 0 && !(r > 240 && gg > 240 && b > 240)) n++; }
-    return n;
-  });
   const dens = await inked('[data-testid=density]'), tl = await inked('[data-testid=timeline]');
   check('density canvas has drawn pixels', dens > 500, 'coloured pixels: ' + dens);
   check('timeline canvas has drawn pixels', tl > 500, 'coloured pixels: ' + tl);
@@ -225,10 +198,4 @@ try {
   const external = requests.filter(u => !u.startsWith(url.replace(/\/$/, '')) && !u.startsWith('data:'));
   check('the UI makes no request outside the server', external.length === 0, external.join(' '));
   check('no error in the page', errors.length === 0, errors.join(' | '));
-} catch (e) {
-  fail('browser test ran to the end', e.stack || String(e));
-} finally {
-  await browser.close();
-  rmSync(profile, { recursive: true, force: true });
-}
-process.exit(failed ? 1 : 0);
+});
