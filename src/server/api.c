@@ -191,7 +191,8 @@ int tz_fail_err(tz_req *r, const traza_err *err)
     case TRAZA_E_NOTFOUND: st = 404; break;
     case TRAZA_E_UNSUPPORTED: st = 422; break;
     case TRAZA_E_CANCELLED:
-        return tz_fail(r, 503, "the request went over its time budget (budget= ms): %s", err->msg);
+        return tz_fail(r, 503, "the request went over its time budget (budget=%lld ms): %s", (long long)r->budget_ms,
+                       err->msg);
     default: break;
     }
     return tz_fail(r, st, "%s", err->msg[0] ? err->msg : traza_errcode_name(err->code));
@@ -655,6 +656,7 @@ void tz_api_handle(tz_api *api, const char *method, const char *path, const tz_p
             if (tz_arg_clamp(&r, "budget", TZ_API_MIN_BUDGET, TZ_API_MAX_BUDGET, TZ_API_DEF_BUDGET, &budget) < 0)
                 return;
             r.deadline = tz_now_ns() + budget * 1000000;
+            r.budget_ms = budget;
             const char *ticks = tz_arg_str(&r, "ticks");
             if (ticks && strcmp(ticks, "string") != 0 && strcmp(ticks, "number") != 0) {
                 fail_resp(resp, 400, "parameter 'ticks': number or string, not '%.32s'", ticks);

@@ -42,14 +42,16 @@ int tz_api_events(tz_req *r, int csv)
             rf.f.from = ix->ts[pos];
             rf.f.offset = (int64_t)(pos - tz_tindex_first_ge(ix, ix->ts[pos]));
         }
-    } else if (!csv && want_total) {
-        /* a regex count scans: bounded by the request's budget (an estimate then) */
-        traza_filter cf = rf.f;
-        cf.offset = cf.limit = 0;
-        if (tz_count_bounded(r, t, &cf, &total, &total_exact, &scanned, &scanned_to) < 0) {
-            tz_req_filter_free(&rf);
-            return tz_fail_err(r, &r->err);
-        }
+    }
+    /* A page of a regex filter answers within the budget: it gets three quarters of
+     * what is left and, when cut, says so with the rows it found; the count gets the
+     * rest (an estimate past it). A CSV download is the whole selection or an error. */
+    int64_t now = tz_now_ns(), page_deadline = 0;
+    traza_stop page_stop;
+    if (!csv) {
+        page_deadline = now + (r->deadline > now ? (r->deadline - now) / 4 * 3 : 0);
+        tz_stop_at(&page_stop, &page_deadline);
+        rf.f.stop = &page_stop;
     }
     traza_cursor *c = traza_query(t, &rf.f, &r->err);
     if (!c) {
@@ -60,16 +62,6 @@ int tz_api_events(tz_req *r, int csv)
     tz_buf_init(&b);
     if (csv)
         tz_event_header(&b, OUT_CSV);
-    else
-    {
-        tz_buf_printf(&b, "{\"total\":%lld,\"total_exact\":%s,", (long long)total, total_exact ? "true" : "false");
-        if (!total_exact) {
-            tz_buf_printf(&b, "\"partial\":true,\"scanned\":%lld,\"scanned_to\":", (long long)scanned);
-            tz_json_tick(r, &b, scanned_to);
-            tz_buf_putc(&b, ',');
-        }
-        tz_buf_printf(&b, "\"offset\":%lld,\"limit\":%lld,\"events\":[", (long long)offset, (long long)limit);
-    }
     const traza_event *ev;
     int rc = 0;
     int64_t n = 0;
@@ -83,8 +75,21 @@ int tz_api_events(tz_req *r, int csv)
         n++;
     }
     traza_cursor_free(c);
+    int page_cut = 0;
+    if (rc < 0 && !csv && r->err.code == TRAZA_E_CANCELLED) {
+        traza_err_clear(&r->err);
+        page_cut = 1;
+    }
+    if (rc >= 0 || page_cut) {
+        if (!csv && !ix && want_total) {
+            traza_filter cf = rf.f;
+            cf.offset = cf.limit = 0;
+            if (tz_count_bounded(r, t, &cf, &total, &total_exact, &scanned, &scanned_to) < 0)
+                rc = -1, page_cut = 0;
+        }
+    }
     tz_req_filter_free(&rf);
-    if (rc < 0) {
+    if (rc < 0 && !page_cut) {
         tz_buf_free(&b);
         return tz_fail_err(r, &r->err);
     }
@@ -105,6 +110,24 @@ int tz_api_events(tz_req *r, int csv)
         snprintf(r->resp->disposition, sizeof r->resp->disposition, "attachment; filename=\"events.csv\"");
         return 0;
     }
-    tz_buf_printf(&b, "],\"count\":%lld,\"more\":%s}", (long long)n, total > offset + n ? "true" : "false");
-    return tz_send_json(r, &b);
+    tz_buf j;
+    tz_buf_init(&j);
+    tz_buf_printf(&j, "{\"total\":%lld,\"total_exact\":%s,", (long long)total, total_exact ? "true" : "false");
+    if (!total_exact || page_cut)
+        tz_buf_puts(&j, "\"partial\":true,");
+    if (page_cut)
+        tz_buf_puts(&j, "\"page_partial\":true,");
+    if (!total_exact) {
+        tz_buf_printf(&j, "\"scanned\":%lld,\"scanned_to\":", (long long)scanned);
+        tz_json_tick(r, &j, scanned_to);
+        tz_buf_putc(&j, ',');
+    }
+    tz_buf_printf(&j, "\"offset\":%lld,\"limit\":%lld,\"events\":[", (long long)offset, (long long)limit);
+    if (b.oom)
+        j.oom = 1;
+    else
+        tz_buf_put(&j, b.s, b.len);
+    tz_buf_free(&b);
+    tz_buf_printf(&j, "],\"count\":%lld,\"more\":%s}", (long long)n, page_cut || total > offset + n ? "true" : "false");
+    return tz_send_json(r, &j);
 }

@@ -86,6 +86,7 @@ typedef struct tz_req {
     tz_resp *resp;
     traza_err err;
     int64_t deadline; /* CLOCK_MONOTONIC ns after which long work stops (budget=) */
+    int64_t budget_ms; /* the budget that deadline was set from */
     tz_tindex *held[TZ_REQ_MAX_HELD];
     size_t nheld;
     int ticks_str; /* ticks=string: times as JSON strings (exact in a browser beyond 2^53) */

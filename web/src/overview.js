@@ -248,9 +248,9 @@ async function loadPage(force) {
   try { res = await api('events', p); } catch (e) { document.getElementById('table-count').textContent = 'error: ' + e.message; return; }
   if (my !== pageReq) return;
   total = res.total;
-  document.getElementById('table-count').textContent = res.total_exact === false
+  document.getElementById('table-count').textContent = (res.total_exact === false
     ? `about ${total} events in the selection (estimated: the count reached its time budget after ${res.scanned} matches)`
-    : `${total} events in the selection`;
+    : `${total} events in the selection`) + (res.page_partial ? ' · this page is partial: the search reached its time budget' : '');
   document.getElementById('table').dataset.total = String(total);
   vs.querySelector('.spacer').style.height = Math.min(total, MAX_SCROLL_ROWS) * ROW_H + 'px';
   const box = vs.querySelector('.rows'); box.replaceChildren();
