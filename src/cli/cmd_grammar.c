@@ -2,6 +2,9 @@
 #include "cli/grammar_cli.h"
 
 #include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <sys/statvfs.h>
 #include <stdlib.h>
 #include <string.h>
 #include "util/util.h"
@@ -415,11 +418,35 @@ static int out_sym(void *u, uint64_t s)
     return o->bad;
 }
 
+/* A grammar of a few bytes may expand to terabytes: before writing a file, the
+ * smallest size the expansion can have is compared with the room left on the file's
+ * file system, and a refusal says both (nothing is written). */
+static int check_room(const char *path, uint64_t nsym, int raw)
+{
+    uint64_t per = raw ? (uint64_t)raw / 8 : 9; /* "%08llx\n" writes at least 9 bytes */
+    uint64_t need = nsym > UINT64_MAX / per ? UINT64_MAX : nsym * per;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    struct statvfs vs;
+    if (statvfs(dirname(dir), &vs) != 0)
+        return 0; /* no answer: the write itself will tell */
+    uint64_t room = (uint64_t)vs.f_bavail * (uint64_t)vs.f_frsize;
+    if (need <= room)
+        return 0;
+    fprintf(stderr,
+            "traza: %s: the grammar expands to %llu symbols, at least %llu bytes, and that file system has %llu bytes "
+            "free: nothing written\n",
+            path, (unsigned long long)nsym, (unsigned long long)need, (unsigned long long)room);
+    return -1;
+}
+
 static int expand_to(const traza_grammar *g, uint64_t i, uint64_t j, const char *path, int raw)
 {
     outctx o = {stdout, raw, 0};
     cli_out co = {NULL, NULL, NULL};
     if (path && strcmp(path, "-") != 0) {
+        if (check_room(path, j - i, raw) < 0)
+            return EXIT_FAIL;
         if (cli_out_open(&co, path) < 0)
             return EXIT_FAIL;
         o.f = co.f;

@@ -69,7 +69,19 @@ if mount -t tmpfs -o size=64k tmpfs "$SMALL" 2>/dev/null; then
     check_eq "full disk: $name leaves no temporary" "fill $(basename "$out")" "$(ls "$SMALL" | sort | tr '\n' ' ' | sed 's/ $//')"
   }
   full_write "grammar compress" "$SMALL/out.tzg" "$TRAZA" grammar compress "$TMP/pcs.txt" -o "$SMALL/out.tzg"
-  full_write "grammar decompress" "$SMALL/out.txt" "$TRAZA" grammar decompress "$TMP/pcs.tzg" -o "$SMALL/out.txt"
+  # a grammar expands to more than a full disk holds: refused before writing
+  rm -f "$SMALL"/*; echo "old contents" >"$SMALL/out.txt"; dd if=/dev/zero of="$SMALL/fill" bs=4k 2>/dev/null
+  check_rc "full disk: grammar decompress fails" 1 "$TRAZA" grammar decompress "$TMP/pcs.tzg" -o "$SMALL/out.txt"
+  check_contains "full disk: grammar decompress says why" "$OUT" \
+    "$SMALL/out.txt: the grammar expands to 20000 symbols, at least 180000 bytes, and that file system has 0 bytes free: nothing written"
+  check_eq "full disk: grammar decompress leaves the old file" "old contents" "$(cat "$SMALL/out.txt")"
+  # a small grammar of a long sequence (a decompression bomb in miniature): 400 bytes
+  # that expand to 2 M lines are refused on a 64 KiB file system, and nothing is left
+  rm -f "$SMALL"/*
+  python3 -c "print('0x1000\n' * 2000000, end='')" | "$TRAZA" grammar compress - -o "$TMP/bomb.tzg" >/dev/null 2>&1
+  check_rc "a grammar that expands past the free space is refused" 1 "$TRAZA" grammar decompress "$TMP/bomb.tzg" -o "$SMALL/out.txt"
+  check_contains "the refusal gives the expansion and the room" "$OUT" "expands to 2000000 symbols, at least 18000000 bytes"
+  check_eq "the refusal writes nothing" "" "$(ls "$SMALL")"
   full_write "gen -o" "$SMALL/out.csv" "$TRAZA" gen --events 2000 -o "$SMALL/out.csv" --format csv
   full_write "export" "$SMALL/out.csv" "$TRAZA" export before --format csv -o "$SMALL/out.csv"
   full_write "report" "$SMALL/out.html" "$TRAZA" report before -o "$SMALL/out.html"
