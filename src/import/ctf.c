@@ -396,7 +396,27 @@ static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_messag
     return bad ? BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR : BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
 }
 
-/* babeltrace2's error causes, innermost last, into err. */
+/* The causes babeltrace2 adds while an error goes up its graph: they name its own
+ * components and addresses, not what is wrong with the trace. */
+static int bt_wrapper_cause(const char *m)
+{
+    static const char *const wrappers[] = {
+        "Component's \"consume\" method failed",
+        "Simple sink component's user's",
+        "Component input port message iterator's",
+        "Cannot validate muxer's upstream",
+        "Upstream iterator's next method returned an error",
+        "Failed to get next message from CTF message iterator",
+        "Cannot handle state:",
+    };
+    for (size_t i = 0; i < sizeof wrappers / sizeof wrappers[0]; i++)
+        if (strncmp(m, wrappers[i], strlen(wrappers[i])) == 0)
+            return 1;
+    return 0;
+}
+
+/* babeltrace2's error causes into err, the innermost (what is wrong) first, without
+ * the wrappers of its graph unless nothing else is said. */
 static int bt_fail(ctf_ctx *c, const char *what)
 {
     if (c->failed)
@@ -406,10 +426,12 @@ static int bt_fail(ctf_ctx *c, const char *what)
     const bt_error *e = bt_current_thread_take_error();
     if (e) {
         uint64_t n = bt_error_get_cause_count(e);
-        for (uint64_t i = n; i > 0; i--) {
-            const bt_error_cause *cause = bt_error_borrow_cause_by_index(e, i - 1);
-            tz_buf_printf(&b, "%s%s", b.len ? "; " : "", bt_error_cause_get_message(cause));
-        }
+        for (int pass = 0; pass < 2 && b.len == 0; pass++)
+            for (uint64_t i = 0; i < n; i++) {
+                const char *m = bt_error_cause_get_message(bt_error_borrow_cause_by_index(e, i));
+                if (m && (pass == 1 || !bt_wrapper_cause(m)))
+                    tz_buf_printf(&b, "%s%s", b.len ? "; " : "", m);
+            }
         bt_error_release(e);
     }
     traza_err_set(c->err, TRAZA_E_PARSE, "%s: babeltrace2: %s%s%s", c->path, what, b.len ? ": " : "", b.s ? b.s : "");
@@ -659,8 +681,13 @@ static int ctf_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, s
         st = bt_graph_run(g);
     } while (st == BT_GRAPH_RUN_STATUS_AGAIN);
     if (st != BT_GRAPH_RUN_STATUS_OK) {
-        char what[96];
-        snprintf(what, sizeof what, "reading failed after %lld event(s)", (long long)c.events);
+        /* babeltrace2 tells no file offset: the place is the last event read */
+        char what[160];
+        if (c.events > 0)
+            snprintf(what, sizeof what, "reading failed after %lld event(s), the last at %lld ns", (long long)c.events,
+                     (long long)c.last_ns);
+        else
+            snprintf(what, sizeof what, "reading failed before the first event");
         rc = bt_fail(&c, what);
         goto out;
     }

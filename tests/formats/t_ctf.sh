@@ -28,3 +28,18 @@ check_rc "ctf damaged: nothing imported" 1 "$TRAZA" info bad
 mkdir -p "$TMP/empty"
 check_rc "ctf: no trace under the path" 1 "$TRAZA" import "$TMP/empty" --format ctf
 check_contains "ctf: no trace error" "$OUT" "no CTF trace"
+# Damaged: an event header in a stream file overwritten. The error says what is wrong
+# (babeltrace2's innermost cause, without its graph's wrappers) and where: the events
+# read and the time of the last one (babeltrace2 tells no file offset).
+k=$B/lttng-tracefile-rotation/kernel
+mkdir -p "$TMP/bad2" && cp -r "$k/." "$TMP/bad2/" && chmod -R u+w "$TMP/bad2"
+python3 -c "
+p = '$TMP/bad2/mychan_0_0'; b = bytearray(open(p, 'rb').read())
+for i in range(600, 640): b[i] ^= 0xff
+open(p, 'wb').write(b)"
+check_rc "ctf damaged stream fails cleanly" 1 "$TRAZA" import "$TMP/bad2" --name bad2
+check_contains "ctf damaged stream: where" "$OUT" "babeltrace2: reading failed after 30 event(s), the last at 1571261795525031290 ns: "
+check_contains "ctf damaged stream: what" "$OUT" "No event class with ID of event class ID to use in stream class"
+case "$OUT" in *"consume\" method failed"*) fail "ctf damaged stream: no graph wrappers in the error" "$OUT" ;;
+  *) pass "ctf damaged stream: no graph wrappers in the error" ;; esac
+check_rc "ctf damaged stream: nothing imported" 1 "$TRAZA" info bad2
