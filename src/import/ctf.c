@@ -419,8 +419,15 @@ static int bt_wrapper_cause(const char *m)
  * the wrappers of its graph unless nothing else is said. */
 static int bt_fail(ctf_ctx *c, const char *what)
 {
-    if (c->failed)
+    if (c->failed) {
+        /* the import's own error is set; babeltrace2's, which it caused, is released
+         * all the same: a thread error left behind makes the next babeltrace2 call on
+         * this thread fail (or abort, babeltrace2's precondition) */
+        const bt_error *e = bt_current_thread_take_error();
+        if (e)
+            bt_error_release(e);
         return -1;
+    }
     tz_buf b;
     tz_buf_init(&b);
     const bt_error *e = bt_current_thread_take_error();

@@ -55,6 +55,36 @@ static int fi_fail(int kind)
     return 1;
 }
 
+/* Allocations made by the libraries a few importers hand their input to (babeltrace2
+ * and glib, OpenCSD and the C++ runtime) abort or throw when they fail, by their own
+ * design, and so do libc's allocations made on their behalf: with fi_own_only set,
+ * only allocations called from other code (libtraza, SQLite, the test) are counted
+ * and failed. The caller is found by its return address (dladdr allocates nothing). */
+static atomic_int fi_own_only;
+static _Thread_local int fi_in_dladdr;
+
+static int fi_foreign_caller(void *ret)
+{
+    if (!atomic_load(&fi_own_only) || fi_in_dladdr)
+        return 0;
+    fi_in_dladdr = 1;
+    Dl_info di;
+    int ok = dladdr(ret, &di);
+    fi_in_dladdr = 0;
+    if (!ok || !di.dli_fname)
+        return 0;
+    static const char *const foreign[] = {"babeltrace", "libglib", "libgmodule", "opencsd", "libstdc++", "libc.so", "ld-linux"};
+    for (size_t i = 0; i < sizeof foreign / sizeof foreign[0]; i++)
+        if (strstr(di.dli_fname, foreign[i]))
+            return 1;
+    return 0;
+}
+
+static int fi_fail_alloc(void *caller)
+{
+    return atomic_load(&fi_kind) == FI_ALLOC && !fi_foreign_caller(caller) && fi_fail(FI_ALLOC);
+}
+
 /* dlsym may allocate while the real functions are looked up: those few blocks come
  * from here, and are never freed (free() is not ours, so they must never reach it:
  * the look-up happens once, before the first test, through fi_init). */
@@ -92,7 +122,7 @@ void *malloc(size_t n)
     fi_resolve_alloc();
     if (!fi_malloc)
         return fi_boot_alloc(n);
-    if (fi_fail(FI_ALLOC)) {
+    if (fi_fail_alloc(__builtin_return_address(0))) {
         errno = ENOMEM;
         return NULL;
     }
@@ -104,7 +134,7 @@ void *calloc(size_t n, size_t size)
     fi_resolve_alloc();
     if (!fi_calloc)
         return fi_boot_alloc(n * size); /* zeroed: static storage */
-    if (fi_fail(FI_ALLOC)) {
+    if (fi_fail_alloc(__builtin_return_address(0))) {
         errno = ENOMEM;
         return NULL;
     }
@@ -114,7 +144,7 @@ void *calloc(size_t n, size_t size)
 void *realloc(void *p, size_t n)
 {
     fi_resolve_alloc();
-    if (fi_fail(FI_ALLOC)) {
+    if (fi_fail_alloc(__builtin_return_address(0))) {
         errno = ENOMEM;
         return NULL;
     }

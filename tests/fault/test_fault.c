@@ -8,10 +8,11 @@
  * checked for leaks at exit and for use of freed memory. Each test prints how many
  * failure points it exercised.
  *
- * The operations: the import of a small input of every format with a file importer
- * (CTF and ETM read their input through babeltrace2 and OpenCSD, libraries of their
- * own whose allocations are outside traza: not looped here), saving a result (a
- * store commit), writing and reading a .tzg, compressing and decompressing a .tzi. */
+ * The operations: the import of a small input of every format, saving a result (a
+ * store commit), writing and reading a .tzg, compressing and decompressing a .tzi.
+ * CTF and ETM read their input through babeltrace2 and OpenCSD, whose own
+ * allocations abort or throw when they fail: there, only the allocations of traza
+ * and SQLite are failed (fi_own_only), and the inputs come from ../shared/data. */
 #include "fault_inject.h"
 
 #include <dirent.h>
@@ -27,6 +28,9 @@
  * SQLite; this keeps the whole test within a minute, three under ASan). Set
  * TRAZA_FAULT_ALL=1 to try every one. */
 enum { FI_DENSE = 400, FI_STRIDE = 7 };
+/* The imports through babeltrace2 and OpenCSD allocate several times more (and take
+ * longer per run): there every point up to 100, then every 29th. */
+static long fi_dense = FI_DENSE, fi_stride = FI_STRIDE;
 
 static long fi_total;
 /* The fault of the run in progress, for the messages of the checks. */
@@ -125,7 +129,7 @@ static long fi_loop(fi_op *op, int kind)
     int every = all && *all == '1';
     long points = 0;
     char *before = snapshot(op->w, op->trace, op->out_dir);
-    for (long n = 1;; n += (every || n < FI_DENSE) ? 1 : FI_STRIDE) {
+    for (long n = 1;; n += (every || n < fi_dense) ? 1 : fi_stride) {
         traza_err err;
         traza_err_clear(&err);
         fi_cur_kind = kind == FI_ALLOC ? "allocation" : "I/O";
@@ -137,7 +141,8 @@ static long fi_loop(fi_op *op, int kind)
             op->check(op);
         } else {
             if (!hit)
-                fail_msg("%s: failed with no fault injected: %s", op->label, err.msg);
+                fail_msg("%s: failed with no fault injected (%s fault %ld armed): %s", op->label,
+                         kind == FI_ALLOC ? "allocation" : "I/O", n, err.msg);
             if (!err.msg[0])
                 fail_msg("%s: %s fault %ld: an error without a message", op->label,
                          kind == FI_ALLOC ? "allocation" : "I/O", n);
@@ -221,15 +226,22 @@ static int imp_run(fi_op *op, traza_err *err)
     return rc;
 }
 
+/* Removes the imported trace, and the trace a CTF kernel import derives from it. */
+static void remove_import(tu_ws *w)
+{
+    traza_err err;
+    if (traza_workspace_remove(w->ws, "faulty", &err) < 0)
+        fail_msg("rm: %s", err.msg);
+    traza_workspace_remove(w->ws, "faulty.processed", &err); /* absent for most formats */
+}
+
 static void imp_check(fi_op *op)
 {
     imp_case *c = op->user;
     char d[sizeof c->digest];
     trace_digest(op->w, "faulty", d, sizeof d);
     assert_string_equal(d, c->digest);
-    traza_err err;
-    if (traza_workspace_remove(op->w->ws, "faulty", &err) < 0)
-        fail_msg("rm: %s", err.msg);
+    remove_import(op->w);
 }
 
 static void fault_import(const char *format, const char *rel)
@@ -238,7 +250,7 @@ static void fault_import(const char *format, const char *rel)
     tu_ws_open(&w);
     imp_case c = {.format = format};
     char *path = NULL;
-    if (strcmp(format, "uftrace") == 0)
+    if (rel[0] == '/' || strcmp(format, "uftrace") == 0)
         path = strdup(rel);
     else
         assert_true(asprintf(&path, "%s/%s", src_dir(), rel) > 0);
@@ -251,11 +263,31 @@ static void fault_import(const char *format, const char *rel)
     if (imp_run(&op, &err) < 0)
         fail_msg("%s: %s", label, err.msg);
     trace_digest(&w, "faulty", c.digest, sizeof c.digest);
-    assert_int_equal(traza_workspace_remove(w.ws, "faulty", &err), 0);
+    remove_import(&w);
     fi_both(&op);
     free(path);
     tu_ws_close(&w);
 }
+
+/* An import of a trace of ../shared/data (skipped, visibly, when it is absent). */
+static void fault_import_shared(const char *format, const char *rel)
+{
+    const char *d = tu_data_dir();
+    TU_SKIP_NO_DATA(d);
+    char *rp = realpath(d, NULL), *path = NULL;
+    assert_non_null(rp);
+    assert_true(asprintf(&path, "%s/%s", rp, rel) > 0);
+    free(rp);
+    atomic_store(&fi_own_only, 1);
+    fi_dense = 100, fi_stride = 29;
+    fault_import(format, path);
+    fi_dense = FI_DENSE, fi_stride = FI_STRIDE;
+    atomic_store(&fi_own_only, 0);
+    free(path);
+}
+
+static void test_import_ctf(void **state) { (void)state; fault_import_shared("ctf", "babeltrace-ctf/wk-heartbeat-u"); }
+static void test_import_etm(void **state) { (void)state; fault_import_shared("etm", "opencsd/snapshots/TC2"); }
 
 static void test_import_paje(void **state) { (void)state; fault_import("paje", "fuzz/corpus/paje/basic.paje"); }
 static void test_import_pjdump(void **state) { (void)state; fault_import("pjdump", "fuzz/corpus/paje/basic.pjdump"); }
@@ -568,11 +600,15 @@ static void test_total(void **state)
 int main(void)
 {
     fi_init();
+    const char *only = getenv("TRAZA_FAULT_ONLY"); /* e.g. test_import_ctf */
+    if (only && *only)
+        cmocka_set_test_filter(only);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_import_paje),   cmocka_unit_test(test_import_pjdump),
         cmocka_unit_test(test_import_kptrace), cmocka_unit_test(test_import_pc),
         cmocka_unit_test(test_import_csv),    cmocka_unit_test(test_import_rtdump),
         cmocka_unit_test(test_import_chrome), cmocka_unit_test(test_import_uftrace),
+        cmocka_unit_test(test_import_ctf),    cmocka_unit_test(test_import_etm),
         cmocka_unit_test(test_result_save),   cmocka_unit_test(test_tzg_zstd),
         cmocka_unit_test(test_tzg_xz),        cmocka_unit_test(test_tzi),
         cmocka_unit_test(test_total),
