@@ -6,7 +6,7 @@
 //   traza:event {id, ts, end, producer, type, producerName, typeName}
 //   traza:hover the same plus x, y (page coordinates), or null when leaving an event
 // (ts, end: exact absolute ticks as decimal strings; producer, type: the API's ids).
-import { state, api, changed, onChange, selection, span, setRange, rel, absTicks, fmtAt, fmtTick, fmtTime, typeById, prodById, fitCanvas } from './state.js';
+import { state, api, onChange, selection, span, setRange, rel, absTicks, fmtAt, fmtTick, fmtTime, typeById, prodById, fitCanvas } from './state.js';
 
 const ROW_H = 18;        // a track without lanes
 const LANE_H = 14;       // one depth lane of states
@@ -43,17 +43,27 @@ export function buildRows() {
   layoutRows();
 }
 
+// The detail events by track, so that a frame reads only the tracks in view: states and
+// punctual events (byRow), each variable's points (varsOf: type -> events), the links.
 // Depth lanes: per row, an interval that starts before the previous one of the same
 // row ends goes one lane down (a stack of open ends, as nested calls).
 function layoutRows() {
   const n = rows.length;
   const lanes = new Array(n).fill(0), vars = new Array(n).fill(false);
+  const byRow = new Array(n), varsOf = new Array(n), links = [];
   if (tl && tl.mode === 'detail') {
     const open = new Map();
     for (const e of tl.events) {
       const ty = typeById(e[2]), row = rowOf.get(e[3]);
       if (row === undefined || !ty) continue;
-      if (ty.category === 'variable') { vars[row] = true; continue; }
+      if (ty.category === 'link') { if (rowOf.get(e[4]) !== undefined) links.push(e); continue; }
+      if (ty.category === 'variable') {
+        vars[row] = true;
+        const m = varsOf[row] || (varsOf[row] = new Map());
+        if (!m.has(e[2])) m.set(e[2], []);
+        m.get(e[2]).push(e); continue;
+      }
+      (byRow[row] || (byRow[row] = [])).push(e);
       if (ty.category !== 'state') continue;
       let st = open.get(row); if (!st) open.set(row, st = []);
       while (st.length && st[st.length - 1] <= e[0]) st.pop();
@@ -63,12 +73,16 @@ function layoutRows() {
   }
   const top = new Float64Array(n + 1);
   for (let i = 0; i < n; i++) top[i + 1] = top[i] + rowHeight(lanes[i], vars[i]);
-  layout = { top, lanes, vars };
+  layout = { top, lanes, vars, byRow, varsOf, links };
   const cv = $('timeline');
   cv.dataset.rows = String(n);
-  cv.dataset.maxLanes = String(Math.max(0, ...lanes.slice(0, 100000)));
+  let deepest = 0, k = 0;
   const named = {};
-  for (let i = 0; i < n && Object.keys(named).length < 1000; i++) if (lanes[i]) named[rows[i].name] = lanes[i];
+  for (let i = 0; i < n; i++) {
+    if (lanes[i] > deepest) deepest = lanes[i];
+    if (lanes[i] && k < 1000) { named[rows[i].name] = lanes[i]; k++; }
+  }
+  cv.dataset.maxLanes = String(deepest);
   cv.dataset.lanes = JSON.stringify(named);
   $('tl-spacer').style.height = Math.max(0, top[n] - viewH()) + 'px';
 }
@@ -102,17 +116,31 @@ export async function loadTimeline() {
 }
 
 /* ---------------- drawing ---------------- */
+// fitCanvas, but a canvas already of that size is only cleared (resizing reallocates it)
+function fit(cv, h) {
+  const dpr = window.devicePixelRatio || 1, w = cv.clientWidth || cv.parentElement.clientWidth || 600;
+  if (cv.width !== Math.round(w * dpr) || cv.height !== Math.round(h * dpr)) return fitCanvas(cv, h);
+  const g = cv.getContext('2d');
+  g.setTransform(dpr, 0, 0, dpr, 0, 0); g.clearRect(0, 0, w, h);
+  return { g, w, h };
+}
+let frame = 0;
+function requestDraw() { if (!frame) frame = requestAnimationFrame(() => { frame = 0; drawTimeline(); }); }
 export function drawTimeline() {
   if (!state.trace || !layout) return;
-  drawRuler();
+  const t0 = performance.now();
+  draw();
+  $('timeline').dataset.drawMs = (performance.now() - t0).toFixed(1);
+}
+function draw() {
+  const ticks = drawRuler();
   const cv = $('timeline'), lc = $('timeline-labels'), scroll = $('tl-scroll');
   const h = viewH();
   scroll.style.height = h + 'px';
-  const { g, w } = fitCanvas(cv, h);
-  const L = fitCanvas(lc, h);
+  const { g, w } = fit(cv, h);
+  const L = fit(lc, h);
   const y0 = scroll.scrollTop, n = rows.length;
   const first = rowAt(y0), last = Math.min(n - 1, rowAt(y0 + h));
-  g.clearRect(0, 0, w, h); L.g.clearRect(0, 0, L.w, h);
   L.g.font = '11px sans-serif';
   for (let i = first; i <= last; i++) {
     const r = rows[i], y = layout.top[i] - y0, rh = layout.top[i + 1] - layout.top[i];
@@ -130,76 +158,87 @@ export function drawTimeline() {
   cv.dataset.visible = JSON.stringify(shown);
   cv.dataset.firstRow = String(first); cv.dataset.lastRow = String(last);
   items = [];
-  if (!tl) return;
   const [from, to] = span();
   const X = t => (t - from) / Math.max(1, to - from) * w;
+  // the ruler's ticks as a faint grid over the tracks
+  g.strokeStyle = 'rgba(0,0,0,0.07)';
+  for (const { t } of ticks) { const x = Math.round(X(t)) + 0.5; g.beginPath(); g.moveTo(x, 0); g.lineTo(x, h); g.stroke(); }
+  if (!tl) return;
   const info = $('timeline-info');
   const yOf = row => layout.top[row] - y0;
   if (tl.mode === 'detail') {
-    const vars = new Map(), links = [];
-    for (const e of tl.events) {
-      const [ts, end, type, prod, eprod, , value] = e;
-      const ty = typeById(type); const row = rowOf.get(prod); if (row === undefined || !ty) continue;
-      if (ty.category === 'link') { links.push(e); continue; }
-      if (ty.category === 'variable') {
-        const key = row + ':' + type; if (!vars.has(key)) vars.set(key, { row, color: ty.color, name: ty.name, pts: [] });
-        vars.get(key).pts.push(e); continue;
-      }
-      if (row < first || row > last) continue;
-      const y = yOf(row);
-      g.fillStyle = ty.color; g.strokeStyle = ty.color;
-      if (ty.category === 'state') {
-        const lanes = Math.min(MAX_LANES, layout.lanes[row]), lane = Math.min(MAX_LANES - 1, e.lane || 0);
-        const lh = lanes > 1 ? LANE_H : ROW_H, ly = y + 2 + lane * lh;
-        const x0 = Math.max(-1, X(ts)), x1 = Math.min(w + 1, Math.max(x0 + 1, X(end)));
-        if (x1 < 0 || x0 > w) continue;
-        g.fillRect(x0, ly, x1 - x0, lh - 3);
-        if (x1 - x0 > 40) {
-          g.save(); g.fillStyle = '#fff'; g.font = '10px sans-serif'; g.beginPath(); g.rect(x0, ly, x1 - x0, lh - 3); g.clip();
-          g.fillText(ty.name, Math.max(x0, 0) + 3, ly + lh - 6); g.restore();
+    for (let row = first; row <= last; row++) {
+      const y = yOf(row), lanes = Math.min(MAX_LANES, layout.lanes[row]), lh = lanes > 1 ? LANE_H : ROW_H;
+      for (const e of layout.byRow[row] || []) {
+        const ty = typeById(e[2]);
+        g.fillStyle = ty.color;
+        if (ty.category === 'state') {
+          const ly = y + 2 + Math.min(MAX_LANES - 1, e.lane || 0) * lh;
+          const xa = X(e[0]), xb = X(e[1]);
+          if (xb < 0 || xa > w) continue;
+          const x0 = Math.max(-1, xa), x1 = Math.min(w + 1, Math.max(x0 + 1, xb));
+          g.fillRect(x0, ly, x1 - x0, lh - 3);
+          if (x1 - x0 > 40) {
+            g.save(); g.fillStyle = '#fff'; g.font = '10px sans-serif'; g.beginPath(); g.rect(x0, ly, x1 - x0, lh - 3); g.clip();
+            g.fillText(ty.name, Math.max(x0, 0) + 3, ly + lh - 6); g.restore();
+          }
+          add(row, { x0, x1, y0: ly, y1: ly + lh - 3, e });
+        } else {
+          // a punctual event: a small triangle at the top of its track
+          const x = X(e[0]); if (x < -4 || x > w + 4) continue;
+          g.beginPath(); g.moveTo(x - 3.5, y + 1); g.lineTo(x + 3.5, y + 1); g.lineTo(x, y + 8); g.closePath(); g.fill();
+          g.fillRect(x - 0.5, y + 8, 1, 6);
+          add(row, { x0: x - 4, x1: x + 4, y0: y, y1: y + 14, e });
         }
-        add(row, { x0, x1, y0: ly, y1: ly + lh - 3, e });
-      } else {
-        // a punctual event: a small triangle at the top of its track
-        const x = X(ts); if (x < -4 || x > w + 4) continue;
-        g.beginPath(); g.moveTo(x - 3.5, y + 1); g.lineTo(x + 3.5, y + 1); g.lineTo(x, y + 8); g.closePath(); g.fill();
-        g.fillRect(x - 0.5, y + 8, 1, 6);
-        add(row, { x0: x - 4, x1: x + 4, y0: y, y1: y + 14, e });
       }
     }
     // variables: a step chart per (track, type) in the track's bottom band
-    const perRow = new Map();
-    for (const v of vars.values()) {
-      const k = perRow.get(v.row) || 0; perRow.set(v.row, k + 1);
-      if (v.row < first || v.row > last) continue;
-      const vals = v.pts.map(p => p[6] ?? 0); let lo = Infinity, hi = -Infinity;
-      for (const x of vals) { if (x < lo) lo = x; if (x > hi) hi = x; }
-      const bottom = yOf(v.row + 1) - 3, band = VAR_H - 8;
-      const Y = x => bottom - band * (hi > lo ? (x - lo) / (hi - lo) : 0.5);
-      g.strokeStyle = v.color; g.lineWidth = 1.2; g.beginPath();
-      v.pts.forEach((p, i) => {
-        const x = Y(vals[i]), a = X(p[0]), b = X(p[1] > p[0] ? p[1] : (v.pts[i + 1] ? v.pts[i + 1][0] : to));
-        if (i) g.lineTo(a, x); else g.moveTo(a, x);
-        g.lineTo(b, x);
-        add(v.row, { x0: a - 2, x1: Math.max(a + 2, b), y0: bottom - band - 2, y1: bottom + 2, e: p });
-      });
-      g.stroke(); g.lineWidth = 1;
-      g.font = '9px sans-serif'; g.fillStyle = '#555';
-      const txt = `${v.name} ${fmtNum(lo)} … ${fmtNum(hi)}`;
-      g.fillText(txt, w - g.measureText(txt).width - 4, bottom - band + 6 + k * 10);
+    for (let row = first; row <= last; row++) {
+      let k = 0;
+      for (const [type, pts] of layout.varsOf[row] || []) {
+        const ty = typeById(type), vals = pts.map(p => p[6] ?? 0);
+        let lo = Infinity, hi = -Infinity;
+        for (const x of vals) { if (x < lo) lo = x; if (x > hi) hi = x; }
+        const bottom = yOf(row + 1) - 3, band = VAR_H - 8;
+        const Y = x => bottom - band * (hi > lo ? (x - lo) / (hi - lo) : 0.5);
+        g.strokeStyle = ty.color; g.lineWidth = 1.2; g.beginPath();
+        pts.forEach((p, i) => {
+          const yv = Y(vals[i]), a = X(p[0]), b = X(p[1] > p[0] ? p[1] : (pts[i + 1] ? pts[i + 1][0] : to));
+          if (i) g.lineTo(a, yv); else g.moveTo(a, yv);
+          g.lineTo(b, yv);
+          if (b >= 0 && a <= w) add(row, { x0: a - 2, x1: Math.max(a + 2, b), y0: bottom - band - 2, y1: bottom + 2, e: p });
+        });
+        g.stroke(); g.lineWidth = 1;
+        g.font = '9px sans-serif'; g.fillStyle = '#555';
+        const txt = `${ty.name} ${fmtNum(lo)} … ${fmtNum(hi)}`;
+        g.fillText(txt, w - g.measureText(txt).width - 4, bottom - band + 6 + 10 * k++);
+      }
     }
-    // links: arrows from the start producer's track to the end producer's
-    for (const e of links) {
-      const [ts, end, type, prod, eprod] = e, ty = typeById(type);
-      const ra = rowOf.get(prod), rb = rowOf.get(eprod); if (rb === undefined) continue;
-      if (Math.max(ra, rb) < first || Math.min(ra, rb) > last) continue;
-      const xa = X(ts), ya = yOf(ra) + 9, xb = X(end), yb = yOf(rb) + 9;
-      g.strokeStyle = ty.color; g.fillStyle = ty.color;
-      g.beginPath(); g.moveTo(xa, ya); g.lineTo(xb, yb); g.stroke();
-      const a = Math.atan2(yb - ya, xb - xa);
-      g.beginPath(); g.moveTo(xb, yb); g.lineTo(xb - 6 * Math.cos(a - 0.4), yb - 6 * Math.sin(a - 0.4));
-      g.lineTo(xb - 6 * Math.cos(a + 0.4), yb - 6 * Math.sin(a + 0.4)); g.closePath(); g.fill();
-      add(ra, { x0: Math.min(xa, xa + 4) - 3, x1: xa + 3, y0: ya - 4, y1: ya + 4, e });
+    // links: arrows from the start producer's track to the end producer's, those with an
+    // end in view (the others would only cross it), one path per colour
+    const paths = new Map(), inView = r => r >= first && r <= last;
+    for (const e of layout.links) {
+      const ra = rowOf.get(e[3]), rb = rowOf.get(e[4]);
+      if (!inView(ra) && !inView(rb)) continue;
+      const xa = X(e[0]), xb = X(e[1]);
+      if (Math.max(xa, xb) < 0 || Math.min(xa, xb) > w) continue;
+      const c = typeById(e[2]).color;
+      if (!paths.has(c)) paths.set(c, []);
+      paths.get(c).push([xa, yOf(ra) + 9, xb, yOf(rb) + 9]);
+      add(ra, { x0: xa - 3, x1: xa + 3, y0: yOf(ra) + 5, y1: yOf(ra) + 13, e });
+    }
+    for (const [c, segs] of paths) {
+      g.strokeStyle = c; g.fillStyle = c;
+      g.beginPath();
+      for (const [xa, ya, xb, yb] of segs) { g.moveTo(xa, ya); g.lineTo(xb, yb); }
+      g.stroke();
+      g.beginPath();
+      for (const [xa, ya, xb, yb] of segs) {
+        const a = Math.atan2(yb - ya, xb - xa);
+        g.moveTo(xb, yb); g.lineTo(xb - 6 * Math.cos(a - 0.4), yb - 6 * Math.sin(a - 0.4));
+        g.lineTo(xb - 6 * Math.cos(a + 0.4), yb - 6 * Math.sin(a + 0.4)); g.closePath();
+      }
+      g.fill();
     }
     info.textContent = `${window_()} · ${tl.events.length} events drawn (${tl.count} start in the window${tl.truncated ? ', truncated' : ''}) · ${rows.length} tracks · ${tl.ms.toFixed(0)} ms`;
   } else {
@@ -248,7 +287,7 @@ export function rulerTicks(from, to, w, measure) {
 function drawRuler() {
   const rc = $('timeline-ruler');
   rc.style.width = $('timeline').clientWidth + 'px'; // over the tracks, whatever the scroll bar takes
-  const { g, w, h } = fitCanvas(rc, RULER_H);
+  const { g, w, h } = fit(rc, RULER_H);
   g.clearRect(0, 0, w, h);
   g.font = '10px sans-serif';
   const [from, to] = span();
@@ -266,6 +305,7 @@ function drawRuler() {
   rc.dataset.tickTs = JSON.stringify(ticks.map(x => x.t));
   rc.dataset.step = String(step);
   rc.title = `ticks every ${fmtTime(step, state.trace.info.time_unit)}`;
+  return ticks;
 }
 
 /* ---------------- interaction ---------------- */
@@ -302,7 +342,7 @@ function setHover(it, ev) {
   hovered = it;
   showTip(it, ev ? ev.clientX : 0, ev ? ev.clientY : 0);
   window.dispatchEvent(new CustomEvent('traza:hover', { detail: it ? Object.assign(eventDetail(it.e), { x: ev.pageX, y: ev.pageY }) : null }));
-  drawTimeline();
+  requestDraw();
 }
 
 function zoom(k, at) {
@@ -342,7 +382,7 @@ export function setupTimeline() {
     const [a, b] = span();
     zoom(e.deltaY > 0 ? 1.25 : 0.8, a + (b - a) * e.offsetX / cv.clientWidth);
   }, { passive: false });
-  scroll.addEventListener('scroll', () => { hovered = null; drawTimeline(); });
+  scroll.addEventListener('scroll', () => { hovered = null; requestDraw(); });
   let drag = null;
   cv.addEventListener('mousedown', e => {
     box.focus({ preventScroll: true });
@@ -367,7 +407,7 @@ export function setupTimeline() {
   cv.addEventListener('mousemove', e => {
     if (!drag) { setHover(hit(e.offsetX, e.offsetY), e); return; }
     if (Math.abs(e.offsetX - drag.x) > 2) drag.moved = true;
-    if (drag.shift) { sel = [sel[0], e.offsetX]; drawTimeline(); return; }
+    if (drag.shift) { sel = [sel[0], e.offsetX]; requestDraw(); return; }
     if (!drag.moved) return;
     const [a, b] = drag.span, dt = (e.offsetX - drag.x) / cv.clientWidth * (b - a);
     const dd = Math.max(a - state.trace.span + (b - a), Math.min(a, dt));
