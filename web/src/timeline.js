@@ -1,8 +1,9 @@
 // The timeline: a time ruler over one track per producer (the producer tree, foldable),
 // virtualised vertically; in detail mode states nest in depth lanes, punctual events
 // are markers, variables a step chart, links arrows between tracks. Wheel zooms around
-// the cursor, drag pans, shift-drag zooms to a range, W/S/A/D zoom and pan, a box goes
-// to a time. Clicking or hovering an event tells other views by window events:
+// the cursor, drag pans, shift-drag zooms to a range, W/S/A/D zoom (around the mouse
+// when it is over the tracks) and pan, a box goes to a time. Clicking or hovering an
+// event tells other views by window events:
 //   traza:event {id, ts, end, producer, type, producerName, typeName}
 //   traza:hover the same plus x, y (page coordinates), or null when leaving an event
 // (ts, end: exact absolute ticks as decimal strings; producer, type: the API's ids).
@@ -22,6 +23,7 @@ let rowOf = new Map();   // producer id -> row index (folded descendants map to 
 let layout = null;       // {top: Float64Array(n + 1), lanes: [], deep: [], vars: []} per row
 let items = [];          // per row: drawn events [{x0, x1, y0, y1, e}] for hit tests
 let hovered = null, gotoAt = null, sel = null;
+let pointerX = null;     // the mouse over the tracks (css px): W/S zoom around it
 
 const $ = id => document.getElementById(id);
 
@@ -146,11 +148,12 @@ function draw() {
     const r = rows[i], y = layout.top[i] - y0, rh = layout.top[i + 1] - layout.top[i];
     L.g.fillStyle = i % 2 ? '#f4f4f4' : '#fff'; L.g.fillRect(0, y, L.w, rh);
     g.fillStyle = i % 2 ? '#f7f7f7' : '#fff'; g.fillRect(0, y, w, rh);
-    L.g.fillStyle = r.color; L.g.fillRect(2 + r.depth * 10, y + 5, 6, 8);
+    const ly = Math.max(y, Math.min(0, y + rh - ROW_H)); // a tall track's label stays in view
+    L.g.fillStyle = r.color; L.g.fillRect(2 + r.depth * 10, ly + 5, 6, 8);
     L.g.fillStyle = '#222';
     const mark = r.hasKids ? (state.folded.has(r.id) ? '▸ ' : '▾ ') : '  ';
     const deep = layout.lanes[i] > MAX_LANES ? ` (${layout.lanes[i]} lanes)` : '';
-    L.g.fillText(mark + r.name + deep, 10 + r.depth * 10, y + 13, L.w - 12 - r.depth * 10);
+    L.g.fillText(mark + r.name + deep, 10 + r.depth * 10, ly + 13, L.w - 12 - r.depth * 10);
   }
   // what is shown, for tests and tools: the rows in view as [name, top, height] (css px)
   const shown = [];
@@ -405,6 +408,7 @@ export function setupTimeline() {
     }
   });
   cv.addEventListener('mousemove', e => {
+    pointerX = e.offsetX;
     if (!drag) { setHover(hit(e.offsetX, e.offsetY), e); return; }
     if (Math.abs(e.offsetX - drag.x) > 2) drag.moved = true;
     if (drag.shift) { sel = [sel[0], e.offsetX]; requestDraw(); return; }
@@ -413,7 +417,7 @@ export function setupTimeline() {
     const dd = Math.max(a - state.trace.span + (b - a), Math.min(a, dt));
     if (dd) setRange(a - dd, b - dd);
   });
-  cv.addEventListener('mouseleave', () => setHover(null));
+  cv.addEventListener('mouseleave', () => { pointerX = null; setHover(null); });
   lc.addEventListener('click', e => {
     const i = rowAt(e.offsetY + scroll.scrollTop), r = rows[i]; if (!r || !r.hasKids) return;
     if (state.folded.has(r.id)) state.folded.delete(r.id); else state.folded.add(r.id);
@@ -432,7 +436,8 @@ export function setupTimeline() {
     const a = document.activeElement;
     if (a && a !== box && (a.tagName === 'INPUT' || a.tagName === 'TEXTAREA' || a.tagName === 'SELECT' || a.isContentEditable)) return;
     const k = e.key.toLowerCase();
-    if (k === 'w') zoom(0.8); else if (k === 's') zoom(1.25); else if (k === 'a') pan(-0.2); else if (k === 'd') pan(0.2); else return;
+    const [a0, b0] = span(), at = pointerX === null ? undefined : a0 + (b0 - a0) * pointerX / $('timeline').clientWidth;
+    if (k === 'w') zoom(0.8, at); else if (k === 's') zoom(1.25, at); else if (k === 'a') pan(-0.2); else if (k === 'd') pan(0.2); else return;
     e.preventDefault();
   });
   const go = $('tl-goto');
