@@ -23,7 +23,8 @@ let rowOf = new Map();   // producer id -> row index (folded descendants map to 
 let layout = null;       // {top: Float64Array(n + 1), lanes: [], deep: [], vars: []} per row
 let items = [];          // per row: drawn events [{x0, x1, y0, y1, e}] for hit tests
 let hovered = null, gotoAt = null, sel = null;
-let pointerX = null;     // the mouse over the tracks (css px): W/S zoom around it
+let pointerX = null;
+let loads = 0;           // timeline requests made: only the latest answer is drawn     // the mouse over the tracks (css px): W/S zoom around it
 
 const $ = id => document.getElementById(id);
 
@@ -107,13 +108,15 @@ export async function loadTimeline() {
   const width = Math.max(50, Math.min(4096, cv.clientWidth || 800));
   const [from, to] = span();
   const p = selection({ width, from: absTicks(from), to: absTicks(to) });
-  const t0 = performance.now();
+  const t0 = performance.now(), my = ++loads;
   const answer = await api('timeline', p);
+  if (my !== loads) return; // a later view was asked for meanwhile
   answer.ms = performance.now() - t0;
   answer.from = rel(answer.from); answer.to = rel(answer.to);
   if (answer.mode === 'detail') for (const e of answer.events) { e[0] = rel(e[0]); e[1] = rel(e[1]); }
   tl = answer;
   layoutRows();
+  cv.dataset.trace = state.trace.info.name; // the trace whose events are drawn
   drawTimeline();
 }
 
@@ -206,15 +209,17 @@ function draw() {
         const Y = x => bottom - band * (hi > lo ? (x - lo) / (hi - lo) : 0.5);
         g.strokeStyle = ty.color; g.lineWidth = 1.2; g.beginPath();
         pts.forEach((p, i) => {
-          const yv = Y(vals[i]), a = X(p[0]), b = X(p[1] > p[0] ? p[1] : (pts[i + 1] ? pts[i + 1][0] : to));
+          // a value holds until the next one (the last: until its end, or the view's)
+          const yv = Y(vals[i]), a = X(p[0]), b = X(pts[i + 1] ? pts[i + 1][0] : p[1] > p[0] ? p[1] : to);
           if (i) g.lineTo(a, yv); else g.moveTo(a, yv);
           g.lineTo(b, yv);
           if (b >= 0 && a <= w) add(row, { x0: a - 2, x1: Math.max(a + 2, b), y0: bottom - band - 2, y1: bottom + 2, e: p });
         });
         g.stroke(); g.lineWidth = 1;
-        g.font = '9px sans-serif'; g.fillStyle = '#555';
-        const txt = `${ty.name} ${fmtNum(lo)} … ${fmtNum(hi)}`;
-        g.fillText(txt, w - g.measureText(txt).width - 4, bottom - band + 6 + 10 * k++);
+        g.font = '9px sans-serif';
+        const txt = `${ty.name} ${fmtNum(lo)} … ${fmtNum(hi)}`, tw = g.measureText(txt).width, ty0 = bottom - band + 6 + 10 * k++;
+        g.fillStyle = 'rgba(255,255,255,0.85)'; g.fillRect(w - tw - 6, ty0 - 8, tw + 4, 10);
+        g.fillStyle = '#555'; g.fillText(txt, w - tw - 4, ty0);
       }
     }
     // links: arrows from the start producer's track to the end producer's, those with an

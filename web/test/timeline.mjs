@@ -16,6 +16,11 @@ function treeOrder(prods) {
   for (const p of prods) if (p.parent === -1 || !known.has(p.parent)) walk(p);
   return out;
 }
+// opens a trace and waits until the timeline has drawn its events
+async function open(page, name) {
+  await openTrace(page, name);
+  await page.waitForFunction(n => document.querySelector('[data-testid=timeline]').dataset.trace === n, name, { timeout: 15000 });
+}
 const visible = page => page.$eval(TL, cv => JSON.parse(cv.dataset.visible || '[]'));
 const headerSpan = async (page, min, span) => {
   const [f, t] = await page.$eval('[data-testid=range]', r => [r.dataset.from, r.dataset.to]);
@@ -27,7 +32,7 @@ await withBrowser(shots, async ({ page, errors, shot }) => {
   await page.waitForSelector('[data-testid=trace-item]', { timeout: 10000 });
 
   // 1. the ruler: increasing ticks labelled with a unit, redrawn on zoom
-  await openTrace(page, 'nest');
+  await open(page, 'nest');
   const ruler = () => page.$eval('[data-testid=timeline-ruler]', r => [JSON.parse(r.dataset.ticks || '[]'), JSON.parse(r.dataset.tickTs || '[]')]);
   const [labels, ts] = await ruler();
   check('the ruler has labelled ticks', labels.length >= 4, JSON.stringify(labels));
@@ -78,7 +83,7 @@ await withBrowser(shots, async ({ page, errors, shot }) => {
   // 4. many producers: the last one is reachable by scrolling the tracks
   const many = await get(page, '/api/trace?trace=many');
   const order = treeOrder(many.producers);
-  await openTrace(page, 'many');
+  await open(page, 'many');
   const nrows = await page.$eval(TL, cv => +cv.dataset.rows);
   check('every producer has a track', nrows === order.length && order.length > 400, `${nrows} rows, ${order.length} producers`);
   await page.$eval('[data-testid=timeline-scroll]', s => { s.scrollTop = s.scrollHeight; });
@@ -152,7 +157,7 @@ await withBrowser(shots, async ({ page, errors, shot }) => {
   if (process.env.TRAZA_LTTNG) {
     const lt = await get(page, '/api/trace?trace=lttng.processed');
     const lorder = treeOrder(lt.producers);
-    await openTrace(page, 'lttng.processed');
+    await open(page, 'lttng.processed');
     await page.$eval('[data-testid=timeline-scroll]', s => { s.scrollTop = s.scrollHeight; });
     await page.waitForTimeout(300);
     const lv = await visible(page);
