@@ -1,7 +1,10 @@
 /* /api/timeline: what the Gantt view draws for a window.
  *
  * Detail mode: when the window holds at most `max` events, every event (intervals
- * overlapping the window included). Summary mode (level of detail): otherwise, one
+ * overlapping the window included), each an array named by "fields":
+ *   [ts, end, type, producer, end_producer, level, value, id]
+ * end is ts for an event without one, end_producer -1 when there is none, level 0
+ * when unset, value null for an event without a value, id the stored event id. Summary mode (level of detail): otherwise, one
  * column per pixel with the exact event count and the (producer, type) cells seen
  * among `sample` events spread over that pixel, so a request costs O(width) rank
  * look-ups whatever the trace size (the store's ranks and overview, or the in-memory
@@ -25,11 +28,12 @@ static void event_json(const tz_req *r, tz_buf *b, const traza_event *ev, int fi
     tz_json_tick(r, b, (ev->has & TRAZA_HAS_END) ? ev->end_ts : ev->ts);
     tz_buf_printf(b, ",%d,%d,%d,%d", ev->type, ev->producer,
                   (ev->has & TRAZA_HAS_END_PRODUCER) ? ev->end_producer : -1, (ev->has & TRAZA_HAS_LEVEL) ? ev->level : 0);
-    if (ev->has & TRAZA_HAS_VALUE) {
-        tz_buf_putc(b, ',');
+    tz_buf_putc(b, ',');
+    if (ev->has & TRAZA_HAS_VALUE)
         tz_json_num(b, ev->value);
-    }
-    tz_buf_putc(b, ']');
+    else
+        tz_buf_puts(b, "null");
+    tz_buf_printf(b, ",%lld]", (long long)ev->id);
 }
 
 /* Summary columns from ranks, for a time-only filter: pixel x holds the events of
@@ -246,7 +250,7 @@ int tz_api_timeline(tz_req *r)
         if (!c) {
             rc = -1;
         } else {
-            tz_buf_puts(&b, "\"mode\":\"detail\",\"fields\":[\"ts\",\"end\",\"type\",\"producer\",\"end_producer\",\"level\",\"value\"],\"events\":[");
+            tz_buf_puts(&b, "\"mode\":\"detail\",\"fields\":[\"ts\",\"end\",\"type\",\"producer\",\"end_producer\",\"level\",\"value\",\"id\"],\"events\":[");
             const traza_event *ev;
             int64_t k = 0;
             while ((rc = traza_cursor_next(c, &ev, &r->err)) > 0)

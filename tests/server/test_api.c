@@ -254,6 +254,22 @@ static void test_density_timeline_stats(void **state)
     j = get_json(f, "/api/timeline?trace=gen&width=99999999&max=99999999", 200);
     assert_int_equal(jint(j, "width"), TZ_API_MAX_WIDTH);
     json_decref(j);
+    /* detail rows are [ts, end, type, producer, end_producer, level, value, id]: the
+     * value null where the event has none, the id the event's as /api/events gives it */
+    j = get_json(f, "/api/timeline?trace=gen&width=100&max=20000", 200);
+    json_t *evs = json_object_get(j, "events");
+    assert_int_equal(json_array_size(evs), 5000);
+    json_t *ev = get_json(f, "/api/events?trace=gen&offset=10&limit=1", 200);
+    json_t *e10 = json_array_get(json_object_get(ev, "events"), 0), *row = json_array_get(evs, 10);
+    assert_int_equal(json_array_size(row), 8);
+    assert_int_equal(json_integer_value(json_array_get(row, 7)), jint(e10, "id"));
+    assert_int_equal(json_integer_value(json_array_get(row, 0)), jint(e10, "ts"));
+    json_decref(ev);
+    for (size_t i = 0; i < json_array_size(evs); i++) {
+        json_t *v = json_array_get(json_array_get(evs, i), 6);
+        assert_true(json_is_null(v) || json_is_number(v));
+    }
+    json_decref(j);
     /* stats: the pies add up to the event count */
     j = get_json(f, "/api/stats?trace=gen", 200);
     assert_int_equal(jint(j, "total"), 5000);

@@ -1,7 +1,8 @@
-// The overview tab: density chart with brush, Gantt timeline, statistics pies and
-// the event table with virtual scrolling, regex column filters and CSV export.
-import { state, api, apiUrl, changed, onChange, selection, span, setRange, rel, absTicks, fmtAt, fmtAbs, typeById, fitCanvas, el } from './state.js';
+// The overview tab: density chart with brush, the timeline (timeline.js), statistics
+// pies and the event table with virtual scrolling, regex column filters and CSV export.
+import { state, api, apiUrl, changed, onChange, selection, setRange, rel, fmtAt, fmtAbs, typeById, fitCanvas, el } from './state.js';
 import { pie } from './charts.js';
+import { setupTimeline } from './timeline.js';
 
 const ROW_H = 22;
 
@@ -52,126 +53,6 @@ function setupDensity() {
   cv.addEventListener('mouseup', end);
   cv.addEventListener('mouseleave', e => { if (x0 !== null) end(e); });
   cv.addEventListener('dblclick', () => { state.range = null; changed('range'); });
-}
-
-/* ---------------- timeline ---------------- */
-let tl = null; // last answer
-let rows = []; // visible producer rows [{id, depth, hasKids}]
-let rowOf = new Map(); // producer id -> row index (folded descendants map to the ancestor)
-function buildRows() {
-  const prods = state.trace.producers;
-  const kids = new Map();
-  for (const p of prods) { const k = p.parent; if (!kids.has(k)) kids.set(k, []); kids.get(k).push(p); }
-  rows = []; rowOf = new Map();
-  const walk = (p, depth, owner) => {
-    let idx = owner;
-    if (owner === null) { idx = rows.length; rows.push({ id: p.id, name: p.name, depth, hasKids: kids.has(p.id), color: p.color }); }
-    rowOf.set(p.id, idx);
-    const folded = owner !== null || state.folded.has(p.id);
-    for (const c of kids.get(p.id) || []) walk(c, depth + 1, folded ? idx : null);
-  };
-  for (const r of kids.get(-1) || []) walk(r, 0, null);
-}
-async function loadTimeline() {
-  if (!state.trace) return;
-  const cv = document.getElementById('timeline');
-  const width = Math.max(50, Math.min(4096, cv.clientWidth || 800));
-  const [from, to] = span();
-  const p = selection({ width, from: absTicks(from), to: absTicks(to) });
-  const t0 = performance.now();
-  tl = await api('timeline', p);
-  tl.ms = performance.now() - t0;
-  tl.from = rel(tl.from); tl.to = rel(tl.to);
-  if (tl.mode === 'detail') for (const e of tl.events) { e[0] = rel(e[0]); e[1] = rel(e[1]); }
-  drawTimeline();
-}
-function drawTimeline() {
-  const cv = document.getElementById('timeline'), lc = document.getElementById('timeline-labels');
-  const rh = 18, h = Math.max(60, Math.min(600, rows.length * rh + 4));
-  const { g, w } = fitCanvas(cv, h);
-  const L = fitCanvas(lc, h);
-  g.clearRect(0, 0, w, h); L.g.clearRect(0, 0, L.w, h);
-  L.g.font = '11px sans-serif';
-  rows.forEach((r, i) => {
-    L.g.fillStyle = i % 2 ? '#f4f4f4' : '#fff'; L.g.fillRect(0, i * rh, L.w, rh);
-    g.fillStyle = i % 2 ? '#f7f7f7' : '#fff'; g.fillRect(0, i * rh, w, rh);
-    L.g.fillStyle = r.color; L.g.fillRect(2 + r.depth * 10, i * rh + 5, 6, 8);
-    L.g.fillStyle = '#222';
-    const mark = r.hasKids ? (state.folded.has(r.id) ? '▸ ' : '▾ ') : '  ';
-    L.g.fillText(mark + r.name, 10 + r.depth * 10, i * rh + 13);
-  });
-  if (!tl) return;
-  const { from, to } = tl;
-  const X = t => (t - from) / Math.max(1, to - from) * w;
-  const info = document.getElementById('timeline-info');
-  if (tl.mode === 'detail') {
-    const vars = new Map();
-    for (const e of tl.events) {
-      const [ts, end, type, prod, eprod, level, value] = e;
-      const ty = typeById(type); const row = rowOf.get(prod); if (row === undefined || !ty) continue;
-      const y = row * rh; g.fillStyle = ty.color; g.strokeStyle = ty.color;
-      if (ty.category === 'state') {
-        const inset = Math.min(6, level * 2);
-        g.fillRect(X(ts), y + 2 + inset, Math.max(1, X(end) - X(ts)), rh - 4 - 2 * inset);
-      } else if (ty.category === 'punctual') {
-        g.fillRect(X(ts), y + 1, 1.5, rh - 2);
-      } else if (ty.category === 'link') {
-        const r2 = rowOf.get(eprod); if (r2 === undefined) continue;
-        const xa = X(ts), ya = y + rh / 2, xb = X(end), yb = r2 * rh + rh / 2;
-        g.beginPath(); g.moveTo(xa, ya); g.lineTo(xb, yb); g.stroke();
-        const a = Math.atan2(yb - ya, xb - xa);
-        g.beginPath(); g.moveTo(xb, yb); g.lineTo(xb - 6 * Math.cos(a - 0.4), yb - 6 * Math.sin(a - 0.4));
-        g.lineTo(xb - 6 * Math.cos(a + 0.4), yb - 6 * Math.sin(a + 0.4)); g.closePath(); g.fill();
-      } else if (ty.category === 'variable') {
-        const key = prod + ':' + type; if (!vars.has(key)) vars.set(key, { row, color: ty.color, pts: [] });
-        vars.get(key).pts.push([ts, end, value ?? 0]);
-      }
-    }
-    for (const v of vars.values()) {
-      const vals = v.pts.map(p => p[2]); const lo = Math.min(...vals), hi = Math.max(...vals);
-      const Y = x => v.row * rh + rh - 2 - (rh - 4) * (hi > lo ? (x - lo) / (hi - lo) : 0.5);
-      g.strokeStyle = v.color; g.beginPath();
-      v.pts.forEach(([a, b, x], i) => { if (i) g.lineTo(X(a), Y(x)); else g.moveTo(X(a), Y(x)); g.lineTo(X(b), Y(x)); });
-      g.stroke();
-    }
-    info.textContent = `${window_()} · ${tl.events.length} events drawn (${tl.count} start in the window${tl.truncated ? ', truncated' : ''}) · ${tl.ms.toFixed(0)} ms`;
-  } else {
-    const pxw = w / tl.width;
-    for (const col of tl.columns) {
-      for (const [prod, type, n] of col.cells) {
-        const row = rowOf.get(prod), ty = typeById(type); if (row === undefined || !ty) continue;
-        g.fillStyle = ty.color; g.globalAlpha = Math.min(1, 0.35 + n / 4);
-        g.fillRect(col.x * pxw, row * rh + 2, Math.max(1, pxw), rh - 4);
-      }
-    }
-    g.globalAlpha = 1;
-    info.textContent = `${window_()} · level of detail: ${tl.count} events summarised per pixel (${tl.columns.length} columns) · ${tl.ms.toFixed(0)} ms`;
-  }
-  cv.dataset.mode = tl.mode;
-}
-function window_() { const u = state.trace.info.time_unit; return `${fmtAt(tl.from, u)} – ${fmtAt(tl.to, u)}`; }
-function setupTimeline() {
-  const cv = document.getElementById('timeline'), lc = document.getElementById('timeline-labels');
-  cv.addEventListener('wheel', e => {
-    e.preventDefault();
-    const [a, b] = span(); const w = cv.clientWidth;
-    const t = a + (b - a) * e.offsetX / w, k = e.deltaY > 0 ? 1.25 : 0.8;
-    setRange(t - (t - a) * k, t + (b - t) * k);
-  }, { passive: false });
-  let drag = null;
-  cv.addEventListener('mousedown', e => { drag = { x: e.offsetX, span: span() }; });
-  window.addEventListener('mouseup', () => { drag = null; });
-  cv.addEventListener('mousemove', e => {
-    if (!drag) return;
-    const [a, b] = drag.span, dt = (e.offsetX - drag.x) / cv.clientWidth * (b - a);
-    if (a - dt < 0 || b - dt > state.trace.span) return;
-    setRange(a - dt, b - dt);
-  });
-  lc.addEventListener('click', e => {
-    const r = rows[Math.floor(e.offsetY / 18)]; if (!r || !r.hasKids) return;
-    if (state.folded.has(r.id)) state.folded.delete(r.id); else state.folded.add(r.id);
-    buildRows(); drawTimeline();
-  });
 }
 
 /* ---------------- pies ---------------- */
@@ -277,15 +158,15 @@ export function setupOverview() {
   onChange(async what => {
     if (!state.trace || !document.getElementById('tab-overview').classList.contains('on')) return;
     const jobs = [];
-    if (what.has('trace')) { buildRows(); jobs.push(loadDensity()); }
-    if (what.has('timefmt')) { drawDensity(); drawTimeline(); jobs.push(loadPage(true)); }
+    if (what.has('trace')) jobs.push(loadDensity());
+    if (what.has('timefmt')) { drawDensity(); jobs.push(loadPage(true)); }
     if (what.has('range') || what.has('filter') || what.has('trace') || what.has('tab')) {
       if (!what.has('trace')) drawDensity();
       if (what.has('tab')) jobs.push(loadDensity());
-      jobs.push(loadTimeline(), loadStats(), loadTable());
+      jobs.push(loadStats(), loadTable());
     }
-    try { await Promise.all(jobs); } catch (e) { console.error(e); document.getElementById('timeline-info').textContent = 'error: ' + e.message; }
+    try { await Promise.all(jobs); } catch (e) { console.error(e); document.getElementById('stats-note').textContent = 'error: ' + e.message; }
     document.body.dataset.ready = String(Date.now());
   });
-  window.addEventListener('resize', () => { drawDensity(); drawTimeline(); });
+  window.addEventListener('resize', () => drawDensity());
 }

@@ -45,6 +45,28 @@ export function fmtRel(offset, unit) {
   for (const [ue, un] of UNITS) { if (ue <= unit) { [e, name] = [ue, un]; break; } if (a >= 10n ** BigInt(ue - unit)) { [e, name] = [ue, un]; break; } }
   return (n < 0n ? '' : '+') + decimal(n, unit, e, true) + ' ' + name;
 }
+// A ruler tick at offset, as fmtAt shows it but with the fraction cut to the digits a
+// step of `step` ticks needs: +1.2 ms, 1571261796.553 2 s. The unit of a relative
+// label is the one fmtRel gives to ref (the largest offset on the ruler), so every
+// label of a ruler reads in one unit.
+export function fmtTick(offset, unit, step, ref) {
+  const stepDigits = String(Math.max(1, Math.round(step))).length - 1; // trailing zeros of a 1/2/5 step
+  let n, e, name;
+  if (state.absolute) { n = BigInt(absTicks(offset)); [e, name] = [0, 's']; } else {
+    n = BigInt(Math.round(offset));
+    const a = BigInt(Math.round(Math.abs(ref)));
+    [e, name] = UNITS[UNITS.length - 1];
+    for (const [ue, un] of UNITS) { if (ue <= unit || a >= 10n ** BigInt(ue - unit)) { [e, name] = [ue, un]; break; } }
+  }
+  const shift = e - unit, keep = Math.max(0, shift - stepDigits);
+  let txt = decimal(n, unit, e, false);
+  const dot = txt.indexOf('.');
+  if (dot >= 0) {
+    const frac = txt.slice(dot + 1).replace(/ /g, '').slice(0, keep);
+    txt = txt.slice(0, dot) + (frac ? '.' + frac.match(/.{1,3}/g).join(' ') : '');
+  }
+  return (state.absolute || n < 0n ? '' : '+') + txt + ' ' + name;
+}
 // An absolute tick in seconds with every digit: 1571261796.553 123 457 s.
 export function fmtAbs(ticks, unit) { return decimal(BigInt(ticks), unit, 0, false) + ' s'; }
 // An offset as shown: relative by default, absolute when the toggle says so.
