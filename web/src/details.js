@@ -1,13 +1,6 @@
 // The details of one event (a side panel), the hover tooltip and the event search.
-//
-// Events between views, on `window` (CustomEvent, fields in `detail`):
-//   traza:event  {id, ...}   show event `id` in the details panel (the timeline's click,
-//                            a row of the event table)
-//   traza:hover  {id, ts, producer, type, x, y} or null
-//                            the tooltip at client (x, y): type and producer as ids or
-//                            names, ts in absolute ticks; null hides it
-//   traza:goto   {ts, id}    sent for each search hit: ts in absolute ticks (a decimal
-//                            string, exact beyond 2^53) for the timeline to centre on
+// The events between the views (traza:event, traza:hover, traza:goto) and their
+// fields: doc/api.md, "Events between the UI's views".
 import { state, api, changed, onChange, selection, rel, fmtAt, fmtAbs, fmtRel, typeById, prodById, el } from './state.js';
 import { showInTable } from './overview.js';
 
