@@ -88,6 +88,9 @@ int traza_result_delete(traza_trace *t, int64_t id, traza_err *err);
 /* Payload readers. Arrays are malloc'd; free() them (groups/annotations: use the
  * matching free function). */
 int traza_result_events(traza_trace *t, int64_t id, int64_t **ids, size_t *n, traza_err *err);
+/* The ids of the event sets (TRAZA_RES_EVENT_SET results) that hold event `event`, in
+ * order: one membership look-up per event set, never a read of the members. */
+int traza_result_sets_of_event(traza_trace *t, int64_t event, int64_t **ids, size_t *n, traza_err *err);
 int traza_result_producers(traza_trace *t, int64_t id, int32_t **ids, size_t *n, traza_err *err);
 int traza_result_group(traza_trace *t, int64_t id, traza_group_node **nodes, size_t *n, traza_err *err);
 void traza_group_nodes_free(traza_group_node *nodes, size_t n);

@@ -27,8 +27,16 @@ typedef struct traza_stats {
     int64_t from, to;            /* the window used (the trace span when none given) */
 } traza_stats;
 
-/* Counts events per type and per producer. With a time window, intervals that
- * overlap it are counted and their durations clipped to it. */
+/* The events that the statistics of a window count, one rule for the CLI, the server
+ * and the reports: those whose interval [ts, end_ts] overlaps [from, to] (an event
+ * without an end: ts in it), each with its duration clipped to the window. *q becomes
+ * f (or no filter when NULL) under that rule, without offset and limit; *from and *to
+ * the window (the trace's span where f gives no bound). */
+void traza_stats_query(const traza_trace *t, const traza_filter *f, traza_filter *q, int64_t *from, int64_t *to);
+/* The part of [ts, end_ts] inside [from, to], in ticks (0 when none). */
+int64_t traza_stats_clip(int64_t ts, int64_t end_ts, int64_t from, int64_t to);
+
+/* Counts events per type and per producer in the window of traza_stats_query. */
 int traza_stats_compute(traza_trace *t, const traza_filter *f, traza_stats *out, traza_err *err);
 void traza_stats_free(traza_stats *s);
 

@@ -593,6 +593,7 @@ static const route routes[] = {
     {"/api/traces", tz_api_traces},
     {"/api/trace", tz_api_trace},
     {"/api/results", tz_api_results},
+    {"/api/event", tz_api_event},
     {"/api/events", events_json},
     {"/api/events.csv", events_csv},
     {"/api/density", tz_api_density},

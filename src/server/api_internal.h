@@ -187,6 +187,7 @@ int tz_api_traces(tz_req *r);
 int tz_api_trace(tz_req *r);
 int tz_api_results(tz_req *r);
 int tz_api_events(tz_req *r, int csv);
+int tz_api_event(tz_req *r);
 int tz_api_density(tz_req *r);
 int tz_api_timeline(tz_req *r);
 int tz_api_stats(tz_req *r);

@@ -1,6 +1,8 @@
 /* /api/stats: counts and durations per event type and per producer (the pie charts).
  *
- * Bounded: a window holding more than TZ_STATS_SCAN events is measured on a sample
+ * The events counted are those of traza_stats_query (the rule of 'traza stats': events
+ * overlapping the window, durations clipped to it). Bounded: a window holding more
+ * than TZ_STATS_SCAN events is measured on a sample
  * (the first events of each of TZ_STATS_PARTS equal sub-windows, scaled by the exact
  * count of that sub-window); the answer then says "sampled": true. Counting with a
  * regex filter and scanning stop at the request's deadline (budget=): the answer
@@ -43,12 +45,7 @@ static int scan(tz_req *r, traza_trace *t, const traza_filter *q, int64_t from, 
             *covered_to = ev->ts;
             break;
         }
-        double d = 0;
-        if (ev->has & TRAZA_HAS_END) {
-            int64_t a = ev->ts > from ? ev->ts : from;
-            int64_t b = ev->end_ts < to ? ev->end_ts : to;
-            d = b > a ? (double)(b - a) : 0;
-        }
+        double d = ev->has & TRAZA_HAS_END ? (double)traza_stats_clip(ev->ts, ev->end_ts, from, to) : 0;
         if ((size_t)ev->type < nt) { lt[ev->type].count++; lt[ev->type].duration += d; }
         if ((size_t)ev->producer < np) { lp[ev->producer].count++; lp[ev->producer].duration += d; }
         n0++;
@@ -91,10 +88,9 @@ int tz_api_stats(tz_req *r)
         tz_req_filter_free(&rf);
         return tz_fail(r, 500, "out of memory");
     }
-    traza_filter q = rf.f;
-    int64_t from = q.has_from ? q.from : info->min_ts, to = q.has_to ? q.to : info->max_ts;
-    q.with_params = q.nregexes > 0;
-    q.offset = q.limit = 0;
+    traza_filter q;
+    int64_t from, to;
+    traza_stats_query(t, &rf.f, &q, &from, &to);
     double total = 0;
     int sampled = 0, rc = 0;
     traza_filter cq = q;
@@ -120,8 +116,6 @@ int tz_api_stats(tz_req *r)
     } else if (n < 0) {
         rc = -1;
     } else if (n <= TZ_STATS_SCAN) {
-        if (q.has_from || q.has_to)
-            q.overlap = 1;
         rc = scan(r, t, &q, from, to, 0, at, ap, &total, &partial, &covered_to);
     } else {
         sampled = 1;

@@ -5,6 +5,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+void traza_stats_query(const traza_trace *t, const traza_filter *f, traza_filter *q, int64_t *from, int64_t *to)
+{
+    const traza_trace_info *info = traza_trace_info_of(t);
+    traza_filter_init(q);
+    if (f)
+        *q = *f;
+    q->with_params = q->nregexes > 0;
+    q->offset = q->limit = 0;
+    if (q->has_from || q->has_to)
+        q->overlap = 1;
+    *from = q->has_from ? q->from : info->min_ts;
+    *to = q->has_to ? q->to : info->max_ts;
+}
+
+int64_t traza_stats_clip(int64_t ts, int64_t end_ts, int64_t from, int64_t to)
+{
+    int64_t a = ts > from ? ts : from;
+    int64_t b = end_ts < to ? end_ts : to;
+    return b > a ? b - a : 0;
+}
+
 int traza_stats_compute(traza_trace *t, const traza_filter *f, traza_stats *out, traza_err *err)
 {
     memset(out, 0, sizeof *out);
@@ -24,17 +45,8 @@ int traza_stats_compute(traza_trace *t, const traza_filter *f, traza_stats *out,
         out->types[i].id = (int32_t)i;
     for (size_t i = 0; i < np; i++)
         out->producers[i].id = (int32_t)i;
-    const traza_trace_info *info = traza_trace_info_of(t);
     traza_filter q;
-    traza_filter_init(&q);
-    if (f)
-        q = *f;
-    q.with_params = q.nregexes > 0;
-    q.offset = q.limit = 0;
-    if (q.has_from || q.has_to)
-        q.overlap = 1;
-    out->from = q.has_from ? q.from : info->min_ts;
-    out->to = q.has_to ? q.to : info->max_ts;
+    traza_stats_query(t, f, &q, &out->from, &out->to);
     traza_scan *c = traza_scan_open(t, &q, err);
     if (!c) {
         traza_stats_free(out);
@@ -45,9 +57,7 @@ int traza_stats_compute(traza_trace *t, const traza_filter *f, traza_stats *out,
     while ((rc = traza_scan_next(c, &bt, err)) > 0) {
         for (size_t i = 0; i < bt.n; i++) {
             /* end_ts == ts for events without an end: a zero duration either way */
-            int64_t a = bt.ts[i] > out->from ? bt.ts[i] : out->from;
-            int64_t b = bt.end_ts[i] < out->to ? bt.end_ts[i] : out->to;
-            int64_t d = b > a ? b - a : 0;
+            int64_t d = traza_stats_clip(bt.ts[i], bt.end_ts[i], out->from, out->to);
             out->types[bt.type[i]].count++;
             out->types[bt.type[i]].duration += d;
             out->producers[bt.producer[i]].count++;

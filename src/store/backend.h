@@ -88,6 +88,7 @@ typedef struct tz_backend_ops {
     int (*r_delete)(tz_tstate *t, int64_t id, traza_err *err);
     int (*r_events)(tz_tstate *t, int64_t id, int64_t **ids, size_t *n, traza_err *err);
     int (*r_producers)(tz_tstate *t, int64_t id, int32_t **ids, size_t *n, traza_err *err);
+    int (*r_sets_of_event)(tz_tstate *t, int64_t event, int64_t **ids, size_t *n, traza_err *err);
     int (*r_group)(tz_tstate *t, int64_t id, traza_group_node **nodes, size_t *n, traza_err *err);
     int (*r_annotations)(tz_tstate *t, int64_t id, traza_annotation **a, size_t *n, traza_err *err);
 

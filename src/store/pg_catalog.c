@@ -432,6 +432,7 @@ static const tz_backend_ops pg_ops = {
     .r_delete = tz_pg_r_delete,
     .r_events = tz_pg_r_events,
     .r_producers = tz_pg_r_producers,
+    .r_sets_of_event = tz_pg_r_sets_of_event,
     .r_group = tz_pg_r_group,
     .r_annotations = tz_pg_r_annotations,
     .s_open = tz_pg_s_open,

@@ -78,6 +78,7 @@ int64_t tz_pg_r_save(tz_tstate *t, const traza_result_meta *m, traza_result_kind
 int tz_pg_r_list(tz_tstate *t, traza_result_info **out, size_t *n, traza_err *err);
 int tz_pg_r_delete(tz_tstate *t, int64_t id, traza_err *err);
 int tz_pg_r_events(tz_tstate *t, int64_t id, int64_t **ids, size_t *n, traza_err *err);
+int tz_pg_r_sets_of_event(tz_tstate *t, int64_t event, int64_t **ids, size_t *n, traza_err *err);
 int tz_pg_r_producers(tz_tstate *t, int64_t id, int32_t **ids, size_t *n, traza_err *err);
 int tz_pg_r_group(tz_tstate *t, int64_t id, traza_group_node **nodes, size_t *n, traza_err *err);
 int tz_pg_r_annotations(tz_tstate *t, int64_t id, traza_annotation **a, size_t *n, traza_err *err);

@@ -108,6 +108,11 @@ int traza_result_events(traza_trace *t, int64_t id, int64_t **ids, size_t *n, tr
     return t->ws->b->ops->r_events(t->st, id, ids, n, err);
 }
 
+int traza_result_sets_of_event(traza_trace *t, int64_t event, int64_t **ids, size_t *n, traza_err *err)
+{
+    return t->ws->b->ops->r_sets_of_event(t->st, event, ids, n, err);
+}
+
 int traza_result_producers(traza_trace *t, int64_t id, int32_t **ids, size_t *n, traza_err *err)
 {
     return t->ws->b->ops->r_producers(t->st, id, ids, n, err);

@@ -226,6 +226,19 @@ int tz_rows_events(const tz_rows_ops *ops, void *conn, int64_t id, int64_t **ids
     return rc;
 }
 
+int tz_rows_sets_of_event(const tz_rows_ops *ops, void *conn, int64_t event, int64_t **ids, size_t *n, traza_err *err)
+{
+    /* one primary-key look-up (result, event) per event set: no scan of the members */
+    void *v = NULL;
+    char fmt[200];
+    snprintf(fmt, sizeof fmt,
+             "SELECT r.id FROM result r WHERE r.kind=%d AND EXISTS(SELECT 1 FROM result_event e WHERE e.result=r.id AND e.event=%%s) ORDER BY r.id",
+             (int)TRAZA_RES_EVENT_SET);
+    int rc = read_ids(ops, conn, fmt, event, sizeof **ids, &v, n, err);
+    *ids = rc < 0 ? NULL : v;
+    return rc;
+}
+
 int tz_rows_producers(const tz_rows_ops *ops, void *conn, int64_t id, int32_t **ids, size_t *n, traza_err *err)
 {
     void *v = NULL;

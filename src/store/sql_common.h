@@ -61,6 +61,8 @@ struct tz_rows {
 
 int tz_rows_results(const tz_rows_ops *ops, void *conn, traza_result_info **out, size_t *n, traza_err *err);
 int tz_rows_events(const tz_rows_ops *ops, void *conn, int64_t id, int64_t **ids, size_t *n, traza_err *err);
+/* The ids of the event sets that hold event `event`, in order. */
+int tz_rows_sets_of_event(const tz_rows_ops *ops, void *conn, int64_t event, int64_t **ids, size_t *n, traza_err *err);
 int tz_rows_producers(const tz_rows_ops *ops, void *conn, int64_t id, int32_t **ids, size_t *n, traza_err *err);
 int tz_rows_group(const tz_rows_ops *ops, void *conn, int64_t id, traza_group_node **nodes, size_t *n, traza_err *err);
 int tz_rows_annotations(const tz_rows_ops *ops, void *conn, int64_t id, traza_annotation **a, size_t *n, traza_err *err);

@@ -342,6 +342,7 @@ static const tz_backend_ops sqlite_ops = {
     .r_delete = tz_sqlite_r_delete,
     .r_events = tz_sqlite_r_events,
     .r_producers = tz_sqlite_r_producers,
+    .r_sets_of_event = tz_sqlite_r_sets_of_event,
     .r_group = tz_sqlite_r_group,
     .r_annotations = tz_sqlite_r_annotations,
     .s_open = tz_sqlite_s_open,

@@ -175,6 +175,11 @@ int tz_sqlite_r_events(tz_tstate *t, int64_t id, int64_t **ids, size_t *n, traza
     return tz_rows_events(&rows_ops, t->db, id, ids, n, err);
 }
 
+int tz_sqlite_r_sets_of_event(tz_tstate *t, int64_t event, int64_t **ids, size_t *n, traza_err *err)
+{
+    return tz_rows_sets_of_event(&rows_ops, t->db, event, ids, n, err);
+}
+
 int tz_sqlite_r_producers(tz_tstate *t, int64_t id, int32_t **ids, size_t *n, traza_err *err)
 {
     return tz_rows_producers(&rows_ops, t->db, id, ids, n, err);

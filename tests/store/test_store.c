@@ -227,6 +227,22 @@ static void test_results(void **state)
     assert_int_equal(ga[0].to, 20);
     assert_true(ga[1].value.d == 2.5 && !ga[1].has_range);
     traza_annotations_free(ga, ng);
+    /* the event sets holding an event: set1 {1, 2, 5} and set2 {5, 7}; the group
+     * that references event 5 and the producer set are no event sets */
+    int64_t ids2[] = {7, 5};
+    traza_result_meta m7 = {"set2", "test", NULL, 0};
+    int64_t r2 = traza_result_save_events(t, &m7, ids2, 2, &w.err);
+    assert_true(r2 > r1);
+    assert_int_equal(traza_result_sets_of_event(t, 5, &got, &ng, &w.err), 0);
+    assert_int_equal(ng, 2);
+    assert_true(got[0] == r1 && got[1] == r2);
+    free(got);
+    assert_int_equal(traza_result_sets_of_event(t, 7, &got, &ng, &w.err), 0);
+    assert_true(ng == 1 && got[0] == r2);
+    free(got);
+    assert_int_equal(traza_result_sets_of_event(t, 3, &got, &ng, &w.err), 0);
+    assert_int_equal(ng, 0);
+    free(got);
     /* processed trace link */
     tu_sample_trace(&w, "t3-derived", 2);
     traza_result_meta m6 = {"derived", "test", NULL, 0};

@@ -3,6 +3,7 @@ import './style.css';
 import { state, api, changed, onChange, fmtTime, fmtAt, fmtAbs, setOrigin, rel, absTicks, el } from './state.js';
 import { setupOverview } from './overview.js';
 import { setupViews } from './views.js';
+import { setupDetails } from './details.js';
 
 async function openTrace(id) {
   const t = await api('trace', { trace: id });
@@ -77,6 +78,7 @@ async function main() {
   onChange(showRange);
   setupOverview();
   setupViews();
+  setupDetails();
   const list = await api('traces');
   state.traces = list.traces;
   renderExplorer();

@@ -64,7 +64,7 @@ async function loadStats() {
   box.append(pie('Events per producer', s.producers.map(p => ({ label: p.name, value: p.count, color: p.color })), 'pie-producers'));
   const d = s.types.filter(t => t.duration > 0);
   box.append(pie('State/link durations', d.map(t => ({ label: t.name, value: t.duration, color: t.color })), 'pie-durations'));
-  document.getElementById('stats-note').textContent = `${s.total} events${s.sampled ? ' (sampled)' : ''}${s.partial ? ` (partial: time budget reached, measured up to ${fmtAt(rel(s.covered_to), state.trace.info.time_unit)})` : ''}`;
+  document.getElementById('stats-note').textContent = `${s.total} events${state.range ? ' overlapping the range' : ''}${s.sampled ? ' (sampled)' : ''}${s.partial ? ` (partial: time budget reached, measured up to ${fmtAt(rel(s.covered_to), state.trace.info.time_unit)})` : ''}`;
 }
 
 /* ---------------- table ---------------- */
@@ -133,10 +133,12 @@ async function loadPage(force) {
     ? `about ${total} events in the selection (estimated: the count reached its time budget after ${res.scanned} matches)`
     : `${total} events in the selection`) + (res.page_partial ? ' · this page is partial: the search reached its time budget' : '');
   document.getElementById('table').dataset.total = String(total);
+  document.getElementById('table').dataset.trace = state.trace.info.name; // whose rows these are
   vs.querySelector('.spacer').style.height = Math.min(total, MAX_SCROLL_ROWS) * ROW_H + 'px';
   const box = vs.querySelector('.rows'); box.replaceChildren();
   for (const ev of res.events) {
-    const r = el('div', { class: 'trow' });
+    const r = el('div', { class: 'trow' + (ev.id === state.selected ? ' sel' : ''), 'data-id': ev.id });
+    r.addEventListener('click', () => window.dispatchEvent(new CustomEvent('traza:event', { detail: { id: ev.id, ts: ev.ts, source: 'table' } })));
     const ty = typeById(ev.type_id);
     const params = ev.params ? Object.entries(ev.params).map(([k, v]) => `${k}=${v}`).join(' ') : '';
     const u = state.trace.info.time_unit;
@@ -153,6 +155,19 @@ async function loadPage(force) {
   }
 }
 
+// Scrolls the table to the event of rank `offset` in the selection (the rows then load).
+export function showInTable(offset) {
+  const vs = document.querySelector('.vscroll');
+  const visible = Math.ceil(vs.clientHeight / ROW_H) + 2, scrollRows = Math.min(total, MAX_SCROLL_ROWS);
+  let row = offset;
+  if (total > MAX_SCROLL_ROWS && scrollRows > visible) row = Math.round(offset / (total - visible) * (scrollRows - visible));
+  const top = Math.max(0, row * ROW_H);
+  if (Math.abs(vs.scrollTop - top) < 1) loadPage(true); else vs.scrollTop = top; // the scroll handler loads the page
+}
+function markSelected() {
+  for (const r of document.querySelectorAll('.trow')) r.classList.toggle('sel', Number(r.dataset.id) === state.selected);
+}
+
 export function setupOverview() {
   setupDensity(); setupTimeline(); setupTable();
   onChange(async what => {
@@ -160,6 +175,7 @@ export function setupOverview() {
     const jobs = [];
     if (what.has('trace')) jobs.push(loadDensity());
     if (what.has('timefmt')) { drawDensity(); jobs.push(loadPage(true)); }
+    if (what.has('selected')) markSelected();
     if (what.has('range') || what.has('filter') || what.has('trace') || what.has('tab')) {
       if (!what.has('trace')) drawDensity();
       if (what.has('tab')) jobs.push(loadDensity());

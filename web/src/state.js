@@ -7,6 +7,7 @@ export const state = {
   filters: {},        // column -> regex
   folded: new Set(),  // producer ids whose subtree is folded in the timeline
   absolute: false,    // times shown as absolute ticks instead of offsets from the start
+  selected: null,     // id of the event in the details panel (its table row is marked)
 };
 
 // Times. The API sends ticks as strings (ticks=string): epoch nanoseconds are beyond

@@ -331,26 +331,15 @@ function eventDetail(e) {
   const ty = typeById(e[2]), pr = prodById(e[3]);
   return { id: e[7], ts: absTicks(e[0]), end: absTicks(e[1]), producer: e[3], type: e[2], producerName: pr ? pr.name : '', typeName: ty ? ty.name : '' };
 }
-function showTip(it, clientX, clientY) {
-  const tip = $('tl-tip');
-  if (!it) { tip.style.display = 'none'; return; }
-  const e = it.e, ty = typeById(e[2]), pr = prodById(e[3]), u = state.trace.info.time_unit;
-  const lines = [`${ty.name} (${ty.category})`, `producer ${pr ? pr.name : e[3]}${e[4] >= 0 && prodById(e[4]) ? ' → ' + prodById(e[4]).name : ''}`,
-    `start ${fmtAt(e[0], u)}`];
-  if (e[1] > e[0]) lines.push(`duration ${fmtTime(e[1] - e[0], u)}`);
-  if (e[6] !== null && e[6] !== undefined) lines.push(`value ${e[6]}`);
-  if ((e.lane || 0) >= MAX_LANES) lines.push(`nesting depth ${e.lane + 1}: drawn in lane ${MAX_LANES}`);
-  lines.push(`event #${e[7]}`);
-  tip.textContent = lines.join('\n');
-  tip.style.display = 'block';
-  tip.style.left = (clientX + 12) + 'px'; tip.style.top = (clientY + 12) + 'px';
-}
+// The tooltip itself is details.js's, shown on traza:hover (one tooltip for every view);
+// a state drawn in the last lane though nested deeper says so in `note`.
 function setHover(it, ev) {
-  if (it === hovered || (it && hovered && it.e === hovered.e)) { if (it) showTip(it, ev.clientX, ev.clientY); return; }
+  const same = it === hovered || (it && hovered && it.e === hovered.e);
   hovered = it;
-  showTip(it, ev ? ev.clientX : 0, ev ? ev.clientY : 0);
-  window.dispatchEvent(new CustomEvent('traza:hover', { detail: it ? Object.assign(eventDetail(it.e), { x: ev.pageX, y: ev.pageY }) : null }));
-  requestDraw();
+  const d = it ? Object.assign(eventDetail(it.e), { x: ev.pageX, y: ev.pageY }) : null;
+  if (d && (it.e.lane || 0) >= MAX_LANES) d.note = `nesting depth ${it.e.lane + 1}: drawn in lane ${MAX_LANES}`;
+  window.dispatchEvent(new CustomEvent('traza:hover', { detail: d }));
+  if (!same) requestDraw();
 }
 
 function zoom(k, at) {
@@ -444,6 +433,10 @@ export function setupTimeline() {
     const [a0, b0] = span(), at = pointerX === null ? undefined : a0 + (b0 - a0) * pointerX / $('timeline').clientWidth;
     if (k === 'w') zoom(0.8, at); else if (k === 's') zoom(1.25, at); else if (k === 'a') pan(-0.2); else if (k === 'd') pan(0.2); else return;
     e.preventDefault();
+  });
+  // the search (details.js) and other views centre the timeline on an event
+  window.addEventListener('traza:goto', e => {
+    if (state.trace && e.detail && e.detail.ts !== undefined) goTo(rel(e.detail.ts));
   });
   const go = $('tl-goto');
   go.addEventListener('keydown', e => {

@@ -51,8 +51,11 @@ export const inked = (page, sel) => page.$eval(sel, cv => {
 });
 
 // Opens the trace named name from the explorer and waits until its views are drawn.
+// (the table and the timeline name the trace they show: a view of the trace open before
+// is not taken for this one's).
 export async function openTrace(page, name) {
   await page.click(`[data-testid=trace-item][data-name="${name}"]`);
-  await page.waitForFunction(() => /events in the selection/.test(document.querySelector('[data-testid=table-count]').textContent), null, { timeout: 15000 });
-  await page.waitForFunction(() => document.querySelector('[data-testid=timeline]').dataset.mode, null, { timeout: 15000 });
+  await page.waitForFunction(n => document.querySelector('[data-testid=table]').dataset.trace === n &&
+    /events in the selection/.test(document.querySelector('[data-testid=table-count]').textContent), name, { timeout: 15000 });
+  await page.waitForFunction(n => document.querySelector('[data-testid=timeline]').dataset.trace === n, name, { timeout: 15000 });
 }
