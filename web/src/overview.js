@@ -11,8 +11,9 @@ async function loadDensity() {
   if (!state.trace) return;
   const cv = document.getElementById('density');
   const slices = Math.max(10, Math.min(2000, Math.floor((cv.clientWidth || 800) / 2)));
-  // the density shows the whole trace; the brush shows the selected range
-  const p = { trace: state.trace.info.id, slices };
+  // the density shows the whole trace (within the result used as a filter); the
+  // brush shows the selected range
+  const p = { trace: state.trace.info.id, slices, result: state.result || undefined };
   densityData = await api('density', p);
   densityData.from = rel(densityData.from); densityData.to = rel(densityData.to);
   drawDensity();
@@ -279,9 +280,9 @@ export function setupOverview() {
     const jobs = [];
     if (what.has('trace')) { buildRows(); jobs.push(loadDensity()); }
     if (what.has('timefmt')) { drawDensity(); drawTimeline(); jobs.push(loadPage(true)); }
-    if (what.has('range') || what.has('filter') || what.has('trace') || what.has('tab')) {
+    if (what.has('range') || what.has('filter') || what.has('result') || what.has('trace') || what.has('tab')) {
       if (!what.has('trace')) drawDensity();
-      if (what.has('tab')) jobs.push(loadDensity());
+      if (what.has('tab') || what.has('result')) jobs.push(loadDensity());
       jobs.push(loadTimeline(), loadStats(), loadTable());
     }
     try { await Promise.all(jobs); } catch (e) { console.error(e); document.getElementById('timeline-info').textContent = 'error: ' + e.message; }
