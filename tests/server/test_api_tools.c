@@ -1,53 +1,27 @@
 /* The tool jobs of the JSON API (api_tools.c) without sockets: POST-only routing,
  * a queued job cancelled before it starts, a job run by the tool worker to a saved
  * result, the worker's stop, and the page token in index.html. */
-#include "testutil.h"
-
-#include "server/server.h"
-#include "traza/gen.h"
+#include "api_fixture.h"
 
 #include <jansson.h>
 #include <pthread.h>
 #include <time.h>
 
-typedef struct fx {
-    char *dir;
-    traza_ctx *ctx;
-    traza_workspace *ws;
-    tz_api *api;
-} fx;
+typedef tu_api_ws fx;
 
 static int setup(void **state)
 {
     fx *f = calloc(1, sizeof *f);
     assert_non_null(f);
-    f->dir = tu_tmpdir();
-    traza_err err;
-    f->ctx = traza_ctx_new(&err);
-    assert_non_null(f->ctx);
-    f->ws = traza_workspace_open(f->ctx, f->dir, &err);
-    assert_non_null(f->ws);
-    traza_gen_opts o;
-    traza_gen_opts_init(&o);
-    o.events = 3000;
-    traza_trace_info info;
-    memset(&info, 0, sizeof info);
-    assert_int_equal(traza_gen_store(f->ws, "gen", &o, &info, &err), 0);
-    traza_trace_info_clear(&info);
-    f->api = tz_api_new(f->ws, NULL, 0, &err);
-    assert_non_null(f->api);
+    tu_api_ws_open(f, 3000, 0);
     *state = f;
     return 0;
 }
 
 static int teardown(void **state)
 {
-    fx *f = *state;
-    tz_api_free(f->api);
-    traza_workspace_close(f->ws);
-    traza_ctx_free(f->ctx);
-    tu_rmdir(f->dir);
-    free(f);
+    tu_api_ws_close(*state);
+    free(*state);
     return 0;
 }
 
