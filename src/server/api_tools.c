@@ -173,13 +173,14 @@ static int result_ids(traza_workspace *ws, const char *trace, int64_t **ids, siz
     return 0;
 }
 
-/* The newest result of the trace not among `before` (its name is malloc'd into
- * run->result), after a run: the tools save at most one result a run. */
-static int find_new_result(traza_workspace *ws, tz_run *run, const int64_t *before, size_t nbefore, traza_err *err)
+/* The newest result of the trace not among `before` (*name malloc'd, NULL when
+ * there is none), after a run: the tools save at most one result a run. */
+static int find_new_result(traza_workspace *ws, const char *trace, const int64_t *before, size_t nbefore, char **name_out,
+                           int64_t *id_out, traza_err *err)
 {
     traza_result_info *res = NULL;
     size_t nr = 0;
-    if (list_results(ws, run->trace, &res, &nr, err) < 0)
+    if (list_results(ws, trace, &res, &nr, err) < 0)
         return -1;
     int64_t best = 0;
     const char *name = NULL;
@@ -196,8 +197,8 @@ static int find_new_result(traza_workspace *ws, tz_run *run, const int64_t *befo
     traza_result_info_array_free(res, nr);
     if (name && !copy)
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-    run->result = copy;
-    run->result_id = best;
+    *name_out = copy;
+    *id_out = best;
     return 0;
 }
 
@@ -210,6 +211,8 @@ static void execute(tz_api *api, tz_run *run)
     int64_t *before = NULL;
     size_t nbefore = 0;
     int rc = -1;
+    char *result = NULL;
+    int64_t result_id = 0;
     if (!tool)
         traza_err_set(&err, TRAZA_E_NOTFOUND, "no tool named '%s'", run->tool);
     else if (result_ids(api->ws, run->trace, &before, &nbefore, &err) == 0) {
@@ -220,7 +223,7 @@ static void execute(tz_api *api, tz_run *run)
         rc = traza_tool_run(tool, &call, &err);
         traza_ctx_set_progress(api->own_ctx, NULL, NULL);
         if (rc == 0)
-            rc = find_new_result(api->ws, run, before, nbefore, &err);
+            rc = find_new_result(api->ws, run->trace, before, nbefore, &result, &result_id, &err);
     }
     free(before);
     char *msg = rc < 0 ? tz_strdup(err.msg[0] ? err.msg : traza_errcode_name(err.code)) : NULL;
@@ -228,6 +231,8 @@ static void execute(tz_api *api, tz_run *run)
     if (rc == 0) {
         run->state = RUN_DONE;
         run->progress = 1;
+        run->result = result;
+        run->result_id = result_id;
     } else {
         run->state = err.code == TRAZA_E_CANCELLED && run->cancel ? RUN_CANCELLED : RUN_FAILED;
         run->error = msg;
@@ -462,14 +467,13 @@ int tz_api_job_cancel(tz_req *r)
     if (!run)
         return -1;
     run->cancel = 1;
-    if (run->state == RUN_QUEUED) {
+    if (run->state == RUN_QUEUED)
         run->state = RUN_CANCELLED;
-        trim(r->api->sh->runs);
-    }
     /* a running tool stops at its next progress report; one that reports none ends
      * normally */
     const char *st = state_names[run->state];
     int64_t id = run->id;
+    trim(r->api->sh->runs); /* (may free run) */
     pthread_mutex_unlock(&r->api->sh->mu);
     tz_buf b;
     tz_buf_init(&b);
