@@ -131,3 +131,18 @@ check_eq "delete of no result: 404" 404 "$(status "$(req POST "/api/results/dele
 
 stop_server TERM
 check_eq "serve stops cleanly" 0 "$RC"
+
+# a plugin's tool is offered and runs like a built-in one
+plugins=${TRAZA_BUILD:-}/plugins
+if [ -f "$plugins/category_count.so" ]; then
+  TRAZA_PLUGIN_PATH=$plugins start_server
+  tok=$(req GET / | sed -n 's/.*<meta name="traza-token" content="\([0-9a-f]*\)">.*/\1/p')
+  check_contains "/api/tools lists the plugin's tool" "$(body "$(req GET /api/tools)")" '"name":"category-count"'
+  r=$(req POST "/api/run?tool=category-count&trace=gen&name=cats" "X-Traza-Token:$tok")
+  wait_job "$(body "$r" | json_get job)"
+  check_eq "the plugin's run saves its result" "done cats" "$(printf '%s' "$JOB" | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["state"], j["result"])')"
+  stop_server TERM
+  check_contains "traza results lists the plugin's result" "$("$TRAZA" results gen)" "cats"
+else
+  skip "a plugin's tool over HTTP" "$plugins/category_count.so is not built"
+fi
