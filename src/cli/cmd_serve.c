@@ -124,6 +124,7 @@ int cmd_serve(traza_cli *cli, int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     traza_err err;
     traza_err_clear(&err);
+    cli_registry(cli); /* the tools /api/tools offers: built-in and plugins */
     tz_api *api = tz_api_new(ws, grammars, ng, &err);
     if (!api)
         return cli_fail(cli, &err);

@@ -1,5 +1,6 @@
 /* traza tools [TOOL] [--json] */
 #include "cli/cli.h"
+#include "tools/tool_json.h"
 #include "util/util.h"
 
 #include <string.h>
@@ -10,28 +11,6 @@ const char cmd_tools_usage[] =
     "Lists the registered tools (importers, exporters, analyses; built-in, plugins\n"
     "from $TRAZA_PLUGIN_PATH, and external tools described by .tool manifests), or\n"
     "shows one tool's options. Run any of them with 'traza run TOOL TRACE [--opt v]'.\n";
-
-static void tool_json(tz_buf *b, const traza_tool *t)
-{
-    tz_buf_puts(b, "{\"name\":");
-    tz_json_str(b, t->name);
-    tz_buf_printf(b, ",\"kind\":\"%s\",\"summary\":", traza_tool_kind_name(t->kind));
-    tz_json_str(b, t->summary);
-    tz_buf_puts(b, ",\"origin\":");
-    tz_json_str(b, t->origin);
-    tz_buf_puts(b, ",\"options\":[");
-    for (size_t i = 0; i < t->noptions; i++) {
-        const traza_tool_option *o = &t->options[i];
-        tz_buf_puts(b, i ? ",{\"name\":" : "{\"name\":");
-        tz_json_str(b, o->name);
-        tz_buf_printf(b, ",\"type\":\"%s\",\"default\":", traza_opt_type_name(o->type));
-        tz_json_str(b, o->def);
-        tz_buf_puts(b, ",\"help\":");
-        tz_json_str(b, o->help);
-        tz_buf_printf(b, ",\"required\":%s,\"repeatable\":%s}", o->required ? "true" : "false", o->multi ? "true" : "false");
-    }
-    tz_buf_puts(b, "]}");
-}
 
 int cmd_tools(traza_cli *cli, int argc, char **argv)
 {
@@ -52,7 +31,7 @@ int cmd_tools(traza_cli *cli, int argc, char **argv)
             return EXIT_FAIL;
         }
         if (cli->json) {
-            tool_json(&b, t);
+            tz_tool_json(&b, t, 0);
             tz_buf_putc(&b, '\n');
         } else {
             tz_buf_printf(&b, "%s (%s, %s)\n  %s\n", t->name, traza_tool_kind_name(t->kind), t->origin, t->summary ? t->summary : "");
@@ -67,7 +46,7 @@ int cmd_tools(traza_cli *cli, int argc, char **argv)
         for (size_t i = 0; i < traza_registry_count(reg); i++) {
             if (i)
                 tz_buf_putc(&b, ',');
-            tool_json(&b, traza_registry_at(reg, i));
+            tz_tool_json(&b, traza_registry_at(reg, i), 0);
         }
         tz_buf_puts(&b, "]\n");
     } else {

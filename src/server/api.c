@@ -340,6 +340,55 @@ static int parse_ids(tz_req *r, const char *key, int32_t **out, size_t *n, size_
     return 1;
 }
 
+/* result=NAME|ID: a saved event set restricts to its events, a producer set to its
+ * producers (within producers= when given too). */
+static int filter_by_result(tz_req *r, traza_trace *t, tz_req_filter *rf)
+{
+    const char *name = tz_arg_str(r, "result");
+    if (!name || !*name)
+        return 0;
+    traza_result_info info;
+    memset(&info, 0, sizeof info);
+    if (traza_result_find(t, name, &info, &r->err) < 0)
+        return tz_fail_err(r, &r->err);
+    traza_result_kind kind = info.kind;
+    int64_t id = info.id;
+    traza_result_info_clear(&info);
+    if (kind == TRAZA_RES_EVENT_SET) {
+        if (rf->f.event_set && rf->f.event_set != id)
+            return tz_fail(r, 400, "parameters 'set' and 'result' name different event sets");
+        rf->f.event_set = id;
+        return 0;
+    }
+    if (kind != TRAZA_RES_PRODUCER_SET)
+        return tz_fail(r, 400, "result '%.64s' is a %s: only event and producer sets filter", name, traza_result_kind_name(kind));
+    int32_t *ids = NULL;
+    size_t n = 0;
+    if (traza_result_producers(t, id, &ids, &n, &r->err) < 0)
+        return tz_fail_err(r, &r->err);
+    if (rf->producers) { /* keep the producers in both */
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < rf->f.nproducers; j++)
+                if (ids[i] == rf->producers[j]) {
+                    ids[k++] = ids[i];
+                    break;
+                }
+        n = k;
+    }
+    free(rf->producers);
+    rf->producers = ids;
+    rf->f.producers = ids;
+    rf->f.nproducers = n;
+    if (n == 0) {
+        /* no producer: an empty window (a filter without producers means all) */
+        rf->f.has_from = rf->f.has_to = 1;
+        rf->f.from = INT64_MAX;
+        rf->f.to = INT64_MAX;
+    }
+    return 0;
+}
+
 int tz_req_filter_parse(tz_req *r, traza_trace *t, tz_req_filter *rf)
 {
     memset(rf, 0, sizeof *rf);
@@ -408,6 +457,7 @@ int tz_req_filter_parse(tz_req *r, traza_trace *t, tz_req_filter *rf)
     }
     if ((k = tz_arg_i64(r, "set", 1, INT64_MAX, 0, &v)) < 0) { tz_req_filter_free(rf); return -1; }
     rf->f.event_set = v;
+    if (filter_by_result(r, t, rf) < 0) { tz_req_filter_free(rf); return -1; }
     size_t nre = 0;
     for (size_t i = 0; i < r->params->n; i++) {
         const char *key = r->params->p[i].key;
@@ -466,6 +516,8 @@ static tz_shared *shared_new(const char *const *grammar_files, size_t ngrammars)
         return NULL;
     }
     atomic_init(&sh->stopping, 0);
+    if (!(sh->runs = tz_runs_new()))
+        goto fail;
     if (ngrammars && !(sh->grammars = calloc(ngrammars, sizeof *sh->grammars)))
         goto fail;
     for (size_t i = 0; i < ngrammars; i++) {
@@ -475,6 +527,7 @@ static tz_shared *shared_new(const char *const *grammar_files, size_t ngrammars)
     }
     return sh;
 fail:
+    tz_runs_free(sh->runs);
     for (size_t i = 0; i < sh->ngrammars; i++)
         free(sh->grammars[i]);
     free(sh->grammars);
@@ -488,6 +541,7 @@ static void shared_free(tz_shared *sh)
     for (size_t i = 0; i < TZ_TINDEX_CACHE; i++)
         tz_tindex_free(sh->tix[i]);
     tz_api_callstack_free(sh);
+    tz_runs_free(sh->runs);
     for (size_t i = 0; i < sh->ngrammars; i++)
         free(sh->grammars[i]);
     free(sh->grammars);
@@ -507,6 +561,7 @@ tz_api *tz_api_new(traza_workspace *ws, const char *const *grammar_files, size_t
     api->ws = ws;
     api->sh = sh;
     api->owns_sh = 1;
+    sh->reg = traza_ctx_registry(traza_workspace_ctx(ws));
     api->grammars = sh->grammars;
     api->ngrammars = sh->ngrammars;
     return api;
@@ -531,6 +586,11 @@ tz_api *tz_api_clone(tz_api *base, traza_err *err)
     api->grammars = base->grammars;
     api->ngrammars = base->ngrammars;
     return api;
+}
+
+void tz_api_set_token(tz_api *api, const char *token)
+{
+    snprintf(api->sh->token, sizeof api->sh->token, "%s", token ? token : "");
 }
 
 void tz_api_cancel(tz_api *api)
@@ -570,6 +630,7 @@ static int path_ok(const char *path)
 typedef struct route {
     const char *path;
     int (*fn)(tz_req *r);
+    int changes; /* changes the workspace: POST only */
 } route;
 
 static int events_json(tz_req *r) { return tz_api_events(r, 0); }
@@ -589,23 +650,36 @@ static int version(tz_req *r)
 }
 
 static const route routes[] = {
-    {"/api/version", version},
-    {"/api/traces", tz_api_traces},
-    {"/api/trace", tz_api_trace},
-    {"/api/results", tz_api_results},
-    {"/api/event", tz_api_event},
-    {"/api/events", events_json},
-    {"/api/events.csv", events_csv},
-    {"/api/density", tz_api_density},
-    {"/api/timeline", tz_api_timeline},
-    {"/api/stats", tz_api_stats},
-    {"/api/aggregate", tz_api_aggregate},
-    {"/api/anomaly", tz_api_anomaly},
-    {"/api/correlate", tz_api_correlate},
-    {"/api/grammars", tz_api_grammars},
-    {"/api/grammar", tz_api_grammar},
-    {"/api/callstack", tz_api_callstack},
+    {"/api/version", version, 0},
+    {"/api/traces", tz_api_traces, 0},
+    {"/api/trace", tz_api_trace, 0},
+    {"/api/results", tz_api_results, 0},
+    {"/api/event", tz_api_event, 0},
+    {"/api/events", events_json, 0},
+    {"/api/events.csv", events_csv, 0},
+    {"/api/density", tz_api_density, 0},
+    {"/api/timeline", tz_api_timeline, 0},
+    {"/api/stats", tz_api_stats, 0},
+    {"/api/aggregate", tz_api_aggregate, 0},
+    {"/api/anomaly", tz_api_anomaly, 0},
+    {"/api/correlate", tz_api_correlate, 0},
+    {"/api/grammars", tz_api_grammars, 0},
+    {"/api/grammar", tz_api_grammar, 0},
+    {"/api/callstack", tz_api_callstack, 0},
+    {"/api/tools", tz_api_tools, 0},
+    {"/api/job", tz_api_job, 0},
+    {"/api/run", tz_api_run, 1},
+    {"/api/job/cancel", tz_api_job_cancel, 1},
+    {"/api/results/delete", tz_api_result_delete, 1},
 };
+
+int tz_api_changes(const char *path)
+{
+    for (size_t i = 0; path && i < sizeof routes / sizeof routes[0]; i++)
+        if (strcmp(path, routes[i].path) == 0)
+            return routes[i].changes;
+    return 0;
+}
 
 tz_lane tz_api_lane(const char *path)
 {
@@ -623,8 +697,13 @@ void tz_api_handle(tz_api *api, const char *method, const char *path, const tz_p
 {
     memset(resp, 0, sizeof *resp);
     resp->status = 500;
-    if (!method || (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)) {
-        fail_resp(resp, 405, "only GET and HEAD are served");
+    int post = method && strcmp(method, "POST") == 0;
+    if (!method || (!post && strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)) {
+        fail_resp(resp, 405, "only GET, HEAD and POST are served");
+        return;
+    }
+    if (post != tz_api_changes(path)) {
+        fail_resp(resp, 405, post ? "%.200s does not change anything: GET it" : "%.200s changes the workspace: POST only", path);
         return;
     }
     if (!path_ok(path)) {
@@ -641,7 +720,7 @@ void tz_api_handle(tz_api *api, const char *method, const char *path, const tz_p
         return;
     }
     if (strncmp(path, "/api/", 5) != 0 && strcmp(path, "/api") != 0) {
-        tz_static_handle(path, resp);
+        tz_static_handle(path, api->sh->token, resp);
         return;
     }
     for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {

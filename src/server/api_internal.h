@@ -58,7 +58,14 @@ typedef struct tz_shared {
     tz_tindex *tix[TZ_TINDEX_CACHE];
     struct tz_cp_entry *cp;       /* the call profile of the last trace asked for */
     atomic_int stopping;          /* set by tz_api_cancel: every request stops */
+    struct tz_runs *runs;         /* the tool jobs (api_tools.c; under mu) */
+    traza_registry *reg;          /* the tools: the registry of the workspace's context */
+    char token[TZ_TOKEN_LEN + 1]; /* the page's token (tz_api_set_token), "" = none */
 } tz_shared;
+
+typedef struct tz_runs tz_runs;
+tz_runs *tz_runs_new(void);
+void tz_runs_free(tz_runs *rs);
 
 struct tz_api {
     traza_workspace *ws;
@@ -198,5 +205,10 @@ int tz_api_grammars(tz_req *r);
 int tz_api_grammar(tz_req *r);
 int tz_api_callstack(tz_req *r);
 void tz_api_callstack_free(tz_shared *sh);
+int tz_api_tools(tz_req *r);
+int tz_api_run(tz_req *r);
+int tz_api_job(tz_req *r);
+int tz_api_job_cancel(tz_req *r);
+int tz_api_result_delete(tz_req *r);
 
 #endif

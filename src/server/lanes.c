@@ -4,7 +4,8 @@
  * have separate workers: every analysis worker may be busy with a request that
  * runs to its budget while the views still answer at once. Each worker has its own
  * API (tz_api_clone: its own SQLite connections); the connection's thread waits for
- * the answer (tz_lanes_wait). */
+ * the answer (tz_lanes_wait). A lane of one more thread runs the tool jobs
+ * (POST /api/run), which nobody waits for. */
 #include "server/transport.h"
 
 #include <stdlib.h>
@@ -65,6 +66,12 @@ static void *worker(void *arg)
     }
 }
 
+static void *tool_worker(void *arg)
+{
+    tz_api_tool_worker(arg);
+    return NULL;
+}
+
 int tz_lanes_start(tz_lanes *l, tz_api *base, size_t nview, size_t nanalysis, traza_err *err)
 {
     memset(l, 0, sizeof *l);
@@ -107,6 +114,17 @@ int tz_lanes_start(tz_lanes *l, tz_api *base, size_t nview, size_t nanalysis, tr
             }
             p->nworkers++;
         }
+    }
+    if (!(l->tool_api = tz_api_clone(base, err))) {
+        tz_lanes_stop(l);
+        return -1;
+    }
+    int rc = pthread_create(&l->tool_thread, NULL, tool_worker, l->tool_api);
+    if (rc != 0) {
+        tz_api_free(l->tool_api);
+        l->tool_api = NULL;
+        tz_lanes_stop(l);
+        return traza_err_set(err, TRAZA_E_IO, "cannot start a server thread: %s", strerror(rc));
     }
     return 0;
 }
@@ -173,6 +191,11 @@ void tz_lanes_stop(tz_lanes *l)
     for (int k = 0; k < 2; k++)
         pthread_cond_broadcast(&l->pool[k].cv);
     pthread_mutex_unlock(&l->mu);
+    if (l->tool_api) {
+        tz_api_tools_quit(l->tool_api, 0);
+        pthread_join(l->tool_thread, NULL);
+        tz_api_free(l->tool_api);
+    }
     for (int k = 0; k < 2; k++) {
         tz_lane_pool *p = &l->pool[k];
         for (size_t i = 0; i < p->nworkers; i++) {

@@ -4,7 +4,10 @@
  * (lanes.c) while the connection's thread waits; static files and refusals are
  * answered at once. Abusive clients are bounded: connections in all
  * and per client address, a deadline for each request to arrive (headwatch.c), an
- * inactivity timeout. GET/HEAD only, request bodies refused. */
+ * inactivity timeout. Request bodies are refused. GET/HEAD read; the endpoints that
+ * change the workspace take POST only, and only from the served page: the request
+ * carries the page's random token (X-Traza-Token) and, when the browser names its
+ * origin, that origin is this server (a page of another site cannot POST here). */
 #include "server/server.h"
 #include "server/transport.h"
 #include "util/util.h"
@@ -15,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <strings.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 
 /* Stack of a connection thread: libmicrohttpd's parsing and this file's handler;
@@ -27,7 +32,68 @@ struct tz_server {
     int port;
     tz_lanes lanes;
     tz_headwatch watch;
+    char host[64];                /* the address listened on, as the Host header names it */
+    char token[TZ_TOKEN_LEN + 1]; /* the served page's token */
 };
+
+/* The headers a POST is judged by. */
+typedef struct post_headers {
+    const char *token, *origin, *host;
+} post_headers;
+
+static enum MHD_Result header(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    (void)kind;
+    post_headers *h = cls;
+    if (!key || !value)
+        return MHD_YES;
+    if (strcasecmp(key, "X-Traza-Token") == 0)
+        h->token = value;
+    else if (strcasecmp(key, "Origin") == 0)
+        h->origin = value;
+    else if (strcasecmp(key, "Host") == 0)
+        h->host = value;
+    return MHD_YES;
+}
+
+/* 1 when host ("127.0.0.1:8080") names this server: its address and port, or
+ * localhost on a loopback address. */
+static int own_host(const tz_server *s, const char *host)
+{
+    char want[96];
+    snprintf(want, sizeof want, "%s:%d", s->host, s->port);
+    if (strcmp(host, want) == 0)
+        return 1;
+    snprintf(want, sizeof want, "localhost:%d", s->port);
+    return strncmp(s->host, "127.", 4) == 0 && strcmp(host, want) == 0;
+}
+
+/* Token compared in constant time. */
+static int token_ok(const char *want, const char *got)
+{
+    if (!got || strlen(got) != strlen(want))
+        return 0;
+    unsigned diff = 0;
+    for (size_t i = 0; want[i]; i++)
+        diff |= (unsigned)(want[i] ^ got[i]);
+    return diff == 0;
+}
+
+/* NULL when the POST may proceed, else why not (a 403 answer). The Host header must
+ * name this server too: a page whose name was pointed at this address (DNS
+ * rebinding) has its own name there. */
+static const char *post_refused(const tz_server *s, struct MHD_Connection *conn)
+{
+    post_headers h = {NULL, NULL, NULL};
+    MHD_get_connection_values(conn, MHD_HEADER_KIND, header, &h);
+    if (!token_ok(s->token, h.token))
+        return "{\"error\":\"forbidden: a POST needs the X-Traza-Token header of the served page\",\"status\":403}\n";
+    if (!h.host || (strcmp(s->host, "0.0.0.0") != 0 && !own_host(s, h.host)))
+        return "{\"error\":\"forbidden: the Host header does not name this server\",\"status\":403}\n";
+    if (h.origin && (strncmp(h.origin, "http://", 7) != 0 || strcmp(h.origin + 7, h.host) != 0))
+        return "{\"error\":\"forbidden: a POST from another origin\",\"status\":403}\n";
+    return NULL;
+}
 
 static enum MHD_Result collect(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
 {
@@ -114,6 +180,13 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
     if (job->body) {
         tz_resp_static(&r, 413, "{\"error\":\"request bodies are not accepted\",\"status\":413}\n");
         return send_resp(conn, &r, head);
+    }
+    if (method && strcmp(method, "POST") == 0 && tz_api_changes(url)) {
+        const char *why = post_refused(s, conn);
+        if (why) {
+            tz_resp_static(&r, 403, why);
+            return send_resp(conn, &r, head);
+        }
     }
     MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect, &job->ps);
     tz_lane lane = tz_api_lane(url);
@@ -240,6 +313,16 @@ tz_server *tz_server_start(tz_api *api, const char *host, int port, const tz_ser
         return NULL;
     }
     s->api = api;
+    snprintf(s->host, sizeof s->host, "%s", host ? host : "127.0.0.1");
+    unsigned char rnd[TZ_TOKEN_LEN / 2];
+    if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) {
+        free(s);
+        traza_err_set(err, TRAZA_E_IO, "cannot draw the page token (getrandom failed)");
+        return NULL;
+    }
+    for (size_t i = 0; i < sizeof rnd; i++)
+        snprintf(s->token + 2 * i, 3, "%02x", rnd[i]);
+    tz_api_set_token(api, s->token);
     if (tz_lanes_start(&s->lanes, api, o.view_workers, o.analysis_workers, err) < 0) {
         free(s);
         return NULL;
@@ -281,6 +364,8 @@ int tz_server_stop(tz_server *s, int wait_ms)
     if (!s)
         return 0;
     tz_api_cancel(s->api);
+    if (tz_api_tools_quit(s->api, wait_ms) < 0)
+        return -1; /* a tool still runs */
     if (tz_lanes_drain(&s->lanes, wait_ms) < 0)
         return -1; /* a request is still running: libmicrohttpd cannot stop under it */
     MHD_stop_daemon(s->d);

@@ -73,6 +73,20 @@ void tz_api_free(tz_api *api);
  * threads); the caches of derived data and the stop flag are shared with `base`,
  * which must be freed after all its clones. NULL with err on failure. */
 tz_api *tz_api_clone(tz_api *base, traza_err *err);
+/* The token of the served page (TZ_TOKEN_LEN hex digits): index.html carries it in
+ * <meta name="traza-token">, and the transport accepts a POST only with it. */
+#define TZ_TOKEN_LEN 64
+void tz_api_set_token(tz_api *api, const char *token);
+/* Runs the queued tool jobs (POST /api/run) until tz_api_tools_quit: the body of
+ * the server's tool thread (api a clone, as the lanes' workers have). */
+void tz_api_tool_worker(tz_api *api);
+/* Stops the tool jobs: the queued ones never start, the running one is asked to
+ * cancel; waits up to wait_ms for it to end. 0, or -1 when it still runs. */
+int tz_api_tools_quit(tz_api *api, int wait_ms);
+/* 1 when the path changes the workspace (POST only; the transport checks the
+ * request's token and origin before it reaches tz_api_handle). */
+int tz_api_changes(const char *path);
+
 /* Stops every request of base and its clones, running or to come, at its next
  * budget check (the answer then is partial or 503). */
 void tz_api_cancel(tz_api *api);
@@ -97,8 +111,9 @@ typedef struct tz_asset {
 
 /* The generated table (empty when the library is built without the front end). */
 size_t tz_web_assets(const tz_asset **out);
-/* Serves GET of a static path (path validated: no "..", no control bytes). */
-void tz_static_handle(const char *path, tz_resp *resp);
+/* Serves GET of a static path (path validated: no "..", no control bytes);
+ * index.html gets <meta name="traza-token" content=token> when token is not empty. */
+void tz_static_handle(const char *path, const char *token, tz_resp *resp);
 
 /* ---- the HTTP transport ---- */
 

@@ -3,6 +3,8 @@
  * library also builds without it). */
 #include "server/server.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 __attribute__((weak)) size_t tz_web_assets(const tz_asset **out)
@@ -17,7 +19,26 @@ static const char no_ui[] =
 
 static const char not_found[] = "{\"error\":\"not found\",\"status\":404}\n";
 
-void tz_static_handle(const char *path, tz_resp *resp)
+/* index.html with <meta name="traza-token"> after its <head> (the page reads the
+ * token from it for its POST requests); the plain page when memory is short. */
+static void with_token(const tz_asset *a, const char *token, tz_resp *resp)
+{
+    const char *head = memmem(a->data, a->len, "<head>", 6);
+    size_t at = head ? (size_t)(head - (const char *)a->data) + 6 : 0;
+    char meta[128 + TZ_TOKEN_LEN];
+    int m = snprintf(meta, sizeof meta, "\n<meta name=\"traza-token\" content=\"%s\">", token);
+    char *body = m > 0 && (size_t)m < sizeof meta ? malloc(a->len + (size_t)m) : NULL;
+    if (!body)
+        return;
+    memcpy(body, a->data, at);
+    memcpy(body + at, meta, (size_t)m);
+    memcpy(body + at + (size_t)m, a->data + at, a->len - at);
+    resp->body = body;
+    resp->len = a->len + (size_t)m;
+    resp->is_static = 0;
+}
+
+void tz_static_handle(const char *path, const char *token, tz_resp *resp)
 {
     const tz_asset *a;
     size_t n = tz_web_assets(&a);
@@ -29,6 +50,8 @@ void tz_static_handle(const char *path, tz_resp *resp)
             resp->body = (char *)a[i].data;
             resp->len = a[i].len;
             resp->is_static = 1;
+            if (token && *token && strcmp(want, "/index.html") == 0)
+                with_token(&a[i], token, resp);
             return;
         }
     }

@@ -41,6 +41,8 @@ typedef struct tz_lanes {
     size_t outstanding;   /* jobs queued or being answered */
     int stopping;         /* jobs are answered 503 at once */
     int quit;             /* workers return */
+    pthread_t tool_thread; /* runs the tool jobs (tz_api_tool_worker) */
+    tz_api *tool_api;     /* its API; NULL when it did not start */
 } tz_lanes;
 
 /* Starts the workers (nview and nanalysis threads, each with a clone of base). */
@@ -55,7 +57,8 @@ void tz_lanes_wait(tz_lanes *l, tz_job *job);
 /* Answers every queued job 503 and waits until none is left or wait_ms passes:
  * 0 when none is left, -1 otherwise. */
 int tz_lanes_drain(tz_lanes *l, int wait_ms);
-/* Ends and joins the workers (after a drain that returned 0, or before any job). */
+/* Ends and joins the workers (after a drain that returned 0, or before any job) and
+ * the tool thread (after tz_api_tools_quit returned 0, or before any run). */
 void tz_lanes_stop(tz_lanes *l);
 
 /* The open connections and when each one's current request must have arrived. */

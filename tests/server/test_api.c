@@ -2,7 +2,7 @@
  * crash) for path traversal, malformed, oversized and bad requests. The server runs
  * in-process on an ephemeral 127.0.0.1 port; requests go through a raw socket client
  * so malformed bytes can be sent too. */
-#include "testutil.h"
+#include "api_fixture.h"
 #include "huge_grammar.h"
 #include "sample_trace.h"
 
@@ -20,10 +20,8 @@
 #include <sys/time.h>
 
 typedef struct fx {
-    char *dir;
-    traza_ctx *ctx;
-    traza_workspace *ws;
-    tz_api *api;
+    tu_api_ws w;
+    tz_api *api; /* = w.api */
     tz_server *srv;
     int port;
 } fx;
@@ -33,22 +31,9 @@ static int setup(void **state)
     signal(SIGPIPE, SIG_IGN);
     fx *f = calloc(1, sizeof *f);
     assert_non_null(f);
-    f->dir = tu_tmpdir();
+    tu_api_ws_open(&f->w, 5000, 2);
+    f->api = f->w.api;
     traza_err err;
-    f->ctx = traza_ctx_new(&err);
-    assert_non_null(f->ctx);
-    f->ws = traza_workspace_open(f->ctx, f->dir, &err);
-    assert_non_null(f->ws);
-    traza_gen_opts o;
-    traza_gen_opts_init(&o);
-    o.events = 5000;
-    o.params = 2;
-    traza_trace_info info;
-    memset(&info, 0, sizeof info);
-    assert_int_equal(traza_gen_store(f->ws, "gen", &o, &info, &err), 0);
-    traza_trace_info_clear(&info);
-    f->api = tz_api_new(f->ws, NULL, 0, &err);
-    assert_non_null(f->api);
     f->srv = tz_server_start(f->api, "127.0.0.1", 0, NULL, &err);
     assert_non_null(f->srv);
     f->port = tz_server_port(f->srv);
@@ -61,10 +46,7 @@ static int teardown(void **state)
 {
     fx *f = *state;
     assert_int_equal(tz_server_stop(f->srv, 5000), 0);
-    tz_api_free(f->api);
-    traza_workspace_close(f->ws);
-    traza_ctx_free(f->ctx);
-    tu_rmdir(f->dir);
+    tu_api_ws_close(&f->w);
     free(f);
     return 0;
 }
@@ -289,7 +271,7 @@ static void test_time_index_exact(void **state)
 {
     fx *f = *state;
     traza_err err;
-    traza_trace *t = traza_trace_open(f->ws, "gen", TRAZA_OPEN_READ, &err);
+    traza_trace *t = traza_trace_open(f->w.ws, "gen", TRAZA_OPEN_READ, &err);
     assert_non_null(t);
     const traza_trace_info *info = traza_trace_info_of(t);
     int64_t wins[][2] = {{info->min_ts, info->max_ts}, {info->min_ts + 1000, info->min_ts + 77777}, {0, 1}, {info->max_ts - 10, info->max_ts + 1000}};
@@ -628,7 +610,7 @@ static void test_events_overlap(void **state)
 {
     fx *f = *state;
     traza_err err;
-    traza_writer *wr = traza_writer_begin(f->ws, "ov", "test", &err);
+    traza_writer *wr = traza_writer_begin(f->w.ws, "ov", "test", &err);
     assert_non_null(wr);
     int32_t p = traza_writer_producer(wr, -1, "core", "Core", &err);
     int32_t ty = traza_writer_event_type(wr, "run", TRAZA_STATE, &err);
@@ -661,7 +643,7 @@ static void test_regex_limits(void **state)
     char along[202];
     memset(along, 'a', 200);
     strcpy(along + 200, "!");
-    tu_string_trace(f->ws, "bt", along, 10, 5);
+    tu_string_trace(f->w.ws, "bt", along, 10, 5);
     json_t *j = get_json(f, "/api/events?trace=bt&re.s=!%7C%5E(a%2B)%2B%24", 422);
     assert_string_equal(json_string_value(json_object_get(j, "error")),
                         "regular expression '!|^(a+)+$' on s could not be evaluated on event 1: match limit exceeded (the limit "
@@ -669,7 +651,7 @@ static void test_regex_limits(void **state)
     json_decref(j);
     json_decref(get_json(f, "/api/stats?trace=bt&re.s=!%7C%5E(a%2B)%2B%24", 422));
     /* 16 'a' then '!': ^(a+)+$ takes 2^16 steps, within the limit */
-    tu_string_trace(f->ws, "slow", "aaaaaaaaaaaaaaaa!", 10000, 0);
+    tu_string_trace(f->w.ws, "slow", "aaaaaaaaaaaaaaaa!", 10000, 0);
     double t0 = mono_s();
     j = get_json(f, "/api/events?trace=slow&re.s=%5E(a%2B)%2B%24&budget=10", 200);
     double dt = mono_s() - t0;
@@ -796,7 +778,7 @@ static void test_budget_analyses(void **state)
     o.events = 300000;
     traza_trace_info info;
     memset(&info, 0, sizeof info);
-    assert_int_equal(traza_gen_store(f->ws, "big", &o, &info, &err), 0);
+    assert_int_equal(traza_gen_store(f->w.ws, "big", &o, &info, &err), 0);
     int64_t max_ts = info.max_ts;
     traza_trace_info_clear(&info);
     for (int m = 0; m < 2; m++) {
@@ -830,7 +812,7 @@ static void test_budget_analyses(void **state)
         assert_true(json_is_false(json_object_get(j, "partial")));
         assert_null(json_object_get(j, "covered_to"));
         check_causes(j);
-        traza_trace *t = traza_trace_open(f->ws, "big", 0, &err);
+        traza_trace *t = traza_trace_open(f->w.ws, "big", 0, &err);
         assert_non_null(t);
         traza_series s;
         assert_int_equal(traza_series_load(t, "state0", 1, 0, &s, &err), 0);
@@ -939,7 +921,7 @@ static void test_grammar_view_huge(void **state)
     assert_int_equal(traza_grammar_cycle_runs(g, lh, tab, nt, &runs, &nr, &err), 0);
     traza_grammar_free(g);
     const char *files[] = {path, small};
-    tz_api *api = tz_api_new(f->ws, files, 2, &err);
+    tz_api *api = tz_api_new(f->w.ws, files, 2, &err);
     assert_non_null(api);
     tz_params ps;
     tz_params_init(&ps);
@@ -1002,7 +984,7 @@ static void test_ticks_string(void **state)
 {
     fx *f = *state;
     traza_err err;
-    traza_trace *t = traza_trace_open(f->ws, "gen", TRAZA_OPEN_READ, &err);
+    traza_trace *t = traza_trace_open(f->w.ws, "gen", TRAZA_OPEN_READ, &err);
     assert_non_null(t);
     const traza_trace_info *info = traza_trace_info_of(t);
     char want_min[32], want_max[32];
@@ -1070,7 +1052,7 @@ static void test_correlate_anomalies(void **state)
 {
     fx *f = *state;
     traza_err err;
-    traza_trace *t = traza_trace_open(f->ws, "gen", TRAZA_OPEN_READ, &err);
+    traza_trace *t = traza_trace_open(f->w.ws, "gen", TRAZA_OPEN_READ, &err);
     assert_non_null(t);
     traza_series s, an;
     assert_int_equal(traza_series_load(t, "state0", 0, 0, &s, &err), 0);

@@ -1,9 +1,10 @@
 // traza web UI: the trace explorer, tabs, and the shared range shown in the header.
 import './style.css';
-import { state, api, changed, onChange, fmtTime, fmtAt, fmtAbs, setOrigin, rel, absTicks, el } from './state.js';
+import { state, api, post, changed, onChange, fmtTime, fmtAt, fmtAbs, setOrigin, rel, absTicks, el } from './state.js';
 import { setupOverview } from './overview.js';
 import { setupViews } from './views.js';
 import { setupDetails } from './details.js';
+import { setupTools } from './tools.js';
 
 async function openTrace(id) {
   const t = await api('trace', { trace: id });
@@ -11,7 +12,7 @@ async function openTrace(id) {
   t.prodMap = new Map(t.producers.map(x => [x.id, x]));
   setOrigin(t.info.min_ts);
   t.span = rel(t.info.max_ts);
-  state.trace = t; state.range = null; state.folded = new Set();
+  state.trace = t; state.range = null; state.folded = new Set(); state.result = null;
   document.getElementById('trace-title').textContent = `${t.info.name} (${t.info.format}, ${t.info.events} events)`;
   renderExplorer();
   changed('trace');
@@ -44,17 +45,47 @@ function renderExplorer() {
     for (const [k, v] of Object.entries(i.params)) add(k, v);
     box.append(el('h3', {}, 'Metadata'), meta);
     const res = el('ul', { class: 'results', 'data-testid': 'results' });
-    for (const r of state.trace.results) res.append(el('li', {}, `${r.name} `, el('small', {}, `${r.kind}, ${r.size}, ${r.tool}`)));
+    for (const r of state.trace.results) res.append(resultItem(r));
     if (!state.trace.results.length) res.append(el('li', {}, el('small', {}, 'no saved results')));
     box.append(el('h3', {}, 'Results'), res);
   }
+}
+
+// A saved result: an event or producer set can filter every view; any can be deleted.
+function resultItem(r) {
+  const on = state.result === r.name;
+  const acts = el('span', { class: 'ractions' });
+  if (r.kind === 'event_set' || r.kind === 'producer_set') {
+    acts.append(el('button', { 'data-testid': 'result-filter', title: 'show only this set in every view',
+      onclick: () => { state.result = on ? null : r.name; renderExplorer(); changed('result'); } }, on ? 'stop filtering' : 'use as filter'));
+  }
+  acts.append(el('button', { 'data-testid': 'result-delete', title: 'delete this result from the workspace', onclick: async () => {
+    if (!confirm(`Delete the result '${r.name}' of ${state.trace.info.name}?`)) return;
+    try { await post('results/delete', { trace: state.trace.info.id, name: r.name }); } catch (e) { alert('delete failed: ' + e.message); }
+    if (on) { state.result = null; changed('result'); }
+    changed('results');
+  } }, 'delete'));
+  return el('li', { class: on ? 'on' : '', 'data-testid': 'result-item', 'data-name': r.name, 'data-kind': r.kind, 'data-size': r.size },
+    el('span', { class: 'rname' }, r.name), ' ', el('small', {}, `${r.kind}, ${r.size}, ${r.tool}`), acts);
+}
+
+// The results of the open trace, fetched again after a tool run or a delete.
+async function refreshResults() {
+  if (!state.trace) return;
+  const id = state.trace.info.id;
+  const r = await api('results', { trace: id });
+  if (!state.trace || state.trace.info.id !== id) return;
+  state.trace.results = r.results;
+  if (state.result && !r.results.some(x => x.name === state.result)) { state.result = null; changed('result'); }
+  renderExplorer();
 }
 
 function showRange() {
   const r = document.getElementById('range');
   if (!state.trace) { r.textContent = ''; return; }
   const u = state.trace.info.time_unit, [a, b] = state.range ? [state.range.from, state.range.to] : [0, state.trace.span];
-  r.textContent = `${state.range ? 'range' : 'whole trace'} ${fmtAt(a, u)} – ${fmtAt(b, u)}`;
+  r.textContent = `${state.range ? 'range' : 'whole trace'} ${fmtAt(a, u)} – ${fmtAt(b, u)}` + (state.result ? ` · only '${state.result}'` : '');
+  r.dataset.result = state.result || '';
   r.dataset.from = state.range ? absTicks(state.range.from) : '';
   r.dataset.to = state.range ? absTicks(state.range.to) : '';
 }
@@ -76,9 +107,11 @@ async function main() {
     changed('timefmt');
   });
   onChange(showRange);
+  onChange(what => { if (what.has('results')) refreshResults().catch(e => console.error(e)); });
   setupOverview();
   setupViews();
   setupDetails();
+  setupTools();
   const list = await api('traces');
   state.traces = list.traces;
   renderExplorer();

@@ -12,8 +12,9 @@ async function loadDensity() {
   if (!state.trace) return;
   const cv = document.getElementById('density');
   const slices = Math.max(10, Math.min(2000, Math.floor((cv.clientWidth || 800) / 2)));
-  // the density shows the whole trace; the brush shows the selected range
-  const p = { trace: state.trace.info.id, slices };
+  // the density shows the whole trace (within the result used as a filter); the
+  // brush shows the selected range
+  const p = { trace: state.trace.info.id, slices, result: state.result || undefined };
   densityData = await api('density', p);
   densityData.from = rel(densityData.from); densityData.to = rel(densityData.to);
   drawDensity();
@@ -176,9 +177,9 @@ export function setupOverview() {
     if (what.has('trace')) jobs.push(loadDensity());
     if (what.has('timefmt')) { drawDensity(); jobs.push(loadPage(true)); }
     if (what.has('selected')) markSelected();
-    if (what.has('range') || what.has('filter') || what.has('trace') || what.has('tab')) {
+    if (what.has('range') || what.has('filter') || what.has('result') || what.has('trace') || what.has('tab')) {
       if (!what.has('trace')) drawDensity();
-      if (what.has('tab')) jobs.push(loadDensity());
+      if (what.has('tab') || what.has('result')) jobs.push(loadDensity());
       jobs.push(loadStats(), loadTable());
     }
     try { await Promise.all(jobs); } catch (e) { console.error(e); document.getElementById('stats-note').textContent = 'error: ' + e.message; }

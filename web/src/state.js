@@ -8,6 +8,7 @@ export const state = {
   folded: new Set(),  // producer ids whose subtree is folded in the timeline
   absolute: false,    // times shown as absolute ticks instead of offsets from the start
   selected: null,     // id of the event in the details panel (its table row is marked)
+  result: null,       // name of the saved event or producer set every view is filtered by
 };
 
 // Times. The API sends ticks as strings (ticks=string): epoch nanoseconds are beyond
@@ -97,15 +98,29 @@ export async function api(path, params = {}) {
   return body;
 }
 
+// A request that changes the workspace: POST with the page's token (the server
+// refuses a POST without it, so another site's page cannot make one).
+export async function post(path, params = {}) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') q.set(k, v);
+  const meta = document.querySelector('meta[name="traza-token"]');
+  const r = await fetch('/api/' + path + '?' + q.toString().replace(/\+/g, '%20'),
+    { method: 'POST', headers: { 'X-Traza-Token': meta ? meta.content : '' } });
+  const body = await r.json().catch(() => ({ error: 'bad answer' }));
+  if (!r.ok) throw new Error(body.error || ('HTTP ' + r.status));
+  return body;
+}
+
 export function apiUrl(path, params) {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') q.set(k, v);
   return '/api/' + path + '?' + q.toString().replace(/\+/g, '%20');
 }
 
-// Parameters of the current selection (range + regex filters), for every endpoint.
+// Parameters of the current selection (range, regex filters, the result used as a
+// filter), for every endpoint.
 export function selection(extra = {}) {
-  const p = { trace: state.trace ? state.trace.info.id : undefined };
+  const p = { trace: state.trace ? state.trace.info.id : undefined, result: state.result || undefined };
   if (state.range) { p.from = absTicks(state.range.from); p.to = absTicks(state.range.to); }
   for (const [c, re] of Object.entries(state.filters)) {
     if (!re) continue;
