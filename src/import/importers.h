@@ -14,6 +14,7 @@ extern const traza_importer tz_importer_chrome;
 extern const traza_importer tz_importer_uftrace;
 extern const traza_importer tz_importer_ctf;
 extern const traza_importer tz_importer_etm;
+extern const traza_importer tz_importer_tracecmd;
 
 /* In detection order (ties go to the earlier one). */
 static const traza_importer *const tz_importers[] = {
@@ -27,6 +28,7 @@ static const traza_importer *const tz_importers[] = {
     &tz_importer_uftrace,
     &tz_importer_ctf,
     &tz_importer_etm,
+    &tz_importer_tracecmd,
     NULL,
 };
 
