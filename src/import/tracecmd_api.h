@@ -7,7 +7,7 @@
 #include <traceevent/event-parse.h>
 #include "util/dynlib.h"
 
-#define TZ_TCMD_FUNCS(X) X(tracecmd_open) X(tracecmd_close) X(tracecmd_get_tep) X(tracecmd_iterate_events) \
+#define TZ_TCMD_FUNCS(X) X(tracecmd_open_head) X(tracecmd_init_data) X(tracecmd_close) X(tracecmd_get_tep) X(tracecmd_iterate_events) \
     X(tracecmd_set_loglevel) X(tracecmd_buffer_instances)
 
 #define TZ_TEP_FUNCS(X)                                                                                                  \
@@ -17,7 +17,8 @@
 TZ_DYNLIB_DECLARE(tcmd, TZ_TCMD_FUNCS)
 TZ_DYNLIB_DECLARE(tep, TZ_TEP_FUNCS)
 
-#define tracecmd_open (tz_tcmd_api_get()->tracecmd_open)
+#define tracecmd_open_head (tz_tcmd_api_get()->tracecmd_open_head)
+#define tracecmd_init_data (tz_tcmd_api_get()->tracecmd_init_data)
 #define tracecmd_close (tz_tcmd_api_get()->tracecmd_close)
 #define tracecmd_get_tep (tz_tcmd_api_get()->tracecmd_get_tep)
 #define tracecmd_iterate_events (tz_tcmd_api_get()->tracecmd_iterate_events)

@@ -57,6 +57,12 @@ static void test_damaged(void **state)
     memcpy(bad + 914830, "flyrecorX", 9);
     iu_expect_fail_msg(&w, "t_sect", bad, len, "trace-cmd",
                        "t_sect: byte 914830: expected the section name 'options', 'latency' or 'flyrecord', found other bytes");
+    /* a page header counting more event bytes than the page holds: libtracecmd fails
+     * to load it and then crashes closing the file */
+    memcpy(bad, dat, len);
+    memcpy(bad + 917504 + 8, "\xff\xff\xff\x00", 4);
+    iu_expect_fail_msg(&w, "t_page", bad, len, "trace-cmd",
+                       "t_page: byte 917512: page 0 of CPU 0 counts 16777215 bytes of events, more than the 4084 it holds");
     free(bad);
     free(dat);
     tu_ws_close(&w);
