@@ -15,6 +15,7 @@ extern const traza_importer tz_importer_uftrace;
 extern const traza_importer tz_importer_ctf;
 extern const traza_importer tz_importer_etm;
 extern const traza_importer tz_importer_tracecmd;
+extern const traza_importer tz_importer_perfscript;
 
 /* In detection order (ties go to the earlier one). */
 static const traza_importer *const tz_importers[] = {
@@ -29,6 +30,7 @@ static const traza_importer *const tz_importers[] = {
     &tz_importer_ctf,
     &tz_importer_etm,
     &tz_importer_tracecmd,
+    &tz_importer_perfscript,
     NULL,
 };
 
