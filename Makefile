@@ -34,18 +34,18 @@ endif
 VERSION := $(shell sed -n 's/^#define TRAZA_VERSION_STRING "\(.*\)"/\1/p' include/traza/version.h)
 # Libraries found through pkg-config. Optional-by-design features are not optional
 # at build time: a missing package is installed by scripts/install-deps.sh.
-PKGS    := sqlite3 libpcre2-8 libzstd liblzma zlib jansson libdw libelf babeltrace2 libpq libmicrohttpd
+PKGS    := sqlite3 libpcre2-8 libzstd liblzma zlib jansson libdw libelf babeltrace2 libpq libmicrohttpd libtracecmd libtraceevent libtracefs
 # Read once, when make starts: the targets that install packages first (demo, test,
 # test-fast) therefore build in a second make, started after the install.
 PKG_CONFIG ?= pkg-config
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 # libpq: Debian's libpq.pc lists static-only libraries (-lpgcommon -lpgport) in
 # Libs.private that no package installs, so traza.pc names -lpq instead of requiring it.
-# libpq, libmicrohttpd, OpenCSD and babeltrace2 are not linked: the features that need
-# them open them with dlopen (src/util/dynlib.c), which spares every other traza
+# libpq, libmicrohttpd, OpenCSD, babeltrace2, libtracecmd and libtraceevent are not
+# linked: the features that need them open them with dlopen (src/util/dynlib.c), which spares every other traza
 # process ~8 ms of dynamic linking (babeltrace2 and GLib: ~0.5 ms). Their headers are
 # still needed to build; tests that call libpq themselves link it (TEST_LIBS).
-DLOPEN_PKGS := libpq libmicrohttpd babeltrace2
+DLOPEN_PKGS := libpq libmicrohttpd babeltrace2 libtracecmd libtraceevent libtracefs
 PKGS_PC = $(filter-out $(DLOPEN_PKGS),$(PKGS))
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS_PC) 2>/dev/null)
 # libbz2 (the .tzi text dictionaries, format version 5) has no pkg-config file in

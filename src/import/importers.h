@@ -14,6 +14,8 @@ extern const traza_importer tz_importer_chrome;
 extern const traza_importer tz_importer_uftrace;
 extern const traza_importer tz_importer_ctf;
 extern const traza_importer tz_importer_etm;
+extern const traza_importer tz_importer_tracecmd;
+extern const traza_importer tz_importer_perfscript;
 
 /* In detection order (ties go to the earlier one). */
 static const traza_importer *const tz_importers[] = {
@@ -27,6 +29,8 @@ static const traza_importer *const tz_importers[] = {
     &tz_importer_uftrace,
     &tz_importer_ctf,
     &tz_importer_etm,
+    &tz_importer_tracecmd,
+    &tz_importer_perfscript,
     NULL,
 };
 
