@@ -34,7 +34,7 @@ endif
 VERSION := $(shell sed -n 's/^#define TRAZA_VERSION_STRING "\(.*\)"/\1/p' include/traza/version.h)
 # Libraries found through pkg-config. Optional-by-design features are not optional
 # at build time: a missing package is installed by scripts/install-deps.sh.
-PKGS    := sqlite3 libpcre2-8 libzstd liblzma zlib jansson libdw libelf babeltrace2 libpq libmicrohttpd libtracecmd libtraceevent libtracefs
+PKGS    := sqlite3 libpcre2-8 libzstd liblzma zlib jansson libdw libelf babeltrace2 libpq libmicrohttpd libtracecmd libtraceevent libtracefs libprotobuf-c
 # Read once, when make starts: the targets that install packages first (demo, test,
 # test-fast) therefore build in a second make, started after the install.
 PKG_CONFIG ?= pkg-config
@@ -54,8 +54,10 @@ EXTRA_LIBS ?= -lbz2
 # OpenCSD (CoreSight decode, Debian libopencsd-dev) has no pkg-config file.
 TEST_LIBS := -lpq -lmicrohttpd -lopencsd_c_api -lopencsd
 
+# Where protoc-c writes the code it generates from src/export/*.proto.
+PROTO_GEN := build/gen
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
-CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -g $(OPT) $(WARN) -fPIC -Iinclude -Isrc $(PKG_CFLAGS) $(CFLAGS)
+CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -g $(OPT) $(WARN) -fPIC -Iinclude -Isrc -I$(PROTO_GEN) $(PKG_CFLAGS) $(CFLAGS)
 LDLIBS_ALL := $(PKG_LIBS) $(EXTRA_LIBS) -ldl -lpthread -lm $(LDLIBS)
 # The traza binary takes these libraries from their static archives (Debian's -dev
 # packages ship them): the loader then maps and relocates two shared objects instead
@@ -63,7 +65,7 @@ LDLIBS_ALL := $(PKG_LIBS) $(EXTRA_LIBS) -ldl -lpthread -lm $(LDLIBS)
 # "start-up"), which small inputs feel. The price: a security update of one of them needs a
 # rebuild of traza. libtraza.so and the tests stay dynamic; babeltrace2 is opened
 # with dlopen (above), so the binary needs only libc and libm at start.
-STATIC_LIBS := -lsqlite3 -lpcre2-8 -ljansson -ldw -lelf -lbz2 -lzstd -llzma -lz
+STATIC_LIBS := -lsqlite3 -lpcre2-8 -ljansson -ldw -lelf -lbz2 -lzstd -llzma -lz -lprotobuf-c
 CLI_LIBS = -Wl,-Bstatic $(STATIC_LIBS) -Wl,-Bdynamic -ldl -lpthread -lm $(LDLIBS)
 
 LIB_SRC := $(sort $(shell find src -name '*.c' -not -path 'src/cli/*'))
@@ -75,6 +77,12 @@ FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 # The web UI, embedded into the library: see the web rules below.
 LIB_OBJ += $(BUILD)/obj/gen/web_assets.o
+# Protocol buffers (Perfetto's trace format): src/export/*.proto, compiled by protoc-c
+# into build/gen/ at build time (the generated code is not committed).
+PROTO_SRC := $(sort $(wildcard src/export/*.proto))
+PROTO_C := $(patsubst src/export/%.proto,$(PROTO_GEN)/%.pb-c.c,$(PROTO_SRC))
+PROTO_H := $(PROTO_C:.c=.h)
+LIB_OBJ += $(patsubst $(PROTO_GEN)/%.c,$(BUILD)/obj/gen/%.o,$(PROTO_C))
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 # Programs tests run (trace generators and the like): tests/<area>/helper_*.c
@@ -104,6 +112,16 @@ $(LIB_OBJ): VISIBILITY := -fvisibility=hidden
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(VISIBILITY) -MMD -MP -c $< -o $@
+
+$(PROTO_GEN)/%.pb-c.c $(PROTO_GEN)/%.pb-c.h: src/export/%.proto
+	@mkdir -p $(PROTO_GEN)
+	protoc-c --c_out=$(PROTO_GEN) --proto_path=src/export $<
+$(BUILD)/obj/gen/%.pb-c.o: $(PROTO_GEN)/%.pb-c.c $(PROTO_GEN)/%.pb-c.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(VISIBILITY) -c $< -o $@
+# The sources that include a generated header wait for it (a first build has no .d yet).
+PROTO_USERS := $(shell grep -l 'pb-c\.h' $(LIB_SRC) fuzz/*.c tests/*/*.c 2>/dev/null)
+$(patsubst %.c,$(BUILD)/obj/%.o,$(PROTO_USERS)) $(patsubst src/%.c,build/fuzzobj/%.o,$(PROTO_USERS)): $(PROTO_H)
 
 $(BUILD)/libtraza.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -184,11 +202,14 @@ demo:
 # linked against it (make build/fuzz/fuzz_tzi builds one).
 # FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION (the libFuzzer/OSS-Fuzz convention): the
 # .tzi reader then ignores its checksums, so that mutations reach the decoders.
-FUZZ_CC := clang -std=c11 -D_GNU_SOURCE -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -g -O1 -Iinclude -Isrc $(PKG_CFLAGS)
-FUZZ_OBJ := $(patsubst src/%.c,build/fuzzobj/%.o,$(LIB_SRC))
+FUZZ_CC := clang -std=c11 -D_GNU_SOURCE -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -g -O1 -Iinclude -Isrc -I$(PROTO_GEN) $(PKG_CFLAGS)
+FUZZ_OBJ := $(patsubst src/%.c,build/fuzzobj/%.o,$(LIB_SRC)) $(patsubst $(PROTO_GEN)/%.c,build/fuzzobj/gen/%.o,$(PROTO_C))
 build/fuzzobj/%.o: src/%.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -fsanitize=fuzzer-no-link,address,undefined -MMD -MP -c $< -o $@
+build/fuzzobj/gen/%.o: $(PROTO_GEN)/%.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
 -include $(wildcard build/fuzzobj/*/*.d)
 build/fuzz/%: fuzz/%.c $(FUZZ_OBJ)
 	@mkdir -p build/fuzz

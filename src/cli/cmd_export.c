@@ -10,7 +10,7 @@ const char cmd_export_usage[] =
     "is written to a temporary and moved into place, so a failure leaves no partial file.\n"
     "\n"
     "  --format F   one of the exporters 'traza tools' lists as export-F\n"
-    "               (csv; paje, pjdump and chrome when built in)\n"
+    "               (csv; paje, pjdump, chrome, perfetto and folded when built in)\n"
     "  -o FILE      output file (default: standard output)\n"
     "\n" CLI_FILTER_HELP;
 

@@ -16,6 +16,7 @@ extern const traza_importer tz_importer_ctf;
 extern const traza_importer tz_importer_etm;
 extern const traza_importer tz_importer_tracecmd;
 extern const traza_importer tz_importer_perfscript;
+extern const traza_importer tz_importer_perfetto;
 
 /* In detection order (ties go to the earlier one). */
 static const traza_importer *const tz_importers[] = {
@@ -27,6 +28,7 @@ static const traza_importer *const tz_importers[] = {
     &tz_importer_rtdump,
     &tz_importer_chrome,
     &tz_importer_uftrace,
+    &tz_importer_perfetto,
     &tz_importer_ctf,
     &tz_importer_etm,
     &tz_importer_tracecmd,

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Folded stacks (FlameGraph / speedscope collapsed): one line per call stack, weight =
+# self time; the weights ending in f sum to f's exclusive time in `traza callstack`.
+. tests/lib.sh
+# main [0,100] calls a [10,40] (which calls b [20,30]) and b [50,60]; on a second
+# thread main [0,50] calls a [5,15]. Self times: main 60+40, a 20+10, main;a;b 10, main;b 10.
+cat > "$TMP/calls.csv" <<'CSV'
+ts,end,type,producer,level,category
+0,100,main,t1,0,state
+10,40,a,t1,1,state
+20,30,b,t1,2,state
+50,60,b,t1,1,state
+0,50,main,t2,0,state
+5,15,a,t2,1,state
+CSV
+check_rc "import nested calls" 0 "$TRAZA" import "$TMP/calls.csv" --format csv --name calls
+check_rc "export folded" 0 "$TRAZA" export calls --format folded -o "$TMP/calls.folded"
+check_eq "folded stacks and self times" "main 100
+main;a 30
+main;a;b 10
+main;b 10" "$(cat "$TMP/calls.folded")"
+
+exclusive_check() { # NAME TRACE: per-function sums of the folded weights = callstack's exclusive times
+  check_rc "$1: export folded" 0 "$TRAZA" export "$2" --format folded -o "$TMP/$2.folded"
+  "$TRAZA" callstack "$2" --json --top 1000000 > "$TMP/$2.cs.json"
+  check_eq "$1: weights per function = callstack exclusive times" "ok" "$(python3 - "$TMP/$2.cs.json" "$TMP/$2.folded" <<'PY'
+import collections, json, sys
+ex = {p["name"]: p["exclusive"] for p in json.load(open(sys.argv[1]))["profile"]}
+w = collections.Counter()
+for line in open(sys.argv[2]):
+    stack, n = line.rsplit(" ", 1)
+    w[stack.split(";")[-1]] += int(n)
+# "?": callstack's name for the unknown parent of a call whose caller the trace lacks
+bad = [(f, ex.get(f, 0), w.get(f, 0)) for f in set(ex) | set(w) if f != "?" and ex.get(f, 0) != w.get(f, 0)]
+print("ok" if not bad and len(w) > 0 else bad[:5])
+PY
+)"
+}
+exclusive_check "nested calls" calls
+U=$DATA/uftrace-redisgraph-aarch64/uftrace.data
+if [ -d "$U" ]; then
+  check_rc "uftrace: import" 0 "$TRAZA" import "$U" --name uf
+  exclusive_check "uftrace" uf
+else
+  skip "uftrace folded stacks" "shared data absent"
+fi
