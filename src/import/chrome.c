@@ -9,7 +9,9 @@
  *                       next step, matched first-in first-out by (cat, id)
  *   S/F, b/e (async) -> one link per span, from the start thread to the end thread,
  *                       matched last-in first-out by (cat, name, id)
- *   M                -> process_name / thread_name become producer names
+ *   M                -> process_name / thread_name become producers (with or without
+ *                       events); a thread_name's "parent_tid" arg puts it under that
+ *                       thread (traza's export keeps a deeper producer tree so)
  *   P, O, N, D, c, (, ) and unknown phases are counted and logged as ignored.
  *
  * Producers: process "NAME (PID)" (or "pid PID") -> thread "NAME (TID)" (or
@@ -61,6 +63,7 @@ typedef struct ch_ctx {
     const char *path;
     tz_map pnames;      /* "pid" -> index into names[] */
     tz_map tnames;      /* "pid\x1ftid" -> index into names[] */
+    tz_map tparent;     /* "pid\x1ftid" -> index into names[] of the parent thread's tid */
     char **names;
     size_t nnames, capnames;
     tz_map producers;   /* "p\x1fpid" / "t\x1fpid\x1ftid" / "g" -> producer id */
@@ -179,12 +182,71 @@ static int add_name(ch_ctx *c, tz_map *m, const char *key, const char *name)
     return 0;
 }
 
+/* The process producer of pid (text), made on first use. */
+static int32_t process_producer(ch_ctx *c, const char *pid)
+{
+    tz_buf key;
+    tz_buf_init(&key);
+    tz_buf_printf(&key, "p\x1f%s", pid);
+    int64_t v, ni;
+    int32_t proc = -1;
+    if (key.oom) {
+        proc = oom(c);
+    } else if (tz_map_get(&c->producers, key.s, &v)) {
+        proc = (int32_t)v;
+    } else {
+        char *name = tz_map_get(&c->pnames, pid, &ni) ? tz_asprintf("%s (%s)", c->names[ni], pid) : tz_asprintf("pid %s", pid);
+        if (!name)
+            proc = oom(c);
+        else if ((proc = traza_writer_producer(c->w, -1, name, "Process", c->err)) >= 0 && tz_map_put(&c->producers, key.s, proc) < 0)
+            proc = oom(c);
+        free(name);
+    }
+    tz_buf_free(&key);
+    return proc;
+}
+
+/* The thread producer of (pid, tid), made on first use: under the thread its
+ * metadata names as parent ("parent_tid", how traza keeps a deeper producer tree),
+ * else under the process. depth bounds a parent chain that loops. */
+static int32_t thread_producer(ch_ctx *c, int32_t proc, const char *pid, const char *tid, int depth)
+{
+    tz_buf key;
+    tz_buf_init(&key);
+    tz_buf_printf(&key, "t\x1f%s\x1f%s", pid, tid);
+    int64_t v, ni;
+    int32_t id = -1;
+    if (key.oom) {
+        id = oom(c);
+        goto out;
+    }
+    if (tz_map_get(&c->producers, key.s, &v)) {
+        id = (int32_t)v;
+        goto out;
+    }
+    int32_t parent = proc;
+    if (depth < 64 && tz_map_get(&c->tparent, key.s + 2, &ni) && strcmp(c->names[ni], tid) != 0 &&
+        (parent = thread_producer(c, proc, pid, c->names[ni], depth + 1)) < 0)
+        goto out;
+    char *name = tz_map_get(&c->tnames, key.s + 2, &ni) ? tz_asprintf("%s (%s)", c->names[ni], tid) : tz_asprintf("tid %s", tid);
+    if (!name) {
+        id = oom(c);
+        goto out;
+    }
+    id = traza_writer_producer(c->w, parent, name, "Thread", c->err);
+    free(name);
+    if (id >= 0 && tz_map_put(&c->producers, key.s, id) < 0)
+        id = oom(c);
+out:
+    tz_buf_free(&key);
+    return id;
+}
+
 static int32_t producer_for(ch_ctx *c, const json_t *ev, int scope_process)
 {
-    tz_buf pid, tid, key;
+    tz_buf pid, tid;
     tz_buf_init(&pid);
     tz_buf_init(&tid);
-    tz_buf_init(&key);
     int32_t id = -1;
     int has_pid = id_text(json_object_get(ev, "pid"), &pid);
     int has_tid = !scope_process && id_text(json_object_get(ev, "tid"), &tid);
@@ -201,54 +263,16 @@ static int32_t producer_for(ch_ctx *c, const json_t *ev, int scope_process)
     }
     if (sc && strcmp(sc, "p") == 0)
         has_tid = 0;
-    if (pid.oom || tid.oom)
-        goto nomem;
-    tz_buf_printf(&key, "p\x1f%s", pid.s);
-    int64_t v;
-    int32_t proc;
-    if (tz_map_get(&c->producers, key.s ? key.s : "", &v)) {
-        proc = (int32_t)v;
-    } else {
-        int64_t ni;
-        char *name = tz_map_get(&c->pnames, pid.s, &ni) ? tz_asprintf("%s (%s)", c->names[ni], pid.s)
-                                                        : tz_asprintf("pid %s", pid.s);
-        if (!name)
-            goto nomem;
-        proc = traza_writer_producer(c->w, -1, name, "Process", c->err);
-        free(name);
-        if (proc < 0)
-            goto out;
-        if (key.oom || tz_map_put(&c->producers, key.s, proc) < 0)
-            goto nomem;
-    }
-    if (!has_tid) {
-        id = proc;
+    if (pid.oom || tid.oom) {
+        id = oom(c);
         goto out;
     }
-    tz_buf_reset(&key);
-    tz_buf_printf(&key, "t\x1f%s\x1f%s", pid.s, tid.s);
-    if (key.oom)
-        goto nomem;
-    if (tz_map_get(&c->producers, key.s, &v)) {
-        id = (int32_t)v;
-        goto out;
-    }
-    int64_t ni;
-    char *name = tz_map_get(&c->tnames, key.s + 2, &ni) ? tz_asprintf("%s (%s)", c->names[ni], tid.s)
-                                                         : tz_asprintf("tid %s", tid.s);
-    if (!name)
-        goto nomem;
-    id = traza_writer_producer(c->w, proc, name, "Thread", c->err);
-    free(name);
-    if (id >= 0 && tz_map_put(&c->producers, key.s, id) < 0)
-        goto nomem;
-    goto out;
-nomem:
-    id = oom(c);
+    id = process_producer(c, pid.s);
+    if (id >= 0 && has_tid)
+        id = thread_producer(c, id, pid.s, tid.s, 0);
 out:
     tz_buf_free(&pid);
     tz_buf_free(&tid);
-    tz_buf_free(&key);
     return id;
 }
 
@@ -710,7 +734,26 @@ static int meta_pass(ch_ctx *c, json_t *events)
                 rc = key.oom ? oom(c) : -1;
                 break;
             }
+            tz_buf parent;
+            tz_buf_init(&parent);
+            if (id_text(json_object_get(args, "parent_tid"), &parent) &&
+                (parent.oom || add_name(c, &c->tparent, key.s, parent.s) < 0))
+                rc = parent.oom ? oom(c) : -1;
+            tz_buf_free(&parent);
+            if (rc < 0)
+                break;
         }
+    }
+    /* Every named process and thread is a producer, with events or not. */
+    json_array_foreach(events, i, ev) {
+        const char *ph = ev_str(ev, "ph");
+        const char *what = ev_str(ev, "name");
+        if (rc < 0 || !ph || strcmp(ph, "M") != 0 || !what)
+            continue;
+        int proc = strcmp(what, "process_name") == 0;
+        if ((proc || strcmp(what, "thread_name") == 0) && json_object_get(ev, "pid") &&
+            (proc || json_object_get(ev, "tid")) && producer_for(c, ev, proc) < 0)
+            rc = -1;
     }
     tz_buf_free(&key);
     return rc;
@@ -830,6 +873,7 @@ static void ctx_free(ch_ctx *c)
     free(c->names);
     tz_map_free(&c->pnames);
     tz_map_free(&c->tnames);
+    tz_map_free(&c->tparent);
     tz_map_free(&c->producers);
     tz_map_free(&c->types);
     tz_map_free(&c->typecat);
@@ -953,6 +997,7 @@ int tz_chrome_import_json(traza_ctx *ctx, traza_writer *w, const char *path, jso
     c.path = path;
     tz_map_init(&c.pnames);
     tz_map_init(&c.tnames);
+    tz_map_init(&c.tparent);
     tz_map_init(&c.producers);
     tz_map_init(&c.types);
     tz_map_init(&c.typecat);

@@ -308,8 +308,8 @@ static void roundtrip(tu_ws *w, const char *trace)
     for (int k = 0; k < TRAZA_NCATEGORIES; k++)
         assert_int_equal(again.categories[k], src->categories[k]);
     assert_int_equal(again.producers, src->producers);
-    assert_int_equal(again.min_ts, src->min_ts);
-    assert_int_equal(again.max_ts, src->max_ts);
+    assert_int_equal(again.min_ts, 0); /* written from the trace start */
+    assert_int_equal(again.max_ts, src->max_ts - src->min_ts);
     traza_trace_info_clear(&again);
     traza_trace_close(t);
     free(name);
