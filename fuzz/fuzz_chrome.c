@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     traza_writer *w = traza_writer_begin(g_ws, "fuzz", "chrome", &err);
     if (!w)
         abort();
-    tz_chrome_import_json(g_ctx, w, "fuzz.json", root, &err);
+    tz_chrome_import_json(g_ctx, w, "fuzz.json", root, 0, &err);
     traza_writer_abort(w);
     json_decref(root);
     return 0;

@@ -12,6 +12,11 @@ extern "C" {
  * -fvisibility=hidden). */
 #pragma GCC visibility push(default)
 
+/* Choices an exporter may honour (zero = the defaults). */
+typedef struct traza_export_opts {
+    int absolute_time; /* chrome: timestamps as stored, not from the trace start */
+} traza_export_opts;
+
 typedef struct traza_exporter {
     const char *name;       /* "paje", "pjdump", "chrome", "csv" */
     const char *tool_name;  /* "export-paje", ... */
@@ -19,6 +24,8 @@ typedef struct traza_exporter {
     /* Writes the events the filter selects (all when NULL) to `out`. The writer
      * checks every write; on error it returns -1 with err set. */
     int (*write)(traza_trace *t, const traza_filter *f, FILE *out, traza_err *err);
+    /* The same with options; NULL when the exporter has none (write is used). */
+    int (*write_opts)(traza_trace *t, const traza_filter *f, const traza_export_opts *o, FILE *out, traza_err *err);
 } traza_exporter;
 
 size_t traza_exporter_count(void);
@@ -28,6 +35,9 @@ const traza_exporter *traza_exporter_find(const char *name);
 /* Exports to a path ("-" = stdout), via a temporary file renamed into place so a
  * failed export never leaves a half-written file behind. */
 int traza_export(traza_trace *t, const char *format, const traza_filter *f, const char *path, traza_err *err);
+/* traza_export with options (o may be NULL). */
+int traza_export_with(traza_trace *t, const char *format, const traza_filter *f, const traza_export_opts *o, const char *path,
+                      traza_err *err);
 
 #pragma GCC visibility pop
 

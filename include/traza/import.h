@@ -21,6 +21,8 @@ typedef struct traza_import_opts {
     int has_time_unit;    /* ...unless this is set */
     int no_postprocess;   /* skip the derived trace some formats build after the import
                              (CTF: the processed kernel / provider trace, traza/ctf.h) */
+    int strict;           /* an input the importer would skip (counted in the trace's
+                             "skipped.*" parameters) is an error instead */
 } traza_import_opts;
 
 typedef struct traza_importer {

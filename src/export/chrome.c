@@ -9,7 +9,12 @@
  * its root (tid); names go out as process_name / thread_name metadata. Names the
  * chrome importer made ("NAME (N)", "pid N", "tid N") give back their numbers, so a
  * Chrome file survives a round trip with its pids and tids. Parameters become args.
- * Timestamps are written in microseconds with exact decimals. */
+ * A producer deeper than a thread is a thread of its root whose thread_name carries
+ * "parent_tid" (its parent's tid), so the importer rebuilds the tree; every producer
+ * gets its metadata, with events or not.
+ * Timestamps are written in microseconds with exact decimals, from the trace start
+ * (absolute_time: as stored): epoch nanoseconds read back as doubles lose the
+ * nanoseconds, and nested slices then overlap. */
 #include "export/exporters.h"
 #include "util/util.h"
 
@@ -196,7 +201,6 @@ static int producers_meta(traza_trace *t, ex_prod **out, tz_buf *b, size_t head_
             pr[i].tid = ps[i].parent >= 0 ? tid : pr[i].pid;
         }
     }
-    char path[4096];
     for (size_t i = 0; i < n; i++) {
         long long num;
         size_t nl;
@@ -204,14 +208,7 @@ static int producers_meta(traza_trace *t, ex_prod **out, tz_buf *b, size_t head_
         size_t len = strlen(name);
         if (use_names && label_number(name, &num, &nl) == 0)
             len = nl;
-        else if (ps[i].parent >= 0 && ps[ps[i].parent].parent >= 0) {
-            /* deeper than thread: the path below the root */
-            const char *full = traza_trace_producer_path(t, (int32_t)i, path, sizeof path);
-            const char *slash = full ? strchr(full, '/') : NULL;
-            name = slash ? slash + 1 : ps[i].name;
-            len = strlen(name);
-        }
-        if (len == 0 || pr[i].is_global)
+        if (len == 0 || pr[i].is_global) /* "pid N", "tid N": the importer's own default */
             continue;
         int is_root = ps[i].parent < 0;
         tz_buf_printf(b, "%s\n{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%lld,", b->len > head_len ? "," : "", is_root ? "process_name" : "thread_name",
@@ -220,19 +217,23 @@ static int producers_meta(traza_trace *t, ex_prod **out, tz_buf *b, size_t head_
             tz_buf_printf(b, "\"tid\":%lld,", pr[i].tid);
         tz_buf_puts(b, "\"args\":{\"name\":");
         tz_json_strn(b, name, len);
+        if (!is_root && ps[ps[i].parent].parent >= 0)
+            tz_buf_printf(b, ",\"parent_tid\":%lld", pr[ps[i].parent].tid);
         tz_buf_puts(b, "}}");
     }
     *out = pr;
     return 0;
 }
 
-static int write_chrome(traza_trace *t, const traza_filter *f, FILE *out, traza_err *err)
+static int write_chrome_opts(traza_trace *t, const traza_filter *f, const traza_export_opts *o, FILE *out, traza_err *err)
 {
     traza_filter all;
     traza_filter_init(&all);
     traza_filter q = f ? *f : all;
     q.with_params = 1;
-    int unit = traza_trace_info_of(t)->time_unit;
+    const traza_trace_info *info = traza_trace_info_of(t);
+    int unit = info->time_unit;
+    int64_t origin = o && o->absolute_time ? 0 : info->min_ts;
     if (unit < -18 || unit > 6)
         return traza_err_set(err, TRAZA_E_UNSUPPORTED, "chrome export: time unit 10^%d s is out of range", unit);
     tz_buf b;
@@ -261,14 +262,14 @@ static int write_chrome(traza_trace *t, const traza_filter *f, FILE *out, traza_
         size_t at = b.len;
         switch (ty->category) {
         case TRAZA_STATE:
-            put_head(&b, "X", ty->name, p, ev->ts, unit, cat);
+            put_head(&b, "X", ty->name, p, ev->ts - origin, unit, cat);
             tz_buf_puts(&b, ",\"dur\":");
             put_us(&b, ev->end_ts - ev->ts, unit);
             put_args(&b, t, ev, cat);
             tz_buf_putc(&b, '}');
             break;
         case TRAZA_PUNCTUAL:
-            put_head(&b, "i", ty->name, p, ev->ts, unit, cat);
+            put_head(&b, "i", ty->name, p, ev->ts - origin, unit, cat);
             tz_buf_printf(&b, ",\"s\":\"%s\"", p->is_global ? "g" : p->is_root ? "p" : "t");
             put_args(&b, t, ev, cat);
             tz_buf_putc(&b, '}');
@@ -280,7 +281,7 @@ static int write_chrome(traza_trace *t, const traza_filter *f, FILE *out, traza_
                 rc = traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
                 break;
             }
-            put_head(&b, "C", name, p, ev->ts, unit, NULL);
+            put_head(&b, "C", name, p, ev->ts - origin, unit, NULL);
             free(name);
             tz_buf_puts(&b, ",\"args\":{");
             tz_json_str(&b, dot ? dot + 1 : "value");
@@ -291,11 +292,11 @@ static int write_chrome(traza_trace *t, const traza_filter *f, FILE *out, traza_
         }
         case TRAZA_LINK: {
             const ex_prod *e = (ev->has & TRAZA_HAS_END_PRODUCER) ? &pr[ev->end_producer] : p;
-            put_head(&b, "s", ty->name, p, ev->ts, unit, cat ? cat : "link");
+            put_head(&b, "s", ty->name, p, ev->ts - origin, unit, cat ? cat : "link");
             tz_buf_printf(&b, ",\"id\":%lld", (long long)ev->id);
             put_args(&b, t, ev, cat);
             tz_buf_putc(&b, '}');
-            put_head(&b, "f", ty->name, e, ev->end_ts, unit, cat ? cat : "link");
+            put_head(&b, "f", ty->name, e, ev->end_ts - origin, unit, cat ? cat : "link");
             tz_buf_printf(&b, ",\"id\":%lld,\"bp\":\"e\"}", (long long)ev->id);
             break;
         }
@@ -326,4 +327,10 @@ static int write_chrome(traza_trace *t, const traza_filter *f, FILE *out, traza_
     return rc < 0 ? -1 : 0;
 }
 
-const traza_exporter tz_exporter_chrome = {"chrome", "export-chrome", "Chrome trace-event JSON (X, i, C, s/f flows)", write_chrome};
+static int write_chrome(traza_trace *t, const traza_filter *f, FILE *out, traza_err *err)
+{
+    return write_chrome_opts(t, f, NULL, out, err);
+}
+
+const traza_exporter tz_exporter_chrome = {"chrome", "export-chrome", "Chrome trace-event JSON (X, i, C, s/f flows)", write_chrome,
+                                           write_chrome_opts};

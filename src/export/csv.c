@@ -38,4 +38,4 @@ static int write_csv(traza_trace *t, const traza_filter *f, FILE *out, traza_err
     return rc < 0 ? -1 : 0;
 }
 
-const traza_exporter tz_exporter_csv = {"csv", "export-csv", "events as CSV, one per line, parameters as name=value;...", write_csv};
+const traza_exporter tz_exporter_csv = {"csv", "export-csv", "events as CSV, one per line, parameters as name=value;...", write_csv, NULL};

@@ -26,7 +26,19 @@ const traza_exporter *traza_exporter_find(const char *name)
     return NULL;
 }
 
+static int write_with(const traza_exporter *ex, traza_trace *t, const traza_filter *f, const traza_export_opts *o, FILE *out,
+                      traza_err *err)
+{
+    return ex->write_opts ? ex->write_opts(t, f, o, out, err) : ex->write(t, f, out, err);
+}
+
 int traza_export(traza_trace *t, const char *format, const traza_filter *f, const char *path, traza_err *err)
+{
+    return traza_export_with(t, format, f, NULL, path, err);
+}
+
+int traza_export_with(traza_trace *t, const char *format, const traza_filter *f, const traza_export_opts *o, const char *path,
+                      traza_err *err)
 {
     const traza_exporter *ex = traza_exporter_find(format);
     if (!ex) {
@@ -39,7 +51,7 @@ int traza_export(traza_trace *t, const char *format, const traza_filter *f, cons
         return rc;
     }
     if (strcmp(path, "-") == 0) {
-        if (ex->write(t, f, stdout, err) < 0)
+        if (write_with(ex, t, f, o, stdout, err) < 0)
             return -1;
         if (fflush(stdout) != 0)
             return traza_err_set(err, TRAZA_E_IO, "standard output: write error: %s", strerror(errno));
@@ -48,7 +60,7 @@ int traza_export(traza_trace *t, const char *format, const traza_filter *f, cons
     tz_outfile out;
     if (tz_outfile_open(&out, path, err) < 0)
         return -1;
-    int rc = ex->write(t, f, out.f, err);
+    int rc = write_with(ex, t, f, o, out.f, err);
     return tz_outfile_close(&out, rc == 0, err) < 0 ? -1 : rc;
 }
 

@@ -498,4 +498,4 @@ static int write_paje(traza_trace *t, const traza_filter *f, FILE *out, traza_er
     return rc;
 }
 
-const traza_exporter tz_exporter_paje = {"paje", "export-paje", "Pajé trace (re-imports to the same model; pj_dump reads it)", write_paje};
+const traza_exporter tz_exporter_paje = {"paje", "export-paje", "Pajé trace (re-imports to the same model; pj_dump reads it)", write_paje, NULL};

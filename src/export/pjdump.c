@@ -122,4 +122,4 @@ static int write_pjdump(traza_trace *t, const traza_filter *f, FILE *out, traza_
     return rc < 0 ? -1 : 0;
 }
 
-const traza_exporter tz_exporter_pjdump = {"pjdump", "export-pjdump", "pj_dump's CSV lines (compares with pj_dump's output)", write_pjdump};
+const traza_exporter tz_exporter_pjdump = {"pjdump", "export-pjdump", "pj_dump's CSV lines (compares with pj_dump's output)", write_pjdump, NULL};

@@ -399,28 +399,6 @@ static char *put_i64(char *p, int64_t v)
     return p;
 }
 
-/* ticks of 10^unit s as decimal seconds (kptrace). */
-static char *put_secs(char *p, int64_t ticks, int unit)
-{
-    if (unit >= 0) {
-        p = put_i64(p, ticks);
-        for (int i = 0; i < unit; i++)
-            *p++ = '0';
-        return p;
-    }
-    int64_t scale = 1;
-    for (int i = 0; i < -unit; i++)
-        scale *= 10;
-    p = put_i64(p, ticks / scale);
-    *p++ = '.';
-    int64_t f = ticks % scale;
-    for (int i = -unit - 1; i >= 0; i--) {
-        p[i] = (char)('0' + f % 10);
-        f /= 10;
-    }
-    return p + (-unit);
-}
-
 static char *put_milli(char *p, int64_t m)
 {
     p = put_i64(p, m / 1000);
@@ -451,8 +429,6 @@ int traza_gen_file(const char *path, const char *format, const traza_gen_opts *o
         kp = 1;
     else
         return traza_err_set(err, TRAZA_E_USAGE, "gen: --format expects csv or kptrace, got '%s'", format);
-    if (kp && o->time_unit > 0)
-        return traza_err_set(err, TRAZA_E_USAGE, "gen: kptrace output needs a time unit of 1 s or finer");
     tz_outfile of = {stdout, NULL, NULL};
     if (strcmp(path, "-") != 0 && tz_outfile_open(&of, path, err) < 0)
         return -1;
@@ -483,19 +459,11 @@ int traza_gen_file(const char *path, const char *format, const traza_gen_opts *o
         iter_next(&g, o, &e);
         int c = (int)e.cat;
         int tnum = e.type - g.first[c];
-        if (kp) {
-            p = put_secs(p, e.ts, o->time_unit);
-            *p++ = ',';
-            if (e.cat != TRAZA_PUNCTUAL)
-                p = put_secs(p, e.end, o->time_unit);
-            p = put_str(p, ",,,");
-        } else {
-            p = put_i64(p, e.ts);
-            *p++ = ',';
-            if (e.cat != TRAZA_PUNCTUAL)
-                p = put_i64(p, e.end);
-            *p++ = ',';
-        }
+        p = put_i64(p, e.ts);
+        *p++ = ',';
+        if (e.cat != TRAZA_PUNCTUAL)
+            p = put_i64(p, e.end);
+        p = put_str(p, kp ? ",,," : ",");
         p = put_str(p, cat_prefix[c]);
         p = put_i64(p, tnum);
         *p++ = ',';

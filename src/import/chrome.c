@@ -9,7 +9,9 @@
  *                       next step, matched first-in first-out by (cat, id)
  *   S/F, b/e (async) -> one link per span, from the start thread to the end thread,
  *                       matched last-in first-out by (cat, name, id)
- *   M                -> process_name / thread_name become producer names
+ *   M                -> process_name / thread_name become producers (with or without
+ *                       events); a thread_name's "parent_tid" arg puts it under that
+ *                       thread (traza's export keeps a deeper producer tree so)
  *   P, O, N, D, c, (, ) and unknown phases are counted and logged as ignored.
  *
  * Producers: process "NAME (PID)" (or "pid PID") -> thread "NAME (TID)" (or
@@ -61,6 +63,7 @@ typedef struct ch_ctx {
     const char *path;
     tz_map pnames;      /* "pid" -> index into names[] */
     tz_map tnames;      /* "pid\x1ftid" -> index into names[] */
+    tz_map tparent;     /* "pid\x1ftid" -> index into names[] of the parent thread's tid */
     char **names;
     size_t nnames, capnames;
     tz_map producers;   /* "p\x1fpid" / "t\x1fpid\x1ftid" / "g" -> producer id */
@@ -84,6 +87,9 @@ typedef struct ch_ctx {
     int64_t n_ignored[128];
     int64_t unmatched_e, unmatched_b, unmatched_f, unmatched_s, unmatched_async_end, unmatched_async_begin;
     int64_t bad_counter_values;
+    int64_t skipped_sections;  /* top-level sections holding data that is not read */
+    int64_t skipped, emitted;  /* inputs skipped; events written */
+    int strict;
     traza_param *params;
     size_t capparams;
     tz_buf keybuf;
@@ -179,12 +185,71 @@ static int add_name(ch_ctx *c, tz_map *m, const char *key, const char *name)
     return 0;
 }
 
+/* The process producer of pid (text), made on first use. */
+static int32_t process_producer(ch_ctx *c, const char *pid)
+{
+    tz_buf key;
+    tz_buf_init(&key);
+    tz_buf_printf(&key, "p\x1f%s", pid);
+    int64_t v, ni;
+    int32_t proc = -1;
+    if (key.oom) {
+        proc = oom(c);
+    } else if (tz_map_get(&c->producers, key.s, &v)) {
+        proc = (int32_t)v;
+    } else {
+        char *name = tz_map_get(&c->pnames, pid, &ni) ? tz_asprintf("%s (%s)", c->names[ni], pid) : tz_asprintf("pid %s", pid);
+        if (!name)
+            proc = oom(c);
+        else if ((proc = traza_writer_producer(c->w, -1, name, "Process", c->err)) >= 0 && tz_map_put(&c->producers, key.s, proc) < 0)
+            proc = oom(c);
+        free(name);
+    }
+    tz_buf_free(&key);
+    return proc;
+}
+
+/* The thread producer of (pid, tid), made on first use: under the thread its
+ * metadata names as parent ("parent_tid", how traza keeps a deeper producer tree),
+ * else under the process. depth bounds a parent chain that loops. */
+static int32_t thread_producer(ch_ctx *c, int32_t proc, const char *pid, const char *tid, int depth)
+{
+    tz_buf key;
+    tz_buf_init(&key);
+    tz_buf_printf(&key, "t\x1f%s\x1f%s", pid, tid);
+    int64_t v, ni;
+    int32_t id = -1;
+    if (key.oom) {
+        id = oom(c);
+        goto out;
+    }
+    if (tz_map_get(&c->producers, key.s, &v)) {
+        id = (int32_t)v;
+        goto out;
+    }
+    int32_t parent = proc;
+    if (depth < 64 && tz_map_get(&c->tparent, key.s + 2, &ni) && strcmp(c->names[ni], tid) != 0 &&
+        (parent = thread_producer(c, proc, pid, c->names[ni], depth + 1)) < 0)
+        goto out;
+    char *name = tz_map_get(&c->tnames, key.s + 2, &ni) ? tz_asprintf("%s (%s)", c->names[ni], tid) : tz_asprintf("tid %s", tid);
+    if (!name) {
+        id = oom(c);
+        goto out;
+    }
+    id = traza_writer_producer(c->w, parent, name, "Thread", c->err);
+    free(name);
+    if (id >= 0 && tz_map_put(&c->producers, key.s, id) < 0)
+        id = oom(c);
+out:
+    tz_buf_free(&key);
+    return id;
+}
+
 static int32_t producer_for(ch_ctx *c, const json_t *ev, int scope_process)
 {
-    tz_buf pid, tid, key;
+    tz_buf pid, tid;
     tz_buf_init(&pid);
     tz_buf_init(&tid);
-    tz_buf_init(&key);
     int32_t id = -1;
     int has_pid = id_text(json_object_get(ev, "pid"), &pid);
     int has_tid = !scope_process && id_text(json_object_get(ev, "tid"), &tid);
@@ -201,54 +266,16 @@ static int32_t producer_for(ch_ctx *c, const json_t *ev, int scope_process)
     }
     if (sc && strcmp(sc, "p") == 0)
         has_tid = 0;
-    if (pid.oom || tid.oom)
-        goto nomem;
-    tz_buf_printf(&key, "p\x1f%s", pid.s);
-    int64_t v;
-    int32_t proc;
-    if (tz_map_get(&c->producers, key.s ? key.s : "", &v)) {
-        proc = (int32_t)v;
-    } else {
-        int64_t ni;
-        char *name = tz_map_get(&c->pnames, pid.s, &ni) ? tz_asprintf("%s (%s)", c->names[ni], pid.s)
-                                                        : tz_asprintf("pid %s", pid.s);
-        if (!name)
-            goto nomem;
-        proc = traza_writer_producer(c->w, -1, name, "Process", c->err);
-        free(name);
-        if (proc < 0)
-            goto out;
-        if (key.oom || tz_map_put(&c->producers, key.s, proc) < 0)
-            goto nomem;
-    }
-    if (!has_tid) {
-        id = proc;
+    if (pid.oom || tid.oom) {
+        id = oom(c);
         goto out;
     }
-    tz_buf_reset(&key);
-    tz_buf_printf(&key, "t\x1f%s\x1f%s", pid.s, tid.s);
-    if (key.oom)
-        goto nomem;
-    if (tz_map_get(&c->producers, key.s, &v)) {
-        id = (int32_t)v;
-        goto out;
-    }
-    int64_t ni;
-    char *name = tz_map_get(&c->tnames, key.s + 2, &ni) ? tz_asprintf("%s (%s)", c->names[ni], tid.s)
-                                                         : tz_asprintf("tid %s", tid.s);
-    if (!name)
-        goto nomem;
-    id = traza_writer_producer(c->w, proc, name, "Thread", c->err);
-    free(name);
-    if (id >= 0 && tz_map_put(&c->producers, key.s, id) < 0)
-        goto nomem;
-    goto out;
-nomem:
-    id = oom(c);
+    id = process_producer(c, pid.s);
+    if (id >= 0 && has_tid)
+        id = thread_producer(c, id, pid.s, tid.s, 0);
 out:
     tz_buf_free(&pid);
     tz_buf_free(&tid);
-    tz_buf_free(&key);
     return id;
 }
 
@@ -391,6 +418,7 @@ static int emit(ch_ctx *c, traza_event *e, const json_t *ev, const json_t *extra
         e->params = c->params;
         e->nparams = (uint32_t)n;
         rc = traza_writer_event(c->w, e, c->err);
+        c->emitted++;
     }
     free_tmp(c);
     return rc;
@@ -710,7 +738,26 @@ static int meta_pass(ch_ctx *c, json_t *events)
                 rc = key.oom ? oom(c) : -1;
                 break;
             }
+            tz_buf parent;
+            tz_buf_init(&parent);
+            if (id_text(json_object_get(args, "parent_tid"), &parent) &&
+                (parent.oom || add_name(c, &c->tparent, key.s, parent.s) < 0))
+                rc = parent.oom ? oom(c) : -1;
+            tz_buf_free(&parent);
+            if (rc < 0)
+                break;
         }
+    }
+    /* Every named process and thread is a producer, with events or not. */
+    json_array_foreach(events, i, ev) {
+        const char *ph = ev_str(ev, "ph");
+        const char *what = ev_str(ev, "name");
+        if (rc < 0 || !ph || strcmp(ph, "M") != 0 || !what)
+            continue;
+        int proc = strcmp(what, "process_name") == 0;
+        if ((proc || strcmp(what, "thread_name") == 0) && json_object_get(ev, "pid") &&
+            (proc || json_object_get(ev, "tid")) && producer_for(c, ev, proc) < 0)
+            rc = -1;
     }
     tz_buf_free(&key);
     return rc;
@@ -738,6 +785,70 @@ static int var_cmp(const void *a, const void *b)
     if (x->ts != y->ts)
         return x->ts < y->ts ? -1 : 1;
     return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* One skipped kind: logged on stderr (warning), stored as the trace parameter
+ * "skipped.KEY" = count, and added to the message of a strict import. */
+static int skip_note(ch_ctx *c, tz_buf *msg, const char *key, const char *what, int64_t n)
+{
+    if (!n)
+        return 0;
+    char num[24], pkey[64];
+    snprintf(num, sizeof num, "%lld", (long long)n);
+    snprintf(pkey, sizeof pkey, "skipped.%s", key);
+    traza_log(c->ctx, TRAZA_LOG_WARN, "%s: skipped %lld %s", c->path, (long long)n, what);
+    tz_buf_printf(msg, "%s%lld %s", msg->len ? ", " : "", (long long)n, what);
+    c->skipped += n;
+    return traza_writer_set_param(c->w, pkey, num, c->err);
+}
+
+/* Says exactly what was not imported; a strict import, or one that would hold no
+ * event while inputs were skipped, fails with the counts. */
+static int report_skipped(ch_ctx *c)
+{
+    static const struct { char ph; const char *key, *what; } names[] = {
+        {'P', "samples", "samples ('P')"}, {'O', "object_snapshots", "object snapshots ('O')"},
+        {'N', "object_creations", "object creations ('N')"}, {'D', "object_deletions", "object deletions ('D')"},
+        {'c', "clock_syncs", "clock syncs ('c')"}, {'(', "context_enters", "context enters ('(')"},
+        {')', "context_leaves", "context leaves (')')"}, {'v', "memory_dumps", "memory dumps ('v')"}, {'V', "memory_dumps_V", "memory dumps ('V')"},
+    };
+    tz_buf msg;
+    tz_buf_init(&msg);
+    int rc = 0;
+    for (int ph = 0; ph < 128 && rc == 0; ph++) {
+        if (!c->n_ignored[ph])
+            continue;
+        char key[32], what[64];
+        snprintf(key, sizeof key, "phase_%d", ph);
+        snprintf(what, sizeof what, "events of the unsupported phase '%c'", ph >= 32 && ph < 127 ? ph : '?');
+        const char *k = key, *wh = what;
+        for (size_t j = 0; j < sizeof names / sizeof names[0]; j++)
+            if (names[j].ph == ph) {
+                k = names[j].key;
+                wh = names[j].what;
+            }
+        rc = skip_note(c, &msg, k, wh, c->n_ignored[ph]);
+    }
+    const struct { const char *key, *what; int64_t n; } kinds[] = {
+        {"unmatched_E", "'E' events without an open 'B' on their thread", c->unmatched_e},
+        {"unmatched_flow_s", "flow 's' events without an 'f'", c->unmatched_s},
+        {"unmatched_flow_f", "flow 't'/'f' events without an 's'", c->unmatched_f},
+        {"unmatched_async_begin", "async begins without an end", c->unmatched_async_begin},
+        {"unmatched_async_end", "async ends without a begin", c->unmatched_async_end},
+        {"counter_values", "non-numeric counter values", c->bad_counter_values},
+        {"sections", "sections other than traceEvents (samples, stackFrames, systemTraceEvents)", c->skipped_sections},
+    };
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0] && rc == 0; k++)
+        rc = skip_note(c, &msg, kinds[k].key, kinds[k].what, kinds[k].n);
+    if (msg.oom)
+        rc = oom(c);
+    if (rc == 0 && c->unmatched_b)
+        traza_log(c->ctx, TRAZA_LOG_WARN, "%s: %lld 'B' event(s) never ended: closed at the trace end", c->path, (long long)c->unmatched_b);
+    if (rc == 0 && c->skipped && (c->strict || c->emitted == 0))
+        rc = traza_err_set(c->err, TRAZA_E_PARSE, "%s: %s: skipped %s", c->path,
+                           c->strict ? "a strict import takes every event" : "no event to import", msg.s);
+    tz_buf_free(&msg);
+    return rc;
 }
 
 static int finish(ch_ctx *c)
@@ -793,34 +904,9 @@ static int finish(ch_ctx *c)
         e.has = TRAZA_HAS_END | TRAZA_HAS_VALUE;
         if (traza_writer_event(c->w, &e, c->err) < 0)
             return -1;
+        c->emitted++;
     }
-    static const struct { char ph; const char *what; } names[] = {
-        {'P', "samples"}, {'O', "object snapshots"}, {'N', "object creations"}, {'D', "object deletions"},
-        {'c', "clock syncs"}, {'(', "context enters"}, {')', "context leaves"}, {'v', "memory dumps"}, {'V', "memory dumps"},
-    };
-    for (int ph = 0; ph < 128; ph++) {
-        if (!c->n_ignored[ph])
-            continue;
-        const char *what = "events of an unsupported phase";
-        for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
-            if (names[k].ph == ph)
-                what = names[k].what;
-        traza_log(c->ctx, TRAZA_LOG_INFO, "%s: ignored %lld event(s) of phase '%c' (%s)", c->path, (long long)c->n_ignored[ph],
-                  ph >= 32 && ph < 127 ? ph : '?', what);
-    }
-    if (c->unmatched_e)
-        traza_log(c->ctx, TRAZA_LOG_WARN, "%s: %lld 'E' event(s) without an open 'B' on their thread were ignored", c->path, (long long)c->unmatched_e);
-    if (c->unmatched_b)
-        traza_log(c->ctx, TRAZA_LOG_WARN, "%s: %lld 'B' event(s) never ended: closed at the trace end", c->path, (long long)c->unmatched_b);
-    if (c->unmatched_s || c->unmatched_f)
-        traza_log(c->ctx, TRAZA_LOG_WARN, "%s: flows: %lld 's' without an 'f', %lld 't'/'f' without an 's' (ignored)", c->path,
-                  (long long)c->unmatched_s, (long long)c->unmatched_f);
-    if (c->unmatched_async_begin || c->unmatched_async_end)
-        traza_log(c->ctx, TRAZA_LOG_WARN, "%s: async: %lld begin(s) without an end, %lld end(s) without a begin (ignored)", c->path,
-                  (long long)c->unmatched_async_begin, (long long)c->unmatched_async_end);
-    if (c->bad_counter_values)
-        traza_log(c->ctx, TRAZA_LOG_WARN, "%s: %lld non-numeric counter value(s) ignored", c->path, (long long)c->bad_counter_values);
-    return 0;
+    return report_skipped(c);
 }
 
 static void ctx_free(ch_ctx *c)
@@ -830,6 +916,7 @@ static void ctx_free(ch_ctx *c)
     free(c->names);
     tz_map_free(&c->pnames);
     tz_map_free(&c->tnames);
+    tz_map_free(&c->tparent);
     tz_map_free(&c->producers);
     tz_map_free(&c->types);
     tz_map_free(&c->typecat);
@@ -940,7 +1027,7 @@ int tz_input_slurp(const char *path, char **out, size_t *len, traza_err *err)
     return 0;
 }
 
-int tz_chrome_import_json(traza_ctx *ctx, traza_writer *w, const char *path, json_t *root, traza_err *err)
+int tz_chrome_import_json(traza_ctx *ctx, traza_writer *w, const char *path, json_t *root, int strict, traza_err *err)
 {
     json_t *events;
     if (tz_chrome_events(path, root, &events, err) < 0)
@@ -951,8 +1038,18 @@ int tz_chrome_import_json(traza_ctx *ctx, traza_writer *w, const char *path, jso
     c.w = w;
     c.err = err;
     c.path = path;
+    c.strict = strict;
+    /* Sections beside traceEvents that hold data this importer does not read. */
+    static const char *const other[] = {"samples", "stackFrames", "systemTraceEvents"};
+    for (size_t k = 0; json_is_object(root) && k < sizeof other / sizeof other[0]; k++) {
+        const json_t *v = json_object_get(root, other[k]);
+        if ((json_is_string(v) && json_string_length(v)) || (json_is_array(v) && json_array_size(v)) ||
+            (json_is_object(v) && json_object_size(v)))
+            c.skipped_sections++;
+    }
     tz_map_init(&c.pnames);
     tz_map_init(&c.tnames);
+    tz_map_init(&c.tparent);
     tz_map_init(&c.producers);
     tz_map_init(&c.types);
     tz_map_init(&c.typecat);
@@ -983,7 +1080,6 @@ int tz_chrome_import_json(traza_ctx *ctx, traza_writer *w, const char *path, jso
 static int chrome_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, size_t npaths, const traza_import_opts *opts,
                        traza_err *err)
 {
-    (void)opts;
     if (npaths != 1)
         return traza_err_set(err, TRAZA_E_USAGE, "chrome: expected one JSON file, got %zu", npaths);
     char *data;
@@ -997,7 +1093,7 @@ static int chrome_read(traza_ctx *ctx, traza_writer *w, const char *const *paths
         return -1;
     if (pr == 1)
         traza_log(ctx, TRAZA_LOG_WARN, "%s: the event array is not closed (allowed by the format): read to the end", paths[0]);
-    int rc = tz_chrome_import_json(ctx, w, paths[0], root, err);
+    int rc = tz_chrome_import_json(ctx, w, paths[0], root, opts && opts->strict, err);
     json_decref(root);
     return rc;
 }

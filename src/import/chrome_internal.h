@@ -14,6 +14,6 @@ int tz_chrome_parse(const char *path, const char *data, size_t len, json_t **roo
 /* The event array of a parsed document. */
 int tz_chrome_events(const char *path, json_t *root, json_t **events, traza_err *err);
 /* Writes the events of a parsed document into w (time unit ns). */
-int tz_chrome_import_json(traza_ctx *ctx, traza_writer *w, const char *path, json_t *root, traza_err *err);
+int tz_chrome_import_json(traza_ctx *ctx, traza_writer *w, const char *path, json_t *root, int strict, traza_err *err);
 
 #endif

@@ -4,7 +4,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 F=$TMP/f; mkdir -p "$F"
-printf 'start,end,x1,x2,type,producer,producer2,cpu,size\n0.000001,,,,irq,cpu0,,0,12\n0.000002,0.000005,,,run,task1,,1,\n0.000003,0.000004,,,msg,task1,task2,1,7\n' >"$F/k.csv"
+printf 'start,end,x1,x2,type,producer,producer2,cpu,size\n1,,,,irq,cpu0,,0,12\n2,5,,,run,task1,,1,\n3,4,,,msg,task1,task2,1,7\n' >"$F/k.csv"
 printf 'time,address,instruction\n0.000000000,0x00000080,"ldr r0, [pc, #0xcc]"\n0.000000032,0x00000082,"mov sp, r0"\n' >"$F/pc.csv"
 printf '30,,x,y,irq,cpu0,,1\n10,20,x,y,run,task,,0\n' >"$F/map.csv"
 
@@ -13,9 +13,9 @@ check_eq "kptrace format" kptrace "$(printf '%s' "$OUT" | json_get format)"
 J=$("$TRAZA" info k --json)
 check_eq "info events" 3 "$(printf '%s' "$J" | json_get events)"
 check_eq "info categories" '{"link": 1, "punctual": 1, "state": 1, "variable": 0}' "$(printf '%s' "$J" | json_get categories)"
-check_eq "info time_unit" -9 "$(printf '%s' "$J" | json_get time_unit)"
-check_eq "info min_ts" 1000 "$(printf '%s' "$J" | json_get min_ts)"
-check_eq "info max_ts" 5000 "$(printf '%s' "$J" | json_get max_ts)"
+check_eq "info time_unit" -6 "$(printf '%s' "$J" | json_get time_unit)"
+check_eq "info min_ts" 1 "$(printf '%s' "$J" | json_get min_ts)"
+check_eq "info max_ts" 5 "$(printf '%s' "$J" | json_get max_ts)"
 check_eq "info producers" 3 "$(printf '%s' "$J" | json_get producers)"
 check_eq "info event_types" 3 "$(printf '%s' "$J" | json_get event_types)"
 
@@ -45,9 +45,23 @@ check_rc "gen -o csv again" 0 "$TRAZA" gen --events 5000 --tree 2x3 --params 2 -
 check_eq "gen is deterministic" "$(md5sum <"$F/g.csv")" "$(md5sum <"$F/g2.csv")"
 check_rc "import gen csv" 0 "$TRAZA" import "$F/g.csv" --name gcsv --json
 check_eq "gen csv round trip max_ts" "$gmax" "$(printf '%s' "$OUT" | json_get max_ts)"
-check_rc "gen -o kptrace" 0 "$TRAZA" gen --events 5000 --tree 2x3 --seed 3 --format kptrace -o "$F/g.kp" -q
-check_rc "import gen kptrace" 0 "$TRAZA" import "$F/g.kp" --name gkp --json
+check_rc "gen -o kptrace" 0 "$TRAZA" gen --events 5000 --tree 2x3 --params 2 --seed 3 --format kptrace -o "$F/g.kp" -q
+check_rc "import gen kptrace" 0 "$TRAZA" import "$F/g.kp" --name gkp --time-unit -9 --json
 check_eq "gen kptrace format" kptrace "$(printf '%s' "$OUT" | json_get format)"
+check_eq "gen kptrace round trip max_ts" "$gmax" "$(printf '%s' "$OUT" | json_get max_ts)"
+
+# The KPTrace excerpt of the anomaly-detection paper: detected, microseconds, and a
+# bad line further on gets the KPTrace error, not a generic-CSV --map hint.
+printf '266047,,,,sys_select,1036 (sshd),1,0x01a80e18,0x01a80dc8,0x00000000\n1018502,,,,__switch_to,0,1021 (flush-0:11),0\n1078487,,,,__switch_to,20 (kworker/0:1),0,0\n1092491,1092499,8,8,Interrupt,Interrupt 168 (GIC eth0),,0,,,,,\n1092501,1092581,80,80,SoftIRQ,SoftIRQ (net_rx_action),,0,,,,,\n' >"$F/paper.kp"
+check_rc "import the paper's KPTrace excerpt" 0 "$TRAZA" import "$F/paper.kp" --json
+check_eq "paper excerpt format" kptrace "$(printf '%s' "$OUT" | json_get format)"
+check_eq "paper excerpt time unit" -6 "$(printf '%s' "$OUT" | json_get time_unit)"
+check_eq "paper excerpt events" 5 "$(printf '%s' "$OUT" | json_get events)"
+check_rc "paper excerpt in ns" 0 "$TRAZA" import "$F/paper.kp" --time-unit -9 --name paperns --json
+check_eq "--time-unit counts the integers" 1092581 "$(printf '%s' "$OUT" | json_get max_ts)"
+{ cat "$F/paper.kp"; printf '1100000,,,,sys_read,1036 (sshd),zz,0x1\n'; } >"$F/paperbad.kp"
+check_rc "a bad KPTrace line fails" 1 "$TRAZA" import "$F/paperbad.kp"
+check_contains "the KPTrace error" "$OUT" "paperbad.kp:6: column 7 (cpu): expected a CPU number"
 check_rc "gen bad tree" 2 "$TRAZA" gen --tree 4x0
 check_rc "gen --help" 0 "$TRAZA" gen --help
 

@@ -16,7 +16,7 @@ static void test_detect(void **state)
     (void)state;
     tu_ws w;
     tu_ws_open(&w);
-    assert_string_equal(detect(&w, "a", "start,end,x,y,type,producer,producer2,cpu,size\n0.1,,,,irq,cpu0,,0,3\n0.2,0.3,,,run,t,,1,\n"), "kptrace");
+    assert_string_equal(detect(&w, "a", "start,end,x,y,type,producer,producer2,cpu,size\n100,,,,irq,cpu0,,0,3\n200,300,,,run,t,,1,\n"), "kptrace");
     assert_string_equal(detect(&w, "b", "000103fc\n00010400\n00010404\n"), "pc");
     assert_string_equal(detect(&w, "c", "time,address,instruction\n0.000000000,0x00000080,\"ldr r0, [pc, #0xcc]\"\n"), "pc");
     assert_string_equal(detect(&w, "d", "0x80\n0x82\n"), "pc");
@@ -64,6 +64,8 @@ static void test_gen_roundtrip(void **state)
     assert_int_equal(traza_import(w.ws, (const char *const *)&p, 1, &io, &b, &w.err), 0);
     assert_int_equal(traza_gen_file(p, "kptrace", &o, &w.err), 0);
     io.name = "viakp";
+    io.has_time_unit = 1; /* gen's KPTrace ticks are of its unit */
+    io.time_unit = o.time_unit;
     if (traza_import(w.ws, (const char *const *)&p, 1, &io, &k, &w.err) < 0)
         fail_msg("%s", w.err.msg);
     free(p);

@@ -3,11 +3,11 @@
 
 static const char *good =
     "start,end,x1,x2,type,producer,producer2,cpu,size,name\n"
-    "0.000001,,a,b,irq,cpu0,,0,12,timer\n"
-    "0.000002,0.000005,,,run,task1,,1,,\n"
-    "0.000003,0.000004,,,msg,task1,task2,1,7,\n"
-    "1.5,,,,irq,cpu0,,0,13,uart\n"
-    "1.5\n"
+    "1,,a,b,irq,cpu0,,0,12,timer\n"
+    "2,5,,,run,task1,,1,,\n"
+    "3,4,,,msg,task1,task2,1,7,\n"
+    "1500000,,,,irq,cpu0,,0,13,uart\n"
+    "1500000\n"
     ;
 
 static void test_model(void **state)
@@ -18,7 +18,7 @@ static void test_model(void **state)
     /* The last line is truncated (only a timestamp): an error naming line 6. */
     iu_expect_fail(&w, "k0", good, "kptrace", NULL, "k0:6", "column 2", NULL);
     char *text = strdup(good);
-    *strstr(text, "1.5\n") = '\0';
+    *strstr(text, "1500000\n") = '\0';
     traza_trace_info info;
     assert_int_equal(iu_import(&w, "k1", text, NULL, NULL, &info), 0); /* detected */
     free(text);
@@ -29,9 +29,9 @@ static void test_model(void **state)
     assert_int_equal(info.categories[TRAZA_LINK], 1);
     assert_int_equal(info.producers, 3);
     assert_int_equal(info.event_types, 3);
-    assert_int_equal(info.time_unit, -9);
-    assert_int_equal(info.min_ts, 1000);
-    assert_int_equal(info.max_ts, 1500000000);
+    assert_int_equal(info.time_unit, -6); /* KPTrace counts microseconds */
+    assert_int_equal(info.min_ts, 1);
+    assert_int_equal(info.max_ts, 1500000);
     traza_trace_info_clear(&info);
 
     traza_trace *t = iu_open(&w, "k1");
@@ -44,7 +44,7 @@ static void test_model(void **state)
     assert_string_equal(v, "timer");
     iu_event_at(t, 1, &e, v, sizeof v, "size");
     assert_string_equal(v, ""); /* empty = absent */
-    assert_int_equal(e.end_ts, 5000);
+    assert_int_equal(e.end_ts, 5);
     assert_int_equal(e.cpu, 1);
     iu_event_at(t, 2, &e, v, sizeof v, "size");
     assert_true(e.has & TRAZA_HAS_END_PRODUCER);
@@ -62,7 +62,8 @@ static void test_time_unit_override(void **state)
     (void)state;
     tu_ws w;
     tu_ws_open(&w);
-    char *p = tu_write(w.dir, "u.csv", "start,end,a,b,type,producer,p2,cpu\n2.5,,,,e,p,,\n");
+    /* --time-unit says what the integers count: 2500 ms, not 2500 us. */
+    char *p = tu_write(w.dir, "u.csv", "start,end,a,b,type,producer,p2,cpu\n2500,2600,,,e,p,,\n");
     traza_import_opts o = {0};
     o.has_time_unit = 1;
     o.time_unit = -3;
@@ -70,13 +71,14 @@ static void test_time_unit_override(void **state)
     assert_int_equal(traza_import(w.ws, (const char *const *)&p, 1, &o, &info, &w.err), 0);
     assert_int_equal(info.time_unit, -3);
     assert_int_equal(info.min_ts, 2500);
+    assert_int_equal(info.max_ts, 2600);
     traza_trace_info_clear(&info);
     free(p);
-    /* 1 us is finer than a millisecond unit: an error, not a rounding. */
-    p = tu_write(w.dir, "u2.csv", "start,end,a,b,type,producer,p2,cpu\n2.000001,,,,e,p,,\n");
+    /* A fraction of the unit: an error, not a rounding. */
+    p = tu_write(w.dir, "u2.csv", "start,end,a,b,type,producer,p2,cpu\n2.5,,,,e,p,,\n");
     o.name = "u2";
     assert_int_equal(traza_import(w.ws, (const char *const *)&p, 1, &o, &info, &w.err), -1);
-    assert_err_contains(w.err, "u2.csv:2: column 1 (start): expected at most 3 decimals");
+    assert_err_contains(w.err, "u2.csv:2: column 1 (start): expected an integer count of 1e-3 s");
     free(p);
     tu_ws_close(&w);
 }
@@ -93,7 +95,7 @@ static void test_errors(void **state)
     iu_expect_fail(&w, "two_cats", HDR "1,,,,e,p,,0,1\n2,3,,,e,p,,0,1\n", "kptrace", NULL,
                    "two_cats:3", "event type 'e' is used here as a state event, but it was a punctual event before", NULL);
     iu_expect_fail(&w, "back", HDR "2,,,,e,p,,0,1\n1,,,,e,p,,0,1\n", "kptrace", NULL, "back:3", "time goes backwards", NULL);
-    iu_expect_fail(&w, "badts", HDR "1x,,,,e,p,,0,1\n", "kptrace", NULL, "badts:2: column 1 (start): expected a timestamp in seconds",
+    iu_expect_fail(&w, "badts", HDR "1x,,,,e,p,,0,1\n", "kptrace", NULL, "badts:2: column 1 (start): expected a timestamp, an integer count of 1e-6 s",
                    "found '1x'", NULL);
     iu_expect_fail(&w, "absurd", HDR "99999999999999999999,,,,e,p,,0,1\n", "kptrace", NULL, "absurd:2: column 1 (start)",
                    "fits in 64 bits", NULL);
@@ -124,7 +126,71 @@ static void test_cut_last_line(void **state)
     (void)state;
     tu_ws w;
     tu_ws_open(&w);
-    iu_check_cuts(&w, "kptrace", HDR "1.5,,,,e,p,,0,1\n", "78.592,79.5,,,s,p2,,1,12", 1, 1500000000, 79500000000);
+    iu_check_cuts(&w, "kptrace", HDR "1500000,,,,e,p,,0,1\n", "78592000,79500000,,,s,p2,,1,12", 1, 1500000, 79500000);
+    tu_ws_close(&w);
+}
+
+/* The excerpt printed in the anomaly-detection work on KPTrace traces: no header,
+ * system calls with their CPU then arguments, __switch_to as a link from the
+ * previous to the next task, interrupts as states with their durations. */
+static const char *paper =
+    "266047,,,,sys_select,1036 (sshd),1,0x01a80e18,0x01a80dc8,0x00000000\n"
+    "1018502,,,,__switch_to,0,1021 (flush-0:11),0\n"
+    "1078487,,,,__switch_to,20 (kworker/0:1),0,0\n"
+    "1092491,1092499,8,8,Interrupt,Interrupt 168 (GIC eth0),,0,,,,,\n"
+    "1092501,1092581,80,80,SoftIRQ,SoftIRQ (net_rx_action),,0,,,,,\n";
+
+static void test_paper_excerpt(void **state)
+{
+    (void)state;
+    tu_ws w;
+    tu_ws_open(&w);
+    traza_trace_info info;
+    if (iu_import(&w, "paper", paper, NULL, NULL, &info) < 0) /* detected */
+        fail_msg("%s", w.err.msg);
+    assert_string_equal(info.format, "kptrace");
+    assert_int_equal(info.time_unit, -6);
+    assert_int_equal(info.events, 5);
+    assert_int_equal(info.categories[TRAZA_PUNCTUAL], 1);
+    assert_int_equal(info.categories[TRAZA_LINK], 2);
+    assert_int_equal(info.categories[TRAZA_STATE], 2);
+    assert_int_equal(info.producers, 6);
+    assert_int_equal(info.min_ts, 266047);
+    assert_int_equal(info.max_ts, 1092581);
+    traza_trace_info_clear(&info);
+    traza_trace *t = iu_open(&w, "paper");
+    traza_event e;
+    char v[64];
+    iu_event_at(t, 0, &e, v, sizeof v, "arg1");
+    assert_string_equal(traza_trace_event_type(t, e.type)->name, "sys_select");
+    assert_string_equal(traza_trace_producer(t, e.producer)->name, "1036 (sshd)");
+    assert_int_equal(e.cpu, 1);
+    assert_string_equal(v, "0x1a80e18");
+    iu_event_at(t, 0, &e, v, sizeof v, "arg3");
+    assert_string_equal(v, "0x0");
+    iu_event_at(t, 1, &e, v, sizeof v, NULL);
+    assert_string_equal(traza_trace_producer(t, e.producer)->name, "0");
+    assert_string_equal(traza_trace_producer(t, e.end_producer)->name, "1021 (flush-0:11)");
+    assert_int_equal(e.cpu, 0);
+    iu_event_at(t, 3, &e, v, sizeof v, NULL);
+    assert_string_equal(traza_trace_producer(t, e.producer)->name, "Interrupt 168 (GIC eth0)");
+    assert_int_equal(e.ts, 1092491);
+    assert_int_equal(e.end_ts, 1092499);
+    assert_int_equal(e.nparams, 0);
+    traza_trace_close(t);
+    tu_ws_close(&w);
+}
+
+/* One bad line further on gives the KPTrace error, not a fall-back to generic CSV. */
+static void test_bad_line_detected(void **state)
+{
+    (void)state;
+    tu_ws w;
+    tu_ws_open(&w);
+    char *bad = NULL;
+    assert_true(asprintf(&bad, "%s1100000,,,,__switch_to,0,1021 (flush-0:11),x\n", paper) > 0);
+    iu_expect_fail(&w, "badline", bad, NULL, NULL, "badline:6: column 8 (cpu): expected a CPU number", "found 'x'", NULL);
+    free(bad);
     tu_ws_close(&w);
 }
 
@@ -135,6 +201,8 @@ int main(void)
         cmocka_unit_test(test_time_unit_override),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_cut_last_line),
+        cmocka_unit_test(test_paper_excerpt),
+        cmocka_unit_test(test_bad_line_detected),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
