@@ -95,6 +95,10 @@ function drawLane(t) {
   const { g, w } = fitCanvas(t.cv, (t.maxLevel + 1) * RH + 2);
   g.clearRect(0, 0, w, (t.maxLevel + 1) * RH + 2);
   g.font = '11px system-ui, sans-serif'; g.textBaseline = 'middle';
+  if (cs.partial) { // past what a partial answer read: greyed
+    const x = cs.covered_to ? Math.max(0, X(rel(cs.covered_to), w)) : 0;
+    if (x < w) { g.fillStyle = '#ececec'; g.fillRect(x, 0, w - x, (t.maxLevel + 1) * RH + 2); }
+  }
   t.levels.forEach((calls, level) => {
     if (!calls) return;
     const y = level * RH;
