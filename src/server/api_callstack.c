@@ -1,7 +1,8 @@
 /* /api/callstack: flame chart over time and flat profile of a function trace
- * (nested states). The profile of the last trace asked for is kept between
+ * (nested states). The calls of the last trace asked for are kept between
  * requests; calls are answered for a window, at most `max` of them, the longest
- * first when more fall in it (a call shorter than a pixel is invisible anyway). */
+ * first when more fall in it (a call shorter than a pixel is invisible anyway),
+ * with the window's threads and flat profile. */
 #include "server/api_internal.h"
 #include "tools/callprofile.h"
 
@@ -68,7 +69,7 @@ static int cmp_dur(const void *a, const void *b)
 
 /* Per thread (producer): its deepest level and its calls in the window. The calls
  * are sorted by producer, so a thread is one run of them. */
-static void json_threads(tz_req *r, tz_buf *b, traza_trace *t, const tz_callprofile *cp, int64_t from, int64_t to)
+static void json_threads(tz_buf *b, traza_trace *t, const tz_callprofile *cp, int64_t from, int64_t to)
 {
     char path[512];
     size_t nt = 0;
@@ -85,7 +86,6 @@ static void json_threads(tz_req *r, tz_buf *b, traza_trace *t, const tz_callprof
         tz_json_str(b, traza_trace_producer_path(t, p, path, sizeof path));
         tz_buf_printf(b, ",\"max_level\":%d,\"calls\":%lld}", maxl, (long long)n);
     }
-    (void)r;
 }
 
 int tz_api_callstack(tz_req *r)
@@ -159,7 +159,7 @@ int tz_api_callstack(tz_req *r)
         tz_buf_putc(&b, ',');
     }
     tz_buf_puts(&b, "\"threads\":[");
-    json_threads(r, &b, t, cp, from, to);
+    json_threads(&b, t, cp, from, to);
     tz_buf_printf(&b, "],\"max_level\":%d,\"truncated\":%s,\"fields\":[\"ts\",\"end\",\"type\",\"producer\",\"level\"],\"calls\":[",
                   cp->max_level, truncated ? "true" : "false");
     for (size_t i = 0; i < ns; i++) {
