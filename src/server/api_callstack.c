@@ -58,13 +58,30 @@ static void cp_release(tz_shared *sh, struct tz_cp_entry *e)
     pthread_mutex_unlock(&sh->mu);
 }
 
-static int cmp_dur(const void *a, const void *b)
+/* The k-th largest of v[0..n) (1 <= k <= n), v reordered: quickselect, O(n) on
+ * average, so that choosing the longest calls costs no sort of every call. */
+static int64_t kth_largest(int64_t *v, size_t n, size_t k)
 {
-    const tz_cp_call *x = *(const tz_cp_call *const *)a, *y = *(const tz_cp_call *const *)b;
-    int64_t dx = x->end - x->ts, dy = y->end - y->ts;
-    if (dx != dy)
-        return dx < dy ? 1 : -1;
-    return x->ts < y->ts ? -1 : x->ts > y->ts;
+    size_t lo = 0, hi = n, want = k - 1; /* v[want] lies in [lo, hi) */
+    for (;;) {
+        int64_t p = v[lo + (hi - lo) / 2], x;
+        size_t lt = lo, i = lo, gt = hi; /* [lo, lt) > p, [lt, i) == p, [gt, hi) < p */
+        while (i < gt) {
+            if (v[i] > p) {
+                x = v[lt], v[lt++] = v[i], v[i++] = x;
+            } else if (v[i] < p) {
+                x = v[--gt], v[gt] = v[i], v[i] = x;
+            } else {
+                i++;
+            }
+        }
+        if (want < lt)
+            hi = lt;
+        else if (want >= gt)
+            lo = gt;
+        else
+            return p;
+    }
 }
 
 /* Per thread (producer): its deepest level and its calls in the window. The calls
@@ -142,9 +159,29 @@ int tz_api_callstack(tz_req *r)
         if (cp->calls[i].end >= from && cp->calls[i].ts <= to)
             sel[ns++] = &cp->calls[i];
     int truncated = ns > (size_t)max;
-    if (truncated) {
-        qsort(sel, ns, sizeof *sel, cmp_dur);
-        ns = (size_t)max;
+    if (truncated) { /* the max longest: those longer than the max-th, then ties */
+        int64_t *dur = malloc(ns * sizeof *dur);
+        if (!dur) {
+            free(sel);
+            free(win.funcs);
+            free(win.edges);
+            cp_release(sh, e);
+            return tz_fail(r, 500, "out of memory");
+        }
+        for (size_t i = 0; i < ns; i++)
+            dur[i] = sel[i]->end - sel[i]->ts;
+        int64_t cut = kth_largest(dur, ns, (size_t)max);
+        free(dur);
+        size_t above = 0, k = 0;
+        for (size_t i = 0; i < ns; i++)
+            above += sel[i]->end - sel[i]->ts > cut;
+        size_t ties = (size_t)max - above;
+        for (size_t i = 0; i < ns; i++) {
+            int64_t d = sel[i]->end - sel[i]->ts;
+            if (d > cut || (d == cut && ties > 0 && ties--))
+                sel[k++] = sel[i];
+        }
+        ns = k;
     }
     tz_buf b;
     tz_buf_init(&b);

@@ -214,7 +214,7 @@ int tz_callprofile_range(traza_trace *t, tz_callprofile *cp, int64_t from, int64
                 recursive = 1;
         stack[c->level] = c->type;
         depth = c->level + 1;
-        if (c->end < from || c->ts > to)
+        if (c->end < from || c->ts > to || from > to)
             continue; /* outside the range: only its place on the stack counts */
         int64_t dur = (c->end < to ? c->end : to) - (c->ts > from ? c->ts : from);
         tz_cp_func *fn = func_of(cp, &fidx, &fcap, t, c->type);

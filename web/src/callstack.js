@@ -156,29 +156,32 @@ function hookLane(cv, t) {
     view = [Math.max(lo, na), Math.min(hi, nb)];
     drawAll(); rest();
   }, { passive: false });
-  let drag = null;
-  cv.addEventListener('mousedown', e => { drag = { x: e.clientX, view: [...view], moved: false }; });
-  window.addEventListener('mousemove', e => {
-    if (!drag) return;
-    const dx = e.clientX - drag.x;
-    if (Math.abs(dx) > 3) drag.moved = true;
-    if (!drag.moved) return;
-    const dt = dx / cv.clientWidth * (drag.view[1] - drag.view[0]);
-    let a = drag.view[0] - dt, b = drag.view[1] - dt;
-    if (a < 0) { b -= a; a = 0; }
-    if (b > state.trace.span) { a -= b - state.trace.span; b = state.trace.span; }
-    view = [a, b]; drawAll();
-  });
-  window.addEventListener('mouseup', e => {
-    if (!drag) return;
-    const d = drag; drag = null;
-    if (d.moved) { rest(); return; }
-    if (e.target !== cv) return;
-    const r = cv.getBoundingClientRect();
-    picked = hit(t, e.clientX - r.left, e.clientY - r.top);
-    drawAll(); renderDetails();
-  });
+  cv.addEventListener('mousedown', e => { drag = { cv, t, x: e.clientX, view: [...view], moved: false }; });
 }
+
+// A drag in a lane pans every lane; a press and release without a move is a click.
+// (Listened to on the window once: a drag may end outside the lane.)
+let drag = null;
+window.addEventListener('mousemove', e => {
+  if (!drag) return;
+  const dx = e.clientX - drag.x;
+  if (Math.abs(dx) > 3) drag.moved = true;
+  if (!drag.moved) return;
+  const dt = dx / drag.cv.clientWidth * (drag.view[1] - drag.view[0]);
+  let a = drag.view[0] - dt, b = drag.view[1] - dt;
+  if (a < 0) { b -= a; a = 0; }
+  if (b > state.trace.span) { a -= b - state.trace.span; b = state.trace.span; }
+  view = [a, b]; drawAll();
+});
+window.addEventListener('mouseup', e => {
+  if (!drag) return;
+  const d = drag; drag = null;
+  if (d.moved) { rest(); return; }
+  if (e.target !== d.cv) return;
+  const r = d.cv.getBoundingClientRect();
+  picked = hit(d.t, e.clientX - r.left, e.clientY - r.top);
+  drawAll(); renderDetails();
+});
 
 // The view at rest becomes the selected range (every tab follows; this one reloads).
 function rest() {

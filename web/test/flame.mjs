@@ -126,6 +126,17 @@ await withBrowser(shots, async ({ page, errors, shot }) => {
     for (let i = 1; i <= threads.length; i++) laneInk += await inked(page, `.cs-thread:nth-of-type(${i}) canvas`);
     check(`${name}: the lanes are drawn after the zoom`, laneInk > 200, 'coloured pixels: ' + laneInk);
     await shot(`flame-${name}-4-zoom`);
+    // a drag pans every lane: the view moves back in time by what was dragged
+    const [f0, t0] = await page.$eval('[data-testid=cs-axis]', x => [+x.dataset.from, +x.dataset.to]);
+    const lane0 = await (await page.$('.cs-thread canvas')).boundingBox();
+    await page.mouse.move(lane0.x + lane0.width / 2, lane0.y + 8);
+    await page.mouse.down();
+    await page.mouse.move(lane0.x + lane0.width / 2 + 100, lane0.y + 8, { steps: 5 });
+    await page.mouse.up();
+    const [f1, t1] = await page.$eval('[data-testid=cs-axis]', x => [+x.dataset.from, +x.dataset.to]);
+    const want0 = Math.max(0, f0 - 100 / lane0.width * (t0 - f0));
+    check(`${name}: a drag pans the view (${f0} -> ${f1})`, Math.abs(f1 - want0) <= Math.max(2, (t0 - f0) / lane0.width * 2) && Math.abs((t1 - f1) - (t0 - f0)) <= 2,
+      `from ${f0} -> ${f1} (expected ${want0}), width ${t0 - f0} -> ${t1 - f1}`);
     const notice = await page.$eval('[data-testid=callstack-partial]', x => !x.hidden);
     check(`${name}: a complete answer shows no partial notice`, !notice, 'the notice is shown');
   }
