@@ -152,7 +152,8 @@ typedef struct traza_filter {
     int64_t limit;             /* at most this many; 0 = no limit */
     int with_params;           /* load parameter values into each event */
     const traza_stop *stop;    /* consulted (stage TRAZA_STAGE_READ) after each event a regex is
-                                * evaluated on; when it stops, the cursor fails with
+                                * evaluated on, and by the SQLite store while it looks for the
+                                * next matching event; when it stops, the cursor fails with
                                 * TRAZA_E_CANCELLED */
 } traza_filter;
 

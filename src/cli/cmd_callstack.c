@@ -1,4 +1,4 @@
-/* traza callstack TRACE [--tree] [--svg FILE] [--json] [--top N] */
+/* traza callstack TRACE [--from T] [--to T] [--tree] [--svg FILE] [--json] [--top N] */
 #include "cli/cli.h"
 #include "tools/callprofile.h"
 #include "util/util.h"
@@ -8,12 +8,14 @@
 #include <string.h>
 
 const char cmd_callstack_usage[] =
-    "usage: traza callstack TRACE [--tree] [--svg FILE] [--top N] [--json]\n"
+    "usage: traza callstack TRACE [--from T] [--to T] [--tree] [--svg FILE] [--top N] [--json]\n"
     "\n"
     "Call-stack views of a trace whose functions are nested states (traza record,\n"
     "uftrace, ...): a flat profile (calls, inclusive and exclusive time per function;\n"
     "inclusive time counts only the outermost activation of a recursive function) and\n"
     "the call graph (caller -> callee, calls, time).\n"
+    "  --from T, --to T  profile and call graph of the calls overlapping [T, T], each\n"
+    "               counted for its part inside (times as traza query --from takes them)\n"
     "  --tree       print the calls as an indented tree per producer (thread) instead\n"
     "  --svg FILE   write the call-stack timeline (depth downward, time to the right)\n"
     "  --top N      at most N functions / edges in the text output (default 30)\n"
@@ -97,18 +99,22 @@ static void write_svg(tz_buf *b, traza_trace *t, const tz_callprofile *cp)
 
 int cmd_callstack(traza_cli *cli, int argc, char **argv)
 {
-    enum { OPT_TREE = OPT_FIRST_FREE, OPT_SVG, OPT_TOP };
+    enum { OPT_TREE = OPT_FIRST_FREE, OPT_SVG, OPT_TOP, OPT_CFROM, OPT_CTO };
     static const struct option longopts[] = {CLI_COMMON_LONGOPTS,
                                              {"tree", no_argument, NULL, OPT_TREE},
                                              {"svg", required_argument, NULL, OPT_SVG},
                                              {"top", required_argument, NULL, OPT_TOP},
+                                             {"from", required_argument, NULL, OPT_CFROM},
+                                             {"to", required_argument, NULL, OPT_CTO},
                                              {NULL, 0, NULL, 0}};
     int c, tree = 0;
     long top = 30;
-    const char *svg = NULL;
+    const char *svg = NULL, *from_s = NULL, *to_s = NULL;
     while ((c = cli_getopt(cli, argc, argv, ":hqw:", longopts)) != -1) {
         if (c == OPT_TREE) tree = 1;
         else if (c == OPT_SVG) svg = optarg;
+        else if (c == OPT_CFROM) from_s = optarg;
+        else if (c == OPT_CTO) to_s = optarg;
         else if (c == OPT_TOP) {
             char *end;
             top = strtol(optarg, &end, 10);
@@ -131,6 +137,17 @@ int cmd_callstack(traza_cli *cli, int argc, char **argv)
     if (tz_callprofile_build(t, &cp, &err) < 0) {
         traza_trace_close(t);
         return cli_fail(cli, &err);
+    }
+    if (from_s || to_s) {
+        const traza_trace_info *info = traza_trace_info_of(t);
+        int64_t from = cp.min_ts, to = cp.max_ts;
+        if ((from_s && traza_time_parse_in(info, from_s, 0, &from, &err) < 0) ||
+            (to_s && traza_time_parse_in(info, to_s, 0, &to, &err) < 0) ||
+            (tz_callprofile_range(t, &cp, from, to) < 0 && traza_err_set(&err, TRAZA_E_NOMEM, "out of memory"))) {
+            tz_callprofile_free(&cp);
+            traza_trace_close(t);
+            return cli_fail(cli, &err);
+        }
     }
     int rc = EXIT_OK;
     tz_buf b;

@@ -112,30 +112,6 @@ int tz_api_aggregate(tz_req *r)
     return tz_send_json(r, &b);
 }
 
-/* The request's time budget as a library stop: reading events may use the first
- * half of what is left when the analysis starts, computing the rest (so a ranking cut
- * while reading still has time to rank what was read). */
-typedef struct budget_stop {
-    const tz_req *r;
-    int64_t read_deadline;
-} budget_stop;
-
-static int budget_stop_fn(void *ctx, int stage)
-{
-    const budget_stop *b = ctx;
-    int64_t now = tz_now_ns();
-    return stage == TRAZA_STAGE_READ ? now >= b->read_deadline : now >= b->r->deadline;
-}
-
-static void budget_stop_init(budget_stop *b, traza_stop *st, const tz_req *r)
-{
-    int64_t now = tz_now_ns();
-    b->r = r;
-    b->read_deadline = r->deadline > now ? now + (r->deadline - now) / 2 : now;
-    st->fn = budget_stop_fn;
-    st->ctx = b;
-}
-
 /* 503 when the budget ran out before anything meaningful was computed. */
 static int fail_budget(tz_req *r, const char *what, const char *detail)
 {
@@ -253,10 +229,10 @@ int tz_api_anomaly(tz_req *r)
     double k;
     if (parse_detection(r, &metric, &rule, &k) < 0)
         return -1;
-    budget_stop bs;
+    tz_budget_stop bs;
     traza_stop stop;
     traza_partial pi;
-    budget_stop_init(&bs, &stop, r);
+    tz_budget_stop_init(&bs, &stop, r);
     traza_series s;
     if (load_series(r, t, &stop, &pi, &s) < 0)
         return -1;
@@ -341,10 +317,10 @@ int tz_api_correlate(tz_req *r)
     int64_t top, delta;
     if (tz_arg_clamp(r, "top", 1, TZ_API_MAX_LIST, 20, &top) < 0 || tz_arg_i64(r, "delta", 0, INT64_MAX / 4, 0, &delta) < 0)
         return -1;
-    budget_stop bs;
+    tz_budget_stop bs;
     traza_stop stop;
     traza_partial ps, pi;
-    budget_stop_init(&bs, &stop, r);
+    tz_budget_stop_init(&bs, &stop, r);
     traza_series s;
     const char *of = tz_arg_str(r, "anomalies_of");
     memset(&ps, 0, sizeof ps);

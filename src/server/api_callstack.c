@@ -1,7 +1,8 @@
 /* /api/callstack: flame chart over time and flat profile of a function trace
- * (nested states). The profile of the last trace asked for is kept between
+ * (nested states). The calls of the last trace asked for are kept between
  * requests; calls are answered for a window, at most `max` of them, the longest
- * first when more fall in it (a call shorter than a pixel is invisible anyway). */
+ * first when more fall in it (a call shorter than a pixel is invisible anyway),
+ * with the window's threads and flat profile. */
 #include "server/api_internal.h"
 #include "tools/callprofile.h"
 
@@ -57,19 +58,51 @@ static void cp_release(tz_shared *sh, struct tz_cp_entry *e)
     pthread_mutex_unlock(&sh->mu);
 }
 
-static int cmp_dur(const void *a, const void *b)
+/* The k-th largest of v[0..n) (1 <= k <= n), v reordered: quickselect, O(n) on
+ * average, so that choosing the longest calls costs no sort of every call. */
+static int64_t kth_largest(int64_t *v, size_t n, size_t k)
 {
-    const tz_cp_call *x = *(const tz_cp_call *const *)a, *y = *(const tz_cp_call *const *)b;
-    int64_t dx = x->end - x->ts, dy = y->end - y->ts;
-    if (dx != dy)
-        return dx < dy ? 1 : -1;
-    return x->ts < y->ts ? -1 : x->ts > y->ts;
+    size_t lo = 0, hi = n, want = k - 1; /* v[want] lies in [lo, hi) */
+    for (;;) {
+        int64_t p = v[lo + (hi - lo) / 2], x;
+        size_t lt = lo, i = lo, gt = hi; /* [lo, lt) > p, [lt, i) == p, [gt, hi) < p */
+        while (i < gt) {
+            if (v[i] > p) {
+                x = v[lt], v[lt++] = v[i], v[i++] = x;
+            } else if (v[i] < p) {
+                x = v[--gt], v[gt] = v[i], v[i] = x;
+            } else {
+                i++;
+            }
+        }
+        if (want < lt)
+            hi = lt;
+        else if (want >= gt)
+            lo = gt;
+        else
+            return p;
+    }
 }
 
-static int stop_at_deadline(void *ctx, int stage)
+/* Per thread (producer): its deepest level and its calls in the window. The calls
+ * are sorted by producer, so a thread is one run of them. */
+static void json_threads(tz_buf *b, traza_trace *t, const tz_callprofile *cp, int64_t from, int64_t to)
 {
-    (void)stage;
-    return tz_req_expired(ctx);
+    char path[512];
+    size_t nt = 0;
+    for (size_t i = 0; i < cp->ncalls;) {
+        int32_t p = cp->calls[i].producer;
+        int maxl = 0;
+        int64_t n = 0;
+        for (; i < cp->ncalls && cp->calls[i].producer == p; i++) {
+            if (cp->calls[i].level > maxl)
+                maxl = cp->calls[i].level;
+            n += cp->calls[i].end >= from && cp->calls[i].ts <= to;
+        }
+        tz_buf_printf(b, "%s{\"producer\":%d,\"name\":", nt++ ? "," : "", p);
+        tz_json_str(b, traza_trace_producer_path(t, p, path, sizeof path));
+        tz_buf_printf(b, ",\"max_level\":%d,\"calls\":%lld}", maxl, (long long)n);
+    }
 }
 
 int tz_api_callstack(tz_req *r)
@@ -95,7 +128,9 @@ int tz_api_callstack(tz_req *r)
             return tz_fail(r, 500, "out of memory");
         e->trace_id = info->id;
         e->refs = 1;
-        traza_stop stop = {stop_at_deadline, r};
+        traza_stop stop;
+        tz_budget_stop bs;
+        tz_budget_stop_init(&bs, &stop, r);
         if (tz_callprofile_build_ex(t, &e->cp, &stop, &pi, &r->err) < 0) {
             free(e);
             return tz_fail_err(r, &r->err);
@@ -103,9 +138,19 @@ int tz_api_callstack(tz_req *r)
         if (!pi.partial)
             cp_put(sh, e);
     }
+    /* the profile of the window: the shared calls, funcs and edges of its own */
+    tz_callprofile win = e->cp;
+    win.funcs = NULL;
+    win.edges = NULL;
+    if (tz_callprofile_range(t, &win, from, to) < 0) {
+        cp_release(sh, e);
+        return tz_fail(r, 500, "out of memory");
+    }
     const tz_callprofile *cp = &e->cp;
     const tz_cp_call **sel = malloc((cp->ncalls ? cp->ncalls : 1) * sizeof *sel);
     if (!sel) {
+        free(win.funcs);
+        free(win.edges);
         cp_release(sh, e);
         return tz_fail(r, 500, "out of memory");
     }
@@ -114,21 +159,45 @@ int tz_api_callstack(tz_req *r)
         if (cp->calls[i].end >= from && cp->calls[i].ts <= to)
             sel[ns++] = &cp->calls[i];
     int truncated = ns > (size_t)max;
-    if (truncated) {
-        qsort(sel, ns, sizeof *sel, cmp_dur);
-        ns = (size_t)max;
+    if (truncated) { /* the max longest: those longer than the max-th, then ties */
+        int64_t *dur = malloc(ns * sizeof *dur);
+        if (!dur) {
+            free(sel);
+            free(win.funcs);
+            free(win.edges);
+            cp_release(sh, e);
+            return tz_fail(r, 500, "out of memory");
+        }
+        for (size_t i = 0; i < ns; i++)
+            dur[i] = sel[i]->end - sel[i]->ts;
+        int64_t cut = kth_largest(dur, ns, (size_t)max);
+        free(dur);
+        size_t above = 0, k = 0;
+        for (size_t i = 0; i < ns; i++)
+            above += sel[i]->end - sel[i]->ts > cut;
+        size_t ties = (size_t)max - above;
+        for (size_t i = 0; i < ns; i++) {
+            int64_t d = sel[i]->end - sel[i]->ts;
+            if (d > cut || (d == cut && ties > 0 && ties--))
+                sel[k++] = sel[i];
+        }
+        ns = k;
     }
     tz_buf b;
     tz_buf_init(&b);
+    /* partial: the budget ran out while reading the calls; the answer covers the
+     * calls that start up to covered_to */
     tz_buf_printf(&b, "{\"partial\":%s,", pi.partial ? "true" : "false");
     const char *tick_key[] = {"covered_to", "from", "to", "min_ts", "max_ts"};
     const int64_t tick_val[] = {pi.covered_to, from, to, cp->min_ts, cp->max_ts};
-    for (size_t i = pi.partial ? 0 : 1; i < 5; i++) {
+    for (size_t i = pi.partial && pi.covered_to != INT64_MIN ? 0 : 1; i < 5; i++) {
         tz_buf_printf(&b, "\"%s\":", tick_key[i]);
         tz_json_tick(r, &b, tick_val[i]);
         tz_buf_putc(&b, ',');
     }
-    tz_buf_printf(&b, "\"max_level\":%d,\"truncated\":%s,\"fields\":[\"ts\",\"end\",\"type\",\"producer\",\"level\"],\"calls\":[",
+    tz_buf_puts(&b, "\"threads\":[");
+    json_threads(&b, t, cp, from, to);
+    tz_buf_printf(&b, "],\"max_level\":%d,\"truncated\":%s,\"fields\":[\"ts\",\"end\",\"type\",\"producer\",\"level\"],\"calls\":[",
                   cp->max_level, truncated ? "true" : "false");
     for (size_t i = 0; i < ns; i++) {
         tz_buf_puts(&b, i ? ",[" : "[");
@@ -138,9 +207,10 @@ int tz_api_callstack(tz_req *r)
         tz_buf_printf(&b, ",%d,%d,%d]", sel[i]->type, sel[i]->producer, sel[i]->level);
     }
     free(sel);
+    /* the flat profile of the window: each call counted for its part inside it */
     tz_buf_puts(&b, "],\"profile\":[");
-    for (size_t i = 0; i < cp->nfuncs && i < (size_t)top; i++) {
-        const tz_cp_func *f = &cp->funcs[i];
+    for (size_t i = 0; i < win.nfuncs && i < (size_t)top; i++) {
+        const tz_cp_func *f = &win.funcs[i];
         const traza_event_type *et = traza_trace_event_type(t, f->type);
         tz_buf_printf(&b, "%s{\"type\":%d,\"name\":", i ? "," : "", f->type);
         tz_json_str(&b, f->name ? f->name : "?");
@@ -149,7 +219,9 @@ int tz_api_callstack(tz_req *r)
         tz_json_color(&b, f->name ? f->name : "?", et ? et->color : NULL);
         tz_buf_puts(&b, "}");
     }
-    tz_buf_printf(&b, "],\"functions\":%zu}", cp->nfuncs);
+    tz_buf_printf(&b, "],\"functions\":%zu}", win.nfuncs);
+    free(win.funcs);
+    free(win.edges);
     cp_release(sh, e);
     return tz_send_json(r, &b);
 }

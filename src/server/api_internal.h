@@ -107,6 +107,14 @@ typedef struct tz_req {
 #define TZ_API_MAX_BUDGET 10000
 int64_t tz_now_ns(void);
 int tz_req_expired(const tz_req *r);
+/* The request's time budget as a library stop: reading events (TRAZA_STAGE_READ)
+ * may use the first half of what is left when the work starts, computing the rest
+ * (so work cut while reading still has time to compute over what was read). */
+typedef struct tz_budget_stop {
+    const tz_req *r;
+    int64_t read_deadline;
+} tz_budget_stop;
+void tz_budget_stop_init(tz_budget_stop *b, traza_stop *st, const tz_req *r);
 /* A library stop that fires at *deadline (CLOCK_MONOTONIC ns; read at each call). */
 void tz_stop_at(traza_stop *st, const int64_t *deadline);
 /* Counts the events matching f, exactly when the filter has no regex (index

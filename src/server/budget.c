@@ -21,6 +21,22 @@ static int stop_at(void *ctx, int stage)
     return tz_now_ns() >= *(const int64_t *)ctx;
 }
 
+static int budget_stop_fn(void *ctx, int stage)
+{
+    const tz_budget_stop *b = ctx;
+    int64_t now = tz_now_ns();
+    return atomic_load(&b->r->api->sh->stopping) || (stage == TRAZA_STAGE_READ ? now >= b->read_deadline : now >= b->r->deadline);
+}
+
+void tz_budget_stop_init(tz_budget_stop *b, traza_stop *st, const tz_req *r)
+{
+    int64_t now = tz_now_ns();
+    b->r = r;
+    b->read_deadline = r->deadline > now ? now + (r->deadline - now) / 2 : now;
+    st->fn = budget_stop_fn;
+    st->ctx = b;
+}
+
 void tz_stop_at(traza_stop *st, const int64_t *deadline)
 {
     st->fn = stop_at;

@@ -18,7 +18,36 @@ struct tz_qstate {
     traza_param *pv;
     size_t npv, cappv;
     tz_buf strs;           /* parameter strings of the current row */
+    const traza_stop *stop; /* the filter's, consulted while a step looks for a row */
+    int stopped;           /* a step was stopped: the statement is not stepped again */
 };
+
+static int stop_progress(void *ctx)
+{
+    const traza_stop *st = ctx;
+    return st->fn(st->ctx, TRAZA_STAGE_READ) != 0;
+}
+
+/* One step of the query, stoppable by the filter's stop: a step may pass over
+ * millions of rows that do not match before it finds one. SQLITE_ROW, SQLITE_DONE,
+ * or -1 with err set (TRAZA_E_CANCELLED when stopped). */
+static int step(tz_qstate *q, traza_err *err)
+{
+    if (q->stopped)
+        return traza_err_set(err, TRAZA_E_CANCELLED, "the query was stopped");
+    if (q->stop)
+        sqlite3_progress_handler(q->t->db, 1000, stop_progress, (void *)q->stop);
+    int rc = sqlite3_step(q->st);
+    if (q->stop)
+        sqlite3_progress_handler(q->t->db, 0, NULL, NULL);
+    if (rc == SQLITE_INTERRUPT && q->stop) {
+        q->stopped = 1;
+        return traza_err_set(err, TRAZA_E_CANCELLED, "the query was stopped while it looked for the next event");
+    }
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return tz_sql_fail(q->t->db, "reading events", err);
+    return rc;
+}
 
 int tz_sqlite_t_open(tz_backend *b, int64_t id, int write, tz_tstate **out, traza_err *err)
 {
@@ -241,6 +270,7 @@ static int q_open(tz_tstate *t, const tz_bfilter *bf, int narrow, tz_qstate **ou
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     q->t = t;
     q->with_params = narrow ? 0 : bf->f->with_params;
+    q->stop = bf->f->stop && bf->f->stop->fn ? bf->f->stop : NULL;
     tz_buf_init(&q->strs);
     tz_buf sql;
     tz_buf_init(&sql);
@@ -297,13 +327,15 @@ int64_t tz_sqlite_s_next(tz_qstate *q, size_t max, int64_t *id, int64_t *ts, int
     sqlite3_stmt *st = q->st;
     size_t n = 0;
     while (n < max && !q->done) {
-        int rc = sqlite3_step(st);
+        int rc = step(q, err);
         if (rc == SQLITE_DONE) {
             q->done = 1; /* stepping again would rerun the query */
             break;
         }
-        if (rc != SQLITE_ROW)
-            return tz_sql_fail(q->t->db, "reading events", err);
+        if (rc < 0 && n > 0 && q->stopped)
+            break; /* the rows read come out first; the stop repeats on the next call */
+        if (rc < 0)
+            return -1;
         id[n] = sqlite3_column_int64(st, 0);
         ts[n] = sqlite3_column_int64(st, 1);
         end[n] = sqlite3_column_int64(st, 2);
@@ -362,11 +394,11 @@ static int load_params(tz_qstate *q, traza_event *ev, traza_err *err)
 
 int tz_sqlite_q_next(tz_qstate *q, traza_event *ev, traza_err *err)
 {
-    int rc = sqlite3_step(q->st);
+    int rc = step(q, err);
     if (rc == SQLITE_DONE)
         return 0;
-    if (rc != SQLITE_ROW)
-        return tz_sql_fail(q->t->db, "reading events", err);
+    if (rc < 0)
+        return -1;
     sqlite3_stmt *st = q->st;
     memset(ev, 0, sizeof *ev);
     ev->id = sqlite3_column_int64(st, 0);

@@ -68,6 +68,52 @@ int tz_callprofile_build(traza_trace *t, tz_callprofile *cp, traza_err *err)
     return tz_callprofile_build_ex(t, cp, NULL, NULL, err);
 }
 
+/* Orders calls by (producer, ts, level) in O(n): the store gives them in time order,
+ * so a counting sort by producer keeps each thread's calls in time order and only
+ * the calls of one tick may need their levels put in order. */
+static int sort_calls(tz_callprofile *cp)
+{
+    size_t n = cp->ncalls;
+    if (n < 2)
+        return 0;
+    int32_t pmin = cp->calls[0].producer, pmax = pmin;
+    for (size_t i = 1; i < n; i++) {
+        if (cp->calls[i].producer < pmin) pmin = cp->calls[i].producer;
+        if (cp->calls[i].producer > pmax) pmax = cp->calls[i].producer;
+    }
+    size_t np = (size_t)((int64_t)pmax - pmin) + 1;
+    if (np > n) { /* sparse producer ids: a comparison sort costs less than the buckets */
+        qsort(cp->calls, n, sizeof *cp->calls, cmp_call);
+        return 0;
+    }
+    size_t *pos = calloc(np + 1, sizeof *pos);
+    tz_cp_call *out = malloc(n * sizeof *out);
+    if (!pos || !out) {
+        free(pos);
+        free(out);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        pos[(size_t)(cp->calls[i].producer - pmin) + 1]++;
+    for (size_t k = 1; k <= np; k++)
+        pos[k] += pos[k - 1];
+    for (size_t i = 0; i < n; i++)
+        out[pos[(size_t)(cp->calls[i].producer - pmin)]++] = cp->calls[i];
+    free(pos);
+    free(cp->calls);
+    cp->calls = out;
+    for (size_t i = 1; i < n; i++) { /* insertion: moves only within a run of one tick */
+        tz_cp_call c = out[i];
+        size_t j = i;
+        while (j > 0 && cmp_call(&out[j - 1], &c) > 0) {
+            out[j] = out[j - 1];
+            j--;
+        }
+        out[j] = c;
+    }
+    return 0;
+}
+
 int tz_callprofile_build_ex(traza_trace *t, tz_callprofile *cp, const traza_stop *stop, traza_partial *pi, traza_err *err)
 {
     memset(cp, 0, sizeof *cp);
@@ -79,6 +125,7 @@ int tz_callprofile_build_ex(traza_trace *t, tz_callprofile *cp, const traza_stop
     traza_filter f;
     traza_filter_init(&f);
     f.categories = 1u << TRAZA_STATE;
+    f.stop = stop; /* a step of the store may pass over millions of other events */
     traza_cursor *cur = traza_query(t, &f, err);
     if (!cur)
         return -1;
@@ -108,12 +155,44 @@ int tz_callprofile_build_ex(traza_trace *t, tz_callprofile *cp, const traza_stop
     if (rc == 0)
         pi->read_all = 1;
     traza_cursor_free(cur);
+    if (rc < 0 && err && err->code == TRAZA_E_CANCELLED) {
+        traza_err_clear(err);
+        pi->partial = 1;
+        rc = 0;
+    }
     if (rc < 0) {
         tz_callprofile_free(cp);
         return -1;
     }
-    if (cp->ncalls)
-        qsort(cp->calls, cp->ncalls, sizeof *cp->calls, cmp_call);
+    if (sort_calls(cp) < 0) {
+        tz_callprofile_free(cp);
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    }
+    cp->min_ts = cp->ncalls ? cp->calls[0].ts : 0;
+    cp->max_ts = cp->min_ts;
+    for (size_t i = 0; i < cp->ncalls; i++) {
+        const tz_cp_call *c = &cp->calls[i];
+        if (c->ts < cp->min_ts)
+            cp->min_ts = c->ts;
+        if (c->end > cp->max_ts)
+            cp->max_ts = c->end;
+        if (c->level > cp->max_level)
+            cp->max_level = c->level;
+    }
+    if (tz_callprofile_range(t, cp, cp->min_ts, cp->max_ts) < 0) {
+        tz_callprofile_free(cp);
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    }
+    return 0;
+}
+
+int tz_callprofile_range(traza_trace *t, tz_callprofile *cp, int64_t from, int64_t to)
+{
+    free(cp->funcs);
+    free(cp->edges);
+    cp->funcs = NULL;
+    cp->edges = NULL;
+    cp->nfuncs = cp->nedges = 0;
     tz_imap fidx, eidx;
     tz_imap_init(&fidx);
     tz_imap_init(&eidx);
@@ -122,21 +201,12 @@ int tz_callprofile_build_ex(traza_trace *t, tz_callprofile *cp, const traza_stop
     int ok = stack != NULL;
     int32_t prod = -1;
     int depth = 0;
-    cp->min_ts = cp->ncalls ? cp->calls[0].ts : 0;
-    cp->max_ts = cp->min_ts;
     for (size_t i = 0; ok && i < cp->ncalls; i++) {
-        tz_cp_call *c = &cp->calls[i];
+        const tz_cp_call *c = &cp->calls[i];
         if (c->producer != prod) {
             prod = c->producer;
             depth = 0;
         }
-        if (c->ts < cp->min_ts)
-            cp->min_ts = c->ts;
-        if (c->end > cp->max_ts)
-            cp->max_ts = c->end;
-        if (c->level > cp->max_level)
-            cp->max_level = c->level;
-        int64_t dur = c->end - c->ts;
         int32_t parent = c->level > 0 && c->level <= depth ? stack[c->level - 1] : -1;
         int recursive = 0;
         for (int k = 0; k < c->level && k < depth; k++)
@@ -144,6 +214,9 @@ int tz_callprofile_build_ex(traza_trace *t, tz_callprofile *cp, const traza_stop
                 recursive = 1;
         stack[c->level] = c->type;
         depth = c->level + 1;
+        if (c->end < from || c->ts > to || from > to)
+            continue; /* outside the range: only its place on the stack counts */
+        int64_t dur = (c->end < to ? c->end : to) - (c->ts > from ? c->ts : from);
         tz_cp_func *fn = func_of(cp, &fidx, &fcap, t, c->type);
         tz_cp_func *pf = parent >= 0 ? func_of(cp, &fidx, &fcap, t, parent) : NULL;
         tz_cp_edge *e = edge_of(cp, &eidx, &ecap, parent, c->type);
@@ -166,10 +239,8 @@ int tz_callprofile_build_ex(traza_trace *t, tz_callprofile *cp, const traza_stop
     free(stack);
     tz_imap_free(&fidx);
     tz_imap_free(&eidx);
-    if (!ok) {
-        tz_callprofile_free(cp);
-        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-    }
+    if (!ok)
+        return -1;
     if (cp->nfuncs)
         qsort(cp->funcs, cp->nfuncs, sizeof *cp->funcs, cmp_func);
     return 0;

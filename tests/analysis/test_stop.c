@@ -179,7 +179,10 @@ static void test_callprofile_stop(void **state)
     traza_stop st = {count_stop, &c};
     assert_int_equal(tz_callprofile_build_ex(t, &part, &st, &pi, &w.err), 0);
     assert_int_equal(pi.partial, 1);
-    assert_int_equal(part.ncalls, 4096);
+    /* the store consults the stop while it looks for the next call: the build stops
+     * before its own check after the first 4096 calls */
+    assert_true(part.ncalls < 4096);
+    assert_true(c.calls[TRAZA_STAGE_READ] >= 1);
     assert_true(pi.covered_to < full.max_ts);
     tz_callprofile_free(&part);
     tz_callprofile_free(&full);

@@ -1,6 +1,8 @@
-// The analysis tabs: aggregation, anomalies and correlation, grammars, call stack.
-import { state, api, onChange, span, setRange, fmtTime, fmtAt, rel, absTicks, typeById, prodById, fitCanvas, el } from './state.js';
+// The analysis tabs: aggregation, anomalies and correlation, grammars; the call stack
+// (callstack.js) is dispatched from here.
+import { state, api, onChange, span, setRange, fmtAt, rel, absTicks, fitCanvas, el } from './state.js';
 import { pie, plot, plot2, bars } from './charts.js';
+import { callstackChanged } from './callstack.js';
 
 const PART_COLORS = ['#e6e6e6', '#cfd8e6'];
 
@@ -180,35 +182,6 @@ async function loadGrammar() {
   body.append(el('h4', {}, 'rules'), tb);
 }
 
-/* ---------------- call stack ---------------- */
-async function callstackTab() {
-  const s = document.getElementById('tab-callstack');
-  s.replaceChildren(el('div', { class: 'panel' }, el('h3', {}, 'Call stack ', el('small', {}, 'flame chart of nested states over the selected range')),
-    el('canvas', { id: 'cs-flame', 'data-testid': 'cs-flame' }), el('div', { id: 'cs-info' }),
-    el('h4', {}, 'flat profile'), el('div', { id: 'cs-profile' })));
-  const [from, to] = span();
-  const cv = document.getElementById('cs-flame');
-  const c = await api('callstack', { trace: state.trace.info.id, from: absTicks(from), to: absTicks(to), max: 5000, top: 50 });
-  for (const x of c.calls) { x[0] = rel(x[0]); x[1] = rel(x[1]); }
-  const lanes = [...new Set(c.calls.map(x => x[3]))].sort((a, b) => a - b);
-  const depth = c.max_level + 1, rh = 14, laneH = depth * rh + 10;
-  const { g, w } = fitCanvas(cv, Math.max(60, Math.min(800, lanes.length * laneH)));
-  const X = t => (t - from) / Math.max(1, to - from) * w;
-  g.font = '10px sans-serif';
-  for (const [ts, end, type, prod, level] of c.calls) {
-    const li = lanes.indexOf(prod), ty = typeById(type); const y = li * laneH + level * rh;
-    const x0 = Math.max(0, X(ts)), x1 = Math.min(w, X(end));
-    g.fillStyle = ty ? ty.color : '#888'; g.fillRect(x0, y, Math.max(1, x1 - x0 - 0.5), rh - 1);
-    if (x1 - x0 > 40 && ty) { g.fillStyle = '#000'; g.fillText(ty.name.slice(0, Math.floor((x1 - x0) / 6)), x0 + 2, y + 10); }
-  }
-  lanes.forEach((p, i) => { const pr = prodById(p); g.fillStyle = '#333'; g.fillText(pr ? pr.name : p, 2, i * laneH + laneH - 2); });
-  document.getElementById('cs-info').textContent = `${c.calls.length} calls drawn${c.truncated ? ' (the longest ones)' : ''} · ${c.functions} functions`;
-  const u = state.trace.info.time_unit;
-  const tb = el('table', { class: 'list', 'data-testid': 'cs-table' }, el('tr', {}, el('th', {}, 'function'), el('th', {}, 'calls'), el('th', {}, 'inclusive'), el('th', {}, 'exclusive')));
-  for (const f of c.profile) tb.append(el('tr', {}, el('td', {}, el('i', { class: 'sw', style: 'background:' + f.color }), f.name), el('td', {}, f.calls), el('td', {}, fmtTime(f.inclusive, u)), el('td', {}, fmtTime(f.exclusive, u))));
-  document.getElementById('cs-profile').replaceChildren(tb);
-}
-
 export function setupViews() {
   onChange(async what => {
     if (!state.trace) return;
@@ -217,7 +190,7 @@ export function setupViews() {
       if (tab === 'tab-aggregate') { if (what.has('trace') || what.has('tab') || !document.getElementById('agg-slider')) aggregateTab(); await loadAggregate(); }
       else if (tab === 'tab-anomaly') { if (what.has('trace') || what.has('tab')) anomalyTab(); if (what.has('trace') || what.has('tab') || what.has('range') || what.has('timefmt')) await loadAnomaly(); }
       else if (tab === 'tab-grammar') { if (what.has('tab')) await grammarTab(); }
-      else if (tab === 'tab-callstack') await callstackTab();
+      else if (tab === 'tab-callstack') await callstackChanged(what);
     } catch (e) { console.error(e); document.getElementById(tab).append(el('p', { class: 'err' }, 'error: ' + e.message)); }
     document.body.dataset.ready = String(Date.now());
   });
