@@ -121,4 +121,4 @@ static int write_folded(traza_trace *t, const traza_filter *f, FILE *out, traza_
 }
 
 const traza_exporter tz_exporter_folded = {"folded", "export-folded",
-                                           "folded call stacks (FlameGraph / speedscope collapsed: 'a;b;c self-time')", write_folded};
+                                           "folded call stacks (FlameGraph / speedscope collapsed: 'a;b;c self-time')", write_folded, NULL};

@@ -643,4 +643,4 @@ static int write_perfetto(traza_trace *t, const traza_filter *f, FILE *out, traz
 
 const traza_exporter tz_exporter_perfetto = {"perfetto", "export-perfetto",
                                              "Perfetto protobuf trace (.pftrace: TrackEvent tracks, slices, counters, flows)",
-                                             write_perfetto};
+                                             write_perfetto, NULL};
