@@ -367,9 +367,11 @@ function goTo(t) {
   const [a, b] = span();
   let d = b - a;
   if (d >= state.trace.span) d = state.trace.span / 10;
-  d = Math.max(2, Math.min(d, 2 * t, 2 * (state.trace.span - t))); // centred, within the trace
+  d = Math.max(2, d);
+  // centred on t, or as near as the trace's ends allow: the view keeps its width
+  const lo = Math.max(0, Math.min(t - d / 2, state.trace.span - d));
   gotoAt = t;
-  setRange(t - d / 2, t + d / 2);
+  setRange(lo, lo + d);
 }
 
 export function setupTimeline() {
