@@ -63,7 +63,9 @@ static int fi_fail(int kind)
 static atomic_int fi_own_only;
 static _Thread_local int fi_in_dladdr;
 
-static int fi_foreign_caller(void *ret)
+/* Not instrumented, not inlined: malloc runs before ASan has mapped its shadow memory,
+ * and an instrumented frame holding `di` would write to that shadow. */
+__attribute__((noinline, no_sanitize_address)) static int fi_foreign_caller(void *ret)
 {
     if (!atomic_load(&fi_own_only) || fi_in_dladdr)
         return 0;
