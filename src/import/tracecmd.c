@@ -324,6 +324,7 @@ static tc_ev *event_info(tc_ctx *c, struct tep_event *ev)
     }
     tc_ev *e = &c->evs[c->nevs++];
     memset(e, 0, sizeof *e);
+    e->func_def = e->parent_def = -1; /* set before anything can fail: the entry stays cached */
     const char *sys = ev->system ? ev->system : "", *n = ev->name ? ev->name : "";
     e->kind = K_GENERIC;
     int exit = strstr(n, "_exit") != NULL;
@@ -633,6 +634,8 @@ static int on_record(struct tracecmd_input *h, struct tep_record *r, int cpu_arg
     (void)h;
     (void)cpu_arg;
     tc_ctx *c = user;
+    if (c->rc < 0) /* libtracecmd may go on calling after a record failed */
+        return -1;
     if (r->ts > INT64_MAX) {
         traza_err_set(c->err, TRAZA_E_PARSE, "%s: byte %llu: timestamp %llu out of range", c->path, r->offset, r->ts);
         return -fail(c);

@@ -75,7 +75,8 @@ __attribute__((noinline, no_sanitize_address)) static int fi_foreign_caller(void
     fi_in_dladdr = 0;
     if (!ok || !di.dli_fname)
         return 0;
-    static const char *const foreign[] = {"babeltrace", "libglib", "libgmodule", "opencsd", "libstdc++", "libc.so", "ld-linux"};
+    static const char *const foreign[] = {"babeltrace", "libglib", "libgmodule", "opencsd", "libstdc++", "libtracecmd", "libtraceevent",
+                                          "libtracefs", "libc.so", "ld-linux"};
     for (size_t i = 0; i < sizeof foreign / sizeof foreign[0]; i++)
         if (strstr(di.dli_fname, foreign[i]))
             return 1;

@@ -10,9 +10,10 @@
  *
  * The operations: the import of a small input of every format, saving a result (a
  * store commit), writing and reading a .tzg, compressing and decompressing a .tzi.
- * CTF and ETM read their input through babeltrace2 and OpenCSD, whose own
- * allocations abort or throw when they fail: there, only the allocations of traza
- * and SQLite are failed (fi_own_only), and the inputs come from ../shared/data. */
+ * CTF, ETM and trace-cmd read their input through babeltrace2, OpenCSD and
+ * libtracecmd, whose own allocations abort, throw or crash when they fail: there,
+ * only the allocations of traza and SQLite are failed (fi_own_only); the CTF and ETM
+ * inputs come from ../shared/data. */
 #include "fault_inject.h"
 
 #include <dirent.h>
@@ -286,6 +287,16 @@ static void fault_import_shared(const char *format, const char *rel)
     free(path);
 }
 
+static void test_import_perfscript(void **state) { (void)state; fault_import("perf-script", "fuzz/corpus/perfscript/model.txt"); }
+static void test_import_perfetto(void **state) { (void)state; fault_import("perfetto", "fuzz/corpus/perfetto/demo.pftrace"); }
+/* trace-cmd files are read through libtracecmd, whose allocations are left alone */
+static void test_import_tracecmd(void **state)
+{
+    (void)state;
+    atomic_store(&fi_own_only, 1);
+    fault_import("trace-cmd", "fuzz/corpus/tracecmd/all_kinds.dat");
+    atomic_store(&fi_own_only, 0);
+}
 static void test_import_ctf(void **state) { (void)state; fault_import_shared("ctf", "babeltrace-ctf/wk-heartbeat-u"); }
 static void test_import_etm(void **state) { (void)state; fault_import_shared("etm", "opencsd/snapshots/TC2"); }
 
@@ -609,6 +620,8 @@ int main(void)
         cmocka_unit_test(test_import_csv),    cmocka_unit_test(test_import_rtdump),
         cmocka_unit_test(test_import_chrome), cmocka_unit_test(test_import_uftrace),
         cmocka_unit_test(test_import_ctf),    cmocka_unit_test(test_import_etm),
+        cmocka_unit_test(test_import_perfscript), cmocka_unit_test(test_import_perfetto),
+        cmocka_unit_test(test_import_tracecmd),
         cmocka_unit_test(test_result_save),   cmocka_unit_test(test_tzg_zstd),
         cmocka_unit_test(test_tzg_xz),        cmocka_unit_test(test_tzi),
         cmocka_unit_test(test_total),
