@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 export TRAZA_TEST_DATA=${TRAZA_TEST_DATA:-$root/../shared/data}
 export TRAZA_SRC=$root
+export LSAN_OPTIONS=${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$root/tests/lsan.supp
 pass=0; fail=0; skip=0; failed_names=()
 logdir=$(mktemp -d)
 trap 'rm -rf "$logdir"' EXIT
