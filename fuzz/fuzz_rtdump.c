@@ -51,6 +51,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint64_t acc = 0, unmatched = 0;
     for (size_t i = 0; i < d.nthreads; i++)
         tz_rtdump_replay(&d.threads[i], on_call, NULL, &acc, &unmatched, &err);
+    for (size_t i = 0; i < d.ntasks; i++) {
+        tz_rtdump_replay(&d.tasks[i], on_call, NULL, &acc, &unmatched, &err);
+        for (size_t r = 0; r < d.tasks[i].nruns; r++)
+            acc += d.tasks[i].runs[r].end - d.tasks[i].runs[r].start;
+    }
     for (size_t i = 0; i < d.nthreads && d.nthreads; i++)
         if (d.threads[i].nops)
             acc += (uint64_t)tz_rtdump_ns(&d, d.threads[i].ops[0].tsc);

@@ -104,6 +104,16 @@ $(CM_DIR)/libtraza-rt-cm3.a: rt/src/unity_baremetal_cortex_m.c rt/src/baremetal.
 	@mkdir -p $(dir $@)
 	$(CM_CC) $(CM_RT_CFLAGS) -c rt/src/unity_baremetal_cortex_m.c -o $(CM_DIR)/traza-rt-cm3.o
 	rm -f $@ && arm-none-eabi-ar rcs $@ $(CM_DIR)/traza-rt-cm3.o
+# the RTOS build (FreeRTOS awareness, traza_rt_freertos.h): a shadow stack per task,
+# task-switch records, SysTick read as the kernel programs it; firmwares build with
+# rt/boards/mps2-an385/freertos/freertos.mk (doc/tracer-freertos.md)
+$(CM_DIR)/libtraza-rt-cm3-rtos.a: rt/src/unity_baremetal_cortex_m.c rt/src/baremetal.c rt/src/core.c rt/src/rt_internal.h \
+                                  rt/arch/cortex_m/arch.c rt/arch/cortex_m/arch.h rt/include/traza_rt_format.h \
+                                  rt/include/traza_rt_freertos.h
+	@mkdir -p $(dir $@)
+	$(CM_CC) $(CM_RT_CFLAGS) -DTZ_TASKS -DTZ_BM_BUFSIZE=32768 -c rt/src/unity_baremetal_cortex_m.c -o $(CM_DIR)/traza-rt-cm3-rtos.o
+	rm -f $@ && arm-none-eabi-ar rcs $@ $(CM_DIR)/traza-rt-cm3-rtos.o
+rt: $(CM_DIR)/libtraza-rt-cm3-rtos.a
 $(CM_DIR)/firmware.elf: rt/tests/cm3/firmware.c rt/boards/mps2-an385/startup.c rt/boards/mps2-an385/link.ld \
                         $(CM_DIR)/libtraza-rt-cm3.a rt/include/traza_rt.h
 	$(CM_CC) $(CM_ARCH) -O1 -g -ffreestanding -fno-inline -c rt/boards/mps2-an385/startup.c -o $(CM_DIR)/startup.o

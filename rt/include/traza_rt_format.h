@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #define TZR_MAGIC "TZRDUMP\x1a" /* 8 bytes at offset 0 of a dump */
-#define TZR_VERSION 1u
+#define TZR_VERSION 2u /* 2: TASK records and chunks (RTOS tasks); readers take 1 and 2 */
 
 /* File header: magic[8], u16 version, u16 arch, u8 ptr_size, u8 mode, u16 reserved
  * (16 bytes), then chunks until end of file. */
@@ -25,12 +25,14 @@ enum tzr_chunk {
     TZR_CHUNK_CALIB = 3,  /* u64 tsc_a, u64 ns_a, u64 tsc_b, u64 ns_b (ticks <-> nanoseconds) */
     TZR_CHUNK_THREAD = 4, /* u32 tid, u32 reserved, u64 events, u64 lost_events,
                              u64 overwritten_blocks, u64 shadow_overflow, u64 first_seq */
-    TZR_CHUNK_END = 5     /* u64 number of chunks before this one */
+    TZR_CHUNK_END = 5,    /* u64 number of chunks before this one */
+    TZR_CHUNK_TASK = 6    /* u32 task id, u32 reserved, u64 switches in, then the task's name bytes (no NUL) */
 };
 #define TZR_BLOCK_HEADER_SIZE 24u
 #define TZR_INFO_FIXED 16u
 #define TZR_CALIB_SIZE 32u
 #define TZR_THREAD_SIZE 48u
+#define TZR_TASK_FIXED 16u
 /* Largest chunk payload a reader accepts (a runtime block is at most this). */
 #define TZR_MAX_CHUNK (16u << 20)
 
@@ -42,9 +44,13 @@ enum tzr_chunk {
  *   EXIT:  nothing.
  *   USER:  varint id, zigzag varint value.
  *   EXT:   u8 subkind; STACK: varint n, n varints of absolute function addresses
- *          (outermost first) = the functions open when the block started. */
+ *          (outermost first) = the functions open when the block started.
+ *          TASK (RTOS firmware): varint task id, varint n, n varints of absolute
+ *          function addresses (outermost first) = the task's open functions. At the
+ *          start of a block (instead of STACK): the task running then; anywhere else:
+ *          a switch to that task. The events that follow belong to that task. */
 enum tzr_kind { TZR_K_ENTRY = 0, TZR_K_EXIT = 1, TZR_K_USER = 2, TZR_K_EXT = 3 };
-enum tzr_ext { TZR_EXT_STACK = 1 };
+enum tzr_ext { TZR_EXT_STACK = 1, TZR_EXT_TASK = 2 };
 
 /* A cheap 64-bit checksum (two running sums over little-endian u32 words, the tail
  * zero-padded). Fast enough to run in the target on every streamed block. */

@@ -55,9 +55,19 @@ static inline TZ_NOINSTR void irq_restore(uint32_t m) { __asm__ __volatile__("ms
 
 uint64_t tz_plat_ticks(void) { return tz_arch_ticks(); }
 
-/* host nanoseconds (semihosting SYS_ELAPSED / SYS_TICKFREQ), 0 when unavailable */
+#ifdef TZ_TASKS
+static uint32_t bm_clock_hz; /* the RTOS's processor clock, once a task started */
+#endif
+
+/* host nanoseconds (semihosting SYS_ELAPSED / SYS_TICKFREQ), 0 when unavailable; with
+ * an RTOS that gave its processor clock, the nominal time of the cycle clock (the
+ * host's time through an emulator or a debugger is no measure of the target's) */
 uint64_t tz_plat_ns(void)
 {
+#ifdef TZ_TASKS
+    if (bm_clock_hz) /* of the latest reading: the ticks just paired with it */
+        return tz_cm_ticks_last() * 1000000000u / bm_clock_hz;
+#endif
     uint32_t el[2] = {0, 0};
     if (semihost(0x30, el) != 0)
         return 0;
@@ -132,6 +142,74 @@ void traza_rt_event(uint32_t id, int64_t value)
         tz_user(t, id, value);
     irq_restore(m);
 }
+
+#ifdef TZ_TASKS
+/* RTOS tasks (TZ_BM_TASKS at most, default 8; more are run on the shadow stack of
+ * the last one, and counted as shadow overflows): slot 0 is the context before the
+ * first task (main), the others are keyed by the kernel's task handle. */
+#ifndef TZ_BM_TASKS
+#define TZ_BM_TASKS 8
+#endif
+#include "traza_rt_freertos.h"
+
+static struct bm_task {
+    const void *handle;
+    const char *name;
+    tz_count switches;
+    tz_task_stack saved;
+} bm_tasks[TZ_BM_TASKS + 1];
+static uint32_t bm_ntasks = 1, bm_cur;
+
+void traza_rt_task_switched_in(const void *task, const char *name, uint32_t clock_hz)
+{
+    uint32_t m = irq_save();
+    tz_thread *t = tz_plat_thread();
+    if (!bm_clock_hz && clock_hz) {
+        bm_clock_hz = clock_hz; /* from now on the calibration is the nominal one */
+        tz_rt_g.tsc_a = 0;
+        tz_rt_g.ns_a = 0;
+    }
+    uint32_t i = 1;
+    while (i < bm_ntasks && bm_tasks[i].handle != task)
+        i++;
+    if (i == bm_ntasks) {
+        if (bm_ntasks <= TZ_BM_TASKS)
+            bm_ntasks++;
+        else if (t)
+            t->overflow++;
+        bm_tasks[i].handle = task;
+        bm_tasks[i].name = name;
+    }
+    if (t && i != bm_cur) {
+        bm_tasks[i].switches++;
+        tz_task_switch(t, i, &bm_tasks[bm_cur].saved, &bm_tasks[i].saved);
+        bm_cur = i;
+    }
+    irq_restore(m);
+}
+
+void traza_rt_os_tick(void) { tz_cm_os_tick(); }
+
+int tz_plat_task_chunks(tz_put_fn put, void *user)
+{
+    int n = 0;
+    for (uint32_t i = 0; i < bm_ntasks; i++) {
+        const char *name = i ? bm_tasks[i].name : "main";
+        uint8_t c[TZR_TASK_FIXED + 32];
+        size_t len = 0;
+        while (name && name[len] && len < 32)
+            len++;
+        put32(c, i);
+        put32(c + 4, 0);
+        put64(c + 8, bm_tasks[i].switches);
+        tz_copy(c + TZR_TASK_FIXED, name, len);
+        if (tz_write_chunk(put, user, TZR_CHUNK_TASK, c, TZR_TASK_FIXED + len) < 0)
+            return -1;
+        n++;
+    }
+    return n;
+}
+#endif
 
 void traza_rt_enable(int on) { tz_rt_g.enabled = on; }
 

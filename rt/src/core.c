@@ -88,6 +88,16 @@ static TZ_NOINSTR void chunk_header(uint8_t *h, uint32_t type, const void *paylo
     put64(h + 8, tzr_sum64(payload, n));
 }
 
+/* varint n, then the innermost n (at most TZ_STACK_SNAPSHOT) open functions, outermost first */
+static TZ_NOINSTR uint8_t *put_open(tz_thread *t, uint8_t *p)
+{
+    uint32_t n = t->depth < TZ_STACK_SNAPSHOT ? t->depth : TZ_STACK_SNAPSHOT;
+    p = put_uv(p, n);
+    for (uint32_t i = t->depth - n; i < t->depth; i++)
+        p = put_uv(p, t->stack[i].func - tz_rt_g.load_bias);
+    return p;
+}
+
 static TZ_NOINSTR void block_start(tz_thread *t)
 {
     uint8_t *b = block_at(t, t->cur);
@@ -101,13 +111,15 @@ static TZ_NOINSTR void block_start(tz_thread *t)
     t->p = b + TZR_BLOCK_HEADER_SIZE;
     t->end = b + t->block_size - TZR_CHUNK_HEADER_SIZE - TZ_RESERVE;
     /* the functions open now, so a block read alone still nests correctly */
-    uint32_t n = t->depth < TZ_STACK_SNAPSHOT ? t->depth : TZ_STACK_SNAPSHOT;
     uint8_t *p = put_uv(t->p, TZR_K_EXT);
-    *p++ = TZR_EXT_STACK;
-    p = put_uv(p, n);
-    for (uint32_t i = t->depth - n; i < t->depth; i++)
-        p = put_uv(p, t->stack[i].func - tz_rt_g.load_bias);
-    t->p = p;
+#ifdef TZ_TASKS
+    if (t->task) {
+        *p++ = TZR_EXT_TASK;
+        p = put_uv(p, t->task - 1);
+    } else
+#endif
+        *p++ = TZR_EXT_STACK;
+    t->p = put_open(t, p);
 }
 
 static TZ_NOINSTR void block_finish(tz_thread *t)
@@ -251,6 +263,28 @@ void tz_user(tz_thread *t, uint32_t id, int64_t value)
     t->p = put_uv(p, tzr_zigzag(value));
 }
 
+#ifdef TZ_TASKS
+void tz_task_switch(tz_thread *t, uint32_t id, tz_task_stack *out, const tz_task_stack *in)
+{
+    /* the record may exceed the block's reserve: head, subkind, id, n, the addresses */
+    if (tz_rt_g.enabled && t->p + 16 + TZ_STACK_SNAPSHOT * 10 > t->end + TZ_RESERVE)
+        block_next(t); /* its start names the task switched from */
+    out->depth = t->depth;
+    for (uint32_t i = 0; i < t->depth; i++)
+        out->func[i] = t->stack[i].func;
+    t->depth = in->depth;
+    for (uint32_t i = 0; i < in->depth; i++)
+        t->stack[i].func = in->func[i];
+    t->task = id + 1;
+    if (!tz_rt_g.enabled)
+        return;
+    uint8_t *p = put_head(t, TZR_K_EXT);
+    *p++ = TZR_EXT_TASK;
+    p = put_uv(p, id);
+    t->p = put_open(t, p);
+}
+#endif
+
 int tz_write_chunk(tz_put_fn put, void *user, uint32_t type, const void *payload, size_t n)
 {
     uint8_t h[TZR_CHUNK_HEADER_SIZE];
@@ -283,6 +317,9 @@ int tz_write_header(tz_put_fn put, void *user, int arch, uint32_t pid, const cha
 
 int tz_write_dump(tz_put_fn put, void *user, int arch, uint32_t pid, const char *exe, int header)
 {
+    /* the clocks' second reading before the writing: on a microcontroller, interrupts
+     * are masked while the dump goes out, which stops an interrupt-driven clock */
+    uint64_t cv[4] = {tz_rt_g.tsc_a, tz_rt_g.ns_a, tz_plat_ticks(), tz_plat_ns()};
     tz_count nchunks = 0;
     if (header) {
         if (tz_write_header(put, user, arch, pid, exe) < 0)
@@ -319,7 +356,12 @@ int tz_write_dump(tz_put_fn put, void *user, int arch, uint32_t pid, const char 
             return -1;
         nchunks++;
     }
-    uint64_t cv[4] = {tz_rt_g.tsc_a, tz_rt_g.ns_a, tz_plat_ticks(), tz_plat_ns()};
+#ifdef TZ_TASKS
+    int nt = tz_plat_task_chunks(put, user);
+    if (nt < 0)
+        return -1;
+    nchunks += (tz_count)nt;
+#endif
     uint8_t c[TZR_CALIB_SIZE];
     put64s(c, cv, 4);
     if (tz_write_chunk(put, user, TZR_CHUNK_CALIB, c, sizeof c) < 0)

@@ -51,6 +51,9 @@ typedef struct tz_thread {
     tz_shadow base;               /* stack[-1] for the assembly fast paths: slot = UINTPTR_MAX */
 #endif
     tz_shadow stack[TZ_SHADOW_MAX];
+#ifdef TZ_TASKS
+    uint32_t task;                /* RTOS firmware: the running task's id + 1 (0: no task yet) */
+#endif
 } tz_thread;
 
 typedef struct tz_rt {
@@ -84,6 +87,18 @@ uintptr_t tz_exit(tz_thread *t, uintptr_t sp) TZ_NOINSTR;
 /* Exit reported by the compiler (-finstrument-functions). */
 void tz_exit_func(tz_thread *t, uintptr_t func) TZ_NOINSTR;
 void tz_user(tz_thread *t, uint32_t id, int64_t value) TZ_NOINSTR;
+#ifdef TZ_TASKS
+/* A switched-out task's open functions (the -finstrument-functions hooks need only these). */
+typedef struct tz_task_stack {
+    uint32_t depth;
+    uintptr_t func[TZ_SHADOW_MAX];
+} tz_task_stack;
+/* Switches the shadow stack to task `id`: saves the running task's into *out, loads
+ * *in, records the switch (a TASK record with the new task's open functions). */
+void tz_task_switch(tz_thread *t, uint32_t id, tz_task_stack *out, const tz_task_stack *in) TZ_NOINSTR;
+/* Writes the TASK chunks (names, switch counts); returns how many, or -1. */
+int tz_plat_task_chunks(int (*put)(void *, const void *, size_t), void *user) TZ_NOINSTR;
+#endif
 /* Streaming: flushes the thread's current block. */
 void tz_flush_thread(tz_thread *t) TZ_NOINSTR;
 /* Serialises the whole dump through `put` (file header, info, blocks, threads, calib, end). */

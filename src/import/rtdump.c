@@ -1,5 +1,6 @@
 /* Importer of traza runtime dumps (.tzr): functions become nested states per thread
- * (producer = thread under its process), user events (TRAZA_EVENT) punctual events.
+ * (producer = thread under its process) or per RTOS task (producer = task, with a
+ * child holding its Running states), user events (TRAZA_EVENT) punctual events.
  * Symbolisation happens here, offline, from the program's ELF/DWARF (libdw). */
 #include "import/importers.h"
 #include "import/rtdump.h"
@@ -265,6 +266,33 @@ static int import_one(traza_writer *w, const char *path, traza_err *err)
         over += t->overwritten;
         overflow += t->overflow;
     }
+    /* RTOS tasks: a producer each with its calls, and a child with its Running states */
+    int32_t running = -1;
+    for (size_t i = 0; rc == 0 && i < d.ntasks; i++) {
+        tz_rtd_thread *t = &d.tasks[i];
+        if (!t->nops && !t->nruns && !t->nopen)
+            continue; /* the context before the first task, whose events are its thread's */
+        if (t->name && *t->name)
+            snprintf(buf, sizeof buf, "%s", t->name);
+        else
+            snprintf(buf, sizeof buf, "task %u", (unsigned)t->tid);
+        c.thread_prod = traza_writer_producer(w, proc, buf, "Task", err);
+        int32_t sched = c.thread_prod < 0 ? -1 : traza_writer_producer(w, c.thread_prod, "running", "Scheduling", err);
+        if (sched < 0 || (running < 0 && (running = traza_writer_event_type(w, "Running", TRAZA_STATE, err)) < 0)) {
+            rc = -1;
+            break;
+        }
+        rc = tz_rtdump_replay(t, on_call, on_user, &c, &unmatched, err);
+        for (size_t r = 0; rc == 0 && r < t->nruns; r++) {
+            traza_event ev = {0};
+            ev.type = running;
+            ev.producer = sched;
+            ev.ts = tz_rtdump_ns(&d, t->runs[r].start);
+            ev.end_ts = tz_rtdump_ns(&d, t->runs[r].end);
+            ev.has = TRAZA_HAS_END;
+            rc = traza_writer_event(w, &ev, err);
+        }
+    }
     if (rc == 0) {
         char v[64];
         traza_writer_set_time_unit(w, d.has_calib ? -9 : 0);
@@ -287,6 +315,10 @@ static int import_one(traza_writer *w, const char *path, traza_err *err)
             traza_writer_set_param(w, "rt.truncated_bytes", v, err);
             snprintf(v, sizeof v, "%zu", d.nthreads);
             traza_writer_set_param(w, "rt.truncated_threads", v, err);
+        }
+        if (d.ntasks) {
+            snprintf(v, sizeof v, "%" PRIu64, d.task_switches);
+            traza_writer_set_param(w, "rt.task_switches", v, err);
         }
         snprintf(v, sizeof v, "%" PRIu64, unmatched);
         traza_writer_set_param(w, "rt.unmatched_exits", v, err);

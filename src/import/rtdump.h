@@ -14,8 +14,14 @@ typedef struct tz_rtd_op {
     uint8_t kind;    /* TZR_K_ENTRY, TZR_K_EXIT, TZR_K_USER */
 } tz_rtd_op;
 
+/* A span of time an RTOS task ran (from its switch in to the next switch). */
+typedef struct tz_rtd_run {
+    uint64_t start, end;
+    int open_start, open_end; /* began before the window (no switch seen) / still running at its end */
+} tz_rtd_run;
+
 typedef struct tz_rtd_thread {
-    uint32_t tid;
+    uint32_t tid;             /* thread id; RTOS task: the task id */
     uint64_t events, lost, overwritten, overflow, first_seq;
     int has_stats;
     uint64_t last_seq;
@@ -25,6 +31,12 @@ typedef struct tz_rtd_thread {
     size_t nopen;
     tz_rtd_op *ops;
     size_t nops, cap;
+    /* RTOS tasks only */
+    char *name;               /* from the TASK chunk; NULL if none */
+    uint32_t owner;           /* the thread whose buffer holds the task's events */
+    int has_open;             /* the open functions are known (first TASK record seen) */
+    tz_rtd_run *runs;
+    size_t nruns, runcap;
 } tz_rtd_thread;
 
 typedef struct tz_rtdump {
@@ -36,6 +48,9 @@ typedef struct tz_rtdump {
     uint64_t tsc_a, ns_a, tsc_b, ns_b;
     tz_rtd_thread *threads;
     size_t nthreads;
+    tz_rtd_thread *tasks;     /* RTOS tasks (TASK records), replayed like threads */
+    size_t ntasks;
+    uint64_t task_switches;   /* TASK records that are switches (not a block's start) */
     int truncated;            /* stream dump without its end (program killed): read up to the last whole chunk */
     uint64_t truncated_bytes; /* bytes of a partial last chunk that were dropped */
 } tz_rtdump;

@@ -13,29 +13,52 @@
 static uint32_t rd32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
 static uint64_t rd64(const uint8_t *p) { return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32; }
 
+static void thread_free(tz_rtd_thread *t)
+{
+    free(t->ops);
+    free(t->open);
+    free(t->name);
+    free(t->runs);
+}
+
 void tz_rtdump_free(tz_rtdump *d)
 {
-    for (size_t i = 0; i < d->nthreads; i++) {
-        free(d->threads[i].ops);
-        free(d->threads[i].open);
-    }
+    for (size_t i = 0; i < d->nthreads; i++)
+        thread_free(&d->threads[i]);
+    for (size_t i = 0; i < d->ntasks; i++)
+        thread_free(&d->tasks[i]);
     free(d->threads);
+    free(d->tasks);
     free(d->exe);
     memset(d, 0, sizeof *d);
 }
 
-static tz_rtd_thread *thread_of(tz_rtdump *d, uint32_t tid, size_t *cap)
+/* the entry of `tid` in a thread or task array, added if new; its index, or -1 */
+static long entry_of(tz_rtd_thread **arr, size_t *n, size_t *cap, uint32_t tid)
 {
-    for (size_t i = 0; i < d->nthreads; i++)
-        if (d->threads[i].tid == tid)
-            return &d->threads[i];
-    if (TZ_GROW(d->threads, *cap, d->nthreads + 1) < 0)
-        return NULL;
-    tz_rtd_thread *t = &d->threads[d->nthreads++];
+    for (size_t i = 0; i < *n; i++)
+        if ((*arr)[i].tid == tid)
+            return (long)i;
+    if (TZ_GROW(*arr, *cap, *n + 1) < 0)
+        return -1;
+    tz_rtd_thread *t = &(*arr)[(*n)++];
     memset(t, 0, sizeof *t);
     t->tid = tid;
-    return t;
+    return (long)(*n - 1);
 }
+
+static tz_rtd_thread *thread_of(tz_rtdump *d, uint32_t tid, size_t *cap)
+{
+    long i = entry_of(&d->threads, &d->nthreads, cap, tid);
+    return i < 0 ? NULL : &d->threads[i];
+}
+
+/* Parsing state of the dump: which task each thread's buffer is running (-1: none). */
+typedef struct parse_st {
+    size_t tcap, kcap;
+    long cur_task;
+    uint64_t last_tsc; /* of the last event read (the end of a run still going) */
+} parse_st;
 
 /* LEB128; returns 0, or -1 at the end of the data / on an overlong number. */
 static int uv(const uint8_t *p, size_t n, size_t *pos, uint64_t *out)
@@ -66,22 +89,81 @@ static int push_op(tz_rtd_thread *t, uint64_t tsc, uint8_t kind, uint64_t a, int
     return 0;
 }
 
-static int parse_block(tz_rtdump *d, tz_rtd_thread *t, const uint8_t *p, size_t n, uint64_t base, const char *name,
-                       traza_err *err)
+static int push_run(tz_rtd_thread *k, uint64_t tsc, int open_start)
 {
+    if (TZ_GROW(k->runs, k->runcap, k->nruns + 1) < 0)
+        return -1;
+    k->runs[k->nruns++] = (tz_rtd_run){tsc, tsc, open_start, 1};
+    return 0;
+}
+
+/* A TASK record at `tsc`: the events that follow belong to task `id`; `sw` when it is
+ * a switch (not the start of a block). Ends the running task's run, starts the new
+ * one's, and keeps the open functions of a task seen for the first time. */
+static int task_record(tz_rtdump *d, parse_st *ps, uint32_t owner, uint64_t id, uint64_t tsc, int sw)
+{
+    if (id > UINT32_MAX)
+        return 1;
+    long k = entry_of(&d->tasks, &d->ntasks, &ps->kcap, (uint32_t)id);
+    if (k < 0)
+        return -1;
+    d->tasks[k].owner = owner;
+    if (ps->cur_task == k)
+        return 0;
+    if (sw)
+        d->task_switches++;
+    if (ps->cur_task >= 0) {
+        tz_rtd_thread *o = &d->tasks[ps->cur_task];
+        if (o->nruns) {
+            o->runs[o->nruns - 1].end = tsc;
+            o->runs[o->nruns - 1].open_end = 0;
+        }
+    }
+    ps->cur_task = k;
+    return push_run(&d->tasks[k], tsc, !sw) < 0 ? -1 : 0;
+}
+
+/* Reads the `cnt` addresses of a STACK or TASK record; with `snap`, they become the
+ * functions open at t's first operation (from `tsc`). 0, -1 (memory), 1 (malformed). */
+static int read_open(tz_rtd_thread *t, const uint8_t *e, size_t used, size_t *pos, uint64_t cnt, int snap, uint64_t tsc)
+{
+    if (snap) {
+        free(t->open);
+        t->open = NULL;
+        t->nopen = 0;
+        if (cnt && !(t->open = calloc((size_t)cnt, sizeof *t->open)))
+            return -1;
+        t->first_tsc = tsc;
+    }
+    for (uint64_t i = 0; i < cnt; i++) {
+        uint64_t a;
+        if (uv(e, used, pos, &a) < 0)
+            return 1;
+        if (snap)
+            t->open[t->nopen++] = a;
+    }
+    return 0;
+}
+
+static int parse_block(tz_rtdump *d, parse_st *ps, tz_rtd_thread *bt, const uint8_t *p, size_t n, uint64_t base,
+                       const char *name, traza_err *err)
+{
+    tz_rtd_thread *t = bt; /* the thread or task the events go to */
+    if (ps->cur_task >= 0)
+        t = &d->tasks[ps->cur_task];
     uint64_t seq = rd64(p), tsc = rd64(p + 8);
     uint32_t used = rd32(p + 20);
     if (used != n - TZR_BLOCK_HEADER_SIZE)
         return traza_err_set(err, TRAZA_E_FORMAT, "%s: byte %llu: block says %u event bytes, chunk holds %zu", name,
                              (unsigned long long)base, used, n - TZR_BLOCK_HEADER_SIZE);
-    if (t->has_blocks && seq <= t->last_seq)
+    if (bt->has_blocks && seq <= bt->last_seq)
         return traza_err_set(err, TRAZA_E_FORMAT, "%s: byte %llu: block sequence %llu of thread %u after %llu", name,
-                             (unsigned long long)base, (unsigned long long)seq, t->tid, (unsigned long long)t->last_seq);
-    int first = !t->has_blocks;
-    if (!first && seq != t->last_seq + 1) /* a lost block: the stack snapshot resynchronises */
+                             (unsigned long long)base, (unsigned long long)seq, bt->tid, (unsigned long long)bt->last_seq);
+    int first = !bt->has_blocks;
+    if (!first && seq != bt->last_seq + 1) /* a lost block: the stack snapshot resynchronises */
         first = 1;
-    t->has_blocks = 1;
-    t->last_seq = seq;
+    bt->has_blocks = 1;
+    bt->last_seq = seq;
     const uint8_t *e = p + TZR_BLOCK_HEADER_SIZE;
     size_t pos = 0;
     uint64_t func = 0;
@@ -114,39 +196,48 @@ static int parse_block(tz_rtdump *d, tz_rtd_thread *t, const uint8_t *p, size_t 
             if (pos >= used)
                 goto bad;
             uint8_t sub = e[pos++];
+            if (sub == TZR_EXT_TASK && d->version >= 2) {
+                uint64_t id, cnt;
+                if (uv(e, used, &pos, &id) < 0 || uv(e, used, &pos, &cnt) < 0 || cnt > MAX_OPEN || cnt > used - pos)
+                    goto bad;
+                int rc = task_record(d, ps, bt->tid, id, tsc, at != 0);
+                if (rc < 0)
+                    goto nomem;
+                if (rc > 0)
+                    return traza_err_set(err, TRAZA_E_FORMAT, "%s: byte %llu: task id %llu out of range", name,
+                                         (unsigned long long)(base + TZR_BLOCK_HEADER_SIZE + at), (unsigned long long)id);
+                t = &d->tasks[ps->cur_task];
+                rc = read_open(t, e, used, &pos, cnt, !t->has_open && t->nops == 0, tsc);
+                if (rc < 0)
+                    goto nomem;
+                if (rc > 0)
+                    goto bad;
+                t->has_open = 1;
+                continue;
+            }
             if (sub != TZR_EXT_STACK)
                 return traza_err_set(err, TRAZA_E_FORMAT, "%s: byte %llu: unknown extended record %u", name,
                                      (unsigned long long)(base + TZR_BLOCK_HEADER_SIZE + at), sub);
             if (at != 0)
                 return traza_err_set(err, TRAZA_E_FORMAT,
                                      "%s: byte %llu: stack record after the start of a block of thread %u", name,
-                                     (unsigned long long)(base + TZR_BLOCK_HEADER_SIZE + at), t->tid);
+                                     (unsigned long long)(base + TZR_BLOCK_HEADER_SIZE + at), bt->tid);
             uint64_t cnt;
             if (uv(e, used, &pos, &cnt) < 0 || cnt > MAX_OPEN || cnt > used - pos) /* an address takes >= 1 byte */
                 goto bad;
             /* The snapshot that counts is the one of the block the operations start in. */
-            int snap = first && t->nops == 0;
-            if (snap) {
-                free(t->open);
-                t->open = NULL;
-                t->nopen = 0;
-                if (cnt && !(t->open = calloc((size_t)cnt, sizeof *t->open)))
-                    goto nomem;
-                t->first_tsc = tsc;
-            }
-            for (uint64_t i = 0; i < cnt; i++) {
-                uint64_t a;
-                if (uv(e, used, &pos, &a) < 0)
-                    goto bad;
-                if (snap)
-                    t->open[t->nopen++] = a;
-            }
+            int rc = read_open(t, e, used, &pos, cnt, first && t->nops == 0, tsc);
+            if (rc < 0)
+                goto nomem;
+            if (rc > 0)
+                goto bad;
         }
         continue;
     bad:
         return traza_err_set(err, TRAZA_E_FORMAT, "%s: byte %llu: truncated or malformed event record", name,
                              (unsigned long long)(base + TZR_BLOCK_HEADER_SIZE + at));
     }
+    ps->last_tsc = tsc;
     return 0;
 nomem:
     return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
@@ -155,13 +246,13 @@ nomem:
 int tz_rtdump_parse(tz_rtdump *d, const uint8_t *data, size_t len, const char *name, traza_err *err)
 {
     memset(d, 0, sizeof *d);
-    size_t tcap = 0;
+    parse_st ps = {0, 0, -1, 0};
     if (len < TZR_FILE_HEADER_SIZE || memcmp(data, TZR_MAGIC, 8) != 0)
         return traza_err_set(err, TRAZA_E_FORMAT, "%s: not a traza runtime dump (expected the magic \"TZRDUMP\\x1a\")", name);
     d->version = (unsigned)data[8] | (unsigned)data[9] << 8;
-    if (d->version != TZR_VERSION)
-        return traza_err_set(err, TRAZA_E_FORMAT, "%s: dump version %u, this traza reads version %u", name, d->version,
-                             TZR_VERSION);
+    if (d->version < 1 || d->version > TZR_VERSION)
+        return traza_err_set(err, TRAZA_E_FORMAT, "%s: dump version %u, this traza reads versions 1 to %u", name,
+                             d->version, TZR_VERSION);
     d->arch = (unsigned)data[10] | (unsigned)data[11] << 8;
     d->ptr_size = data[12];
     d->mode = data[13];
@@ -217,10 +308,10 @@ int tz_rtdump_parse(tz_rtdump *d, const uint8_t *data, size_t len, const char *n
         case TZR_CHUNK_BLOCK: {
             if (n < TZR_BLOCK_HEADER_SIZE)
                 goto short_chunk;
-            tz_rtd_thread *t = thread_of(d, rd32(p + 16), &tcap);
+            tz_rtd_thread *t = thread_of(d, rd32(p + 16), &ps.tcap);
             if (!t)
                 goto nomem;
-            if (parse_block(d, t, p, n, body, name, err) < 0)
+            if (parse_block(d, &ps, t, p, n, body, name, err) < 0)
                 goto fail;
             break;
         }
@@ -236,7 +327,7 @@ int tz_rtdump_parse(tz_rtdump *d, const uint8_t *data, size_t len, const char *n
         case TZR_CHUNK_THREAD: {
             if (n < TZR_THREAD_SIZE)
                 goto short_chunk;
-            tz_rtd_thread *t = thread_of(d, rd32(p), &tcap);
+            tz_rtd_thread *t = thread_of(d, rd32(p), &ps.tcap);
             if (!t)
                 goto nomem;
             t->events = rd64(p + 8);
@@ -245,6 +336,23 @@ int tz_rtdump_parse(tz_rtdump *d, const uint8_t *data, size_t len, const char *n
             t->overflow = rd64(p + 32);
             t->first_seq = rd64(p + 40);
             t->has_stats = 1;
+            break;
+        }
+        case TZR_CHUNK_TASK: {
+            if (n < TZR_TASK_FIXED)
+                goto short_chunk;
+            long k = entry_of(&d->tasks, &d->ntasks, &ps.kcap, rd32(p));
+            if (k < 0)
+                goto nomem;
+            tz_rtd_thread *t = &d->tasks[k];
+            free(t->name);
+            t->name = tz_strndup((const char *)p + TZR_TASK_FIXED, n - TZR_TASK_FIXED);
+            if (!t->name)
+                goto nomem;
+            if (strlen(t->name) != n - TZR_TASK_FIXED) {
+                traza_err_set(err, TRAZA_E_FORMAT, "%s: byte %zu: NUL byte in a task name", name, body);
+                goto fail;
+            }
             break;
         }
         case TZR_CHUNK_END:
@@ -266,6 +374,11 @@ int tz_rtdump_parse(tz_rtdump *d, const uint8_t *data, size_t len, const char *n
     short_chunk:
         traza_err_set(err, TRAZA_E_FORMAT, "%s: byte %zu: chunk of type %u too short (%u bytes)", name, pos, type, n);
         goto fail;
+    }
+    for (size_t i = 0; i < d->ntasks; i++) {
+        tz_rtd_thread *k = &d->tasks[i];
+        if (k->nruns && k->runs[k->nruns - 1].open_end)
+            k->runs[k->nruns - 1].end = ps.last_tsc;
     }
     if (!ended && d->mode == TZR_MODE_STREAM) {
         d->truncated = 1; /* the blocks written so far are whole and checksummed */

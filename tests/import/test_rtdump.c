@@ -1,5 +1,5 @@
 /* Runtime dump parser (.tzr): the stack snapshot of a block, counts bounded by the
- * bytes that hold them. */
+ * bytes that hold them, RTOS task records. */
 #include "testutil.h"
 #include "import/rtdump.h"
 #include "../rt/include/traza_rt_format.h"
@@ -126,12 +126,93 @@ static void test_stack_count_past_block(void **state)
     assert_string_equal(err.msg, "cnt.tzr: byte 56: truncated or malformed event record");
 }
 
+/* RTOS tasks: a TASK record inside a block is a switch (its events go to that task,
+ * its addresses are the task's open functions the first time); at a block's start it
+ * names the running task without being a switch. */
+static void task_dump(dump *f)
+{
+    dump_begin(f);
+    const uint8_t b0[] = {TZR_K_EXT, TZR_EXT_STACK, 0,          /* main: nothing open */
+                          (1 << 2) | TZR_K_ENTRY, 0x20,          /* 101: enters 0x10 */
+                          (2 << 2) | TZR_K_EXT, TZR_EXT_TASK, 1, 1, 0x50, /* 103: to task 1, in 0x50 */
+                          (3 << 2) | TZR_K_EXIT,                 /* 106: leaves 0x50 */
+                          (4 << 2) | TZR_K_EXT, TZR_EXT_TASK, 2, 0, /* 110: to task 2 */
+                          (1 << 2) | TZR_K_ENTRY, 0xa0, 0x01};   /* 111: enters 0x60 (0x10 + 0x50) */
+    block(f, 0, 100, b0, sizeof b0);
+    const uint8_t b1[] = {TZR_K_EXT, TZR_EXT_TASK, 2, 1, 0x60,  /* 300: task 2 still */
+                          (5 << 2) | TZR_K_EXIT,                 /* 305: leaves 0x60 */
+                          (1 << 2) | TZR_K_EXT, TZR_EXT_TASK, 1, 0}; /* 306: to task 1 */
+    block(f, 1, 300, b1, sizeof b1);
+    uint8_t name[TZR_TASK_FIXED + 2] = {1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 'r', 'x'};
+    chunk(f, TZR_CHUNK_TASK, name, sizeof name);
+    dump_end(f, 3);
+}
+
+static void test_task_records(void **state)
+{
+    (void)state;
+    dump f;
+    task_dump(&f);
+    tz_rtdump d;
+    traza_err err = {0};
+    int rc = tz_rtdump_parse(&d, f.b, f.n, "tasks.tzr", &err);
+    if (rc)
+        fail_msg("%s", err.msg);
+    assert_int_equal(d.task_switches, 3);
+    assert_int_equal(d.nthreads, 1);
+    assert_int_equal(d.threads[0].nops, 1);
+    assert_int_equal(d.threads[0].ops[0].a, 0x10);
+    assert_int_equal(d.ntasks, 2);
+    const tz_rtd_thread *t1 = &d.tasks[0], *t2 = &d.tasks[1];
+    assert_int_equal(t1->tid, 1);
+    assert_string_equal(t1->name, "rx");
+    assert_int_equal(t1->nopen, 1);
+    assert_int_equal(t1->open[0], 0x50);
+    assert_int_equal(t1->first_tsc, 103);
+    assert_int_equal(t1->nops, 1);
+    assert_int_equal(t1->ops[0].tsc, 106);
+    assert_int_equal(t1->nruns, 2);
+    assert_int_equal(t1->runs[0].start, 103);
+    assert_int_equal(t1->runs[0].end, 110);
+    assert_int_equal(t1->runs[0].open_end, 0);
+    assert_int_equal(t1->runs[1].start, 306);
+    assert_int_equal(t1->runs[1].open_end, 1);
+    assert_int_equal(t2->tid, 2);
+    assert_null(t2->name);
+    assert_int_equal(t2->nopen, 0);
+    assert_int_equal(t2->nops, 2);
+    assert_int_equal(t2->ops[0].a, 0x60);
+    assert_int_equal(t2->ops[1].tsc, 305);
+    assert_int_equal(t2->nruns, 1);
+    assert_int_equal(t2->runs[0].start, 110);
+    assert_int_equal(t2->runs[0].end, 306);
+    tz_rtdump_free(&d);
+}
+
+/* Version 1 has no TASK record. */
+static void test_task_record_in_version_1(void **state)
+{
+    (void)state;
+    dump f;
+    task_dump(&f);
+    f.b[8] = 1;
+    tz_rtdump d;
+    traza_err err = {0};
+    assert_int_equal(tz_rtdump_parse(&d, f.b, f.n, "v1.tzr", &err), -1);
+    assert_string_equal(err.msg, "v1.tzr: byte 61: unknown extended record 2");
+    f.b[8] = 3;
+    assert_int_equal(tz_rtdump_parse(&d, f.b, f.n, "v3.tzr", &err), -1);
+    assert_string_equal(err.msg, "v3.tzr: dump version 3, this traza reads versions 1 to 2");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_second_stack_record),
         cmocka_unit_test(test_snapshot_after_lost_block),
         cmocka_unit_test(test_stack_count_past_block),
+        cmocka_unit_test(test_task_records),
+        cmocka_unit_test(test_task_record_in_version_1),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,13 +13,76 @@ static uint32_t cm_src, cm_last;
 static uint64_t cm_acc;
 
 
-int tz_cm_clock_init(void)
+#define ICSR (*(volatile uint32_t *)0xE000ED04u)
+
+static int dwt_counts(void)
 {
     DEMCR |= 1u << 24; /* TRCENA: enables the DWT */
     DWT_CYCCNT = 0;
     DWT_CTRL |= 1u;    /* CYCCNTENA */
     uint32_t a = DWT_CYCCNT;
-    if (DWT_CYCCNT != a) { /* it counts every cycle */
+    return DWT_CYCCNT != a; /* it counts every cycle */
+}
+
+#ifdef TZ_TASKS
+/* RTOS firmware: SysTick belongs to the kernel (period RVR + 1, one interrupt per
+ * period, counted by tz_cm_os_tick from the kernel's tick hook); the time is
+ * periods * (RVR + 1) + the count into the current period. A period that ended but
+ * whose interrupt has not run yet is pending in ICSR, or active (the hook has not run
+ * yet in this interrupt). Timestamps increase by at least one tick per reading, which
+ * keeps the order of the events before the kernel starts SysTick. */
+static volatile uint32_t cm_periods;
+static volatile int cm_counted; /* the hook ran in the current SysTick interrupt */
+
+uint64_t tz_cm_ticks_last(void) { return cm_acc; }
+
+void tz_cm_os_tick(void)
+{
+    uint32_t ipsr;
+    __asm__ __volatile__("mrs %0, ipsr" : "=r"(ipsr));
+    if ((ipsr & 0x1ffu) == 15u) { /* from the SysTick interrupt, not a replay of pended ticks */
+        cm_periods++;
+        cm_counted = 1;
+    }
+}
+
+int tz_cm_clock_init(void)
+{
+    cm_src = dwt_counts() ? 1 : 3;
+    cm_last = cm_src == 1 ? DWT_CYCCNT : 0;
+    return (int)cm_src;
+}
+
+uint64_t tz_cm_ticks(void)
+{
+    if (cm_src == 1) {
+        uint32_t now = DWT_CYCCNT;
+        cm_acc += now - cm_last;
+        cm_last = now;
+        return cm_acc;
+    }
+    uint32_t ipsr;
+    __asm__ __volatile__("mrs %0, ipsr" : "=r"(ipsr));
+    int in_tick = (ipsr & 0x1ffu) == 15u;
+    if (!in_tick)
+        cm_counted = 0;
+    uint32_t reload = SYST_RVR & 0xffffffu, c1 = SYST_CVR;
+    uint32_t pend = (ICSR >> 26) & 1u; /* PENDSTSET */
+    uint32_t c2 = SYST_CVR;
+    if (c2 > c1) /* wrapped between the two reads: the pending bit is set now */
+        pend = 1;
+    if (in_tick && !cm_counted)
+        pend = 1;
+    uint64_t v = ((uint64_t)cm_periods + pend) * (reload + 1u) + (reload - (c2 > reload ? reload : c2));
+    /* strictly increasing, so events keep their order where SysTick does not run yet
+     * or a masked interrupt lets periods go uncounted */
+    cm_acc = v > cm_acc ? v : cm_acc + 1;
+    return cm_acc;
+}
+#else
+int tz_cm_clock_init(void)
+{
+    if (dwt_counts()) {
         cm_src = 1;
         cm_last = DWT_CYCCNT;
     } else {
@@ -48,3 +111,4 @@ uint64_t tz_cm_ticks(void)
     cm_acc += d;
     return cm_acc;
 }
+#endif

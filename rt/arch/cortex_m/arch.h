@@ -8,8 +8,13 @@
 #include <stdint.h>
 #define TZ_ARCH TZR_ARCH_CORTEX_M
 uint64_t tz_cm_ticks(void) __attribute__((no_instrument_function));
-/* Starts the clock; returns 1 (DWT CYCCNT) or 2 (SysTick). */
+/* Starts the clock; returns 1 (DWT CYCCNT), 2 (SysTick, programmed here) or 3 (SysTick
+ * as an RTOS programs it, TZ_TASKS). */
 int tz_cm_clock_init(void) __attribute__((no_instrument_function));
+#ifdef TZ_TASKS
+void tz_cm_os_tick(void) __attribute__((no_instrument_function)); /* the kernel's tick hook */
+uint64_t tz_cm_ticks_last(void) __attribute__((no_instrument_function)); /* the latest reading */
+#endif
 static inline __attribute__((no_instrument_function, always_inline)) uint64_t tz_arch_ticks(void)
 {
     return tz_cm_ticks();
