@@ -22,7 +22,7 @@
  * whole nanoseconds (the export fails on the first that is not, naming it).
  * Packets are written in time order; the ends of slices and links wait in a heap. */
 #include "export/exporters.h"
-#include "export/perfetto_names.h"
+#include "formats/perfetto_names.h"
 #include "perfetto_trace.pb-c.h"
 #include "util/util.h"
 

@@ -18,7 +18,7 @@
  * are read per packet sequence. Anything else a Perfetto trace holds (ftrace, process
  * stats, ...) is skipped. Errors give the byte offset of the packet at fault and what
  * was expected there. */
-#include "export/perfetto_names.h"
+#include "formats/perfetto_names.h"
 #include "import/importers.h"
 #include "perfetto_trace.pb-c.h"
 #include "util/input.h"
