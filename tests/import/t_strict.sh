@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Complete or loud, for every importer: a small input with one skippable thing imports
+# with the exact warning and count on stderr and the trace parameter skipped.KEY;
+# with --strict the import fails (exit 1) with the same words and changes nothing.
+. "$(dirname "$0")/../lib.sh"
+
+n=0
+# strict_case LABEL FILE KEY COUNT TEXT [IMPORT OPTIONS...]: TEXT follows "skipped COUNT ".
+strict_case() {
+  local label=$1 file=$2 key=$3 count=$4 text=$5; shift 5
+  n=$((n + 1))
+  check_rc "$label: imports with the skip" 0 "$TRAZA" import "$file" --name "s$n" "$@"
+  check_contains "$label: warning" "$OUT" "$file: skipped $count $text"
+  local got
+  got=$("$TRAZA" info "s$n" --json 2>&1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["params"].get(sys.argv[1], "absent"))' "skipped.$key" 2>&1)
+  check_eq "$label: info skipped.$key" "$count" "$got"
+  local before
+  before=$("$TRAZA" list --json)
+  check_rc "$label: --strict fails" 1 "$TRAZA" import "$file" --name "strict$n" --strict "$@"
+  check_contains "$label: --strict says what" "$OUT" "$file: a strict import takes every event: skipped $count $text"
+  check_eq "$label: --strict changes nothing" "$before" "$("$TRAZA" list --json)"
+}
+
+# trace-cmd: one record of an event id that the file does not describe.
+python3 "$(dirname "$0")/mkdat.py" "$TMP/unknown.dat" unknown
+strict_case "trace-cmd" "$TMP/unknown.dat" records 1 "records of event ids the file does not describe"
+
+# CTF: events the tracer discarded (babeltrace2 reports 728 in this recording).
+K=$DATA/babeltrace-ctf/multi-domains/kernel
+if [ -d "$K" ]; then
+  strict_case "ctf" "$K" discarded_events 728 "events the tracer discarded"
+else
+  skip "ctf" "shared data absent"
+fi
