@@ -32,3 +32,7 @@ if [ -d "$K" ]; then
 else
   skip "ctf" "shared data absent"
 fi
+
+# CSV: a column that the --map does not use (its 2 values).
+printf '1,a,p,5\n2,b,p,6\n' >"$TMP/extra.csv"
+strict_case "csv" "$TMP/extra.csv" unmapped_values 2 "values in columns the map does not use" --format csv --map ts=0,type=1,producer=2
