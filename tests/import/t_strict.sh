@@ -36,3 +36,17 @@ fi
 # CSV: a column that the --map does not use (its 2 values).
 printf '1,a,p,5\n2,b,p,6\n' >"$TMP/extra.csv"
 strict_case "csv" "$TMP/extra.csv" unmapped_values 2 "values in columns the map does not use" --format csv --map ts=0,type=1,producer=2
+
+# Pajé: an event sent to a container already destroyed (pj_dump ignores it).
+printf '%s\n' '%EventDef PajeDefineContainerType 0' '% Alias string' '% Type string' '% Name string' '%EndEventDef' \
+  '%EventDef PajeCreateContainer 1' '% Time date' '% Alias string' '% Type string' '% Container string' '% Name string' '%EndEventDef' \
+  '%EventDef PajeDefineEventType 2' '% Alias string' '% Type string' '% Name string' '%EndEventDef' \
+  '%EventDef PajeNewEvent 3' '% Time date' '% Type string' '% Container string' '% Value string' '%EndEventDef' \
+  '%EventDef PajeDestroyContainer 4' '% Time date' '% Type string' '% Name string' '%EndEventDef' \
+  '0 CT 0 "Core"' '1 0.0 c0 CT 0 "core0"' '1 0.0 c1 CT 0 "core1"' '2 E CT "tick"' \
+  '3 1.0 E c0 a' '3 1.0 E c1 a' '4 2.0 CT c0' '3 3.0 E c0 late' >"$TMP/dead.paje"
+strict_case "paje" "$TMP/dead.paje" destroyed_container_events 1 "events sent to destroyed containers (as pj_dump ignores them)"
+
+# pj_dump: a user-defined field (pj_dump -u) after an event's standard ones.
+printf 'Container, 0, 0, 0.000000, 2.000000, 2.000000, 0\nContainer, 0, CT, 0.000000, 2.000000, 2.000000, c0\nEvent, c0, E, 1.000000, a, extra\n' >"$TMP/user.pjdump"
+strict_case "pjdump" "$TMP/user.pjdump" user_fields 1 "user-defined fields after the standard ones (pj_dump -u)" --format pjdump
