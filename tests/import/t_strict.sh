@@ -50,3 +50,26 @@ strict_case "paje" "$TMP/dead.paje" destroyed_container_events 1 "events sent to
 # pj_dump: a user-defined field (pj_dump -u) after an event's standard ones.
 printf 'Container, 0, 0, 0.000000, 2.000000, 2.000000, 0\nContainer, 0, CT, 0.000000, 2.000000, 2.000000, c0\nEvent, c0, E, 1.000000, a, extra\n' >"$TMP/user.pjdump"
 strict_case "pjdump" "$TMP/user.pjdump" user_fields 1 "user-defined fields after the standard ones (pj_dump -u)" --format pjdump
+
+# uftrace: 3 bytes after the last whole 16-byte record of a thread.
+mkdir -p "$TMP/uf/uftrace.data"
+python3 - "$TMP/uf/uftrace.data" <<'PY'
+import struct, sys
+d = sys.argv[1]
+text = b"exename:/bin/app\ntaskinfo:lines=2\ntaskinfo:nr_tid=1\ntaskinfo:tids=100\n"
+info = bytearray(b"Ftrace!\0" + bytes(32))
+info[8], info[12], info[14], info[15], info[16] = 4, 40, 1, 2, 0x22
+open(d + "/info", "wb").write(bytes(info) + text)
+open(d + "/task.txt", "w").write('SESS timestamp=1.0 pid=100 sid=abc exename="/bin/app"\nTASK timestamp=1.0 tid=100 pid=100\n')
+open(d + "/sid-abc.map", "w").write("00400000-00500000 r-xp 00000000 00:00 0      /bin/app\n")
+open(d + "/app.sym", "w").write("0000000000001000 00000100 T main\n")
+rec = lambda t, typ, depth, addr: struct.pack("<QQ", t, typ | 5 << 3 | depth << 6 | addr << 16)
+open(d + "/100.dat", "wb").write(rec(10, 0, 0, 0x401000) + rec(20, 1, 0, 0x401000) + b"\1\2\3")
+PY
+strict_case "uftrace" "$TMP/uf/uftrace.data" trailing_bytes 3 "trailing bytes after the last whole 16-byte record of a thread"
+U=$DATA/uftrace-redisgraph-aarch64/uftrace.data
+if [ -d "$U" ]; then
+  strict_case "uftrace redis" "$U" missing_tasks 1 "tasks the recording lists without their record file (1072100): their threads are not in the trace"
+else
+  skip "uftrace redis" "shared data absent"
+fi
