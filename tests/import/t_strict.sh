@@ -73,3 +73,24 @@ if [ -d "$U" ]; then
 else
   skip "uftrace redis" "shared data absent"
 fi
+
+# Perfetto: an instant ending flow 99, which no event starts (a second instant is whole).
+python3 - "$TMP/flow.pftrace" <<'PY'
+import struct, sys
+def varint(v):
+    o = b''
+    while True:
+        b, v = v & 0x7f, v >> 7
+        if not v:
+            return o + bytes([b])
+        o += bytes([b | 0x80])
+def fld(n, wt, p):
+    k = varint(n << 3 | wt)
+    return k + (varint(p) if wt == 0 else struct.pack('<Q', p) if wt == 1 else varint(len(p)) + p)
+def packet(body):
+    return fld(1, 2, body)
+track = fld(60, 2, fld(1, 0, 7) + fld(2, 2, b'main'))
+instant = lambda ts, extra: fld(8, 0, ts) + fld(10, 0, 1) + fld(11, 2, fld(9, 0, 3) + fld(11, 0, 7) + fld(23, 2, b'tick') + extra)
+open(sys.argv[1], 'wb').write(packet(track) + packet(instant(1000, b'')) + packet(instant(2000, fld(48, 1, 99))))
+PY
+strict_case "perfetto" "$TMP/flow.pftrace" unmatched_flows 1 "flows that start and never end or end and never start (no link)"
