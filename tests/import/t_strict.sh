@@ -94,3 +94,11 @@ instant = lambda ts, extra: fld(8, 0, ts) + fld(10, 0, 1) + fld(11, 2, fld(9, 0,
 open(sys.argv[1], 'wb').write(packet(track) + packet(instant(1000, b'')) + packet(instant(2000, fld(48, 1, 99))))
 PY
 strict_case "perfetto" "$TMP/flow.pftrace" unmatched_flows 1 "flows that start and never end or end and never start (no link)"
+
+# ETM: the decoder's elements of kinds not imported (PE contexts, timestamps, ...).
+E=$DATA/opencsd/snapshots/juno-uname-002
+if [ -d "$E" ]; then
+  strict_case "etm" "$E" other_elements 143 "decoded elements of other kinds (timestamps, contexts, cycle counts, ...)"
+else
+  skip "etm" "shared data absent"
+fi
