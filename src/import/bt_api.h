@@ -38,7 +38,7 @@
     X(bt_value_map_insert_entry) X(bt_value_put_ref) X(bt_query_executor_create) X(bt_query_executor_query)             \
     X(bt_query_executor_put_ref) X(bt_value_get_type) X(bt_value_array_get_length)                                     \
     X(bt_value_array_borrow_element_by_index_const) X(bt_value_map_borrow_entry_value_const)                           \
-    X(bt_value_integer_signed_get)
+    X(bt_value_integer_signed_get) X(bt_message_discarded_events_get_count) X(bt_message_discarded_packets_get_count)
 
 TZ_DYNLIB_DECLARE(babel, TZ_BABEL_FUNCS)
 
@@ -91,6 +91,8 @@ TZ_DYNLIB_DECLARE(babel, TZ_BABEL_FUNCS)
 #define bt_message_event_borrow_event_const (tz_babel_api_get()->bt_message_event_borrow_event_const)
 #define bt_message_event_borrow_stream_class_default_clock_class_const (tz_babel_api_get()->bt_message_event_borrow_stream_class_default_clock_class_const)
 #define bt_message_get_type (tz_babel_api_get()->bt_message_get_type)
+#define bt_message_discarded_events_get_count (tz_babel_api_get()->bt_message_discarded_events_get_count)
+#define bt_message_discarded_packets_get_count (tz_babel_api_get()->bt_message_discarded_packets_get_count)
 #define bt_message_iterator_next (tz_babel_api_get()->bt_message_iterator_next)
 #define bt_message_put_ref (tz_babel_api_get()->bt_message_put_ref)
 #define bt_packet_borrow_context_field_const (tz_babel_api_get()->bt_packet_borrow_context_field_const)

@@ -18,6 +18,7 @@
  * "tid TID"); events with scope "g" go to a root producer "global". Timestamps are
  * microseconds (possibly fractional) and are stored in nanoseconds. */
 #include "import/chrome_internal.h"
+#include "import/skips.h"
 #include "import/importers.h"
 #include "util/input.h"
 #include "util/util.h"
@@ -88,7 +89,7 @@ typedef struct ch_ctx {
     int64_t unmatched_e, unmatched_b, unmatched_f, unmatched_s, unmatched_async_end, unmatched_async_begin;
     int64_t bad_counter_values;
     int64_t skipped_sections;  /* top-level sections holding data that is not read */
-    int64_t skipped, emitted;  /* inputs skipped; events written */
+    int64_t emitted;           /* events written */
     int strict;
     traza_param *params;
     size_t capparams;
@@ -787,21 +788,6 @@ static int var_cmp(const void *a, const void *b)
     return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* One skipped kind: logged on stderr (warning), stored as the trace parameter
- * "skipped.KEY" = count, and added to the message of a strict import. */
-static int skip_note(ch_ctx *c, tz_buf *msg, const char *key, const char *what, int64_t n)
-{
-    if (!n)
-        return 0;
-    char num[24], pkey[64];
-    snprintf(num, sizeof num, "%lld", (long long)n);
-    snprintf(pkey, sizeof pkey, "skipped.%s", key);
-    traza_log(c->ctx, TRAZA_LOG_WARN, "%s: skipped %lld %s", c->path, (long long)n, what);
-    tz_buf_printf(msg, "%s%lld %s", msg->len ? ", " : "", (long long)n, what);
-    c->skipped += n;
-    return traza_writer_set_param(c->w, pkey, num, c->err);
-}
-
 /* Says exactly what was not imported; a strict import, or one that would hold no
  * event while inputs were skipped, fails with the counts. */
 static int report_skipped(ch_ctx *c)
@@ -812,10 +798,9 @@ static int report_skipped(ch_ctx *c)
         {'c', "clock_syncs", "clock syncs ('c')"}, {'(', "context_enters", "context enters ('(')"},
         {')', "context_leaves", "context leaves (')')"}, {'v', "memory_dumps", "memory dumps ('v')"}, {'V', "memory_dumps_V", "memory dumps ('V')"},
     };
-    tz_buf msg;
-    tz_buf_init(&msg);
-    int rc = 0;
-    for (int ph = 0; ph < 128 && rc == 0; ph++) {
+    tz_skips sk;
+    tz_skips_init(&sk, c->ctx, c->w, c->path, c->err);
+    for (int ph = 0; ph < 128; ph++) {
         if (!c->n_ignored[ph])
             continue;
         char key[32], what[64];
@@ -827,9 +812,9 @@ static int report_skipped(ch_ctx *c)
                 k = names[j].key;
                 wh = names[j].what;
             }
-        rc = skip_note(c, &msg, k, wh, c->n_ignored[ph]);
+        tz_skips_note(&sk, k, wh, c->n_ignored[ph]);
     }
-    const struct { const char *key, *what; int64_t n; } kinds[] = {
+    const tz_skip_kind kinds[] = {
         {"unmatched_E", "'E' events without an open 'B' on their thread", c->unmatched_e},
         {"unmatched_flow_s", "flow 's' events without an 'f'", c->unmatched_s},
         {"unmatched_flow_f", "flow 't'/'f' events without an 's'", c->unmatched_f},
@@ -838,17 +823,11 @@ static int report_skipped(ch_ctx *c)
         {"counter_values", "non-numeric counter values", c->bad_counter_values},
         {"sections", "sections other than traceEvents (samples, stackFrames, systemTraceEvents)", c->skipped_sections},
     };
-    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0] && rc == 0; k++)
-        rc = skip_note(c, &msg, kinds[k].key, kinds[k].what, kinds[k].n);
-    if (msg.oom)
-        rc = oom(c);
-    if (rc == 0 && c->unmatched_b)
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        tz_skips_note(&sk, kinds[k].key, kinds[k].what, kinds[k].n);
+    if (sk.rc == 0 && c->unmatched_b)
         traza_log(c->ctx, TRAZA_LOG_WARN, "%s: %lld 'B' event(s) never ended: closed at the trace end", c->path, (long long)c->unmatched_b);
-    if (rc == 0 && c->skipped && (c->strict || c->emitted == 0))
-        rc = traza_err_set(c->err, TRAZA_E_PARSE, "%s: %s: skipped %s", c->path,
-                           c->strict ? "a strict import takes every event" : "no event to import", msg.s);
-    tz_buf_free(&msg);
-    return rc;
+    return tz_skips_finish(&sk, c->strict, c->emitted);
 }
 
 static int finish(ch_ctx *c)

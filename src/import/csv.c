@@ -21,6 +21,7 @@
  * Rows may come in any time order (the store sorts). */
 #include "import/csvutil.h"
 #include "import/importers.h"
+#include "import/skips.h"
 #include "util/input.h"
 
 #include <stdio.h>
@@ -319,6 +320,7 @@ typedef struct csv_state {
     traza_ptype *ptypes;
     size_t ntypes_cap;
     traza_param *pbuf;
+    int64_t unmapped;       /* non-empty fields of columns the map does not use */
 } csv_state;
 
 static int ensure_slots(csv_state *s, const csv_map *m, int32_t t, traza_err *err)
@@ -364,6 +366,7 @@ static int csv_file(traza_ctx *ctx, csv_state *s, const char *path, const traza_
     if (tz_lines_open(&lr, path, err) < 0)
         return -1;
     tz_fields r = {0};
+    unsigned char *used = NULL; /* [column]: the map reads it */
     int rc = -1;
     char *line;
     size_t len;
@@ -424,6 +427,15 @@ static int csv_file(traza_ctx *ctx, csv_state *s, const char *path, const traza_
         traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
         goto out;
     }
+    if (!(used = calloc((size_t)maxcol + 2, 1))) {
+        traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        goto out;
+    }
+    for (int k = 0; k < K_NFIXED; k++)
+        if (m.col[k] >= 0)
+            used[m.col[k]] = 1;
+    for (size_t i = 0; i < m.nparams; i++)
+        used[m.params[i].col] = 1;
     size_t hdr_cols = header ? r.n : 0;
     int reuse_first = !header;
     for (;;) {
@@ -455,6 +467,9 @@ static int csv_file(traza_ctx *ctx, csv_state *s, const char *path, const traza_
             tz_field_err(err, path, ln, r.n, nm, "more fields (the map uses this column)", NULL, 0);
             goto out;
         }
+        for (size_t c = 0; c < r.n; c++)
+            if (r.len[c] && ((long)c > maxcol || !used[c]))
+                s->unmapped++;
 #define F(k) r.f[m.col[k]]
 #define L(k) r.len[m.col[k]]
 #define HAS(k) (m.col[k] >= 0 && L(k) > 0)
@@ -584,6 +599,7 @@ static int csv_file(traza_ctx *ctx, csv_state *s, const char *path, const traza_
         goto out;
     rc = 0;
 out:
+    free(used);
     map_free(&m);
     tz_fields_free(&r);
     tz_lines_close(&lr);
@@ -602,6 +618,10 @@ static int csv_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, s
     long evno = 0;
     for (size_t i = 0; i < npaths && rc == 0; i++)
         rc = csv_file(ctx, &s, paths[i], opts, &unit, i == 0, &evno, err);
+    if (rc == 0) {
+        const tz_skip_kind k = {"unmapped_values", "values in columns the map does not use", s.unmapped};
+        rc = tz_skips_report(ctx, w, paths[0], &k, 1, tz_strict(opts), -1, err);
+    }
     tz_namecache_free(&s.producers);
     tz_namecache_free(&s.types);
     free(s.defs);

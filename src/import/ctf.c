@@ -11,6 +11,7 @@
  * and leaves the workspace unchanged. */
 #include "import/bt_api.h"
 #include "import/importers.h"
+#include "import/skips.h"
 #include "util/util.h"
 
 #include <dirent.h>
@@ -34,7 +35,7 @@ typedef struct ctf_ctx {
     tz_buf names;            /* scratch for field paths */
     char **strs;             /* strings owned for the current event */
     size_t nstrs, capstrs;
-    int64_t events, discarded_msgs;
+    int64_t events, discarded_events, discarded_packets; /* as the tracer reported (a report without its count: 1) */
     uint64_t progress;
     int64_t last_ns;             /* the timestamp of the last event */
     int64_t span_begin, span_end; /* the streams' time span, when known (begin < end) */
@@ -381,8 +382,14 @@ static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_messag
         bt_message_type t = bt_message_get_type(m);
         if (!bad && t == BT_MESSAGE_TYPE_EVENT && on_event(c, m) < 0)
             bad = 1;
-        else if (t == BT_MESSAGE_TYPE_DISCARDED_EVENTS || t == BT_MESSAGE_TYPE_DISCARDED_PACKETS)
-            c->discarded_msgs++;
+        else if (t == BT_MESSAGE_TYPE_DISCARDED_EVENTS || t == BT_MESSAGE_TYPE_DISCARDED_PACKETS) {
+            uint64_t k = 1;
+            if ((t == BT_MESSAGE_TYPE_DISCARDED_EVENTS ? bt_message_discarded_events_get_count(m, &k)
+                                                       : bt_message_discarded_packets_get_count(m, &k)) !=
+                    BT_PROPERTY_AVAILABILITY_AVAILABLE || k == 0 || k > INT64_MAX / 2)
+                k = 1;
+            *(t == BT_MESSAGE_TYPE_DISCARDED_EVENTS ? &c->discarded_events : &c->discarded_packets) += (int64_t)k;
+        }
         bt_message_put_ref(m);
     }
     if (!bad && (c->events - (int64_t)c->progress) > 65536) {
@@ -582,7 +589,6 @@ static int find_traces(const char *dir, int depth, char ***out, size_t *n, size_
 
 static int ctf_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, size_t npaths, const traza_import_opts *opts, traza_err *err)
 {
-    (void)opts;
     ctf_ctx c;
     memset(&c, 0, sizeof c);
     c.ctx = ctx;
@@ -701,9 +707,11 @@ static int ctf_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, s
     if (ctf_progress(&c, 1) < 0)
         goto out;
     traza_writer_set_time_unit(w, -9);
-    if (c.discarded_msgs)
-        traza_log(ctx, TRAZA_LOG_WARN, "%s: the tracer reported discarded events or packets %lld time(s)", c.path, (long long)c.discarded_msgs);
-    rc = 0;
+    const tz_skip_kind kinds[] = {
+        {"discarded_events", "events the tracer discarded", c.discarded_events},
+        {"discarded_packets", "packets the tracer discarded", c.discarded_packets},
+    };
+    rc = tz_skips_report(ctx, w, c.path, kinds, sizeof kinds / sizeof kinds[0], tz_strict(opts), -1, err);
 out:
     for (size_t i = 0; i < ndirs; i++)
         free(dirs[i]);

@@ -7,6 +7,7 @@
 #include "traza/etm.h"
 #include "import/etm_internal.h"
 #include "import/importers.h"
+#include "import/skips.h"
 #include "util/util.h"
 
 #include "import/etm_api.h"
@@ -149,6 +150,8 @@ static ocsd_datapath_resp_t on_elem(const void *p, const ocsd_trc_index_t index,
         e.elem_name = "OCSD_GEN_TRC_ELEM_ADDR_NACC";
         e.start = el->st_addr;
         break;
+    case OCSD_GEN_TRC_ELEM_I_RANGE_NOPATH: e.kind = TRAZA_ETM_OTHER; e.elem_name = "OCSD_GEN_TRC_ELEM_I_RANGE_NOPATH"; break;
+    case OCSD_GEN_TRC_ELEM_ADDR_UNKNOWN: e.kind = TRAZA_ETM_OTHER; e.elem_name = "OCSD_GEN_TRC_ELEM_ADDR_UNKNOWN"; break;
     default: e.kind = TRAZA_ETM_OTHER; e.elem_name = "other"; break;
     }
     if (c->fn(c->user, &e, c->err) != 0) {
@@ -487,13 +490,20 @@ typedef struct ictx {
     int32_t d_idxs[7];
     int32_t d_start, d_end, d_isa, d_n, d_last, d_exc, d_ret, d_reason, d_addr, d_exec;
     int64_t ranges;
+    int64_t unresolved; /* ranges without their path, addresses the decoder lost */
+    int64_t other;    /* decoder elements of other kinds, not imported */
 } ictx;
 
 static int imp_elem(void *u, const traza_etm_elem *e, traza_err *err)
 {
     ictx *c = u;
-    if (e->kind == TRAZA_ETM_OTHER)
+    if (e->kind == TRAZA_ETM_OTHER) {
+        if (strcmp(e->elem_name, "other") == 0)
+            c->other++;
+        else
+            c->unresolved++;
         return 0;
+    }
     int64_t v;
     int32_t prod;
     if (tz_map_get(&c->cores, e->core, &v)) {
@@ -568,8 +578,6 @@ static int imp_elem(void *u, const traza_etm_elem *e, traza_err *err)
 
 static int etm_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, size_t npaths, const traza_import_opts *opts, traza_err *err)
 {
-    (void)ctx;
-    (void)opts;
     if (npaths != 1)
         return traza_err_set(err, TRAZA_E_USAGE, "etm: give one snapshot directory");
     if (!traza_etm_is_snapshot(paths[0]))
@@ -614,8 +622,14 @@ static int etm_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, s
         if ((c.d_idxs[i] = traza_writer_param_def(w, *types[i].id, "index", TRAZA_PT_INT, err)) < 0)
             goto out;
     rc = traza_etm_decode(paths[0], imp_elem, &c, err);
-    if (rc == 0)
+    if (rc == 0) {
         traza_writer_set_time_unit(w, 0);
+        const tz_skip_kind kinds[] = {
+            {"unresolved", "ranges or addresses the decoder could not resolve (I_RANGE_NOPATH, ADDR_UNKNOWN)", c.unresolved},
+            {"other_elements", "decoded elements of other kinds (timestamps, contexts, cycle counts, ...)", c.other},
+        };
+        rc = tz_skips_report(ctx, w, paths[0], kinds, sizeof kinds / sizeof kinds[0], tz_strict(opts), -1, err);
+    }
 out:
     free(root);
     tz_map_free(&c.cores);

@@ -16,6 +16,7 @@
  * The model mapping is described in paje_common.h and doc/formats/paje.md. */
 #include "import/csvutil.h"
 #include "import/importers.h"
+#include "import/skips.h"
 #include "formats/paje_common.h"
 #include "util/input.h"
 #include "util/util.h"
@@ -1368,7 +1369,7 @@ static void paje_free(paje *p)
     free(p->params);
 }
 
-static int read_one(traza_ctx *ctx, traza_writer *w, const char *path, traza_err *err)
+static int read_one(traza_ctx *ctx, traza_writer *w, const char *path, int strict, traza_err *err)
 {
     paje p;
     memset(&p, 0, sizeof p);
@@ -1424,9 +1425,10 @@ static int read_one(traza_ctx *ctx, traza_writer *w, const char *path, traza_err
         else if (traza_writer_set_param(w, "paje.types", p.meta_types.s ? p.meta_types.s : "", err) < 0 ||
                  traza_writer_set_param(w, "paje.containers", p.meta_conts.s ? p.meta_conts.s : "", err) < 0)
             rc = -1;
-        if (rc == 0 && p.ignored)
-            traza_log(ctx, TRAZA_LOG_WARN, "%s: %lld event(s) sent to destroyed containers were ignored (as pj_dump does)", path,
-                      (long long)p.ignored);
+    }
+    if (rc == 0) {
+        const tz_skip_kind k = {"destroyed_container_events", "events sent to destroyed containers (as pj_dump ignores them)", p.ignored};
+        rc = tz_skips_report(ctx, w, path, &k, 1, strict, -1, err);
     }
     paje_free(&p);
     return rc;
@@ -1435,10 +1437,9 @@ static int read_one(traza_ctx *ctx, traza_writer *w, const char *path, traza_err
 static int paje_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, size_t npaths, const traza_import_opts *opts,
                      traza_err *err)
 {
-    (void)opts;
     if (npaths != 1)
         return traza_err_set(err, TRAZA_E_USAGE, "the Pajé importer reads one file at a time (got %zu)", npaths);
-    return read_one(ctx, w, paths[0], err);
+    return read_one(ctx, w, paths[0], tz_strict(opts), err);
 }
 
 /* Content detection: a "%EventDef" header near the start. */

@@ -16,10 +16,12 @@
  *
  * Timestamps are nanoseconds (time unit 10^-9 s). Interned event and annotation names
  * are read per packet sequence. Anything else a Perfetto trace holds (ftrace, process
- * stats, ...) is skipped. Errors give the byte offset of the packet at fault and what
+ * stats, ...), nested annotation values and unmatched flows are counted as skipped
+ * (import/skips.h). Errors give the byte offset of the packet at fault and what
  * was expected there. */
 #include "formats/perfetto_names.h"
 #include "import/importers.h"
+#include "import/skips.h"
 #include "perfetto_trace.pb-c.h"
 #include "util/input.h"
 #include "util/util.h"
@@ -79,7 +81,9 @@ typedef struct pf_flow {
 } pf_flow;
 
 typedef struct pf_reader {
+    traza_ctx *ctx;
     traza_writer *w;
+    int strict;
     traza_err *err;
     const char *path;
     tz_input *in;
@@ -100,6 +104,7 @@ typedef struct pf_reader {
     int64_t max_ts;
     int32_t global;
     int64_t unmatched_flows;
+    int64_t other_packets, nested_annotations; /* outside the TrackEvent subset: not imported */
 } pf_reader;
 
 static int oom(pf_reader *r) { return traza_err_set(r->err, TRAZA_E_NOMEM, "out of memory"); }
@@ -369,8 +374,10 @@ static int read_params(pf_reader *r, const pf_event *e, uint32_t seq, int32_t ty
                 free_params(ps, k);
                 return oom(r);
             }
-        } else
-            continue; /* nested values: not in the subset */
+        } else {
+            r->nested_annotations++; /* nested values: not in the subset */
+            continue;
+        }
         if (strcmp(name, TZ_PF_CPU_ANNOTATION) == 0 && v.kind == TRAZA_PT_INT && v.i >= INT32_MIN && v.i <= INT32_MAX) {
             *cpu = (int32_t)v.i;
             *has_cpu = 1;
@@ -624,6 +631,8 @@ static int read_packet(pf_reader *r, const pf_packet *p)
         return -1;
     if (p->track_event && read_event(r, p, p->track_event) < 0)
         return -1;
+    if (!p->interned_data && !p->track_descriptor && !p->track_event && p->base.n_unknown_fields)
+        r->other_packets++;
     return 0;
 }
 
@@ -670,27 +679,26 @@ static int finish(pf_reader *r)
     for (size_t i = 0; i < r->nflows; i++)
         if (!r->flows[i].done)
             r->unmatched_flows++;
-    if (r->unmatched_flows) {
-        char num[32];
-        snprintf(num, sizeof num, "%lld", (long long)r->unmatched_flows);
-        if (traza_writer_set_param(r->w, "perfetto.unmatched_flows", num, r->err) < 0)
-            return -1;
-    }
-    return 0;
+    const tz_skip_kind kinds[] = {
+        {"unmatched_flows", "flows that start and never end or end and never start (no link)", r->unmatched_flows},
+        {"other_packets", "packets outside the TrackEvent subset (ftrace, process stats, ...)", r->other_packets},
+        {"nested_annotations", "debug annotations with nested values", r->nested_annotations},
+    };
+    return tz_skips_report(r->ctx, r->w, r->path, kinds, sizeof kinds / sizeof kinds[0], r->strict, -1, r->err);
 }
 
 static int pf_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, size_t npaths, const traza_import_opts *opts, traza_err *err)
 {
-    (void)ctx;
-    (void)opts;
     if (npaths != 1)
         return traza_err_set(err, TRAZA_E_USAGE, "the perfetto importer reads one file at a time (got %zu)", npaths);
     pf_reader *r = calloc(1, sizeof *r);
     if (!r)
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    r->ctx = ctx;
     r->w = w;
     r->err = err;
     r->path = paths[0];
+    r->strict = tz_strict(opts);
     r->global = -1;
     tz_imap_init(&r->by_uuid);
     tz_imap_init(&r->by_pid);

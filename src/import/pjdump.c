@@ -5,14 +5,15 @@
  *        Event, Container, Type, Time, Value
  *        Variable, Container, Type, Start, End, Duration, Value
  *        Link, Container, Type, Start, End, Duration, Value, StartContainer, EndContainer, Key
- * (pj_dump -u appends user-defined fields; they are ignored here; -h header lines are
- * skipped). The model mapping is the native Pajé importer's (paje_common.h).
+ * (pj_dump -u appends user-defined fields: counted as skipped, import/skips.h; -h
+ * header lines are passed over). The model mapping is the native Pajé importer's (paje_common.h).
  * pj_dump prints container names, which need not be unique: an entity line refers to
  * the container printed last when the name matches (pj_dump prints each container's
  * entities right after it), else to the latest container of that name.
  * Times are decimal seconds, stored in nanoseconds: pj_dump prints entity times with
  * 6 decimals and container times with 6 significant digits, so nothing is lost. */
 #include "import/importers.h"
+#include "import/skips.h"
 #include "formats/paje_common.h"
 #include "util/input.h"
 #include "util/util.h"
@@ -45,6 +46,7 @@ typedef struct pj {
     long *deferred_line;
     size_t ndeferred, capdeferred, capdeferred_line;
     int replay;
+    int64_t user_fields; /* fields after the standard ones (pj_dump -u): not imported */
 } pj;
 
 __attribute__((format(printf, 2, 3))) static int pjerr(pj *p, const char *fmt, ...)
@@ -157,10 +159,12 @@ static int32_t pj_type(pj *p, traza_category cat, const char *ptype, const char 
     return id;
 }
 
+/* The line has the n standard fields of its kind; what follows is counted. */
 static int pj_need(pj *p, size_t n)
 {
     if (p->nf < n)
         return pjerr(p, "%s line: expected %zu fields, found %zu (truncated line?)", p->f[0], n, p->nf);
+    p->user_fields += (int64_t)(p->nf - n);
     return 0;
 }
 
@@ -291,8 +295,6 @@ static int pj_line(pj *p, char *s, size_t len)
 static int pjdump_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, size_t npaths, const traza_import_opts *opts,
                        traza_err *err)
 {
-    (void)ctx;
-    (void)opts;
     if (npaths != 1)
         return traza_err_set(err, TRAZA_E_USAGE, "the pjdump importer reads one file at a time (got %zu)", npaths);
     pj p;
@@ -337,6 +339,10 @@ static int pjdump_read(traza_ctx *ctx, traza_writer *w, const char *const *paths
     if (rc == 0 && (traza_writer_set_param(w, "paje.types", p.meta_types.s ? p.meta_types.s : "", err) < 0 ||
                     traza_writer_set_param(w, "paje.containers", p.meta_conts.s ? p.meta_conts.s : "", err) < 0))
         rc = -1;
+    if (rc == 0) {
+        const tz_skip_kind k = {"user_fields", "user-defined fields after the standard ones (pj_dump -u)", p.user_fields};
+        rc = tz_skips_report(ctx, w, p.path, &k, 1, tz_strict(opts), -1, err);
+    }
     tz_map_free(&p.conts);
     tz_map_free(&p.types);
     tz_map_free(&p.et_names);

@@ -15,8 +15,10 @@
  *                               field of its format a parameter; ftrace:function
  *                               also gets "func" and "parent" (the symbol names)
  * Timestamps are the records' (ns). Records of an event id the file does not
- * describe are counted, reported and left out (trace parameter "skipped_records"). */
+ * describe, events the kernel dropped and buffer instances besides the top one are
+ * skips (import/skips.h: "skipped.records", "skipped.lost_events", "skipped.instances"). */
 #include "import/importers.h"
+#include "import/skips.h"
 #include "import/tracecmd_api.h"
 #include "util/util.h"
 
@@ -970,7 +972,6 @@ static int check_file(const char *path, traza_err *err)
 static int tracecmd_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, size_t npaths, const traza_import_opts *opts,
                          traza_err *err)
 {
-    (void)opts;
     if (npaths != 1)
         return traza_err_set(err, TRAZA_E_USAGE, "trace-cmd: expected one .dat file, got %zu paths", npaths);
     if (tz_tcmd_load(err) < 0 || tz_tep_load(err) < 0 || check_file(paths[0], err) < 0)
@@ -1017,22 +1018,14 @@ static int tracecmd_read(traza_ctx *ctx, traza_writer *w, const char *const *pat
     if (rc == 0 && c.n_records == 0)
         rc = traza_err_set(err, TRAZA_E_PARSE, "%s: the recording holds no event record", paths[0]);
     int ninst = rc == 0 ? tracecmd_buffer_instances(h) : 0;
-    char num[32];
-    if (rc == 0 && c.n_skipped) {
-        traza_log(ctx, TRAZA_LOG_WARN, "%s: %lld record(s) of event ids the file does not describe were left out", paths[0],
-                  (long long)c.n_skipped);
-        snprintf(num, sizeof num, "%lld", (long long)c.n_skipped);
-        if (traza_writer_set_param(w, "skipped_records", num, err) < 0)
-            rc = -1;
+    if (rc == 0) {
+        const tz_skip_kind kinds[] = {
+            {"records", "records of event ids the file does not describe", c.n_skipped},
+            {"lost_events", "events the kernel dropped (ring-buffer overruns)", c.n_lost},
+            {"instances", "buffer instances besides the top one", ninst > 0 ? ninst : 0},
+        };
+        rc = tz_skips_report(ctx, w, paths[0], kinds, sizeof kinds / sizeof kinds[0], tz_strict(opts), -1, err);
     }
-    if (rc == 0 && c.n_lost) {
-        traza_log(ctx, TRAZA_LOG_WARN, "%s: the kernel dropped %lld event(s) (ring buffer overruns)", paths[0], (long long)c.n_lost);
-        snprintf(num, sizeof num, "%lld", (long long)c.n_lost);
-        if (traza_writer_set_param(w, "lost_events", num, err) < 0)
-            rc = -1;
-    }
-    if (rc == 0 && ninst > 0)
-        traza_log(ctx, TRAZA_LOG_WARN, "%s: %d buffer instance(s) besides the top one are not imported", paths[0], ninst);
     if (rc == 0 && c.n_unmatched)
         traza_log(ctx, TRAZA_LOG_INFO, "%s: %lld exit(s) without their entry start at the first record (of their CPU for irqs)", paths[0],
                   (long long)c.n_unmatched);

@@ -15,9 +15,10 @@
  * never exited end at its last one. LOST records become punctual "(lost)" events,
  * EVENT records punctual "event:ID" events. Producers: process "EXE (PID)" ->
  * thread "tid TID"; a forked process nests under its parent. Threads listed in
- * info/task.txt whose .dat file is absent are reported and recorded in the trace
- * parameter "missing_tasks". */
+ * info/task.txt whose .dat file is absent are listed in the trace parameter
+ * "missing_tasks"; they, lost records and trailing bytes are skips (import/skips.h). */
 #include "import/importers.h"
+#include "import/skips.h"
 #include "import/uftrace_internal.h"
 #include "util/input.h"
 #include "util/util.h"
@@ -73,7 +74,7 @@ typedef struct uf_ctx {
     tz_imap addr_defs;   /* type -> def of "addr" */
     uf_frame *stack;
     size_t depth, capstack;
-    int64_t n_unmatched_exit, n_unended, n_lost_records;
+    int64_t n_unmatched_exit, n_unended, n_lost_records, n_lost, n_trailing;
 } uf_ctx;
 
 static int oom(uf_ctx *c) { return traza_err_set(c->err, TRAZA_E_NOMEM, "%s: out of memory", c->dir); }
@@ -677,6 +678,7 @@ static int read_dat(uf_ctx *c, const char *path, int64_t tid)
                 }
             } else if (type == 3) { /* lost */
                 c->n_lost_records++;
+                c->n_lost += addr > 0 && addr < (1ull << 40) ? (int64_t)addr : 1;
                 rc = emit_point(c, prod, "(lost)", ts, "count", (int64_t)addr);
             } else { /* event */
                 char name[40];
@@ -698,8 +700,7 @@ static int read_dat(uf_ctx *c, const char *path, int64_t tid)
     tz_input_close(in);
     if (rc < 0)
         return -1;
-    if (have)
-        traza_log(c->ctx, TRAZA_LOG_WARN, "%s: %zu trailing byte(s) after the last whole 16-byte record ignored", path, have);
+    c->n_trailing += (int64_t)have;
     while (c->depth > 0) {
         uf_frame *f = &c->stack[--c->depth];
         c->n_unended++;
@@ -738,7 +739,6 @@ static char *find_dir(const char *path)
 static int uftrace_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, size_t npaths, const traza_import_opts *opts,
                         traza_err *err)
 {
-    (void)opts;
     if (npaths != 1)
         return traza_err_set(err, TRAZA_E_USAGE, "uftrace: expected one recording directory, got %zu paths", npaths);
     uf_ctx c;
@@ -849,16 +849,27 @@ static int uftrace_read(traza_ctx *ctx, traza_writer *w, const char *const *path
         free(p);
     }
     /* threads the recording lists but whose records are absent */
+    int64_t nmissing = 0;
     for (size_t k = 0; rc == 0 && k < listed.cap; k++) {
         int64_t dummy;
-        if (listed.used[k] && !tz_imap_get(&present, listed.keys[k], &dummy))
+        if (listed.used[k] && !tz_imap_get(&present, listed.keys[k], &dummy)) {
             tz_buf_printf(&missing, "%s%lld", missing.len ? "," : "", (long long)listed.keys[k]);
+            nmissing++;
+        }
     }
     tz_imap_free(&present);
-    if (rc == 0 && missing.len) {
-        traza_log(ctx, TRAZA_LOG_WARN, "%s: record files of task(s) %s are missing: those threads are not in the trace", dir, missing.s);
-        if (traza_writer_set_param(w, "missing_tasks", missing.s, err) < 0)
-            rc = -1;
+    if (rc == 0 && missing.len && traza_writer_set_param(w, "missing_tasks", missing.s, err) < 0)
+        rc = -1;
+    if (rc == 0) {
+        char what[200];
+        snprintf(what, sizeof what, "tasks the recording lists without their record file (%.120s): their threads are not in the trace",
+                 missing.len ? missing.s : "");
+        const tz_skip_kind kinds[] = {
+            {"missing_tasks", what, nmissing},
+            {"lost_records", "function records the tracer lost (each lost run is a punctual '(lost)' event)", c.n_lost},
+            {"trailing_bytes", "trailing bytes after the last whole 16-byte record of a thread", c.n_trailing},
+        };
+        rc = tz_skips_report(ctx, w, dir, kinds, sizeof kinds / sizeof kinds[0], tz_strict(opts), -1, err);
     }
     if (rc == 0 && c.n_unmatched_exit)
         traza_log(ctx, TRAZA_LOG_INFO, "%s: %lld function(s) entered before their thread's recording start at its first record", dir,

@@ -3,8 +3,9 @@
 . tests/lib.sh
 O=$DATA/opencsd
 if [ ! -d "$O/snapshots/TC2" ]; then skip "etm" "shared data absent"; exit 0; fi
-check_rc "etm: import TC2 (detected)" 0 "$TRAZA" import "$O/snapshots/TC2" --json
+OUT=$("$TRAZA" import "$O/snapshots/TC2" --json 2>"$TMP/err"); check_eq "etm: import TC2 (detected)" 0 "$?"
 check_eq "etm: format" "etm" "$(printf '%s' "$OUT" | json_get format)"
+check_contains "etm: the elements not imported are counted" "$(cat "$TMP/err")" "skipped 9635 decoded elements of other kinds"
 check_rc "etm: ranges of cpu_0" 0 "$TRAZA" query TC2 --type instr_range --producer cpu_0 --count
 check_eq "etm: cpu_0 range count (trc_pkt_lister ID 0x10)" "7205" "$OUT"
 check_rc "etm: packet-only STM snapshot imports, no ranges" 0 "$TRAZA" import "$O/snapshots/stm_only" --json

@@ -129,7 +129,7 @@ def page(records):
     return (struct.pack('<QQ', BASE, len(out)) + out).ljust(4096, b'\0')
 
 
-def main(path):
+def main(path, unknown=False):
     u32, u64 = (lambda v: struct.pack('<I', v)), (lambda v: struct.pack('<Q', v))
     hp = (b'\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n'
           b'\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n')
@@ -151,10 +151,12 @@ def main(path):
     data_at = (len(out) + 32 + 4095) // 4096 * 4096
     out += u64(data_at) + u64(4096) + u64(data_at + 4096) + u64(4096)
     out = out.ljust(data_at, b'\0')
+    records = RECORDS + ([(1, 1600, struct.pack('<HBBi', 999, 0, 0, 0))] if unknown else [])
     for cpu in (0, 1):
-        out += page([r for r in RECORDS if r[0] == cpu])
+        out += page([r for r in records if r[0] == cpu])
     open(path, 'wb').write(out)
 
 
 if __name__ == '__main__':
-    main(sys.argv[1])
+    # 'unknown': one more record of an event id that the file does not describe.
+    main(sys.argv[1], sys.argv[2:] == ['unknown'])

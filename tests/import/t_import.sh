@@ -6,7 +6,7 @@
 F=$TMP/f; mkdir -p "$F"
 printf 'start,end,x1,x2,type,producer,producer2,cpu,size\n1,,,,irq,cpu0,,0,12\n2,5,,,run,task1,,1,\n3,4,,,msg,task1,task2,1,7\n' >"$F/k.csv"
 printf 'time,address,instruction\n0.000000000,0x00000080,"ldr r0, [pc, #0xcc]"\n0.000000032,0x00000082,"mov sp, r0"\n' >"$F/pc.csv"
-printf '30,,x,y,irq,cpu0,,1\n10,20,x,y,run,task,,0\n' >"$F/map.csv"
+printf '30,,irq,cpu0,,1\n10,20,run,task,,0\n' >"$F/map.csv"
 
 check_rc "import kptrace (detected)" 0 "$TRAZA" import "$F/k.csv" --json
 check_eq "kptrace format" kptrace "$(printf '%s' "$OUT" | json_get format)"
@@ -22,7 +22,7 @@ check_eq "info event_types" 3 "$(printf '%s' "$J" | json_get event_types)"
 check_rc "import pc" 0 "$TRAZA" import "$F/pc.csv" --name pc1 --json
 check_eq "pc format" pc "$(printf '%s' "$OUT" | json_get format)"
 check_eq "pc max_ts" 32 "$(printf '%s' "$OUT" | json_get max_ts)"
-check_rc "import csv with --map" 0 "$TRAZA" import "$F/map.csv" --format csv --map ts=0,end=1,type=4,producer=5,cpu=7 --json
+check_rc "import csv with --map" 0 "$TRAZA" import "$F/map.csv" --format csv --map ts=0,end=1,type=2,producer=3,cpu=5 --json
 check_eq "csv events" 2 "$(printf '%s' "$OUT" | json_get events)"
 check_rc "csv without map: usage hint" 2 "$TRAZA" import "$F/map.csv" --format csv --name nomap
 check_contains "csv without map message" "$OUT" "--map"
