@@ -828,13 +828,15 @@ static int finish(acc *A, traza_diff *d, traza_err *err)
     for (size_t i = 0; rc == 0 && i < A->nrows; i++) {
         acc_row *ar = &A->rows[i];
         traza_diff_row *r = &d->rows[d->nrows];
-        if (ar->kind == TRAZA_DIFF_PATH) { /* a path on both sides is its function's rows' business */
+        if (ar->kind == TRAZA_DIFF_PATH || ar->kind == TRAZA_DIFF_SELF) {
             int64_t ca = 0, cb = 0;
             for (size_t k = 0; k < A->nruns[0]; k++)
                 ca += ar->run[0][k].count;
             for (size_t k = 0; k < A->nruns[1]; k++)
                 cb += ar->run[1][k].count;
-            if (ca && cb)
+            /* a path on both sides is its functions' rows' business; a function on one
+             * side only is its calls row's (new or gone) */
+            if (ar->kind == TRAZA_DIFF_PATH ? ca && cb : !ca || !cb)
                 continue;
         }
         r->name = ar->name;

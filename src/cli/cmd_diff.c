@@ -298,7 +298,7 @@ static void print_text(tz_buf *b, traza_trace *const *ta, traza_trace *const *tb
                   side_name(ta, d->runs_a, na, sizeof na), secs(d->span_a, x, sizeof x), side_name(tb, d->runs_b, nb, sizeof nb),
                   secs(d->span_b, y, sizeof y), d->nrows, d->ntests, d->opts.correction == TRAZA_DIFF_BH ? "BH" : "Holm",
                   d->opts.alpha);
-    tz_buf_printf(b, "%s\n", d->runs_a > 1 ? "(several runs: Welch's t on the runs' medians and rates; the runs' medians shown)"
+    tz_buf_printf(b, "%s\n", d->runs_a > 1 ? "(several runs: Welch's t on the runs' medians and rates; counts and medians of every run pooled)"
                                           : "");
     tz_buf_printf(b, "%-28s %9s %9s %7s %10s %10s %10s %23s %8s %9s  %s\n", "row", "count A", "count B", "rate x", "median A",
                   "median B", "shift", "95% interval", "rel", "p adj", "verdict");
