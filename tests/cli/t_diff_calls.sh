@@ -57,17 +57,24 @@ import json, sys
 for r in sorted(json.load(sys.stdin)["rows"], key=lambda r: (r["kind"], r["name"])):
     print(r["kind"], r["name"], r["verdict"], r["a"]["count"], r["b"]["count"])'; }
 
+# expected N: the rows when each function is called N times a side
+expected() {
+  sed "s/N/$1/g" <<'ROWS'
+calls bar slower N N
+calls baz new 0 N
+calls foo slower N N
+calls main slower N N
+calls qux gone N 0
+path main;foo;baz new path 0 N
+path main;qux gone path N 0
+self bar slower N N
+self foo same N N
+self main same N N
+ROWS
+}
+
 check_rc "diff --by function, one run a side" 0 "$TRAZA" diff a1 b1 --by function --json
-check_eq "the function and path rows" "calls bar slower 600 600
-calls baz new 0 600
-calls foo slower 600 600
-calls main slower 600 600
-calls qux gone 600 0
-path main;foo;baz new path 0 600
-path main;qux gone path 600 0
-self bar slower 600 600
-self foo same 600 600
-self main same 600 600" "$(printf '%s' "$OUT" | rows)"
+check_eq "the function and path rows" "$(expected 600)" "$(printf '%s' "$OUT" | rows)"
 check_eq "json: a self row has a duration test and no count test" "mann-whitney none" \
   "$(printf '%s' "$OUT" | python3 -c '
 import json,sys; r = [r for r in json.load(sys.stdin)["rows"] if r["kind"] == "self" and r["name"] == "bar"][0]; print(r["test"], r["rate_test"])')"
@@ -83,16 +90,7 @@ check_eq "ranked by adjusted p: the changed rows before the same ones" "same sam
   "$(printf '%s\n' "$OUT" | sed -n '4,$p' | grep -oE '(slower|same|new path|gone path|new|gone)$' | tail -2 | tr '\n' ' ' | sed 's/ $//')"
 
 check_rc "several runs per side" 0 "$TRAZA" diff --by function --base a1 a2 a3 --new b1 b2 b3 --json
-check_eq "the same rows with three runs a side" "calls bar slower 1800 1800
-calls baz new 0 1800
-calls foo slower 1800 1800
-calls main slower 1800 1800
-calls qux gone 1800 0
-path main;foo;baz new path 0 1800
-path main;qux gone path 1800 0
-self bar slower 1800 1800
-self foo same 1800 1800
-self main same 1800 1800" "$(printf '%s' "$OUT" | rows)"
+check_eq "the same rows with three runs a side" "$(expected 1800)" "$(printf '%s' "$OUT" | rows)"
 check_eq "json: the runs, the tests of the runs" '["a1","a2","a3"] 3 welch-run-medians welch-run-rates' \
   "$(printf '%s' "$OUT" | python3 -c '
 import json,sys; d = json.load(sys.stdin); r = [r for r in d["rows"] if r["kind"] == "calls" and r["name"] == "bar"][0]
