@@ -46,8 +46,9 @@ typedef struct traza_diff_opts {
 void traza_diff_opts_init(traza_diff_opts *o);
 
 typedef struct traza_diff_side {
-    int64_t count;     /* events of the row */
-    double rate;       /* count per second of the trace's span */
+    size_t runs;       /* traces of the side */
+    int64_t count;     /* events of the row, over every run */
+    double rate;       /* count per second of the runs' summed spans */
     int64_t ndur;      /* durations seen (states, links, variables, calls) */
     size_t nsamples;   /* durations kept (ndur, or the reservoir's cap) */
     double median, p90, p99; /* of the kept durations, in seconds; NaN without */
@@ -56,21 +57,46 @@ typedef struct traza_diff_side {
 
 typedef enum traza_diff_verdict {
     TRAZA_DIFF_SAME = 0, TRAZA_DIFF_SLOWER, TRAZA_DIFF_FASTER, TRAZA_DIFF_MORE, TRAZA_DIFF_FEWER,
-    TRAZA_DIFF_NEW, TRAZA_DIFF_GONE
+    TRAZA_DIFF_NEW, TRAZA_DIFF_GONE, TRAZA_DIFF_NEW_PATH, TRAZA_DIFF_GONE_PATH
 } traza_diff_verdict;
 const char *traza_diff_verdict_name(traza_diff_verdict v);
 
+/* What a row measures. */
+typedef enum traza_diff_kind {
+    TRAZA_DIFF_EVENTS = 0, /* events of a type (or a type on a producer): their count and durations */
+    TRAZA_DIFF_CALLS = 1,  /* calls of a function: their count and total (inclusive) times */
+    TRAZA_DIFF_SELF = 2,   /* calls of a function: their self times (total minus the children's) */
+    TRAZA_DIFF_PATH = 3    /* a call path (root;...;function) found on one side only: its count */
+} traza_diff_kind;
+const char *traza_diff_kind_name(traza_diff_kind k);
+
+/* Which test gave a p value. */
+typedef enum traza_diff_test {
+    TRAZA_DIFF_NO_TEST = 0,
+    TRAZA_DIFF_MANN_WHITNEY = 1, /* durations, one run per side: every duration a unit */
+    TRAZA_DIFF_BINOMIAL = 2,     /* counts, one run per side: Poisson counts given the spans */
+    TRAZA_DIFF_WELCH_MEDIANS = 3,/* durations, several runs: Welch's t on the runs' medians */
+    TRAZA_DIFF_WELCH_RATES = 4   /* counts, several runs: Welch's t on the runs' rates */
+} traza_diff_test;
+const char *traza_diff_test_name(traza_diff_test t);
+
 typedef struct traza_diff_row {
-    char *name;        /* "type", "type @ producer/path" or "function" */
+    char *name;        /* "type", "type @ producer/path", "function" or "root;...;function" */
+    traza_diff_kind kind;
     traza_diff_side a, b;
     double count_ratio; /* rate of B / rate of A (inf when A has none) */
     /* durations, B - A, seconds; NaN when a side has no duration */
-    double p;          /* Mann–Whitney U, two-sided */
+    traza_diff_test test;  /* of the durations: Mann–Whitney U or Welch on run medians */
+    double stat, df;   /* its statistic (U of A; t) and degrees of freedom (NaN for U) */
+    double p;          /* two-sided */
     double p_holm, q;  /* Holm-adjusted p and Benjamini–Hochberg q over every test of the diff */
     double shift, shift_lo, shift_hi; /* Hodges–Lehmann shift and its 95 % bootstrap interval */
     double rel_shift;  /* shift / median of A */
     int subsampled;    /* the shift was estimated on a subsample (hl_cap per side) */
-    /* counts: conditional binomial test of B's share given the spans */
+    /* counts: conditional binomial test of B's share given the spans (one run per
+     * side) or Welch's t on the runs' rates (several) */
+    traza_diff_test rate_test;
+    double rate_stat, rate_df; /* t and its degrees of freedom (NaN for the binomial) */
     double rate_p, rate_p_holm, rate_q;
     double p_adj;      /* the smallest adjusted p of the row under opts.correction: the ranking key */
     traza_diff_verdict verdict;
@@ -80,13 +106,19 @@ typedef struct traza_diff {
     traza_diff_row *rows; /* ranked: p_adj ascending, then |rel_shift| descending */
     size_t nrows;
     size_t ntests;        /* the family the corrections count */
-    double span_a, span_b; /* seconds */
+    double span_a, span_b; /* seconds, summed over the runs of a side */
+    size_t runs_a, runs_b;
     traza_diff_opts opts;
 } traza_diff;
 
 /* Reads both traces once (memory: the rows, plus at most sample_cap durations per row
- * and side). */
+ * and run; by function, one run's calls at a time). */
 int traza_diff_compute(traza_trace *a, traza_trace *b, const traza_diff_opts *opts, traza_diff *out, traza_err *err);
+/* Several runs per side (na, nb >= 1; when either side has more than one, both need
+ * two or more): the runs are the units of the tests (Welch's t on per-run medians and
+ * rates) and of the shift's interval (a bootstrap of runs, then of durations). */
+int traza_diff_compute_runs(traza_trace *const *a, size_t na, traza_trace *const *b, size_t nb, const traza_diff_opts *opts,
+                            traza_diff *out, traza_err *err);
 void traza_diff_free(traza_diff *d);
 
 /* ---- the statistics, for reuse and tests ---------------------------------------- */
@@ -100,6 +132,11 @@ double traza_hodges_lehmann(const double *x, size_t nx, const double *y, size_t 
 /* Two-sided p of observing cb of n = ca + cb events in B when each falls in B with
  * probability tb / (ta + tb): exact binomial up to n = 2000, normal beyond. */
 double traza_rate_test(int64_t ca, double ta, int64_t cb, double tb);
+/* Welch's two-sample t test of y against x: t = (mean y - mean x) / sqrt(sx²/nx +
+ * sy²/ny), Welch–Satterthwaite degrees of freedom; returns the two-sided p from
+ * Student's t (NaN with fewer than 2 values on a side). Both variances 0: p is 1 when
+ * the means are equal, else 0 (t and df infinite). */
+double traza_welch(const double *x, size_t nx, const double *y, size_t ny, double *t_out, double *df_out);
 /* Adjusted p values of p[0..n-1] into out (same order). NaN entries are skipped and
  * stay NaN. 0 or -1 (memory). */
 int traza_p_holm(const double *p, size_t n, double *out);

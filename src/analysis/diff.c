@@ -2,6 +2,7 @@
  * per row a rank test on durations, a rate test on counts, a Hodges–Lehmann shift
  * with a bootstrap interval, and Holm / Benjamini–Hochberg over every test. */
 #include "traza/diff.h"
+#include "tools/callprofile.h"
 #include "util/util.h"
 
 #include <math.h>
@@ -24,8 +25,20 @@ void traza_diff_opts_init(traza_diff_opts *o)
 
 const char *traza_diff_verdict_name(traza_diff_verdict v)
 {
-    static const char *const names[] = {"same", "slower", "faster", "more", "fewer", "new", "gone"};
+    static const char *const names[] = {"same", "slower", "faster", "more", "fewer", "new", "gone", "new path", "gone path"};
     return (unsigned)v < sizeof names / sizeof *names ? names[v] : "?";
+}
+
+const char *traza_diff_kind_name(traza_diff_kind k)
+{
+    static const char *const names[] = {"events", "calls", "self", "path"};
+    return (unsigned)k < sizeof names / sizeof *names ? names[k] : "?";
+}
+
+const char *traza_diff_test_name(traza_diff_test t)
+{
+    static const char *const names[] = {"none", "mann-whitney", "binomial", "welch-run-medians", "welch-run-rates"};
+    return (unsigned)t < sizeof names / sizeof *names ? names[t] : "?";
 }
 
 /* ---- numbers ------------------------------------------------------------------- */
@@ -272,47 +285,142 @@ int traza_p_bh(const double *p, size_t n, double *out)
     return 0;
 }
 
+/* Continued fraction of the incomplete beta function (modified Lentz). */
+static double beta_cf(double a, double b, double x)
+{
+    const double tiny = 1e-300;
+    double qab = a + b, qap = a + 1, qam = a - 1, c = 1, d = 1 - qab * x / qap;
+    if (fabs(d) < tiny)
+        d = tiny;
+    d = 1 / d;
+    double h = d;
+    for (int m = 1; m <= 500; m++) {
+        double m2 = 2.0 * m;
+        double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
+        d = 1 + aa * d;
+        c = 1 + aa / c;
+        d = 1 / (fabs(d) < tiny ? tiny : d);
+        h *= d * (fabs(c) < tiny ? tiny : c);
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+        d = 1 + aa * d;
+        c = 1 + aa / c;
+        d = 1 / (fabs(d) < tiny ? tiny : d);
+        double del = d * (fabs(c) < tiny ? tiny : c);
+        h *= del;
+        if (fabs(del - 1) < 1e-15)
+            break;
+    }
+    return h;
+}
+
+/* The regularized incomplete beta function I_x(a, b). */
+static double beta_inc(double a, double b, double x)
+{
+    if (x <= 0)
+        return 0;
+    if (x >= 1)
+        return 1;
+    double front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+    if (x < (a + 1) / (a + b + 2))
+        return front * beta_cf(a, b, x) / a;
+    return 1 - front * beta_cf(b, a, 1 - x) / b;
+}
+
+static void mean_var(const double *v, size_t n, double *mean, double *var)
+{
+    double m = 0, s = 0;
+    for (size_t i = 0; i < n; i++)
+        m += v[i];
+    m /= (double)n;
+    for (size_t i = 0; i < n; i++)
+        s += (v[i] - m) * (v[i] - m);
+    *mean = m;
+    *var = s / (double)(n - 1);
+}
+
+double traza_welch(const double *x, size_t nx, const double *y, size_t ny, double *t_out, double *df_out)
+{
+    double t = NAN, df = NAN, p = NAN;
+    if (nx >= 2 && ny >= 2) {
+        double mx, vx, my, vy;
+        mean_var(x, nx, &mx, &vx);
+        mean_var(y, ny, &my, &vy);
+        double ex = vx / (double)nx, ey = vy / (double)ny, se2 = ex + ey;
+        if (!(se2 > 0)) {
+            t = my == mx ? 0 : copysign(INFINITY, my - mx);
+            df = INFINITY;
+            p = my == mx ? 1 : 0;
+        } else {
+            t = (my - mx) / sqrt(se2);
+            df = se2 * se2 / (ex * ex / (double)(nx - 1) + ey * ey / (double)(ny - 1));
+            p = beta_inc(df / 2, 0.5, df / (df + t * t));
+        }
+    }
+    if (t_out)
+        *t_out = t;
+    if (df_out)
+        *df_out = df;
+    return p;
+}
+
 /* ---- accumulation --------------------------------------------------------------- */
 
-typedef struct acc_side {
+typedef struct acc_run {
     int64_t count, ndur;
     double total;
     double *s; /* kept durations, seconds */
     size_t n, cap;
-} acc_side;
+} acc_run;
 
 typedef struct acc_row {
     char *name;
-    acc_side side[2];
+    traza_diff_kind kind;
+    acc_run *run[2]; /* per side, one per trace */
 } acc_row;
 
 typedef struct acc {
     const traza_diff_opts *o;
     acc_row *rows;
     size_t nrows, cap;
-    tz_map names;
+    size_t nruns[2];
+    double *span[2]; /* seconds, per run */
+    tz_map names;    /* the kind's letter and the name -> row */
     uint64_t rng;
 } acc;
 
-static int64_t row_of(acc *A, const char *name, traza_err *err)
+static int64_t row_of(acc *A, traza_diff_kind kind, const char *name, traza_err *err)
 {
     int64_t i;
-    if (tz_map_get(&A->names, name, &i))
-        return i;
-    if (TZ_GROW(A->rows, A->cap, A->nrows + 1) < 0)
+    char *key = tz_asprintf("%c%s", 'a' + (int)kind, name);
+    if (!key)
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-    acc_row *r = &A->rows[A->nrows];
-    memset(r, 0, sizeof *r);
-    if (!(r->name = tz_strdup(name)) || tz_map_put(&A->names, name, (int64_t)A->nrows) < 0) {
-        free(r->name);
+    if (tz_map_get(&A->names, key, &i)) {
+        free(key);
+        return i;
+    }
+    if (TZ_GROW(A->rows, A->cap, A->nrows + 1) < 0) {
+        free(key);
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     }
+    acc_row *r = &A->rows[A->nrows];
+    memset(r, 0, sizeof *r);
+    r->kind = kind;
+    r->run[0] = calloc(A->nruns[0], sizeof *r->run[0]);
+    r->run[1] = calloc(A->nruns[1], sizeof *r->run[1]);
+    if (!r->run[0] || !r->run[1] || !(r->name = tz_strdup(name)) || tz_map_put(&A->names, key, (int64_t)A->nrows) < 0) {
+        free(r->run[0]);
+        free(r->run[1]);
+        free(r->name);
+        free(key);
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    }
+    free(key);
     return (int64_t)A->nrows++;
 }
 
-/* One duration into a side: appended below the cap, else reservoir sampling (each
+/* One duration into a run: appended below the cap, else reservoir sampling (each
  * duration seen is kept with probability cap / ndur). */
-static int add_duration(acc *A, acc_side *s, double d)
+static int add_duration(acc *A, acc_run *s, double d)
 {
     s->ndur++;
     s->total += d;
@@ -335,7 +443,7 @@ static double span_seconds(const traza_trace_info *info)
     return (double)span * pow(10.0, info->time_unit);
 }
 
-static int scan_trace(acc *A, traza_trace *t, int side, traza_err *err)
+static int scan_trace(acc *A, traza_trace *t, int side, size_t run, traza_err *err)
 {
     const traza_trace_info *info = traza_trace_info_of(t);
     double unit = pow(10.0, info->time_unit);
@@ -350,8 +458,6 @@ static int scan_trace(acc *A, traza_trace *t, int side, traza_err *err)
     tz_imap_init(&pairs);
     traza_filter f;
     traza_filter_init(&f);
-    if (A->o->by == TRAZA_DIFF_BY_FUNCTION)
-        f.categories = 1u << TRAZA_STATE;
     traza_scan *sc = traza_scan_open(t, &f, err);
     if (!sc) {
         free(type_row);
@@ -374,7 +480,7 @@ static int scan_trace(acc *A, traza_trace *t, int side, traza_err *err)
                 if (!tz_imap_get(&pairs, key, &r)) {
                     char *name = tz_asprintf("%s @ %s", types[ty].name,
                                              traza_trace_producer_path(t, b.producer[k], path, sizeof path));
-                    r = name ? row_of(A, name, err) : traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+                    r = name ? row_of(A, TRAZA_DIFF_EVENTS, name, err) : traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
                     free(name);
                     if (r < 0 || tz_imap_put(&pairs, key, r) < 0) {
                         rc = r < 0 ? -1 : traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
@@ -382,13 +488,13 @@ static int scan_trace(acc *A, traza_trace *t, int side, traza_err *err)
                     }
                 }
             } else {
-                if (type_row[ty] < 0 && (type_row[ty] = row_of(A, types[ty].name, err)) < 0) {
+                if (type_row[ty] < 0 && (type_row[ty] = row_of(A, TRAZA_DIFF_EVENTS, types[ty].name, err)) < 0) {
                     rc = -1;
                     break;
                 }
                 r = type_row[ty];
             }
-            acc_side *s = &A->rows[r].side[side];
+            acc_run *s = &A->rows[r].run[side][run];
             s->count++;
             if (types[ty].category != TRAZA_PUNCTUAL) {
                 int64_t d = b.end_ts[k] > b.ts[k] ? b.end_ts[k] - b.ts[k] : 0;
@@ -405,20 +511,127 @@ static int scan_trace(acc *A, traza_trace *t, int side, traza_err *err)
     return rc < 0 ? -1 : 0;
 }
 
+/* A call-stack trace through the call model of tools/callprofile: per call, its
+ * function's calls row (count, total time) and self row (total minus the calls it
+ * made), and the row of its call path (root;...;function, counted). */
+static int scan_calls(acc *A, traza_trace *t, int side, size_t run, traza_err *err)
+{
+    double unit = pow(10.0, traza_trace_info_of(t)->time_unit);
+    tz_callprofile cp;
+    if (tz_callprofile_build(t, &cp, err) < 0)
+        return -1;
+    size_t n = cp.ncalls;
+    int64_t *parent = malloc((n ? n : 1) * sizeof *parent), *pid = malloc((n ? n : 1) * sizeof *pid);
+    double *self = malloc((n ? n : 1) * sizeof *self);
+    char **paths = NULL;     /* path id -> "root;...;function" */
+    int64_t *path_row = NULL; /* path id -> row */
+    size_t npaths = 0, pcap = 0, rcap = 0;
+    tz_map pmap; /* "parent path id/function" -> path id */
+    tz_imap frow; /* type * 2 + (0 calls, 1 self) -> row */
+    tz_map_init(&pmap);
+    tz_imap_init(&frow);
+    int rc = parent && pid && self && tz_callprofile_parents(&cp, parent) == 0 ? 0 : traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        self[i] = (double)(cp.calls[i].end - cp.calls[i].ts) * unit;
+        if (parent[i] >= 0)
+            self[parent[i]] -= self[i];
+    }
+    for (size_t i = 0; rc == 0 && i < n; i++) { /* a parent comes before its calls */
+        const tz_cp_call *c = &cp.calls[i];
+        const traza_event_type *et = traza_trace_event_type(t, c->type);
+        const char *fname = et ? et->name : "?";
+        char *key = tz_asprintf("%lld/%s", (long long)(parent[i] >= 0 ? pid[parent[i]] : -1), fname);
+        int64_t id;
+        if (!key) {
+            rc = traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+            break;
+        }
+        if (!tz_map_get(&pmap, key, &id)) {
+            char *p = parent[i] >= 0 ? tz_asprintf("%s;%s", paths[pid[parent[i]]], fname) : tz_strdup(fname);
+            int64_t r = p ? row_of(A, TRAZA_DIFF_PATH, p, err) : traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+            if (r < 0 || TZ_GROW(paths, pcap, npaths + 1) < 0 || TZ_GROW(path_row, rcap, npaths + 1) < 0 ||
+                tz_map_put(&pmap, key, (int64_t)npaths) < 0) {
+                free(p);
+                free(key);
+                rc = r < 0 ? -1 : traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+                break;
+            }
+            paths[npaths] = p;
+            path_row[npaths] = r;
+            id = (int64_t)npaths++;
+        }
+        free(key);
+        pid[i] = id;
+        A->rows[path_row[id]].run[side][run].count++;
+        for (int k = 0; k < 2 && rc == 0; k++) {
+            int64_t r;
+            if (!tz_imap_get(&frow, (int64_t)c->type * 2 + k, &r)) {
+                r = row_of(A, k ? TRAZA_DIFF_SELF : TRAZA_DIFF_CALLS, fname, err);
+                if (r < 0 || tz_imap_put(&frow, (int64_t)c->type * 2 + k, r) < 0) {
+                    rc = r < 0 ? -1 : traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+                    break;
+                }
+            }
+            acc_run *s = &A->rows[r].run[side][run];
+            s->count++;
+            double d = k ? (self[i] > 0 ? self[i] : 0) : (double)(c->end - c->ts) * unit;
+            if (add_duration(A, s, d) < 0)
+                rc = traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        }
+    }
+    for (size_t i = 0; i < npaths; i++)
+        free(paths[i]);
+    free(paths);
+    free(path_row);
+    tz_map_free(&pmap);
+    tz_imap_free(&frow);
+    free(parent);
+    free(pid);
+    free(self);
+    tz_callprofile_free(&cp);
+    return rc;
+}
+
 /* ---- per row -------------------------------------------------------------------- */
 
-static void fill_side(traza_diff_side *o, acc_side *s, double span)
+/* Every kept duration of a side's runs, sorted (NULL with *n = 0 when none; -1 when
+ * out of memory). */
+static int pool(const acc_run *runs, size_t nruns, double **out, size_t *n)
 {
-    o->count = s->count;
-    o->rate = (double)s->count / span;
-    o->ndur = s->ndur;
-    o->nsamples = s->n;
-    o->total = s->total;
-    if (s->n)
-        qsort(s->s, s->n, sizeof *s->s, cmp_double);
-    o->median = quantile_sorted(s->s, s->n, 0.5);
-    o->p90 = quantile_sorted(s->s, s->n, 0.9);
-    o->p99 = quantile_sorted(s->s, s->n, 0.99);
+    size_t k = 0;
+    for (size_t r = 0; r < nruns; r++)
+        k += runs[r].n;
+    *out = NULL;
+    *n = k;
+    if (!k)
+        return 0;
+    double *v = malloc(k * sizeof *v);
+    if (!v)
+        return -1;
+    k = 0;
+    for (size_t r = 0; r < nruns; r++) {
+        memcpy(v + k, runs[r].s, runs[r].n * sizeof *v);
+        k += runs[r].n;
+    }
+    qsort(v, k, sizeof *v, cmp_double);
+    *out = v;
+    return 0;
+}
+
+static void fill_side(traza_diff_side *o, const acc_run *runs, size_t nruns, const double *s, size_t n, double span)
+{
+    memset(o, 0, sizeof *o);
+    o->runs = nruns;
+    for (size_t r = 0; r < nruns; r++) {
+        o->count += runs[r].count;
+        o->ndur += runs[r].ndur;
+        o->total += runs[r].total;
+    }
+    o->rate = (double)o->count / span;
+    o->nsamples = n;
+    o->median = quantile_sorted(s, n, 0.5);
+    o->p90 = quantile_sorted(s, n, 0.9);
+    o->p99 = quantile_sorted(s, n, 0.99);
 }
 
 /* m values spread over sorted v (its quantiles at (i + 0.5) / m), into out. */
@@ -428,15 +641,52 @@ static void spread(const double *v, size_t n, double *out, size_t m)
         out[i] = v[(size_t)(((double)i + 0.5) * (double)n / (double)m)];
 }
 
+/* A side as the shift's bootstrap sees it: the pooled sorted durations, and with
+ * several runs, the runs that have durations. */
+typedef struct boot_side {
+    const double *s;
+    size_t n;
+    const acc_run **runs;
+    size_t nruns;
+} boot_side;
+
+/* One resample of a side into out; its size. One run: min(n, boot_cap) durations
+ * drawn with replacement. Several: as many runs drawn with replacement, then from each
+ * max(1, boot_cap / runs) of its durations with replacement. */
+static size_t resample(const traza_diff_opts *o, const boot_side *b, uint64_t *rng, double *out)
+{
+    if (!b->runs) {
+        size_t m = b->n < o->boot_cap ? b->n : o->boot_cap;
+        for (size_t i = 0; i < m; i++)
+            out[i] = b->s[rng_next(rng) % b->n];
+        return m;
+    }
+    size_t per = o->boot_cap / b->nruns ? o->boot_cap / b->nruns : 1, k = 0;
+    for (size_t r = 0; r < b->nruns; r++) {
+        const acc_run *run = b->runs[rng_next(rng) % b->nruns];
+        for (size_t i = 0; i < per; i++)
+            out[k++] = run->s[rng_next(rng) % run->n];
+    }
+    return k;
+}
+
+static size_t resample_size(const traza_diff_opts *o, const boot_side *b)
+{
+    if (!b->runs)
+        return b->n < o->boot_cap ? b->n : o->boot_cap;
+    return (o->boot_cap / b->nruns ? o->boot_cap / b->nruns : 1) * b->nruns;
+}
+
 /* Shift and its 95 % interval. Above hl_cap per side the estimate is taken on hl_cap
- * quantiles of each side. Each bootstrap resample draws min(n, boot_cap) per side with
- * replacement; when that is fewer than n, the spread of the resampled shifts around the
- * estimate is scaled by sqrt((1/nx + 1/ny) / (1/mx + 1/my)), the ratio of the
- * estimator's standard errors (m-out-of-n bootstrap). */
-static int shift_of(const traza_diff_opts *o, const acc_side *a, const acc_side *b, uint64_t *rng, traza_diff_row *r)
+ * quantiles of each side. With one run per side, when a resample is smaller than its
+ * side the spread of the resampled shifts around the estimate is scaled by
+ * sqrt((1/nx + 1/ny) / (1/mx + 1/my)), the ratio of the estimator's standard errors
+ * (m-out-of-n bootstrap). With several runs the resample draws every run's worth of
+ * runs, so the percentiles are taken as they are. */
+static int shift_of(const traza_diff_opts *o, const boot_side *a, const boot_side *b, uint64_t *rng, traza_diff_row *r)
 {
     size_t hx = a->n < o->hl_cap ? a->n : o->hl_cap, hy = b->n < o->hl_cap ? b->n : o->hl_cap;
-    size_t bx = a->n < o->boot_cap ? a->n : o->boot_cap, by = b->n < o->boot_cap ? b->n : o->boot_cap;
+    size_t bx = resample_size(o, a), by = resample_size(o, b);
     size_t nb = o->boot_resamples;
     size_t wn = hx * hy > bx * by ? hx * hy : bx * by;
     double *work = malloc(wn * sizeof *work), *sx = malloc(hx * sizeof *sx), *sy = malloc(hy * sizeof *sy);
@@ -448,15 +698,13 @@ static int shift_of(const traza_diff_opts *o, const acc_side *a, const acc_side 
         spread(b->s, b->n, sy, hy);
         r->shift = hl_work(sx, hx, sy, hy, work);
         for (size_t k = 0; k < nb; k++) {
-            for (size_t i = 0; i < bx; i++)
-                rx[i] = a->s[rng_next(rng) % a->n];
-            for (size_t i = 0; i < by; i++)
-                ry[i] = b->s[rng_next(rng) % b->n];
-            boot[k] = hl_work(rx, bx, ry, by, work);
+            size_t mx = resample(o, a, rng, rx), my = resample(o, b, rng, ry);
+            boot[k] = hl_work(rx, mx, ry, my, work);
         }
         if (nb) {
             qsort(boot, nb, sizeof *boot, cmp_double);
-            double scale = sqrt((1.0 / (double)a->n + 1.0 / (double)b->n) / (1.0 / (double)bx + 1.0 / (double)by));
+            double scale = a->runs ? 1
+                                   : sqrt((1.0 / (double)a->n + 1.0 / (double)b->n) / (1.0 / (double)bx + 1.0 / (double)by));
             r->shift_lo = r->shift + (quantile_sorted(boot, nb, 0.025) - r->shift) * scale;
             r->shift_hi = r->shift + (quantile_sorted(boot, nb, 0.975) - r->shift) * scale;
         }
@@ -483,6 +731,8 @@ static int cmp_row(const void *a, const void *b)
     double ex = abs0(x->rel_shift), ey = abs0(y->rel_shift);
     if (ex != ey)
         return ex > ey ? -1 : 1;
+    if (x->kind != y->kind)
+        return (int)x->kind - (int)y->kind;
     return strcmp(x->name, y->name);
 }
 
@@ -495,50 +745,113 @@ static double min_nan(double a, double b)
     return a < b ? a : b;
 }
 
+/* The runs that have durations into with, their medians into med; their count. */
+static size_t run_medians(acc_run *runs, size_t nruns, const acc_run **with, double *med)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < nruns; i++)
+        if (runs[i].n) {
+            qsort(runs[i].s, runs[i].n, sizeof *runs[i].s, cmp_double);
+            with[k] = &runs[i];
+            med[k++] = quantile_sorted(runs[i].s, runs[i].n, 0.5);
+        }
+    return k;
+}
+
+/* The tests of one row. With several runs per side: Welch's t on the medians of the
+ * runs that have durations, and on the runs' rates. */
+static int test_row(acc *A, acc_row *ar, traza_diff *d, uint64_t *rng, traza_diff_row *r)
+{
+    const traza_diff_opts *o = &d->opts;
+    int multi = A->nruns[0] > 1;
+    double *pa = NULL, *pb = NULL;
+    size_t na, nb;
+    const acc_run **ra = malloc(A->nruns[0] * sizeof *ra), **rb = malloc(A->nruns[1] * sizeof *rb);
+    double *va = malloc(A->nruns[0] * sizeof *va), *vb = malloc(A->nruns[1] * sizeof *vb);
+    int rc = ra && rb && va && vb && pool(ar->run[0], A->nruns[0], &pa, &na) == 0 && pool(ar->run[1], A->nruns[1], &pb, &nb) == 0
+                 ? 0
+                 : -1;
+    if (rc == 0) {
+        fill_side(&r->a, ar->run[0], A->nruns[0], pa, na, d->span_a);
+        fill_side(&r->b, ar->run[1], A->nruns[1], pb, nb, d->span_b);
+        r->count_ratio = r->a.rate > 0 ? r->b.rate / r->a.rate : (r->b.rate > 0 ? INFINITY : NAN);
+        r->shift = r->shift_lo = r->shift_hi = r->rel_shift = r->p = r->stat = r->df = NAN;
+        r->rate_p = r->rate_stat = r->rate_df = NAN;
+        boot_side ba = {pa, na, NULL, 0}, bb = {pb, nb, NULL, 0};
+        if (multi) {
+            size_t ka = run_medians(ar->run[0], A->nruns[0], ra, va), kb = run_medians(ar->run[1], A->nruns[1], rb, vb);
+            ba.runs = ra;
+            ba.nruns = ka;
+            bb.runs = rb;
+            bb.nruns = kb;
+            if (ka && kb) {
+                r->p = traza_welch(va, ka, vb, kb, &r->stat, &r->df);
+                r->test = isnan(r->p) ? TRAZA_DIFF_NO_TEST : TRAZA_DIFF_WELCH_MEDIANS;
+            }
+        } else if (na && nb) {
+            r->p = mw_sorted(pa, na, pb, nb, &r->stat);
+            r->test = TRAZA_DIFF_MANN_WHITNEY;
+        }
+        if (na && nb && (rc = shift_of(o, &ba, &bb, rng, r)) == 0)
+            r->rel_shift = r->a.median > 0 ? r->shift / r->a.median : NAN;
+        if (ar->kind != TRAZA_DIFF_SELF) { /* a self row's count is its calls row's */
+            if (multi) {
+                for (size_t i = 0; i < A->nruns[0]; i++)
+                    va[i] = (double)ar->run[0][i].count / A->span[0][i];
+                for (size_t i = 0; i < A->nruns[1]; i++)
+                    vb[i] = (double)ar->run[1][i].count / A->span[1][i];
+                r->rate_p = traza_welch(va, A->nruns[0], vb, A->nruns[1], &r->rate_stat, &r->rate_df);
+                r->rate_test = TRAZA_DIFF_WELCH_RATES;
+            } else {
+                r->rate_p = traza_rate_test(r->a.count, d->span_a, r->b.count, d->span_b);
+                r->rate_test = TRAZA_DIFF_BINOMIAL;
+            }
+        }
+    }
+    free(pa);
+    free(pb);
+    free(ra);
+    free(rb);
+    free(va);
+    free(vb);
+    return rc;
+}
+
 static int finish(acc *A, traza_diff *d, traza_err *err)
 {
     const traza_diff_opts *o = &d->opts;
-    d->rows = calloc(A->nrows ? A->nrows : 1, sizeof *d->rows);
-    double *p = malloc(2 * (A->nrows ? A->nrows : 1) * sizeof *p);
-    double *holm = malloc(2 * (A->nrows ? A->nrows : 1) * sizeof *holm);
-    double *bh = malloc(2 * (A->nrows ? A->nrows : 1) * sizeof *bh);
-    if (!d->rows || !p || !holm || !bh) {
-        free(p);
-        free(holm);
-        free(bh);
-        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-    }
-    d->nrows = A->nrows;
+    size_t m = A->nrows ? A->nrows : 1;
+    d->rows = calloc(m, sizeof *d->rows);
+    double *p = malloc(2 * m * sizeof *p), *holm = malloc(2 * m * sizeof *holm), *bh = malloc(2 * m * sizeof *bh);
+    int rc = d->rows && p && holm && bh ? 0 : -1;
     uint64_t rng = o->seed;
-    for (size_t i = 0; i < A->nrows; i++) {
-        acc_row *ar = &A->rows[i];
-        traza_diff_row *r = &d->rows[i];
-        r->name = ar->name;
-        ar->name = NULL;
-        fill_side(&r->a, &ar->side[0], d->span_a);
-        fill_side(&r->b, &ar->side[1], d->span_b);
-        r->count_ratio = r->a.rate > 0 ? r->b.rate / r->a.rate : (r->b.rate > 0 ? INFINITY : NAN);
-        r->p = mw_sorted(ar->side[0].s, ar->side[0].n, ar->side[1].s, ar->side[1].n, NULL);
-        r->shift = r->shift_lo = r->shift_hi = r->rel_shift = NAN;
-        if (!isnan(r->p)) {
-            if (shift_of(o, &ar->side[0], &ar->side[1], &rng, r) < 0) {
-                free(p);
-                free(holm);
-                free(bh);
-                return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-            }
-            r->rel_shift = r->a.median > 0 ? r->shift / r->a.median : NAN;
-        }
-        r->rate_p = traza_rate_test(r->a.count, d->span_a, r->b.count, d->span_b);
-        p[2 * i] = r->p;
-        p[2 * i + 1] = r->rate_p;
-        if (!isnan(r->p))
-            d->ntests++;
-        if (!isnan(r->rate_p))
-            d->ntests++;
-    }
-    int rc = traza_p_holm(p, 2 * A->nrows, holm) < 0 || traza_p_bh(p, 2 * A->nrows, bh) < 0 ? -1 : 0;
     for (size_t i = 0; rc == 0 && i < A->nrows; i++) {
+        acc_row *ar = &A->rows[i];
+        traza_diff_row *r = &d->rows[d->nrows];
+        if (ar->kind == TRAZA_DIFF_PATH || ar->kind == TRAZA_DIFF_SELF) {
+            int64_t ca = 0, cb = 0;
+            for (size_t k = 0; k < A->nruns[0]; k++)
+                ca += ar->run[0][k].count;
+            for (size_t k = 0; k < A->nruns[1]; k++)
+                cb += ar->run[1][k].count;
+            /* a path on both sides is its functions' rows' business; a function on one
+             * side only is its calls row's (new or gone) */
+            if (ar->kind == TRAZA_DIFF_PATH ? ca && cb : !ca || !cb)
+                continue;
+        }
+        r->name = ar->name;
+        r->kind = ar->kind;
+        ar->name = NULL;
+        d->nrows++;
+        if ((rc = test_row(A, ar, d, &rng, r)) < 0)
+            break;
+        p[2 * d->nrows - 2] = r->p;
+        p[2 * d->nrows - 1] = r->rate_p;
+        d->ntests += !isnan(r->p) + !isnan(r->rate_p);
+    }
+    if (rc == 0)
+        rc = traza_p_holm(p, 2 * d->nrows, holm) < 0 || traza_p_bh(p, 2 * d->nrows, bh) < 0 ? -1 : 0;
+    for (size_t i = 0; rc == 0 && i < d->nrows; i++) {
         traza_diff_row *r = &d->rows[i];
         r->p_holm = holm[2 * i];
         r->q = bh[2 * i];
@@ -549,10 +862,11 @@ static int finish(acc *A, traza_diff *d, traza_err *err)
         r->p_adj = min_nan(dp, rp);
         if (isnan(r->p_adj))
             r->p_adj = 1;
+        int path = r->kind == TRAZA_DIFF_PATH;
         if (r->a.count == 0 && r->b.count > 0)
-            r->verdict = TRAZA_DIFF_NEW;
+            r->verdict = path ? TRAZA_DIFF_NEW_PATH : TRAZA_DIFF_NEW;
         else if (r->b.count == 0 && r->a.count > 0)
-            r->verdict = TRAZA_DIFF_GONE;
+            r->verdict = path ? TRAZA_DIFF_GONE_PATH : TRAZA_DIFF_GONE;
         else if (dp < o->alpha && r->shift != 0)
             r->verdict = r->shift > 0 ? TRAZA_DIFF_SLOWER : TRAZA_DIFF_FASTER;
         else if (rp < o->alpha)
@@ -568,7 +882,8 @@ static int finish(acc *A, traza_diff *d, traza_err *err)
     return 0;
 }
 
-int traza_diff_compute(traza_trace *a, traza_trace *b, const traza_diff_opts *opts, traza_diff *out, traza_err *err)
+int traza_diff_compute_runs(traza_trace *const *a, size_t na, traza_trace *const *b, size_t nb, const traza_diff_opts *opts,
+                            traza_diff *out, traza_err *err)
 {
     memset(out, 0, sizeof *out);
     traza_diff_opts_init(&out->opts);
@@ -581,28 +896,50 @@ int traza_diff_compute(traza_trace *a, traza_trace *b, const traza_diff_opts *op
         return traza_err_set(err, TRAZA_E_USAGE, "diff: the significance level must be between 0 and 1, not %g", o->alpha);
     if (!o->sample_cap || !o->hl_cap || !o->boot_cap || o->hl_cap > 100000 || o->boot_cap > 100000)
         return traza_err_set(err, TRAZA_E_USAGE, "diff: sample caps must be at least 1 (shift caps at most 100000)");
-    out->span_a = span_seconds(traza_trace_info_of(a));
-    out->span_b = span_seconds(traza_trace_info_of(b));
+    if (!na || !nb || ((na > 1 || nb > 1) && (na < 2 || nb < 2)))
+        return traza_err_set(err, TRAZA_E_USAGE,
+                             "diff: one run per side, or at least two on each side (the run-to-run spread of each side is "
+                             "measured), not %zu and %zu", na, nb);
     acc A;
     memset(&A, 0, sizeof A);
     A.o = o;
     A.rng = o->seed ^ 0x5eed;
+    A.nruns[0] = out->runs_a = na;
+    A.nruns[1] = out->runs_b = nb;
     tz_map_init(&A.names);
-    int rc = scan_trace(&A, a, 0, err);
-    if (rc == 0)
-        rc = scan_trace(&A, b, 1, err);
+    A.span[0] = malloc(na * sizeof *A.span[0]);
+    A.span[1] = malloc(nb * sizeof *A.span[1]);
+    int rc = A.span[0] && A.span[1] ? 0 : traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    for (int side = 0; side < 2 && rc == 0; side++) {
+        traza_trace *const *t = side ? b : a;
+        for (size_t k = 0; k < A.nruns[side] && rc == 0; k++) {
+            A.span[side][k] = span_seconds(traza_trace_info_of(t[k]));
+            *(side ? &out->span_b : &out->span_a) += A.span[side][k];
+            rc = o->by == TRAZA_DIFF_BY_FUNCTION ? scan_calls(&A, t[k], side, k, err) : scan_trace(&A, t[k], side, k, err);
+        }
+    }
     if (rc == 0)
         rc = finish(&A, out, err);
     for (size_t i = 0; i < A.nrows; i++) {
         free(A.rows[i].name);
-        free(A.rows[i].side[0].s);
-        free(A.rows[i].side[1].s);
+        for (int side = 0; side < 2; side++) {
+            for (size_t k = 0; k < A.nruns[side]; k++)
+                free(A.rows[i].run[side][k].s);
+            free(A.rows[i].run[side]);
+        }
     }
     free(A.rows);
+    free(A.span[0]);
+    free(A.span[1]);
     tz_map_free(&A.names);
     if (rc < 0)
         traza_diff_free(out);
     return rc;
+}
+
+int traza_diff_compute(traza_trace *a, traza_trace *b, const traza_diff_opts *opts, traza_diff *out, traza_err *err)
+{
+    return traza_diff_compute_runs(&a, 1, &b, 1, opts, out, err);
 }
 
 void traza_diff_free(traza_diff *d)

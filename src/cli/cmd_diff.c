@@ -1,5 +1,5 @@
-/* traza diff A B [--by type|producer|function] [--top N] [--alpha P] [--correction holm|bh]
- *                [--fail-on EXPR] [--json] */
+/* traza diff A B | --base A1 A2 .. --new B1 B2 .. [--by type|producer|function] [--top N]
+ *                [--alpha P] [--correction holm|bh] [--fail-on EXPR] [--json] */
 #include "cli/cli.h"
 #include "util/util.h"
 
@@ -14,14 +14,21 @@ enum { EXIT_DIFF_FAILED = 3 };
 const char cmd_diff_usage[] =
     "usage: traza diff A B [--by type|producer|function] [--top N] [--alpha P]\n"
     "                  [--correction holm|bh] [--fail-on EXPR] [--json]\n"
+    "       traza diff --base A1 A2 [A3..] --new B1 B2 [B3..] [options]\n"
     "\n"
     "What changed from trace A (the base) to trace B (the new run), per row: counts,\n"
     "rates, duration median/p90/p99/total; a Mann-Whitney U test on the durations, a\n"
     "binomial test on the counts given the spans, the Hodges-Lehmann shift of the\n"
     "durations with a 95 % bootstrap interval; p values corrected for the number of\n"
-    "tests. Rows are ranked by corrected p, then by |relative shift|. See doc/diff.md.\n"
+    "tests. Rows are ranked by corrected p, then by |relative shift|. With several runs\n"
+    "per side the runs are the units: Welch's t on the runs' medians and rates, and a\n"
+    "bootstrap of runs for the interval. See doc/diff.md.\n"
+    "  --base A1 A2 ..     the base runs (two or more); the traces up to --new\n"
+    "  --new B1 B2 ..      the new runs (two or more); the traces after it\n"
     "  --by K              rows: type (event type, the default), producer (event type on\n"
-    "                      each producer) or function (the nested states of a call-stack trace)\n"
+    "                      each producer) or function (per function of a call-stack trace,\n"
+    "                      calls with their total times and self times; call paths found\n"
+    "                      on one side only as 'new path' / 'gone path' rows)\n"
     "  --top N             at most N rows in the text table (default 20)\n"
     "  --alpha P           corrected p below which a row's verdict is a change (default 0.01)\n"
     "  --correction C      holm (family-wise, the default) or bh (Benjamini-Hochberg q)\n"
@@ -182,7 +189,7 @@ static const char *secs(double s, char *buf, size_t size)
 
 static void json_side(tz_buf *b, const traza_diff_side *s)
 {
-    tz_buf_printf(b, "{\"count\":%lld,\"rate\":", (long long)s->count);
+    tz_buf_printf(b, "{\"runs\":%zu,\"count\":%lld,\"rate\":", s->runs, (long long)s->count);
     tz_json_num(b, s->rate);
     tz_buf_printf(b, ",\"durations\":%lld,\"samples\":%zu,\"median\":", (long long)s->ndur, s->nsamples);
     tz_json_num(b, s->median);
@@ -201,12 +208,23 @@ static void json_field(tz_buf *b, const char *name, double v)
     tz_json_num(b, v);
 }
 
-static void print_json(tz_buf *b, traza_trace *ta, traza_trace *tb, const traza_diff *d, const unsigned char *failed)
+static void json_names(tz_buf *b, traza_trace *const *t, size_t n)
+{
+    tz_buf_putc(b, '[');
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            tz_buf_putc(b, ',');
+        tz_json_str(b, traza_trace_info_of(t[i])->name);
+    }
+    tz_buf_putc(b, ']');
+}
+
+static void print_json(tz_buf *b, traza_trace *const *ta, traza_trace *const *tb, const traza_diff *d, const unsigned char *failed)
 {
     tz_buf_puts(b, "{\"a\":");
-    tz_json_str(b, traza_trace_info_of(ta)->name);
+    json_names(b, ta, d->runs_a);
     tz_buf_puts(b, ",\"b\":");
-    tz_json_str(b, traza_trace_info_of(tb)->name);
+    json_names(b, tb, d->runs_b);
     tz_buf_printf(b, ",\"by\":\"%s\",\"correction\":\"%s\",\"alpha\":",
                   d->opts.by == TRAZA_DIFF_BY_PRODUCER ? "producer" : d->opts.by == TRAZA_DIFF_BY_FUNCTION ? "function" : "type",
                   d->opts.correction == TRAZA_DIFF_BH ? "bh" : "holm");
@@ -218,7 +236,7 @@ static void print_json(tz_buf *b, traza_trace *ta, traza_trace *tb, const traza_
         const traza_diff_row *r = &d->rows[i];
         tz_buf_puts(b, i ? ",{\"name\":" : "{\"name\":");
         tz_json_str(b, r->name);
-        tz_buf_puts(b, ",\"a\":");
+        tz_buf_printf(b, ",\"kind\":\"%s\",\"a\":", traza_diff_kind_name(r->kind));
         json_side(b, &r->a);
         tz_buf_puts(b, ",\"b\":");
         json_side(b, &r->b);
@@ -228,9 +246,15 @@ static void print_json(tz_buf *b, traza_trace *ta, traza_trace *tb, const traza_
         json_field(b, "shift_hi", r->shift_hi);
         json_field(b, "rel_shift", r->rel_shift);
         tz_buf_printf(b, ",\"subsampled\":%s", r->subsampled ? "true" : "false");
+        tz_buf_printf(b, ",\"test\":\"%s\"", traza_diff_test_name(r->test));
+        json_field(b, "stat", r->stat);
+        json_field(b, "df", r->df);
         json_field(b, "p", r->p);
         json_field(b, "p_holm", r->p_holm);
         json_field(b, "q", r->q);
+        tz_buf_printf(b, ",\"rate_test\":\"%s\"", traza_diff_test_name(r->rate_test));
+        json_field(b, "rate_stat", r->rate_stat);
+        json_field(b, "rate_df", r->rate_df);
         json_field(b, "rate_p", r->rate_p);
         json_field(b, "rate_p_holm", r->rate_p_holm);
         json_field(b, "rate_q", r->rate_q);
@@ -248,14 +272,34 @@ static void print_json(tz_buf *b, traza_trace *ta, traza_trace *tb, const traza_
     tz_buf_puts(b, "]}\n");
 }
 
-static void print_text(tz_buf *b, traza_trace *ta, traza_trace *tb, const traza_diff *d, long top, const unsigned char *failed)
+/* A side's name: the trace, or the first and how many runs. */
+static const char *side_name(traza_trace *const *t, size_t n, char *buf, size_t size)
 {
-    char x[32], y[32], z[32], lo[32], hi[32];
+    if (n == 1)
+        snprintf(buf, size, "%s", traza_trace_info_of(t[0])->name);
+    else
+        snprintf(buf, size, "%s +%zu runs", traza_trace_info_of(t[0])->name, n - 1);
+    return buf;
+}
+
+/* A row's label: the name, "(self)" after a function's self-time row. */
+static const char *row_label(const traza_diff_row *r, char *buf, size_t size)
+{
+    snprintf(buf, size, r->kind == TRAZA_DIFF_SELF ? "%s (self)" : "%s", r->name);
+    return buf;
+}
+
+static void print_text(tz_buf *b, traza_trace *const *ta, traza_trace *const *tb, const traza_diff *d, long top,
+                       const unsigned char *failed)
+{
+    char x[32], y[32], z[32], lo[32], hi[32], na[300], nb[300], label[600];
     int subsampled = 0;
-    tz_buf_printf(b, "A: %s (%s)  B: %s (%s)  %zu rows, %zu tests, %s-corrected p < %g is a change\n\n",
-                  traza_trace_info_of(ta)->name, secs(d->span_a, x, sizeof x), traza_trace_info_of(tb)->name,
+    tz_buf_printf(b, "A: %s (%s)  B: %s (%s)  %zu rows, %zu tests, %s-corrected p < %g is a change\n",
+                  side_name(ta, d->runs_a, na, sizeof na), secs(d->span_a, x, sizeof x), side_name(tb, d->runs_b, nb, sizeof nb),
                   secs(d->span_b, y, sizeof y), d->nrows, d->ntests, d->opts.correction == TRAZA_DIFF_BH ? "BH" : "Holm",
                   d->opts.alpha);
+    tz_buf_printf(b, "%s\n", d->runs_a > 1 ? "(several runs: Welch's t on the runs' medians and rates; counts and medians of every run pooled)"
+                                          : "");
     tz_buf_printf(b, "%-28s %9s %9s %7s %10s %10s %10s %23s %8s %9s  %s\n", "row", "count A", "count B", "rate x", "median A",
                   "median B", "shift", "95% interval", "rel", "p adj", "verdict");
     for (size_t i = 0; i < d->nrows && (long)i < top; i++) {
@@ -267,10 +311,10 @@ static void print_text(tz_buf *b, traza_trace *ta, traza_trace *tb, const traza_
             snprintf(interval, sizeof interval, "-");
         else
             snprintf(interval, sizeof interval, "[%s, %s]", secs(r->shift_lo, lo, sizeof lo), secs(r->shift_hi, hi, sizeof hi));
-        tz_buf_printf(b, "%-28s %9lld %9lld %7s %10s %10s %10s %23s %8s %9.2g  %s%s\n", r->name, (long long)r->a.count,
-                      (long long)r->b.count, ratio, secs(r->a.median, x, sizeof x), secs(r->b.median, y, sizeof y),
-                      secs(r->shift, z, sizeof z), interval, rel, r->p_adj, traza_diff_verdict_name(r->verdict),
-                      failed && failed[i] ? "  FAIL" : "");
+        tz_buf_printf(b, "%-28s %9lld %9lld %7s %10s %10s %10s %23s %8s %9.2g  %s%s\n", row_label(r, label, sizeof label),
+                      (long long)r->a.count, (long long)r->b.count, ratio, secs(r->a.median, x, sizeof x),
+                      secs(r->b.median, y, sizeof y), secs(r->shift, z, sizeof z), interval, rel, r->p_adj,
+                      traza_diff_verdict_name(r->verdict), failed && failed[i] ? "  FAIL" : "");
         subsampled |= r->subsampled;
     }
     if (subsampled)
@@ -280,88 +324,38 @@ static void print_text(tz_buf *b, traza_trace *ta, traza_trace *tb, const traza_
         tz_buf_printf(b, "(%zu more rows: --top or --json)\n", d->nrows - (size_t)top);
 }
 
-int cmd_diff(traza_cli *cli, int argc, char **argv)
+/* Opens n traces into t; 0, or -1 (the opened ones closed again). */
+static int open_traces(traza_cli *cli, const char **names, size_t n, traza_trace **t)
 {
-    enum { O_BY = OPT_FIRST_FREE, O_TOP, O_ALPHA, O_CORR, O_FAIL };
-    static const struct option longopts[] = {
-        CLI_COMMON_LONGOPTS,
-        {"by", required_argument, NULL, O_BY},
-        {"top", required_argument, NULL, O_TOP},
-        {"alpha", required_argument, NULL, O_ALPHA},
-        {"correction", required_argument, NULL, O_CORR},
-        {"fail-on", required_argument, NULL, O_FAIL},
-        {NULL, 0, NULL, 0},
-    };
-    traza_diff_opts o;
-    traza_diff_opts_init(&o);
-    long top = 20;
-    const char *fail_on = NULL;
-    fail_expr fe;
-    int c;
-    while ((c = cli_getopt(cli, argc, argv, ":hqw:", longopts)) != -1) {
-        char *end;
-        switch (c) {
-        case O_BY:
-            if (!strcmp(optarg, "type")) o.by = TRAZA_DIFF_BY_TYPE;
-            else if (!strcmp(optarg, "producer")) o.by = TRAZA_DIFF_BY_PRODUCER;
-            else if (!strcmp(optarg, "function")) o.by = TRAZA_DIFF_BY_FUNCTION;
-            else return cli_usage_error("diff", "--by expects type, producer or function, got '%s'", optarg);
-            break;
-        case O_TOP:
-            top = strtol(optarg, &end, 10);
-            if (*end || top <= 0)
-                return cli_usage_error("diff", "--top wants a positive number, got '%s'", optarg);
-            break;
-        case O_ALPHA:
-            if (tz_parse_double(optarg, strlen(optarg), &o.alpha) < 0 || !(o.alpha > 0 && o.alpha < 1))
-                return cli_usage_error("diff", "--alpha wants a number between 0 and 1, got '%s'", optarg);
-            break;
-        case O_CORR:
-            if (!strcmp(optarg, "holm")) o.correction = TRAZA_DIFF_HOLM;
-            else if (!strcmp(optarg, "bh")) o.correction = TRAZA_DIFF_BH;
-            else return cli_usage_error("diff", "--correction expects holm or bh, got '%s'", optarg);
-            break;
-        case O_FAIL:
-            fail_on = optarg;
-            if (parse_fail_on(optarg, &fe) != 0)
-                return EXIT_USAGE;
-            break;
-        default: {
-            int k = cli_common_opt(cli, "diff", c);
-            if (k == -1) return EXIT_OK;
-            if (k <= 0) return EXIT_USAGE;
+    for (size_t i = 0; i < n; i++)
+        if (!(t[i] = cli_trace(cli, names[i], TRAZA_OPEN_READ))) {
+            while (i-- > 0)
+                traza_trace_close(t[i]);
+            return -1;
         }
-        }
-    }
-    if (optind + 2 != argc)
-        return cli_usage_error("diff", "expected two trace names, A (the base) and B (the new run)");
-    traza_trace *ta = cli_trace(cli, argv[optind], TRAZA_OPEN_READ);
-    if (!ta)
-        return EXIT_FAIL;
-    traza_trace *tb = cli_trace(cli, argv[optind + 1], TRAZA_OPEN_READ);
-    if (!tb) {
-        traza_trace_close(ta);
-        return EXIT_FAIL;
-    }
+    return 0;
+}
+
+static int run_diff(traza_cli *cli, traza_trace *const *ta, size_t na, traza_trace *const *tb, size_t nb,
+                    const traza_diff_opts *o, long top, const char *fail_on, const fail_expr *fe)
+{
     traza_err err;
     traza_err_clear(&err);
     traza_diff d;
+    if (traza_diff_compute_runs(ta, na, tb, nb, o, &d, &err) < 0)
+        return cli_fail(cli, &err);
     int rc = EXIT_OK;
-    if (traza_diff_compute(ta, tb, &o, &d, &err) < 0) {
-        rc = cli_fail(cli, &err);
-        goto out;
-    }
     unsigned char *failed = NULL;
     size_t nfailed = 0;
     if (fail_on) {
         failed = calloc(d.nrows ? d.nrows : 1, 1);
         if (!failed) {
-            rc = EXIT_FAIL;
             fputs("traza: out of memory\n", stderr);
-            goto done;
+            traza_diff_free(&d);
+            return EXIT_FAIL;
         }
         for (size_t i = 0; i < d.nrows; i++)
-            nfailed += failed[i] = (unsigned char)fail_match(&fe, &d.rows[i]);
+            nfailed += failed[i] = (unsigned char)fail_match(fe, &d.rows[i]);
     }
     tz_buf b;
     tz_buf_init(&b);
@@ -370,10 +364,11 @@ int cmd_diff(traza_cli *cli, int argc, char **argv)
     } else {
         print_text(&b, ta, tb, &d, top, failed);
         if (fail_on) {
+            char label[600];
             tz_buf_printf(&b, "\n--fail-on '%s': %zu row%s failed%s", fail_on, nfailed, nfailed == 1 ? "" : "s", nfailed ? ":" : "");
             for (size_t i = 0, k = 0; i < d.nrows; i++)
                 if (failed[i])
-                    tz_buf_printf(&b, "%s %s", k++ ? "," : "", d.rows[i].name);
+                    tz_buf_printf(&b, "%s %s", k++ ? "," : "", row_label(&d.rows[i], label, sizeof label));
             tz_buf_putc(&b, '\n');
         }
     }
@@ -381,11 +376,108 @@ int cmd_diff(traza_cli *cli, int argc, char **argv)
     tz_buf_free(&b);
     if (nfailed)
         rc = EXIT_DIFF_FAILED;
-done:
     free(failed);
     traza_diff_free(&d);
-out:
-    traza_trace_close(ta);
-    traza_trace_close(tb);
+    return rc;
+}
+
+/* The options into o, top, fail_on and fe; the trace names in order into names[0]
+ * (A B), names[1] (after --base) and names[2] (after --new): getopt returns each as 1.
+ * EXIT_OK to go on, 1 + an exit status to stop with it. */
+static int parse_args(traza_cli *cli, int argc, char **argv, traza_diff_opts *o, long *top, const char **fail_on, fail_expr *fe,
+                      const char ***names, size_t *nnames)
+{
+    enum { O_BY = OPT_FIRST_FREE, O_TOP, O_ALPHA, O_CORR, O_FAIL, O_BASE, O_NEW };
+    static const struct option longopts[] = {
+        CLI_COMMON_LONGOPTS,
+        {"by", required_argument, NULL, O_BY},
+        {"top", required_argument, NULL, O_TOP},
+        {"alpha", required_argument, NULL, O_ALPHA},
+        {"correction", required_argument, NULL, O_CORR},
+        {"fail-on", required_argument, NULL, O_FAIL},
+        {"base", no_argument, NULL, O_BASE},
+        {"new", no_argument, NULL, O_NEW},
+        {NULL, 0, NULL, 0},
+    };
+    int side = 0, c;
+    while ((c = cli_getopt(cli, argc, argv, "-:hqw:", longopts)) != -1) {
+        char *end;
+        switch (c) {
+        case 1: names[side][nnames[side]++] = optarg; break;
+        case O_BASE: side = 1; break;
+        case O_NEW: side = 2; break;
+        case O_BY:
+            if (!strcmp(optarg, "type")) o->by = TRAZA_DIFF_BY_TYPE;
+            else if (!strcmp(optarg, "producer")) o->by = TRAZA_DIFF_BY_PRODUCER;
+            else if (!strcmp(optarg, "function")) o->by = TRAZA_DIFF_BY_FUNCTION;
+            else return 1 + cli_usage_error("diff", "--by expects type, producer or function, got '%s'", optarg);
+            break;
+        case O_TOP:
+            *top = strtol(optarg, &end, 10);
+            if (*end || *top <= 0)
+                return 1 + cli_usage_error("diff", "--top wants a positive number, got '%s'", optarg);
+            break;
+        case O_ALPHA:
+            if (tz_parse_double(optarg, strlen(optarg), &o->alpha) < 0 || !(o->alpha > 0 && o->alpha < 1))
+                return 1 + cli_usage_error("diff", "--alpha wants a number between 0 and 1, got '%s'", optarg);
+            break;
+        case O_CORR:
+            if (!strcmp(optarg, "holm")) o->correction = TRAZA_DIFF_HOLM;
+            else if (!strcmp(optarg, "bh")) o->correction = TRAZA_DIFF_BH;
+            else return 1 + cli_usage_error("diff", "--correction expects holm or bh, got '%s'", optarg);
+            break;
+        case O_FAIL:
+            *fail_on = optarg;
+            if (parse_fail_on(optarg, fe) != 0)
+                return 1 + EXIT_USAGE;
+            break;
+        default: {
+            int k = cli_common_opt(cli, "diff", c);
+            if (k == -1) return 1 + EXIT_OK;
+            if (k <= 0) return 1 + EXIT_USAGE;
+        }
+        }
+    }
+    if (nnames[1] || nnames[2] ? nnames[0] || nnames[1] < 2 || nnames[2] < 2 : nnames[0] != 2)
+        return 1 + cli_usage_error("diff", nnames[1] || nnames[2]
+                                               ? "--base and --new want two or more traces each and no other trace name"
+                                               : "expected two trace names, A (the base) and B (the new run)");
+    return EXIT_OK;
+}
+
+int cmd_diff(traza_cli *cli, int argc, char **argv)
+{
+    traza_diff_opts o;
+    traza_diff_opts_init(&o);
+    long top = 20;
+    const char *fail_on = NULL;
+    fail_expr fe;
+    const char **names[3] = {NULL, NULL, NULL};
+    size_t nnames[3] = {0, 0, 0};
+    traza_trace **t = malloc((size_t)argc * sizeof *t);
+    int rc = EXIT_FAIL;
+    for (int k = 0; k < 3; k++)
+        names[k] = malloc((size_t)argc * sizeof *names[k]);
+    if (!t || !names[0] || !names[1] || !names[2])
+        fputs("traza: out of memory\n", stderr);
+    else if ((rc = parse_args(cli, argc, argv, &o, &top, &fail_on, &fe, names, nnames)) != EXIT_OK)
+        rc--;
+    else {
+        /* A B, or the base runs then the new ones */
+        size_t na = nnames[0] ? 1 : nnames[1], nb = nnames[0] ? 1 : nnames[2];
+        rc = EXIT_FAIL;
+        if (open_traces(cli, nnames[0] ? names[0] : names[1], na, t) == 0) {
+            if (open_traces(cli, nnames[0] ? names[0] + 1 : names[2], nb, t + na) == 0) {
+                rc = run_diff(cli, t, na, t + na, nb, &o, top, fail_on, &fe);
+                for (size_t i = 0; i < nb; i++)
+                    traza_trace_close(t[na + i]);
+            }
+            for (size_t i = 0; i < na; i++)
+                traza_trace_close(t[i]);
+        }
+    }
+    for (int k = 0; k < 3; k++)
+        free(names[k]);
+    free(t);
     return rc;
 }

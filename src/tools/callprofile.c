@@ -186,6 +186,27 @@ int tz_callprofile_build_ex(traza_trace *t, tz_callprofile *cp, const traza_stop
     return 0;
 }
 
+int tz_callprofile_parents(const tz_callprofile *cp, int64_t *parent)
+{
+    int64_t *open = malloc(MAX_DEPTH * sizeof *open); /* the call open at each level */
+    if (!open)
+        return -1;
+    int32_t prod = -1;
+    int depth = 0;
+    for (size_t i = 0; i < cp->ncalls; i++) {
+        const tz_cp_call *c = &cp->calls[i];
+        if (c->producer != prod) {
+            prod = c->producer;
+            depth = 0;
+        }
+        parent[i] = c->level > 0 && c->level <= depth ? open[c->level - 1] : -1;
+        open[c->level] = (int64_t)i;
+        depth = c->level + 1;
+    }
+    free(open);
+    return 0;
+}
+
 int tz_callprofile_range(traza_trace *t, tz_callprofile *cp, int64_t from, int64_t to)
 {
     free(cp->funcs);

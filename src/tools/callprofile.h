@@ -46,6 +46,10 @@ int tz_callprofile_build_ex(traza_trace *t, tz_callprofile *cp, const traza_stop
  * counted for its part inside the range (the whole trace's profile is the range
  * [min_ts, max_ts]). -1 when out of memory (funcs and edges are then empty). */
 int tz_callprofile_range(traza_trace *t, tz_callprofile *cp, int64_t from, int64_t to);
+/* The caller of each call into parent[0..ncalls-1]: the index of the call open one
+ * level up on its producer when it starts, -1 for a root call (the nesting rule of
+ * tz_callprofile_range). -1 when out of memory. */
+int tz_callprofile_parents(const tz_callprofile *cp, int64_t *parent);
 void tz_callprofile_free(tz_callprofile *cp);
 
 #endif

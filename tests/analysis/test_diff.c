@@ -82,6 +82,33 @@ static void test_rate(void **state)
     assert_true(isnan(traza_rate_test(1, 0.0, 1, 1.0)));
 }
 
+static void test_welch(void **state)
+{
+    (void)state;
+    /* means 2 and 5, variances 1 and 1: t = 3 / sqrt(2/3), df = (2/3)^2 / (2 * (1/3)^2 / 2)
+     * = 4; Student's t with 4 degrees of freedom has the closed form two-sided p =
+     * 1 - x (3 - x^2) / 2, x = t / sqrt(4 + t^2) */
+    const double x[] = {1, 2, 3}, y[] = {4, 5, 6};
+    double t, df, xx = 3 / sqrt(2.0 / 3) / sqrt(4 + 13.5);
+    NEAR(traza_welch(x, 3, y, 3, &t, &df), 1 - xx * (3 - xx * xx) / 2, 1e-12);
+    NEAR(t, 3 / sqrt(2.0 / 3), 1e-12);
+    NEAR(df, 4, 1e-12);
+    /* unequal variances (5/3 and 10): t = 3.5 / sqrt(5/12 + 2) = 2.25143632316, df =
+     * (29/12)^2 / ((5/12)^2 / 3 + 2^2 / 4) = 5.52078774617; p by integrating the
+     * incomplete beta I_{df / (df + t^2)}(df/2, 1/2) numerically (python, 2e6 midpoints) */
+    const double x2[] = {1, 2, 3, 4}, y2[] = {2, 4, 6, 8, 10};
+    NEAR(traza_welch(x2, 4, y2, 5, &t, &df), 0.06913359319453936, 1e-8);
+    NEAR(t, 2.2514363231593695, 1e-12);
+    NEAR(df, 5.520787746170677, 1e-12);
+    /* no spread on either side: equal means are no evidence, different ones are */
+    const double c1[] = {2, 2}, c2[] = {3, 3, 3};
+    NEAR(traza_welch(c1, 2, c1, 2, &t, NULL), 1, 0);
+    NEAR(traza_welch(c1, 2, c2, 3, &t, NULL), 0, 0);
+    assert_true(isinf(t) && t > 0);
+    assert_true(isnan(traza_welch(x, 1, y, 3, &t, &df)));
+    assert_true(isnan(t) && isnan(df));
+}
+
 /* ---- an injected change -------------------------------------------------------------- */
 
 static uint64_t next(uint64_t *s)
@@ -94,7 +121,18 @@ static uint64_t next(uint64_t *s)
 
 /* 3000 events on two producers: states "task" and "isr", punctual "tick"; durations
  * uniform in [500, 1500) ns, "task"'s multiplied by task_factor. */
+static traza_trace *write_trace(tu_ws *w, const char *name, uint64_t seed, double task_factor);
+
+/* Several runs' worth of events in one trace: segment k is a run of write_trace with
+ * the task factor f[k]. */
+static traza_trace *write_segments(tu_ws *w, const char *name, uint64_t seed, const double *f, size_t nf);
+
 static traza_trace *write_trace(tu_ws *w, const char *name, uint64_t seed, double task_factor)
+{
+    return write_segments(w, name, seed, &task_factor, 1);
+}
+
+static traza_trace *write_segments(tu_ws *w, const char *name, uint64_t seed, const double *f, size_t nf)
 {
     traza_writer *wr = traza_writer_begin(w->ws, name, "test", &w->err);
     assert_non_null(wr);
@@ -104,7 +142,8 @@ static traza_trace *write_trace(tu_ws *w, const char *name, uint64_t seed, doubl
                      traza_writer_event_type(wr, "isr", TRAZA_STATE, &w->err),
                      traza_writer_event_type(wr, "tick", TRAZA_PUNCTUAL, &w->err)};
     int64_t ts = 0;
-    for (int i = 0; i < 3000; i++) {
+    for (int i = 0; i < 3000 * (int)nf; i++) {
+        double task_factor = f[i / 3000];
         traza_event e;
         memset(&e, 0, sizeof e);
         uint64_t r = next(&seed);
@@ -184,6 +223,90 @@ static void test_injected(void **state)
     tu_ws_close(&w);
 }
 
+/* ---- several runs per side ------------------------------------------------------------ */
+
+static void test_runs(void **state)
+{
+    (void)state;
+    tu_ws w;
+    tu_ws_open(&w);
+    /* the task's speed differs from run to run by up to 30 %; the new runs' mean factor
+     * (1.1) is above the base's (1.05), but well within the runs' spread */
+    const double fa[] = {1.0, 1.3, 0.8, 1.1}, fb[] = {1.25, 0.95, 1.15, 1.05};
+    /* a consistent 20 % slowdown, the runs within 1 % of each other */
+    const double fc[] = {1.0, 1.01, 0.99, 1.0}, fd[] = {1.2, 1.21, 1.19, 1.2};
+    traza_trace *a[4], *b[4], *c[4], *d[4];
+    for (size_t k = 0; k < 4; k++) {
+        char n[16];
+        snprintf(n, sizeof n, "a%zu", k);
+        a[k] = write_trace(&w, n, 10 + k, fa[k]);
+        snprintf(n, sizeof n, "b%zu", k);
+        b[k] = write_trace(&w, n, 20 + k, fb[k]);
+        snprintf(n, sizeof n, "c%zu", k);
+        c[k] = write_trace(&w, n, 30 + k, fc[k]);
+        snprintf(n, sizeof n, "d%zu", k);
+        d[k] = write_trace(&w, n, 40 + k, fd[k]);
+    }
+    /* the same events pooled into one trace per side: the one-run tests see 1200-odd
+     * task durations a side and call the 5 % a slowdown */
+    traza_trace *pa = write_segments(&w, "pa", 10, fa, 4), *pb = write_segments(&w, "pb", 20, fb, 4);
+    traza_diff df;
+    traza_diff_opts o;
+    traza_diff_opts_init(&o);
+    if (traza_diff_compute(pa, pb, &o, &df, &w.err) < 0)
+        fail_msg("%s", w.err.msg);
+    assert_string_equal(df.rows[0].name, "task");
+    assert_int_equal(df.rows[0].test, TRAZA_DIFF_MANN_WHITNEY);
+    assert_int_equal(df.rows[0].verdict, TRAZA_DIFF_SLOWER);
+    traza_diff_free(&df);
+    /* with the runs as units, the difference is within their spread */
+    if (traza_diff_compute_runs(a, 4, b, 4, &o, &df, &w.err) < 0)
+        fail_msg("%s", w.err.msg);
+    assert_int_equal(df.runs_a, 4);
+    assert_int_equal(df.nrows, 3);
+    for (size_t i = 0; i < df.nrows; i++) {
+        const traza_diff_row *r = &df.rows[i];
+        assert_int_equal(r->verdict, TRAZA_DIFF_SAME);
+        assert_int_equal(r->rate_test, TRAZA_DIFF_WELCH_RATES);
+        assert_int_equal(r->a.runs, 4);
+        if (!strcmp(r->name, "task")) {
+            assert_int_equal(r->test, TRAZA_DIFF_WELCH_MEDIANS);
+            if (!(r->p > 0.2))
+                fail_msg("task: p %g within the runs' spread", r->p);
+            /* the interval resamples runs: it spans the runs' spread, so it holds 0 */
+            if (!(r->shift_lo < 0 && r->shift_hi > 0))
+                fail_msg("task: interval [%g, %g] should hold 0", r->shift_lo, r->shift_hi);
+        }
+    }
+    traza_diff_free(&df);
+    /* a consistent change is found with the runs as units */
+    if (traza_diff_compute_runs(c, 4, d, 4, &o, &df, &w.err) < 0)
+        fail_msg("%s", w.err.msg);
+    const traza_diff_row *r = &df.rows[0];
+    assert_string_equal(r->name, "task");
+    assert_int_equal(r->verdict, TRAZA_DIFF_SLOWER);
+    assert_true(r->p_holm < 1e-3);
+    /* 200 ns: four runs a side make a wider interval than 1000 durations would */
+    if (!(r->shift_lo > 100e-9 && r->shift_hi < 300e-9 && r->shift_lo < 200e-9 && 200e-9 < r->shift_hi))
+        fail_msg("shift %g [%g, %g]", r->shift, r->shift_lo, r->shift_hi);
+    for (size_t i = 1; i < df.nrows; i++)
+        assert_int_equal(df.rows[i].verdict, TRAZA_DIFF_SAME);
+    traza_diff_free(&df);
+    /* one run against several: no spread to measure on one side */
+    assert_int_equal(traza_diff_compute_runs(a, 1, b, 2, &o, &df, &w.err), -1);
+    assert_err_contains(w.err, "at least two on each side");
+    assert_err_contains(w.err, "not 1 and 2");
+    for (size_t k = 0; k < 4; k++) {
+        traza_trace_close(a[k]);
+        traza_trace_close(b[k]);
+        traza_trace_close(c[k]);
+        traza_trace_close(d[k]);
+    }
+    traza_trace_close(pa);
+    traza_trace_close(pb);
+    tu_ws_close(&w);
+}
+
 /* ---- A/A: the false-positive rate ------------------------------------------------------ */
 
 static void test_aa(void **state)
@@ -241,7 +364,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mann_whitney), cmocka_unit_test(test_hodges_lehmann), cmocka_unit_test(test_corrections),
-        cmocka_unit_test(test_rate),         cmocka_unit_test(test_injected),       cmocka_unit_test(test_aa),
+        cmocka_unit_test(test_rate),         cmocka_unit_test(test_welch),          cmocka_unit_test(test_injected),
+        cmocka_unit_test(test_runs),         cmocka_unit_test(test_aa),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -48,9 +48,9 @@ check_eq "json: the first row" "work" "$(printf '%s' "$OUT" | json_get rows.0.na
 check_eq "json: its verdict" "slower" "$(printf '%s' "$OUT" | json_get rows.0.verdict)"
 check_eq "json: the failed rows" '["work"]' "$(printf '%s' "$OUT" | json_get failed)"
 check_eq "json: every field of a row" \
-  "a b count_ratio failed name p p_adj p_holm q rate_p rate_p_holm rate_q rel_shift shift shift_hi shift_lo subsampled verdict" \
+  "a b count_ratio df failed kind name p p_adj p_holm q rate_df rate_p rate_p_holm rate_q rate_stat rate_test rel_shift shift shift_hi shift_lo stat subsampled test verdict" \
   "$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(" ".join(sorted(json.load(sys.stdin)["rows"][0])))')"
-check_eq "json: a side's fields" "count durations median p90 p99 rate samples total" \
+check_eq "json: a side's fields" "count durations median p90 p99 rate runs samples total" \
   "$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(" ".join(sorted(json.load(sys.stdin)["rows"][0]["a"])))')"
 check_eq "json: a punctual row has no duration test" "None" "$(printf '%s' "$OUT" | python3 -c '
 import json,sys; print([r for r in json.load(sys.stdin)["rows"] if r["name"] == "tick"][0]["p"])')"
@@ -59,7 +59,10 @@ check_rc "--by producer" 0 "$TRAZA" diff a b --by producer --json
 check_eq "rows per type and core, the work rows first" "work @ core0,work @ core1" \
   "$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(",".join(sorted(r["name"] for r in json.load(sys.stdin)["rows"][:2])))')"
 check_rc "--by function: the states only" 0 "$TRAZA" diff a b --by function --json
-check_eq "two function rows" "2" "$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["rows"]))')"
+check_eq "a calls and a self row per function, no path row (both paths on both sides)" "calls:idle calls:work self:idle self:work" \
+  "$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(" ".join(sorted(r["kind"] + ":" + r["name"] for r in json.load(sys.stdin)["rows"])))')"
+check_eq "json: the tests of one run per side" "mann-whitney binomial" \
+  "$(printf '%s' "$OUT" | python3 -c 'import json,sys; r = json.load(sys.stdin)["rows"][0]; print(r["test"], r["rate_test"])')"
 check_rc "--top 1" 0 "$TRAZA" diff a b --top 1
 check_contains "--top 1 says how many rows are left out" "$OUT" "(2 more rows: --top or --json)"
 
