@@ -18,12 +18,13 @@
  *   "rows": [{"producer": P, "runs": [[x, len, type], ...]}, ...]
  * per producer with something in the window, the runs of pixel columns x .. x+len-1
  * that hold at least one of its events or are covered by one of its states (a state
- * is drawn over every column it overlaps), each run of one dominant type: the most
- * frequent among up to 8 of the column's events spread over it, or the covering
- * state's type in a column where nothing starts. Adjacent columns of one type make
- * one run. Cost: per producer, one galloping search per run boundary or column
- * holding a start (O(log n) each), so at most producers x width searches, whatever
- * the number of events; at most TZ_TIMELINE_MAX_RUNS runs, "rows_truncated": true
+ * is drawn over every column it overlaps): maximal runs of such columns, each with
+ * its dominant type, the one of most events starting in the run (counted on up to 8
+ * events spread over each column, each weighing its share of the column's count; a
+ * stretch covered by a state where nothing starts counts as that one state). Cost:
+ * per producer, one galloping search per column holding a start or per stretch
+ * covered by a state (O(log n) each), so at most producers x width searches,
+ * whatever the number of events; at most TZ_TIMELINE_MAX_RUNS runs, "rows_truncated": true
  * beyond (the rows then end at some producer). */
 #include "server/api_internal.h"
 
@@ -241,14 +242,32 @@ static size_t row_first_ge(const tz_tindex *ix, const tz_prow *p, size_t lo, __i
     return lo;
 }
 
-/* The run builder of one producer's row. */
+/* The run builder of one producer's row: the current run and its type votes. */
+#define RUN_VOTES 16
 typedef struct runs {
     tz_buf *b;
     int64_t x, len;
-    int32_t type;
+    int32_t vtype[RUN_VOTES];
+    double vn[RUN_VOTES];
+    int nv;
     size_t total;   /* runs written over all rows */
     int open;       /* the producer's object is written */
 } runs;
+
+/* Adds weight n to type ty in the run's votes (a type beyond RUN_VOTES is not counted). */
+static void run_vote(runs *u, int32_t ty, double n)
+{
+    int i = 0;
+    while (i < u->nv && u->vtype[i] != ty)
+        i++;
+    if (i == u->nv) {
+        if (u->nv == RUN_VOTES)
+            return;
+        u->vtype[u->nv] = ty;
+        u->vn[u->nv++] = 0;
+    }
+    u->vn[i] += n;
+}
 
 static void run_flush(runs *u, int32_t producer, int *firstrow)
 {
@@ -261,29 +280,23 @@ static void run_flush(runs *u, int32_t producer, int *firstrow)
     } else {
         tz_buf_putc(u->b, ',');
     }
-    tz_buf_printf(u->b, "[%lld,%lld,%d]", (long long)u->x, (long long)u->len, u->type);
+    int best = 0;
+    for (int i = 1; i < u->nv; i++)
+        if (u->vn[i] > u->vn[best])
+            best = i;
+    tz_buf_printf(u->b, "[%lld,%lld,%d]", (long long)u->x, (long long)u->len, u->vtype[best]);
     u->total++;
     u->len = 0;
+    u->nv = 0;
 }
 
-/* The dominant type of the events [k, k2) of row p: the most frequent of up to 8
- * spread evenly over them (the first of the most frequent on a tie). */
-static int32_t row_dominant(const tz_tindex *ix, const tz_prow *p, size_t k, size_t k2)
+/* Votes for the types of the events [k, k2) of row p: up to 8 of them spread evenly,
+ * each weighing its share of the k2 - k events. */
+static void row_votes(const tz_tindex *ix, const tz_prow *p, size_t k, size_t k2, runs *u)
 {
-    int32_t ty[8];
-    size_t m = k2 - k < 8 ? k2 - k : 8, best = 0, bestn = 0;
+    size_t m = k2 - k < 8 ? k2 - k : 8;
     for (size_t i = 0; i < m; i++)
-        ty[i] = tz_tindex_type(ix, p->rank[k + (size_t)((__int128)(k2 - k) * i / m)]);
-    for (size_t i = 0; i < m; i++) {
-        size_t c = 0;
-        for (size_t j = 0; j < m; j++)
-            c += ty[j] == ty[i];
-        if (c > bestn) {
-            bestn = c;
-            best = i;
-        }
-    }
-    return ty[best];
+        run_vote(u, tz_tindex_type(ix, p->rank[k + (size_t)((__int128)(k2 - k) * i / m)]), (double)(k2 - k) / (double)m);
 }
 
 /* The "rows" of a summary (see the comment at the top). Column c is [A(c), A(c+1))
@@ -294,7 +307,9 @@ static void summary_rows(const tz_tindex *ix, tz_buf *b, int64_t from, int64_t t
     __int128 span = (__int128)to - from + 1, w = width;
 #define A(c) ((__int128)from + span * (__int128)(c) / w)
 #define COL(t) ((int64_t)((((__int128)(t) - from + 1) * w - 1) / span))
-    runs u = {b, 0, 0, 0, 0, 0};
+    runs u;
+    memset(&u, 0, sizeof u);
+    u.b = b;
     int firstrow = 1, truncated = 0;
     tz_buf_puts(b, ",\"rows\":[");
     for (size_t pi = 0; pi < ix->nrows && !truncated; pi++) {
@@ -303,6 +318,7 @@ static void summary_rows(const tz_tindex *ix, tz_buf *b, int64_t from, int64_t t
             continue;
         u.open = 0;
         u.len = 0;
+        u.nv = 0;
         int64_t c = 0;
         size_t k = row_first_ge(ix, p, 0, A(0));
         while (c < width) {
@@ -318,28 +334,24 @@ static void summary_rows(const tz_tindex *ix, tz_buf *b, int64_t from, int64_t t
                 continue;
             }
             int64_t last = c;
-            int32_t type;
-            if (k2 > k) {
-                type = row_dominant(ix, p, k, k2);
-            } else {
-                /* covered by a state only: every column up to its end or the next start */
-                type = tz_tindex_type(ix, p->by[k2 - 1]);
-                last = reach > to ? width - 1 : COL(reach);
-                if (k2 < p->n && ix->ts[p->rank[k2]] <= to && COL(ix->ts[p->rank[k2]]) - 1 < last)
-                    last = COL(ix->ts[p->rank[k2]]) - 1;
-            }
-            if (u.len && u.x + u.len == c && u.type == type) {
-                u.len += last - c + 1;
-            } else {
+            if (!(u.len && u.x + u.len == c)) {
                 run_flush(&u, (int32_t)pi, &firstrow);
                 if (u.total >= TZ_TIMELINE_MAX_RUNS) {
                     truncated = 1;
                     break;
                 }
                 u.x = c;
-                u.len = last - c + 1;
-                u.type = type;
             }
+            if (k2 > k) {
+                row_votes(ix, p, k, k2, &u);
+            } else {
+                /* covered by a state only: every column up to its end or the next start */
+                run_vote(&u, tz_tindex_type(ix, p->by[k2 - 1]), 1);
+                last = reach > to ? width - 1 : COL(reach);
+                if (k2 < p->n && ix->ts[p->rank[k2]] <= to && COL(ix->ts[p->rank[k2]]) - 1 < last)
+                    last = COL(ix->ts[p->rank[k2]]) - 1;
+            }
+            u.len = last + 1 - u.x;
             c = last + 1;
             k = k2;
         }

@@ -251,10 +251,11 @@ function draw() {
     info.textContent = `${window_()} · ${tl.events.length} events drawn (${tl.count} start in the window${tl.truncated ? ', truncated' : ''}) · ${rows.length} tracks · ${tl.ms.toFixed(0)} ms`;
   } else {
     // summary columns were computed for the answer's window: place them in the view's.
-    // The exact rows (runs of columns where a producer has an event or a state), when
-    // the answer has them; else the cells sampled per column.
+    // The exact rows (runs of columns where a producer has an event or a state, in
+    // their dominant type), when the answer has them, with the types sampled per
+    // column over their lower half; else the sampled cells alone.
     const pxw = (X(tl.to) - X(tl.from)) / tl.width, x0 = X(tl.from);
-    if (tl.rows) for (const { producer, runs } of tl.rows) {
+    for (const { producer, runs } of tl.rows || []) {
       const row = rowOf.get(producer); if (row === undefined || row < first || row > last) continue;
       for (const [x, len, type] of runs) {
         const ty = typeById(type); if (!ty) continue;
@@ -262,11 +263,12 @@ function draw() {
         g.fillStyle = ty.color; g.fillRect(a, yOf(row) + 2, Math.max(1, b - a), ROW_H - 4);
       }
     }
-    else for (const col of tl.columns) {
+    const cy = tl.rows ? ROW_H / 2 + 1 : 2;
+    for (const col of tl.columns) {
       for (const [prod, type, n] of col.cells) {
         const row = rowOf.get(prod), ty = typeById(type); if (row === undefined || !ty || row < first || row > last) continue;
-        g.fillStyle = ty.color; g.globalAlpha = Math.min(1, 0.35 + n / 4);
-        g.fillRect(X(tl.from) + col.x * pxw, yOf(row) + 2, Math.max(1, pxw), ROW_H - 4);
+        g.fillStyle = ty.color; g.globalAlpha = tl.rows ? 1 : Math.min(1, 0.35 + n / 4);
+        g.fillRect(X(tl.from) + col.x * pxw, yOf(row) + cy, Math.max(1, pxw), ROW_H - 2 - cy);
       }
     }
     g.globalAlpha = 1;
