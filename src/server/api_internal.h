@@ -16,17 +16,19 @@
 #define TZ_TINDEX_CACHE 2
 #define TZ_TINDEX_MAX 32000000
 
-/* One producer's events in the time index (tindex.c), in time order: their ranks,
+/* One producer's events in the time index (tindex.c), in time order: their start
+ * times and types (copies, so that a search over one producer reads contiguous memory),
  * and reach[i], the latest end among its events 0..i (a punctual event ends at its
- * start), with by[i] the rank of the event that reaches it. reach and by are NULL
- * while every event of the producer is punctual: reach[i] is then ts of rank[i].
- * Column [a, b) of a view holds an event of the producer, or is covered by one of
- * its states, iff reach[k - 1] >= a where k is the first of its events at or after b. */
+ * start), with bytype[i] the type of the event that reaches it. reach and bytype are
+ * NULL while every event of the producer is punctual: reach[i] is then ts[i]. Column
+ * [a, b) of a view holds an event of the producer, or is covered by one of its
+ * states, iff reach[k - 1] >= a where k is the first of its events at or after b. */
 typedef struct tz_prow {
     size_t n, cap;
-    uint32_t *rank;
+    int64_t *ts;
+    int32_t *type;
     int64_t *reach;
-    uint32_t *by;
+    int32_t *bytype;
 } tz_prow;
 
 /* The in-memory time index of one trace (tindex.c): start times as int64, type and

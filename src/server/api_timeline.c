@@ -225,7 +225,7 @@ static int summary_by_queries(tz_req *r, traza_trace *t, tz_buf *b, const traza_
 static size_t row_first_ge(const tz_tindex *ix, const tz_prow *p, size_t lo, __int128 x)
 {
     size_t hi = lo, step = 1;
-    while (hi < p->n && ix->ts[p->rank[hi]] < x) {
+    while (hi < p->n && p->ts[hi] < x) {
         lo = hi + 1;
         hi += step;
         step *= 2;
@@ -234,7 +234,7 @@ static size_t row_first_ge(const tz_tindex *ix, const tz_prow *p, size_t lo, __i
         hi = p->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (ix->ts[p->rank[mid]] >= x)
+        if (p->ts[mid] >= x)
             hi = mid;
         else
             lo = mid + 1;
@@ -296,7 +296,7 @@ static void row_votes(const tz_tindex *ix, const tz_prow *p, size_t k, size_t k2
 {
     size_t m = k2 - k < 8 ? k2 - k : 8;
     for (size_t i = 0; i < m; i++)
-        run_vote(u, tz_tindex_type(ix, p->rank[k + (size_t)((__int128)(k2 - k) * i / m)]), (double)(k2 - k) / (double)m);
+        run_vote(u, p->type[k + (size_t)((__int128)(k2 - k) * i / m)], (double)(k2 - k) / (double)m);
 }
 
 /* The "rows" of a summary (see the comment at the top). Column c is [A(c), A(c+1))
@@ -324,12 +324,12 @@ static void summary_rows(const tz_tindex *ix, tz_buf *b, int64_t from, int64_t t
         while (c < width) {
             __int128 a = A(c);
             size_t k2 = row_first_ge(ix, p, k, A(c + 1));
-            int64_t reach = k2 ? (p->reach ? p->reach[k2 - 1] : ix->ts[p->rank[k2 - 1]]) : INT64_MIN;
+            int64_t reach = k2 ? (p->reach ? p->reach[k2 - 1] : p->ts[k2 - 1]) : INT64_MIN;
             if (!k2 || reach < a) {
                 /* nothing in column c: on to the column of the next start */
-                if (k2 >= p->n || ix->ts[p->rank[k2]] > to)
+                if (k2 >= p->n || p->ts[k2] > to)
                     break;
-                c = COL(ix->ts[p->rank[k2]]);
+                c = COL(p->ts[k2]);
                 k = k2;
                 continue;
             }
@@ -346,10 +346,10 @@ static void summary_rows(const tz_tindex *ix, tz_buf *b, int64_t from, int64_t t
                 row_votes(ix, p, k, k2, &u);
             } else {
                 /* covered by a state only: every column up to its end or the next start */
-                run_vote(&u, tz_tindex_type(ix, p->by[k2 - 1]), 1);
+                run_vote(&u, p->bytype[k2 - 1], 1);
                 last = reach > to ? width - 1 : COL(reach);
-                if (k2 < p->n && ix->ts[p->rank[k2]] <= to && COL(ix->ts[p->rank[k2]]) - 1 < last)
-                    last = COL(ix->ts[p->rank[k2]]) - 1;
+                if (k2 < p->n && p->ts[k2] <= to && COL(p->ts[k2]) - 1 < last)
+                    last = COL(p->ts[k2]) - 1;
             }
             u.len = last + 1 - u.x;
             c = last + 1;

@@ -3,8 +3,8 @@
  * times are int64; type and producer ids take the narrowest width that holds every
  * id of the trace (1, 2 or 4 bytes), so a trace with fewer than 256 types and
  * producers costs 10 bytes an event. Each producer's events are listed too (their
- * ranks, 4 bytes an event, and for a producer with states the reach of its states,
- * 12 more: tz_prow), which the timeline's summary rows read.
+ * start times and types, 12 bytes an event, and for a producer with states the reach
+ * of its states, 12 more: tz_prow), which the timeline's summary rows read.
  *
  * Density, timeline and table requests do not need it on a store with rank look-ups
  * (doc/store.md): they use the index only when it happens to be complete. The
@@ -26,9 +26,10 @@ void tz_tindex_free(tz_tindex *ix)
     free(ix->type);
     free(ix->prod);
     for (size_t p = 0; p < ix->nrows; p++) {
-        free(ix->rows[p].rank);
+        free(ix->rows[p].ts);
+        free(ix->rows[p].type);
         free(ix->rows[p].reach);
-        free(ix->rows[p].by);
+        free(ix->rows[p].bytype);
     }
     free(ix->rows);
     free(ix);
@@ -40,12 +41,22 @@ size_t tz_tindex_bytes(const tz_tindex *ix)
         return 0;
     size_t b = ix->n * (sizeof(int64_t) + (size_t)ix->wtype + (size_t)ix->wprod) + ix->nrows * sizeof(tz_prow);
     for (size_t p = 0; p < ix->nrows; p++)
-        b += ix->rows[p].cap * (sizeof(uint32_t) + (ix->rows[p].reach ? sizeof(int64_t) + sizeof(uint32_t) : 0));
+        b += ix->rows[p].cap * (sizeof(int64_t) + sizeof(int32_t)) * (ix->rows[p].reach ? 2 : 1);
     return b;
 }
 
-/* Appends the event of rank k (start ts, end end) to its producer's row. */
-static int row_add(tz_tindex *ix, int32_t pr, size_t k, int64_t ts, int64_t end)
+/* Grows *a (n entries of `size` bytes) to nc entries. */
+static int grow(void *a, size_t nc, size_t size)
+{
+    void *na = realloc(*(void **)a, nc * size);
+    if (!na)
+        return -1;
+    *(void **)a = na;
+    return 0;
+}
+
+/* Appends an event (start ts, end end, type ty) to its producer's row. */
+static int row_add(tz_tindex *ix, int32_t pr, int32_t ty, int64_t ts, int64_t end)
 {
     if (pr < 0)
         return 0; /* an event without producer has no row */
@@ -64,47 +75,35 @@ static int row_add(tz_tindex *ix, int32_t pr, size_t k, int64_t ts, int64_t end)
     tz_prow *r = &ix->rows[p];
     if (r->n == r->cap) {
         size_t nc = r->cap ? 2 * r->cap : 64;
-        uint32_t *nrk = realloc(r->rank, nc * sizeof *nrk);
-        if (!nrk)
+        if (grow(&r->ts, nc, sizeof *r->ts) < 0 || grow(&r->type, nc, sizeof *r->type) < 0 ||
+            (r->reach && (grow(&r->reach, nc, sizeof *r->reach) < 0 || grow(&r->bytype, nc, sizeof *r->bytype) < 0)))
             return -1;
-        r->rank = nrk;
-        if (r->reach) {
-            int64_t *nre = realloc(r->reach, nc * sizeof *nre);
-            if (!nre)
-                return -1;
-            r->reach = nre;
-            uint32_t *nb = realloc(r->by, nc * sizeof *nb);
-            if (!nb)
-                return -1;
-            r->by = nb;
-        }
         r->cap = nc;
     }
     if (!r->reach && end > ts) {
         /* the producer's first state: its punctual events so far reach their starts */
         r->reach = malloc(r->cap * sizeof *r->reach);
-        r->by = malloc(r->cap * sizeof *r->by);
-        if (!r->reach || !r->by) {
+        r->bytype = malloc(r->cap * sizeof *r->bytype);
+        if (!r->reach || !r->bytype) {
             free(r->reach);
-            free(r->by);
+            free(r->bytype);
             r->reach = NULL;
-            r->by = NULL;
+            r->bytype = NULL;
             return -1;
         }
-        for (size_t i = 0; i < r->n; i++) {
-            r->reach[i] = ix->ts[r->rank[i]];
-            r->by[i] = r->rank[i];
-        }
+        memcpy(r->reach, r->ts, r->n * sizeof *r->reach);
+        memcpy(r->bytype, r->type, r->n * sizeof *r->bytype);
     }
-    r->rank[r->n] = (uint32_t)k;
+    r->ts[r->n] = ts;
+    r->type[r->n] = ty;
     if (r->reach) {
         int64_t e = end > ts ? end : ts;
         if (r->n && r->reach[r->n - 1] >= e) {
             r->reach[r->n] = r->reach[r->n - 1];
-            r->by[r->n] = r->by[r->n - 1];
+            r->bytype[r->n] = r->bytype[r->n - 1];
         } else {
             r->reach[r->n] = e;
-            r->by[r->n] = (uint32_t)k;
+            r->bytype[r->n] = ty;
         }
     }
     r->n++;
@@ -197,7 +196,7 @@ static int tindex_fill(traza_trace *t, tz_tindex *ix, int64_t deadline, traza_er
             }
             put(ix->type, ix->wtype, k + i, ty);
             put(ix->prod, ix->wprod, k + i, pr);
-            if (row_add(ix, pr, k + i, b.ts[i], b.end_ts[i]) < 0) {
+            if (row_add(ix, pr, ty, b.ts[i], b.end_ts[i]) < 0) {
                 traza_scan_free(s);
                 return traza_err_set(err, TRAZA_E_NOMEM, "out of memory for the time index of %zu events", n);
             }
