@@ -17,13 +17,8 @@ if ! "$traza" info "$name" >/dev/null 2>&1; then
   /usr/bin/time -f "  gen: %e s" "$traza" gen --name "$name" --events "$events" --params 1 -q
 fi
 "$traza" info "$name" | head -4
-tmp=$(mktemp -d)
-"$traza" serve --listen 127.0.0.1:0 --port-file "$tmp/port" >/dev/null 2>&1 &
-pid=$!
-trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$tmp"' EXIT
-for _ in $(seq 1 100); do [ -s "$tmp/port" ] && break; sleep 0.1; done
-port=$(cat "$tmp/port")
-base="http://127.0.0.1:$port/api"
+. "$root/bench/serve_lib.sh"
+bench_serve
 curl -s -o /dev/null "$base/trace?trace=$name"   # open the trace (cached afterwards)
 # the first requests on a fresh server: they read only ranks and the stored overview
 # (doc/store.md), so they are as fast as later ones; before, the first one built an

@@ -16,9 +16,25 @@
 #define TZ_TINDEX_CACHE 2
 #define TZ_TINDEX_MAX 32000000
 
+/* One producer's events in the time index (tindex.c), in time order: their start
+ * times and types (copies, so that a search over one producer reads contiguous memory),
+ * and reach[i], the latest end among its events 0..i (a punctual event ends at its
+ * start), with bytype[i] the type of the event that reaches it. reach and bytype are
+ * NULL while every event of the producer is punctual: reach[i] is then ts[i]. Column
+ * [a, b) of a view holds an event of the producer, or is covered by one of its
+ * states, iff reach[k - 1] >= a where k is the first of its events at or after b. */
+typedef struct tz_prow {
+    size_t n, cap;
+    int64_t *ts;
+    int32_t *type;
+    int64_t *reach;
+    int32_t *bytype;
+} tz_prow;
+
 /* The in-memory time index of one trace (tindex.c): start times as int64, type and
  * producer ids each in the narrowest width that holds every value of the trace
- * (1, 2 or 4 bytes; read them with tz_tindex_type / tz_tindex_prod). */
+ * (1, 2 or 4 bytes; read them with tz_tindex_type / tz_tindex_prod), and each
+ * producer's events (rows[producer id], nrows of them). */
 typedef struct tz_tindex {
     int64_t trace_id;
     uint64_t used;
@@ -32,6 +48,8 @@ typedef struct tz_tindex {
     void *type;
     void *prod;
     int wtype, wprod; /* bytes per id: 1 (uint8), 2 (uint16) or 4 (int32) */
+    tz_prow *rows;
+    size_t nrows;
 } tz_tindex;
 
 static inline int32_t tz_tindex_col(const void *a, int w, size_t i)

@@ -4,16 +4,34 @@
  * overlapping the window included), each an array named by "fields":
  *   [ts, end, type, producer, end_producer, level, value, id]
  * end is ts for an event without one, end_producer -1 when there is none, level 0
- * when unset, value null for an event without a value, id the stored event id. Summary mode (level of detail): otherwise, one
- * column per pixel with the exact event count and the (producer, type) cells seen
- * among `sample` events spread over that pixel, so a request costs O(width) rank
- * look-ups whatever the trace size (the store's ranks and overview, or the in-memory
- * time index of tindex.c). A filter beyond time falls back to one query per pixel,
- * whose sample is then the pixel's first events. */
+ * when unset, value null for an event without a value, id the stored event id.
+ *
+ * Summary mode (level of detail): otherwise, one column per pixel with the exact
+ * event count and the (producer, type) cells seen among `sample` events spread over
+ * that pixel, so a request costs O(width) rank look-ups whatever the trace size (the
+ * store's ranks and overview, or the in-memory time index of tindex.c). A filter
+ * beyond time falls back to one query per pixel, whose sample is then the pixel's
+ * first events.
+ *
+ * With a time-only filter and the trace's time index complete (filled with half of
+ * the request's budget at most; see tindex.c), the summary also has exact rows:
+ *   "rows": [{"producer": P, "runs": [[x, len, type], ...]}, ...]
+ * per producer with something in the window, the runs of pixel columns x .. x+len-1
+ * that hold at least one of its events or are covered by one of its states (a state
+ * is drawn over every column it overlaps): maximal runs of such columns, each with
+ * its dominant type, the one of most events starting in the run (counted on up to 8
+ * events spread over each column, each weighing its share of the column's count; a
+ * stretch covered by a state where nothing starts counts as that one state). Cost:
+ * per producer, one galloping search per column holding a start or per stretch
+ * covered by a state (O(log n) each), so at most producers x width searches,
+ * whatever the number of events; at most TZ_TIMELINE_MAX_RUNS runs, "rows_truncated": true
+ * beyond (the rows then end at some producer). */
 #include "server/api_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#define TZ_TIMELINE_MAX_RUNS 262144
 
 typedef struct cell {
     int32_t producer, type;
@@ -203,6 +221,150 @@ static int summary_by_queries(tz_req *r, traza_trace *t, tz_buf *b, const traza_
     return rc;
 }
 
+/* The first i >= lo of row p whose event starts at or after x, galloping from lo. */
+static size_t row_first_ge(const tz_tindex *ix, const tz_prow *p, size_t lo, __int128 x)
+{
+    size_t hi = lo, step = 1;
+    while (hi < p->n && p->ts[hi] < x) {
+        lo = hi + 1;
+        hi += step;
+        step *= 2;
+    }
+    if (hi > p->n)
+        hi = p->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->ts[mid] >= x)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/* The run builder of one producer's row: the current run and its type votes. */
+#define RUN_VOTES 16
+typedef struct runs {
+    tz_buf *b;
+    int64_t x, len;
+    int32_t vtype[RUN_VOTES];
+    double vn[RUN_VOTES];
+    int nv;
+    size_t total;   /* runs written over all rows */
+    int open;       /* the producer's object is written */
+} runs;
+
+/* Adds weight n to type ty in the run's votes (a type beyond RUN_VOTES is not counted). */
+static void run_vote(runs *u, int32_t ty, double n)
+{
+    int i = 0;
+    while (i < u->nv && u->vtype[i] != ty)
+        i++;
+    if (i == u->nv) {
+        if (u->nv == RUN_VOTES)
+            return;
+        u->vtype[u->nv] = ty;
+        u->vn[u->nv++] = 0;
+    }
+    u->vn[i] += n;
+}
+
+static void run_flush(runs *u, int32_t producer, int *firstrow)
+{
+    if (!u->len)
+        return;
+    if (!u->open) {
+        tz_buf_printf(u->b, "%s{\"producer\":%d,\"runs\":[", *firstrow ? "" : ",", producer);
+        *firstrow = 0;
+        u->open = 1;
+    } else {
+        tz_buf_putc(u->b, ',');
+    }
+    int best = 0;
+    for (int i = 1; i < u->nv; i++)
+        if (u->vn[i] > u->vn[best])
+            best = i;
+    tz_buf_printf(u->b, "[%lld,%lld,%d]", (long long)u->x, (long long)u->len, u->vtype[best]);
+    u->total++;
+    u->len = 0;
+    u->nv = 0;
+}
+
+/* Votes for the types of the events [k, k2) of row p: up to 8 of them spread evenly,
+ * each weighing its share of the k2 - k events. */
+static void row_votes(const tz_tindex *ix, const tz_prow *p, size_t k, size_t k2, runs *u)
+{
+    size_t m = k2 - k < 8 ? k2 - k : 8;
+    for (size_t i = 0; i < m; i++)
+        run_vote(u, p->type[k + (size_t)((__int128)(k2 - k) * i / m)], (double)(k2 - k) / (double)m);
+}
+
+/* The "rows" of a summary (see the comment at the top). Column c is [A(c), A(c+1))
+ * with A(c) = from + span * c / width, as in tz_req_slice_ranks; the column of a time
+ * t in the window is the last c with A(c) <= t. */
+static void summary_rows(const tz_tindex *ix, tz_buf *b, int64_t from, int64_t to, int64_t width)
+{
+    __int128 span = (__int128)to - from + 1, w = width;
+#define A(c) ((__int128)from + span * (__int128)(c) / w)
+#define COL(t) ((int64_t)((((__int128)(t) - from + 1) * w - 1) / span))
+    runs u;
+    memset(&u, 0, sizeof u);
+    u.b = b;
+    int firstrow = 1, truncated = 0;
+    tz_buf_puts(b, ",\"rows\":[");
+    for (size_t pi = 0; pi < ix->nrows && !truncated; pi++) {
+        const tz_prow *p = &ix->rows[pi];
+        if (!p->n)
+            continue;
+        u.open = 0;
+        u.len = 0;
+        u.nv = 0;
+        int64_t c = 0;
+        size_t k = row_first_ge(ix, p, 0, A(0));
+        while (c < width) {
+            __int128 a = A(c);
+            size_t k2 = row_first_ge(ix, p, k, A(c + 1));
+            int64_t reach = k2 ? (p->reach ? p->reach[k2 - 1] : p->ts[k2 - 1]) : INT64_MIN;
+            if (!k2 || reach < a) {
+                /* nothing in column c: on to the column of the next start */
+                if (k2 >= p->n || p->ts[k2] > to)
+                    break;
+                c = COL(p->ts[k2]);
+                k = k2;
+                continue;
+            }
+            int64_t last = c;
+            if (!(u.len && u.x + u.len == c)) {
+                run_flush(&u, (int32_t)pi, &firstrow);
+                if (u.total >= TZ_TIMELINE_MAX_RUNS) {
+                    truncated = 1;
+                    break;
+                }
+                u.x = c;
+            }
+            if (k2 > k) {
+                row_votes(ix, p, k, k2, &u);
+            } else {
+                /* covered by a state only: every column up to its end or the next start */
+                run_vote(&u, p->bytype[k2 - 1], 1);
+                last = reach > to ? width - 1 : COL(reach);
+                if (k2 < p->n && p->ts[k2] <= to && COL(p->ts[k2]) - 1 < last)
+                    last = COL(p->ts[k2]) - 1;
+            }
+            u.len = last + 1 - u.x;
+            c = last + 1;
+            k = k2;
+        }
+        if (!truncated)
+            run_flush(&u, (int32_t)pi, &firstrow);
+        if (u.open)
+            tz_buf_puts(b, "]}");
+    }
+#undef A
+#undef COL
+    tz_buf_printf(b, "],\"rows_truncated\":%s", truncated ? "true" : "false");
+}
+
 int tz_api_timeline(tz_req *r)
 {
     traza_trace *t = tz_req_trace(r);
@@ -264,7 +426,14 @@ int tz_api_timeline(tz_req *r)
             rc = summary_ranked(r, t, &b, from, to, width, sample);
         else
             rc = summary_by_queries(r, t, &b, &q, from, to, width, sample);
-        tz_buf_puts(&b, "]}");
+        tz_buf_puts(&b, "]");
+        if (rc == 0 && tz_filter_time_only(&q) && info->events > 0) {
+            int64_t now = tz_now_ns();
+            const tz_tindex *ix = tz_req_tindex_within(r, t, now + (r->deadline - now) / 2);
+            if (ix)
+                summary_rows(ix, &b, from, to, width);
+        }
+        tz_buf_puts(&b, "}");
     }
     tz_req_filter_free(&rf);
     if (rc < 0) {

@@ -2,7 +2,9 @@
  * producer of every event in time order, kept for the two most recent traces. Start
  * times are int64; type and producer ids take the narrowest width that holds every
  * id of the trace (1, 2 or 4 bytes), so a trace with fewer than 256 types and
- * producers costs 10 bytes an event.
+ * producers costs 10 bytes an event. Each producer's events are listed too (their
+ * start times and types, 12 bytes an event, and for a producer with states the reach
+ * of its states, 12 more: tz_prow), which the timeline's summary rows read.
  *
  * Density, timeline and table requests do not need it on a store with rank look-ups
  * (doc/store.md): they use the index only when it happens to be complete. The
@@ -23,12 +25,89 @@ void tz_tindex_free(tz_tindex *ix)
     free(ix->ts);
     free(ix->type);
     free(ix->prod);
+    for (size_t p = 0; p < ix->nrows; p++) {
+        free(ix->rows[p].ts);
+        free(ix->rows[p].type);
+        free(ix->rows[p].reach);
+        free(ix->rows[p].bytype);
+    }
+    free(ix->rows);
     free(ix);
 }
 
 size_t tz_tindex_bytes(const tz_tindex *ix)
 {
-    return ix ? ix->n * (sizeof(int64_t) + (size_t)ix->wtype + (size_t)ix->wprod) : 0;
+    if (!ix)
+        return 0;
+    size_t b = ix->n * (sizeof(int64_t) + (size_t)ix->wtype + (size_t)ix->wprod) + ix->nrows * sizeof(tz_prow);
+    for (size_t p = 0; p < ix->nrows; p++)
+        b += ix->rows[p].cap * (sizeof(int64_t) + sizeof(int32_t)) * (ix->rows[p].reach ? 2 : 1);
+    return b;
+}
+
+/* Grows *a (n entries of `size` bytes) to nc entries. */
+static int grow(void *a, size_t nc, size_t size)
+{
+    void *na = realloc(*(void **)a, nc * size);
+    if (!na)
+        return -1;
+    *(void **)a = na;
+    return 0;
+}
+
+/* Appends an event (start ts, end end, type ty) to its producer's row. */
+static int row_add(tz_tindex *ix, int32_t pr, int32_t ty, int64_t ts, int64_t end)
+{
+    if (pr < 0)
+        return 0; /* an event without producer has no row */
+    size_t p = (size_t)pr;
+    if (p >= ix->nrows) {
+        size_t nn = ix->nrows ? ix->nrows : 16;
+        while (nn <= p)
+            nn *= 2;
+        tz_prow *nr = realloc(ix->rows, nn * sizeof *nr);
+        if (!nr)
+            return -1;
+        memset(nr + ix->nrows, 0, (nn - ix->nrows) * sizeof *nr);
+        ix->rows = nr;
+        ix->nrows = nn;
+    }
+    tz_prow *r = &ix->rows[p];
+    if (r->n == r->cap) {
+        size_t nc = r->cap ? 2 * r->cap : 64;
+        if (grow(&r->ts, nc, sizeof *r->ts) < 0 || grow(&r->type, nc, sizeof *r->type) < 0 ||
+            (r->reach && (grow(&r->reach, nc, sizeof *r->reach) < 0 || grow(&r->bytype, nc, sizeof *r->bytype) < 0)))
+            return -1;
+        r->cap = nc;
+    }
+    if (!r->reach && end > ts) {
+        /* the producer's first state: its punctual events so far reach their starts */
+        r->reach = malloc(r->cap * sizeof *r->reach);
+        r->bytype = malloc(r->cap * sizeof *r->bytype);
+        if (!r->reach || !r->bytype) {
+            free(r->reach);
+            free(r->bytype);
+            r->reach = NULL;
+            r->bytype = NULL;
+            return -1;
+        }
+        memcpy(r->reach, r->ts, r->n * sizeof *r->reach);
+        memcpy(r->bytype, r->type, r->n * sizeof *r->bytype);
+    }
+    r->ts[r->n] = ts;
+    r->type[r->n] = ty;
+    if (r->reach) {
+        int64_t e = end > ts ? end : ts;
+        if (r->n && r->reach[r->n - 1] >= e) {
+            r->reach[r->n] = r->reach[r->n - 1];
+            r->bytype[r->n] = r->bytype[r->n - 1];
+        } else {
+            r->reach[r->n] = e;
+            r->bytype[r->n] = ty;
+        }
+    }
+    r->n++;
+    return 0;
 }
 
 static int width_of(int32_t v)
@@ -117,6 +196,10 @@ static int tindex_fill(traza_trace *t, tz_tindex *ix, int64_t deadline, traza_er
             }
             put(ix->type, ix->wtype, k + i, ty);
             put(ix->prod, ix->wprod, k + i, pr);
+            if (row_add(ix, pr, ty, b.ts[i], b.end_ts[i]) < 0) {
+                traza_scan_free(s);
+                return traza_err_set(err, TRAZA_E_NOMEM, "out of memory for the time index of %zu events", n);
+            }
         }
         k += m;
         ix->n = k;

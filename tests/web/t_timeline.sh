@@ -3,7 +3,6 @@
 # producer reachable by scrolling, depth lanes, zoom and pan by key, go to a time,
 # the hover/click events. Screenshots: $TRAZA_BUILD/web-test/timeline-*.png.
 . "$(dirname "$0")/../lib.sh"
-root=$(cd "$(dirname "$0")/../.." && pwd)
 
 # states nested 7 deep on cpu0 (one lane each, drawn in 6), one on cpu1 with two
 # markers, a link cpu0 -> cpu1, a variable and a state on cpu2
@@ -37,12 +36,4 @@ else
 fi
 
 need_browser "timeline browser test"
-start_server
-shots=${TRAZA_BUILD:-$root/build}/web-test
-mkdir -p "$shots"
-(cd "$root/web" && timeout 120 node test/timeline.mjs "http://127.0.0.1:$PORT/" "$shots") >"$TMP/timeline.out" 2>&1
-brc=$?
-cat "$TMP/timeline.out"
-[ $brc -eq 0 ] || grep -q '^FAIL: ' "$TMP/timeline.out" || fail "timeline browser test exited $brc" "$(tail -20 "$TMP/timeline.out")"
-stop_server TERM
-check_eq "serve stops cleanly after the timeline test" 0 "$RC"
+browser_run timeline timeline.mjs

@@ -250,17 +250,29 @@ function draw() {
     }
     info.textContent = `${window_()} · ${tl.events.length} events drawn (${tl.count} start in the window${tl.truncated ? ', truncated' : ''}) · ${rows.length} tracks · ${tl.ms.toFixed(0)} ms`;
   } else {
-    // summary columns were computed for the answer's window: place them in the view's
-    const pxw = (X(tl.to) - X(tl.from)) / tl.width;
+    // summary columns were computed for the answer's window: place them in the view's.
+    // The exact rows (runs of columns where a producer has an event or a state, in
+    // their dominant type), when the answer has them, with the types sampled per
+    // column over their lower half; else the sampled cells alone.
+    const pxw = (X(tl.to) - X(tl.from)) / tl.width, x0 = X(tl.from);
+    for (const { producer, runs } of tl.rows || []) {
+      const row = rowOf.get(producer); if (row === undefined || row < first || row > last) continue;
+      for (const [x, len, type] of runs) {
+        const ty = typeById(type); if (!ty) continue;
+        const a = Math.round(x0 + x * pxw), b = Math.round(x0 + (x + len) * pxw);
+        g.fillStyle = ty.color; g.fillRect(a, yOf(row) + 2, Math.max(1, b - a), ROW_H - 4);
+      }
+    }
+    const cy = tl.rows ? ROW_H / 2 + 1 : 2;
     for (const col of tl.columns) {
       for (const [prod, type, n] of col.cells) {
         const row = rowOf.get(prod), ty = typeById(type); if (row === undefined || !ty || row < first || row > last) continue;
-        g.fillStyle = ty.color; g.globalAlpha = Math.min(1, 0.35 + n / 4);
-        g.fillRect(X(tl.from) + col.x * pxw, yOf(row) + 2, Math.max(1, pxw), ROW_H - 4);
+        g.fillStyle = ty.color; g.globalAlpha = tl.rows ? 1 : Math.min(1, 0.35 + n / 4);
+        g.fillRect(X(tl.from) + col.x * pxw, yOf(row) + cy, Math.max(1, pxw), ROW_H - 2 - cy);
       }
     }
     g.globalAlpha = 1;
-    info.textContent = `${window_()} · level of detail: ${tl.count} events summarised per pixel (${tl.columns.length} columns) · ${rows.length} tracks · ${tl.ms.toFixed(0)} ms`;
+    info.textContent = `${window_()} · level of detail: ${tl.count} events summarised per pixel (${tl.columns.length} columns${tl.rows ? '' : ', sampled'}) · ${rows.length} tracks · ${tl.ms.toFixed(0)} ms`;
   }
   // the go-to mark, the hovered event, the shift-drag selection
   if (gotoAt !== null) {
@@ -270,6 +282,7 @@ function draw() {
   if (hovered) { g.strokeStyle = '#000'; g.lineWidth = 1.5; g.strokeRect(hovered.x0, hovered.y0 - y0 + hovered.sy, hovered.x1 - hovered.x0, hovered.y1 - hovered.y0); g.lineWidth = 1; }
   if (sel) { g.fillStyle = 'rgba(255,160,0,0.25)'; g.fillRect(Math.min(sel[0], sel[1]), 0, Math.abs(sel[1] - sel[0]), h); }
   cv.dataset.mode = tl.mode;
+  cv.dataset.summaryRows = tl.rows ? 'exact' : 'sampled'; // summary mode: what its tracks show
   function add(row, it) { (items[row] || (items[row] = [])).push(Object.assign(it, { sy: y0 })); }
 }
 function fmtNum(x) { return Math.abs(x) >= 1e5 || (Math.abs(x) < 1e-2 && x !== 0) ? x.toExponential(2) : String(+x.toFixed(3)); }
