@@ -46,8 +46,10 @@ int tz_elfsyms_read(Elf *e, const char *path, tz_elfsyms *s, traza_err *err)
         return traza_err_set(err, TRAZA_E_FORMAT, "%s: no symbol table (stripped?): the functions cannot be found", path);
     /* Counted from the bytes libelf holds, not from the header's sh_size. */
     Elf_Data *d = elf_getdata(symscn, NULL);
+    if (!d)
+        return traza_err_set(err, TRAZA_E_FORMAT, "%s: symbol table unreadable: %s", path, elf_errmsg(-1));
     size_t esz = gelf_fsize(e, ELF_T_SYM, 1, EV_CURRENT);
-    size_t n = d && d->d_buf && esz ? d->d_size / esz : 0, cap = 0, fcap = 0;
+    size_t n = d->d_buf && esz ? d->d_size / esz : 0, cap = 0, fcap = 0;
     for (size_t i = 1; i < n; i++) {
         GElf_Sym sym;
         const char *nm;
