@@ -49,6 +49,16 @@ static char *link_at(const char *dir, const char *name, const char *src, const c
     return out;
 }
 
+static traza_elf *open_ok(const char *path)
+{
+    traza_err err;
+    traza_err_clear(&err);
+    traza_elf *e = traza_elf_open(path, &err);
+    if (!e)
+        fail_msg("%s", err.msg);
+    return e;
+}
+
 /* Looks addr up: "name+0xoff", or "-" if no function contains it. */
 static const char *at(const traza_elf *e, uint64_t addr)
 {
@@ -68,10 +78,7 @@ static void test_x86_64(void **state)
         skip();
     char *dir = tu_tmpdir();
     char *p = link_at(dir, "x", X86_S, "gcc", "-static -no-pie", "0x401000");
-    traza_err err;
-    traza_err_clear(&err);
-    traza_elf *e = traza_elf_open(p, &err);
-    assert_non_null(e);
+    traza_elf *e = open_ok(p);
     assert_string_equal(at(e, 0x400fff), "-");
     assert_string_equal(at(e, 0x401000), "a+0x0");
     assert_string_equal(at(e, 0x401004), "a+0x4");
@@ -99,10 +106,7 @@ static void thumb(const char *endian)
     char flags[32];
     snprintf(flags, sizeof flags, "-m%s-endian", endian);
     char *p = link_at(dir, "t", THUMB_S, "arm-none-eabi-gcc", flags, "0x8000");
-    traza_err err;
-    traza_err_clear(&err);
-    traza_elf *e = traza_elf_open(p, &err);
-    assert_non_null(e);
+    traza_elf *e = open_ok(p);
     assert_string_equal(at(e, 0x7fff), "-");
     assert_string_equal(at(e, 0x8000), "a+0x0");
     assert_string_equal(at(e, 0x8001), "a+0x0"); /* the Thumb bit */
