@@ -1,6 +1,7 @@
 /* Importer of traza runtime dumps (.tzr): functions become nested states per thread
  * (producer = thread under its process), user events (TRAZA_EVENT) punctual events.
- * Symbolisation happens here, offline, from the program's ELF/DWARF (libdw). */
+ * Symbolisation happens here, offline: function names from the program's symbol table
+ * (util/elfsym.h), files and lines from its DWARF (libdw). */
 #include "import/importers.h"
 #include "import/rtdump.h"
 #include "util/elfsym.h"
