@@ -21,4 +21,5 @@
 #include "traza/ctf.h"
 #include "traza/etm.h"
 #include "traza/diff.h"
+#include "traza/elf.h"
 #endif

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util/util.h"
+#include "traza/elf.h"
 #include "traza/etm.h"
 
 const char cmd_grammar_usage[] =
@@ -518,13 +519,13 @@ static int do_stats(traza_cli *cli, int argc, char **argv)
     return rc;
 }
 
-static void show_sym(const traza_grammar *g, const traza_gsym *s, const gelf *elf, tz_buf *b)
+static void show_sym(const traza_grammar *g, const traza_gsym *s, const traza_elf *elf, tz_buf *b)
 {
     if (s->is_rule) {
         tz_buf_printf(b, "R%llu", (unsigned long long)s->value);
     } else {
         uint64_t off = 0;
-        const char *name = elf ? gelf_lookup(elf, s->value, &off) : NULL;
+        const char *name = elf ? traza_elf_func_at(elf, s->value, &off) : NULL;
         const char *stored = name ? NULL : traza_grammar_name(g, s->value);
         if (stored)
             tz_buf_puts(b, stored);
@@ -550,11 +551,11 @@ static int do_show(traza_cli *cli, int argc, char **argv)
     traza_grammar *g = gcli_load(argv[i]);
     if (!g)
         return EXIT_FAIL;
-    gelf *elf = NULL;
+    traza_elf *elf = NULL;
     if (o.elf) {
         traza_err err;
         traza_err_clear(&err);
-        if (!(elf = gelf_open(o.elf, &err))) {
+        if (!(elf = traza_elf_open(o.elf, &err))) {
             traza_grammar_free(g);
             return cli_fail(cli, &err);
         }
@@ -593,7 +594,7 @@ static int do_show(traza_cli *cli, int argc, char **argv)
         tz_buf_puts(&b, "]}\n");
     fputs(b.s ? b.s : "", stdout);
     tz_buf_free(&b);
-    gelf_close(elf);
+    traza_elf_close(elf);
     traza_grammar_free(g);
     return EXIT_OK;
 }

@@ -35,10 +35,4 @@ int gcmd_cycle_time(traza_cli *cli, int argc, char **argv);
 int gcmd_compare(traza_cli *cli, int argc, char **argv);
 int gcmd_anomalies(traza_cli *cli, int argc, char **argv);
 
-/* ELF symbolization for `show --elf` (NULL if the address is not in a function). */
-typedef struct gelf gelf;
-gelf *gelf_open(const char *path, traza_err *err);
-const char *gelf_lookup(const gelf *e, uint64_t addr, uint64_t *off);
-void gelf_close(gelf *e);
-
 #endif

@@ -1,9 +1,11 @@
 /* Importer of traza runtime dumps (.tzr): functions become nested states per thread
  * (producer = thread under its process) or per RTOS task (producer = task, with a
  * child holding its Running states), user events (TRAZA_EVENT) punctual events.
- * Symbolisation happens here, offline, from the program's ELF/DWARF (libdw). */
+ * Symbolisation happens here, offline: function names from the program's symbol table
+ * (util/elfsym.h), files and lines from its DWARF (libdw). */
 #include "import/importers.h"
 #include "import/rtdump.h"
+#include "util/elfsym.h"
 #include "util/util.h"
 #include "../../rt/include/traza_rt_format.h"
 
@@ -27,18 +29,12 @@ typedef struct sym_info {
     int line;
 } sym_info;
 
-typedef struct fsym {
-    uint64_t lo, hi;
-    const char *name; /* owned by dwfl */
-} fsym;
-
 typedef struct rtd_ctx {
     traza_writer *w;
     const tz_rtdump *d;
     Dwfl *dwfl;
     Dwfl_Module *mod;
-    fsym *fsyms;            /* function symbols by address (ARM mapping symbols left out) */
-    size_t nfsyms;
+    tz_elfsyms fsyms;       /* the program's symbol table (names owned by dwfl's Elf) */
     tz_imap addr2sym;       /* address -> index in syms */
     sym_info *syms;
     size_t nsyms, cap;
@@ -54,50 +50,18 @@ static const Dwfl_Callbacks offline_cb = {
     .section_address = dwfl_offline_section_address,
 };
 
-static int cmp_fsym(const void *a, const void *b)
-{
-    const fsym *x = a, *y = b;
-    return (x->lo > y->lo) - (x->lo < y->lo);
-}
-
+/* The symbols of the program, else of its separate debuginfo file (a stripped
+ * program whose .debug file dwfl found); none: addresses stay hexadecimal. */
 static void load_fsyms(rtd_ctx *c)
 {
-    int n = dwfl_module_getsymtab(c->mod);
-    size_t cap = 0;
-    for (int i = 1; i < n; i++) {
-        GElf_Sym sym;
-        GElf_Addr addr;
-        const char *nm = dwfl_module_getsym_info(c->mod, i, &sym, &addr, NULL, NULL, NULL);
-        if (!nm || !*nm || GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF)
-            continue;
-        if (TZ_GROW(c->fsyms, cap, c->nfsyms + 1) < 0)
-            return; /* fewer names: addresses stay hexadecimal */
-        uint64_t lo = addr & ~(uint64_t)1; /* Thumb functions have bit 0 set */
-        c->fsyms[c->nfsyms].lo = lo;
-        c->fsyms[c->nfsyms].hi = lo + (sym.st_size ? sym.st_size : 1);
-        c->fsyms[c->nfsyms++].name = nm;
-    }
-    if (c->nfsyms)
-        qsort(c->fsyms, c->nfsyms, sizeof *c->fsyms, cmp_fsym);
-}
-
-static const char *fsym_find(const rtd_ctx *c, uint64_t a)
-{
-    size_t lo = 0, hi = c->nfsyms;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c->fsyms[mid].lo <= a)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t i = lo; i-- > 0;) { /* the innermost symbol containing a */
-        if (a < c->fsyms[i].hi)
-            return c->fsyms[i].name;
-        if (lo - i > 8)
-            break;
-    }
-    return NULL;
+    GElf_Addr bias;
+    traza_err ignored;
+    Elf *e = dwfl_module_getelf(c->mod, &bias);
+    if (e && tz_elfsyms_read(e, "program", &c->fsyms, &ignored) == 0)
+        return;
+    Dwarf *dw = dwfl_module_getdwarf(c->mod, &bias);
+    if (dw && (e = dwarf_getelf(dw)))
+        tz_elfsyms_read(e, "debuginfo", &c->fsyms, &ignored);
 }
 
 static int symbolize(rtd_ctx *c, uint64_t addr, sym_info **out, traza_err *err)
@@ -111,13 +75,12 @@ static int symbolize(rtd_ctx *c, uint64_t addr, sym_info **out, traza_err *err)
     const char *name = NULL, *file = NULL;
     int line = 0;
     if (c->mod) {
+        uint64_t fa = c->d->arch != TZR_ARCH_X86_64 ? addr & ~(uint64_t)1 : addr; /* the Thumb bit */
+        const tz_elfsym *f = tz_elfsyms_func_at(&c->fsyms, fa);
+        name = f ? f->name : NULL;
         GElf_Addr bias = 0;
         dwfl_module_getelf(c->mod, &bias); /* file vaddr -> module address */
-        Dwarf_Addr a = bias + addr;
-        if (c->d->arch != TZR_ARCH_X86_64)
-            a &= ~(Dwarf_Addr)1;
-        name = fsym_find(c, a);
-        Dwfl_Line *l = dwfl_module_getsrc(c->mod, a);
+        Dwfl_Line *l = dwfl_module_getsrc(c->mod, bias + fa);
         if (l)
             file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
     }
@@ -330,7 +293,7 @@ static int import_one(traza_writer *w, const char *path, traza_err *err)
     for (size_t i = 0; i < c.nsyms; i++)
         free(c.syms[i].file);
     free(c.syms);
-    free(c.fsyms);
+    tz_elfsyms_free(&c.fsyms);
     tz_imap_free(&c.addr2sym);
     if (c.dwfl)
         dwfl_end(c.dwfl);

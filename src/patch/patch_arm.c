@@ -133,66 +133,35 @@ static int add_site(tz_sites *s, size_t *cap, uint64_t **targets, size_t *tcap, 
     return 0;
 }
 
-int tz_arm_sites_find(Elf *e, const char *path, tz_sites *s, traza_err *err)
+int tz_arm_sites_find(Elf *e, const tz_elfsyms *syms, const char *path, tz_sites *s, traza_err *err)
 {
     GElf_Ehdr eh;
     size_t shstrndx;
     if (!gelf_getehdr(e, &eh) || eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_ident[EI_CLASS] != ELFCLASS32)
         return traza_err_set(err, TRAZA_E_UNSUPPORTED, "%s: 32-bit ARM: only little-endian ELF32 programs", path);
     elf_getshdrstrndx(e, &shstrndx);
-    Elf_Scn *symscn = NULL, *pfescn = NULL;
+    Elf_Scn *pfescn = NULL;
     for (Elf_Scn *scn = elf_nextscn(e, NULL); scn; scn = elf_nextscn(e, scn)) {
         GElf_Shdr sh;
         const char *nm;
         if (!gelf_getshdr(scn, &sh))
             continue;
-        if (sh.sh_type == SHT_SYMTAB)
-            symscn = scn;
         if ((nm = elf_strptr(e, shstrndx, sh.sh_name)) && strcmp(nm, "__patchable_function_entries") == 0)
             pfescn = scn;
     }
-    int imports_mcount = 0; /* a dynamic program calling __gnu_mcount_nc through the PLT */
-    for (Elf_Scn *scn = elf_nextscn(e, NULL); scn; scn = elf_nextscn(e, scn)) {
-        GElf_Shdr sh;
-        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
-            continue;
-        Elf_Data *d = elf_getdata(scn, NULL);
-        for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
-            GElf_Sym sym;
-            const char *sn;
-            if (gelf_getsym(d, (int)i, &sym) && sym.st_shndx == SHN_UNDEF && (sn = elf_strptr(e, sh.sh_link, sym.st_name)) &&
-                strcmp(sn, "__gnu_mcount_nc") == 0)
-                imports_mcount = 1;
-        }
-    }
-    if (!symscn)
-        return traza_err_set(err, TRAZA_E_FORMAT, "%s: no symbol table (stripped?): the functions cannot be found", path);
-    GElf_Shdr symsh;
-    gelf_getshdr(symscn, &symsh);
-    Elf_Data *sd = elf_getdata(symscn, NULL);
-    size_t nsym = symsh.sh_entsize ? symsh.sh_size / symsh.sh_entsize : 0;
-    uint64_t mcount = 0, pfe_hook = 0; /* bit 0: Thumb; 0 = not defined */
-    for (size_t i = 0; sd && i < nsym; i++) {
-        GElf_Sym sym;
-        const char *sn;
-        if (!gelf_getsym(sd, (int)i, &sym) || sym.st_shndx == SHN_UNDEF || !(sn = elf_strptr(e, symsh.sh_link, sym.st_name)))
-            continue;
-        if (strcmp(sn, "__gnu_mcount_nc") == 0)
-            mcount = sym.st_value;
-        else if (strcmp(sn, "tz_pfe_entry") == 0)
-            pfe_hook = sym.st_value;
-    }
+    int imports_mcount = tz_elf_imports(e, "__gnu_mcount_nc"); /* a dynamic program calling it through the PLT */
+    const tz_elfsym *mc = tz_elfsyms_find(syms, "__gnu_mcount_nc"), *pe = tz_elfsyms_find(syms, "tz_pfe_entry");
+    uint64_t mcount = mc ? mc->value : 0, pfe_hook = pe ? pe->value : 0; /* bit 0: Thumb; 0 = not defined */
     uint64_t *targets = NULL;
     size_t cap = 0, tcap = 0;
     int rc = -1;
-    for (size_t i = 0; sd && i < nsym; i++) {
-        GElf_Sym sym;
-        const char *sn;
-        if (!gelf_getsym(sd, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF ||
-            sym.st_shndx >= SHN_LORESERVE || !(sn = elf_strptr(e, symsh.sh_link, sym.st_name)) || sym.st_size < 6)
+    for (size_t i = 0; i < syms->n; i++) {
+        const tz_elfsym *sym = &syms->v[i];
+        const char *sn = sym->name;
+        if (sym->type != STT_FUNC || sym->shndx >= SHN_LORESERVE || sym->size < 6)
             continue;
-        int thumb = (int)(sym.st_value & 1);
-        uint64_t fa = sym.st_value & ~(uint64_t)1, off;
+        int thumb = (int)(sym->value & 1);
+        uint64_t fa = sym->addr, off;
         if (pfescn) {
             /* a function start listed in __patchable_function_entries */
             GElf_Shdr ps;
@@ -222,7 +191,7 @@ int tz_arm_sites_find(Elf *e, const char *path, tz_sites *s, traza_err *err)
         }
         /* -pg: `push {lr}` then the call (or the pop of a disabled site), within the
          * first 24 instructions (the prologue) */
-        size_t span = sym.st_size < 96 ? (size_t)sym.st_size : 96;
+        size_t span = sym->size < 96 ? (size_t)sym->size : 96;
         const uint8_t *p = at_addr(e, fa, span, &off);
         if (!p)
             continue;

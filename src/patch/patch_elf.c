@@ -9,6 +9,7 @@
  * are sites too (disabled until patched into `call __fentry__`, which needs the
  * runtime linked in); when that section exists, only the sites it lists count. */
 #include "patch/patch_elf.h"
+#include "util/elfsym.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -97,82 +98,48 @@ int tz_sites_find(const char *path, tz_sites *s, traza_err *err)
     size_t cap = 0;
     uint64_t *targets = NULL; /* per site; for call sites */
     size_t tcap = 0;
-    uint64_t fentry = 0, plt_lo = 0, plt_hi = 0;
-    int imports_fentry = 0;
+    uint64_t fentry = 0;
+    int imports_fentry;
+    tz_elfsyms syms = {0};
     if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh)) {
         traza_err_set(err, TRAZA_E_FORMAT, "%s: not an ELF file", path);
         goto out;
     }
-    if (eh.e_machine == EM_ARM) {
-        rc = tz_arm_sites_find(e, path, s, err);
+    if (eh.e_machine != EM_X86_64 && eh.e_machine != EM_ARM) {
+        traza_err_set(err, TRAZA_E_UNSUPPORTED, "%s: machine %u: patching supports x86_64 and 32-bit ARM programs", path, eh.e_machine);
         goto out;
     }
-    if (eh.e_machine != EM_X86_64) {
-        traza_err_set(err, TRAZA_E_UNSUPPORTED, "%s: machine %u: patching supports x86_64 and 32-bit ARM programs", path, eh.e_machine);
+    if (tz_elfsyms_read(e, path, &syms, err) < 0)
+        goto out;
+    if (eh.e_machine == EM_ARM) {
+        rc = tz_arm_sites_find(e, &syms, path, s, err);
         goto out;
     }
     size_t shstrndx;
     elf_getshdrstrndx(e, &shstrndx);
-    Elf_Scn *symscn = NULL;
-    for (Elf_Scn *scn = elf_nextscn(e, NULL); scn; scn = elf_nextscn(e, scn)) {
+    imports_fentry = tz_elf_imports(e, "__fentry__");
+    const tz_elfsym *fe = tz_elfsyms_find(&syms, "__fentry__");
+    if (fe)
+        fentry = fe->value;
+    for (size_t i = 0; i < syms.n; i++) {
+        const tz_elfsym *sym = &syms.v[i];
+        if (sym->type != STT_FUNC || sym->shndx >= SHN_LORESERVE || sym->size < 5)
+            continue;
+        Elf_Scn *scn = elf_getscn(e, sym->shndx);
         GElf_Shdr sh;
-        if (!gelf_getshdr(scn, &sh))
-            continue;
-        const char *nm = elf_strptr(e, shstrndx, sh.sh_name);
-        if (sh.sh_type == SHT_SYMTAB)
-            symscn = scn;
-        if (nm && (strcmp(nm, ".plt") == 0 || strcmp(nm, ".plt.sec") == 0)) {
-            if (!plt_lo || sh.sh_addr < plt_lo)
-                plt_lo = sh.sh_addr;
-            if (sh.sh_addr + sh.sh_size > plt_hi)
-                plt_hi = sh.sh_addr + sh.sh_size;
-        }
-        if (sh.sh_type == SHT_DYNSYM) {
-            Elf_Data *d = elf_getdata(scn, NULL);
-            size_t n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
-            for (size_t i = 0; d && i < n; i++) {
-                GElf_Sym sym;
-                if (gelf_getsym(d, (int)i, &sym) && sym.st_shndx == SHN_UNDEF) {
-                    const char *sn = elf_strptr(e, sh.sh_link, sym.st_name);
-                    if (sn && strcmp(sn, "__fentry__") == 0)
-                        imports_fentry = 1;
-                }
-            }
-        }
-    }
-    if (!symscn) {
-        traza_err_set(err, TRAZA_E_FORMAT, "%s: no symbol table (stripped?): the functions cannot be found", path);
-        goto out;
-    }
-    GElf_Shdr symsh;
-    gelf_getshdr(symscn, &symsh);
-    Elf_Data *sd = elf_getdata(symscn, NULL);
-    size_t nsym = symsh.sh_entsize ? symsh.sh_size / symsh.sh_entsize : 0;
-    for (size_t i = 0; sd && i < nsym; i++) {
-        GElf_Sym sym;
-        if (!gelf_getsym(sd, (int)i, &sym))
-            continue;
-        const char *sn = elf_strptr(e, symsh.sh_link, sym.st_name);
-        if (sn && strcmp(sn, "__fentry__") == 0 && sym.st_shndx != SHN_UNDEF)
-            fentry = sym.st_value;
-        if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE ||
-            sym.st_size < 5 || !sn)
-            continue;
-        Elf_Scn *scn = elf_getscn(e, sym.st_shndx);
-        GElf_Shdr sh;
-        if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || sym.st_value < sh.sh_addr)
+        if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || sym->value < sh.sh_addr)
             continue;
         Elf_Data *d = elf_getdata(scn, NULL);
         if (!d || !d->d_buf)
             continue;
         /* The longest site read is an ENDBR64 (4 bytes) then 6 bytes; compare in
          * offsets within the section's data, which a crafted header cannot overflow. */
-        uint64_t o = sym.st_value - sh.sh_addr;
+        uint64_t o = sym->value - sh.sh_addr;
         if (o >= d->d_size || d->d_size - o < 6)
             continue;
         const uint8_t *p = (const uint8_t *)d->d_buf + o;
-        uint64_t addr = sym.st_value;
-        if (sym.st_size >= 9 && d->d_size - o >= 10 && memcmp(p, ENDBR64, 4) == 0) {
+        uint64_t addr = sym->value;
+        if (sym->size >= 9 && d->d_size - o >= 10 && memcmp(p, ENDBR64, 4) == 0) {
             p += 4;
             o += 4;
             addr += 4;
@@ -203,7 +170,7 @@ int tz_sites_find(const char *path, tz_sites *s, traza_err *err)
             goto out;
         }
         tz_site *st = &s->v[s->n];
-        st->name = tz_strdup(sn);
+        st->name = tz_strdup(sym->name);
         if (!st->name) {
             traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
             goto out;
@@ -236,7 +203,6 @@ int tz_sites_find(const char *path, tz_sites *s, traza_err *err)
     } else if (fentry) {
         s->target = fentry << 2 | 1; /* all sites disabled: call it directly */
     }
-    (void)plt_lo;
     /* keep only real hook sites: a call to the hook, or a NOP (a disabled one);
      * with __patchable_function_entries, only the sites it lists */
     uint64_t *pfe = NULL;
@@ -268,6 +234,7 @@ int tz_sites_find(const char *path, tz_sites *s, traza_err *err)
     rc = 0;
 out:
     free(targets);
+    tz_elfsyms_free(&syms);
     if (e)
         elf_end(e);
     close(fd);

@@ -33,9 +33,10 @@ int tz_sites_find(const char *path, tz_sites *s, traza_err *err);
 int tz_sites_write(const char *in, const char *out, const tz_sites *s, traza_err *err);
 void tz_sites_free(tz_sites *s);
 
-/* 32-bit ARM (patch_arm.c): the sites of an EM_ARM ELF, and one site's rewrite at p. */
-#include <libelf.h>
-int tz_arm_sites_find(Elf *e, const char *path, tz_sites *s, traza_err *err);
+/* 32-bit ARM (patch_arm.c): the sites of an EM_ARM ELF with symbol table syms, and
+ * one site's rewrite at p. */
+#include "util/elfsym.h"
+int tz_arm_sites_find(Elf *e, const tz_elfsyms *syms, const char *path, tz_sites *s, traza_err *err);
 int tz_arm_site_put(uint8_t *p, const tz_site *st, const tz_sites *s, const char *in, traza_err *err);
 
 #endif

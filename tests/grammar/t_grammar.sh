@@ -128,6 +128,9 @@ if command -v gcc >/dev/null; then
   check_rc "compress the PCs of an x86-64 program" 0 "$TRAZA" grammar compress "$TMP/odd.pcs" -o "$TMP/odd.tzg"
   check_rc "show --elf" 0 "$TRAZA" grammar show "$TMP/odd.tzg" --elf "$TMP/odd"
   check_contains "each function at its own address, odd or even ($f0 $f1 $f2)" "$OUT" "-> f0 f1 f2"
+  strip -o "$TMP/odd.stripped" "$TMP/odd"
+  check_rc "show --elf of a stripped program" 1 "$TRAZA" grammar show "$TMP/odd.tzg" --elf "$TMP/odd.stripped"
+  check_contains "stripped: said so" "$OUT" "odd.stripped: no symbol table (stripped?)"
 else
   skip "show --elf on x86-64" "no gcc"
 fi
