@@ -31,18 +31,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int cnt = 0;
         traza_grammar_extract(g, n / 3, n / 3 + (n - n / 3 < 4096 ? n - n / 3 : 4096), sink, &cnt, &err);
     }
-    if (g->has_lh && g->off[g->nrules] < 4096) {
+    if (g->has_loop_header && g->off[g->nrules] < 4096) {
         traza_gcycle *tab;
         size_t nt;
-        if (traza_grammar_cycles(g, g->lh, &tab, &nt, &err) == 0) {
+        if (traza_grammar_cycles(g, g->loop_header, &tab, &nt, &err) == 0) {
             traza_grammar *cg;
             uint64_t *wlen;
-            if (traza_grammar_cycle_grammar(g, g->lh, tab, nt, &cg, &wlen, &err) == 0) {
+            if (traza_grammar_cycle_grammar(g, g->loop_header, tab, nt, &cg, &wlen, &err) == 0) {
                 /* the runs are as many as the cycles (a few bytes make 10^9 of them):
                  * listed when the cycle grammar says they are few, as the server does */
                 traza_gcrun *runs;
                 size_t nr;
-                if (nt && cg->len[0] <= 4096 && traza_grammar_cycle_runs(g, g->lh, tab, nt, &runs, &nr, &err) == 0)
+                if (nt && cg->len[0] <= 4096 && traza_grammar_cycle_runs(g, g->loop_header, tab, nt, &runs, &nr, &err) == 0)
                     free(runs);
                 traza_ganomaly *an;
                 size_t na;

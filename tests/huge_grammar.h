@@ -20,8 +20,8 @@ static inline traza_grammar *tu_grammar_of(const traza_gsym *const *bodies, cons
     if (!g)
         return NULL;
     g->algo = TRAZA_G_CYCLITUR;
-    g->has_lh = 1;
-    g->lh = 0x100;
+    g->has_loop_header = 1;
+    g->loop_header = 0x100;
     g->nrules = nrules;
     g->off = malloc((nrules + 1) * sizeof *g->off);
     g->syms = calloc(total, sizeof *g->syms);
@@ -43,7 +43,7 @@ static inline traza_grammar *tu_grammar_of(const traza_gsym *const *bodies, cons
     return g;
 }
 
-/* 10^10 + 2 symbols: R1 (cycle) -> lh 1 2 3 4; R2 (cycle) -> lh 9; R3 -> R1^1000000;
+/* 10^10 + 2 symbols: R1 (cycle) -> loop_header 1 2 3 4; R2 (cycle) -> loop_header 9; R3 -> R1^1000000;
  * S -> R3^1000 R2 R3^1000; the one R2 cycle is cycle 10^9, at symbol 5*10^9. */
 static inline traza_grammar *huge_grammar(traza_err *err)
 {
@@ -57,8 +57,8 @@ static inline traza_grammar *huge_grammar(traza_err *err)
 }
 
 /* 3*10^10 symbols, 8*10^9 cycles, normal behaviour A B A C repeated and one
- * A A B B C C at symbol 1.5*10^10 (cycle 4*10^9): R1 = A (lh 1 2 3 4), R2 = B (lh 9),
- * R3 = C (lh 7 7) are cycle rules; R4 -> R1 R2 R1 R3; R5 -> R4^1000;
+ * A A B B C C at symbol 1.5*10^10 (cycle 4*10^9): R1 = A (loop_header 1 2 3 4), R2 = B (loop_header 9),
+ * R3 = C (loop_header 7 7) are cycle rules; R4 -> R1 R2 R1 R3; R5 -> R4^1000;
  * R6 -> R5^1000000; S -> R6 R1^2 R2^2 R3^2 R6. */
 static inline traza_grammar *alt_grammar(traza_err *err)
 {

@@ -32,8 +32,8 @@ typedef struct traza_gsym {
 
 typedef struct traza_grammar {
     traza_galgo algo;
-    int has_lh;          /* a loop header is recorded (Cyclitur, or given for analyses) */
-    uint64_t lh;
+    int has_loop_header;          /* a loop header is recorded (Cyclitur, or given for analyses) */
+    uint64_t loop_header;
     uint32_t nrules;
     uint64_t *off;       /* nrules+1 offsets into syms: body of r is syms[off[r]..off[r+1]) */
     traza_gsym *syms;
@@ -53,20 +53,20 @@ typedef struct traza_grammar {
 
 typedef struct traza_gbuilder traza_gbuilder;
 
-/* lh is used by Cyclitur only (NULL otherwise). */
-traza_gbuilder *traza_gbuilder_new(traza_galgo algo, const uint64_t *lh, traza_err *err);
+/* loop_header is used by Cyclitur only (NULL otherwise). */
+traza_gbuilder *traza_gbuilder_new(traza_galgo algo, const uint64_t *loop_header, traza_err *err);
 int traza_gbuilder_push(traza_gbuilder *b, uint64_t sym, traza_err *err);
 /* Ends the input and returns the grammar; the builder is freed either way. */
 traza_grammar *traza_gbuilder_finish(traza_gbuilder *b, traza_err *err);
 void traza_gbuilder_free(traza_gbuilder *b);
 
-traza_grammar *traza_grammar_build(const uint64_t *seq, size_t n, traza_galgo algo, const uint64_t *lh,
+traza_grammar *traza_grammar_build(const uint64_t *seq, size_t n, traza_galgo algo, const uint64_t *loop_header,
                                    traza_err *err);
 
 /* Loop-header selection: tries the most frequent symbols of seq as loop headers
  * (on at most `sample` symbols) and returns the one giving the smallest Cyclitur
  * grammar. `why` (may be NULL) receives a human explanation. */
-int traza_grammar_pick_lh(const uint64_t *seq, size_t n, size_t sample, uint64_t *lh, char *why, size_t whysize,
+int traza_grammar_pick_loop_header(const uint64_t *seq, size_t n, size_t sample, uint64_t *loop_header, char *why, size_t whysize,
                           traza_err *err);
 
 /* Validates structure (indexes, counts, acyclicity) and computes len/cum/depth. A
@@ -128,10 +128,10 @@ typedef struct traza_gcycle {
 } traza_gcycle;
 
 /* Distinct cycles, most frequent first. A cycle starts at index 0 or at an
- * occurrence of lh and runs to the next occurrence of lh or the end. */
-int traza_grammar_cycles(const traza_grammar *g, uint64_t lh, traza_gcycle **out, size_t *n, traza_err *err);
+ * occurrence of loop_header and runs to the next occurrence of loop_header or the end. */
+int traza_grammar_cycles(const traza_grammar *g, uint64_t loop_header, traza_gcycle **out, size_t *n, traza_err *err);
 /* Positions of the occurrences of the cycle of identity `hash`/`length`. */
-int traza_grammar_cycle_positions(const traza_grammar *g, uint64_t lh, uint64_t hash, uint64_t length,
+int traza_grammar_cycle_positions(const traza_grammar *g, uint64_t loop_header, uint64_t hash, uint64_t length,
                                   uint64_t **pos, size_t *n, traza_err *err);
 
 /* The cycle sequence, run-length encoded: cycle index (into the table of
@@ -141,7 +141,7 @@ typedef struct traza_gcrun {
     uint64_t rep;
     uint64_t pos;      /* index in w of the run's first cycle */
 } traza_gcrun;
-int traza_grammar_cycle_runs(const traza_grammar *g, uint64_t lh, const traza_gcycle *tab, size_t ntab,
+int traza_grammar_cycle_runs(const traza_grammar *g, uint64_t loop_header, const traza_gcycle *tab, size_t ntab,
                              traza_gcrun **out, size_t *n, traza_err *err);
 
 /* The cycle sequence as a grammar over cycle indexes, derived from g's rule structure
@@ -149,7 +149,7 @@ int traza_grammar_cycle_runs(const traza_grammar *g, uint64_t lh, const traza_gc
  * terminals are indexes into tab (from traza_grammar_cycles), r-pair counts keep the
  * runs, rule 0 expands to the whole sequence (len[0] = number of cycles). wlen (may be
  * NULL) receives per rule the length in symbols of w of its expansion; free() it. */
-int traza_grammar_cycle_grammar(const traza_grammar *g, uint64_t lh, const traza_gcycle *tab, size_t ntab,
+int traza_grammar_cycle_grammar(const traza_grammar *g, uint64_t loop_header, const traza_gcycle *tab, size_t ntab,
                                 traza_grammar **out, uint64_t **wlen, traza_err *err);
 
 /* Anomalies on the cycle sequence (from traza_grammar_cycle_grammar): transitions

@@ -40,7 +40,7 @@ const char cmd_grammar_usage[] =
 
 enum { O_ALGO = OPT_FIRST_FREE, O_LH, O_RAW32, O_RAW64, O_TRACE, O_PRODUCER, O_ELF, O_SVG, O_XZ, O_ZSTD, O_TOP, O_FROM_ETM };
 
-int gcli_parse(traza_cli *cli, const char *verb, int argc, char **argv, gopts *o)
+int grammar_cli_parse(traza_cli *cli, const char *verb, int argc, char **argv, gopts *o)
 {
     static const struct option longopts[] = {
         CLI_COMMON_LONGOPTS,
@@ -68,7 +68,7 @@ int gcli_parse(traza_cli *cli, const char *verb, int argc, char **argv, gopts *o
         switch (c) {
         case 'o': o->out = optarg; break;
         case O_ALGO: o->algo = optarg; break;
-        case O_LH: o->lh = optarg; break;
+        case O_LH: o->loop_header = optarg; break;
         case O_RAW32: o->raw = 32; break;
         case O_RAW64: o->raw = 64; break;
         case O_TRACE: o->trace = optarg; break;
@@ -102,7 +102,7 @@ int gcli_parse(traza_cli *cli, const char *verb, int argc, char **argv, gopts *o
     return optind;
 }
 
-int gcli_parse_u64(const char *s, uint64_t *v)
+int grammar_cli_parse_u64(const char *s, uint64_t *v)
 {
     if (!s || !*s)
         return -1;
@@ -117,7 +117,7 @@ int gcli_parse_u64(const char *s, uint64_t *v)
     return 0;
 }
 
-traza_grammar *gcli_load(const char *path)
+traza_grammar *grammar_cli_load(const char *path)
 {
     traza_err err;
     traza_err_clear(&err);
@@ -141,18 +141,18 @@ static int symbol_of(const char *text, const uint64_t *vals, char *const *names,
     return -1;
 }
 
-int gcli_lh(const traza_grammar *g, const gopts *o, uint64_t *lh)
+int grammar_cli_loop_header(const traza_grammar *g, const gopts *o, uint64_t *loop_header)
 {
-    if (o->lh) {
-        if (symbol_of(o->lh, g->name_vals, g->names, g->nnames, lh) < 0) {
-            cli_usage_error("grammar", "--loop-header '%s': expected a hexadecimal address%s", o->lh,
+    if (o->loop_header) {
+        if (symbol_of(o->loop_header, g->name_vals, g->names, g->nnames, loop_header) < 0) {
+            cli_usage_error("grammar", "--loop-header '%s': expected a hexadecimal address%s", o->loop_header,
                             g->nnames ? " or an event type of the trace" : "");
             return -1;
         }
         return 0;
     }
-    if (g->has_lh) {
-        *lh = g->lh;
+    if (g->has_loop_header) {
+        *loop_header = g->loop_header;
         return 0;
     }
     fprintf(stderr, "traza grammar: this grammar has no loop header: give --loop-header ADDR\n");
@@ -258,12 +258,12 @@ static void print_stats(const traza_grammar *g, const traza_gstats *st, int json
                 traza_galgo_name(g->algo), (unsigned long long)st->size, st->comp, (unsigned long long)st->length,
                 (unsigned long long)st->rules, st->depth, (unsigned long long)st->cycles,
                 (unsigned long long)st->distinct_cycles);
-        if (g->has_lh)
-            fprintf(out, ", \"loop_header\": \"0x%llx\"", (unsigned long long)g->lh);
-        if (g->has_lh && traza_grammar_name(g, g->lh)) {
+        if (g->has_loop_header)
+            fprintf(out, ", \"loop_header\": \"0x%llx\"", (unsigned long long)g->loop_header);
+        if (g->has_loop_header && traza_grammar_name(g, g->loop_header)) {
             tz_buf nb;
             tz_buf_init(&nb);
-            tz_json_str(&nb, traza_grammar_name(g, g->lh));
+            tz_json_str(&nb, traza_grammar_name(g, g->loop_header));
             fprintf(out, ", \"loop_header_name\": %s", nb.s ? nb.s : "null");
             tz_buf_free(&nb);
         }
@@ -276,12 +276,12 @@ static void print_stats(const traza_grammar *g, const traza_gstats *st, int json
     fprintf(out, "Comp(G)     %.6f\n", st->comp);
     fprintf(out, "rules       %llu\n", (unsigned long long)st->rules);
     fprintf(out, "depth       %u\n", st->depth);
-    if (g->has_lh) {
-        const char *lhname = traza_grammar_name(g, g->lh); /* an event type, on a trace's grammar */
+    if (g->has_loop_header) {
+        const char *lhname = traza_grammar_name(g, g->loop_header); /* an event type, on a trace's grammar */
         if (lhname)
             fprintf(out, "loop header %s\n", lhname);
         else
-            fprintf(out, "loop header 0x%llx\n", (unsigned long long)g->lh);
+            fprintf(out, "loop header 0x%llx\n", (unsigned long long)g->loop_header);
         fprintf(out, "cycles      %llu (%llu distinct)\n", (unsigned long long)st->cycles,
                 (unsigned long long)st->distinct_cycles);
     }
@@ -318,28 +318,28 @@ static int finish_compress(traza_cli *cli, traza_grammar *g, const gopts *o)
 static int do_compress(traza_cli *cli, int argc, char **argv)
 {
     gopts o;
-    int i = gcli_parse(cli, "compress", argc, argv, &o);
+    int i = grammar_cli_parse(cli, "compress", argc, argv, &o);
     if (i < 0)
         return i == -1 ? EXIT_OK : EXIT_USAGE;
     if (!o.out)
         return cli_usage_error("grammar", "compress: -o OUT.tzg is required");
     if ((o.trace || o.from_etm) ? i != argc : i + 1 != argc)
         return cli_usage_error("grammar", "compress: expected one input file (or --trace NAME, or --from-etm DIR)");
-    int algo = o.algo ? traza_galgo_parse(o.algo) : (o.lh ? TRAZA_G_CYCLITUR : TRAZA_G_SEQUITUR);
+    int algo = o.algo ? traza_galgo_parse(o.algo) : (o.loop_header ? TRAZA_G_CYCLITUR : TRAZA_G_SEQUITUR);
     if (algo < 0)
         return cli_usage_error("grammar", "--algo '%s': expected sequitur, resequitur or cyclitur", o.algo);
-    if (algo == TRAZA_G_CYCLITUR && !o.lh)
+    if (algo == TRAZA_G_CYCLITUR && !o.loop_header)
         return cli_usage_error("grammar", "cyclitur needs --loop-header ADDR or --loop-header auto");
     traza_err err;
     traza_err_clear(&err);
-    uint64_t lh = 0;
-    int auto_lh = o.lh && strcmp(o.lh, "auto") == 0;
+    uint64_t loop_header = 0;
+    int auto_loop_header = o.loop_header && strcmp(o.loop_header, "auto") == 0;
     /* with --trace, a loop header may be an event type's name, known once it is read */
-    int lh_by_name = o.lh && !auto_lh && tz_parse_u64_hex(o.lh, strlen(o.lh), &lh) < 0;
-    if (lh_by_name && !o.trace)
-        return cli_usage_error("grammar", "--loop-header '%s': expected a hexadecimal address or auto", o.lh);
-    if (!auto_lh && !o.trace && !o.from_etm) { /* streaming: memory follows the grammar, not the input */
-        traza_gbuilder *b = traza_gbuilder_new((traza_galgo)algo, o.lh ? &lh : NULL, &err);
+    int loop_header_by_name = o.loop_header && !auto_loop_header && tz_parse_u64_hex(o.loop_header, strlen(o.loop_header), &loop_header) < 0;
+    if (loop_header_by_name && !o.trace)
+        return cli_usage_error("grammar", "--loop-header '%s': expected a hexadecimal address or auto", o.loop_header);
+    if (!auto_loop_header && !o.trace && !o.from_etm) { /* streaming: memory follows the grammar, not the input */
+        traza_gbuilder *b = traza_gbuilder_new((traza_galgo)algo, o.loop_header ? &loop_header : NULL, &err);
         if (!b)
             return cli_fail(cli, &err);
         pushctx px = {b, &err};
@@ -364,22 +364,22 @@ static int do_compress(traza_cli *cli, int argc, char **argv)
         tnames_free(&tn);
         return o.trace ? EXIT_FAIL : cli_fail(cli, &err);
     }
-    if (lh_by_name && symbol_of(o.lh, tn.vals, tn.names, tn.n, &lh) < 0) {
+    if (loop_header_by_name && symbol_of(o.loop_header, tn.vals, tn.names, tn.n, &loop_header) < 0) {
         free(v.v);
         tnames_free(&tn);
         return cli_usage_error("grammar", "--loop-header '%s': expected a hexadecimal value, auto, or an event type of '%s'",
-                               o.lh, o.trace);
+                               o.loop_header, o.trace);
     }
-    if (auto_lh) {
+    if (auto_loop_header) {
         char why[4096];
-        if (traza_grammar_pick_lh(v.v, v.n, 200000, &lh, why, sizeof why, &err) < 0) {
+        if (traza_grammar_pick_loop_header(v.v, v.n, 200000, &loop_header, why, sizeof why, &err) < 0) {
             free(v.v);
             return cli_fail(cli, &err);
         }
         if (!o.quiet || o.json)
-            fprintf(stderr, "loop header: 0x%llx: %s\n", (unsigned long long)lh, why);
+            fprintf(stderr, "loop header: 0x%llx: %s\n", (unsigned long long)loop_header, why);
     }
-    traza_grammar *g = traza_grammar_build(v.v, v.n, (traza_galgo)algo, o.lh ? &lh : NULL, &err);
+    traza_grammar *g = traza_grammar_build(v.v, v.n, (traza_galgo)algo, o.loop_header ? &loop_header : NULL, &err);
     free(v.v);
     /* a trace: the event type names go into the .tzg (format v2) for `show` */
     if (g && tn.n && traza_grammar_set_names(g, tn.vals, (const char *const *)tn.names, tn.n, &err) < 0) {
@@ -474,14 +474,14 @@ static int expand_to(const traza_grammar *g, uint64_t i, uint64_t j, const char 
 static int do_decompress(traza_cli *cli, int argc, char **argv)
 {
     gopts o;
-    int i = gcli_parse(cli, "decompress", argc, argv, &o);
+    int i = grammar_cli_parse(cli, "decompress", argc, argv, &o);
     if (i < 0)
         return i == -1 ? EXIT_OK : EXIT_USAGE;
     if (i + 1 != argc)
         return cli_usage_error("grammar", "decompress: expected one .tzg file");
     if (cli_no_json(cli, "grammar", "decompress (the sequence itself)"))
         return EXIT_USAGE;
-    traza_grammar *g = gcli_load(argv[i]);
+    traza_grammar *g = grammar_cli_load(argv[i]);
     if (!g)
         return EXIT_FAIL;
     int rc = expand_to(g, 0, g->len[0], o.out, o.raw);
@@ -492,20 +492,20 @@ static int do_decompress(traza_cli *cli, int argc, char **argv)
 static int do_stats(traza_cli *cli, int argc, char **argv)
 {
     gopts o;
-    int i = gcli_parse(cli, "stats", argc, argv, &o);
+    int i = grammar_cli_parse(cli, "stats", argc, argv, &o);
     if (i < 0)
         return i == -1 ? EXIT_OK : EXIT_USAGE;
     if (i + 1 != argc)
         return cli_usage_error("grammar", "stats: expected one .tzg file");
-    traza_grammar *g = gcli_load(argv[i]);
+    traza_grammar *g = grammar_cli_load(argv[i]);
     if (!g)
         return EXIT_FAIL;
-    if (o.lh) {
-        if (gcli_lh(g, &o, &g->lh) < 0) {
+    if (o.loop_header) {
+        if (grammar_cli_loop_header(g, &o, &g->loop_header) < 0) {
             traza_grammar_free(g);
             return EXIT_USAGE;
         }
-        g->has_lh = 1;
+        g->has_loop_header = 1;
     }
     traza_err err;
     traza_err_clear(&err);
@@ -543,12 +543,12 @@ static void show_sym(const traza_grammar *g, const traza_gsym *s, const traza_el
 static int do_show(traza_cli *cli, int argc, char **argv)
 {
     gopts o;
-    int i = gcli_parse(cli, "show", argc, argv, &o);
+    int i = grammar_cli_parse(cli, "show", argc, argv, &o);
     if (i < 0)
         return i == -1 ? EXIT_OK : EXIT_USAGE;
     if (i + 1 != argc)
         return cli_usage_error("grammar", "show: expected one .tzg file");
-    traza_grammar *g = gcli_load(argv[i]);
+    traza_grammar *g = grammar_cli_load(argv[i]);
     if (!g)
         return EXIT_FAIL;
     traza_elf *elf = NULL;
@@ -603,16 +603,16 @@ static int do_at(traza_cli *cli, int argc, char **argv, int range)
 {
     gopts o;
     const char *verb = range ? "extract" : "at";
-    int i = gcli_parse(cli, verb, argc, argv, &o);
+    int i = grammar_cli_parse(cli, verb, argc, argv, &o);
     if (i < 0)
         return i == -1 ? EXIT_OK : EXIT_USAGE;
     uint64_t a, z = 0;
-    if (i + 2 + range != argc || gcli_parse_u64(argv[i + 1], &a) < 0 ||
-        (range && gcli_parse_u64(argv[i + 2], &z) < 0))
+    if (i + 2 + range != argc || grammar_cli_parse_u64(argv[i + 1], &a) < 0 ||
+        (range && grammar_cli_parse_u64(argv[i + 2], &z) < 0))
         return cli_usage_error("grammar", range ? "extract: expected FILE.tzg I J" : "at: expected FILE.tzg I");
     if (range && cli_no_json(cli, "grammar", "extract (the symbols themselves)"))
         return EXIT_USAGE;
-    traza_grammar *g = gcli_load(argv[i]);
+    traza_grammar *g = grammar_cli_load(argv[i]);
     if (!g)
         return EXIT_FAIL;
     int rc;
@@ -652,9 +652,9 @@ int cmd_grammar(traza_cli *cli, int argc, char **argv)
     if (strcmp(v, "show") == 0) return do_show(cli, argc, argv);
     if (strcmp(v, "at") == 0) return do_at(cli, argc, argv, 0);
     if (strcmp(v, "extract") == 0) return do_at(cli, argc, argv, 1);
-    if (strcmp(v, "cycles") == 0) return gcmd_cycles(cli, argc, argv);
-    if (strcmp(v, "cycle-time") == 0) return gcmd_cycle_time(cli, argc, argv);
-    if (strcmp(v, "compare") == 0) return gcmd_compare(cli, argc, argv);
-    if (strcmp(v, "anomalies") == 0) return gcmd_anomalies(cli, argc, argv);
+    if (strcmp(v, "cycles") == 0) return grammar_cmd_cycles(cli, argc, argv);
+    if (strcmp(v, "cycle-time") == 0) return grammar_cmd_cycle_time(cli, argc, argv);
+    if (strcmp(v, "compare") == 0) return grammar_cmd_compare(cli, argc, argv);
+    if (strcmp(v, "anomalies") == 0) return grammar_cmd_anomalies(cli, argc, argv);
     return cli_usage_error("grammar", "unknown verb '%s'", v);
 }

@@ -9,7 +9,7 @@
 typedef struct gopts {
     const char *out;
     const char *algo;
-    const char *lh;      /* address, or "auto" */
+    const char *loop_header;      /* address, or "auto" */
     const char *trace;
     const char *producer;
     const char *elf;
@@ -24,15 +24,15 @@ typedef struct gopts {
 
 /* Parses options; returns the index of the first positional argument, or -1
  * (EXIT_OK: help printed) / -2 (usage error). */
-int gcli_parse(traza_cli *cli, const char *verb, int argc, char **argv, gopts *o);
-traza_grammar *gcli_load(const char *path);
+int grammar_cli_parse(traza_cli *cli, const char *verb, int argc, char **argv, gopts *o);
+traza_grammar *grammar_cli_load(const char *path);
 /* The loop header to analyse with: --loop-header, else the one stored in the file. */
-int gcli_lh(const traza_grammar *g, const gopts *o, uint64_t *lh);
-int gcli_parse_u64(const char *s, uint64_t *v);
+int grammar_cli_loop_header(const traza_grammar *g, const gopts *o, uint64_t *loop_header);
+int grammar_cli_parse_u64(const char *s, uint64_t *v);
 
-int gcmd_cycles(traza_cli *cli, int argc, char **argv);
-int gcmd_cycle_time(traza_cli *cli, int argc, char **argv);
-int gcmd_compare(traza_cli *cli, int argc, char **argv);
-int gcmd_anomalies(traza_cli *cli, int argc, char **argv);
+int grammar_cmd_cycles(traza_cli *cli, int argc, char **argv);
+int grammar_cmd_cycle_time(traza_cli *cli, int argc, char **argv);
+int grammar_cmd_compare(traza_cli *cli, int argc, char **argv);
+int grammar_cmd_anomalies(traza_cli *cli, int argc, char **argv);
 
 #endif

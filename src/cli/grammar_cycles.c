@@ -9,7 +9,7 @@
 
 typedef struct gload {
     traza_grammar *g;
-    uint64_t lh;
+    uint64_t loop_header;
     traza_gcycle *tab;
     size_t n;
 } gload;
@@ -18,13 +18,13 @@ typedef struct gload {
 static int load_cycles(traza_cli *cli, const char *path, const gopts *o, gload *L)
 {
     memset(L, 0, sizeof *L);
-    if (!(L->g = gcli_load(path)))
+    if (!(L->g = grammar_cli_load(path)))
         return EXIT_FAIL;
-    if (gcli_lh(L->g, o, &L->lh) < 0)
+    if (grammar_cli_loop_header(L->g, o, &L->loop_header) < 0)
         return EXIT_USAGE;
     traza_err err;
     traza_err_clear(&err);
-    if (traza_grammar_cycles(L->g, L->lh, &L->tab, &L->n, &err) < 0)
+    if (traza_grammar_cycles(L->g, L->loop_header, &L->tab, &L->n, &err) < 0)
         return cli_fail(cli, &err);
     return EXIT_OK;
 }
@@ -40,7 +40,7 @@ static int cycle_arg(const gload *L, const char *s, size_t *idx)
     uint64_t v;
     if (s[0] == 'C' || s[0] == 'c')
         s++;
-    if (gcli_parse_u64(s, &v) < 0 || v < 1 || v > L->n) {
+    if (grammar_cli_parse_u64(s, &v) < 0 || v < 1 || v > L->n) {
         fprintf(stderr, "traza grammar: cycle '%s': expected a number from 1 to %zu (see 'traza grammar cycles')\n", s,
                 L->n);
         return -1;
@@ -63,10 +63,10 @@ static const char *const PALETTE[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2"
 
 /* ---- cycles -------------------------------------------------------------------- */
 
-int gcmd_cycles(traza_cli *cli, int argc, char **argv)
+int grammar_cmd_cycles(traza_cli *cli, int argc, char **argv)
 {
     gopts o;
-    int i = gcli_parse(cli, "cycles", argc, argv, &o);
+    int i = grammar_cli_parse(cli, "cycles", argc, argv, &o);
     if (i < 0)
         return i == -1 ? EXIT_OK : EXIT_USAGE;
     if (i + 1 != argc)
@@ -85,7 +85,7 @@ int gcmd_cycles(traza_cli *cli, int argc, char **argv)
     tz_buf_init(&b);
     if (o.json) {
         tz_buf_printf(&b, "{\"loop_header\": \"0x%llx\", \"cycles\": %llu, \"distinct_cycles\": %zu, \"table\": [",
-                      (unsigned long long)L.lh, (unsigned long long)ncyc, L.n);
+                      (unsigned long long)L.loop_header, (unsigned long long)ncyc, L.n);
         for (size_t k = 0; k < L.n; k++)
             tz_buf_printf(&b,
                           "%s{\"cycle\": %zu, \"length\": %llu, \"count\": %llu, \"share\": %.6f, \"first\": %llu}",
@@ -95,11 +95,11 @@ int gcmd_cycles(traza_cli *cli, int argc, char **argv)
                           (unsigned long long)L.tab[k].first);
         tz_buf_puts(&b, "]}\n");
     } else {
-        const char *lhname = traza_grammar_name(L.g, L.lh); /* an event type, on a trace's grammar */
+        const char *lhname = traza_grammar_name(L.g, L.loop_header); /* an event type, on a trace's grammar */
         if (lhname)
             tz_buf_printf(&b, "loop header %s: %llu cycles, %zu distinct\n", lhname, (unsigned long long)ncyc, L.n);
         else
-            tz_buf_printf(&b, "loop header 0x%llx: %llu cycles, %zu distinct\n", (unsigned long long)L.lh,
+            tz_buf_printf(&b, "loop header 0x%llx: %llu cycles, %zu distinct\n", (unsigned long long)L.loop_header,
                           (unsigned long long)ncyc, L.n);
         tz_buf_printf(&b, "%-6s %12s %12s %8s %14s\n", "cycle", "length", "count", "share", "first at");
         for (size_t k = 0; k < L.n; k++)
@@ -155,10 +155,10 @@ int gcmd_cycles(traza_cli *cli, int argc, char **argv)
 
 /* ---- cycle-time ----------------------------------------------------------------- */
 
-int gcmd_cycle_time(traza_cli *cli, int argc, char **argv)
+int grammar_cmd_cycle_time(traza_cli *cli, int argc, char **argv)
 {
     gopts o;
-    int i = gcli_parse(cli, "cycle-time", argc, argv, &o);
+    int i = grammar_cli_parse(cli, "cycle-time", argc, argv, &o);
     if (i < 0)
         return i == -1 ? EXIT_OK : EXIT_USAGE;
     if (i + 2 != argc)
@@ -176,7 +176,7 @@ int gcmd_cycle_time(traza_cli *cli, int argc, char **argv)
     traza_err_clear(&err);
     uint64_t *pos;
     size_t n;
-    if (traza_grammar_cycle_positions(L.g, L.lh, L.tab[c].hash, L.tab[c].length, &pos, &n, &err) < 0) {
+    if (traza_grammar_cycle_positions(L.g, L.loop_header, L.tab[c].hash, L.tab[c].length, &pos, &n, &err) < 0) {
         unload(&L);
         return cli_fail(cli, &err);
     }
@@ -240,10 +240,10 @@ static void gsym_text(tz_buf *b, const traza_gsym *s)
         tz_buf_printf(b, "^%llu", (unsigned long long)s->rep);
 }
 
-int gcmd_compare(traza_cli *cli, int argc, char **argv)
+int grammar_cmd_compare(traza_cli *cli, int argc, char **argv)
 {
     gopts o;
-    int i = gcli_parse(cli, "compare", argc, argv, &o);
+    int i = grammar_cli_parse(cli, "compare", argc, argv, &o);
     if (i < 0)
         return i == -1 ? EXIT_OK : EXIT_USAGE;
     if (i + 3 != argc)
@@ -360,10 +360,10 @@ static int list_cycle(void *u, uint64_t c)
 /* Rare transitions visited at most (the ranking covers them; counts cover all). */
 #define ANOMALY_SCAN_LIMIT 1000000
 
-int gcmd_anomalies(traza_cli *cli, int argc, char **argv)
+int grammar_cmd_anomalies(traza_cli *cli, int argc, char **argv)
 {
     gopts o;
-    int i = gcli_parse(cli, "anomalies", argc, argv, &o);
+    int i = grammar_cli_parse(cli, "anomalies", argc, argv, &o);
     if (i < 0)
         return i == -1 ? EXIT_OK : EXIT_USAGE;
     if (i + 1 != argc)
@@ -384,7 +384,7 @@ int gcmd_anomalies(traza_cli *cli, int argc, char **argv)
     size_t ns = 0;
     traza_ganomaly_info info;
     const double RARE = 0.05;
-    if (traza_grammar_cycle_grammar(L.g, L.lh, L.tab, L.n, &cg, &wlen, &err) < 0 ||
+    if (traza_grammar_cycle_grammar(L.g, L.loop_header, L.tab, L.n, &cg, &wlen, &err) < 0 ||
         traza_grammar_anomalies(cg, wlen, L.tab, L.n, RARE, ANOMALY_SCAN_LIMIT, &spans, &ns, &info, &err) < 0) {
         traza_grammar_free(cg);
         free(wlen);

@@ -15,16 +15,16 @@ struct traza_gbuilder {
     traza_galgo algo;
     gengine e;
     uint32_t root;
-    int has_lh;
-    uint64_t lh;
+    int has_loop_header;
+    uint64_t loop_header;
     int open;       /* Cyclitur: a cycle is open in `root` */
     uint32_t seq;   /* Cyclitur: the root receiving the cycles' start symbols, online */
     crun pend;      /* Cyclitur: the last run of start symbols, not yet pushed */
 };
 
-traza_gbuilder *traza_gbuilder_new(traza_galgo algo, const uint64_t *lh, traza_err *err)
+traza_gbuilder *traza_gbuilder_new(traza_galgo algo, const uint64_t *loop_header, traza_err *err)
 {
-    if (algo == TRAZA_G_CYCLITUR && !lh) {
+    if (algo == TRAZA_G_CYCLITUR && !loop_header) {
         traza_err_set(err, TRAZA_E_USAGE, "cyclitur needs a loop header");
         return NULL;
     }
@@ -35,9 +35,9 @@ traza_gbuilder *traza_gbuilder_new(traza_galgo algo, const uint64_t *lh, traza_e
         return NULL;
     }
     b->algo = algo;
-    if (lh) {
-        b->has_lh = 1;
-        b->lh = *lh;
+    if (loop_header) {
+        b->has_loop_header = 1;
+        b->loop_header = *loop_header;
     }
     /* Cyclitur: the start-symbol sequence gets its own root from the beginning and is
      * compressed online (ReSequitur, same rule set) as cycles end, so memory follows
@@ -103,7 +103,7 @@ static int end_cycle(traza_gbuilder *b)
 
 int traza_gbuilder_push(traza_gbuilder *b, uint64_t sym, traza_err *err)
 {
-    if (b->algo == TRAZA_G_CYCLITUR && (!b->open || sym == b->lh)) {
+    if (b->algo == TRAZA_G_CYCLITUR && (!b->open || sym == b->loop_header)) {
         if (b->open && end_cycle(b) < 0)
             return traza_err_set(err, TRAZA_E_NOMEM, "grammar: out of memory");
         b->root = ge_root(&b->e);
@@ -132,19 +132,19 @@ traza_grammar *traza_gbuilder_finish(traza_gbuilder *b, traza_err *err)
         b->root = b->seq;
     }
     g = ge_export(&b->e, b->root, b->algo, err);
-    if (g && b->has_lh) {
-        g->has_lh = 1;
-        g->lh = b->lh;
+    if (g && b->has_loop_header) {
+        g->has_loop_header = 1;
+        g->loop_header = b->loop_header;
     }
 out:
     traza_gbuilder_free(b);
     return g;
 }
 
-traza_grammar *traza_grammar_build(const uint64_t *seq, size_t n, traza_galgo algo, const uint64_t *lh,
+traza_grammar *traza_grammar_build(const uint64_t *seq, size_t n, traza_galgo algo, const uint64_t *loop_header,
                                    traza_err *err)
 {
-    traza_gbuilder *b = traza_gbuilder_new(algo, lh, err);
+    traza_gbuilder *b = traza_gbuilder_new(algo, loop_header, err);
     if (!b)
         return NULL;
     for (size_t i = 0; i < n; i++)

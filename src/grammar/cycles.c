@@ -2,8 +2,8 @@
  *
  * A cycle is identified by the polynomial hash (mod 2^61-1) and the length of its
  * content. Every rule gets a summary bottom-up: whether it contains the loop header,
- * else the hash of its whole expansion; if it does, the piece before its first lh
- * (prefix) and the piece from its last lh to its end (suffix). Walking a rule's body
+ * else the hash of its whole expansion; if it does, the piece before its first loop_header
+ * (prefix) and the piece from its last loop_header to its end (suffix). Walking a rule's body
  * with these summaries yields the cycles whose boundaries fall at that rule's level
  * (cycles inside children are their children's own), so counting costs O(|G|). */
 #include <stdlib.h>
@@ -70,7 +70,7 @@ static uint64_t term_hash(uint64_t v)
 
 typedef struct cctx {
     const traza_grammar *g;
-    uint64_t lh;
+    uint64_t loop_header;
     uint8_t *has;
     piece *whole, *pre, *suf;
     uint8_t *inner;   /* the rule's subtree emits cycles */
@@ -86,7 +86,7 @@ static void sym_summary(cctx *c, const traza_gsym *s, int *has, piece *w, piece 
         *w = c->whole[s->value];
         *P = c->pre[s->value];
         *Q = c->suf[s->value];
-    } else if (s->value == c->lh) {
+    } else if (s->value == c->loop_header) {
         *has = 1;
         P->h = P->l = 0;
         Q->h = term_hash(s->value);
@@ -150,11 +150,11 @@ static int walk(cctx *c, uint32_t r, int summ)
     return 0;
 }
 
-static int prepare(cctx *c, const traza_grammar *g, uint64_t lh, uint32_t **order, traza_err *err)
+static int prepare(cctx *c, const traza_grammar *g, uint64_t loop_header, uint32_t **order, traza_err *err)
 {
     memset(c, 0, sizeof *c);
     c->g = g;
-    c->lh = lh;
+    c->loop_header = loop_header;
     uint32_t n = g->nrules;
     c->has = calloc(n, 1);
     c->inner = calloc(n, 1);
@@ -235,7 +235,7 @@ static int cyc_cmp(const void *a, const void *b)
     return x->first < y->first ? -1 : x->first > y->first;
 }
 
-int traza_grammar_cycles(const traza_grammar *g, uint64_t lh, traza_gcycle **out, size_t *nout, traza_err *err)
+int traza_grammar_cycles(const traza_grammar *g, uint64_t loop_header, traza_gcycle **out, size_t *nout, traza_err *err)
 {
     cctx c;
     uint32_t *order = NULL;
@@ -245,7 +245,7 @@ int traza_grammar_cycles(const traza_grammar *g, uint64_t lh, traza_gcycle **out
     *out = NULL;
     *nout = 0;
     int rc = -1;
-    if (prepare(&c, g, lh, &order, err) < 0)
+    if (prepare(&c, g, loop_header, &order, err) < 0)
         goto done;
     t.occ = calloc(g->nrules, sizeof *t.occ);
     t.firstpos = malloc(g->nrules * sizeof *t.firstpos);
@@ -350,7 +350,7 @@ static int u64_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-int traza_grammar_cycle_positions(const traza_grammar *g, uint64_t lh, uint64_t hash, uint64_t length,
+int traza_grammar_cycle_positions(const traza_grammar *g, uint64_t loop_header, uint64_t hash, uint64_t length,
                                   uint64_t **pos, size_t *n, traza_err *err)
 {
     cctx c;
@@ -361,7 +361,7 @@ int traza_grammar_cycle_positions(const traza_grammar *g, uint64_t lh, uint64_t 
     *pos = NULL;
     *n = 0;
     int rc = -1;
-    if (prepare(&c, g, lh, &order, err) < 0)
+    if (prepare(&c, g, loop_header, &order, err) < 0)
         goto done;
     x.target.h = hash;
     x.target.l = length;
@@ -473,7 +473,7 @@ static int visit_runs(cctx *c, uint32_t r, uint64_t base)
     return 0;
 }
 
-int traza_grammar_cycle_runs(const traza_grammar *g, uint64_t lh, const traza_gcycle *tab, size_t ntab,
+int traza_grammar_cycle_runs(const traza_grammar *g, uint64_t loop_header, const traza_gcycle *tab, size_t ntab,
                              traza_gcrun **out, size_t *n, traza_err *err)
 {
     cctx c;
@@ -485,7 +485,7 @@ int traza_grammar_cycle_runs(const traza_grammar *g, uint64_t lh, const traza_gc
     *out = NULL;
     *n = 0;
     int rc = -1;
-    if (prepare(&c, g, lh, &order, err) < 0)
+    if (prepare(&c, g, loop_header, &order, err) < 0)
         goto done;
     for (size_t i = 0; i < ntab; i++) {
         piece p = {tab[i].hash, tab[i].length};
@@ -613,7 +613,7 @@ static void cg_body(cctx *c, cgb *b, uint32_t r, const uint64_t *in)
         cg_cycle(b, cur, 1);
 }
 
-int traza_grammar_cycle_grammar(const traza_grammar *g, uint64_t lh, const traza_gcycle *tab, size_t ntab,
+int traza_grammar_cycle_grammar(const traza_grammar *g, uint64_t loop_header, const traza_gcycle *tab, size_t ntab,
                                 traza_grammar **out, uint64_t **wlen, traza_err *err)
 {
     cctx c;
@@ -627,7 +627,7 @@ int traza_grammar_cycle_grammar(const traza_grammar *g, uint64_t lh, const traza
     if (wlen)
         *wlen = NULL;
     int rc = -1;
-    if (prepare(&c, g, lh, &order, err) < 0)
+    if (prepare(&c, g, loop_header, &order, err) < 0)
         goto done;
     for (size_t i = 0; i < ntab; i++) {
         piece p = {tab[i].hash, tab[i].length};

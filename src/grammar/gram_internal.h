@@ -8,9 +8,9 @@
 /* Rules in an order where every rule comes after the rules it uses. */
 int tzg_topo(const traza_grammar *g, uint32_t **order, traza_err *err);
 
-/* The .tzg payload decoder alone (no header, no checksum): for the fuzzer. has_lh is
+/* The .tzg payload decoder alone (no header, no checksum): for the fuzzer. has_loop_header is
  * the header flags: bit 0 loop header, bit 1 names section. */
-traza_grammar *tzg_decode_payload(const unsigned char *p, size_t n, int has_lh, traza_err *err);
+traza_grammar *tzg_decode_payload(const unsigned char *p, size_t n, int has_loop_header, traza_err *err);
 
 /* Nodes ever allocated by a builder's engine (its memory high-water mark, in nodes):
  * for tests that memory follows the grammar. */

@@ -152,10 +152,10 @@ int traza_grammar_stats(const traza_grammar *g, traza_gstats *st, traza_err *err
     st->length = g->len[0];
     st->comp = st->length ? (double)st->size / (double)st->length : 0.0;
     st->depth = g->depth;
-    if (g->has_lh) {
+    if (g->has_loop_header) {
         traza_gcycle *tab;
         size_t n;
-        if (traza_grammar_cycles(g, g->lh, &tab, &n, err) < 0)
+        if (traza_grammar_cycles(g, g->loop_header, &tab, &n, err) < 0)
             return -1;
         st->distinct_cycles = n;
         for (size_t i = 0; i < n; i++)

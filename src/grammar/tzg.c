@@ -46,8 +46,8 @@ static uint32_t crc(const unsigned char *p, size_t n)
 
 static int encode_payload(const traza_grammar *g, tz_buf *b)
 {
-    if (g->has_lh)
-        put_var(b, g->lh);
+    if (g->has_loop_header)
+        put_var(b, g->loop_header);
     put_var(b, g->nrules);
     uint64_t prev = 0;
     for (uint32_t r = 0; r < g->nrules; r++) {
@@ -152,9 +152,9 @@ static traza_grammar *decode_payload(const unsigned char *p, size_t n, int flags
     g->algo = (traza_galgo)algo;
     uint64_t v;
     if (flags & 1) {
-        if (get_var(&r, &g->lh, err) < 0)
+        if (get_var(&r, &g->loop_header, err) < 0)
             goto fail;
-        g->has_lh = 1;
+        g->has_loop_header = 1;
     }
     if (get_var(&r, &v, err) < 0)
         goto fail;
@@ -387,9 +387,9 @@ static int decompress_buf(int backend, const unsigned char *in, size_t n, uint64
     return 0;
 }
 
-traza_grammar *tzg_decode_payload(const unsigned char *p, size_t n, int has_lh, traza_err *err)
+traza_grammar *tzg_decode_payload(const unsigned char *p, size_t n, int has_loop_header, traza_err *err)
 {
-    return decode_payload(p, n, has_lh, TRAZA_G_SEQUITUR, err);
+    return decode_payload(p, n, has_loop_header, TRAZA_G_SEQUITUR, err);
 }
 
 /* ---- public --------------------------------------------------------------------- */
@@ -421,7 +421,7 @@ int traza_tzg_encode(const traza_grammar *g, int backend, unsigned char **out, s
     tz_put_le16(o + 8, TZG_VERSION);
     o[10] = (unsigned char)backend;
     o[11] = (unsigned char)g->algo;
-    o[12] = (unsigned char)((g->has_lh ? 1 : 0) | (g->nnames ? 2 : 0));
+    o[12] = (unsigned char)((g->has_loop_header ? 1 : 0) | (g->nnames ? 2 : 0));
     tz_put_le64(o + 16, b.len);
     tz_put_le64(o + 24, clen);
     tz_put_le32(o + 32, crc((const unsigned char *)b.s, b.len));

@@ -73,7 +73,7 @@ uint64_t itf_get_uv(itf_rd *r)
     r->bad = 1;
     return 0;
 }
-uint64_t itf_zrd_slow(itf_zrd *r)
+uint64_t itf_zrun_reader_slow(itf_zrun_reader *r)
 {
     itf_rd d = {r->p, r->end, 0};
     uint64_t v = itf_get_uv(&d);

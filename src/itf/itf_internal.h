@@ -326,7 +326,7 @@ int itf_prog_append(tz_buf *b, const uint8_t *prog, size_t room, const uint64_t 
 
 /* ---- a stream unpacked in steps (itf_pack.c) ---- */
 typedef struct itf_sunpack {
-    int method, zrun;      /* zrun: out holds the zero-run form (itf_zrd reads it) */
+    int method, zrun;      /* zrun: out holds the zero-run form (itf_zrun_reader reads it) */
     const uint8_t *in;     /* the packed bytes */
     size_t len, raw, done; /* packed length, stored length, bytes of out decoded so far */
     int finished;          /* all of it decoded and its end checked */
@@ -348,21 +348,21 @@ void itf_sunpack_end(itf_sunpack *s);
 
 /* A reader of varints that are either plain or in zero-run form ((run of zeros, next
  * nonzero value)*, then the last run): the zero runs are counted down, never
- * expanded. itf_zrd_start reads the first run. */
-typedef struct itf_zrd {
+ * expanded. itf_zrun_reader_start reads the first run. */
+typedef struct itf_zrun_reader {
     const uint8_t *p, *end;
     uint64_t zeros; /* zero values due before the next stored one */
     int zrun, bad;
-} itf_zrd;
-static inline void itf_zrd_start(itf_zrd *r, const uint8_t *p, size_t n, int zrun)
+} itf_zrun_reader;
+static inline void itf_zrun_reader_start(itf_zrun_reader *r, const uint8_t *p, size_t n, int zrun)
 {
     itf_rd d = {p, p + n, 0};
     r->zeros = zrun && n ? itf_get_uv(&d) : 0;
     r->p = d.p, r->end = d.end, r->zrun = zrun, r->bad = d.bad;
 }
-/* The rare cases of itf_zrd_get: a value or run of more than one byte, the end. */
-uint64_t itf_zrd_slow(itf_zrd *r);
-static inline uint64_t itf_zrd_get(itf_zrd *r)
+/* The rare cases of itf_zrun_reader_get: a value or run of more than one byte, the end. */
+uint64_t itf_zrun_reader_slow(itf_zrun_reader *r);
+static inline uint64_t itf_zrun_reader_get(itf_zrun_reader *r)
 {
     /* (the common cases touch only what they need: a value of a run is one decrement) */
     if (r->zrun) {
@@ -381,7 +381,7 @@ static inline uint64_t itf_zrd_get(itf_zrd *r)
         if (p < r->end && *p < 0x80) /* most values are one byte (most are 0) */
             return r->p = p + 1, *p;
     }
-    return itf_zrd_slow(r);
+    return itf_zrun_reader_slow(r);
 }
 
 /* Sets the index component to the file's bytes the others do not account for. */
@@ -495,7 +495,7 @@ void itf_np_end(itf_np *np, uint32_t id, const uint64_t *cur);
  * written to out[min(k, 3)], or read from nu[min(k, 3)] into nums (-1 when a stream
  * ran out). */
 void itf_np_encode_line(itf_np *np, uint32_t id, const uint64_t *nums, tz_buf *const out[4]);
-int itf_np_decode_line(itf_np *np, uint32_t id, uint64_t *nums, itf_zrd *nu);
+int itf_np_decode_line(itf_np *np, uint32_t id, uint64_t *nums, itf_zrun_reader *nu);
 /* Does the skeleton, rendered, start a record? (Numbers are digits only, so the
  * answer does not depend on them.) -1 on out of memory. */
 int itf_skel_is_record_start(int dialect, const uint8_t *skel, size_t len, size_t nn);

@@ -497,7 +497,7 @@ static inline void np_encode_line(itf_np *np, uint32_t id, const uint64_t *nums,
 
 /* One line's numbers decoded from nu[0..3] (number k from nu[min(k, 3)]); -1 when a
  * stream is corrupt. */
-static inline int np_decode_line(itf_np *np, uint32_t id, uint64_t *nums, itf_zrd *nu)
+static inline int np_decode_line(itf_np *np, uint32_t id, uint64_t *nums, itf_zrun_reader *nu)
 {
     np_ln L;
     struct itf_npst st;
@@ -506,7 +506,7 @@ static inline int np_decode_line(itf_np *np, uint32_t id, uint64_t *nums, itf_zr
     const size_t nn = L.nn;
     const uint32_t semm = np->v10 ? L.semm : 0;
     for (size_t k = 0; k < nn; k++) {
-        uint64_t z = itf_zrd_get(&nu[k < 3 ? k : 3]);
+        uint64_t z = itf_zrun_reader_get(&nu[k < 3 ? k : 3]);
         int sem = k < 32 && (semm >> k & 1);
         if (sem && z == 0) {
             nums[k] = L.semv[k];

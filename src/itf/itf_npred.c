@@ -343,4 +343,4 @@ void itf_np_encode_line(itf_np *np, uint32_t id, const uint64_t *nums, tz_buf *c
 {
     np_encode_line(np, id, nums, out);
 }
-int itf_np_decode_line(itf_np *np, uint32_t id, uint64_t *nums, itf_zrd *nu) { return np_decode_line(np, id, nums, nu); }
+int itf_np_decode_line(itf_np *np, uint32_t id, uint64_t *nums, itf_zrun_reader *nu) { return np_decode_line(np, id, nums, nu); }

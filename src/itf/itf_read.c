@@ -1539,7 +1539,7 @@ enum { LM_NSTREAMS = 5 };
 static const int lm_stream[LM_NSTREAMS] = {S_SKL, S_NUM, S_NUM1, S_NUM2, S_NUM3};
 
 /* The line model's streams of a chunk, unpacked in steps (itf_sunpack) and read in
- * place by the decoder (itf_zrd). With a render thread, that thread unpacks them
+ * place by the decoder (itf_zrun_reader). With a render thread, that thread unpacks them
  * while the decoder reads what is there: LZMA decoding is a quarter of a Tarmac
  * decompression (1.5 ms of ES's 6), and this way it overlaps the predictor instead of
  * coming before it. avail[] is what the decoder may read, published under the mutex.
@@ -1692,7 +1692,7 @@ static int feed_wait(lm_feed *f, int j, size_t need, const uint8_t **lim, traza_
 
 /* Room for the next `bytes` of line-model stream j: waits for the unpacking thread
  * when the reader could pass what it has published. */
-static inline int lm_ensure(lm_feed *f, itf_zrd *zr, const uint8_t **lim, int j, size_t bytes, traza_err *err)
+static inline int lm_ensure(lm_feed *f, itf_zrun_reader *zr, const uint8_t **lim, int j, size_t bytes, traza_err *err)
 {
     if (zr[j].p + bytes <= lim[j] || lim[j] == f->su[j].out + f->su[j].raw)
         return 0;
@@ -1738,16 +1738,16 @@ static int decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t
         traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
         goto out;
     }
-    itf_zrd zr[LM_NSTREAMS];
+    itf_zrun_reader zr[LM_NSTREAMS];
     const uint8_t *lim[LM_NSTREAMS];
     for (int j = LM_NSTREAMS - 1; j >= 0; j--) {
-        /* the first run itf_zrd_start reads (in the other order than the render
+        /* the first run itf_zrun_reader_start reads (in the other order than the render
          * thread's first round: each takes its half and neither waits for the other) */
         if (rt ? feed_wait(&f, j, 20, &lim[j], err) < 0 : itf_sunpack_step(&f.su[j], SIZE_MAX, err) < 0)
             goto out;
         if (!rt)
             lim[j] = f.su[j].out + f.su[j].raw;
-        itf_zrd_start(&zr[j], f.su[j].out, f.su[j].raw, f.su[j].zrun);
+        itf_zrun_reader_start(&zr[j], f.su[j].out, f.su[j].raw, f.su[j].zrun);
     }
     uint64_t numbuf[ITF_MAX_NUMS], *nums = numbuf;
     uint64_t nrec = 0;
@@ -1758,7 +1758,7 @@ static int decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t
             bad = 5;
             break;
         }
-        uint64_t id = itf_zrd_get(&zr[0]);
+        uint64_t id = itf_zrun_reader_get(&zr[0]);
         if (v4) { /* 0: the predicted skeleton, else id + 1 */
             long pred = np_skel_predict(&r->np);
             if (pred < 0) {

@@ -98,14 +98,14 @@ static int strip_runs(const traza_grammar *g, const traza_gcycle *tab, size_t nt
     *out = NULL;
     *nout = 0;
     *sampled = 0;
-    if (traza_grammar_cycle_grammar(g, g->lh, tab, nt, &cg, &wlen, err) < 0)
+    if (traza_grammar_cycle_grammar(g, g->loop_header, tab, nt, &cg, &wlen, err) < 0)
         return -1;
     uint64_t K = cg->len ? cg->len[0] : 0;
     *ncycles = K;
     if (K <= TZ_API_MAX_RUNS) {
         traza_grammar_free(cg);
         free(wlen);
-        return traza_grammar_cycle_runs(g, g->lh, tab, nt, out, nout, err);
+        return traza_grammar_cycle_runs(g, g->loop_header, tab, nt, out, nout, err);
     }
     *sampled = 1;
     /* w offset of every body position: wcum[k] = w symbols before syms[k] in its rule */
@@ -222,10 +222,10 @@ int tz_api_grammar(tz_req *r)
                   traza_galgo_name(g->algo), (unsigned long long)st.size, (unsigned long long)st.length,
                   (unsigned long long)st.rules, st.depth);
     tz_json_num(&b, st.comp);
-    if (g->has_lh)
-        tz_buf_printf(&b, ",\"lh\":\"0x%llx\"", (unsigned long long)g->lh);
+    if (g->has_loop_header)
+        tz_buf_printf(&b, ",\"loop_header\":\"0x%llx\"", (unsigned long long)g->loop_header);
     else
-        tz_buf_puts(&b, ",\"lh\":null");
+        tz_buf_puts(&b, ",\"loop_header\":null");
     tz_buf_puts(&b, ",\"rule_list\":[");
     for (uint32_t i = 0; i < g->nrules && i < (uint64_t)maxrules; i++) {
         uint64_t a = g->off[i], e = g->off[i + 1];
@@ -241,14 +241,14 @@ int tz_api_grammar(tz_req *r)
     tz_buf_puts(&b, "],\"cycles\":[");
     int rc = 0;
     size_t nruns_total = 0;
-    if (g->has_lh) {
+    if (g->has_loop_header) {
         traza_gcycle *tab = NULL;
         size_t nt = 0;
         traza_gcrun *runs = NULL;
         size_t nr = 0;
         int sampled = 0;
         uint64_t ncycles = 0;
-        if (traza_grammar_cycles(g, g->lh, &tab, &nt, &r->err) < 0 ||
+        if (traza_grammar_cycles(g, g->loop_header, &tab, &nt, &r->err) < 0 ||
             strip_runs(g, tab, nt, &runs, &nr, &sampled, &ncycles, &r->err) < 0) {
             rc = -1;
         } else {

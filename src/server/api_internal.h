@@ -60,8 +60,6 @@ static inline int32_t tz_tindex_col(const void *a, int w, size_t i)
 }
 static inline int32_t tz_tindex_type(const tz_tindex *ix, size_t i) { return tz_tindex_col(ix->type, ix->wtype, i); }
 static inline int32_t tz_tindex_prod(const tz_tindex *ix, size_t i) { return tz_tindex_col(ix->prod, ix->wprod, i); }
-/* Bytes of memory the index holds. */
-size_t tz_tindex_bytes(const tz_tindex *ix);
 #define TZ_API_MAX_REGEX 16
 
 /* What the APIs of one server share across threads (api.c): the grammar list

@@ -35,16 +35,6 @@ void tz_tindex_free(tz_tindex *ix)
     free(ix);
 }
 
-size_t tz_tindex_bytes(const tz_tindex *ix)
-{
-    if (!ix)
-        return 0;
-    size_t b = ix->n * (sizeof(int64_t) + (size_t)ix->wtype + (size_t)ix->wprod) + ix->nrows * sizeof(tz_prow);
-    for (size_t p = 0; p < ix->nrows; p++)
-        b += ix->rows[p].cap * (sizeof(int64_t) + sizeof(int32_t)) * (ix->rows[p].reach ? 2 : 1);
-    return b;
-}
-
 /* Grows *a (n entries of `size` bytes) to nc entries. */
 static int grow(void *a, size_t nc, size_t size)
 {

@@ -444,7 +444,7 @@ static void page_seal(page *p, uint32_t right)
 
 /* ---- the table spool ---------------------------------------------------------------- */
 
-struct tz_btw {
+struct tz_table_writer {
     char *path;
     int fd;
     uint32_t psize;
@@ -465,9 +465,9 @@ static int io_fail(const char *path, const char *what, traza_err *err)
     return traza_err_set(err, TRAZA_E_IO, "%s: %s: %s", path, what, errno ? strerror(errno) : "short transfer");
 }
 
-int tz_btw_open(tz_btw **out, const char *spool_path, uint32_t page_size, traza_err *err)
+int tz_table_writer_open(tz_table_writer **out, const char *spool_path, uint32_t page_size, traza_err *err)
 {
-    tz_btw *t = calloc(1, sizeof *t);
+    tz_table_writer *t = calloc(1, sizeof *t);
     if (!t)
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     t->fd = -1;
@@ -478,13 +478,13 @@ int tz_btw_open(tz_btw **out, const char *spool_path, uint32_t page_size, traza_
     t->wbuf = malloc((size_t)page_size * TZ_BT_BATCH);
     t->prev_rowid = INT64_MIN;
     if (!t->path || !t->cur.b || !t->wbuf) {
-        tz_btw_free(t);
+        tz_table_writer_free(t);
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     }
     t->fd = open(spool_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (t->fd < 0) {
         int e = io_fail(spool_path, "cannot create", err);
-        tz_btw_free(t);
+        tz_table_writer_free(t);
         return e;
     }
     page_reset(&t->cur, PG_TAB_LEAF);
@@ -492,7 +492,7 @@ int tz_btw_open(tz_btw **out, const char *spool_path, uint32_t page_size, traza_
     return 0;
 }
 
-static int btw_flush(tz_btw *t, traza_err *err)
+static int btw_flush(tz_table_writer *t, traza_err *err)
 {
     if (!t->nw)
         return 0;
@@ -504,7 +504,7 @@ static int btw_flush(tz_btw *t, traza_err *err)
 }
 
 /* Seals the current leaf into the write batch. */
-static int btw_push(tz_btw *t, traza_err *err)
+static int btw_push(tz_table_writer *t, traza_err *err)
 {
     if (TZ_GROW(t->last_rowid, t->cap_rowid, t->npages + 1) < 0 || TZ_GROW(t->last_ts, t->cap_ts, t->npages + 1) < 0)
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
@@ -518,7 +518,7 @@ static int btw_push(tz_btw *t, traza_err *err)
     return t->nw == TZ_BT_BATCH ? btw_flush(t, err) : 0;
 }
 
-int tz_btw_add(tz_btw *t, int64_t rowid, int64_t ts, const unsigned char *recb, size_t n, traza_err *err)
+int tz_table_writer_add(tz_table_writer *t, int64_t rowid, int64_t ts, const unsigned char *recb, size_t n, traza_err *err)
 {
     if (rowid <= t->prev_rowid)
         return traza_err_set(err, TRAZA_E_USAGE, "page writer: rowid %lld after %lld", (long long)rowid, (long long)t->prev_rowid);
@@ -537,7 +537,7 @@ int tz_btw_add(tz_btw *t, int64_t rowid, int64_t ts, const unsigned char *recb, 
     return 0;
 }
 
-int64_t tz_btw_rows(const tz_btw *t) { return t->rows; }
+int64_t tz_table_writer_rows(const tz_table_writer *t) { return t->rows; }
 
 /* Cell k of a table leaf: rowid and record. */
 static int leaf_cell(const unsigned char *b, uint32_t psize, uint32_t k, int64_t *rowid, const unsigned char **recb,
@@ -560,7 +560,7 @@ static int leaf_cell(const unsigned char *b, uint32_t psize, uint32_t k, int64_t
 }
 
 /* Reads spooled page i into buf (flushing the batch first). */
-static int btw_read(tz_btw *t, size_t i, unsigned char *buf, traza_err *err)
+static int btw_read(tz_table_writer *t, size_t i, unsigned char *buf, traza_err *err)
 {
     if (btw_flush(t, err) < 0)
         return -1;
@@ -584,7 +584,7 @@ static size_t first_page_ge(const int64_t *key, size_t n, int64_t x)
     return lo;
 }
 
-int tz_btw_first_after(tz_btw *t, int64_t m, int64_t *rowid, traza_err *err)
+int tz_table_writer_first_after(tz_table_writer *t, int64_t m, int64_t *rowid, traza_err *err)
 {
     *rowid = t->rows ? t->prev_rowid + 1 : 1;
     if (!t->rows)
@@ -626,7 +626,7 @@ int tz_btw_first_after(tz_btw *t, int64_t m, int64_t *rowid, traza_err *err)
     return rc;
 }
 
-int tz_btw_take_from(tz_btw *t, int64_t from, tz_btw_row_cb cb, void *ctx, traza_err *err)
+int tz_table_writer_take_from(tz_table_writer *t, int64_t from, tz_table_writer_row_cb cb, void *ctx, traza_err *err)
 {
     if (!t->rows || from > t->prev_rowid)
         return 0;
@@ -696,7 +696,7 @@ int tz_btw_take_from(tz_btw *t, int64_t from, tz_btw_row_cb cb, void *ctx, traza
             }
             if (rid >= from)
                 break;
-            rc = tz_btw_add(t, rid, ev.ts, r, n, err);
+            rc = tz_table_writer_add(t, rid, ev.ts, r, n, err);
         }
         t->rows = rows; /* the kept rows were counted in rows already */
     }
@@ -705,7 +705,7 @@ int tz_btw_take_from(tz_btw *t, int64_t from, tz_btw_row_cb cb, void *ctx, traza
     return rc;
 }
 
-void tz_btw_free(tz_btw *t)
+void tz_table_writer_free(tz_table_writer *t)
 {
     if (!t)
         return;
@@ -728,7 +728,7 @@ void tz_btw_free(tz_btw *t)
 #define RSP_BUF ((size_t)1 << 20)
 #define RSP_EVERY 1024 /* a checkpoint (key, offset) every so many records */
 
-struct tz_rsp {
+struct tz_rec_spool {
     char *path;
     int fd;
     unsigned char *buf; /* writing: pending bytes; reading: the window */
@@ -744,9 +744,9 @@ struct tz_rsp {
     int reading;
 };
 
-int tz_rsp_open(tz_rsp **out, const char *path, traza_err *err)
+int tz_rec_spool_open(tz_rec_spool **out, const char *path, traza_err *err)
 {
-    tz_rsp *r = calloc(1, sizeof *r);
+    tz_rec_spool *r = calloc(1, sizeof *r);
     if (!r)
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     r->fd = -1;
@@ -754,20 +754,20 @@ int tz_rsp_open(tz_rsp **out, const char *path, traza_err *err)
     r->cap = RSP_BUF;
     r->buf = malloc(r->cap);
     if (!r->path || !r->buf) {
-        tz_rsp_free(r);
+        tz_rec_spool_free(r);
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     }
     r->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (r->fd < 0) {
         int e = io_fail(path, "cannot create", err);
-        tz_rsp_free(r);
+        tz_rec_spool_free(r);
         return e;
     }
     *out = r;
     return 0;
 }
 
-static int rsp_flush(tz_rsp *r, traza_err *err)
+static int rsp_flush(tz_rec_spool *r, traza_err *err)
 {
     if (r->reading || !r->len)
         return 0;
@@ -778,7 +778,7 @@ static int rsp_flush(tz_rsp *r, traza_err *err)
     return 0;
 }
 
-int tz_rsp_add(tz_rsp *r, int64_t key, const unsigned char *recb, size_t n, traza_err *err)
+int tz_rec_spool_add(tz_rec_spool *r, int64_t key, const unsigned char *recb, size_t n, traza_err *err)
 {
     if (r->reading || n > UINT32_MAX)
         return traza_err_set(err, TRAZA_E_USAGE, "record spool: cannot add here");
@@ -807,10 +807,10 @@ int tz_rsp_add(tz_rsp *r, int64_t key, const unsigned char *recb, size_t n, traz
     return 0;
 }
 
-uint64_t tz_rsp_count(const tz_rsp *r) { return r->count; }
+uint64_t tz_rec_spool_count(const tz_rec_spool *r) { return r->count; }
 
 /* Makes buf[pos ..] hold at least `need` bytes of the file from offset rd + pos. */
-static int rsp_fill(tz_rsp *r, size_t need, traza_err *err)
+static int rsp_fill(tz_rec_spool *r, size_t need, traza_err *err)
 {
     if (r->len - r->pos >= need)
         return 1;
@@ -839,7 +839,7 @@ static int rsp_fill(tz_rsp *r, size_t need, traza_err *err)
     return 1;
 }
 
-static int rsp_start_read(tz_rsp *r, off_t from, traza_err *err)
+static int rsp_start_read(tz_rec_spool *r, off_t from, traza_err *err)
 {
     if (rsp_flush(r, err) < 0)
         return -1;
@@ -850,7 +850,7 @@ static int rsp_start_read(tz_rsp *r, off_t from, traza_err *err)
 }
 
 /* The next record: 1, 0 at the end, -1 on error. */
-static int rsp_read(tz_rsp *r, int64_t *key, const unsigned char **recb, size_t *n, traza_err *err)
+static int rsp_read(tz_rec_spool *r, int64_t *key, const unsigned char **recb, size_t *n, traza_err *err)
 {
     int got = rsp_fill(r, RSP_HEAD, err);
     if (got <= 0)
@@ -866,7 +866,7 @@ static int rsp_read(tz_rsp *r, int64_t *key, const unsigned char **recb, size_t 
     return 1;
 }
 
-int tz_rsp_take_from(tz_rsp *r, int64_t from, tz_rsp_cb cb, void *ctx, traza_err *err)
+int tz_rec_spool_take_from(tz_rec_spool *r, int64_t from, tz_rec_spool_cb cb, void *ctx, traza_err *err)
 {
     if (!r->count)
         return 0;
@@ -919,15 +919,15 @@ int tz_rsp_take_from(tz_rsp *r, int64_t from, tz_rsp_cb cb, void *ctx, traza_err
     return 0;
 }
 
-int tz_rsp_rewind(tz_rsp *r, traza_err *err) { return rsp_start_read(r, 0, err); }
+int tz_rec_spool_rewind(tz_rec_spool *r, traza_err *err) { return rsp_start_read(r, 0, err); }
 
-int tz_rsp_next(void *ctx, const unsigned char **recb, size_t *n, traza_err *err)
+int tz_rec_spool_next(void *ctx, const unsigned char **recb, size_t *n, traza_err *err)
 {
     int64_t key;
-    return rsp_read((tz_rsp *)ctx, &key, recb, n, err);
+    return rsp_read((tz_rec_spool *)ctx, &key, recb, n, err);
 }
 
-void tz_rsp_free(tz_rsp *r)
+void tz_rec_spool_free(tz_rec_spool *r)
 {
     if (!r)
         return;
@@ -944,7 +944,7 @@ void tz_rsp_free(tz_rsp *r)
 
 /* ---- the database file ---------------------------------------------------------- */
 
-int tz_dbf_open(tz_dbf *f, const char *path, traza_err *err)
+int tz_dbfile_open(tz_dbfile *f, const char *path, traza_err *err)
 {
     memset(f, 0, sizeof *f);
     f->path = path;
@@ -955,7 +955,7 @@ int tz_dbf_open(tz_dbf *f, const char *path, traza_err *err)
     struct stat st;
     if (tz_pread_all(f->fd, h, sizeof h, 0) < 0 || fstat(f->fd, &st) < 0) {
         int e = io_fail(path, "cannot read the header", err);
-        tz_dbf_abort(f);
+        tz_dbfile_abort(f);
         return e;
     }
     uint32_t psize = get16(h + 16) == 1 ? 65536 : get16(h + 16);
@@ -971,7 +971,7 @@ int tz_dbf_open(tz_dbf *f, const char *path, traza_err *err)
     else if (get32(h + 24) != get32(h + 92) || (uint64_t)get32(h + 28) * psize != (uint64_t)st.st_size)
         bad = "header page count does not match the file size";
     if (bad) {
-        tz_dbf_abort(f);
+        tz_dbfile_abort(f);
         return traza_err_set(err, TRAZA_E_FORMAT, "%s: cannot append pages: %s", path, bad);
     }
     f->page_size = psize;
@@ -981,13 +981,13 @@ int tz_dbf_open(tz_dbf *f, const char *path, traza_err *err)
     f->buf_cap = TZ_BT_BATCH;
     f->buf = malloc((size_t)psize * f->buf_cap);
     if (!f->buf) {
-        tz_dbf_abort(f);
+        tz_dbfile_abort(f);
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     }
     return 0;
 }
 
-void tz_dbf_abort(tz_dbf *f)
+void tz_dbfile_abort(tz_dbfile *f)
 {
     if (f->fd >= 0)
         close(f->fd);
@@ -996,7 +996,7 @@ void tz_dbf_abort(tz_dbf *f)
     f->buf = NULL;
 }
 
-static uint32_t dbf_alloc(tz_dbf *f)
+static uint32_t dbf_alloc(tz_dbfile *f)
 {
     uint32_t p = ++f->npages;
     if (p == f->lock_page)
@@ -1004,7 +1004,7 @@ static uint32_t dbf_alloc(tz_dbf *f)
     return p;
 }
 
-static int dbf_flush(tz_dbf *f, traza_err *err)
+static int dbf_flush(tz_dbfile *f, traza_err *err)
 {
     if (!f->buf_n)
         return 0;
@@ -1015,7 +1015,7 @@ static int dbf_flush(tz_dbf *f, traza_err *err)
 }
 
 /* Writes one page; consecutive pages are gathered into one write. */
-static int dbf_put(tz_dbf *f, uint32_t pgno, const unsigned char *b, traza_err *err)
+static int dbf_put(tz_dbfile *f, uint32_t pgno, const unsigned char *b, traza_err *err)
 {
     if (f->buf_n && (pgno != f->buf_first + f->buf_n || f->buf_n == f->buf_cap) && dbf_flush(f, err) < 0)
         return -1;
@@ -1027,7 +1027,7 @@ static int dbf_put(tz_dbf *f, uint32_t pgno, const unsigned char *b, traza_err *
 }
 
 /* Copies n spooled pages starting at spool page s to database pages from pgno on. */
-static int dbf_copy(tz_dbf *f, tz_btw *t, size_t s, uint32_t pgno, size_t n, traza_err *err)
+static int dbf_copy(tz_dbfile *f, tz_table_writer *t, size_t s, uint32_t pgno, size_t n, traza_err *err)
 {
     if (dbf_flush(f, err) < 0)
         return -1;
@@ -1059,7 +1059,7 @@ static int dbf_copy(tz_dbf *f, tz_btw *t, size_t s, uint32_t pgno, size_t n, tra
 /* Table interior levels above m children (pages child[], largest rowids key[]):
  * groups fill pages greedily; the last group takes a child from the one before
  * if it would have no cell. The top page goes to `root`. */
-static int table_levels(tz_dbf *f, uint32_t root, uint32_t *child, int64_t *key, size_t m, traza_err *err)
+static int table_levels(tz_dbfile *f, uint32_t root, uint32_t *child, int64_t *key, size_t m, traza_err *err)
 {
     page p;
     p.size = f->page_size;
@@ -1115,7 +1115,7 @@ static int table_levels(tz_dbf *f, uint32_t root, uint32_t *child, int64_t *key,
     return rc;
 }
 
-int tz_dbf_put_table(tz_dbf *f, uint32_t root, tz_btw *t, traza_err *err)
+int tz_dbfile_put_table(tz_dbfile *f, uint32_t root, tz_table_writer *t, traza_err *err)
 {
     if (t->cur.ncell && btw_push(t, err) < 0)
         return -1;
@@ -1192,7 +1192,7 @@ static void divs_free(divs *d)
 /* Index interior levels: m children, m - 1 dividers between them. A page takes
  * (child, divider) cells while they fit; the child at which it is full becomes its
  * right-most child and that divider moves up. A page is never left without a cell. */
-static int index_levels(tz_dbf *f, uint32_t root, uint32_t *child, size_t m, divs *d, traza_err *err)
+static int index_levels(tz_dbfile *f, uint32_t root, uint32_t *child, size_t m, divs *d, traza_err *err)
 {
     page p;
     p.size = f->page_size;
@@ -1275,7 +1275,7 @@ static int index_levels(tz_dbf *f, uint32_t root, uint32_t *child, size_t m, div
  * child page in front): payload length, the local bytes, and when the record is
  * longer than the page allows, the first overflow page, whose pages are written
  * here (each: next page number, then usable size - 4 bytes of the record). */
-static int payload_cell(tz_dbf *f, const unsigned char *recb, size_t n, unsigned char *cell, size_t *len, traza_err *err)
+static int payload_cell(tz_dbfile *f, const unsigned char *recb, size_t n, unsigned char *cell, size_t *len, traza_err *err)
 {
     uint32_t u = f->page_size;
     size_t max_local = (size_t)(u - 12) * 64 / 255 - 23, min_local = (size_t)(u - 12) * 32 / 255 - 23;
@@ -1312,7 +1312,7 @@ static int payload_cell(tz_dbf *f, const unsigned char *recb, size_t n, unsigned
     return rc;
 }
 
-int tz_dbf_put_index(tz_dbf *f, uint32_t root, uint64_t count, tz_bt_next_fn next, void *ctx, traza_err *err)
+int tz_dbfile_put_index(tz_dbfile *f, uint32_t root, uint64_t count, tz_bt_next_fn next, void *ctx, traza_err *err)
 {
     if (count == 0)
         return 0;
@@ -1391,7 +1391,7 @@ int tz_dbf_put_index(tz_dbf *f, uint32_t root, uint64_t count, tz_bt_next_fn nex
     return rc;
 }
 
-int tz_dbf_close(tz_dbf *f, traza_err *err)
+int tz_dbfile_close(tz_dbfile *f, traza_err *err)
 {
     unsigned char h[100];
     int rc = dbf_flush(f, err);

@@ -46,44 +46,44 @@ int tz_bt_param_decode(const unsigned char *rec, size_t n, int64_t *event, int32
 /* ---- a spool of records in key order ------------------------------------------- */
 
 /* Records appended with a non-decreasing 64-bit key (the event id), kept in a side
- * file until commit, then handed to tz_dbf_put_index by tz_rsp_next. */
-typedef struct tz_rsp tz_rsp;
-int tz_rsp_open(tz_rsp **out, const char *path, traza_err *err);
-int tz_rsp_add(tz_rsp *r, int64_t key, const unsigned char *rec, size_t n, traza_err *err);
-uint64_t tz_rsp_count(const tz_rsp *r);
+ * file until commit, then handed to tz_dbfile_put_index by tz_rec_spool_next. */
+typedef struct tz_rec_spool tz_rec_spool;
+int tz_rec_spool_open(tz_rec_spool **out, const char *path, traza_err *err);
+int tz_rec_spool_add(tz_rec_spool *r, int64_t key, const unsigned char *rec, size_t n, traza_err *err);
+uint64_t tz_rec_spool_count(const tz_rec_spool *r);
 /* Hands the records with key >= from to cb in order, then removes them. */
-typedef int (*tz_rsp_cb)(void *ctx, int64_t key, const unsigned char *rec, size_t n, traza_err *err);
-int tz_rsp_take_from(tz_rsp *r, int64_t from, tz_rsp_cb cb, void *ctx, traza_err *err);
+typedef int (*tz_rec_spool_cb)(void *ctx, int64_t key, const unsigned char *rec, size_t n, traza_err *err);
+int tz_rec_spool_take_from(tz_rec_spool *r, int64_t from, tz_rec_spool_cb cb, void *ctx, traza_err *err);
 /* Starts reading the records back from the first (after the last add). */
-int tz_rsp_rewind(tz_rsp *r, traza_err *err);
-/* A tz_bt_next_fn over the spool (ctx: the tz_rsp). */
-int tz_rsp_next(void *ctx, const unsigned char **rec, size_t *n, traza_err *err);
-void tz_rsp_free(tz_rsp *r);
+int tz_rec_spool_rewind(tz_rec_spool *r, traza_err *err);
+/* A tz_bt_next_fn over the spool (ctx: the tz_rec_spool). */
+int tz_rec_spool_next(void *ctx, const unsigned char **rec, size_t *n, traza_err *err);
+void tz_rec_spool_free(tz_rec_spool *r);
 
 /* ---- a table b-tree built in rowid order ------------------------------------- */
 
 /* Leaf pages are filled in memory and spooled to a side file; the b-tree is written
- * into the database file by tz_dbf_put_table once SQLite has closed it. Rows carry
+ * into the database file by tz_dbfile_put_table once SQLite has closed it. Rows carry
  * a time stamp so that a caller that stores them in time order can search them. */
-typedef struct tz_btw tz_btw;
+typedef struct tz_table_writer tz_table_writer;
 
-int tz_btw_open(tz_btw **out, const char *spool_path, uint32_t page_size, traza_err *err);
+int tz_table_writer_open(tz_table_writer **out, const char *spool_path, uint32_t page_size, traza_err *err);
 /* Appends a row; rowids must increase. */
-int tz_btw_add(tz_btw *t, int64_t rowid, int64_t ts, const unsigned char *rec, size_t n, traza_err *err);
-int64_t tz_btw_rows(const tz_btw *t);
+int tz_table_writer_add(tz_table_writer *t, int64_t rowid, int64_t ts, const unsigned char *rec, size_t n, traza_err *err);
+int64_t tz_table_writer_rows(const tz_table_writer *t);
 /* The first rowid whose ts is > m, assuming rows were added in time order
  * (last rowid + 1 when none). */
-int tz_btw_first_after(tz_btw *t, int64_t m, int64_t *rowid, traza_err *err);
+int tz_table_writer_first_after(tz_table_writer *t, int64_t m, int64_t *rowid, traza_err *err);
 /* Hands the rows with rowid >= from to cb, in rowid order, then removes them.
  * cb returns 0, or -1 to stop (its error is then in err). */
-typedef int (*tz_btw_row_cb)(void *ctx, int64_t rowid, const unsigned char *rec, size_t n, traza_err *err);
-int tz_btw_take_from(tz_btw *t, int64_t from, tz_btw_row_cb cb, void *ctx, traza_err *err);
+typedef int (*tz_table_writer_row_cb)(void *ctx, int64_t rowid, const unsigned char *rec, size_t n, traza_err *err);
+int tz_table_writer_take_from(tz_table_writer *t, int64_t from, tz_table_writer_row_cb cb, void *ctx, traza_err *err);
 /* Closes and removes the spool. */
-void tz_btw_free(tz_btw *t);
+void tz_table_writer_free(tz_table_writer *t);
 
 /* ---- the database file, after SQLite closed it -------------------------------- */
 
-typedef struct tz_dbf {
+typedef struct tz_dbfile {
     int fd;
     const char *path;
     uint32_t page_size;
@@ -92,22 +92,22 @@ typedef struct tz_dbf {
     int schema4;
     unsigned char *buf; /* pages waiting to be written, contiguous from buf_first */
     uint32_t buf_first, buf_n, buf_cap;
-} tz_dbf;
+} tz_dbfile;
 
 /* Opens a closed SQLite file and checks that its layout is one the writers handle
  * (page size, no reserved bytes, no auto-vacuum, header page count = file size). */
-int tz_dbf_open(tz_dbf *f, const char *path, traza_err *err);
+int tz_dbfile_open(tz_dbfile *f, const char *path, traza_err *err);
 /* Writes the table b-tree of t into the file; its top page goes to page `root`
  * (the empty leaf that CREATE TABLE made). */
-int tz_dbf_put_table(tz_dbf *f, uint32_t root, tz_btw *t, traza_err *err);
+int tz_dbfile_put_table(tz_dbfile *f, uint32_t root, tz_table_writer *t, traza_err *err);
 /* Writes an index b-tree (or a WITHOUT ROWID table) of `count` entries whose records
  * `next` delivers in key order (next returns 1 with *rec, *n set, 0 when done, -1 on
  * error). Records of any length: long ones get overflow pages. */
 typedef int (*tz_bt_next_fn)(void *ctx, const unsigned char **rec, size_t *n, traza_err *err);
-int tz_dbf_put_index(tz_dbf *f, uint32_t root, uint64_t count, tz_bt_next_fn next, void *ctx, traza_err *err);
+int tz_dbfile_put_index(tz_dbfile *f, uint32_t root, uint64_t count, tz_bt_next_fn next, void *ctx, traza_err *err);
 /* Writes the header (page count, change counter), sets the file length, closes. */
-int tz_dbf_close(tz_dbf *f, traza_err *err);
+int tz_dbfile_close(tz_dbfile *f, traza_err *err);
 /* Closes without finishing (after an error). */
-void tz_dbf_abort(tz_dbf *f);
+void tz_dbfile_abort(tz_dbfile *f);
 
 #endif

@@ -1,6 +1,6 @@
 /* The parameter values index, param_value ON param(def, value), written by the page
  * writer: the param records are read back from their spool, sorted in memory in
- * SQLite's index order, and handed to tz_dbf_put_index as (def, value, event)
+ * SQLite's index order, and handed to tz_dbfile_put_index as (def, value, event)
  * records (the index of a WITHOUT ROWID table ends with the primary key columns it
  * does not already hold: event).
  *
@@ -142,14 +142,14 @@ static int pv_next(void *ctx, const unsigned char **recb, size_t *n, traza_err *
     return 1;
 }
 
-int tz_pv_write(tz_dbf *f, uint32_t root, tz_rsp *ps, traza_err *err)
+int tz_pv_write(tz_dbfile *f, uint32_t root, tz_rec_spool *ps, traza_err *err)
 {
     pv_sort s;
     memset(&s, 0, sizeof s);
     tz_buf_init(&s.str);
     tz_buf_init(&s.rec);
-    uint64_t count = tz_rsp_count(ps);
-    int rc = tz_rsp_rewind(ps, err);
+    uint64_t count = tz_rec_spool_count(ps);
+    int rc = tz_rec_spool_rewind(ps, err);
     if (rc == 0 && count) {
         s.e = malloc(count * sizeof *s.e);
         if (!s.e)
@@ -158,7 +158,7 @@ int tz_pv_write(tz_dbf *f, uint32_t root, tz_rsp *ps, traza_err *err)
     for (uint64_t j = 0; rc == 0 && j < count; j++) {
         const unsigned char *r;
         size_t n, slen;
-        int got = tz_rsp_next(ps, &r, &n, err);
+        int got = tz_rec_spool_next(ps, &r, &n, err);
         if (got <= 0) {
             rc = got < 0 ? -1 : traza_err_set(err, TRAZA_E_FORMAT, "parameter spool ended after %llu of %llu", (unsigned long long)j,
                                                (unsigned long long)count);
@@ -197,7 +197,7 @@ int tz_pv_write(tz_dbf *f, uint32_t root, tz_rsp *ps, traza_err *err)
         free(tmp);
     }
     if (rc == 0)
-        rc = tz_dbf_put_index(f, root, s.n, pv_next, &s, err);
+        rc = tz_dbfile_put_index(f, root, s.n, pv_next, &s, err);
     free(s.e);
     tz_buf_free(&s.str);
     tz_buf_free(&s.rec);

@@ -60,8 +60,8 @@ struct tz_wstate {
     sqlite3_stmt *ins_producer, *ins_type, *ins_def;
     int64_t max_duration;
     /* The event table's pages, written by the page writer (sqlite_btree.c) */
-    tz_btw *bt;
-    tz_rsp *ps;        /* param records, (event, def) order */
+    tz_table_writer *bt;
+    tz_rec_spool *ps;        /* param records, (event, def) order */
     tz_buf prec;       /* one param record being built */
     uint32_t root_event, root_tp, root_param, root_pv;
     uint64_t pstr_bytes; /* text in parameter values, for the param_value sort budget */
@@ -155,8 +155,8 @@ static void wstate_free(tz_wstate *w, int unlink_tmp)
         sqlite3_close(w->db);
     if (unlink_tmp && w->tmp)
         unlink(w->tmp);
-    tz_btw_free(w->bt);
-    tz_rsp_free(w->ps);
+    tz_table_writer_free(w->bt);
+    tz_rec_spool_free(w->ps);
     tz_buf_free(&w->prec);
     lists_free(w);
     buffer_free(w);
@@ -228,9 +228,9 @@ static int begin_pages(tz_wstate *w, traza_err *err)
     if (rc == 0)
         rc = root_page(w->db, "param_value", &w->root_pv, err);
     if (rc == 0)
-        rc = tz_btw_open(&w->bt, spool, (uint32_t)atoi(TZ_PAGE_SIZE), err);
+        rc = tz_table_writer_open(&w->bt, spool, (uint32_t)atoi(TZ_PAGE_SIZE), err);
     if (rc == 0)
-        rc = tz_rsp_open(&w->ps, pspool, err);
+        rc = tz_rec_spool_open(&w->ps, pspool, err);
     free(spool);
     free(pspool);
     return rc;
@@ -429,18 +429,18 @@ static int tp_next(void *ctx, const unsigned char **rec, size_t *n, traza_err *e
  * from its spool and, unless the id lists were given up, the (type, producer) index. */
 static int write_pages(tz_wstate *w, traza_err *err)
 {
-    tz_dbf f;
-    if (tz_dbf_open(&f, w->tmp, err) < 0)
+    tz_dbfile f;
+    if (tz_dbfile_open(&f, w->tmp, err) < 0)
         return -1;
     int rc = 0;
     if (!f.schema4 || f.page_size != (uint32_t)atoi(TZ_PAGE_SIZE))
         rc = traza_err_set(err, TRAZA_E_FORMAT, "%s: unexpected page size %u or schema format", w->tmp, f.page_size);
     if (rc == 0)
-        rc = tz_dbf_put_table(&f, w->root_event, w->bt, err);
+        rc = tz_dbfile_put_table(&f, w->root_event, w->bt, err);
     if (rc == 0)
-        rc = tz_rsp_rewind(w->ps, err);
+        rc = tz_rec_spool_rewind(w->ps, err);
     if (rc == 0)
-        rc = tz_dbf_put_index(&f, w->root_param, tz_rsp_count(w->ps), tz_rsp_next, w->ps, err);
+        rc = tz_dbfile_put_index(&f, w->root_param, tz_rec_spool_count(w->ps), tz_rec_spool_next, w->ps, err);
     if (rc == 0 && w->pv_pages)
         rc = tz_pv_write(&f, w->root_pv, w->ps, err);
     if (rc == 0 && !w->lists_off) {
@@ -453,11 +453,11 @@ static int write_pages(tz_wstate *w, traza_err *err)
         for (size_t k = 0; k < w->nklist; k++)
             count += w->klist[k].n;
         tp_iter it = {w, 0, 0, {0}};
-        rc = tz_dbf_put_index(&f, w->root_tp, count, tp_next, &it, err);
+        rc = tz_dbfile_put_index(&f, w->root_tp, count, tp_next, &it, err);
     }
     if (rc == 0)
-        return tz_dbf_close(&f, err);
-    tz_dbf_abort(&f);
+        return tz_dbfile_close(&f, err);
+    tz_dbfile_abort(&f);
     return -1;
 }
 
@@ -492,7 +492,7 @@ static int put_params(tz_wstate *w, const traza_param *pv, uint32_t n, int64_t i
         else if (p->v.kind == TRAZA_PT_STRING)
             w->pstr_bytes += w->prec.len; /* the text and a few bytes: enough for the sort budget */
         if (rc == 0)
-            rc = tz_rsp_add(w->ps, id, (const unsigned char *)w->prec.s, w->prec.len, err);
+            rc = tz_rec_spool_add(w->ps, id, (const unsigned char *)w->prec.s, w->prec.len, err);
     }
     if (o != ord)
         free(o);
@@ -506,7 +506,7 @@ static int put_row(tz_wstate *w, const traza_event *ev, int64_t id, traza_err *e
         w->max_duration = ev->end_ts - ev->ts;
     unsigned char rec[TZ_BT_MAXREC];
     size_t n = tz_bt_event_record(ev, 1, rec);
-    if (tz_btw_add(w->bt, id, ev->ts, rec, n, err) < 0)
+    if (tz_table_writer_add(w->bt, id, ev->ts, rec, n, err) < 0)
         return -1;
     if (put_params(w, ev->params, ev->nparams, id, err) < 0)
         return -1;
@@ -677,9 +677,9 @@ static int pull_tail(tz_wstate *w, int64_t from, traza_err *err)
     memset(&c, 0, sizeof c);
     c.w = w;
     tz_buf_init(&c.str);
-    int rc = tz_rsp_take_from(w->ps, from, pull_param, &c, err);
+    int rc = tz_rec_spool_take_from(w->ps, from, pull_param, &c, err);
     if (rc == 0)
-        rc = tz_btw_take_from(w->bt, from, pull_row, &c, err);
+        rc = tz_table_writer_take_from(w->bt, from, pull_row, &c, err);
     free(c.pp);
     tz_buf_free(&c.str);
     if (rc < 0)
@@ -698,7 +698,7 @@ static int settle(tz_wstate *w, traza_err *err)
     int64_t m = w->buf[0].ts;
     /* First stored id with ts > m (stored rows are in time order). */
     int64_t lo;
-    if (tz_btw_first_after(w->bt, m, &lo, err) < 0)
+    if (tz_table_writer_first_after(w->bt, m, &lo, err) < 0)
         return -1;
     int64_t ntail = w->ndb - lo + 1;
     if (ntail > 0) {
@@ -905,7 +905,7 @@ int tz_sqlite_w_commit(tz_wstate *w, int sorted, const traza_trace_info *info, i
     if (w->lists_off && tz_sql_exec(w->db, "DROP INDEX event_type_producer", "indexing the trace", err) < 0)
         goto fail;
     /* param_value is sorted in memory within the sort budget, else by CREATE INDEX */
-    w->pv_pages = !spilled && tz_pv_bytes(tz_rsp_count(w->ps), w->pstr_bytes) <= w->sort_mem;
+    w->pv_pages = !spilled && tz_pv_bytes(tz_rec_spool_count(w->ps), w->pstr_bytes) <= w->sort_mem;
     if (!w->pv_pages && tz_sql_exec(w->db, "DROP INDEX param_value", "indexing the trace", err) < 0)
         goto fail;
     if (tz_sql_exec(w->db, "COMMIT", "finishing the import", err) < 0)
@@ -915,8 +915,8 @@ int tz_sqlite_w_commit(tz_wstate *w, int sorted, const traza_trace_info *info, i
     w->db = NULL;
     if (write_pages(w, err) < 0)
         goto fail;
-    tz_btw_free(w->bt);
-    tz_rsp_free(w->ps);
+    tz_table_writer_free(w->bt);
+    tz_rec_spool_free(w->ps);
     w->bt = NULL;
     w->ps = NULL;
     lists_free(w);

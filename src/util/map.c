@@ -16,7 +16,6 @@ uint64_t tz_hash_bytes(const void *data, size_t n)
     return tz_hash_u64(h);
 }
 
-
 void tz_map_init(tz_map *m) { memset(m, 0, sizeof *m); }
 
 void tz_map_free(tz_map *m)
@@ -153,13 +152,6 @@ int tz_imap_reserve(tz_imap *m, size_t more)
     tz_imap_free(m);
     *m = n;
     return 0;
-}
-
-void tz_imap_clear(tz_imap *m)
-{
-    if (m->count)
-        memset(m->used, 0, m->cap);
-    m->count = 0;
 }
 
 int tz_imap_put(tz_imap *m, int64_t key, int64_t val)

@@ -112,8 +112,6 @@ int tz_imap_get(const tz_imap *m, int64_t key, int64_t *val);
 int tz_imap_put(tz_imap *m, int64_t key, int64_t val);
 /* Room for `more` new keys without another allocation; -1 on out of memory. */
 int tz_imap_reserve(tz_imap *m, size_t more);
-/* Empties the map, keeping its memory. */
-void tz_imap_clear(tz_imap *m);
 
 uint64_t tz_hash_bytes(const void *data, size_t n);
 /* A 64-bit mix (murmur3's finalizer); inline: hash-table probes call it per lookup. */

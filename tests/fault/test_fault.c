@@ -470,8 +470,8 @@ static void tzg_case_init(tzg_case *c, int backend)
     for (size_t i = 0; i < TZG_N; i++) /* loops with a varying body: rules and runs */
         c->seq[i] = (i % 7 == 0) ? 1 : 2 + (i * i) % 5;
     traza_err err;
-    uint64_t lh = 1;
-    c->g = traza_grammar_build(c->seq, TZG_N, TRAZA_G_CYCLITUR, &lh, &err);
+    uint64_t loop_header = 1;
+    c->g = traza_grammar_build(c->seq, TZG_N, TRAZA_G_CYCLITUR, &loop_header, &err);
     if (!c->g)
         fail_msg("build: %s", err.msg);
     c->dir = tu_tmpdir();

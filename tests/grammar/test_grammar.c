@@ -28,14 +28,14 @@ static uint64_t rnd(void)
     return rng_state;
 }
 
-static traza_grammar *build_str(const char *w, traza_galgo a, const uint64_t *lh)
+static traza_grammar *build_str(const char *w, traza_galgo a, const uint64_t *loop_header)
 {
     uint64_t seq[256];
     size_t n = 0;
     for (const char *p = w; *p; p++)
         seq[n++] = (uint64_t)(unsigned char)*p;
     traza_err err;
-    traza_grammar *g = traza_grammar_build(seq, n, a, lh, &err);
+    traza_grammar *g = traza_grammar_build(seq, n, a, loop_header, &err);
     if (!g)
         fail_msg("build: %s", err.msg);
     return g;
@@ -82,9 +82,9 @@ static void test_paper_example(void **state)
     body(g, 3, b);
     assert_string_equal(b, "R2 b");
     traza_grammar_free(g);
-    /* Cyclitur, lh = a: S -> c A^4 B, A -> abc, B -> ad: Size 11 */
-    uint64_t lh = 'a';
-    g = build_str(w, TRAZA_G_CYCLITUR, &lh);
+    /* Cyclitur, loop_header = a: S -> c A^4 B, A -> abc, B -> ad: Size 11 */
+    uint64_t loop_header = 'a';
+    g = build_str(w, TRAZA_G_CYCLITUR, &loop_header);
     assert_int_equal(traza_grammar_stats(g, &st, &err), 0);
     assert_int_equal(st.size, 11);
     assert_int_equal(st.rules, 3);
@@ -119,10 +119,10 @@ static int col(void *u, uint64_t s)
 }
 
 /* properties + exact round trip + random access + .tzg round trip */
-static void check_all(const uint64_t *seq, size_t n, traza_galgo a, const uint64_t *lh, int tzg)
+static void check_all(const uint64_t *seq, size_t n, traza_galgo a, const uint64_t *loop_header, int tzg)
 {
     traza_err err;
-    traza_grammar *g = traza_grammar_build(seq, n, a, lh, &err);
+    traza_grammar *g = traza_grammar_build(seq, n, a, loop_header, &err);
     if (!g)
         fail_msg("build: %s", err.msg);
     if (traza_grammar_check(g, a != TRAZA_G_SEQUITUR, &err) < 0)
@@ -152,15 +152,15 @@ static void check_all(const uint64_t *seq, size_t n, traza_galgo a, const uint64
         free(cov);
     }
     free(c.v);
-    if (lh) { /* the cycle grammar expands to the run-length-encoded cycle sequence */
+    if (loop_header) { /* the cycle grammar expands to the run-length-encoded cycle sequence */
         traza_gcycle *tab;
         size_t nt, nr;
         traza_gcrun *runs;
         traza_grammar *cg;
         uint64_t *wlen;
-        assert_int_equal(traza_grammar_cycles(g, *lh, &tab, &nt, &err), 0);
-        assert_int_equal(traza_grammar_cycle_runs(g, *lh, tab, nt, &runs, &nr, &err), 0);
-        if (traza_grammar_cycle_grammar(g, *lh, tab, nt, &cg, &wlen, &err) < 0)
+        assert_int_equal(traza_grammar_cycles(g, *loop_header, &tab, &nt, &err), 0);
+        assert_int_equal(traza_grammar_cycle_runs(g, *loop_header, tab, nt, &runs, &nr, &err), 0);
+        if (traza_grammar_cycle_grammar(g, *loop_header, tab, nt, &cg, &wlen, &err) < 0)
             fail_msg("cycle grammar: %s", err.msg);
         assert_true(wlen[0] == n);
         collect e = {0};
@@ -199,7 +199,7 @@ static void check_all(const uint64_t *seq, size_t n, traza_galgo a, const uint64
                 assert_true(h->syms[k].value == g->syms[k].value && h->syms[k].rep == g->syms[k].rep &&
                             h->syms[k].is_rule == g->syms[k].is_rule);
             assert_memory_equal(h->is_cycle, g->is_cycle, g->nrules);
-            assert_int_equal(h->has_lh, g->has_lh);
+            assert_int_equal(h->has_loop_header, g->has_loop_header);
             traza_grammar_free(h);
             free(d);
         }
@@ -236,9 +236,9 @@ static void test_properties_random(void **state)
                         seq[i++] = blocks[b][k];
             }
         }
-        uint64_t lh = seq[n ? rnd() % n : 0];
+        uint64_t loop_header = seq[n ? rnd() % n : 0];
         for (int a = 0; a <= TRAZA_G_CYCLITUR; a++)
-            check_all(seq, n, (traza_galgo)a, a == TRAZA_G_CYCLITUR ? &lh : NULL, round % 10 == 0);
+            check_all(seq, n, (traza_galgo)a, a == TRAZA_G_CYCLITUR ? &loop_header : NULL, round % 10 == 0);
     }
     free(seq);
 }
@@ -357,8 +357,8 @@ static void test_reference_size_mcu(void **state)
         fail_msg("%s", err.msg);
     uint64_t seqsize = st.size;
     traza_grammar_free(g);
-    uint64_t lh = 0x6a4;
-    g = traza_grammar_build(c.v, c.n, TRAZA_G_CYCLITUR, &lh, &err);
+    uint64_t loop_header = 0x6a4;
+    g = traza_grammar_build(c.v, c.n, TRAZA_G_CYCLITUR, &loop_header, &err);
     assert_non_null(g);
     assert_int_equal(traza_grammar_stats(g, &st, &err), 0);
     if (traza_grammar_check(g, 1, &err) < 0)
@@ -372,7 +372,7 @@ static void test_reference_size_mcu(void **state)
     assert_memory_equal(e.v, c.v, c.n * sizeof *c.v);
     traza_gcycle *tab;
     size_t n;
-    assert_int_equal(traza_grammar_cycles(g, lh, &tab, &n, &err), 0);
+    assert_int_equal(traza_grammar_cycles(g, loop_header, &tab, &n, &err), 0);
     uint64_t covered = 0;
     for (size_t k = 0; k < n; k++)
         covered += tab[k].count * tab[k].length;
@@ -389,12 +389,12 @@ static void test_cyclitur_memory(void **state)
 {
     (void)state;
     /* cycles A B A C repeated: every cycle changes, 4 symbols per cycle on average */
-    const uint64_t lh = 0x100;
+    const uint64_t loop_header = 0x100;
     static const uint64_t cyc[3][5] = {{0x100, 1, 2, 3, 0}, {0x100, 4, 0, 0, 0}, {0x100, 5, 6, 7, 8}};
     static const size_t clen[3] = {4, 2, 5};
     static const int pat[4] = {0, 1, 0, 2};
     traza_err err;
-    traza_gbuilder *b = traza_gbuilder_new(TRAZA_G_CYCLITUR, &lh, &err);
+    traza_gbuilder *b = traza_gbuilder_new(TRAZA_G_CYCLITUR, &loop_header, &err);
     assert_non_null(b);
     const size_t ncyc = 200000;
     size_t at10 = 0, n = 0;
@@ -457,19 +457,19 @@ static void test_huge_expansion(void **state)
     free(c.v);
     traza_gcycle *tab;
     size_t n;
-    assert_int_equal(traza_grammar_cycles(g, g->lh, &tab, &n, &err), 0);
+    assert_int_equal(traza_grammar_cycles(g, g->loop_header, &tab, &n, &err), 0);
     assert_int_equal(n, 2);
     assert_true(tab[0].count == 2000000000ULL && tab[0].length == 5 && tab[0].first == 0);
     assert_true(tab[1].count == 1 && tab[1].length == 2 && tab[1].first == half);
     uint64_t *pos;
     size_t np;
-    assert_int_equal(traza_grammar_cycle_positions(g, g->lh, tab[1].hash, tab[1].length, &pos, &np, &err), 0);
+    assert_int_equal(traza_grammar_cycle_positions(g, g->loop_header, tab[1].hash, tab[1].length, &pos, &np, &err), 0);
     assert_int_equal(np, 1);
     assert_true(pos[0] == half);
     free(pos);
     traza_gcrun *runs;
     size_t nr;
-    assert_int_equal(traza_grammar_cycle_runs(g, g->lh, tab, n, &runs, &nr, &err), 0);
+    assert_int_equal(traza_grammar_cycle_runs(g, g->loop_header, tab, n, &runs, &nr, &err), 0);
     assert_int_equal(nr, 3);
     assert_true(runs[0].cycle == 0 && runs[0].rep == 1000000000ULL && runs[0].pos == 0);
     assert_true(runs[1].cycle == 1 && runs[1].rep == 1 && runs[1].pos == half);
@@ -499,7 +499,7 @@ static void test_anomalies_huge(void **state)
     assert_true(g->len[0] == 2 * half + 20);
     traza_gcycle *tab;
     size_t n;
-    assert_int_equal(traza_grammar_cycles(g, g->lh, &tab, &n, &err), 0);
+    assert_int_equal(traza_grammar_cycles(g, g->loop_header, &tab, &n, &err), 0);
     assert_int_equal(n, 3);
     assert_true(tab[0].length == 5 && tab[0].count == hk + 2); /* C1 = A */
     assert_true(tab[1].length == 2 && tab[1].count == hk / 2 + 2);     /* C2 = B */
@@ -507,7 +507,7 @@ static void test_anomalies_huge(void **state)
     /* the cycle sequence keeps the rule structure: a few rules, not 8*10^9 entries */
     traza_grammar *cg;
     uint64_t *wlen;
-    assert_int_equal(traza_grammar_cycle_grammar(g, g->lh, tab, n, &cg, &wlen, &err), 0);
+    assert_int_equal(traza_grammar_cycle_grammar(g, g->loop_header, tab, n, &cg, &wlen, &err), 0);
     assert_true(cg->len[0] == 2 * hk + 6);
     assert_true(wlen[0] == g->len[0]);
     assert_true(cg->nrules == 6 && cg->off[cg->nrules] == 18); /* O(|G|): 20 r-pairs in g */
@@ -548,8 +548,8 @@ static void test_anomalies_huge(void **state)
 static void test_tzg_corrupt(void **state)
 {
     (void)state;
-    uint64_t lh = 'a';
-    traza_grammar *g = build_str("cabcabcabcabcadcabcabxyzcab", TRAZA_G_CYCLITUR, &lh);
+    uint64_t loop_header = 'a';
+    traza_grammar *g = build_str("cabcabcabcabcadcabcabxyzcab", TRAZA_G_CYCLITUR, &loop_header);
     traza_err err;
     for (int be = TRAZA_TZG_ZSTD; be <= TRAZA_TZG_XZ; be++) {
         unsigned char *d;

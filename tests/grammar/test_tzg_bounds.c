@@ -56,7 +56,7 @@ static void test_no_cycle(void **state)
     assert_int_equal(g->len[0], 0);
     traza_gcycle *tab = NULL;
     size_t n = 7;
-    assert_int_equal(traza_grammar_cycles(g, g->lh, &tab, &n, &err), 0);
+    assert_int_equal(traza_grammar_cycles(g, g->loop_header, &tab, &n, &err), 0);
     assert_int_equal(n, 0);
     assert_null(tab);
     traza_grammar_free(g);

@@ -47,7 +47,7 @@ uint64_t sc_np_predict(itf_np *np, uint32_t id, size_t k, const uint64_t *cur);
 void sc_np_update(itf_np *np, uint32_t id, size_t k, const uint64_t *cur);
 void sc_np_end(itf_np *np, uint32_t id, const uint64_t *cur);
 void sc_np_encode_line(itf_np *np, uint32_t id, const uint64_t *nums, tz_buf *const out[4]);
-int sc_np_decode_line(itf_np *np, uint32_t id, uint64_t *nums, itf_zrd *nu);
+int sc_np_decode_line(itf_np *np, uint32_t id, uint64_t *nums, itf_zrun_reader *nu);
 itf_npl *sc_np_ctx_find(itf_np *np, uint64_t key);
 int sc_np_ctx_grow(itf_np *np, size_t need);
 int sc_np_mem_grow(itf_np *np, size_t more);
@@ -193,9 +193,9 @@ static uint64_t code_lines(int version)
         assert_int_equal(sc_np_add_skel(&c, key, len, nn, rs), (long)i);
     }
     sc_np_chunk(&c, 0);
-    itf_zrd nu[4];
+    itf_zrun_reader nu[4];
     for (int k = 0; k < 4; k++)
-        itf_zrd_start(&nu[k], (const uint8_t *)oa[k].s, oa[k].len, 0);
+        itf_zrun_reader_start(&nu[k], (const uint8_t *)oa[k].s, oa[k].len, 0);
     for (size_t i = 0; i < nids; i++) {
         uint64_t nums[ITF_MAX_NUMS];
         if (v4)

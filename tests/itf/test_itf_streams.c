@@ -42,13 +42,13 @@ static void round_trip(int backend, const uint8_t *in, size_t n, int want_zrun)
         if (n)
             assert_memory_equal(su.out, in, n);
     } else {
-        itf_zrd z;
-        itf_zrd_start(&z, su.out, su.raw, 1);
+        itf_zrun_reader z;
+        itf_zrun_reader_start(&z, su.out, su.raw, 1);
         itf_rd plain = {in, in + n, 0};
         while (plain.p < plain.end)
-            assert_true(itf_get_uv(&plain) == itf_zrd_get(&z));
+            assert_true(itf_get_uv(&plain) == itf_zrun_reader_get(&z));
         assert_false(z.bad);
-        (void)itf_zrd_get(&z); /* past the end */
+        (void)itf_zrun_reader_get(&z); /* past the end */
         assert_true(z.bad);
     }
     itf_sunpack_end(&su);

@@ -910,15 +910,15 @@ static void test_grammar_view_huge(void **state)
     traza_grammar_free(g);
     /* a small Cyclitur grammar: (A B A C)^3 A D with loop header A */
     uint64_t seq[] = {1, 2, 1, 3, 1, 2, 1, 3, 1, 2, 1, 3, 1, 4};
-    uint64_t lh = 1;
-    g = traza_grammar_build(seq, sizeof seq / sizeof *seq, TRAZA_G_CYCLITUR, &lh, &err);
+    uint64_t loop_header = 1;
+    g = traza_grammar_build(seq, sizeof seq / sizeof *seq, TRAZA_G_CYCLITUR, &loop_header, &err);
     assert_non_null(g);
     assert_int_equal(traza_tzg_write(g, small, TRAZA_TZG_ZSTD, &err), 0);
     traza_gcycle *tab;
     size_t nt, nr;
     traza_gcrun *runs;
-    assert_int_equal(traza_grammar_cycles(g, lh, &tab, &nt, &err), 0);
-    assert_int_equal(traza_grammar_cycle_runs(g, lh, tab, nt, &runs, &nr, &err), 0);
+    assert_int_equal(traza_grammar_cycles(g, loop_header, &tab, &nt, &err), 0);
+    assert_int_equal(traza_grammar_cycle_runs(g, loop_header, tab, nt, &runs, &nr, &err), 0);
     traza_grammar_free(g);
     const char *files[] = {path, small};
     tz_api *api = tz_api_new(f->w.ws, files, 2, &err);

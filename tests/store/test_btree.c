@@ -265,15 +265,15 @@ static void write_db_ps(const char *dir, const char *path, uint32_t psize, uint3
     traza_err err = {0};
     char spool[4096];
     snprintf(spool, sizeof spool, "%s/t.pages", dir);
-    tz_btw *t;
-    assert_int_equal(tz_btw_open(&t, spool, psize, &err), 0);
+    tz_table_writer *t;
+    assert_int_equal(tz_table_writer_open(&t, spool, psize, &err), 0);
     unsigned char r[TZ_BT_MAXREC];
     for (size_t j = 0; j < n; j++) {
         traza_event e = ev_of(rowids[j]);
         size_t len = tz_bt_event_record(&e, 1, r);
-        assert_int_equal(tz_btw_add(t, rowids[j], e.ts, r, len, &err), 0);
+        assert_int_equal(tz_table_writer_add(t, rowids[j], e.ts, r, len, &err), 0);
     }
-    assert_int_equal(tz_btw_rows(t), (int64_t)n);
+    assert_int_equal(tz_table_writer_rows(t), (int64_t)n);
     ix_entry *ix = malloc((n + 1) * sizeof *ix);
     assert_non_null(ix);
     for (size_t j = 0; j < n; j++) {
@@ -283,14 +283,14 @@ static void write_db_ps(const char *dir, const char *path, uint32_t psize, uint3
         ix[j].rowid = rowids[j];
     }
     qsort(ix, n, sizeof *ix, cmp_ix);
-    tz_dbf f;
-    assert_int_equal(tz_dbf_open(&f, path, &err), 0);
+    tz_dbfile f;
+    assert_int_equal(tz_dbfile_open(&f, path, &err), 0);
     assert_int_equal(f.page_size, psize);
-    assert_int_equal(tz_dbf_put_table(&f, rev, t, &err), 0);
+    assert_int_equal(tz_dbfile_put_table(&f, rev, t, &err), 0);
     ix_iter it = {ix, n, 0, {0}};
-    assert_int_equal(tz_dbf_put_index(&f, rix, n, ix_next, &it, &err), 0);
-    assert_int_equal(tz_dbf_close(&f, &err), 0);
-    tz_btw_free(t);
+    assert_int_equal(tz_dbfile_put_index(&f, rix, n, ix_next, &it, &err), 0);
+    assert_int_equal(tz_dbfile_close(&f, &err), 0);
+    tz_table_writer_free(t);
     assert_int_equal(access(spool, F_OK), -1); /* the spool is gone */
     free(ix);
 }
@@ -546,52 +546,52 @@ static void test_take_back(void **state)
     traza_err err = {0};
     char spool[4096];
     snprintf(spool, sizeof spool, "%s/t.pages", dir);
-    tz_btw *t;
-    assert_int_equal(tz_btw_open(&t, spool, PSIZE, &err), 0);
+    tz_table_writer *t;
+    assert_int_equal(tz_table_writer_open(&t, spool, PSIZE, &err), 0);
     unsigned char r[TZ_BT_MAXREC];
     const int64_t n = 40000; /* > 64 pages: some written, some batched */
     for (int64_t id = 1; id <= n; id++) {
         traza_event f = ev_of(id);
         size_t len = tz_bt_event_record(&f, 1, r);
-        assert_int_equal(tz_btw_add(t, id, id * 10, r, len, &err), 0);
+        assert_int_equal(tz_table_writer_add(t, id, id * 10, r, len, &err), 0);
     }
     /* first rowid with ts > m: the ts passed to add are id * 10 */
     int64_t rid;
-    assert_int_equal(tz_btw_first_after(t, 0, &rid, &err), 0);
+    assert_int_equal(tz_table_writer_first_after(t, 0, &rid, &err), 0);
     assert_int_equal(rid, 1);
-    assert_int_equal(tz_btw_first_after(t, 10 * n, &rid, &err), 0);
+    assert_int_equal(tz_table_writer_first_after(t, 10 * n, &rid, &err), 0);
     assert_int_equal(rid, n + 1);
-    assert_int_equal(tz_btw_first_after(t, 123450, &rid, &err), 0); /* row 12345's ts is 123450 */
+    assert_int_equal(tz_table_writer_first_after(t, 123450, &rid, &err), 0); /* row 12345's ts is 123450 */
     assert_int_equal(rid, 12346);
-    /* tz_btw_first_after decodes the ts of the records (ev_of's), which grow too */
+    /* tz_table_writer_first_after decodes the ts of the records (ev_of's), which grow too */
     static const int64_t cuts[] = {39990, 30001, 12345, 1};
     int64_t have = n;
     for (size_t c = 0; c < sizeof cuts / sizeof *cuts; c++) {
         take_ctx tc = {cuts[c], 0};
-        assert_int_equal(tz_btw_take_from(t, cuts[c], take_cb, &tc, &err), 0);
+        assert_int_equal(tz_table_writer_take_from(t, cuts[c], take_cb, &tc, &err), 0);
         assert_int_equal(tc.got, (size_t)(have - cuts[c] + 1));
-        assert_int_equal(tz_btw_rows(t), cuts[c] - 1);
+        assert_int_equal(tz_table_writer_rows(t), cuts[c] - 1);
         /* the rows taken are re-added (as a re-sorting import would) up to `have` */
         for (int64_t id = cuts[c]; id <= have; id++) {
             traza_event f = ev_of(id);
             size_t len = tz_bt_event_record(&f, 1, r);
-            assert_int_equal(tz_btw_add(t, id, id * 10, r, len, &err), 0);
+            assert_int_equal(tz_table_writer_add(t, id, id * 10, r, len, &err), 0);
         }
         /* a rowid that is not above the last one is refused */
         traza_event f = ev_of(1);
         size_t len = tz_bt_event_record(&f, 1, r);
-        assert_int_equal(tz_btw_add(t, have, 0, r, len, &err), -1);
+        assert_int_equal(tz_table_writer_add(t, have, 0, r, len, &err), -1);
         assert_non_null(strstr(err.msg, "rowid"));
     }
     /* taking from past the end does nothing */
     take_ctx none = {0, 0};
-    assert_int_equal(tz_btw_take_from(t, n + 5, take_cb, &none, &err), 0);
+    assert_int_equal(tz_table_writer_take_from(t, n + 5, take_cb, &none, &err), 0);
     assert_int_equal(none.got, 0);
-    tz_dbf f;
-    assert_int_equal(tz_dbf_open(&f, path, &err), 0);
-    assert_int_equal(tz_dbf_put_table(&f, rev, t, &err), 0);
-    assert_int_equal(tz_dbf_close(&f, &err), 0);
-    tz_btw_free(t);
+    tz_dbfile f;
+    assert_int_equal(tz_dbfile_open(&f, path, &err), 0);
+    assert_int_equal(tz_dbfile_put_table(&f, rev, t, &err), 0);
+    assert_int_equal(tz_dbfile_close(&f, &err), 0);
+    tz_table_writer_free(t);
     /* the table is complete; the index was left empty, so fill it from SQL */
     sqlite3 *db;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
@@ -717,8 +717,8 @@ static void test_params(void **state)
     sqlite3_close(db);
 
     traza_err err = {0};
-    tz_rsp *r;
-    assert_int_equal(tz_rsp_open(&r, spool, &err), 0);
+    tz_rec_spool *r;
+    assert_int_equal(tz_rec_spool_open(&r, spool, &err), 0);
     char *sbuf = malloc(60000);
     assert_non_null(sbuf);
     tz_buf b;
@@ -733,7 +733,7 @@ static void test_params(void **state)
                 tz_buf_reset(&b);
                 tz_bt_param_record(e, def, &v, 1, &b);
                 assert_false(b.oom);
-                assert_int_equal(tz_rsp_add(r, e, (const unsigned char *)b.s, b.len, &err), 0);
+                assert_int_equal(tz_rec_spool_add(r, e, (const unsigned char *)b.s, b.len, &err), 0);
                 /* the record decodes to what went in */
                 int64_t ev;
                 int32_t d;
@@ -756,19 +756,19 @@ static void test_params(void **state)
             }
         if (pass == 0) {
             rsp_seen c = {4321, 0};
-            uint64_t before = tz_rsp_count(r);
-            assert_int_equal(tz_rsp_take_from(r, 4321, rsp_cb, &c, &err), 0);
-            assert_int_equal(tz_rsp_count(r), before - c.n);
+            uint64_t before = tz_rec_spool_count(r);
+            assert_int_equal(tz_rec_spool_take_from(r, 4321, rsp_cb, &c, &err), 0);
+            assert_int_equal(tz_rec_spool_count(r), before - c.n);
             assert_true(c.n > 0);
         }
     }
-    assert_int_equal(tz_rsp_count(r), want);
-    tz_dbf f;
-    assert_int_equal(tz_dbf_open(&f, path, &err), 0);
-    assert_int_equal(tz_rsp_rewind(r, &err), 0);
-    assert_int_equal(tz_dbf_put_index(&f, root, tz_rsp_count(r), tz_rsp_next, r, &err), 0);
-    assert_int_equal(tz_dbf_close(&f, &err), 0);
-    tz_rsp_free(r);
+    assert_int_equal(tz_rec_spool_count(r), want);
+    tz_dbfile f;
+    assert_int_equal(tz_dbfile_open(&f, path, &err), 0);
+    assert_int_equal(tz_rec_spool_rewind(r, &err), 0);
+    assert_int_equal(tz_dbfile_put_index(&f, root, tz_rec_spool_count(r), tz_rec_spool_next, r, &err), 0);
+    assert_int_equal(tz_dbfile_close(&f, &err), 0);
+    tz_rec_spool_free(r);
     assert_int_equal(access(spool, F_OK), -1);
 
     /* SQLite reads it: integrity, every row, and an index built over it */
@@ -848,35 +848,35 @@ static void test_spool_big_records(void **state)
     char spool[4096];
     snprintf(spool, sizeof spool, "%s/big.spool", dir);
     traza_err err = {0};
-    tz_rsp *r;
-    assert_int_equal(tz_rsp_open(&r, spool, &err), 0);
+    tz_rec_spool *r;
+    assert_int_equal(tz_rec_spool_open(&r, spool, &err), 0);
     unsigned char *b = malloc(3u << 20);
     assert_non_null(b);
     for (int64_t key = 1; key <= 3000; key++) {
         big_fill(b, key, big_len(key));
-        assert_int_equal(tz_rsp_add(r, key, b, big_len(key), &err), 0);
+        assert_int_equal(tz_rec_spool_add(r, key, b, big_len(key), &err), 0);
     }
     rsp_seen c = {2000, 0};
-    assert_int_equal(tz_rsp_take_from(r, 2000, big_check, &c, &err), 0); /* a big record first */
+    assert_int_equal(tz_rec_spool_take_from(r, 2000, big_check, &c, &err), 0); /* a big record first */
     assert_int_equal(c.n, 1001);
-    assert_int_equal(tz_rsp_count(r), 1999);
+    assert_int_equal(tz_rec_spool_count(r), 1999);
     for (int64_t key = 2000; key <= 3000; key++) {
         big_fill(b, key, big_len(key));
-        assert_int_equal(tz_rsp_add(r, key, b, big_len(key), &err), 0);
+        assert_int_equal(tz_rec_spool_add(r, key, b, big_len(key), &err), 0);
     }
-    assert_int_equal(tz_rsp_rewind(r, &err), 0);
+    assert_int_equal(tz_rec_spool_rewind(r, &err), 0);
     rsp_seen all = {1, 0};
     for (;;) {
         const unsigned char *rec;
         size_t n;
-        int got = tz_rsp_next(r, &rec, &n, &err);
+        int got = tz_rec_spool_next(r, &rec, &n, &err);
         assert_true(got >= 0);
         if (!got)
             break;
         big_check(&all, all.next_key, rec, n, &err);
     }
     assert_int_equal(all.n, 3000);
-    tz_rsp_free(r);
+    tz_rec_spool_free(r);
     free(b);
     tu_rmdir(dir);
 }
@@ -887,10 +887,10 @@ static void test_refuses(void **state)
     (void)state;
     char *dir = tu_tmpdir();
     traza_err err = {0};
-    tz_dbf f;
+    tz_dbfile f;
     char path[4096];
     snprintf(path, sizeof path, "%s/none.db", dir);
-    assert_int_equal(tz_dbf_open(&f, path, &err), -1);
+    assert_int_equal(tz_dbfile_open(&f, path, &err), -1);
     assert_non_null(strstr(err.msg, "cannot open"));
     snprintf(path, sizeof path, "%s/text.db", dir);
     FILE *fp = fopen(path, "w");
@@ -898,14 +898,14 @@ static void test_refuses(void **state)
     for (int i = 0; i < 100; i++)
         fputs("not a database at all ", fp);
     fclose(fp);
-    assert_int_equal(tz_dbf_open(&f, path, &err), -1);
+    assert_int_equal(tz_dbfile_open(&f, path, &err), -1);
     assert_non_null(strstr(err.msg, "not an SQLite 3 file"));
     snprintf(path, sizeof path, "%s/av.db", dir);
     sqlite3 *db;
     assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
     assert_int_equal(sqlite3_exec(db, "PRAGMA auto_vacuum=FULL; CREATE TABLE x(a)", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(db);
-    assert_int_equal(tz_dbf_open(&f, path, &err), -1);
+    assert_int_equal(tz_dbfile_open(&f, path, &err), -1);
     assert_non_null(strstr(err.msg, "auto-vacuum"));
     tu_rmdir(dir);
 }

@@ -160,7 +160,7 @@ async function loadGrammar() {
   const g = await api('grammar', { id: document.getElementById('gr-sel').value, rules: 100 });
   const body = document.getElementById('gr-body');
   const colors = i => `hsl(${(i * 137.5) % 360} 60% 55%)`;
-  body.replaceChildren(el('p', {}, `${g.algo}: ${g.rules} rules, |w| = ${g.length}, size ${g.size}, compression ${(g.compression * 100).toFixed(2)}%, depth ${g.depth}, loop header ${g.lh ?? 'none'}, ${g.distinct_cycles} distinct cycles`));
+  body.replaceChildren(el('p', {}, `${g.algo}: ${g.rules} rules, |w| = ${g.length}, size ${g.size}, compression ${(g.compression * 100).toFixed(2)}%, depth ${g.depth}, loop header ${g.loop_header ?? 'none'}, ${g.distinct_cycles} distinct cycles`));
   if (g.cycles.length) {
     body.append(pie('Cycles (occurrences)', g.cycles.map(c => ({ label: `#${c.id} (${c.length} sym)`, value: c.count, color: colors(c.id) })), 'gr-pie'));
     body.append(el('h4', {}, 'cycles in time', g.runs_sampled ? el('small', {}, ` (sampled: ${g.runs.length} runs from ${g.cycles_total} cycles)`) : ''));

@@ -12,7 +12,7 @@
 
 #define NCAND 8
 
-int traza_grammar_pick_lh(const uint64_t *seq, size_t n, size_t sample, uint64_t *lh, char *why, size_t whysize,
+int traza_grammar_pick_loop_header(const uint64_t *seq, size_t n, size_t sample, uint64_t *loop_header, char *why, size_t whysize,
                           traza_err *err)
 {
     if (n == 0)
@@ -84,7 +84,7 @@ int traza_grammar_pick_lh(const uint64_t *seq, size_t n, size_t sample, uint64_t
             bi = i;
         }
     }
-    *lh = cand[bi];
+    *loop_header = cand[bi];
     tz_buf_printf(&b, " chose 0x%llx: the smallest grammar (Size %llu)", (unsigned long long)cand[bi],
                   (unsigned long long)best);
     if (why && whysize)
