@@ -158,7 +158,7 @@ $(BUILD)/fuzz-replay/%: fuzz/%.c fuzz/replay_main.c $(BUILD)/libtraza.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(LDSAN) -o $@ $< fuzz/replay_main.c $(BUILD)/libtraza.a $(LDLIBS_ALL)
 
-$(BUILD)/helpers/%: tests/%.c $(BUILD)/libtraza.a
+$(BUILD)/helpers/%: tests/%.c $(BUILD)/libtraza.a $(wildcard tests/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Itests $(LDSAN) -o $@ $< $(WHOLE_LIB) $(LDLIBS_ALL)
 

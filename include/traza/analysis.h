@@ -63,14 +63,12 @@ typedef struct traza_series {
 
 /* Loads a series: "TYPE", "TYPE@PRODUCER" (the producer and, when `subtree`, its
  * descendants) or the name/id of a saved event set. `categories` is a bit set
- * (1 << category) restricting the events, 0 = all. */
-int traza_series_load(traza_trace *t, const char *spec, int subtree, unsigned categories, traza_series *s, traza_err *err);
+ * (1 << category) restricting the events, 0 = all. Stoppable (stop and pi may be
+ * NULL): when stopped, s holds the first events read (time order) and pi->partial = 1. */
+int traza_series_load(traza_trace *t, const char *spec, int subtree, unsigned categories, const traza_stop *stop,
+                      traza_partial *pi, traza_series *s, traza_err *err);
 /* Builds a series from arrays (copied; `end` may be NULL). Used by tests and tools. */
 int traza_series_from(traza_series *s, const char *name, const int64_t *ts, const int64_t *end, size_t n, traza_err *err);
-/* The same, stoppable: when stopped, s holds the first events read (time order) and
- * pi->partial = 1; pi may be NULL. */
-int traza_series_load_ex(traza_trace *t, const char *spec, int subtree, unsigned categories, const traza_stop *stop,
-                         traza_partial *pi, traza_series *s, traza_err *err);
 void traza_series_free(traza_series *s);
 
 /* ---- anomaly detection ---------------------------------------------------------- */
@@ -171,26 +169,20 @@ typedef struct traza_rank_entry {
 } traza_rank_entry;
 
 /* Correlates `target` with every (type, producer) series of the trace that shares no
- * event with it and returns them by decreasing r. delta <= 0 with irregular means
- * min(1% of the span, a quarter of the median gap between consecutive points of the
- * smaller series) (doc/analysis.md). */
-int traza_correlate_rank(traza_trace *t, const traza_series *target, traza_corr_method m, int64_t delta,
-                         traza_rank_entry **out, size_t *n, traza_err *err);
-/* The same, stoppable (pi may be NULL). Stopped while reading the trace: the ranking
+ * event with it and returns them by decreasing r. opts NULL: the defaults (regular,
+ * automatic slices; name_a/name_b are ignored); irregular delta <= 0 means min(1% of
+ * the span, a quarter of the median gap between consecutive points of the smaller
+ * series) (doc/analysis.md). warn (may be NULL) counts the candidates whose series was
+ * constant (r undefined, ranked as 0).
+ * Stoppable (stop and pi may be NULL). Stopped while reading the trace: the ranking
  * covers the events up to pi->covered_to (the target cut there too); stopped while
  * correlating (checked before each candidate after the first, so at least one is
  * ranked): the first pi->done of pi->total candidate series are ranked. Either way
  * pi->partial = 1 and what was ranked is returned; stopped before any event of the
  * target was read: -1 with TRAZA_E_CANCELLED. */
-int traza_correlate_rank_ex(traza_trace *t, const traza_series *target, traza_corr_method m, int64_t delta,
-                            const traza_stop *stop, traza_partial *pi, traza_rank_entry **out, size_t *n, traza_err *err);
-/* The same with options (opts NULL: the defaults; name_a/name_b are ignored) and the
- * ranking's warnings (warn may be NULL): how many candidates had a constant series (r
- * undefined, ranked as 0). traza_correlate_rank and _ex rank with the defaults of
- * traza_correlate_opts (automatic regular slices). */
-int traza_correlate_rank_opts(traza_trace *t, const traza_series *target, const traza_corr_opts *opts,
-                              const traza_stop *stop, traza_partial *pi, traza_rank_entry **out, size_t *n,
-                              traza_warnings *warn, traza_err *err);
+int traza_correlate_rank(traza_trace *t, const traza_series *target, const traza_corr_opts *opts,
+                         const traza_stop *stop, traza_partial *pi, traza_rank_entry **out, size_t *n,
+                         traza_warnings *warn, traza_err *err);
 
 /* ---- best-cut-partition aggregation -------------------------------------------------- */
 
@@ -276,22 +268,6 @@ int traza_seqsearch_arrays(const int64_t *id, const int64_t *ts, const int32_t *
                            const int32_t *types, size_t len, int per_producer, int64_t max_gap, traza_seq_result *out,
                            traza_err *err);
 void traza_seq_result_free(traza_seq_result *r);
-
-/* ---- synthetic traces (tests, benchmarks) ------------------------------------------- */
-
-/* A trace with a reader "read" (state, producer "net", every 10 to 10.1 ms for 1 ms)
- * whose reads last 30 ms, and delay the next read, while a periodic "flush" (state,
- * producer "disk", every 5 s for 200 ms) runs, plus distractors: "timer" (punctual, every 1 s, "cpu0"), "gc" (state, every
- * 7.3 s, "vm"), "irq" (punctual, random, mean 20 ms, "cpu1"), "log" (punctual, random,
- * "app"). `seconds` of trace, ns time unit, deterministic from `seed`. */
-int traza_synth_flush(traza_workspace *ws, const char *name, int seconds, uint64_t seed, traza_trace_info *info, traza_err *err);
-/* The same plus `extra` random punctual "noiseN" events on 16 "workerN" producers. */
-int traza_synth_flush_ex(traza_workspace *ws, const char *name, int seconds, int64_t extra, uint64_t seed,
-                         traza_trace_info *info, traza_err *err);
-/* A G-Streamer-like trace: `nproducers` threads under a few processes, `nevents`
- * states and punctual events of 8 types over 10 s. */
-int traza_synth_many(traza_workspace *ws, const char *name, int64_t nevents, int nproducers, uint64_t seed,
-                     traza_trace_info *info, traza_err *err);
 
 #pragma GCC visibility pop
 

@@ -309,27 +309,14 @@ static int cmp_rank(const void *x, const void *y)
     return (a->producer > b->producer) - (a->producer < b->producer);
 }
 
-int traza_correlate_rank(traza_trace *t, const traza_series *target, traza_corr_method m, int64_t delta,
-                         traza_rank_entry **out, size_t *nout, traza_err *err)
-{
-    return traza_correlate_rank_ex(t, target, m, delta, NULL, NULL, out, nout, err);
-}
-
-int traza_correlate_rank_ex(traza_trace *t, const traza_series *target, traza_corr_method m, int64_t delta,
-                            const traza_stop *stop, traza_partial *pi, traza_rank_entry **out, size_t *nout, traza_err *err)
-{
-    traza_corr_opts o = {m, delta, TRAZA_SLICES_AUTO, 0, NULL, NULL};
-    return traza_correlate_rank_opts(t, target, &o, stop, pi, out, nout, NULL, err);
-}
-
 static int stopped(const traza_stop *stop, int stage)
 {
     return stop && stop->fn && stop->fn(stop->ctx, stage);
 }
 
-int traza_correlate_rank_opts(traza_trace *t, const traza_series *target, const traza_corr_opts *opts,
-                              const traza_stop *stop, traza_partial *pi, traza_rank_entry **out, size_t *nout,
-                              traza_warnings *warn, traza_err *err)
+int traza_correlate_rank(traza_trace *t, const traza_series *target, const traza_corr_opts *opts,
+                         const traza_stop *stop, traza_partial *pi, traza_rank_entry **out, size_t *nout,
+                         traza_warnings *warn, traza_err *err)
 {
     traza_corr_opts o = {TRAZA_CORR_REGULAR, 0, TRAZA_SLICES_AUTO, 0, NULL, NULL};
     if (opts)

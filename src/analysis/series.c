@@ -52,13 +52,8 @@ int traza_series_from(traza_series *s, const char *name, const int64_t *ts, cons
     return 0;
 }
 
-int traza_series_load(traza_trace *t, const char *spec, int subtree, unsigned categories, traza_series *s, traza_err *err)
-{
-    return traza_series_load_ex(t, spec, subtree, categories, NULL, NULL, s, err);
-}
-
-int traza_series_load_ex(traza_trace *t, const char *spec, int subtree, unsigned categories, const traza_stop *stop,
-                         traza_partial *pi, traza_series *s, traza_err *err)
+int traza_series_load(traza_trace *t, const char *spec, int subtree, unsigned categories, const traza_stop *stop,
+                      traza_partial *pi, traza_series *s, traza_err *err)
 {
     memset(s, 0, sizeof *s);
     traza_partial pdummy;

@@ -117,7 +117,7 @@ int tz_anomaly_run(const traza_tool *tool, const traza_tool_call *call, traza_tr
     if (tz_anomaly_opts(tool, call, &metric, &rule, &k, err) < 0)
         return -1;
     traza_series s;
-    if (traza_series_load(t, spec, tz_targ_bool(tool, call, "subtree"), 0, &s, err) < 0)
+    if (traza_series_load(t, spec, tz_targ_bool(tool, call, "subtree"), 0, NULL, NULL, &s, err) < 0)
         return -1;
     traza_anomalies a;
     if (traza_anomaly_detect(&s, (traza_metric)metric, (traza_rule)rule, k, &a, err) < 0) {

@@ -111,7 +111,7 @@ static int run_rank(const traza_tool *tool, const traza_tool_call *call, traza_t
     traza_corr_method m = o->method;
     int64_t delta = o->delta;
     char sl[32];
-    if (traza_correlate_rank_opts(t, target, o, NULL, NULL, &r, &n, warn, err) < 0)
+    if (traza_correlate_rank(t, target, o, NULL, NULL, &r, &n, warn, err) < 0)
         return -1;
     int rc = -1;
     traza_annotation *ann = calloc(n ? n : 1, sizeof *ann);
@@ -197,7 +197,7 @@ static int run_pair(const traza_tool *tool, const traza_tool_call *call, traza_t
 {
     const char *with = tz_targ(tool, call, "with");
     traza_series b;
-    if (traza_series_load(t, with, 0, 0, &b, err) < 0)
+    if (traza_series_load(t, with, 0, 0, NULL, NULL, &b, err) < 0)
         return -1;
     traza_corr c;
     traza_corr_opts co = *opts;
@@ -356,7 +356,7 @@ static int run_correlate(const traza_tool *tool, const traza_tool_call *call, tr
             traza_err_set(err, TRAZA_E_USAGE, "no anomalies of %s with rule %s: nothing to correlate", spec, tz_targ(tool, call, "rule"));
             goto done;
         }
-    } else if (traza_series_load(t, tz_targ(tool, call, "series"), tz_targ_bool(tool, call, "subtree"), 0, &a, err) < 0) {
+    } else if (traza_series_load(t, tz_targ(tool, call, "series"), tz_targ_bool(tool, call, "subtree"), 0, NULL, NULL, &a, err) < 0) {
         goto done;
     }
     rc = rank ? run_rank(tool, call, t, &a, &opts, top, &warn, err) : run_pair(tool, call, t, &a, &opts, &warn, err);

@@ -134,7 +134,7 @@ int cmd_callstack(traza_cli *cli, int argc, char **argv)
     traza_err err;
     traza_err_clear(&err);
     tz_callprofile cp;
-    if (tz_callprofile_build(t, &cp, &err) < 0) {
+    if (tz_callprofile_build(t, &cp, NULL, NULL, &err) < 0) {
         traza_trace_close(t);
         return cli_fail(cli, &err);
     }

@@ -37,7 +37,7 @@ static int write_folded(traza_trace *t, const traza_filter *f, FILE *out, traza_
 {
     (void)f;
     tz_callprofile cp;
-    if (tz_callprofile_build(t, &cp, err) < 0)
+    if (tz_callprofile_build(t, &cp, NULL, NULL, err) < 0)
         return -1;
     size_t *open = malloc(((size_t)cp.max_level + 1) * sizeof *open); /* the call open at each level */
     int64_t *self = malloc((cp.ncalls ? cp.ncalls : 1) * sizeof *self);

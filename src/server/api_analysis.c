@@ -137,7 +137,7 @@ static int load_series(tz_req *r, traza_trace *t, const traza_stop *stop, traza_
     if (tz_arg_i64(r, "subtree", 0, 1, 1, &sub) < 0)
         return -1;
     memset(s, 0, sizeof *s);
-    if (traza_series_load_ex(t, spec, (int)sub, 0, stop, pi, s, &r->err) < 0)
+    if (traza_series_load(t, spec, (int)sub, 0, stop, pi, s, &r->err) < 0)
         return tz_fail_err(r, &r->err);
     if (pi->partial && s->n == 0) {
         traza_series_free(s);
@@ -176,7 +176,7 @@ static int load_anomalies(tz_req *r, traza_trace *t, const char *type, const tra
     snprintf(spec, sizeof spec, prod && *prod ? "%.280s@%.280s" : "%.280s", type, prod);
     traza_series s;
     memset(&s, 0, sizeof s);
-    if (traza_series_load_ex(t, spec, (int)sub, 0, stop, pi, &s, &r->err) < 0)
+    if (traza_series_load(t, spec, (int)sub, 0, stop, pi, &s, &r->err) < 0)
         return tz_fail_err(r, &r->err);
     if (pi->partial && s.n == 0) {
         traza_series_free(&s);
@@ -328,7 +328,7 @@ int tz_api_correlate(tz_req *r)
         return -1;
     traza_rank_entry *rk = NULL;
     size_t n = 0;
-    if (traza_correlate_rank_ex(t, &s, (traza_corr_method)method, delta, &stop, &pi, &rk, &n, &r->err) < 0) {
+    if (traza_correlate_rank(t, &s, &(traza_corr_opts){.method = (traza_corr_method)method, .delta = delta}, &stop, &pi, &rk, &n, NULL, &r->err) < 0) {
         traza_series_free(&s);
         if (r->err.code == TRAZA_E_CANCELLED)
             return fail_budget(r, "any cause was ranked", r->err.msg);

@@ -63,11 +63,6 @@ static tz_cp_edge *edge_of(tz_callprofile *cp, tz_imap *idx, size_t *cap, int32_
     return e;
 }
 
-int tz_callprofile_build(traza_trace *t, tz_callprofile *cp, traza_err *err)
-{
-    return tz_callprofile_build_ex(t, cp, NULL, NULL, err);
-}
-
 /* Orders calls by (producer, ts, level) in O(n): the store gives them in time order,
  * so a counting sort by producer keeps each thread's calls in time order and only
  * the calls of one tick may need their levels put in order. */
@@ -114,7 +109,7 @@ static int sort_calls(tz_callprofile *cp)
     return 0;
 }
 
-int tz_callprofile_build_ex(traza_trace *t, tz_callprofile *cp, const traza_stop *stop, traza_partial *pi, traza_err *err)
+int tz_callprofile_build(traza_trace *t, tz_callprofile *cp, const traza_stop *stop, traza_partial *pi, traza_err *err)
 {
     memset(cp, 0, sizeof *cp);
     traza_partial pdummy;

@@ -37,11 +37,10 @@ typedef struct tz_callprofile {
     int max_level;
 } tz_callprofile;
 
-int tz_callprofile_build(traza_trace *t, tz_callprofile *cp, traza_err *err);
-/* The same, stoppable (stage TRAZA_STAGE_READ) every 4096 calls read and while the
- * store looks for the next call: when stopped,
- * the profile covers the calls that started up to pi->covered_to (pi->partial = 1). */
-int tz_callprofile_build_ex(traza_trace *t, tz_callprofile *cp, const traza_stop *stop, traza_partial *pi, traza_err *err);
+/* Stoppable (stop and pi may be NULL; stage TRAZA_STAGE_READ) every 4096 calls read and
+ * while the store looks for the next call: when stopped, the profile covers the calls
+ * that started up to pi->covered_to (pi->partial = 1). */
+int tz_callprofile_build(traza_trace *t, tz_callprofile *cp, const traza_stop *stop, traza_partial *pi, traza_err *err);
 /* Replaces funcs and edges by those of the calls overlapping [from, to], each call
  * counted for its part inside the range (the whole trace's profile is the range
  * [min_ts, max_ts]). -1 when out of memory (funcs and edges are then empty). */

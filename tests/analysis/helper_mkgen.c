@@ -4,6 +4,7 @@
  *   mkgen WS paper NAME          (the FrameSoC aggregation example, slices of 100 ticks) */
 #include "traza/traza.h"
 #include "traza/analysis.h"
+#include "synth.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,9 +50,9 @@ int main(int argc, char **argv)
     int rc = -1;
     if (ws) {
         if (!strcmp(argv[2], "flush") && (argc == 5 || argc == 6))
-            rc = traza_synth_flush_ex(ws, argv[3], atoi(argv[4]), argc == 6 ? atoll(argv[5]) : 0, 42, NULL, &err);
+            rc = synth_flush(ws, argv[3], atoi(argv[4]), argc == 6 ? atoll(argv[5]) : 0, 42, NULL, &err);
         else if (!strcmp(argv[2], "many") && argc == 6)
-            rc = traza_synth_many(ws, argv[3], atoll(argv[4]), atoi(argv[5]), 7, NULL, &err);
+            rc = synth_many(ws, argv[3], atoll(argv[4]), atoi(argv[5]), 7, NULL, &err);
         else if (!strcmp(argv[2], "paper"))
             rc = paper(ws, argv[3], &err);
         else

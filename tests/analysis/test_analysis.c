@@ -3,6 +3,7 @@
  * generated trace with an injected cause. */
 #include "testutil.h"
 #include "traza/analysis.h"
+#include "synth.h"
 
 #include <math.h>
 
@@ -194,13 +195,13 @@ static void test_rank_flush(void **state)
     tu_ws w;
     tu_ws_open(&w);
     traza_trace_info info;
-    if (traza_synth_flush(w.ws, "flush", 120, 42, &info, &w.err) < 0)
+    if (synth_flush(w.ws, "flush", 120, 0, 42, &info, &w.err) < 0)
         fail_msg("synth: %s", w.err.msg);
     traza_trace_info_clear(&info);
     traza_trace *t = traza_trace_open(w.ws, "flush", TRAZA_OPEN_WRITE, &w.err);
     assert_non_null(t);
     traza_series s;
-    if (traza_series_load(t, "read@net", 0, 0, &s, &w.err) < 0)
+    if (traza_series_load(t, "read@net", 0, 0, NULL, NULL, &s, &w.err) < 0)
         fail_msg("%s", w.err.msg);
     assert_int_equal(s.n, 11606); /* every 10 to 10.1 ms, blocked 30 ms during the flushes */
     traza_anomalies a;
@@ -217,13 +218,13 @@ static void test_rank_flush(void **state)
     traza_anomalies_free(&a);
     traza_series_free(&s);
     traza_series an;
-    if (traza_series_load(t, "slow-reads", 0, 0, &an, &w.err) < 0)
+    if (traza_series_load(t, "slow-reads", 0, 0, NULL, NULL, &an, &w.err) < 0)
         fail_msg("%s", w.err.msg);
     assert_int_equal(an.n, 168);
     for (int m = 0; m < 2; m++) {
         traza_rank_entry *r;
         size_t n;
-        assert_int_equal(traza_correlate_rank(t, &an, (traza_corr_method)m, 0, &r, &n, &w.err), 0);
+        assert_int_equal(traza_correlate_rank(t, &an, &(traza_corr_opts){.method = (traza_corr_method)m, .delta = 0}, NULL, NULL, &r, &n, NULL, &w.err), 0);
         assert_int_equal(n, 5); /* every series but read@net */
         const traza_event_type *ft = traza_trace_event_type_by_name(t, "flush");
         if (r[0].type != ft->id)
@@ -233,9 +234,9 @@ static void test_rank_flush(void **state)
         free(r);
     }
     traza_series_free(&an);
-    assert_int_equal(traza_series_load(t, "nope", 0, 0, &an, &w.err), -1);
+    assert_int_equal(traza_series_load(t, "nope", 0, 0, NULL, NULL, &an, &w.err), -1);
     assert_err_contains(w.err, "not an event type");
-    assert_int_equal(traza_series_load(t, "read@nowhere", 0, 0, &an, &w.err), -1);
+    assert_int_equal(traza_series_load(t, "read@nowhere", 0, 0, NULL, NULL, &an, &w.err), -1);
     assert_err_contains(w.err, "no producer 'nowhere'");
     traza_trace_close(t);
     tu_ws_close(&w);

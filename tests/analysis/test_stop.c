@@ -56,14 +56,14 @@ static void test_series_stop(void **state)
     traza_trace *t = open_gen(&w);
     traza_series full, part;
     traza_partial pi;
-    assert_int_equal(traza_series_load_ex(t, "state0", 1, 0, NULL, &pi, &full, &w.err), 0);
+    assert_int_equal(traza_series_load(t, "state0", 1, 0, NULL, &pi, &full, &w.err), 0);
     assert_int_equal(pi.partial, 0);
     assert_int_equal(pi.read_all, 1);
     assert_true(full.n > 1000);
     assert_int_equal(pi.covered_to, full.ts[full.n - 1]);
     counter c = {TRAZA_STAGE_READ, 1, {0, 0}};
     traza_stop st = {count_stop, &c};
-    assert_int_equal(traza_series_load_ex(t, "state0", 1, 0, &st, &pi, &part, &w.err), 0);
+    assert_int_equal(traza_series_load(t, "state0", 1, 0, &st, &pi, &part, &w.err), 0);
     assert_int_equal(pi.partial, 1);
     assert_int_equal(pi.read_all, 0);
     assert_int_equal(c.calls[TRAZA_STAGE_READ], 1);
@@ -86,15 +86,15 @@ static void test_rank_stop(void **state)
     tu_ws_open(&w);
     traza_trace *t = open_gen(&w);
     traza_series s;
-    assert_int_equal(traza_series_load(t, "state0", 1, 0, &s, &w.err), 0);
+    assert_int_equal(traza_series_load(t, "state0", 1, 0, NULL, NULL, &s, &w.err), 0);
     for (int m = 0; m < 2; m++) {
         traza_rank_entry *full, *r;
         size_t nfull, n;
         traza_partial pi;
-        assert_int_equal(traza_correlate_rank(t, &s, (traza_corr_method)m, 0, &full, &nfull, &w.err), 0);
+        assert_int_equal(traza_correlate_rank(t, &s, &(traza_corr_opts){.method = (traza_corr_method)m, .delta = 0}, NULL, NULL, &full, &nfull, NULL, &w.err), 0);
         assert_true(nfull > 20);
         /* no stop: the same answer as the plain call */
-        assert_int_equal(traza_correlate_rank_ex(t, &s, (traza_corr_method)m, 0, NULL, &pi, &r, &n, &w.err), 0);
+        assert_int_equal(traza_correlate_rank(t, &s, &(traza_corr_opts){.method = (traza_corr_method)m, .delta = 0}, NULL, &pi, &r, &n, NULL, &w.err), 0);
         assert_int_equal(pi.partial, 0);
         assert_int_equal(pi.read_all, 1);
         assert_int_equal(n, nfull);
@@ -109,7 +109,7 @@ static void test_rank_stop(void **state)
         /* stopped while correlating: the first 5 candidates, each exactly as in the full ranking */
         counter c = {TRAZA_STAGE_COMPUTE, 5, {0, 0}};
         traza_stop st = {count_stop, &c};
-        assert_int_equal(traza_correlate_rank_ex(t, &s, (traza_corr_method)m, 0, &st, &pi, &r, &n, &w.err), 0);
+        assert_int_equal(traza_correlate_rank(t, &s, &(traza_corr_opts){.method = (traza_corr_method)m, .delta = 0}, &st, &pi, &r, &n, NULL, &w.err), 0);
         assert_int_equal(pi.partial, 1);
         assert_int_equal(pi.read_all, 1);
         assert_int_equal(n, 5);
@@ -126,13 +126,13 @@ static void test_rank_stop(void **state)
         free(r);
         /* a stop asked before the first candidate still ranks one */
         c = (counter){TRAZA_STAGE_COMPUTE, 1, {0, 0}};
-        assert_int_equal(traza_correlate_rank_ex(t, &s, (traza_corr_method)m, 0, &st, &pi, &r, &n, &w.err), 0);
+        assert_int_equal(traza_correlate_rank(t, &s, &(traza_corr_opts){.method = (traza_corr_method)m, .delta = 0}, &st, &pi, &r, &n, NULL, &w.err), 0);
         assert_int_equal(n, 1);
         assert_int_equal(pi.partial, 1);
         free(r);
         /* stopped while reading: a ranking of the part read, flagged */
         c = (counter){TRAZA_STAGE_READ, 2, {0, 0}};
-        assert_int_equal(traza_correlate_rank_ex(t, &s, (traza_corr_method)m, 0, &st, &pi, &r, &n, &w.err), 0);
+        assert_int_equal(traza_correlate_rank(t, &s, &(traza_corr_opts){.method = (traza_corr_method)m, .delta = 0}, &st, &pi, &r, &n, NULL, &w.err), 0);
         assert_int_equal(pi.partial, 1);
         assert_int_equal(pi.read_all, 0);
         assert_int_equal(c.calls[TRAZA_STAGE_READ], 2);
@@ -155,7 +155,7 @@ static void test_rank_stop(void **state)
     traza_stop st = {count_stop, &c};
     traza_rank_entry *r;
     size_t n;
-    assert_int_equal(traza_correlate_rank_ex(t, &one, TRAZA_CORR_REGULAR, 0, &st, NULL, &r, &n, &w.err), -1);
+    assert_int_equal(traza_correlate_rank(t, &one, &(traza_corr_opts){.method = TRAZA_CORR_REGULAR, .delta = 0}, &st, NULL, &r, &n, NULL, &w.err), -1);
     assert_int_equal(w.err.code, TRAZA_E_CANCELLED);
     assert_err_contains(w.err, "stopped before any event of series 'late'");
     traza_series_free(&one);
@@ -172,12 +172,12 @@ static void test_callprofile_stop(void **state)
     traza_trace *t = open_gen(&w);
     tz_callprofile full, part;
     traza_partial pi;
-    assert_int_equal(tz_callprofile_build_ex(t, &full, NULL, &pi, &w.err), 0);
+    assert_int_equal(tz_callprofile_build(t, &full, NULL, &pi, &w.err), 0);
     assert_int_equal(pi.partial, 0);
     assert_true(full.ncalls > 4096);
     counter c = {TRAZA_STAGE_READ, 1, {0, 0}};
     traza_stop st = {count_stop, &c};
-    assert_int_equal(tz_callprofile_build_ex(t, &part, &st, &pi, &w.err), 0);
+    assert_int_equal(tz_callprofile_build(t, &part, &st, &pi, &w.err), 0);
     assert_int_equal(pi.partial, 1);
     /* the store consults the stop while it looks for the next call: the build stops
      * before its own check after the first 4096 calls */

@@ -815,10 +815,10 @@ static void test_budget_analyses(void **state)
         traza_trace *t = traza_trace_open(f->w.ws, "big", 0, &err);
         assert_non_null(t);
         traza_series s;
-        assert_int_equal(traza_series_load(t, "state0", 1, 0, &s, &err), 0);
+        assert_int_equal(traza_series_load(t, "state0", 1, 0, NULL, NULL, &s, &err), 0);
         traza_rank_entry *rk;
         size_t n;
-        assert_int_equal(traza_correlate_rank(t, &s, (traza_corr_method)m, 0, &rk, &n, &err), 0);
+        assert_int_equal(traza_correlate_rank(t, &s, &(traza_corr_opts){.method = (traza_corr_method)m, .delta = 0}, NULL, NULL, &rk, &n, NULL, &err), 0);
         assert_int_equal(jint(j, "total"), (json_int_t)n);
         json_t *cs = json_object_get(j, "causes");
         for (size_t i = 0; i < json_array_size(cs) && i < n; i++) {
@@ -1055,7 +1055,7 @@ static void test_correlate_anomalies(void **state)
     traza_trace *t = traza_trace_open(f->w.ws, "gen", TRAZA_OPEN_READ, &err);
     assert_non_null(t);
     traza_series s, an;
-    assert_int_equal(traza_series_load(t, "state0", 0, 0, &s, &err), 0);
+    assert_int_equal(traza_series_load(t, "state0", 0, 0, NULL, NULL, &s, &err), 0);
     traza_anomalies a;
     assert_int_equal(traza_anomaly_detect(&s, TRAZA_METRIC_DURATION, TRAZA_RULE_CI99, 3, &a, &err), 0);
     assert_true(a.n > 1);
@@ -1068,7 +1068,7 @@ static void test_correlate_anomalies(void **state)
         an.id[i] = s.id[a.index[i]];
     traza_rank_entry *rk;
     size_t n;
-    assert_int_equal(traza_correlate_rank(t, &an, TRAZA_CORR_REGULAR, 0, &rk, &n, &err), 0);
+    assert_int_equal(traza_correlate_rank(t, &an, &(traza_corr_opts){.method = TRAZA_CORR_REGULAR, .delta = 0}, NULL, NULL, &rk, &n, NULL, &err), 0);
     json_t *j = get_json(f, "/api/correlate?trace=gen&anomalies_of=state0&rule=ci99&top=500&budget=10000", 200);
     assert_string_equal(json_string_value(json_object_get(j, "series")), "anomalies:state0:duration");
     assert_int_equal(jint(j, "events"), (json_int_t)a.n);

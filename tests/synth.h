@@ -1,11 +1,14 @@
-/* Deterministic synthetic traces for the analysis tests and benchmarks. */
-#include "traza/analysis.h"
+/* Deterministic synthetic traces for the analysis tests and benchmarks (not part of
+ * libtraza: the tests and tests/analysis/helper_mkgen.c include it). */
+#ifndef TZ_TEST_SYNTH_H
+#define TZ_TEST_SYNTH_H
+#include "traza/traza.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t sm64(uint64_t *s)
+static inline uint64_t synth_sm64(uint64_t *s)
 {
     uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -14,9 +17,9 @@ static uint64_t sm64(uint64_t *s)
 }
 
 /* Uniform in [0, n). */
-static uint64_t rnd(uint64_t *s, uint64_t n) { return n ? sm64(s) % n : 0; }
+static inline uint64_t synth_rnd(uint64_t *s, uint64_t n) { return n ? synth_sm64(s) % n : 0; }
 
-static int ev_state(traza_writer *w, int32_t type, int32_t prod, int64_t ts, int64_t end, traza_err *err)
+static inline int synth_state(traza_writer *w, int32_t type, int32_t prod, int64_t ts, int64_t end, traza_err *err)
 {
     traza_event e;
     memset(&e, 0, sizeof e);
@@ -28,7 +31,7 @@ static int ev_state(traza_writer *w, int32_t type, int32_t prod, int64_t ts, int
     return traza_writer_event(w, &e, err);
 }
 
-static int ev_point(traza_writer *w, int32_t type, int32_t prod, int64_t ts, traza_err *err)
+static inline int synth_point(traza_writer *w, int32_t type, int32_t prod, int64_t ts, traza_err *err)
 {
     traza_event e;
     memset(&e, 0, sizeof e);
@@ -41,13 +44,15 @@ static int ev_point(traza_writer *w, int32_t type, int32_t prod, int64_t ts, tra
 #define MS 1000000LL
 #define CK(x) do { if ((x) < 0) goto fail; } while (0)
 
-int traza_synth_flush(traza_workspace *ws, const char *name, int seconds, uint64_t seed, traza_trace_info *info, traza_err *err)
-{
-    return traza_synth_flush_ex(ws, name, seconds, 0, seed, info, err);
-}
-
-int traza_synth_flush_ex(traza_workspace *ws, const char *name, int seconds, int64_t extra, uint64_t seed,
-                         traza_trace_info *info, traza_err *err)
+/* A trace with a reader "read" (state, producer "net", every 10 to 10.1 ms for 1 ms)
+ * whose reads last 30 ms, and delay the next read, while a periodic "flush" (state,
+ * producer "disk", every 5 s for 200 ms) runs, plus distractors: "timer" (punctual,
+ * every 1 s, "cpu0"), "gc" (state, every 7.3 s, "vm"), "irq" (punctual, random, mean
+ * 20 ms, "cpu1"), "log" (punctual, random, "app"), plus `extra` random punctual
+ * "noiseN" events on 16 "workerN" producers. `seconds` of trace, ns time unit,
+ * deterministic from `seed`. */
+static inline int synth_flush(traza_workspace *ws, const char *name, int seconds, int64_t extra, uint64_t seed,
+                              traza_trace_info *info, traza_err *err)
 {
     traza_writer *w = traza_writer_begin(ws, name, "gen", err);
     if (!w)
@@ -70,25 +75,25 @@ int traza_synth_flush_ex(traza_workspace *ws, const char *name, int seconds, int
     CK(tirq = traza_writer_event_type(w, "irq", TRAZA_PUNCTUAL, err));
     CK(tlog = traza_writer_event_type(w, "log", TRAZA_PUNCTUAL, err));
     for (int64_t f = 2500 * MS; f < end; f += 5000 * MS)
-        CK(ev_state(w, tflush, disk, f, f + 200 * MS, err));
+        CK(synth_state(w, tflush, disk, f, f + 200 * MS, err));
     /* The reader blocks: a read that stalls delays the next one, so both the
      * durations and the periods of the reads show the flushes. */
     for (int64_t r = 3 * MS; r < end;) {
         int64_t off = (r - 2500 * MS) % (5000 * MS);
         int stalled = r >= 2500 * MS && off < 200 * MS;
-        int64_t d = (stalled ? 30 * MS : 1 * MS) + (int64_t)rnd(&s, 200000);
-        CK(ev_state(w, tread, net, r, r + d, err));
-        int64_t next = r + 10 * MS + (int64_t)rnd(&s, 100000);
+        int64_t d = (stalled ? 30 * MS : 1 * MS) + (int64_t)synth_rnd(&s, 200000);
+        CK(synth_state(w, tread, net, r, r + d, err));
+        int64_t next = r + 10 * MS + (int64_t)synth_rnd(&s, 100000);
         r = next > r + d ? next : r + d;
     }
     for (int64_t t = 370 * MS; t < end; t += 1000 * MS)
-        CK(ev_point(w, ttimer, cpu0, t, err));
+        CK(synth_point(w, ttimer, cpu0, t, err));
     for (int64_t t = 1100 * MS; t < end; t += 7300 * MS)
-        CK(ev_state(w, tgc, vm, t, t + 100 * MS, err));
-    for (int64_t t = (int64_t)rnd(&s, 50 * MS); t < end; t += 1 + (int64_t)rnd(&s, 40 * MS))
-        CK(ev_point(w, tirq, cpu1, t, err));
-    for (int64_t t = (int64_t)rnd(&s, 200 * MS); t < end; t += 1 + (int64_t)rnd(&s, 400 * MS))
-        CK(ev_point(w, tlog, app, t, err));
+        CK(synth_state(w, tgc, vm, t, t + 100 * MS, err));
+    for (int64_t t = (int64_t)synth_rnd(&s, 50 * MS); t < end; t += 1 + (int64_t)synth_rnd(&s, 40 * MS))
+        CK(synth_point(w, tirq, cpu1, t, err));
+    for (int64_t t = (int64_t)synth_rnd(&s, 200 * MS); t < end; t += 1 + (int64_t)synth_rnd(&s, 400 * MS))
+        CK(synth_point(w, tlog, app, t, err));
     if (extra > 0) {
         int32_t wk[16], nt[8];
         char nm[32];
@@ -101,7 +106,7 @@ int traza_synth_flush_ex(traza_workspace *ws, const char *name, int seconds, int
             CK(nt[i] = traza_writer_event_type(w, nm, TRAZA_PUNCTUAL, err));
         }
         for (int64_t i = 0; i < extra; i++)
-            CK(ev_point(w, nt[rnd(&s, 8)], wk[rnd(&s, 16)], (int64_t)rnd(&s, (uint64_t)end), err));
+            CK(synth_point(w, nt[synth_rnd(&s, 8)], wk[synth_rnd(&s, 16)], (int64_t)synth_rnd(&s, (uint64_t)end), err));
     }
     return traza_writer_commit(w, info, err);
 fail:
@@ -109,8 +114,10 @@ fail:
     return -1;
 }
 
-int traza_synth_many(traza_workspace *ws, const char *name, int64_t nevents, int nproducers, uint64_t seed,
-                     traza_trace_info *info, traza_err *err)
+/* A G-Streamer-like trace: `nproducers` threads under a few processes, `nevents`
+ * states and punctual events of 8 types over 10 s. */
+static inline int synth_many(traza_workspace *ws, const char *name, int64_t nevents, int nproducers, uint64_t seed,
+                              traza_trace_info *info, traza_err *err)
 {
     if (nproducers < 1 || nevents < 1)
         return traza_err_set(err, TRAZA_E_USAGE, "synthetic trace needs at least one producer and one event");
@@ -146,16 +153,16 @@ int traza_synth_many(traza_workspace *ws, const char *name, int64_t nevents, int
     /* Four phases of 2.5 s with different type mixes. */
     const int64_t span = 10000 * MS, phase = span / 4;
     for (int64_t i = 0; i < nevents; i++) {
-        int64_t ts = (int64_t)rnd(&s, (uint64_t)span);
+        int64_t ts = (int64_t)synth_rnd(&s, (uint64_t)span);
         int ph = (int)(ts / phase);
-        int ty = (int)rnd(&s, 8);
-        if (rnd(&s, 4) == 0)
-            ty = (ph * 2 + (int)rnd(&s, 2)) % 8; /* the phase's favourite types */
-        int32_t p = prods[rnd(&s, (uint64_t)nproducers)];
+        int ty = (int)synth_rnd(&s, 8);
+        if (synth_rnd(&s, 4) == 0)
+            ty = (ph * 2 + (int)synth_rnd(&s, 2)) % 8; /* the phase's favourite types */
+        int32_t p = prods[synth_rnd(&s, (uint64_t)nproducers)];
         if (ty < 4)
-            CK(ev_state(w, types[ty], p, ts, ts + 1000 + (int64_t)rnd(&s, 200000), err));
+            CK(synth_state(w, types[ty], p, ts, ts + 1000 + (int64_t)synth_rnd(&s, 200000), err));
         else
-            CK(ev_point(w, types[ty], p, ts, err));
+            CK(synth_point(w, types[ty], p, ts, err));
     }
     free(prods);
     return traza_writer_commit(w, info, err);
@@ -164,3 +171,7 @@ fail:
     traza_writer_abort(w);
     return -1;
 }
+
+#undef MS
+#undef CK
+#endif
