@@ -57,7 +57,9 @@ TEST_LIBS := -lpq -lmicrohttpd -lopencsd_c_api -lopencsd
 # Where protoc-c writes the code it generates from src/export/*.proto.
 PROTO_GEN := build/gen
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
-CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -g $(OPT) $(WARN) -fPIC -Iinclude -Isrc -I$(PROTO_GEN) $(PKG_CFLAGS) $(CFLAGS)
+# TRAZA_EXPERIMENTAL_API: traza itself uses the experimental part of its API (see
+# include/traza/diff.h); programs built on the installed headers opt in the same way.
+CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -DTRAZA_EXPERIMENTAL_API -g $(OPT) $(WARN) -fPIC -Iinclude -Isrc -I$(PROTO_GEN) $(PKG_CFLAGS) $(CFLAGS)
 LDLIBS_ALL := $(PKG_LIBS) $(EXTRA_LIBS) -ldl -lpthread -lm $(LDLIBS)
 # The traza binary takes these libraries from their static archives (Debian's -dev
 # packages ship them): the loader then maps and relocates two shared objects instead
@@ -202,7 +204,7 @@ demo:
 # linked against it (make build/fuzz/fuzz_tzi builds one).
 # FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION (the libFuzzer/OSS-Fuzz convention): the
 # .tzi reader then ignores its checksums, so that mutations reach the decoders.
-FUZZ_CC := clang -std=c11 -D_GNU_SOURCE -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -g -O1 -Iinclude -Isrc -I$(PROTO_GEN) $(PKG_CFLAGS)
+FUZZ_CC := clang -std=c11 -D_GNU_SOURCE -DTRAZA_EXPERIMENTAL_API -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -g -O1 -Iinclude -Isrc -I$(PROTO_GEN) $(PKG_CFLAGS)
 FUZZ_OBJ := $(patsubst src/%.c,build/fuzzobj/%.o,$(LIB_SRC)) $(patsubst $(PROTO_GEN)/%.c,build/fuzzobj/gen/%.o,$(PROTO_C))
 build/fuzzobj/%.o: src/%.c
 	@mkdir -p $(dir $@)

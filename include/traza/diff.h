@@ -17,6 +17,10 @@ extern "C" {
 /* The public API: the only symbols libtraza.so exports (the library is built with
  * -fvisibility=hidden). */
 #pragma GCC visibility push(default)
+/* Experimental API: it may change between minor versions; its declarations are seen
+ * only with TRAZA_EXPERIMENTAL_API defined (doc/architecture.md, "Stable and
+ * experimental API"). */
+#ifdef TRAZA_EXPERIMENTAL_API
 
 typedef enum traza_diff_by {
     TRAZA_DIFF_BY_TYPE = 0,     /* one row per event type name */
@@ -142,6 +146,7 @@ double traza_welch(const double *x, size_t nx, const double *y, size_t ny, doubl
 int traza_p_holm(const double *p, size_t n, double *out);
 int traza_p_bh(const double *p, size_t n, double *out);
 
+#endif /* TRAZA_EXPERIMENTAL_API */
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

@@ -12,6 +12,10 @@
 extern "C" {
 #endif
 #pragma GCC visibility push(default)
+/* Experimental API: it may change between minor versions; its declarations are seen
+ * only with TRAZA_EXPERIMENTAL_API defined (doc/architecture.md, "Stable and
+ * experimental API"). */
+#ifdef TRAZA_EXPERIMENTAL_API
 
 typedef struct traza_elf traza_elf;
 
@@ -24,6 +28,7 @@ traza_elf *traza_elf_open(const char *path, traza_err *err);
 const char *traza_elf_func_at(const traza_elf *e, uint64_t addr, uint64_t *off);
 void traza_elf_close(traza_elf *e);
 
+#endif /* TRAZA_EXPERIMENTAL_API */
 #pragma GCC visibility pop
 #ifdef __cplusplus
 }

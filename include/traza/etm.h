@@ -18,6 +18,10 @@ extern "C" {
 /* The public API: the only symbols libtraza.so exports (the library is built with
  * -fvisibility=hidden). */
 #pragma GCC visibility push(default)
+/* Experimental API: it may change between minor versions; its declarations are seen
+ * only with TRAZA_EXPERIMENTAL_API defined (doc/architecture.md, "Stable and
+ * experimental API"). */
+#ifdef TRAZA_EXPERIMENTAL_API
 
 typedef enum traza_etm_kind {
     TRAZA_ETM_RANGE = 0,      /* executed instructions [start, end) */
@@ -61,6 +65,7 @@ int traza_etm_decode(const char *dir, traza_etm_fn fn, void *user, traza_err *er
  * its instruction count. */
 int traza_etm_pcs(const char *dir, const char *core, uint64_t **pcs, size_t *n, traza_err *err);
 
+#endif /* TRAZA_EXPERIMENTAL_API */
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

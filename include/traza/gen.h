@@ -16,6 +16,10 @@ extern "C" {
 /* The public API: the only symbols libtraza.so exports (the library is built with
  * -fvisibility=hidden). */
 #pragma GCC visibility push(default)
+/* Experimental API: it may change between minor versions; its declarations are seen
+ * only with TRAZA_EXPERIMENTAL_API defined (doc/architecture.md, "Stable and
+ * experimental API"). */
+#ifdef TRAZA_EXPERIMENTAL_API
 
 #define TRAZA_GEN_MAX_DEPTH 8
 
@@ -49,6 +53,7 @@ int traza_gen_store(traza_workspace *ws, const char *name, const traza_gen_opts 
  * events become states with a "value" parameter, leaf producers only). */
 int traza_gen_file(const char *path, const char *format, const traza_gen_opts *o, traza_err *err);
 
+#endif /* TRAZA_EXPERIMENTAL_API */
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

@@ -41,3 +41,14 @@ else
 fi
 check_eq "the Makefile's version is the header's" "$(sed -n 's/^#define TRAZA_VERSION_STRING "\(.*\)"/\1/p' include/traza/version.h)" \
   "$(make -s -C "$TRAZA_SRC" -f Makefile --eval 'print-version: ; @echo $(VERSION)' print-version 2>/dev/null)"
+# The experimental API (diff, elf, etm, gen) is seen only by programs that ask for it.
+cat >"$TMP/x.c" <<'C'
+#include "traza/traza.h"
+int main(void) { traza_gen_opts o; return traza_gen_parse_types(&o, "a", NULL); }
+C
+cc -std=c11 -Werror=implicit-function-declaration -Iinclude -c "$TMP/x.c" -o "$TMP/x.o" 2>"$TMP/err"
+check_eq "an experimental declaration is hidden without TRAZA_EXPERIMENTAL_API" 1 "$([ -s "$TMP/x.o" ] && echo 0 || echo 1)"
+check_contains "... and the compiler says which" "$(cat "$TMP/err")" "traza_gen_opts"
+rm -f "$TMP/x.o"
+cc -std=c11 -Werror -DTRAZA_EXPERIMENTAL_API -Iinclude -c "$TMP/x.c" -o "$TMP/x.o" 2>"$TMP/err"
+check_eq "it is seen with TRAZA_EXPERIMENTAL_API" 0 "$([ -s "$TMP/x.o" ] && echo 0 || echo 1)"
