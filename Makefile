@@ -56,7 +56,11 @@ TEST_LIBS := -lpq -lmicrohttpd -lopencsd_c_api -lopencsd
 
 # Where protoc-c writes the code it generates from src/export/*.proto.
 PROTO_GEN := build/gen
-WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
+# Warnings are errors in a git checkout (developers, CI); a release tarball has no .git,
+# so users' compilers, newer than ours, never fail the build on a new warning.
+# WERROR= (or -Werror) overrides either way.
+WERROR  ?= $(if $(wildcard .git),-Werror)
+WARN    := -Wall -Wextra $(WERROR) -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 # TRAZA_EXPERIMENTAL_API: traza itself uses the experimental part of its API (see
 # include/traza/diff.h); programs built on the installed headers opt in the same way.
 CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -DTRAZA_EXPERIMENTAL_API -g $(OPT) $(WARN) -fPIC -Iinclude -Isrc -I$(PROTO_GEN) $(PKG_CFLAGS) $(CFLAGS)
@@ -169,6 +173,7 @@ tests: all $(TEST_BIN) $(HELPER_BIN) $(REPLAY_BIN) plugins
 # The whole suite: normal build, then the same tests under ASan+UBSan.
 test:
 	@$(DEPS_CMD)
+	$(MAKE) web
 	$(MAKE) tests
 	$(MAKE) SAN=1 tests
 	$(MAKE) tsan
@@ -189,6 +194,7 @@ tsan:
 # One pass without the sanitizer build (quicker while developing).
 test-fast:
 	@$(DEPS_CMD)
+	$(MAKE) web
 	$(MAKE) tests
 	@bash tests/run.sh $(BUILD)
 
@@ -197,6 +203,7 @@ test-fast:
 DEMO_RUN ?= bash scripts/demo.sh
 demo:
 	@$(DEPS_CMD)
+	@$(MAKE) --no-print-directory web
 	@$(MAKE) --no-print-directory all
 	@$(DEMO_RUN) $(BUILD)/traza
 
@@ -269,18 +276,26 @@ clean:
 -include rt/rt.mk
 
 # ---- web UI: web/ is built with npm (vite) into web/dist, which becomes a
-# generated C file of byte arrays compiled into libtraza (no files needed at run time).
-# `npm install --no-save` installs the versions package-lock.json pins; `npm ci` is not
-# used because npm 11 rejects this lock file for lacking other platforms' optional
-# rollup packages. The npm build runs once for every build directory (build/web.stamp); without npm the
-# UI is left out (the server then says so on /) and the JSON API still works.
+# generated C file of byte arrays compiled in (no files needed at run time).
+# `make web` installs the npm packages (`npm install --no-save`: the versions
+# package-lock.json pins; `npm ci` is not used because npm 11 rejects this lock file for
+# lacking other platforms' optional rollup packages) and builds the bundle; `make test`
+# and `make demo` run it. An ordinary `make` never installs anything: it rebuilds the
+# bundle when web/ changed and the packages are there, and otherwise embeds the bundle it
+# has (web/dist) or, with none, builds traza without its UI (the server then says so on
+# /; the JSON API still works) and says to run `make web`.
 WEB_SRC := $(sort $(wildcard web/src/*.js web/src/*.css)) web/index.html web/vite.config.js web/package-lock.json
+web:
+	@command -v npm >/dev/null 2>&1 || { echo "make web: npm is needed (apt-get install npm)" >&2; exit 1; }
+	cd web && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm install --no-audit --no-fund --no-save; }
+	@! grep -qs unbuilt build/web.stamp || rm -f build/web.stamp
+	@$(MAKE) --no-print-directory build/web.stamp
+.PHONY: web
 build/web.stamp: $(WEB_SRC)
 	@mkdir -p build
-	@if command -v npm >/dev/null 2>&1; then \
-	  cd web && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm install --no-audit --no-fund --no-save; } && npm run build --silent; \
-	else echo "warning: npm not found: building traza without its web UI" >&2; fi
-	@touch $@
+	@if [ -d web/node_modules ] && command -v npm >/dev/null 2>&1; then cd web && npm run build --silent && echo built >../$@; \
+	elif [ -f web/dist/index.html ]; then echo "note: web/ changed but its npm packages are not installed: embedding the web UI built before (make web rebuilds it)" >&2; echo unbuilt >$@; \
+	else echo "warning: building traza without its web UI (make web builds it)" >&2; echo unbuilt >$@; fi
 $(BUILD)/gen/web_assets.c: build/web.stamp scripts/web-embed.py
 	@mkdir -p $(dir $@)
 	python3 scripts/web-embed.py web/dist $@
