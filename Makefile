@@ -32,19 +32,26 @@ LDSAN   :=
 endif
 
 VERSION := $(shell sed -n 's/^#define TRAZA_VERSION_STRING "\(.*\)"/\1/p' include/traza/version.h)
-# Libraries found through pkg-config. Optional-by-design features are not optional
-# at build time: a missing package is installed by scripts/install-deps.sh.
+# Libraries found through pkg-config (scripts/install-deps.sh installs them all).
 PKGS    := sqlite3 libpcre2-8 libzstd liblzma zlib jansson libdw libelf babeltrace2 libpq libmicrohttpd libtracecmd libtraceevent libtracefs libprotobuf-c
 # Read once, when make starts: the targets that install packages first (demo, test,
 # test-fast) therefore build in a second make, started after the install.
 PKG_CONFIG ?= pkg-config
+# Optional features, probed at build time: without a library's development files its
+# feature is left out (its files src/<area>/<feature>_*.c are replaced by
+# <feature>_missing.c) and says so when used, as it does at run time when the library
+# itself is absent. The rest of traza builds and works (tests/cli/t_build_flags.sh).
+OPTIONAL_PKGS := libpq
+MISSING_PKGS := $(foreach p,$(OPTIONAL_PKGS),$(if $(shell $(PKG_CONFIG) --exists $(p) 2>/dev/null && echo y),,$(p)))
+PKGS    := $(filter-out $(MISSING_PKGS),$(PKGS))
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 # libpq: Debian's libpq.pc lists static-only libraries (-lpgcommon -lpgport) in
 # Libs.private that no package installs, so traza.pc names -lpq instead of requiring it.
 # libpq, libmicrohttpd, OpenCSD, babeltrace2, libtracecmd and libtraceevent are not
 # linked: the features that need them open them with dlopen (src/util/dynlib.c), which spares every other traza
 # process ~8 ms of dynamic linking (babeltrace2 and GLib: ~0.5 ms). Their headers are
-# still needed to build; tests that call libpq themselves link it (TEST_LIBS).
+# needed to build (libpq's are optional: OPTIONAL_PKGS); tests that call libpq themselves
+# link it (TEST_LIBS).
 DLOPEN_PKGS := libpq libmicrohttpd babeltrace2 libtracecmd libtraceevent libtracefs
 PKGS_PC = $(filter-out $(DLOPEN_PKGS),$(PKGS))
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS_PC) 2>/dev/null)
@@ -75,6 +82,10 @@ STATIC_LIBS := -lsqlite3 -lpcre2-8 -ljansson -ldw -lelf -lbz2 -lzstd -llzma -lz 
 CLI_LIBS = -Wl,-Bstatic $(STATIC_LIBS) -Wl,-Bdynamic -ldl -lpthread -lm $(LDLIBS)
 
 LIB_SRC := $(sort $(shell find src -name '*.c' -not -path 'src/cli/*'))
+# libpq: PostgreSQL workspaces (src/store/pg_*.c)
+FEATURE_SRC_libpq := $(filter-out %_missing.c,$(wildcard src/store/pg_*.c))
+MISSING_SRC_libpq := src/store/pg_missing.c
+LIB_SRC := $(filter-out $(foreach p,$(OPTIONAL_PKGS),$(if $(filter $(p),$(MISSING_PKGS)),$(FEATURE_SRC_$(p)),$(MISSING_SRC_$(p)))),$(LIB_SRC))
 CLI_SRC := $(sort $(wildcard src/cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/*/test_*.c))
 PLUGIN_SRC := $(sort $(wildcard examples/plugins/*.c))
