@@ -258,7 +258,7 @@ static int decode_buffer(const char *dir, const tz_snapshot *ss, const tz_ss_buf
             cfg.v3.reg_ccer = reg(src, "ETMCCER");
             cfg.v3.reg_trc_id = id = reg(src, "ETMTRACEIDR");
             core_arch(core ? core->type : NULL, 0, &cfg.v3.arch_ver, &cfg.v3.core_prof);
-        } else if (!strncasecmp(t, "PTM", 3)) {
+        } else if (!strncasecmp(t, "PTM", 3) || !strncasecmp(t, "PFT", 3)) { /* PFT: the PTM's program flow trace */
             proto = OCSD_BUILTIN_DCD_PTM;
             cfg.ptm.reg_idr = reg(src, "ETMIDR");
             cfg.ptm.reg_ctrl = reg(src, "ETMCR");

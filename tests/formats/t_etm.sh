@@ -37,3 +37,13 @@ check_contains "etm: offset past the end: file and offset" "$OUT" "$TMP/short/ke
 rm "$TMP/short/kernel_dump.bin"
 check_rc "etm: missing memory image fails" 1 "$TRAZA" import "$TMP/short" --format etm --name short
 check_contains "etm: missing image: the file and its section" "$OUT" "$TMP/short/kernel_dump.bin: cannot open the memory image of [dump] in $TMP/short/cpu_0.ini (No such file or directory)"
+# A PTM (its type in the snapshot: PFT1.1) on a Cortex-A15 with Thumb-2 code, the buffer
+# unformatted (source_data): every instruction range trc_pkt_lister -decode finds.
+if [ -d "$O/snapshots/tc2-ptm-rstk-t32" ]; then
+  check_rc "etm: import the PTM snapshot" 0 "$TRAZA" import "$O/snapshots/tc2-ptm-rstk-t32" --name ptm
+  check_rc "etm: PTM ranges" 0 "$TRAZA" query ptm --type instr_range --producer Cortex-A15_0 --count
+  check_eq "etm: PTM ranges = trc_pkt_lister's 53192" "53192" "$OUT"
+  check_contains "etm: PTM protocol" "$("$TRAZA" info ptm)" "Cortex-A15_0.protocol = PTM"
+  check_rc "etm: Thumb-2 ranges" 0 "$TRAZA" query ptm --type instr_range --where 'isa=T32' --count
+  [ "${OUT:-0}" -gt 0 ] && pass "etm: the PTM ranges include T32 code ($OUT)" || fail "etm: the PTM ranges include T32 code" "$OUT"
+fi
