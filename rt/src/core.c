@@ -275,7 +275,7 @@ void tz_task_switch(tz_thread *t, uint32_t id, tz_task_stack *out, const tz_task
     t->depth = in->depth;
     for (uint32_t i = 0; i < in->depth; i++)
         t->stack[i].func = in->func[i];
-    t->task = id + 1;
+    t->task = id || isr ? id + 1 : 0; /* back before the first task: its blocks start with STACK */
     t->in_isr = (uint32_t)isr;
     if (!tz_rt_g.enabled)
         return;

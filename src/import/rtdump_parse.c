@@ -119,10 +119,12 @@ static long task_of(tz_rtdump *d, parse_st *ps, uint32_t owner, uint64_t id)
  * when not at the start of a block. The events that follow belong to task k. A TASK
  * record that is a switch ends the running task's Running span (it becomes Ready, or
  * the state its STATE records said) and starts the new one's; the handler records
- * leave the Running task as it is. */
+ * leave the Running task as it is. Task 0 is the context before the first task. */
 static int context_record(tz_rtdump *d, parse_st *ps, long k, unsigned sub, uint64_t tsc, int sw)
 {
-    ps->cur_task = k;
+    /* a handler that interrupted the context before the first task returns to the
+     * thread's own events */
+    ps->cur_task = sub == TZR_EXT_ISR_EXIT && d->tasks[k].tid == 0 ? -1 : k;
     if (sub == TZR_EXT_ISR_ENTER)
         d->tasks[k].isr = 1;
     if (sub != TZR_EXT_TASK || ps->run_task == k)
@@ -257,13 +259,13 @@ static int parse_block(tz_rtdump *d, parse_st *ps, tz_rtd_thread *bt, const uint
                     goto bad_id;
                 if (k < 0 || context_record(d, ps, k, sub, tsc, at != 0) < 0)
                     goto nomem;
-                t = &d->tasks[ps->cur_task];
-                int rc = read_open(t, e, used, &pos, cnt, !t->has_open && t->nops == 0, tsc);
+                t = ps->cur_task >= 0 ? &d->tasks[ps->cur_task] : bt;
+                int rc = read_open(t, e, used, &pos, cnt, t != bt && !t->has_open && t->nops == 0, tsc);
                 if (rc < 0)
                     goto nomem;
                 if (rc > 0)
                     goto bad;
-                t->has_open = 1;
+                t->has_open |= t != bt;
                 continue;
             }
             if (sub != TZR_EXT_STACK)

@@ -261,6 +261,40 @@ static void test_isr_and_state_records(void **state)
     tz_rtdump_free(&d);
 }
 
+/* A handler that interrupts the context before the first task (task 0, main) returns
+ * to the thread's own events. */
+static void test_isr_before_first_task(void **state)
+{
+    (void)state;
+    dump f;
+    dump_begin(&f);
+    const uint8_t b0[] = {TZR_K_EXT, TZR_EXT_STACK, 0,                  /* 100: main */
+                          (1 << 2) | TZR_K_EXT, TZR_EXT_ISR_ENTER, 3, 0, /* 101: handler 3 */
+                          (1 << 2) | TZR_K_ENTRY, 0x20,                  /* 102: enters 0x10 */
+                          (1 << 2) | TZR_K_EXIT,                         /* 103 */
+                          (1 << 2) | TZR_K_EXT, TZR_EXT_ISR_EXIT, 0, 0,  /* 104: back in main */
+                          (1 << 2) | TZR_K_ENTRY, 0x40};                 /* 105: main enters 0x30 */
+    block(&f, 0, 100, b0, sizeof b0);
+    dump_end(&f, 1);
+    tz_rtdump d;
+    traza_err err = {0};
+    int rc = tz_rtdump_parse(&d, f.b, f.n, "isr0.tzr", &err);
+    if (rc)
+        fail_msg("%s", err.msg);
+    assert_int_equal(d.task_switches, 0);
+    assert_int_equal(d.nthreads, 1);
+    assert_int_equal(d.threads[0].nops, 1);
+    assert_int_equal(d.threads[0].ops[0].a, 0x30);
+    assert_int_equal(d.threads[0].ops[0].tsc, 105);
+    assert_int_equal(d.ntasks, 2);
+    assert_int_equal(d.tasks[0].tid, 3);
+    assert_int_equal(d.tasks[0].nops, 2);
+    assert_int_equal(d.tasks[1].tid, 0);
+    assert_int_equal(d.tasks[1].nops, 0);
+    assert_int_equal(d.tasks[1].nruns, 0);
+    tz_rtdump_free(&d);
+}
+
 static void test_bad_isr_and_state_records(void **state)
 {
     (void)state;
@@ -308,6 +342,7 @@ int main(void)
         cmocka_unit_test(test_task_records),
         cmocka_unit_test(test_task_record_in_version_1),
         cmocka_unit_test(test_isr_and_state_records),
+        cmocka_unit_test(test_isr_before_first_task),
         cmocka_unit_test(test_bad_isr_and_state_records),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
