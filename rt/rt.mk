@@ -122,4 +122,21 @@ $(CM_DIR)/firmware.elf: rt/tests/cm3/firmware.c rt/boards/mps2-an385/startup.c r
 	$(CM_CC) $(CM_ARCH) -nostdlib -T rt/boards/mps2-an385/link.ld -Wl,--gc-sections -o $@ \
 	  $(CM_DIR)/startup.o $(CM_DIR)/firmware.o $(CM_DIR)/libtraza-rt-cm3.a -lgcc
 rt: $(CM_DIR)/firmware.elf
+
+# installed with their pkg-config files (traza-rt-cm3, traza-rt-cm3-freertos)
+include rt/traza-freertos.mk
+CM_LIBS := libtraza-rt-cm3.a libtraza-rt-cm3-rtos.a
+install-rt-cm3: $(CM_DIR)/libtraza-rt-cm3.a $(CM_DIR)/libtraza-rt-cm3-rtos.a install-dirs
+	install -m 644 $(addprefix $(CM_DIR)/,$(CM_LIBS)) $(INSTALL_ROOT)/lib/
+	install -m 644 rt/include/traza_rt_freertos.h $(INSTALL_ROOT)/include/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' rt/traza-rt-cm3.pc.in \
+	  > $(INSTALL_ROOT)/lib/pkgconfig/traza-rt-cm3.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' -e 's|@TRACE@|$(TRAZA_FREERTOS_TRACE)|g' \
+	  rt/traza-rt-cm3-freertos.pc.in > $(INSTALL_ROOT)/lib/pkgconfig/traza-rt-cm3-freertos.pc
+uninstall-rt-cm3:
+	rm -f $(addprefix $(INSTALL_ROOT)/lib/,$(CM_LIBS)) $(INSTALL_ROOT)/include/traza_rt_freertos.h \
+	  $(addprefix $(INSTALL_ROOT)/lib/pkgconfig/,traza-rt-cm3.pc traza-rt-cm3-freertos.pc)
+install: install-rt-cm3
+uninstall: uninstall-rt-cm3
+.PHONY: install-rt-cm3 uninstall-rt-cm3
 endif

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #define TZR_MAGIC "TZRDUMP\x1a" /* 8 bytes at offset 0 of a dump */
-#define TZR_VERSION 2u /* 2: TASK records and chunks (RTOS tasks); readers take 1 and 2 */
+#define TZR_VERSION 3u /* 2: TASK records and chunks (RTOS tasks); 3: ISR and STATE records, the INFO clock; readers take 1 to 3 */
 
 /* File header: magic[8], u16 version, u16 arch, u8 ptr_size, u8 mode, u16 reserved
  * (16 bytes), then chunks until end of file. */
@@ -20,14 +20,26 @@ enum tzr_mode { TZR_MODE_RING = 0, TZR_MODE_STREAM = 1 };
 /* Chunk header: u32 type, u32 payload length, u64 checksum (tzr_sum64 of payload). */
 #define TZR_CHUNK_HEADER_SIZE 16u
 enum tzr_chunk {
-    TZR_CHUNK_INFO = 1,   /* u32 pid, u32 reserved, u64 load_bias, then exe path bytes (no NUL) */
+    TZR_CHUNK_INFO = 1,   /* u32 pid, u32 clock (enum tzr_clock), u64 load_bias, then exe path bytes (no NUL) */
     TZR_CHUNK_BLOCK = 2,  /* u64 seq, u64 tsc0, u32 tid, u32 used; then `used` event bytes */
     TZR_CHUNK_CALIB = 3,  /* u64 tsc_a, u64 ns_a, u64 tsc_b, u64 ns_b (ticks <-> nanoseconds) */
     TZR_CHUNK_THREAD = 4, /* u32 tid, u32 reserved, u64 events, u64 lost_events,
                              u64 overwritten_blocks, u64 shadow_overflow, u64 first_seq */
     TZR_CHUNK_END = 5,    /* u64 number of chunks before this one */
-    TZR_CHUNK_TASK = 6    /* u32 task id, u32 reserved, u64 switches in, then the task's name bytes (no NUL) */
+    TZR_CHUNK_TASK = 6    /* u32 task id, u32 flags (TZR_TASK_ISR), u64 switches in (ISR: entries), then the
+                             task's name bytes (no NUL) */
 };
+/* TASK chunk flags: the "task" is an interrupt handler (its name the handler's) */
+#define TZR_TASK_ISR 1u
+/* The clock the ticks come from (INFO chunk); 0 where the runtime does not say. */
+enum tzr_clock {
+    TZR_CLOCK_UNSPECIFIED = 0,
+    TZR_CLOCK_DWT = 1,          /* Cortex-M DWT cycle counter (processor cycles) */
+    TZR_CLOCK_SYSTICK = 2,      /* Cortex-M SysTick, programmed by the runtime (processor cycles) */
+    TZR_CLOCK_SYSTICK_RTOS = 3  /* Cortex-M SysTick as the RTOS programs it, widened by its tick count */
+};
+/* Task states of STATE records (the Running state is the span between switches) */
+enum tzr_task_state { TZR_STATE_READY = 0, TZR_STATE_BLOCKED = 1, TZR_STATE_SUSPENDED = 2 };
 #define TZR_BLOCK_HEADER_SIZE 24u
 #define TZR_INFO_FIXED 16u
 #define TZR_CALIB_SIZE 32u
@@ -48,9 +60,17 @@ enum tzr_chunk {
  *          TASK (RTOS firmware): varint task id, varint n, n varints of absolute
  *          function addresses (outermost first) = the task's open functions. At the
  *          start of a block (instead of STACK): the task running then; anywhere else:
- *          a switch to that task. The events that follow belong to that task. */
+ *          a switch to that task. The events that follow belong to that task.
+ *          ISR_ENTER: as TASK, for an interrupt handler (a TASK chunk with
+ *          TZR_TASK_ISR): its events follow, the interrupted task stays Running. At
+ *          the start of a block: the handler running then.
+ *          ISR_EXIT: as TASK: the handler returned to that task or handler (not a
+ *          switch).
+ *          STATE: varint task id, varint state (enum tzr_task_state): the task
+ *          becomes Ready, Blocked or Suspended; for the running task, the state it
+ *          takes when it is switched out. */
 enum tzr_kind { TZR_K_ENTRY = 0, TZR_K_EXIT = 1, TZR_K_USER = 2, TZR_K_EXT = 3 };
-enum tzr_ext { TZR_EXT_STACK = 1, TZR_EXT_TASK = 2 };
+enum tzr_ext { TZR_EXT_STACK = 1, TZR_EXT_TASK = 2, TZR_EXT_ISR_ENTER = 3, TZR_EXT_ISR_EXIT = 4, TZR_EXT_STATE = 5 };
 
 /* A cheap 64-bit checksum (two running sums over little-endian u32 words, the tail
  * zero-padded). Fast enough to run in the target on every streamed block. */

@@ -84,7 +84,7 @@ tz_thread *tz_plat_thread(void)
         tz_rt_g.mode = TZR_MODE_RING;
         tz_rt_g.block_size = TZ_BM_BLOCK;
         tz_rt_g.nblocks = TZ_BM_BUFSIZE / TZ_BM_BLOCK;
-        tz_cm_clock_init();
+        tz_rt_g.clock = (uint32_t)tz_cm_clock_init(); /* enum tzr_clock */
         tz_rt_g.tsc_a = tz_plat_ticks();
         tz_rt_g.ns_a = tz_plat_ns();
         tz_thread_init(&bm_thread, 0, bm_buf, tz_rt_g.nblocks, tz_rt_g.block_size);
@@ -144,21 +144,53 @@ void traza_rt_event(uint32_t id, int64_t value)
 }
 
 #ifdef TZ_TASKS
-/* RTOS tasks (TZ_BM_TASKS at most, default 8; more are run on the shadow stack of
- * the last one, and counted as shadow overflows): slot 0 is the context before the
- * first task (main), the others are keyed by the kernel's task handle. */
+/* RTOS tasks and interrupt handlers (TZ_BM_TASKS slots at most, default 8; more are
+ * run on the shadow stack of the last one, and counted as shadow overflows): slot 0
+ * is the context before the first task (main), the others are keyed by the kernel's
+ * task handle or, for a handler, by its exception number. Handlers nest TZ_BM_ISR_NEST
+ * deep (default 8); deeper ones are left to the handler they interrupted. */
 #ifndef TZ_BM_TASKS
 #define TZ_BM_TASKS 8
+#endif
+#ifndef TZ_BM_ISR_NEST
+#define TZ_BM_ISR_NEST 8
 #endif
 #include "traza_rt_freertos.h"
 
 static struct bm_task {
     const void *handle;
     const char *name;
+    uint32_t flags; /* TZR_TASK_ISR */
     tz_count switches;
     tz_task_stack saved;
 } bm_tasks[TZ_BM_TASKS + 1];
 static uint32_t bm_ntasks = 1, bm_cur;
+static uint32_t bm_resume[TZ_BM_ISR_NEST], bm_nisr; /* the contexts the handlers interrupted */
+static uint32_t bm_task_of_isr; /* the task running under the handlers (bm_cur when none) */
+
+static TZ_NOINSTR uint32_t bm_slot(const void *handle, const char *name, uint32_t flags, tz_thread *t)
+{
+    uint32_t i = 1;
+    while (i < bm_ntasks && !(bm_tasks[i].handle == handle && bm_tasks[i].flags == flags))
+        i++;
+    if (i == bm_ntasks) {
+        if (bm_ntasks <= TZ_BM_TASKS)
+            bm_ntasks++;
+        else if (t)
+            t->overflow++;
+        bm_tasks[i].handle = handle;
+        bm_tasks[i].name = name;
+        bm_tasks[i].flags = flags;
+    }
+    return i;
+}
+
+static inline TZ_NOINSTR uint32_t exception_number(void)
+{
+    uint32_t ipsr;
+    __asm__ __volatile__("mrs %0, ipsr" : "=r"(ipsr));
+    return ipsr & 0x1ffu;
+}
 
 void traza_rt_task_switched_in(const void *task, const char *name, uint32_t clock_hz)
 {
@@ -169,21 +201,52 @@ void traza_rt_task_switched_in(const void *task, const char *name, uint32_t cloc
         tz_rt_g.tsc_a = 0;
         tz_rt_g.ns_a = 0;
     }
-    uint32_t i = 1;
-    while (i < bm_ntasks && bm_tasks[i].handle != task)
-        i++;
-    if (i == bm_ntasks) {
-        if (bm_ntasks <= TZ_BM_TASKS)
-            bm_ntasks++;
-        else if (t)
-            t->overflow++;
-        bm_tasks[i].handle = task;
-        bm_tasks[i].name = name;
-    }
-    if (t && i != bm_cur) {
+    uint32_t i = bm_slot(task, name, 0, t);
+    if (t && i != bm_cur && !bm_nisr) { /* the kernel switches tasks outside handlers (PendSV) */
         bm_tasks[i].switches++;
-        tz_task_switch(t, i, &bm_tasks[bm_cur].saved, &bm_tasks[i].saved);
+        tz_task_switch(t, i, &bm_tasks[bm_cur].saved, &bm_tasks[i].saved, TZR_EXT_TASK, 0);
         bm_cur = i;
+    }
+    irq_restore(m);
+}
+
+void traza_rt_task_state(const void *task, const char *name, int state)
+{
+    uint32_t m = irq_save();
+    tz_thread *t = tz_plat_thread();
+    uint32_t i = task ? bm_slot(task, name, 0, t) : bm_nisr ? bm_task_of_isr : bm_cur;
+    if (t && i)
+        tz_task_state(t, i, (uint32_t)state);
+    irq_restore(m);
+}
+
+void traza_rt_isr_enter(const char *name)
+{
+    uint32_t m = irq_save();
+    tz_thread *t = tz_plat_thread();
+    uint32_t i = bm_slot((const void *)(uintptr_t)exception_number(), name, TZR_TASK_ISR, t);
+    if (t && i != bm_cur && bm_nisr < TZ_BM_ISR_NEST) {
+        if (!bm_nisr)
+            bm_task_of_isr = bm_cur;
+        bm_resume[bm_nisr++] = bm_cur;
+        bm_tasks[i].switches++;
+        tz_task_switch(t, i, &bm_tasks[bm_cur].saved, &bm_tasks[i].saved, TZR_EXT_ISR_ENTER, 1);
+        bm_cur = i;
+    }
+    irq_restore(m);
+}
+
+void traza_rt_isr_exit(void)
+{
+    uint32_t m = irq_save();
+    tz_thread *t = tz_plat_thread_peek();
+    /* only the handler that entered: a second exit of it (traceISR_EXIT in
+     * portYIELD_FROM_ISR after TRAZA_ISR_EXIT) is no-op */
+    if (t && bm_nisr && bm_tasks[bm_cur].handle == (const void *)(uintptr_t)exception_number()) {
+        uint32_t r = bm_resume[--bm_nisr];
+        tz_task_switch(t, r, &bm_tasks[bm_cur].saved, &bm_tasks[r].saved, TZR_EXT_ISR_EXIT,
+                       (bm_tasks[r].flags & TZR_TASK_ISR) != 0);
+        bm_cur = r;
     }
     irq_restore(m);
 }
@@ -200,7 +263,7 @@ int tz_plat_task_chunks(tz_put_fn put, void *user)
         while (name && name[len] && len < 32)
             len++;
         put32(c, i);
-        put32(c + 4, 0);
+        put32(c + 4, bm_tasks[i].flags);
         put64(c + 8, bm_tasks[i].switches);
         tz_copy(c + TZR_TASK_FIXED, name, len);
         if (tz_write_chunk(put, user, TZR_CHUNK_TASK, c, TZR_TASK_FIXED + len) < 0)

@@ -3,7 +3,7 @@
  * supplies clocks, thread state and output (rt_internal.h). */
 #include "rt_internal.h"
 
-tz_rt tz_rt_g = {TZR_MODE_RING, 1, 0, 65536, 16, 0, 0, 0};
+tz_rt tz_rt_g = {TZR_MODE_RING, 1, 0, 65536, 16, 0, 0, 0, TZR_CLOCK_UNSPECIFIED};
 
 /* Bare metal (TZ_RING_ONLY): no stream mode, no exit trampoline (hooks from
  * -finstrument-functions), which keeps the code under 2 KB. */
@@ -114,7 +114,7 @@ static TZ_NOINSTR void block_start(tz_thread *t)
     uint8_t *p = put_uv(t->p, TZR_K_EXT);
 #ifdef TZ_TASKS
     if (t->task) {
-        *p++ = TZR_EXT_TASK;
+        *p++ = t->in_isr ? TZR_EXT_ISR_ENTER : TZR_EXT_TASK;
         p = put_uv(p, t->task - 1);
     } else
 #endif
@@ -264,7 +264,7 @@ void tz_user(tz_thread *t, uint32_t id, int64_t value)
 }
 
 #ifdef TZ_TASKS
-void tz_task_switch(tz_thread *t, uint32_t id, tz_task_stack *out, const tz_task_stack *in)
+void tz_task_switch(tz_thread *t, uint32_t id, tz_task_stack *out, const tz_task_stack *in, int sub, int isr)
 {
     /* the record may exceed the block's reserve: head, subkind, id, n, the addresses */
     if (tz_rt_g.enabled && t->p + 16 + TZ_STACK_SNAPSHOT * 10 > t->end + TZ_RESERVE)
@@ -275,13 +275,26 @@ void tz_task_switch(tz_thread *t, uint32_t id, tz_task_stack *out, const tz_task
     t->depth = in->depth;
     for (uint32_t i = 0; i < in->depth; i++)
         t->stack[i].func = in->func[i];
-    t->task = id + 1;
+    t->task = id || isr ? id + 1 : 0; /* back before the first task: its blocks start with STACK */
+    t->in_isr = (uint32_t)isr;
     if (!tz_rt_g.enabled)
         return;
     uint8_t *p = put_head(t, TZR_K_EXT);
-    *p++ = TZR_EXT_TASK;
+    *p++ = (uint8_t)sub;
     p = put_uv(p, id);
     t->p = put_open(t, p);
+}
+
+void tz_task_state(tz_thread *t, uint32_t id, uint32_t state)
+{
+    if (!tz_rt_g.enabled)
+        return;
+    if (t->p >= t->end)
+        block_next(t);
+    uint8_t *p = put_head(t, TZR_K_EXT);
+    *p++ = TZR_EXT_STATE;
+    p = put_uv(p, id);
+    t->p = put_uv(p, state);
 }
 #endif
 
@@ -309,7 +322,7 @@ int tz_write_header(tz_put_fn put, void *user, int arch, uint32_t pid, const cha
     while (exe && exe[n] && n < 512)
         n++;
     put32(info, pid);
-    put32(info + 4, 0);
+    put32(info + 4, tz_rt_g.clock);
     put64(info + 8, tz_rt_g.load_bias);
     tz_copy(info + TZR_INFO_FIXED, exe, n);
     return tz_write_chunk(put, user, TZR_CHUNK_INFO, info, TZR_INFO_FIXED + n);

@@ -53,6 +53,7 @@ typedef struct tz_thread {
     tz_shadow stack[TZ_SHADOW_MAX];
 #ifdef TZ_TASKS
     uint32_t task;                /* RTOS firmware: the running task's id + 1 (0: no task yet) */
+    uint32_t in_isr;              /* ... and that "task" is an interrupt handler */
 #endif
 } tz_thread;
 
@@ -63,6 +64,7 @@ typedef struct tz_rt {
     size_t block_size, nblocks;   /* per thread */
     tz_thread *threads;           /* pushed atomically */
     uint64_t tsc_a, ns_a;
+    uint32_t clock;               /* enum tzr_clock: where tz_plat_ticks() comes from */
 } tz_rt;
 
 extern tz_rt tz_rt_g;
@@ -94,8 +96,12 @@ typedef struct tz_task_stack {
     uintptr_t func[TZ_SHADOW_MAX];
 } tz_task_stack;
 /* Switches the shadow stack to task `id`: saves the running task's into *out, loads
- * *in, records the switch (a TASK record with the new task's open functions). */
-void tz_task_switch(tz_thread *t, uint32_t id, tz_task_stack *out, const tz_task_stack *in) TZ_NOINSTR;
+ * *in, records the switch (a `sub` record: TZR_EXT_TASK, TZR_EXT_ISR_ENTER or
+ * TZR_EXT_ISR_EXIT, with the new context's open functions); `isr` when that context
+ * is an interrupt handler. */
+void tz_task_switch(tz_thread *t, uint32_t id, tz_task_stack *out, const tz_task_stack *in, int sub, int isr) TZ_NOINSTR;
+/* Records that task `id` becomes `state` (enum tzr_task_state). */
+void tz_task_state(tz_thread *t, uint32_t id, uint32_t state) TZ_NOINSTR;
 /* Writes the TASK chunks (names, switch counts); returns how many, or -1. */
 int tz_plat_task_chunks(int (*put)(void *, const void *, size_t), void *user) TZ_NOINSTR;
 #endif

@@ -1,6 +1,7 @@
 /* Importer of traza runtime dumps (.tzr): functions become nested states per thread
- * (producer = thread under its process) or per RTOS task (producer = task, with a
- * child holding its Running states), user events (TRAZA_EVENT) punctual events.
+ * (producer = thread under its process), per RTOS task (producer = task, with a
+ * child "state" holding its Running/Ready/Blocked/Suspended states) or per interrupt
+ * handler (producer "ISR <name>"), user events (TRAZA_EVENT) punctual events.
  * Symbolisation happens here, offline: function names from the program's symbol table
  * (util/elfsym.h), files and lines from its DWARF (libdw). */
 #include "import/importers.h"
@@ -229,26 +230,40 @@ static int import_one(traza_writer *w, const char *path, traza_err *err)
         over += t->overwritten;
         overflow += t->overflow;
     }
-    /* RTOS tasks: a producer each with its calls, and a child with its Running states */
-    int32_t running = -1;
+    /* RTOS tasks: a producer each with its calls, and a child with its states;
+     * interrupt handlers: a producer each with its calls */
+    static const char *const state_names[] = {"Running", "Ready", "Blocked", "Suspended"};
+    int32_t states[4] = {-1, -1, -1, -1};
     for (size_t i = 0; rc == 0 && i < d.ntasks; i++) {
         tz_rtd_thread *t = &d.tasks[i];
         if (!t->nops && !t->nruns && !t->nopen)
             continue; /* the context before the first task, whose events are its thread's */
-        if (t->name && *t->name)
-            snprintf(buf, sizeof buf, "%s", t->name);
+        const char *nm = t->name && *t->name ? t->name : NULL;
+        if (t->isr && nm)
+            snprintf(buf, sizeof buf, "ISR %s", nm);
+        else if (t->isr)
+            snprintf(buf, sizeof buf, "ISR %u", (unsigned)t->tid);
+        else if (nm)
+            snprintf(buf, sizeof buf, "%s", nm);
         else
             snprintf(buf, sizeof buf, "task %u", (unsigned)t->tid);
-        c.thread_prod = traza_writer_producer(w, proc, buf, "Task", err);
-        int32_t sched = c.thread_prod < 0 ? -1 : traza_writer_producer(w, c.thread_prod, "running", "Scheduling", err);
-        if (sched < 0 || (running < 0 && (running = traza_writer_event_type(w, "Running", TRAZA_STATE, err)) < 0)) {
+        c.thread_prod = traza_writer_producer(w, proc, buf, t->isr ? "ISR" : "Task", err);
+        int32_t sched = c.thread_prod < 0 || t->isr ? -1 : traza_writer_producer(w, c.thread_prod, "state", "Scheduling", err);
+        if (c.thread_prod < 0 || (!t->isr && sched < 0)) {
             rc = -1;
             break;
         }
         rc = tz_rtdump_replay(t, on_call, on_user, &c, &unmatched, err);
         for (size_t r = 0; rc == 0 && r < t->nruns; r++) {
+            int s = t->runs[r].state + 1; /* TZ_RTD_RUNNING = -1 */
+            if (s < 0 || s > 3 || sched < 0)
+                continue;
+            if (states[s] < 0 && (states[s] = traza_writer_event_type(w, state_names[s], TRAZA_STATE, err)) < 0) {
+                rc = -1;
+                break;
+            }
             traza_event ev = {0};
-            ev.type = running;
+            ev.type = states[s];
             ev.producer = sched;
             ev.ts = tz_rtdump_ns(&d, t->runs[r].start);
             ev.end_ts = tz_rtdump_ns(&d, t->runs[r].end);
@@ -279,6 +294,10 @@ static int import_one(traza_writer *w, const char *path, traza_err *err)
             snprintf(v, sizeof v, "%zu", d.nthreads);
             traza_writer_set_param(w, "rt.truncated_threads", v, err);
         }
+        static const char *const clocks[] = {NULL, "DWT cycle counter", "SysTick (programmed by the runtime)",
+                                             "SysTick (as the RTOS programs it)"};
+        if (d.clock > 0 && d.clock < sizeof clocks / sizeof *clocks)
+            traza_writer_set_param(w, "rt.clock_source", clocks[d.clock], err);
         if (d.ntasks) {
             snprintf(v, sizeof v, "%" PRIu64, d.task_switches);
             traza_writer_set_param(w, "rt.task_switches", v, err);

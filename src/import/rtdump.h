@@ -14,10 +14,14 @@ typedef struct tz_rtd_op {
     uint8_t kind;    /* TZR_K_ENTRY, TZR_K_EXIT, TZR_K_USER */
 } tz_rtd_op;
 
-/* A span of time an RTOS task ran (from its switch in to the next switch). */
+/* A span of time an RTOS task spent in one state: Running (from its switch in to the
+ * next switch), or Ready / Blocked / Suspended (from a STATE record or its switch out
+ * to its next state). */
+enum { TZ_RTD_RUNNING = -1 }; /* else enum tzr_task_state */
 typedef struct tz_rtd_run {
     uint64_t start, end;
-    int open_start, open_end; /* began before the window (no switch seen) / still running at its end */
+    int state;
+    int open_start, open_end; /* began before the window (no switch seen) / still in it at its end */
 } tz_rtd_run;
 
 typedef struct tz_rtd_thread {
@@ -35,6 +39,9 @@ typedef struct tz_rtd_thread {
     char *name;               /* from the TASK chunk; NULL if none */
     uint32_t owner;           /* the thread whose buffer holds the task's events */
     int has_open;             /* the open functions are known (first TASK record seen) */
+    int isr;                  /* an interrupt handler (ISR records, TASK chunk flag) */
+    uint64_t entries;         /* the TASK chunk's count: switches in, or handler entries */
+    int pending;              /* the state it takes at its switch out (STATE records while it runs) */
     tz_rtd_run *runs;
     size_t nruns, runcap;
 } tz_rtd_thread;
@@ -42,6 +49,7 @@ typedef struct tz_rtd_thread {
 typedef struct tz_rtdump {
     unsigned version, arch, ptr_size, mode;
     uint32_t pid;
+    uint32_t clock;           /* enum tzr_clock (INFO chunk) */
     uint64_t load_bias;
     char *exe;
     int has_calib;

@@ -56,7 +56,8 @@ static tz_rtd_thread *thread_of(tz_rtdump *d, uint32_t tid, size_t *cap)
 /* Parsing state of the dump: which task each thread's buffer is running (-1: none). */
 typedef struct parse_st {
     size_t tcap, kcap;
-    long cur_task;
+    long cur_task; /* where the events go: a task or an interrupt handler */
+    long run_task; /* the task in its Running state */
     uint64_t last_tsc; /* of the last event read (the end of a run still going) */
 } parse_st;
 
@@ -89,38 +90,69 @@ static int push_op(tz_rtd_thread *t, uint64_t tsc, uint8_t kind, uint64_t a, int
     return 0;
 }
 
-static int push_run(tz_rtd_thread *k, uint64_t tsc, int open_start)
+/* Ends the task's current state span at `tsc` (if one is open) and starts a span of
+ * `state` there. */
+static int push_run(tz_rtd_thread *k, uint64_t tsc, int state, int open_start)
 {
+    if (k->nruns && k->runs[k->nruns - 1].open_end) {
+        k->runs[k->nruns - 1].end = tsc;
+        k->runs[k->nruns - 1].open_end = 0;
+    }
     if (TZ_GROW(k->runs, k->runcap, k->nruns + 1) < 0)
         return -1;
-    k->runs[k->nruns++] = (tz_rtd_run){tsc, tsc, open_start, 1};
+    k->runs[k->nruns++] = (tz_rtd_run){tsc, tsc, state, open_start, 1};
     return 0;
 }
 
-/* A TASK record at `tsc`: the events that follow belong to task `id`; `sw` when it is
- * a switch (not the start of a block). Ends the running task's run, starts the new
- * one's, and keeps the open functions of a task seen for the first time. */
-static int task_record(tz_rtdump *d, parse_st *ps, uint32_t owner, uint64_t id, uint64_t tsc, int sw)
+/* The task or handler entry of record id `id`: its index, -2 out of range, -1 memory */
+static long task_of(tz_rtdump *d, parse_st *ps, uint32_t owner, uint64_t id)
 {
     if (id > UINT32_MAX)
-        return 1;
+        return -2;
     long k = entry_of(&d->tasks, &d->ntasks, &ps->kcap, (uint32_t)id);
-    if (k < 0)
-        return -1;
-    d->tasks[k].owner = owner;
-    if (ps->cur_task == k)
+    if (k >= 0)
+        d->tasks[k].owner = owner;
+    return k;
+}
+
+/* A record of context `sub` (TASK, ISR_ENTER, ISR_EXIT) for task k at `tsc`; `sw`
+ * when not at the start of a block. The events that follow belong to task k. A TASK
+ * record that is a switch ends the running task's Running span (it becomes Ready, or
+ * the state its STATE records said) and starts the new one's; the handler records
+ * leave the Running task as it is. Task 0 is the context before the first task. */
+static int context_record(tz_rtdump *d, parse_st *ps, long k, unsigned sub, uint64_t tsc, int sw)
+{
+    /* a handler that interrupted the context before the first task returns to the
+     * thread's own events */
+    ps->cur_task = sub == TZR_EXT_ISR_EXIT && d->tasks[k].tid == 0 ? -1 : k;
+    if (sub == TZR_EXT_ISR_ENTER)
+        d->tasks[k].isr = 1;
+    if (sub != TZR_EXT_TASK || ps->run_task == k)
         return 0;
     if (sw)
         d->task_switches++;
-    if (ps->cur_task >= 0) {
-        tz_rtd_thread *o = &d->tasks[ps->cur_task];
-        if (o->nruns) {
-            o->runs[o->nruns - 1].end = tsc;
-            o->runs[o->nruns - 1].open_end = 0;
-        }
+    if (ps->run_task >= 0) {
+        tz_rtd_thread *o = &d->tasks[ps->run_task];
+        if (push_run(o, tsc, sw ? o->pending : TZR_STATE_READY, !sw) < 0)
+            return -1;
+        if (!sw) /* a block after lost ones: what the task did in between is unknown */
+            o->nruns--;
+        o->pending = TZR_STATE_READY;
     }
-    ps->cur_task = k;
-    return push_run(&d->tasks[k], tsc, !sw) < 0 ? -1 : 0;
+    ps->run_task = k;
+    return push_run(&d->tasks[k], tsc, TZ_RTD_RUNNING, !sw);
+}
+
+/* A STATE record: task k becomes `state`, or takes it at its switch out if running. */
+static int state_record(parse_st *ps, tz_rtd_thread *t, long k, uint64_t state, uint64_t tsc)
+{
+    if (k == ps->run_task) {
+        t->pending = (int)state;
+        return 0;
+    }
+    if (t->nruns && t->runs[t->nruns - 1].open_end && t->runs[t->nruns - 1].state == (int)state)
+        return 0;
+    return push_run(t, tsc, (int)state, 0);
 }
 
 /* Reads the `cnt` addresses of a STACK or TASK record; with `snap`, they become the
@@ -196,23 +228,44 @@ static int parse_block(tz_rtdump *d, parse_st *ps, tz_rtd_thread *bt, const uint
             if (pos >= used)
                 goto bad;
             uint8_t sub = e[pos++];
-            if (sub == TZR_EXT_TASK && d->version >= 2) {
+            if (sub == TZR_EXT_STATE && d->version >= 3) {
+                uint64_t id, st;
+                if (uv(e, used, &pos, &id) < 0 || uv(e, used, &pos, &st) < 0)
+                    goto bad;
+                if (st > TZR_STATE_SUSPENDED)
+                    return traza_err_set(err, TRAZA_E_FORMAT, "%s: byte %llu: task state %llu, expected 0 to %d", name,
+                                         (unsigned long long)(base + TZR_BLOCK_HEADER_SIZE + at), (unsigned long long)st,
+                                         TZR_STATE_SUSPENDED);
+                long k = task_of(d, ps, bt->tid, id);
+                if (k == -2)
+                    goto bad_id;
+                if (k < 0)
+                    goto nomem;
+                t = ps->cur_task >= 0 ? &d->tasks[ps->cur_task] : bt; /* the array may have moved */
+                if (state_record(ps, &d->tasks[k], k, st, tsc) < 0)
+                    goto nomem;
+                continue;
+            }
+            if ((sub == TZR_EXT_TASK && d->version >= 2) ||
+                ((sub == TZR_EXT_ISR_ENTER || sub == TZR_EXT_ISR_EXIT) && d->version >= 3)) {
                 uint64_t id, cnt;
                 if (uv(e, used, &pos, &id) < 0 || uv(e, used, &pos, &cnt) < 0 || cnt > MAX_OPEN || cnt > used - pos)
                     goto bad;
-                int rc = task_record(d, ps, bt->tid, id, tsc, at != 0);
-                if (rc < 0)
+                if (sub == TZR_EXT_ISR_EXIT && at == 0)
+                    return traza_err_set(err, TRAZA_E_FORMAT, "%s: byte %llu: handler exit at the start of a block", name,
+                                         (unsigned long long)(base + TZR_BLOCK_HEADER_SIZE + at));
+                long k = task_of(d, ps, bt->tid, id);
+                if (k == -2)
+                    goto bad_id;
+                if (k < 0 || context_record(d, ps, k, sub, tsc, at != 0) < 0)
                     goto nomem;
-                if (rc > 0)
-                    return traza_err_set(err, TRAZA_E_FORMAT, "%s: byte %llu: task id %llu out of range", name,
-                                         (unsigned long long)(base + TZR_BLOCK_HEADER_SIZE + at), (unsigned long long)id);
-                t = &d->tasks[ps->cur_task];
-                rc = read_open(t, e, used, &pos, cnt, !t->has_open && t->nops == 0, tsc);
+                t = ps->cur_task >= 0 ? &d->tasks[ps->cur_task] : bt;
+                int rc = read_open(t, e, used, &pos, cnt, t != bt && !t->has_open && t->nops == 0, tsc);
                 if (rc < 0)
                     goto nomem;
                 if (rc > 0)
                     goto bad;
-                t->has_open = 1;
+                t->has_open |= t != bt;
                 continue;
             }
             if (sub != TZR_EXT_STACK)
@@ -236,6 +289,9 @@ static int parse_block(tz_rtdump *d, parse_st *ps, tz_rtd_thread *bt, const uint
     bad:
         return traza_err_set(err, TRAZA_E_FORMAT, "%s: byte %llu: truncated or malformed event record", name,
                              (unsigned long long)(base + TZR_BLOCK_HEADER_SIZE + at));
+    bad_id:
+        return traza_err_set(err, TRAZA_E_FORMAT, "%s: byte %llu: task id out of range", name,
+                             (unsigned long long)(base + TZR_BLOCK_HEADER_SIZE + at));
     }
     ps->last_tsc = tsc;
     return 0;
@@ -246,7 +302,7 @@ nomem:
 int tz_rtdump_parse(tz_rtdump *d, const uint8_t *data, size_t len, const char *name, traza_err *err)
 {
     memset(d, 0, sizeof *d);
-    parse_st ps = {0, 0, -1, 0};
+    parse_st ps = {0, 0, -1, -1, 0};
     if (len < TZR_FILE_HEADER_SIZE || memcmp(data, TZR_MAGIC, 8) != 0)
         return traza_err_set(err, TRAZA_E_FORMAT, "%s: not a traza runtime dump (expected the magic \"TZRDUMP\\x1a\")", name);
     d->version = (unsigned)data[8] | (unsigned)data[9] << 8;
@@ -295,6 +351,8 @@ int tz_rtdump_parse(tz_rtdump *d, const uint8_t *data, size_t len, const char *n
             if (n < TZR_INFO_FIXED)
                 goto short_chunk;
             d->pid = rd32(p);
+            if (d->version >= 3)
+                d->clock = rd32(p + 4);
             d->load_bias = rd64(p + 8);
             free(d->exe);
             d->exe = tz_strndup((const char *)p + TZR_INFO_FIXED, n - TZR_INFO_FIXED);
@@ -345,6 +403,9 @@ int tz_rtdump_parse(tz_rtdump *d, const uint8_t *data, size_t len, const char *n
             if (k < 0)
                 goto nomem;
             tz_rtd_thread *t = &d->tasks[k];
+            if (rd32(p + 4) & TZR_TASK_ISR)
+                t->isr = 1;
+            t->entries = rd64(p + 8);
             free(t->name);
             t->name = tz_strndup((const char *)p + TZR_TASK_FIXED, n - TZR_TASK_FIXED);
             if (!t->name)

@@ -171,22 +171,150 @@ static void test_task_records(void **state)
     assert_int_equal(t1->first_tsc, 103);
     assert_int_equal(t1->nops, 1);
     assert_int_equal(t1->ops[0].tsc, 106);
-    assert_int_equal(t1->nruns, 2);
+    /* Running, Ready from its switch out (no STATE record said otherwise), Running */
+    assert_int_equal(t1->nruns, 3);
+    assert_int_equal(t1->runs[0].state, TZ_RTD_RUNNING);
     assert_int_equal(t1->runs[0].start, 103);
     assert_int_equal(t1->runs[0].end, 110);
     assert_int_equal(t1->runs[0].open_end, 0);
-    assert_int_equal(t1->runs[1].start, 306);
-    assert_int_equal(t1->runs[1].open_end, 1);
+    assert_int_equal(t1->runs[1].state, TZR_STATE_READY);
+    assert_int_equal(t1->runs[1].start, 110);
+    assert_int_equal(t1->runs[1].end, 306);
+    assert_int_equal(t1->runs[2].state, TZ_RTD_RUNNING);
+    assert_int_equal(t1->runs[2].start, 306);
+    assert_int_equal(t1->runs[2].open_end, 1);
     assert_int_equal(t2->tid, 2);
     assert_null(t2->name);
     assert_int_equal(t2->nopen, 0);
     assert_int_equal(t2->nops, 2);
     assert_int_equal(t2->ops[0].a, 0x60);
     assert_int_equal(t2->ops[1].tsc, 305);
-    assert_int_equal(t2->nruns, 1);
+    assert_int_equal(t2->nruns, 2);
     assert_int_equal(t2->runs[0].start, 110);
     assert_int_equal(t2->runs[0].end, 306);
+    assert_int_equal(t2->runs[1].state, TZR_STATE_READY);
+    assert_int_equal(t2->runs[1].start, 306);
+    assert_int_equal(t2->runs[1].end, 306); /* the dump's last event */
     tz_rtdump_free(&d);
+}
+
+/* An interrupt handler (ISR records) gets the events between its entry and exit, the
+ * interrupted task stays Running; STATE records: the running task's is the state it
+ * takes at its switch out, another task's starts that state at once. */
+static void isr_state_dump(dump *f, uint8_t t2_state)
+{
+    dump_begin(f);
+    const uint8_t b0[] = {TZR_K_EXT, TZR_EXT_TASK, 1, 0,                  /* 100: task 1 runs */
+                          (2 << 2) | TZR_K_EXT, TZR_EXT_ISR_ENTER, 3, 0,   /* 102: handler 3 */
+                          (1 << 2) | TZR_K_ENTRY, 0x20,                    /* 103: enters 0x10 */
+                          (1 << 2) | TZR_K_EXT, TZR_EXT_STATE, 2, t2_state, /* 104: task 2 ready */
+                          (1 << 2) | TZR_K_EXIT,                           /* 105: leaves 0x10 */
+                          (1 << 2) | TZR_K_EXT, TZR_EXT_ISR_EXIT, 1, 0,    /* 106: back in task 1 */
+                          (1 << 2) | TZR_K_EXT, TZR_EXT_STATE, 1, TZR_STATE_BLOCKED, /* 107: task 1 blocks */
+                          (1 << 2) | TZR_K_ENTRY, 0x40,                    /* 108: task 1 enters 0x30 */
+                          (2 << 2) | TZR_K_EXT, TZR_EXT_TASK, 2, 0};       /* 110: to task 2 */
+    block(f, 0, 100, b0, sizeof b0);
+    uint8_t isr[TZR_TASK_FIXED + 2] = {3, 0, 0, 0, TZR_TASK_ISR, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 'T', '0'};
+    chunk(f, TZR_CHUNK_TASK, isr, sizeof isr);
+    dump_end(f, 2);
+}
+
+static void test_isr_and_state_records(void **state)
+{
+    (void)state;
+    dump f;
+    isr_state_dump(&f, TZR_STATE_READY);
+    tz_rtdump d;
+    traza_err err = {0};
+    int rc = tz_rtdump_parse(&d, f.b, f.n, "isr.tzr", &err);
+    if (rc)
+        fail_msg("%s", err.msg);
+    assert_int_equal(d.task_switches, 1); /* the handler's entry and exit are no switches */
+    assert_int_equal(d.ntasks, 3);
+    const tz_rtd_thread *t1 = &d.tasks[0], *h = &d.tasks[1], *t2 = &d.tasks[2];
+    assert_int_equal(h->tid, 3);
+    assert_true(h->isr);
+    assert_string_equal(h->name, "T0");
+    assert_int_equal(h->entries, 1);
+    assert_int_equal(h->nops, 2);
+    assert_int_equal(h->ops[0].a, 0x10);
+    assert_int_equal(h->ops[1].tsc, 105);
+    assert_int_equal(h->nruns, 0);
+    assert_false(t1->isr);
+    assert_int_equal(t1->nops, 1);
+    assert_int_equal(t1->ops[0].a, 0x30);
+    assert_int_equal(t1->ops[0].tsc, 108);
+    /* Running 100-110 through the handler, then Blocked */
+    assert_int_equal(t1->nruns, 2);
+    assert_int_equal(t1->runs[0].state, TZ_RTD_RUNNING);
+    assert_int_equal(t1->runs[0].start, 100);
+    assert_int_equal(t1->runs[0].end, 110);
+    assert_int_equal(t1->runs[1].state, TZR_STATE_BLOCKED);
+    assert_int_equal(t1->runs[1].start, 110);
+    /* Ready from 104, Running from 110 */
+    assert_int_equal(t2->tid, 2);
+    assert_int_equal(t2->nruns, 2);
+    assert_int_equal(t2->runs[0].state, TZR_STATE_READY);
+    assert_int_equal(t2->runs[0].start, 104);
+    assert_int_equal(t2->runs[0].end, 110);
+    assert_int_equal(t2->runs[1].state, TZ_RTD_RUNNING);
+    tz_rtdump_free(&d);
+}
+
+/* A handler that interrupts the context before the first task (task 0, main) returns
+ * to the thread's own events. */
+static void test_isr_before_first_task(void **state)
+{
+    (void)state;
+    dump f;
+    dump_begin(&f);
+    const uint8_t b0[] = {TZR_K_EXT, TZR_EXT_STACK, 0,                  /* 100: main */
+                          (1 << 2) | TZR_K_EXT, TZR_EXT_ISR_ENTER, 3, 0, /* 101: handler 3 */
+                          (1 << 2) | TZR_K_ENTRY, 0x20,                  /* 102: enters 0x10 */
+                          (1 << 2) | TZR_K_EXIT,                         /* 103 */
+                          (1 << 2) | TZR_K_EXT, TZR_EXT_ISR_EXIT, 0, 0,  /* 104: back in main */
+                          (1 << 2) | TZR_K_ENTRY, 0x40};                 /* 105: main enters 0x30 */
+    block(&f, 0, 100, b0, sizeof b0);
+    dump_end(&f, 1);
+    tz_rtdump d;
+    traza_err err = {0};
+    int rc = tz_rtdump_parse(&d, f.b, f.n, "isr0.tzr", &err);
+    if (rc)
+        fail_msg("%s", err.msg);
+    assert_int_equal(d.task_switches, 0);
+    assert_int_equal(d.nthreads, 1);
+    assert_int_equal(d.threads[0].nops, 1);
+    assert_int_equal(d.threads[0].ops[0].a, 0x30);
+    assert_int_equal(d.threads[0].ops[0].tsc, 105);
+    assert_int_equal(d.ntasks, 2);
+    assert_int_equal(d.tasks[0].tid, 3);
+    assert_int_equal(d.tasks[0].nops, 2);
+    assert_int_equal(d.tasks[1].tid, 0);
+    assert_int_equal(d.tasks[1].nops, 0);
+    assert_int_equal(d.tasks[1].nruns, 0);
+    tz_rtdump_free(&d);
+}
+
+static void test_bad_isr_and_state_records(void **state)
+{
+    (void)state;
+    dump f;
+    isr_state_dump(&f, TZR_STATE_READY);
+    tz_rtdump d;
+    traza_err err = {0};
+    f.b[8] = 2; /* version 2 has no handler records */
+    assert_int_equal(tz_rtdump_parse(&d, f.b, f.n, "v2.tzr", &err), -1);
+    assert_string_equal(err.msg, "v2.tzr: byte 60: unknown extended record 3");
+    isr_state_dump(&f, 3);
+    assert_int_equal(tz_rtdump_parse(&d, f.b, f.n, "st.tzr", &err), -1);
+    assert_string_equal(err.msg, "st.tzr: byte 66: task state 3, expected 0 to 2");
+    /* a handler exit cannot start a block */
+    dump_begin(&f);
+    const uint8_t b0[] = {TZR_K_EXT, TZR_EXT_ISR_EXIT, 1, 0};
+    block(&f, 0, 100, b0, sizeof b0);
+    dump_end(&f, 1);
+    assert_int_equal(tz_rtdump_parse(&d, f.b, f.n, "exit.tzr", &err), -1);
+    assert_string_equal(err.msg, "exit.tzr: byte 56: handler exit at the start of a block");
 }
 
 /* Version 1 has no TASK record. */
@@ -200,9 +328,9 @@ static void test_task_record_in_version_1(void **state)
     traza_err err = {0};
     assert_int_equal(tz_rtdump_parse(&d, f.b, f.n, "v1.tzr", &err), -1);
     assert_string_equal(err.msg, "v1.tzr: byte 61: unknown extended record 2");
-    f.b[8] = 3;
-    assert_int_equal(tz_rtdump_parse(&d, f.b, f.n, "v3.tzr", &err), -1);
-    assert_string_equal(err.msg, "v3.tzr: dump version 3, this traza reads versions 1 to 2");
+    f.b[8] = 4;
+    assert_int_equal(tz_rtdump_parse(&d, f.b, f.n, "v4.tzr", &err), -1);
+    assert_string_equal(err.msg, "v4.tzr: dump version 4, this traza reads versions 1 to 3");
 }
 
 int main(void)
@@ -213,6 +341,9 @@ int main(void)
         cmocka_unit_test(test_stack_count_past_block),
         cmocka_unit_test(test_task_records),
         cmocka_unit_test(test_task_record_in_version_1),
+        cmocka_unit_test(test_isr_and_state_records),
+        cmocka_unit_test(test_isr_before_first_task),
+        cmocka_unit_test(test_bad_isr_and_state_records),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -40,6 +40,8 @@ check_eq "call counts" "crc_byte=8 critical_update=2 fact=4 filter=8 main=1 proc
   "$(printf '%s' "$prof" | python3 -c 'import json,sys; print(" ".join("%s=%d"%(f["name"],f["calls"]) for f in sorted(json.load(sys.stdin),key=lambda f:f["name"])))')"
 info=$("$TRAZA" info fw)
 check_contains "calibrated clock" "$info" "rt.clock = calibrated ns"
+check_contains "the dump names its clock (QEMU's Cortex-M3 has no DWT cycle counter)" "$info" \
+  "rt.clock_source = SysTick (programmed by the runtime)"
 check_contains "nothing lost" "$info" "rt.lost_events = 0"
 check_eq "user events: 2 critical sections x 2 + 1" "5" "$("$TRAZA" info fw --json | json_get categories.punctual)"
 check_contains "source file from DWARF" "$("$TRAZA" query fw --type filter --limit 1 --json)" "firmware.c"

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #define TZ_ARCH TZR_ARCH_CORTEX_M
 uint64_t tz_cm_ticks(void) __attribute__((no_instrument_function));
-/* Starts the clock; returns 1 (DWT CYCCNT), 2 (SysTick, programmed here) or 3 (SysTick
+/* Starts the clock; returns its enum tzr_clock: 1 (DWT CYCCNT), 2 (SysTick, programmed here) or 3 (SysTick
  * as an RTOS programs it, TZ_TASKS). */
 int tz_cm_clock_init(void) __attribute__((no_instrument_function));
 #ifdef TZ_TASKS

@@ -13,6 +13,10 @@ void tz_board_exit(int code);
 void SVC_Handler(void) __attribute__((weak, alias("tz_fault")));
 void PendSV_Handler(void) __attribute__((weak, alias("tz_fault")));
 void SysTick_Handler(void) __attribute__((weak, alias("tz_fault")));
+/* external interrupts QEMU's mps2-an385 models and the demos use: the CMSDK APB
+ * timers (TIMER0 at 0x40000000, IRQ 8; TIMER1 at 0x40001000, IRQ 9) */
+void TIMER0_IRQHandler(void) __attribute__((weak, alias("tz_fault")));
+void TIMER1_IRQHandler(void) __attribute__((weak, alias("tz_fault")));
 void *memset(void *d, int c, unsigned n);
 void *memcpy(void *d, const void *s, unsigned n);
 
@@ -43,9 +47,12 @@ void tz_fault(void)
         ;
 }
 
-__attribute__((section(".vectors"), used)) static const void *const vectors[16] = {
+__attribute__((section(".vectors"), used)) static const void *const vectors[16 + 10] = {
     __stack_top, (void *)tz_reset, (void *)tz_fault, (void *)tz_fault, (void *)tz_fault, (void *)tz_fault,
     (void *)tz_fault, 0, 0, 0, 0, (void *)SVC_Handler, 0, 0, (void *)PendSV_Handler, (void *)SysTick_Handler,
+    /* IRQ 0 to 9 */
+    (void *)tz_fault, (void *)tz_fault, (void *)tz_fault, (void *)tz_fault, (void *)tz_fault, (void *)tz_fault,
+    (void *)tz_fault, (void *)tz_fault, (void *)TIMER0_IRQHandler, (void *)TIMER1_IRQHandler,
 };
 
 /* the compiler may emit calls to these (no libc here) */

@@ -1,7 +1,8 @@
 /* FreeRTOS configuration of the traza demo firmware (mps2-an385, Cortex-M3 at 25 MHz
  * under QEMU): preemptive, 1 kHz tick, heap_4, software timers, task notifications.
- * The trace macros count the task switches for the firmware's own report and hand
- * every switch to the tracer runtime (traza_rt_freertos.h, included last). */
+ * The trace macros log the task switches for the firmware's own report and hand
+ * every switch, state change and tick interrupt to the tracer runtime
+ * (traza_rt_freertos.h, included last). */
 #ifndef FREERTOS_CONFIG_H
 #define FREERTOS_CONFIG_H
 
@@ -46,8 +47,12 @@
 
 #ifndef __ASSEMBLER__
 void demo_assert_failed(const char *file, int line);
-extern volatile unsigned long demo_switches;
+/* the firmware's own record of the switches (main.c): the task switched out, the
+ * state the kernel's lists give it then ('R' ready, 'B' blocked, 'S' suspended), the
+ * task switched in */
+void demo_log_switch(const char *out, char state, const char *in);
 extern void *volatile demo_prev_task;
+extern volatile char demo_prev_state;
 #endif
 #define configASSERT(x) \
     do { \
@@ -55,13 +60,28 @@ extern void *volatile demo_prev_task;
             demo_assert_failed(__FILE__, __LINE__); \
     } while (0)
 
-/* a switch is a different task coming in (the kernel also calls these when the
- * running task goes on) */
-#define traceTASK_SWITCHED_OUT() demo_prev_task = pxCurrentTCB
+/* The switch log: these expand in tasks.c, where the kernel's lists are visible; the
+ * state is read as eTaskGetState() does, from the lists the task is on. A switch is
+ * a different task coming in (the kernel also calls these when the running task
+ * goes on). */
+#define DEMO_TASK_STATE(tcb) \
+    (listLIST_ITEM_CONTAINER(&(tcb)->xEventListItem) == &xPendingReadyList ? 'R' \
+     : listLIST_ITEM_CONTAINER(&(tcb)->xStateListItem) == &pxReadyTasksLists[(tcb)->uxPriority] ? 'R' \
+     : listLIST_ITEM_CONTAINER(&(tcb)->xStateListItem) == &xSuspendedTaskList && \
+             listLIST_ITEM_CONTAINER(&(tcb)->xEventListItem) == NULL && \
+             (tcb)->ucNotifyState[0] != taskWAITING_NOTIFICATION \
+         ? 'S' \
+         : 'B')
+#define traceTASK_SWITCHED_OUT() \
+    do { \
+        demo_prev_task = pxCurrentTCB; \
+        demo_prev_state = DEMO_TASK_STATE(pxCurrentTCB); \
+    } while (0)
 #define traceTASK_SWITCHED_IN() \
     do { \
         if ((void *)pxCurrentTCB != demo_prev_task) \
-            demo_switches++; \
+            demo_log_switch(demo_prev_task ? ((TCB_t *)demo_prev_task)->pcTaskName : "main", \
+                            demo_prev_task ? demo_prev_state : '-', pxCurrentTCB->pcTaskName); \
         TRAZA_FREERTOS_SWITCHED_IN(); \
     } while (0)
 #include "traza_rt_freertos.h"

@@ -1,9 +1,11 @@
 /* traza demo firmware on FreeRTOS (mps2-an385 under QEMU): a producer task sends
  * items through a queue to a consumer task, a supervisor task runs a periodic
- * software timer and, when all items are consumed, writes the trace dump through
- * semihosting, reports the task switches the kernel's trace macro counted, and ends
- * the simulation. Built with -finstrument-functions, the kernel's port layer excluded
- * (doc/tracer-freertos.md). */
+ * software timer, and the CMSDK timer TIMER0 interrupts every 3 ms (its handler a
+ * traced interrupt: TRAZA_ISR_ENTER/EXIT). When all items are consumed the supervisor
+ * stops the timer, writes the trace dump through semihosting, prints the switch log
+ * the kernel's trace macros kept (one line per switch: "sw <out> <state> <in>") and
+ * the counts, and ends the simulation. Built with -finstrument-functions, the
+ * kernel's port layer excluded (doc/tracer-freertos.md). */
 #include "FreeRTOS.h"
 #include "queue.h"
 #include "task.h"
@@ -13,12 +15,38 @@
 #define ITEMS 12
 
 void tz_board_exit(int code);
-volatile unsigned long demo_switches;
 void *volatile demo_prev_task;
+volatile char demo_prev_state;
+
+#define LOG_MAX 256
+static struct {
+    const char *out, *in;
+    char state;
+} switch_log[LOG_MAX];
+static volatile unsigned long demo_switches;
+
+__attribute__((no_instrument_function)) void demo_log_switch(const char *out, char state, const char *in)
+{
+    if (demo_switches < LOG_MAX) {
+        switch_log[demo_switches].out = out;
+        switch_log[demo_switches].in = in;
+        switch_log[demo_switches].state = state;
+    }
+    demo_switches++;
+}
+
+/* CMSDK APB timer 0 (IRQ 8), clocked at the 25 MHz of the core */
+#define TIMER0_CTRL (*(volatile uint32_t *)0x40000000u)
+#define TIMER0_RELOAD (*(volatile uint32_t *)0x40000008u)
+#define TIMER0_INTCLEAR (*(volatile uint32_t *)0x4000000Cu)
+#define NVIC_ISER0 (*(volatile uint32_t *)0xE000E100u)
+#define NVIC_ICER0 (*(volatile uint32_t *)0xE000E180u)
+#define NVIC_IPR8 (*(volatile uint8_t *)0xE000E408u)
+#define TIMER0_IRQ 8
 
 static QueueHandle_t queue;
 static TaskHandle_t supervisor_task;
-static volatile uint32_t consumed, timer_fired, checksum;
+static volatile uint32_t consumed, timer_fired, checksum, irqs, last_irq_tick;
 
 static void sh_write0(const char *s)
 {
@@ -60,6 +88,35 @@ void vApplicationStackOverflowHook(TaskHandle_t task, char *name)
 }
 
 void vApplicationIdleHook(void) { __asm__ __volatile__("wfi"); }
+
+static void sample_in_irq(void)
+{
+    last_irq_tick = xTaskGetTickCountFromISR();
+    irqs++;
+}
+
+/* the handler itself is not instrumented (its entry would be the interrupted task's) */
+TRAZA_ISR void TIMER0_IRQHandler(void)
+{
+    TRAZA_ISR_ENTER("TIMER0");
+    TIMER0_INTCLEAR = 1;
+    sample_in_irq();
+    TRAZA_ISR_EXIT();
+}
+
+static void timer0_start(uint32_t period_cycles)
+{
+    TIMER0_RELOAD = period_cycles - 1;
+    TIMER0_CTRL = 1u | 8u; /* enabled, interrupt enabled */
+    NVIC_IPR8 = 5u << 5;   /* below configMAX_SYSCALL_INTERRUPT_PRIORITY: may call FromISR APIs */
+    NVIC_ISER0 = 1u << TIMER0_IRQ;
+}
+
+static void timer0_stop(void)
+{
+    TIMER0_CTRL = 0;
+    NVIC_ICER0 = 1u << TIMER0_IRQ;
+}
 
 static uint32_t produce_item(uint32_t i) { return (i * 2654435761u) >> 7; }
 
@@ -106,12 +163,22 @@ static void supervisor(void *arg)
     configASSERT(timer && xTimerStart(timer, 0) == pdPASS);
     ulTaskNotifyTake(pdTRUE, portMAX_DELAY);
     vTaskDelay(1);
-    vTaskSuspendAll(); /* no more switches: the count below is the trace's */
+    vTaskSuspendAll(); /* no more switches: the log below is the trace's */
+    timer0_stop();     /* no more interrupts of it */
     int rc = traza_rt_dump();
+    for (unsigned long i = 0; i < demo_switches && i < LOG_MAX; i++) {
+        char st[4] = {' ', switch_log[i].state, ' ', 0};
+        sh_write0("sw ");
+        sh_write0(switch_log[i].out);
+        sh_write0(st);
+        sh_write0(switch_log[i].in);
+        sh_write0("\n");
+    }
     print_count("switches=", demo_switches);
     print_count("consumed=", consumed);
     print_count("timer=", timer_fired);
-    tz_board_exit(rc == 0 && consumed == ITEMS && timer_fired > 0 ? 0 : 1);
+    print_count("irqs=", irqs);
+    tz_board_exit(rc == 0 && consumed == ITEMS && timer_fired > 0 && irqs > 0 && demo_switches <= LOG_MAX ? 0 : 1);
 }
 
 int main(void)
@@ -121,6 +188,7 @@ int main(void)
     configASSERT(xTaskCreate(consumer, "consumer", configMINIMAL_STACK_SIZE, NULL, 3, NULL) == pdPASS);
     configASSERT(xTaskCreate(producer, "producer", configMINIMAL_STACK_SIZE, NULL, 2, NULL) == pdPASS);
     configASSERT(xTaskCreate(supervisor, "supervisor", configMINIMAL_STACK_SIZE, NULL, 1, &supervisor_task) == pdPASS);
+    timer0_start(configCPU_CLOCK_HZ / 1000 * 3);
     vTaskStartScheduler();
     return 1; /* not reached: the scheduler runs until the supervisor ends the simulation */
 }
