@@ -176,6 +176,22 @@ int traza_grammar_anomalies(const traza_grammar *cg, const uint64_t *wlen, const
 int traza_grammar_cover(const traza_grammar *g, uint64_t i, uint64_t j, traza_gsym **out, size_t *n,
                         traza_err *err);
 
+/* One edit of the script that turns a stretch A of the expansion into a stretch B. */
+typedef struct traza_gedit {
+    char op;         /* '-': value is A's symbol at off_a, deleted; '+': B's at off_b, inserted */
+    uint64_t off_a;  /* offset in A (from its start) where the edit sits */
+    uint64_t off_b;  /* offset in B */
+    uint64_t value;  /* the symbol */
+} traza_gedit;
+/* Longest stretch traza_grammar_diff expands. */
+#define TRAZA_GDIFF_MAX_LEN (UINT64_C(1) << 24)
+/* The shortest edit script (insertions and deletions, in order) from [a, a+la) to
+ * [b, b+lb) of the expansion, symbol by symbol (Myers' O(ND) algorithm: time
+ * O((la + lb) * D), memory O(D^2) for D edits). More than max_edits edits: an error
+ * that says so. *out is freed by the caller. */
+int traza_grammar_diff(const traza_grammar *g, uint64_t a, uint64_t la, uint64_t b, uint64_t lb, size_t max_edits,
+                       traza_gedit **out, size_t *n, traza_err *err);
+
 /* ---- reading symbol streams ---------------------------------------------------- */
 
 enum { TRAZA_GIN_TEXT = 0, TRAZA_GIN_RAW32 = 32, TRAZA_GIN_RAW64 = 64 };

@@ -28,7 +28,8 @@ const char cmd_grammar_usage[] =
     "                                   types by the names stored at compress --trace\n"
     "  cycles IN.tzg [--svg OUT]        distinct cycles: length, occurrences, share (pie chart)\n"
     "  cycle-time IN.tzg N [--svg OUT]  positions of cycle N (from `cycles`) (strip chart)\n"
-    "  compare IN.tzg N M               where cycles N and M differ, at the rule level\n"
+    "  compare IN.tzg N M [--elf FILE]  where cycles N and M differ: the edit script, symbol by\n"
+    "                                   symbol, with offsets (and functions with an ELF)\n"
     "  anomalies IN.tzg [--top K]       rare cycles and unusual cycle sequences, ranked\n"
     "  at IN.tzg I                      the symbol at index I\n"
     "  extract IN.tzg I J               the symbols of [I, J)\n"
@@ -519,7 +520,7 @@ static int do_stats(traza_cli *cli, int argc, char **argv)
     return rc;
 }
 
-static void show_sym(const traza_grammar *g, const traza_gsym *s, const traza_elf *elf, tz_buf *b)
+void grammar_cli_sym_text(const traza_grammar *g, const traza_gsym *s, const traza_elf *elf, tz_buf *b)
 {
     if (s->is_rule) {
         tz_buf_printf(b, "R%llu", (unsigned long long)s->value);
@@ -571,7 +572,7 @@ static int do_show(traza_cli *cli, int argc, char **argv)
             for (uint64_t k = g->off[r]; k < g->off[r + 1]; k++) {
                 tz_buf t;
                 tz_buf_init(&t);
-                show_sym(g, &g->syms[k], elf, &t);
+                grammar_cli_sym_text(g, &g->syms[k], elf, &t);
                 if (k > g->off[r])
                     tz_buf_puts(&b, ", ");
                 tz_json_str(&b, t.s ? t.s : "");
@@ -585,7 +586,7 @@ static int do_show(traza_cli *cli, int argc, char **argv)
                 tz_buf_puts(&b, "S ->");
             for (uint64_t k = g->off[r]; k < g->off[r + 1]; k++) {
                 tz_buf_putc(&b, ' ');
-                show_sym(g, &g->syms[k], elf, &b);
+                grammar_cli_sym_text(g, &g->syms[k], elf, &b);
             }
             tz_buf_printf(&b, "    [%llu]\n", (unsigned long long)g->len[r]);
         }

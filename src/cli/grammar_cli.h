@@ -4,6 +4,8 @@
 
 #include "cli/cli.h"
 #include "traza/grammar.h"
+#include "traza/elf.h"
+#include "util/util.h"
 
 /* Options common to the grammar sub-verbs. */
 typedef struct gopts {
@@ -29,6 +31,9 @@ traza_grammar *grammar_cli_load(const char *path);
 /* The loop header to analyse with: --loop-header, else the one stored in the file. */
 int grammar_cli_loop_header(const traza_grammar *g, const gopts *o, uint64_t *loop_header);
 int grammar_cli_parse_u64(const char *s, uint64_t *v);
+/* A grammar symbol as text: R<n> for a rule; a terminal by its stored name, else its
+ * function and offset in elf (may be NULL), else in hex; ^rep when repeated. */
+void grammar_cli_sym_text(const traza_grammar *g, const traza_gsym *s, const traza_elf *elf, tz_buf *b);
 
 int grammar_cmd_cycles(traza_cli *cli, int argc, char **argv);
 int grammar_cmd_cycle_time(traza_cli *cli, int argc, char **argv);

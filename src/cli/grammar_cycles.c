@@ -225,19 +225,13 @@ int grammar_cmd_cycle_time(traza_cli *cli, int argc, char **argv)
 
 /* ---- compare ------------------------------------------------------------------- */
 
-static int gsym_eq(const traza_gsym *a, const traza_gsym *b)
-{
-    return a->is_rule == b->is_rule && a->value == b->value && a->rep == b->rep;
-}
+/* Edits at most, before compare gives up (memory grows with their square). */
+#define COMPARE_MAX_EDITS 4000
 
-static void gsym_text(tz_buf *b, const traza_gsym *s)
+static void edit_text(const traza_grammar *g, const traza_gedit *e, const traza_elf *elf, tz_buf *b)
 {
-    if (s->is_rule)
-        tz_buf_printf(b, "R%llu", (unsigned long long)s->value);
-    else
-        tz_buf_printf(b, "%llx", (unsigned long long)s->value);
-    if (s->rep > 1)
-        tz_buf_printf(b, "^%llu", (unsigned long long)s->rep);
+    traza_gsym s = {.value = e->value, .rep = 1, .is_rule = 0};
+    grammar_cli_sym_text(g, &s, elf, b);
 }
 
 int grammar_cmd_compare(traza_cli *cli, int argc, char **argv)
@@ -259,86 +253,59 @@ int grammar_cmd_compare(traza_cli *cli, int argc, char **argv)
     }
     traza_err err;
     traza_err_clear(&err);
-    traza_gsym *A = NULL, *B = NULL;
-    size_t na = 0, nb = 0;
-    if (traza_grammar_cover(L.g, L.tab[ca].first, L.tab[ca].first + L.tab[ca].length, &A, &na, &err) < 0 ||
-        traza_grammar_cover(L.g, L.tab[cb].first, L.tab[cb].first + L.tab[cb].length, &B, &nb, &err) < 0) {
-        free(A);
+    traza_elf *elf = NULL;
+    if (o.elf && !(elf = traza_elf_open(o.elf, &err))) {
         unload(&L);
         return cli_fail(cli, &err);
     }
-    /* a cycle that is one whole rule: compare the rules' bodies */
-    while (na == 1 && nb == 1 && A[0].is_rule && B[0].is_rule && A[0].rep == 1 && B[0].rep == 1 &&
-           A[0].value != B[0].value) {
-        const traza_grammar *g = L.g;
-        size_t la = (size_t)(g->off[A[0].value + 1] - g->off[A[0].value]);
-        size_t lb = (size_t)(g->off[B[0].value + 1] - g->off[B[0].value]);
-        traza_gsym *A2 = malloc(la * sizeof *A2), *B2 = malloc(lb * sizeof *B2);
-        if (!A2 || !B2) {
-            free(A2), free(B2);
-            break;
-        }
-        memcpy(A2, g->syms + g->off[A[0].value], la * sizeof *A2);
-        memcpy(B2, g->syms + g->off[B[0].value], lb * sizeof *B2);
-        free(A), free(B);
-        A = A2, B = B2, na = la, nb = lb;
-    }
-    if (na > 4000 || nb > 4000) {
-        fprintf(stderr, "traza grammar: compare: cycles cover %zu and %zu grammar symbols; at most 4000 each\n", na, nb);
-        free(A), free(B);
+    traza_gedit *ed = NULL;
+    size_t ne = 0;
+    const traza_gcycle *A = &L.tab[ca], *B = &L.tab[cb];
+    if (traza_grammar_diff(L.g, A->first, A->length, B->first, B->length, COMPARE_MAX_EDITS, &ed, &ne, &err) < 0) {
+        traza_elf_close(elf);
         unload(&L);
-        return EXIT_FAIL;
+        return cli_fail(cli, &err);
     }
-    /* LCS over the rule-level coverings */
-    uint32_t *T = calloc((na + 1) * (nb + 1), sizeof *T);
-    if (!T) {
-        free(A), free(B);
-        unload(&L);
-        fprintf(stderr, "traza: out of memory\n");
-        return EXIT_FAIL;
-    }
-#define TT(x, y) T[(size_t)(x) * (nb + 1) + (y)]
-    for (size_t x = na; x-- > 0;)
-        for (size_t y = nb; y-- > 0;)
-            TT(x, y) = gsym_eq(&A[x], &B[y]) ? TT(x + 1, y + 1) + 1
-                                               : (TT(x + 1, y) > TT(x, y + 1) ? TT(x + 1, y) : TT(x, y + 1));
+    size_t del = 0;
+    for (size_t k = 0; k < ne; k++)
+        del += ed[k].op == '-';
     tz_buf b;
     tz_buf_init(&b);
-    size_t x = 0, y = 0, diffs = 0;
     if (o.json)
-        tz_buf_printf(&b, "{\"a\": %zu, \"b\": %zu, \"ops\": [", ca + 1, cb + 1);
+        tz_buf_printf(&b, "{\"a\": %zu, \"b\": %zu, \"length_a\": %llu, \"length_b\": %llu, \"first_a\": %llu, "
+                          "\"first_b\": %llu, \"deleted\": %zu, \"inserted\": %zu, \"edits\": [",
+                      ca + 1, cb + 1, (unsigned long long)A->length, (unsigned long long)B->length,
+                      (unsigned long long)A->first, (unsigned long long)B->first, del, ne - del);
     else
-        tz_buf_printf(&b, "C%zu (length %llu, %zu symbols) vs C%zu (length %llu, %zu symbols):\n", ca + 1,
-                      (unsigned long long)L.tab[ca].length, na, cb + 1, (unsigned long long)L.tab[cb].length, nb);
-    int first = 1;
-    while (x < na || y < nb) {
-        char op;
-        const traza_gsym *s;
-        if (x < na && y < nb && gsym_eq(&A[x], &B[y]))
-            op = ' ', s = &A[x], x++, y++;
-        else if (x < na && (y >= nb || TT(x + 1, y) >= TT(x, y + 1)))
-            op = '-', s = &A[x++], diffs++;
-        else
-            op = '+', s = &B[y++], diffs++;
+        tz_buf_printf(&b, "C%zu (length %llu, first at %llu) vs C%zu (length %llu, first at %llu): %zu edit(s), "
+                          "%zu deleted from C%zu, %zu inserted\n",
+                      ca + 1, (unsigned long long)A->length, (unsigned long long)A->first, cb + 1,
+                      (unsigned long long)B->length, (unsigned long long)B->first, ne, del, ca + 1, ne - del);
+    for (size_t k = 0; k < ne; k++) {
+        const traza_gedit *e = &ed[k];
         if (o.json) {
-            tz_buf_printf(&b, "%s[\"%c\", \"", first ? "" : ", ", op == ' ' ? '=' : op);
-            gsym_text(&b, s);
-            tz_buf_puts(&b, "\"]");
-            first = 0;
+            tz_buf_printf(&b, "%s{\"op\": \"%c\", \"offset_a\": %llu, \"offset_b\": %llu, \"value\": \"0x%llx\", \"symbol\": ",
+                          k ? ", " : "", e->op, (unsigned long long)e->off_a, (unsigned long long)e->off_b,
+                          (unsigned long long)e->value);
+            tz_buf sym;
+            tz_buf_init(&sym);
+            edit_text(L.g, e, elf, &sym);
+            tz_json_str(&b, sym.s ? sym.s : "");
+            tz_buf_free(&sym);
+            tz_buf_putc(&b, '}');
         } else {
-            tz_buf_printf(&b, "%c ", op);
-            gsym_text(&b, s);
+            tz_buf_printf(&b, "  %c C%zu+%llu C%zu+%llu  ", e->op, ca + 1, (unsigned long long)e->off_a, cb + 1,
+                          (unsigned long long)e->off_b);
+            edit_text(L.g, e, elf, &b);
             tz_buf_putc(&b, '\n');
         }
     }
-#undef TT
     if (o.json)
-        tz_buf_printf(&b, "], \"differences\": %zu}\n", diffs);
-    else
-        tz_buf_printf(&b, "%zu difference(s) at the rule level\n", diffs);
+        tz_buf_puts(&b, "]}\n");
     fputs(b.s ? b.s : "", stdout);
     tz_buf_free(&b);
-    free(T), free(A), free(B);
+    free(ed);
+    traza_elf_close(elf);
     unload(&L);
     return EXIT_OK;
 }

@@ -46,8 +46,44 @@ check_contains "pie svg" "$(cat "$TMP/pie.svg")" "<svg"
 out=$($TRAZA grammar cycle-time "$TMP/g.tzg" 2 --json --svg "$TMP/strip.svg")
 check_eq "cycle-time count" 31 "$(echo "$out" | json_get count)"
 check_contains "strip svg" "$(cat "$TMP/strip.svg")" "</svg>"
-check_rc "compare" 0 $TRAZA grammar compare "$TMP/g.tzg" 1 2
-check_contains "compare output" "$OUT" "difference(s) at the rule level"
+# compare: the edit script between two cycles, instruction by instruction, with the
+# functions of an ELF: a loop over the instructions of two functions where every 7th
+# iteration runs one other instruction in place of one, every 11th two more.
+cat >"$TMP/fw.c" <<'C'
+int f(int x) { for (int i = 0; i < 9; i++) x = x * 3 + i; return x; }
+int g(int x) { for (int i = 0; i < 7; i++) x = x * 5 - i; return x; }
+int main(void) { return f(1) + g(2); }
+C
+if cc -O0 -o "$TMP/fw" "$TMP/fw.c" 2>/dev/null; then
+  fa=$((0x$(nm "$TMP/fw" | awk '$3 == "f" {print $1}'))); ga=$((0x$(nm "$TMP/fw" | awk '$3 == "g" {print $1}')))
+  python3 - "$fa" "$ga" >"$TMP/loop.pc" <<'PY'
+import sys
+f, g = int(sys.argv[1]), int(sys.argv[2])
+out = []
+for it in range(200):
+    body = [f + k for k in range(0, 40, 2)] + [g + k for k in range(0, 20, 2)]
+    if it % 7 == 3:
+        body = body[:5] + [g + 4] + body[6:]    # f+10 replaced by g+4
+    if it % 11 == 5:
+        body = body[:22] + [f + 1, f + 3] + body[22:]
+    out += body
+print("\n".join("%x" % v for v in out))
+PY
+  $TRAZA grammar compress -q "$TMP/loop.pc" --algo cyclitur --loop-header "$(printf '%x' "$fa")" -o "$TMP/loop.tzg"
+  check_rc "compare two cycles" 0 $TRAZA grammar compare "$TMP/loop.tzg" 1 2 --elf "$TMP/fw"
+  check_contains "compare: the counts" "$OUT" "2 edit(s), 1 deleted from C1, 1 inserted"
+  check_contains "compare: the deleted instruction, where, by function" "$OUT" "- C1+5 C2+5  f+0xa"
+  check_contains "compare: the inserted one" "$OUT" "+ C1+6 C2+5  g+0x4"
+  out=$($TRAZA grammar compare "$TMP/loop.tzg" 1 3 --json --elf "$TMP/fw")
+  check_eq "compare --json: inserted" 2 "$(echo "$out" | json_get inserted)"
+  check_eq "compare --json: deleted" 0 "$(echo "$out" | json_get deleted)"
+  check_contains "compare --json: the edits" "$out" '"op": "+", "offset_a": 22, "offset_b": 22, "value": "0x'
+  check_contains "compare --json: symbols" "$out" '"symbol": "f+0x1"'
+  check_rc "compare a cycle with itself" 0 $TRAZA grammar compare "$TMP/loop.tzg" 2 2
+  check_contains "compare: no edits" "$OUT" "0 edit(s)"
+else
+  skip "grammar compare with an ELF" "no C compiler"
+fi
 
 # raw 32-bit stream
 python3 -c 'import struct,sys; sys.stdout.buffer.write(b"".join(struct.pack("<I", 0x80000000 + (i % 37) * 4) for i in range(5000)))' > "$TMP/r.bin"

@@ -243,6 +243,69 @@ static void test_properties_random(void **state)
     free(seq);
 }
 
+/* traza_grammar_diff: on random stretches over a small alphabet, the script turns A
+ * into B and has exactly |A| + |B| - 2 LCS(A, B) edits (the fewest possible). */
+static void test_diff_random(void **state)
+{
+    (void)state;
+    uint64_t rng = 12345;
+    for (int round = 0; round < 200; round++) {
+        uint64_t seq[120];
+        size_t n = 0;
+        for (; n < 120; n++) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            seq[n] = (rng >> 33) % 4;
+        }
+        traza_err err;
+        traza_grammar *g = traza_grammar_build(seq, n, TRAZA_G_SEQUITUR, NULL, &err);
+        assert_non_null(g);
+        uint64_t a = (uint64_t)(round % 30), la = 20 + (uint64_t)(round % 17), b = 55 + (uint64_t)(round % 13), lb = 25 + (uint64_t)(round % 11);
+        traza_gedit *ed = NULL;
+        size_t ne = 0;
+        assert_int_equal(traza_grammar_diff(g, a, la, b, lb, 1000, &ed, &ne, &err), 0);
+        /* LCS by dynamic programming */
+        static uint32_t T[64][64];
+        for (size_t x = la + 1; x-- > 0;)
+            for (size_t y = lb + 1; y-- > 0;)
+                T[x][y] = x == la || y == lb ? 0
+                          : seq[a + x] == seq[b + y] ? T[x + 1][y + 1] + 1
+                          : (T[x + 1][y] > T[x][y + 1] ? T[x + 1][y] : T[x][y + 1]);
+        assert_int_equal(ne, la + lb - 2 * T[0][0]);
+        /* apply the script to A */
+        uint64_t outv[128];
+        size_t no = 0, x = 0, k = 0;
+        while (x < la || k < ne) {
+            if (k < ne && ed[k].op == '-' && ed[k].off_a == x) {
+                assert_int_equal(ed[k].value, seq[a + x]);
+                x++, k++;
+            } else if (k < ne && ed[k].op == '+' && ed[k].off_a == x) {
+                assert_int_equal(ed[k].off_b, no);
+                outv[no++] = ed[k++].value;
+            } else {
+                assert_true(x < la);
+                outv[no++] = seq[a + x++];
+            }
+        }
+        assert_int_equal(no, lb);
+        assert_memory_equal(outv, seq + b, lb * sizeof *outv);
+        free(ed);
+        traza_grammar_free(g);
+    }
+    /* a stretch past the end is refused; too many edits are said */
+    traza_grammar *g = build_str("abcabcabd", TRAZA_G_SEQUITUR, NULL);
+    traza_gedit *ed = NULL;
+    size_t ne = 0;
+    traza_err err;
+    assert_int_equal(traza_grammar_diff(g, 5, 5, 0, 3, 10, &ed, &ne, &err), -1);
+    assert_string_equal(err.msg, "stretch past the end of the sequence (9 symbols)");
+    assert_int_equal(traza_grammar_diff(g, 0, 3, 6, 3, 1, &ed, &ne, &err), -1);
+    assert_string_equal(err.msg, "the stretches differ by more than 1 edits");
+    assert_int_equal(traza_grammar_diff(g, 0, 3, 6, 3, 2, &ed, &ne, &err), 0);
+    assert_int_equal(ne, 2);
+    free(ed);
+    traza_grammar_free(g);
+}
+
 static void test_wide_symbols(void **state)
 {
     (void)state;
@@ -644,6 +707,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_paper_example),
         cmocka_unit_test(test_properties_random),
+        cmocka_unit_test(test_diff_random),
         cmocka_unit_test(test_wide_symbols),
         cmocka_unit_test(test_read_lines),
         cmocka_unit_test(test_hex_fast_random),
