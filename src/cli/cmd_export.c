@@ -10,7 +10,7 @@ const char cmd_export_usage[] =
     "is written to a temporary and moved into place, so a failure leaves no partial file.\n"
     "\n"
     "  --format F   one of the exporters 'traza tools' lists as export-F\n"
-    "               (csv; paje, pjdump, chrome, perfetto and folded when built in)\n"
+    "               (csv; paje, pjdump, chrome, perfetto, folded and pprof when built in)\n"
     "  -o FILE      output file (default: standard output)\n"
     "  --absolute   absolute times, in the filters (below) and in the output: chrome\n"
     "               timestamps as stored (default: from the trace start, so that\n"

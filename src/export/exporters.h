@@ -10,6 +10,7 @@ extern const traza_exporter tz_exporter_pjdump;
 extern const traza_exporter tz_exporter_chrome;
 extern const traza_exporter tz_exporter_perfetto;
 extern const traza_exporter tz_exporter_folded;
+extern const traza_exporter tz_exporter_pprof;
 
 static const traza_exporter *const tz_exporters[] = {
     &tz_exporter_csv,
@@ -18,6 +19,7 @@ static const traza_exporter *const tz_exporters[] = {
     &tz_exporter_chrome,
     &tz_exporter_perfetto,
     &tz_exporter_folded,
+    &tz_exporter_pprof,
     NULL,
 };
 

@@ -16,6 +16,7 @@ extern const traza_importer tz_importer_ctf;
 extern const traza_importer tz_importer_etm;
 extern const traza_importer tz_importer_tracecmd;
 extern const traza_importer tz_importer_perfscript;
+extern const traza_importer tz_importer_ftrace;
 extern const traza_importer tz_importer_perfetto;
 
 /* In detection order (ties go to the earlier one). */
@@ -33,6 +34,7 @@ static const traza_importer *const tz_importers[] = {
     &tz_importer_etm,
     &tz_importer_tracecmd,
     &tz_importer_perfscript,
+    &tz_importer_ftrace,
     NULL,
 };
 

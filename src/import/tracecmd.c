@@ -1,16 +1,12 @@
 /* trace-cmd recordings (.dat, "tracing" file versions 6 and 7), read through
- * libtracecmd and libtraceevent. See doc/formats/trace-cmd.md.
- *
- * Producers: "CPU n" (type CPU) and one "COMM (PID)" (type Thread) per task seen.
- * Records, in time order over all CPUs:
- *   sched:sched_switch          a "running" state on the CPU: the next task's
- *                               interval, until the CPU's next switch (or the end)
+ * libtracecmd and libtraceevent. See doc/formats/trace-cmd.md; the model (producers,
+ * states) is import/ftrace_model.h's.
+ *   sched:sched_switch          the CPU's "running" state
  *   irq:irq_handler_entry/exit  "irq" / "softirq" states on the CPU, nested
  *   irq:softirq_entry/exit
  *   raw_syscalls:sys_enter/exit "syscall" states on the thread
  *   syscalls:sys_enter_X/exit_X
- *   ftrace:funcgraph_entry/exit states named by the function on the thread, level =
- *                               call depth (as uftrace's functions)
+ *   ftrace:funcgraph_entry/exit states named by the function on the thread
  *   anything else               a punctual event named as the record's event, every
  *                               field of its format a parameter; ftrace:function
  *                               also gets "func" and "parent" (the symbol names)
@@ -18,6 +14,7 @@
  * describe, events the kernel dropped and buffer instances besides the top one are
  * skips (import/skips.h: "skipped.records", "skipped.lost_events", "skipped.instances"). */
 #include "import/importers.h"
+#include "import/ftrace_model.h"
 #include "import/skips.h"
 #include "import/tracecmd_api.h"
 #include "util/util.h"
@@ -54,61 +51,19 @@ typedef struct tc_ev {
     const char *sysname;      /* K_SYSN_*: the syscall's name (in the event's name) */
 } tc_ev;
 
-typedef struct tc_frame {
-    int64_t ts;
-    int kind;      /* the entry kind */
-    int64_t key;
-    const char *skey; /* K_SYSN_IN: the syscall's name (owned by the tep handle) */
-    char *str;     /* irq: its name */
-} tc_frame;
-
-typedef struct tc_stack {
-    tc_frame *f;
-    size_t n, cap;
-    int32_t prod;
-    int cpu;
-    int seen;         /* a record of this CPU / thread was read: first_ts is set */
-    int64_t first_ts; /* where an exit without its entry starts */
-} tc_stack;
-
-/* The task a CPU runs since its last sched_switch. */
-typedef struct tc_run {
-    int active;
-    int64_t ts, pid, prio, prev_pid, prev_state;
-    char comm[32], prev_comm[32];
-} tc_run;
-
 typedef struct tc_ctx {
-    traza_ctx *ctx;
-    traza_writer *w;
-    traza_err *err;
-    const char *path;
+    ftm m;
     struct tep_handle *tep;
-    int rc;
     tc_ev *evs;            /* indexed through ev_index */
     size_t nevs, capevs;
     tz_imap ev_index;      /* event id -> index in evs */
-    tc_stack *cpus;        /* per CPU: irq/softirq frames */
-    tc_run *run;
-    size_t ncpus;
-    tc_stack *threads;     /* per thread: syscall/function-graph frames */
-    size_t nthreads, capthreads;
-    tz_imap thread_index;  /* pid -> index in threads */
-    tz_map types;          /* state type name -> type */
-    int32_t t_running, t_irq, t_softirq, t_syscall;
-    int32_t d_comm, d_pid, d_prio, d_prev_comm, d_prev_pid, d_prev_state, d_irq, d_irqname, d_vec, d_vecname, d_sysid,
-        d_sysname;
-    tz_imap fg_defs;       /* function-graph type -> its "addr" def */
-    int64_t first_ts, last_ts; /* of the records read so far */
-    int64_t n_records, n_skipped, n_lost, n_unended, n_unmatched;
+    int64_t n_skipped, n_lost;
     tz_buf sbuf;
 } tc_ctx;
 
-static const char *const softirq_names[] = {"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU"};
+static int oom(tc_ctx *c) { return ftm_oom(&c->m); }
 
-static int oom(tc_ctx *c) { return traza_err_set(c->err, TRAZA_E_NOMEM, "%s: out of memory", c->path); }
-
-static int fail(tc_ctx *c) { return c->rc = -1; }
+static int fail(tc_ctx *c) { return ftm_fail(&c->m); }
 
 static struct tep_format_field *field_named(struct tep_event *ev, const char *name)
 {
@@ -123,8 +78,8 @@ static int check_field(tc_ctx *c, struct tep_record *r, struct tep_event *ev, st
 {
     if (f->offset >= 0 && f->size >= 0 && (int64_t)f->offset + f->size <= r->size)
         return 0;
-    traza_err_set(c->err, TRAZA_E_PARSE,
-                  "%s: byte %llu (record on CPU %d): event '%s' field '%s' spans bytes %d..%lld, the record holds %d", c->path,
+    traza_err_set(c->m.err, TRAZA_E_PARSE,
+                  "%s: byte %llu (record on CPU %d): event '%s' field '%s' spans bytes %d..%lld, the record holds %d", c->m.path,
                   r->offset, r->cpu, ev->name, f->name, f->offset, (long long)f->offset + f->size, r->size);
     return fail(c);
 }
@@ -135,7 +90,7 @@ static int read_num(tc_ctx *c, struct tep_record *r, struct tep_event *ev, struc
         return -1;
     unsigned long long v = 0;
     if (tep_read_number_field(f, r->data, &v) < 0) {
-        traza_err_set(c->err, TRAZA_E_PARSE, "%s: byte %llu: event '%s' field '%s' is %d bytes, expected 1, 2, 4 or 8", c->path,
+        traza_err_set(c->m.err, TRAZA_E_PARSE, "%s: byte %llu: event '%s' field '%s' is %d bytes, expected 1, 2, 4 or 8", c->m.path,
                       r->offset, ev->name, f->name, f->size);
         return fail(c);
     }
@@ -159,8 +114,8 @@ static int read_str(tc_ctx *c, struct tep_record *r, struct tep_event *ev, struc
         if (f->flags & TEP_FIELD_IS_RELATIVE)
             off += (unsigned long long)f->offset + (unsigned long long)f->size;
         if (off + n > (unsigned long long)r->size) {
-            traza_err_set(c->err, TRAZA_E_PARSE, "%s: byte %llu: event '%s' field '%s' points at bytes %llu..%llu, the record holds %d",
-                          c->path, r->offset, ev->name, f->name, off, off + n, r->size);
+            traza_err_set(c->m.err, TRAZA_E_PARSE, "%s: byte %llu: event '%s' field '%s' points at bytes %llu..%llu, the record holds %d",
+                          c->m.path, r->offset, ev->name, f->name, off, off + n, r->size);
             return fail(c);
         }
         p = (const char *)r->data + off;
@@ -189,126 +144,6 @@ static int32_t ptype_of(const struct tep_format_field *f)
     if ((f->flags & TEP_FIELD_IS_POINTER) || strcmp(f->name, "ip") == 0 || (l > 3 && strcmp(f->name + l - 3, "_ip") == 0))
         return TRAZA_PT_HEX;
     return TRAZA_PT_INT;
-}
-
-/* ---- producers and types ------------------------------------------------------ */
-
-static tc_stack *cpu_stack(tc_ctx *c, int cpu)
-{
-    if (cpu < 0) {
-        traza_err_set(c->err, TRAZA_E_PARSE, "%s: a record of CPU %d", c->path, cpu);
-        fail(c);
-        return NULL;
-    }
-    if ((size_t)cpu >= c->ncpus) {
-        size_t want = (size_t)cpu + 1, cap1 = c->ncpus, cap2 = c->ncpus;
-        if (tz_grow_to((void **)&c->cpus, &cap1, want, sizeof *c->cpus) < 0 ||
-            tz_grow_to((void **)&c->run, &cap2, want, sizeof *c->run) < 0) {
-            oom(c);
-            fail(c);
-            return NULL;
-        }
-        memset(c->cpus + c->ncpus, 0, (want - c->ncpus) * sizeof *c->cpus);
-        memset(c->run + c->ncpus, 0, (want - c->ncpus) * sizeof *c->run);
-        for (size_t i = c->ncpus; i < want; i++)
-            c->cpus[i].prod = -1;
-        c->ncpus = want;
-    }
-    tc_stack *s = &c->cpus[cpu];
-    if (s->prod < 0) {
-        char name[32];
-        snprintf(name, sizeof name, "CPU %d", cpu);
-        if ((s->prod = traza_writer_producer(c->w, -1, name, "CPU", c->err)) < 0) {
-            fail(c);
-            return NULL;
-        }
-        s->cpu = cpu;
-    }
-    return s;
-}
-
-static tc_stack *thread_stack(tc_ctx *c, int pid, int cpu)
-{
-    int64_t v;
-    if (tz_imap_get(&c->thread_index, pid, &v))
-        return &c->threads[v];
-    const char *comm = tep_data_comm_from_pid(c->tep, pid);
-    char *name = tz_asprintf("%s (%d)", comm ? comm : "<...>", pid);
-    if (!name || TZ_GROW(c->threads, c->capthreads, c->nthreads + 1) < 0 || tz_imap_put(&c->thread_index, pid, (int64_t)c->nthreads) < 0) {
-        free(name);
-        oom(c);
-        fail(c);
-        return NULL;
-    }
-    tc_stack *s = &c->threads[c->nthreads++];
-    memset(s, 0, sizeof *s);
-    s->cpu = cpu;
-    s->first_ts = c->first_ts;
-    s->prod = traza_writer_producer(c->w, -1, name, "Thread", c->err);
-    free(name);
-    if (s->prod < 0) {
-        fail(c);
-        return NULL;
-    }
-    return s;
-}
-
-static int32_t state_type(tc_ctx *c, const char *name)
-{
-    int64_t v;
-    if (tz_map_get(&c->types, name, &v))
-        return (int32_t)v;
-    int32_t t = traza_writer_event_type(c->w, name, TRAZA_STATE, c->err);
-    if (t < 0)
-        return -1;
-    if (tz_map_put(&c->types, name, t) < 0)
-        return oom(c);
-    return t;
-}
-
-static int32_t def(tc_ctx *c, int32_t type, const char *name, traza_ptype pt)
-{
-    return traza_writer_param_def(c->w, type, name, pt, c->err);
-}
-
-/* The fixed state types and their parameters, made on first use (K_SWITCH, K_IRQ_IN,
- * K_SOFT_IN, K_SYS_IN) so that a trace has only the types it uses. */
-static int32_t fixed_type(tc_ctx *c, int kind)
-{
-    int32_t t;
-    switch (kind) {
-    case K_SWITCH:
-        if (c->t_running >= 0)
-            return c->t_running;
-        if ((t = state_type(c, "running")) < 0 || (c->d_comm = def(c, t, "comm", TRAZA_PT_STRING)) < 0 ||
-            (c->d_pid = def(c, t, "pid", TRAZA_PT_INT)) < 0 || (c->d_prio = def(c, t, "prio", TRAZA_PT_INT)) < 0 ||
-            (c->d_prev_comm = def(c, t, "prev_comm", TRAZA_PT_STRING)) < 0 ||
-            (c->d_prev_pid = def(c, t, "prev_pid", TRAZA_PT_INT)) < 0 ||
-            (c->d_prev_state = def(c, t, "prev_state", TRAZA_PT_INT)) < 0)
-            return fail(c);
-        return c->t_running = t;
-    case K_IRQ_IN:
-        if (c->t_irq >= 0)
-            return c->t_irq;
-        if ((t = state_type(c, "irq")) < 0 || (c->d_irq = def(c, t, "irq", TRAZA_PT_INT)) < 0 ||
-            (c->d_irqname = def(c, t, "name", TRAZA_PT_STRING)) < 0)
-            return fail(c);
-        return c->t_irq = t;
-    case K_SOFT_IN:
-        if (c->t_softirq >= 0)
-            return c->t_softirq;
-        if ((t = state_type(c, "softirq")) < 0 || (c->d_vec = def(c, t, "vec", TRAZA_PT_INT)) < 0 ||
-            (c->d_vecname = def(c, t, "name", TRAZA_PT_STRING)) < 0)
-            return fail(c);
-        return c->t_softirq = t;
-    default: /* K_SYS_IN, K_SYSN_IN */
-        if (c->t_syscall >= 0)
-            return c->t_syscall;
-        if ((t = state_type(c, "syscall")) < 0 || (c->d_sysid = def(c, t, "id", TRAZA_PT_INT)) < 0 ||
-            (c->d_sysname = def(c, t, "name", TRAZA_PT_STRING)) < 0)
-            return fail(c);
-        return c->t_syscall = t;
-    }
 }
 
 static int starts(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
@@ -362,7 +197,7 @@ static tc_ev *event_info(tc_ctx *c, struct tep_event *ev)
     }
     if (e->kind != K_GENERIC)
         return e;
-    if ((e->type = traza_writer_event_type(c->w, n, TRAZA_PUNCTUAL, c->err)) < 0) {
+    if ((e->type = traza_writer_event_type(c->m.w, n, TRAZA_PUNCTUAL, c->m.err)) < 0) {
         fail(c);
         return NULL;
     }
@@ -378,7 +213,7 @@ static tc_ev *event_info(tc_ctx *c, struct tep_event *ev)
     }
     for (struct tep_format_field *f = ev->format.fields; f; f = f->next) {
         e->fields[e->nfields] = f;
-        if ((e->defs[e->nfields++] = def(c, e->type, f->name, ptype_of(f))) < 0) {
+        if ((e->defs[e->nfields++] = traza_writer_param_def(c->m.w, e->type, f->name, ptype_of(f), c->m.err)) < 0) {
             fail(c);
             return NULL;
         }
@@ -386,7 +221,8 @@ static tc_ev *event_info(tc_ctx *c, struct tep_event *ev)
     e->func_def = e->parent_def = -1;
     if (strcmp(sys, "ftrace") == 0 && strcmp(n, "function") == 0 && (e->fa = field_named(ev, "ip")) &&
         (e->fb = field_named(ev, "parent_ip"))) {
-        if ((e->func_def = def(c, e->type, "func", TRAZA_PT_STRING)) < 0 || (e->parent_def = def(c, e->type, "parent", TRAZA_PT_STRING)) < 0) {
+        if ((e->func_def = traza_writer_param_def(c->m.w, e->type, "func", TRAZA_PT_STRING, c->m.err)) < 0 ||
+            (e->parent_def = traza_writer_param_def(c->m.w, e->type, "parent", TRAZA_PT_STRING, c->m.err)) < 0) {
             fail(c);
             return NULL;
         }
@@ -396,154 +232,16 @@ static tc_ev *event_info(tc_ctx *c, struct tep_event *ev)
 
 /* ---- events ------------------------------------------------------------------- */
 
-static int emit_state(tc_ctx *c, int32_t prod, int32_t type, int64_t ts, int64_t end, int level, int cpu, const traza_param *p,
-                      uint32_t np)
+/* The thread of record r, named by the comm the recording saved for its pid. */
+static ftm_stack *task(tc_ctx *c, struct tep_record *r)
 {
-    traza_event e = {0};
-    e.ts = ts;
-    e.end_ts = end < ts ? ts : end;
-    e.type = type;
-    e.producer = prod;
-    e.level = level;
-    e.cpu = cpu;
-    e.has = TRAZA_HAS_END | TRAZA_HAS_LEVEL | TRAZA_HAS_CPU;
-    e.params = p;
-    e.nparams = np;
-    return traza_writer_event(c->w, &e, c->err) < 0 ? fail(c) : 0;
+    int pid = tep_data_pid(c->tep, r);
+    return ftm_thread(&c->m, pid, tep_data_comm_from_pid(c->tep, pid), r->cpu);
 }
 
-static int emit_running(tc_ctx *c, int cpu, int64_t end)
+static int emit_generic(tc_ctx *c, tc_ev *e, struct tep_event *ev, struct tep_record *r, ftm_stack *cpu, int64_t ts)
 {
-    tc_run *r = &c->run[cpu];
-    if (!r->active)
-        return 0;
-    r->active = 0;
-    int32_t type = fixed_type(c, K_SWITCH);
-    if (type < 0)
-        return -1;
-    traza_param p[6] = {
-        {c->d_comm, {TRAZA_PT_STRING, 0, 0, r->comm}},      {c->d_pid, {TRAZA_PT_INT, r->pid, 0, NULL}},
-        {c->d_prio, {TRAZA_PT_INT, r->prio, 0, NULL}},      {c->d_prev_comm, {TRAZA_PT_STRING, 0, 0, r->prev_comm}},
-        {c->d_prev_pid, {TRAZA_PT_INT, r->prev_pid, 0, NULL}}, {c->d_prev_state, {TRAZA_PT_INT, r->prev_state, 0, NULL}},
-    };
-    return emit_state(c, c->cpus[cpu].prod, type, r->ts, end, 0, cpu, p, 6);
-}
-
-static int32_t fg_type(tc_ctx *c, uint64_t addr, int32_t *addr_def)
-{
-    const char *fn = tep_find_function(c->tep, addr);
-    char buf[32];
-    if (!fn) {
-        snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)addr);
-        fn = buf;
-    }
-    int32_t t = state_type(c, fn);
-    if (t < 0)
-        return fail(c);
-    int64_t v;
-    if (tz_imap_get(&c->fg_defs, t, &v)) {
-        *addr_def = (int32_t)v;
-    } else {
-        if ((*addr_def = def(c, t, "addr", TRAZA_PT_HEX)) < 0)
-            return fail(c);
-        if (tz_imap_put(&c->fg_defs, t, *addr_def) < 0)
-            return oom(c), fail(c);
-    }
-    return t;
-}
-
-/* The state of frame f (at stack level `level`) of stack s, ending at end. */
-static int close_frame(tc_ctx *c, tc_stack *s, const tc_frame *f, int level, int64_t end)
-{
-    traza_param p[2];
-    uint32_t np = 0;
-    int32_t type = f->kind == K_FG_IN ? 0 : fixed_type(c, f->kind);
-    if (type < 0)
-        return -1;
-    switch (f->kind) {
-    case K_IRQ_IN:
-        p[np++] = (traza_param){c->d_irq, {TRAZA_PT_INT, f->key, 0, NULL}};
-        p[np++] = (traza_param){c->d_irqname, {TRAZA_PT_STRING, 0, 0, f->str ? f->str : ""}};
-        break;
-    case K_SOFT_IN:
-        p[np++] = (traza_param){c->d_vec, {TRAZA_PT_INT, f->key, 0, NULL}};
-        if (f->key >= 0 && (size_t)f->key < sizeof softirq_names / sizeof *softirq_names)
-            p[np++] = (traza_param){c->d_vecname, {TRAZA_PT_STRING, 0, 0, softirq_names[f->key]}};
-        break;
-    case K_SYS_IN:
-        p[np++] = (traza_param){c->d_sysid, {TRAZA_PT_INT, f->key, 0, NULL}};
-        break;
-    case K_SYSN_IN:
-        p[np++] = (traza_param){c->d_sysname, {TRAZA_PT_STRING, 0, 0, f->skey}};
-        break;
-    default: { /* K_FG_IN */
-        int32_t d;
-        if ((type = fg_type(c, (uint64_t)f->key, &d)) < 0)
-            return -1;
-        p[np++] = (traza_param){d, {TRAZA_PT_HEX, f->key, 0, NULL}};
-    }
-    }
-    return emit_state(c, s->prod, type, f->ts, end, level, s->cpu, p, np);
-}
-
-static int push(tc_ctx *c, tc_stack *s, int kind, int64_t ts, int64_t key, const char *skey, const char *str)
-{
-    if (TZ_GROW(s->f, s->cap, s->n + 1) < 0)
-        return oom(c), fail(c);
-    tc_frame *f = &s->f[s->n];
-    f->ts = ts;
-    f->kind = kind;
-    f->key = key;
-    f->skey = skey;
-    f->str = NULL;
-    if (str && !(f->str = tz_strdup(str)))
-        return oom(c), fail(c);
-    s->n++;
-    return 0;
-}
-
-/* An exit: closes the innermost open frame of the same kind and key (frames above it
- * were left without their exit: they end here too); none open: a state from `start`. */
-static int pop(tc_ctx *c, tc_stack *s, int kind, int64_t ts, int64_t key, const char *skey, int64_t start)
-{
-    size_t k = s->n;
-    while (k > 0 && !(s->f[k - 1].kind == kind && s->f[k - 1].key == key && (!skey || strcmp(s->f[k - 1].skey, skey) == 0)))
-        k--;
-    if (k == 0) {
-        c->n_unmatched++;
-        tc_frame f = {start, kind, key, skey, NULL};
-        return close_frame(c, s, &f, (int)s->n, ts);
-    }
-    while (s->n >= k) { /* the frames above index k-1 lost their exit; then k-1 itself */
-        tc_frame *f = &s->f[--s->n];
-        if (s->n >= k)
-            c->n_unended++;
-        int rc = close_frame(c, s, f, (int)s->n, ts);
-        free(f->str);
-        if (rc < 0)
-            return -1;
-        if (s->n < k)
-            break;
-    }
-    return 0;
-}
-
-static int close_all(tc_ctx *c, tc_stack *s)
-{
-    while (s->n > 0) {
-        tc_frame *f = &s->f[--s->n];
-        c->n_unended++;
-        int rc = close_frame(c, s, f, (int)s->n, c->last_ts);
-        free(f->str);
-        if (rc < 0)
-            return -1;
-    }
-    return 0;
-}
-
-static int emit_generic(tc_ctx *c, tc_ev *e, struct tep_event *ev, struct tep_record *r, tc_stack *cpu, int64_t ts)
-{
-    tc_stack *th = thread_stack(c, tep_data_pid(c->tep, r), r->cpu);
+    ftm_stack *th = task(c, r);
     if (!th)
         return -1;
     traza_param *p = calloc(e->nfields + 2, sizeof *p);
@@ -579,8 +277,8 @@ static int emit_generic(tc_ctx *c, tc_ev *e, struct tep_event *ev, struct tep_re
                 unsigned long long off = (loc & 0xffff) + (f->flags & TEP_FIELD_IS_RELATIVE ? (unsigned)f->offset + (unsigned)f->size : 0);
                 len = (size_t)(loc >> 16);
                 if (off + len > (unsigned long long)r->size) {
-                    traza_err_set(c->err, TRAZA_E_PARSE, "%s: byte %llu: event '%s' field '%s' points at bytes %llu..%llu, the record holds %d",
-                                  c->path, r->offset, ev->name, f->name, off, off + len, r->size);
+                    traza_err_set(c->m.err, TRAZA_E_PARSE, "%s: byte %llu: event '%s' field '%s' points at bytes %llu..%llu, the record holds %d",
+                                  c->m.path, r->offset, ev->name, f->name, off, off + len, r->size);
                     rc = fail(c);
                     break;
                 }
@@ -619,7 +317,7 @@ static int emit_generic(tc_ctx *c, tc_ev *e, struct tep_event *ev, struct tep_re
         te.has = TRAZA_HAS_CPU;
         te.params = p;
         te.nparams = np;
-        if (traza_writer_event(c->w, &te, c->err) < 0)
+        if (traza_writer_event(c->m.w, &te, c->m.err) < 0)
             rc = fail(c);
     }
 out:
@@ -636,26 +334,22 @@ static int on_record(struct tracecmd_input *h, struct tep_record *r, int cpu_arg
     (void)h;
     (void)cpu_arg;
     tc_ctx *c = user;
-    if (c->rc < 0) /* libtracecmd may go on calling after a record failed */
+    if (c->m.rc < 0) /* libtracecmd may go on calling after a record failed */
         return -1;
     if (r->ts > INT64_MAX) {
-        traza_err_set(c->err, TRAZA_E_PARSE, "%s: byte %llu: timestamp %llu out of range", c->path, r->offset, r->ts);
+        traza_err_set(c->m.err, TRAZA_E_PARSE, "%s: byte %llu: timestamp %llu out of range", c->m.path, r->offset, r->ts);
         return -fail(c);
     }
     int64_t ts = (int64_t)r->ts;
-    if (c->n_records++ == 0)
-        c->first_ts = ts;
-    if (ts > c->last_ts)
-        c->last_ts = ts;
+    if (c->m.n_records++ == 0)
+        c->m.first_ts = ts;
+    if (ts > c->m.last_ts)
+        c->m.last_ts = ts;
     if (r->missed_events)
         c->n_lost += r->missed_events > 0 ? r->missed_events : 1;
-    tc_stack *cs = cpu_stack(c, r->cpu);
+    ftm_stack *cs = ftm_record(&c->m, r->cpu, ts);
     if (!cs)
         return 1;
-    if (!cs->seen) {
-        cs->seen = 1;
-        cs->first_ts = ts;
-    }
     struct tep_event *ev = tep_find_event_by_record(c->tep, r);
     if (!ev) {
         c->n_skipped++;
@@ -668,32 +362,30 @@ static int on_record(struct tracecmd_input *h, struct tep_record *r, int cpu_arg
     char s1[64];
     switch (e->kind) {
     case K_SWITCH: {
-        tc_run *run = &c->run[r->cpu];
-        if (emit_running(c, r->cpu, ts) < 0 || read_str(c, r, ev, e->fa, run->comm, sizeof run->comm) < 0 ||
+        ftm_run *run = &c->m.run[r->cpu];
+        if (ftm_switch(&c->m, r->cpu, ts) < 0 || read_str(c, r, ev, e->fa, run->comm, sizeof run->comm) < 0 ||
             read_num(c, r, ev, e->fb, &run->pid) < 0 || read_num(c, r, ev, e->fc, &run->prio) < 0 ||
             read_str(c, r, ev, e->fd, run->prev_comm, sizeof run->prev_comm) < 0 || read_num(c, r, ev, e->fe, &run->prev_pid) < 0 ||
             read_num(c, r, ev, e->ff, &run->prev_state) < 0)
             return 1;
-        run->ts = ts;
-        run->active = 1;
         break;
     }
     case K_IRQ_IN:
-        if (read_num(c, r, ev, e->fa, &a) < 0 || read_str(c, r, ev, e->fb, s1, sizeof s1) < 0 || push(c, cs, K_IRQ_IN, ts, a, NULL, s1) < 0)
+        if (read_num(c, r, ev, e->fa, &a) < 0 || read_str(c, r, ev, e->fb, s1, sizeof s1) < 0 || ftm_push(&c->m, cs, FTM_IRQ, ts, a, NULL, s1) < 0)
             return 1;
         break;
     case K_IRQ_OUT:
-        if (read_num(c, r, ev, e->fa, &a) < 0 || pop(c, cs, K_IRQ_IN, ts, a, NULL, cs->first_ts) < 0)
+        if (read_num(c, r, ev, e->fa, &a) < 0 || ftm_pop(&c->m, cs, FTM_IRQ, ts, a, NULL, cs->first_ts) < 0)
             return 1;
         break;
     case K_SOFT_IN:
     case K_SOFT_OUT:
         if (read_num(c, r, ev, e->fa, &a) < 0 ||
-            (e->kind == K_SOFT_IN ? push(c, cs, K_SOFT_IN, ts, a, NULL, NULL) : pop(c, cs, K_SOFT_IN, ts, a, NULL, cs->first_ts)) < 0)
+            (e->kind == K_SOFT_IN ? ftm_push(&c->m, cs, FTM_SOFTIRQ, ts, a, NULL, NULL) : ftm_pop(&c->m, cs, FTM_SOFTIRQ, ts, a, NULL, cs->first_ts)) < 0)
             return 1;
         break;
     default: { /* per-thread frames */
-        tc_stack *th = e->kind == K_GENERIC ? NULL : thread_stack(c, tep_data_pid(c->tep, r), r->cpu);
+        ftm_stack *th = e->kind == K_GENERIC ? NULL : task(c, r);
         if (e->kind != K_GENERIC && !th)
             return 1;
         int rc = 0;
@@ -704,25 +396,25 @@ static int on_record(struct tracecmd_input *h, struct tep_record *r, int cpu_arg
         case K_SYS_OUT:
             rc = read_num(c, r, ev, e->fa, &a);
             if (rc == 0)
-                rc = e->kind == K_SYS_IN ? push(c, th, K_SYS_IN, ts, a, NULL, NULL) : pop(c, th, K_SYS_IN, ts, a, NULL, th->first_ts);
+                rc = e->kind == K_SYS_IN ? ftm_push(&c->m, th, FTM_SYSCALL, ts, a, NULL, NULL) : ftm_pop(&c->m, th, FTM_SYSCALL, ts, a, NULL, th->first_ts);
             break;
         case K_SYSN_IN:
-            rc = push(c, th, K_SYSN_IN, ts, 0, e->sysname, NULL);
+            rc = ftm_push(&c->m, th, FTM_SYSCALL_NAMED, ts, 0, e->sysname, NULL);
             break;
         case K_SYSN_OUT:
-            rc = pop(c, th, K_SYSN_IN, ts, 0, e->sysname, th->first_ts);
+            rc = ftm_pop(&c->m, th, FTM_SYSCALL_NAMED, ts, 0, e->sysname, th->first_ts);
             break;
         case K_FG_IN:
             rc = read_num(c, r, ev, e->fa, &a);
             if (rc == 0)
-                rc = push(c, th, K_FG_IN, ts, a, NULL, NULL);
+                rc = ftm_push(&c->m, th, FTM_FUNC, ts, a, NULL, tep_find_function(c->tep, (unsigned long long)a));
             break;
         case K_FG_OUT:
             rc = read_num(c, r, ev, e->fa, &a);
             if (rc == 0)
                 rc = read_num(c, r, ev, e->fc, &b);
             if (rc == 0)
-                rc = pop(c, th, K_FG_IN, ts, a, NULL, b > 0 && b <= ts ? b : th->first_ts);
+                rc = ftm_pop(&c->m, th, FTM_FUNC, ts, a, NULL, b > 0 && b <= ts ? b : th->first_ts);
             break;
         default:
             rc = emit_generic(c, e, ev, r, cs, ts);
@@ -731,8 +423,8 @@ static int on_record(struct tracecmd_input *h, struct tep_record *r, int cpu_arg
             return 1;
     }
     }
-    if ((c->n_records & 4095) == 0 && traza_progress(c->ctx, "import trace-cmd", 0, 0)) {
-        traza_err_set(c->err, TRAZA_E_CANCELLED, "cancelled");
+    if ((c->m.n_records & 4095) == 0 && traza_progress(c->m.ctx, "import trace-cmd", 0, 0)) {
+        traza_err_set(c->m.err, TRAZA_E_CANCELLED, "cancelled");
         return -fail(c);
     }
     return 0;
@@ -989,33 +681,21 @@ static int tracecmd_read(traza_ctx *ctx, traza_writer *w, const char *const *pat
     }
     tc_ctx c;
     memset(&c, 0, sizeof c);
-    c.ctx = ctx;
-    c.w = w;
-    c.err = err;
-    c.path = paths[0];
+    ftm_init(&c.m, ctx, w, paths[0], err);
     c.tep = tracecmd_get_tep(h);
     tz_imap_init(&c.ev_index);
-    tz_imap_init(&c.thread_index);
-    tz_imap_init(&c.fg_defs);
-    tz_map_init(&c.types);
     tz_buf_init(&c.sbuf);
-    traza_writer_set_time_unit(w, -9);
-    c.t_running = c.t_irq = c.t_softirq = c.t_syscall = -1;
     int rc = c.tep ? 0 : traza_err_set(err, TRAZA_E_PARSE, "%s: no event formats", paths[0]);
     if (rc == 0) {
         int it = tracecmd_iterate_events(h, NULL, 0, on_record, &c);
-        if (c.rc < 0)
+        if (c.m.rc < 0)
             rc = -1;
         else if (it < 0)
-            rc = traza_err_set(err, TRAZA_E_PARSE, "%s: libtracecmd cannot read the CPU data after record %lld", paths[0], (long long)c.n_records);
+            rc = traza_err_set(err, TRAZA_E_PARSE, "%s: libtracecmd cannot read the CPU data after record %lld", paths[0], (long long)c.m.n_records);
     }
-    for (size_t i = 0; rc == 0 && i < c.ncpus; i++)
-        if (emit_running(&c, (int)i, c.last_ts) < 0 || close_all(&c, &c.cpus[i]) < 0)
-            rc = -1;
-    for (size_t i = 0; rc == 0 && i < c.nthreads; i++)
-        if (close_all(&c, &c.threads[i]) < 0)
-            rc = -1;
-    if (rc == 0 && c.n_records == 0)
+    if (rc == 0 && ftm_finish(&c.m) < 0)
+        rc = -1;
+    if (rc == 0 && c.m.n_records == 0)
         rc = traza_err_set(err, TRAZA_E_PARSE, "%s: the recording holds no event record", paths[0]);
     int ninst = rc == 0 ? tracecmd_buffer_instances(h) : 0;
     if (rc == 0) {
@@ -1026,34 +706,15 @@ static int tracecmd_read(traza_ctx *ctx, traza_writer *w, const char *const *pat
         };
         rc = tz_skips_report(ctx, w, paths[0], kinds, sizeof kinds / sizeof kinds[0], tz_strict(opts), -1, err);
     }
-    if (rc == 0 && c.n_unmatched)
-        traza_log(ctx, TRAZA_LOG_INFO, "%s: %lld exit(s) without their entry start at the first record (of their CPU for irqs)", paths[0],
-                  (long long)c.n_unmatched);
-    if (rc == 0 && c.n_unended)
-        traza_log(ctx, TRAZA_LOG_INFO, "%s: %lld entr(ies) without their exit end at the exit of an outer one or at the trace's end", paths[0],
-                  (long long)c.n_unended);
+    if (rc == 0)
+        ftm_log(&c.m);
     for (size_t i = 0; i < c.nevs; i++) {
         free(c.evs[i].fields);
         free(c.evs[i].defs);
     }
     free(c.evs);
-    for (size_t i = 0; i < c.ncpus; i++) {
-        for (size_t k = 0; k < c.cpus[i].n; k++)
-            free(c.cpus[i].f[k].str);
-        free(c.cpus[i].f);
-    }
-    free(c.cpus);
-    free(c.run);
-    for (size_t i = 0; i < c.nthreads; i++) {
-        for (size_t k = 0; k < c.threads[i].n; k++)
-            free(c.threads[i].f[k].str);
-        free(c.threads[i].f);
-    }
-    free(c.threads);
+    ftm_free(&c.m);
     tz_imap_free(&c.ev_index);
-    tz_imap_free(&c.thread_index);
-    tz_imap_free(&c.fg_defs);
-    tz_map_free(&c.types);
     tz_buf_free(&c.sbuf);
     tracecmd_close(h);
     return rc;

@@ -2,18 +2,9 @@
 # Folded stacks (FlameGraph / speedscope collapsed): one line per call stack, weight =
 # self time; the weights ending in f sum to f's exclusive time in `traza callstack`.
 . tests/lib.sh
-# main [0,100] calls a [10,40] (which calls b [20,30]) and b [50,60]; on a second
+# tests/fixtures/callstack/calls.csv: main [0,100] calls a [10,40] (which calls b [20,30]) and b [50,60]; on a second
 # thread main [0,50] calls a [5,15]. Self times: main 60+40, a 20+10, main;a;b 10, main;b 10.
-cat > "$TMP/calls.csv" <<'CSV'
-ts,end,type,producer,level,category
-0,100,main,t1,0,state
-10,40,a,t1,1,state
-20,30,b,t1,2,state
-50,60,b,t1,1,state
-0,50,main,t2,0,state
-5,15,a,t2,1,state
-CSV
-check_rc "import nested calls" 0 "$TRAZA" import "$TMP/calls.csv" --format csv --name calls
+check_rc "import nested calls" 0 "$TRAZA" import "$TRAZA_SRC/tests/fixtures/callstack/calls.csv" --format csv --name calls
 check_rc "export folded" 0 "$TRAZA" export calls --format folded -o "$TMP/calls.folded"
 check_eq "folded stacks and self times" "main 100
 main;a 30
