@@ -129,9 +129,8 @@ typedef struct cli_filter {
     size_t nregexes;
     char *regex_bufs[32];
     const char *set_s;
-    int32_t *types;
+    int32_t *types;            /* the ids resolved by traza_filter_resolve */
     int32_t *producers;
-    size_t nproducers;
 } cli_filter;
 
 enum {
