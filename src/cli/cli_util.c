@@ -106,6 +106,15 @@ int cli_fail(traza_cli *cli, const traza_err *err)
     return err->code == TRAZA_E_USAGE ? EXIT_USAGE : EXIT_FAIL;
 }
 
+int cli_fail_new_trace(traza_cli *cli, const traza_err *err)
+{
+    if (err->code != TRAZA_E_EXISTS || strncmp(err->msg, "a trace named '", 15) != 0)
+        return cli_fail(cli, err);
+    cli_progress_clear(cli);
+    fprintf(stderr, "traza: %s (choose another with --name, or 'traza rm' it)\n", err->msg);
+    return EXIT_FAIL;
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
