@@ -11,7 +11,8 @@
 #   make bench      run the benchmarks in bench/ (slow; see bench/README.md)
 #
 # Sources are found by wildcard: a new file under src/<area>/ is part of libtraza,
-# a new src/cli/cmd_*.c is part of the CLI, a new tests/<area>/test_*.c is a test.
+# a new src/server/*.c part of the server front end (libtraza-server.a), a new
+# src/cli/cmd_*.c part of the CLI, a new tests/<area>/test_*.c is a test.
 
 PREFIX  ?= /usr/local
 DESTDIR ?=
@@ -81,19 +82,26 @@ LDLIBS_ALL := $(PKG_LIBS) $(EXTRA_LIBS) -ldl -lpthread -lm $(LDLIBS)
 STATIC_LIBS := -lsqlite3 -lpcre2-8 -ljansson -ldw -lelf -lbz2 -lzstd -llzma -lz -lprotobuf-c
 CLI_LIBS = -Wl,-Bstatic $(STATIC_LIBS) -Wl,-Bdynamic -ldl -lpthread -lm $(LDLIBS)
 
-LIB_SRC := $(sort $(shell find src -name '*.c' -not -path 'src/cli/*'))
+LIB_SRC := $(sort $(shell find src -name '*.c' -not -path 'src/cli/*' -not -path 'src/server/*'))
 # libpq: PostgreSQL workspaces (src/store/pg_*.c)
 FEATURE_SRC_libpq := $(filter-out %_missing.c,$(wildcard src/store/pg_*.c))
 MISSING_SRC_libpq := src/store/pg_missing.c
 LIB_SRC := $(filter-out $(foreach p,$(OPTIONAL_PKGS),$(if $(filter $(p),$(MISSING_PKGS)),$(FEATURE_SRC_$(p)),$(MISSING_SRC_$(p)))),$(LIB_SRC))
+# The HTTP server and the web UI: a front end over libtraza, linked into the traza
+# program and the tests that drive it, never part of libtraza.a or libtraza.so.
+SERVER_SRC := $(sort $(wildcard src/server/*.c))
 CLI_SRC := $(sort $(wildcard src/cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/*/test_*.c))
 PLUGIN_SRC := $(sort $(wildcard examples/plugins/*.c))
 FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
-# The web UI, embedded into the library: see the web rules below.
-LIB_OBJ += $(BUILD)/obj/gen/web_assets.o
+# The web UI, embedded into the server: see the web rules below.
+SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/web_assets.o
+SERVER_LIB := $(BUILD)/libtraza-server.a
+# Linked whole: static.c's empty table of web assets is a weak definition, which would
+# otherwise keep web_assets.o out of the link.
+SERVER_WHOLE = -Wl,--whole-archive $(SERVER_LIB) -Wl,--no-whole-archive
 # Protocol buffers (Perfetto's trace format): src/export/*.proto, compiled by protoc-c
 # into build/gen/ at build time (the generated code is not committed).
 PROTO_SRC := $(sort $(wildcard src/export/*.proto))
@@ -125,7 +133,7 @@ deps:
 
 # The library's objects hide every symbol but the public API, which its headers mark
 # (#pragma GCC visibility): libtraza.so exports traza_* only (tests/cli/t_exports.sh).
-$(LIB_OBJ): VISIBILITY := -fvisibility=hidden
+$(LIB_OBJ) $(SERVER_OBJ): VISIBILITY := -fvisibility=hidden
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(VISIBILITY) -MMD -MP -c $< -o $@
@@ -144,6 +152,10 @@ $(BUILD)/libtraza.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
+$(SERVER_LIB): $(SERVER_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
 $(BUILD)/libtraza.so: $(LIB_OBJ)
 	$(CC) -shared -Wl,-soname,libtraza.so.0 $(LDSAN) -o $@ $^ $(LDLIBS_ALL)
 
@@ -159,21 +171,21 @@ WHOLE_LIB = $(WHOLE_ARCHIVE) -rdynamic
 # (paired runs, bench/ab.c). The binary stays position-independent.
 CLI_LINK = $(WHOLE_ARCHIVE) -Wl,--dynamic-list=src/cli/exports.list -Wl,-z,pack-relative-relocs
 
-$(BUILD)/traza: $(CLI_OBJ) $(BUILD)/libtraza.a src/cli/exports.list
-	$(CC) $(LDSAN) -o $@ $(CLI_OBJ) $(CLI_LINK) $(CLI_LIBS)
+$(BUILD)/traza: $(CLI_OBJ) $(SERVER_LIB) $(BUILD)/libtraza.a src/cli/exports.list
+	$(CC) $(LDSAN) -o $@ $(CLI_OBJ) $(SERVER_WHOLE) $(CLI_LINK) $(CLI_LIBS)
 
 plugins: $(PLUGIN_SO)
 $(BUILD)/plugins/%.so: examples/plugins/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -shared -o $@ $<
 
-$(BUILD)/tests/%: tests/%.c $(BUILD)/libtraza.a $(wildcard tests/*.h)
+$(BUILD)/tests/%: tests/%.c $(SERVER_LIB) $(BUILD)/libtraza.a $(wildcard tests/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Itests $(LDSAN) -o $@ $< $(WHOLE_LIB) $(LDLIBS_ALL) $(TEST_LIBS) -lcmocka
+	$(CC) $(CFLAGS_ALL) -Itests $(LDSAN) -o $@ $< $(SERVER_WHOLE) $(WHOLE_LIB) $(LDLIBS_ALL) $(TEST_LIBS) -lcmocka
 
-$(BUILD)/fuzz-replay/%: fuzz/%.c fuzz/replay_main.c $(BUILD)/libtraza.a
+$(BUILD)/fuzz-replay/%: fuzz/%.c fuzz/replay_main.c $(SERVER_LIB) $(BUILD)/libtraza.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(LDSAN) -o $@ $< fuzz/replay_main.c $(BUILD)/libtraza.a $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) $(LDSAN) -o $@ $< fuzz/replay_main.c $(SERVER_LIB) $(BUILD)/libtraza.a $(LDLIBS_ALL)
 
 $(BUILD)/helpers/%: tests/%.c $(BUILD)/libtraza.a $(wildcard tests/*.h)
 	@mkdir -p $(dir $@)
@@ -223,7 +235,7 @@ demo:
 # FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION (the libFuzzer/OSS-Fuzz convention): the
 # .tzi reader then ignores its checksums, so that mutations reach the decoders.
 FUZZ_CC := clang -std=c11 -D_GNU_SOURCE -DTRAZA_EXPERIMENTAL_API -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION -g -O1 -Iinclude -Isrc -I$(PROTO_GEN) $(PKG_CFLAGS)
-FUZZ_OBJ := $(patsubst src/%.c,build/fuzzobj/%.o,$(LIB_SRC)) $(patsubst $(PROTO_GEN)/%.c,build/fuzzobj/gen/%.o,$(PROTO_C))
+FUZZ_OBJ := $(patsubst src/%.c,build/fuzzobj/%.o,$(LIB_SRC) $(SERVER_SRC)) $(patsubst $(PROTO_GEN)/%.c,build/fuzzobj/gen/%.o,$(PROTO_C))
 build/fuzzobj/%.o: src/%.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -fsanitize=fuzzer-no-link,address,undefined -MMD -MP -c $< -o $@
@@ -287,7 +299,7 @@ clean:
 -include rt/rt.mk
 
 # ---- web UI: web/ is built with npm (vite) into web/dist, which becomes a
-# generated C file of byte arrays compiled in (no files needed at run time).
+# generated C file of byte arrays compiled into the server (no files needed at run time).
 # `make web` installs the npm packages (`npm install --no-save`: the versions
 # package-lock.json pins; `npm ci` is not used because npm 11 rejects this lock file for
 # lacking other platforms' optional rollup packages) and builds the bundle; `make test`

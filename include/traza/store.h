@@ -139,7 +139,7 @@ typedef struct traza_filter {
     int overlap;               /* intervals overlapping [from, to] instead of ts in it */
     const int32_t *types;      /* NULL = all */
     size_t ntypes;
-    const int32_t *producers;  /* NULL = all (expand subtrees before) */
+    const int32_t *producers;  /* NULL = all; traza_filter_resolve expands subtrees */
     size_t nproducers;
     unsigned categories;       /* bit (1 << category); 0 = all */
     const traza_param_cond *conds;
@@ -158,6 +158,35 @@ typedef struct traza_filter {
 } traza_filter;
 
 void traza_filter_init(traza_filter *f);
+
+/* What a front end selects by name or id, as its user wrote it; the store resolves
+ * it (traza_filter_resolve), so no caller expands producer subtrees itself. */
+typedef struct traza_filter_spec {
+    const char *const *type_names;     /* event type names */
+    size_t ntype_names;
+    const int32_t *type_ids;           /* event type ids */
+    size_t ntype_ids;
+    const char *const *producer_names; /* producer names, paths "a/b/c" or ids */
+    size_t nproducer_names;
+    const int32_t *producer_ids;
+    size_t nproducer_ids;
+    int subtree;                       /* each producer with all its descendants */
+    const char *const *categories;     /* "punctual", "state", "link", "variable" */
+    size_t ncategories;
+    const char *result;                /* a saved result (name or id): an event set keeps its events */
+    int producer_sets;                 /* 1: result may be a producer set, which keeps its producers
+                                        * (those among the producers above when some are given; none
+                                        * at all makes the window empty) */
+} traza_filter_spec;
+
+/* Sets the types, producers, categories and event_set of f from spec; the other
+ * fields are left as they are, and an event_set already set must be the result's.
+ * f->types and f->producers then point into *types and *producers (malloc'd, NULL
+ * when none), which the caller frees. 0, or -1 with err (TRAZA_E_NOTFOUND: no such
+ * type, producer or result; TRAZA_E_USAGE: an unknown category, a result of another
+ * kind or another event set), f, *types and *producers then unchanged. */
+int traza_filter_resolve(traza_trace *t, const traza_filter_spec *spec, traza_filter *f, int32_t **types,
+                         int32_t **producers, traza_err *err);
 
 /* Opens a cursor; events come in time order (ties by id). */
 traza_cursor *traza_query(traza_trace *t, const traza_filter *f, traza_err *err);

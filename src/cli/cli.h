@@ -60,6 +60,9 @@ traza_trace *cli_trace(traza_cli *cli, const char *name, int flags);
 
 /* Prints "traza: <msg>" for a library error; returns the matching exit code. */
 int cli_fail(traza_cli *cli, const traza_err *err);
+/* cli_fail for a command that names a new trace (--name): a name already taken gets
+ * the advice to choose another or remove the trace. */
+int cli_fail_new_trace(traza_cli *cli, const traza_err *err);
 /* Prints "traza CMD: <msg>" and a hint to --help; returns EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Handles -h/--help for a command: prints usage, returns 1 if it did. */
@@ -129,9 +132,8 @@ typedef struct cli_filter {
     size_t nregexes;
     char *regex_bufs[32];
     const char *set_s;
-    int32_t *types;
+    int32_t *types;            /* the ids resolved by traza_filter_resolve */
     int32_t *producers;
-    size_t nproducers;
 } cli_filter;
 
 enum {

@@ -106,6 +106,15 @@ int cli_fail(traza_cli *cli, const traza_err *err)
     return err->code == TRAZA_E_USAGE ? EXIT_USAGE : EXIT_FAIL;
 }
 
+int cli_fail_new_trace(traza_cli *cli, const traza_err *err)
+{
+    if (err->code != TRAZA_E_EXISTS || strncmp(err->msg, "a trace named '", 15) != 0)
+        return cli_fail(cli, err);
+    cli_progress_clear(cli);
+    fprintf(stderr, "traza: %s (choose another with --name, or 'traza rm' it)\n", err->msg);
+    return EXIT_FAIL;
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
@@ -438,67 +447,18 @@ int cli_filter_resolve(traza_cli *cli, cli_filter *cf, traza_trace *t)
             return cli_fail(cli, &err);
         cf->f.has_to = 1;
     }
-    if (cf->ntypes_s) {
-        cf->types = calloc(cf->ntypes_s, sizeof *cf->types);
-        if (!cf->types)
-            return EXIT_FAIL;
-        for (size_t i = 0; i < cf->ntypes_s; i++) {
-            const traza_event_type *ty = traza_trace_event_type_by_name(t, cf->types_s[i]);
-            if (!ty) {
-                fprintf(stderr, "traza: trace '%s' has no event type '%s'\n", info->name, cf->types_s[i]);
-                return EXIT_FAIL;
-            }
-            cf->types[i] = ty->id;
-        }
-        cf->f.types = cf->types;
-        cf->f.ntypes = cf->ntypes_s;
-    }
-    for (size_t i = 0; i < cf->ncategories_s; i++) {
-        int c = traza_category_parse(cf->categories_s[i]);
-        if (c < 0) {
-            fprintf(stderr, "traza: unknown category '%s' (expected punctual, state, link or variable)\n", cf->categories_s[i]);
-            return EXIT_USAGE;
-        }
-        cf->f.categories |= 1u << c;
-    }
-    if (cf->nproducers_s) {
-        for (size_t i = 0; i < cf->nproducers_s; i++) {
-            const traza_producer *p = traza_trace_producer_find(t, cf->producers_s[i]);
-            if (!p) {
-                fprintf(stderr, "traza: trace '%s' has no producer '%s' (or the name is ambiguous: give its path a/b/c)\n",
-                        info->name, cf->producers_s[i]);
-                return EXIT_FAIL;
-            }
-            if (cf->subtree) {
-                if (traza_trace_producer_subtree(t, p->id, &cf->producers, &cf->nproducers, &err) < 0)
-                    return cli_fail(cli, &err);
-            } else {
-                int32_t *np = realloc(cf->producers, (cf->nproducers + 1) * sizeof *np);
-                if (!np)
-                    return EXIT_FAIL;
-                cf->producers = np;
-                cf->producers[cf->nproducers++] = p->id;
-            }
-        }
-        cf->f.producers = cf->producers;
-        cf->f.nproducers = cf->nproducers;
-    }
+    traza_filter_spec spec = {
+        .type_names = cf->types_s, .ntype_names = cf->ntypes_s,
+        .producer_names = cf->producers_s, .nproducer_names = cf->nproducers_s, .subtree = cf->subtree,
+        .categories = cf->categories_s, .ncategories = cf->ncategories_s,
+        .result = cf->set_s,
+    };
+    if (traza_filter_resolve(t, &spec, &cf->f, &cf->types, &cf->producers, &err) < 0)
+        return cli_fail(cli, &err);
     cf->f.conds = cf->conds;
     cf->f.nconds = cf->nconds;
     cf->f.regexes = cf->regexes;
     cf->f.nregexes = cf->nregexes;
-    if (cf->set_s) {
-        traza_result_info r;
-        if (traza_result_find(t, cf->set_s, &r, &err) < 0)
-            return cli_fail(cli, &err);
-        int kind = r.kind;
-        cf->f.event_set = r.id;
-        traza_result_info_clear(&r);
-        if (kind != TRAZA_RES_EVENT_SET) {
-            fprintf(stderr, "traza: result '%s' is a %s, not an event set\n", cf->set_s, traza_result_kind_name((traza_result_kind)kind));
-            return EXIT_FAIL;
-        }
-    }
     return EXIT_OK;
 }
 

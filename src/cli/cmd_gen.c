@@ -94,7 +94,7 @@ int cmd_gen(traza_cli *cli, int argc, char **argv)
             break;
         case O_TYPES:
             if (traza_gen_parse_types(&o, optarg, &err) < 0)
-                return cli_usage_error("gen", "%s", err.msg);
+                return cli_usage_error("gen", "--types: %s", err.msg);
             break;
         case O_PARAMS:
             v = strtol(optarg, &end, 10);
@@ -128,9 +128,9 @@ int cmd_gen(traza_cli *cli, int argc, char **argv)
     if (tree && producers >= 0)
         return cli_usage_error("gen", "give either --tree or --producers, not both");
     if (tree && traza_gen_parse_tree(&o, tree, &err) < 0)
-        return cli_usage_error("gen", "%s", err.msg);
+        return cli_usage_error("gen", "--tree: %s", err.msg);
     if (producers >= 0 && traza_gen_set_producers(&o, producers, (int)depth, &err) < 0)
-        return cli_usage_error("gen", "%s", err.msg);
+        return cli_usage_error("gen", "--producers, --depth: %s", err.msg);
     if (strcmp(format, "csv") && strcmp(format, "kptrace"))
         return cli_usage_error("gen", "--format expects csv or kptrace, got '%s'", format);
     if (out) {
@@ -156,7 +156,7 @@ int cmd_gen(traza_cli *cli, int argc, char **argv)
         return EXIT_FAIL;
     traza_trace_info info;
     if (traza_gen_store(ws, name, &o, &info, &err) < 0)
-        return cli_fail(cli, &err);
+        return cli_fail_new_trace(cli, &err);
     cli_print_new_trace(cli, "generated", &info);
     traza_trace_info_clear(&info);
     return EXIT_OK;

@@ -70,7 +70,7 @@ int cmd_import(traza_cli *cli, int argc, char **argv)
     traza_err_clear(&err);
     traza_trace_info info;
     if (traza_import(ws, (const char *const *)argv + optind, (size_t)(argc - optind), &o, &info, &err) < 0)
-        return cli_fail(cli, &err);
+        return cli_fail_new_trace(cli, &err);
     cli_print_new_trace(cli, "imported", &info);
     if (!cli->json) {
         /* Importers may derive a processed trace (e.g. LTTng kernel CTF): name it. */

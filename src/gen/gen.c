@@ -40,26 +40,26 @@ int traza_gen_parse_tree(traza_gen_opts *o, const char *spec, traza_err *err)
         errno = 0;
         long v = strtol(p, &end, 10);
         if (end == p || errno || v < 1 || v > 1000000 || d == TRAZA_GEN_MAX_DEPTH || (*end && *end != 'x'))
-            return traza_err_set(err, TRAZA_E_USAGE, "--tree expects fan-outs like 4x8x16 (1 to %d levels, each 1..1000000), got '%s'",
+            return traza_err_set(err, TRAZA_E_USAGE, "a producer tree is fan-outs like 4x8x16 (1 to %d levels, each 1..1000000), not '%s'",
                                  TRAZA_GEN_MAX_DEPTH, spec);
         o->fanout[d++] = (int)v;
         p = *end ? end + 1 : end;
         if (*end == 'x' && !*p)
-            return traza_err_set(err, TRAZA_E_USAGE, "--tree: trailing 'x' in '%s'", spec);
+            return traza_err_set(err, TRAZA_E_USAGE, "trailing 'x' in the producer tree '%s'", spec);
     }
     if (d == 0)
-        return traza_err_set(err, TRAZA_E_USAGE, "--tree expects fan-outs like 4x8x16");
+        return traza_err_set(err, TRAZA_E_USAGE, "a producer tree needs fan-outs like 4x8x16");
     o->depth = d;
     int64_t leaves;
     if (traza_gen_producer_count(o, &leaves) < 0)
-        return traza_err_set(err, TRAZA_E_USAGE, "--tree '%s' makes too many producers (limit 10 million)", spec);
+        return traza_err_set(err, TRAZA_E_USAGE, "the producer tree '%s' makes too many producers (limit 10 million)", spec);
     return 0;
 }
 
 int traza_gen_set_producers(traza_gen_opts *o, int64_t producers, int depth, traza_err *err)
 {
     if (producers < 1 || producers > 10000000 || depth < 1 || depth > TRAZA_GEN_MAX_DEPTH)
-        return traza_err_set(err, TRAZA_E_USAGE, "--producers expects 1..10000000 and --depth 1..%d", TRAZA_GEN_MAX_DEPTH);
+        return traza_err_set(err, TRAZA_E_USAGE, "the producer count must be 1..10000000 and the depth 1..%d", TRAZA_GEN_MAX_DEPTH);
     /* Equal fan-outs f with f^depth close to the count; the last level is rounded up. */
     int64_t f = 1;
     while (depth > 1) {
@@ -88,23 +88,23 @@ int traza_gen_parse_types(traza_gen_opts *o, const char *spec, traza_err *err)
         const char *eq = strchr(p, '=');
         const char *comma = strchr(p, ',');
         if (!eq || (comma && comma < eq))
-            return traza_err_set(err, TRAZA_E_USAGE, "--types expects punctual=N,state=N,link=N,variable=N, got '%s'", spec);
+            return traza_err_set(err, TRAZA_E_USAGE, "event types are counted as punctual=N,state=N,link=N,variable=N, not '%s'", spec);
         char name[16];
         size_t nl = (size_t)(eq - p);
         if (nl >= sizeof name)
-            return traza_err_set(err, TRAZA_E_USAGE, "--types: unknown category in '%s'", spec);
+            return traza_err_set(err, TRAZA_E_USAGE, "unknown category in the event types '%s'", spec);
         memcpy(name, p, nl);
         name[nl] = '\0';
         int c = traza_category_parse(name);
         char *end;
         long v = strtol(eq + 1, &end, 10);
         if (c < 0 || end == eq + 1 || v < 0 || v > 100000 || (*end && *end != ','))
-            return traza_err_set(err, TRAZA_E_USAGE, "--types expects punctual=N,state=N,link=N,variable=N (N 0..100000), got '%s'", spec);
+            return traza_err_set(err, TRAZA_E_USAGE, "event types are counted as punctual=N,state=N,link=N,variable=N (N 0..100000), not '%s'", spec);
         t[c] = (int)v;
         p = *end ? end + 1 : end;
     }
     if (t[0] + t[1] + t[2] + t[3] == 0)
-        return traza_err_set(err, TRAZA_E_USAGE, "--types: at least one event type is needed");
+        return traza_err_set(err, TRAZA_E_USAGE, "at least one event type is needed");
     memcpy(o->types, t, sizeof t);
     return 0;
 }
@@ -227,7 +227,7 @@ static int check_opts(const traza_gen_opts *o, traza_err *err)
     if (o->events < 0 || o->events > (int64_t)1 << 40)
         return traza_err_set(err, TRAZA_E_USAGE, "gen: the event count must be 0..2^40");
     if (o->params < 0 || o->params > 64)
-        return traza_err_set(err, TRAZA_E_USAGE, "gen: --params must be 0..64");
+        return traza_err_set(err, TRAZA_E_USAGE, "gen: the parameter count must be 0..64");
     int n = 0;
     for (int c = 0; c < TRAZA_NCATEGORIES; c++) {
         if (o->types[c] < 0)
@@ -428,7 +428,7 @@ int traza_gen_file(const char *path, const char *format, const traza_gen_opts *o
     else if (!strcmp(format, "kptrace"))
         kp = 1;
     else
-        return traza_err_set(err, TRAZA_E_USAGE, "gen: --format expects csv or kptrace, got '%s'", format);
+        return traza_err_set(err, TRAZA_E_USAGE, "gen: the format must be csv or kptrace, not '%s'", format);
     tz_outfile of = {stdout, NULL, NULL};
     if (strcmp(path, "-") != 0 && tz_outfile_open(&of, path, err) < 0)
         return -1;

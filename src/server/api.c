@@ -340,53 +340,40 @@ static int parse_ids(tz_req *r, const char *key, int32_t **out, size_t *n, size_
     return 1;
 }
 
-/* result=NAME|ID: a saved event set restricts to its events, a producer set to its
- * producers (within producers= when given too). */
-static int filter_by_result(tz_req *r, traza_trace *t, tz_req_filter *rf)
+/* types and producers (ids), subtree, categories (names), set (id) and result
+ * (name or id of an event or producer set), resolved by the store. */
+static int filter_resolve(tz_req *r, traza_trace *t, tz_req_filter *rf)
 {
-    const char *name = tz_arg_str(r, "result");
-    if (!name || !*name)
-        return 0;
-    traza_result_info info;
-    memset(&info, 0, sizeof info);
-    if (traza_result_find(t, name, &info, &r->err) < 0)
-        return tz_fail_err(r, &r->err);
-    traza_result_kind kind = info.kind;
-    int64_t id = info.id;
-    traza_result_info_clear(&info);
-    if (kind == TRAZA_RES_EVENT_SET) {
-        if (rf->f.event_set && rf->f.event_set != id)
-            return tz_fail(r, 400, "parameters 'set' and 'result' name different event sets");
-        rf->f.event_set = id;
-        return 0;
+    traza_filter_spec spec = {.producer_sets = 1, .result = tz_arg_str(r, "result")};
+    int32_t *types = NULL, *producers = NULL;
+    int64_t subtree = 0;
+    int rc = -1;
+    if (parse_ids(r, "types", &types, &spec.ntype_ids, 4096) < 0 ||
+        parse_ids(r, "producers", &producers, &spec.nproducer_ids, 65536) < 0 ||
+        (producers && tz_arg_i64(r, "subtree", 0, 1, 0, &subtree) < 0) ||
+        tz_arg_i64(r, "set", 1, INT64_MAX, 0, &rf->f.event_set) < 0)
+        goto out;
+    spec.type_ids = types;
+    spec.producer_ids = producers;
+    spec.subtree = (int)subtree;
+    /* a 255-byte list holds at most 128 names */
+    char buf[256];
+    const char *cats[128];
+    const char *list = tz_arg_str(r, "categories");
+    if (list && *list) {
+        snprintf(buf, sizeof buf, "%s", list);
+        for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok && spec.ncategories < 128; tok = strtok_r(NULL, ",", &save))
+            cats[spec.ncategories++] = tok;
+        spec.categories = cats;
     }
-    if (kind != TRAZA_RES_PRODUCER_SET)
-        return tz_fail(r, 400, "result '%.64s' is a %s: only event and producer sets filter", name, traza_result_kind_name(kind));
-    int32_t *ids = NULL;
-    size_t n = 0;
-    if (traza_result_producers(t, id, &ids, &n, &r->err) < 0)
-        return tz_fail_err(r, &r->err);
-    if (rf->producers) { /* keep the producers in both */
-        size_t k = 0;
-        for (size_t i = 0; i < n; i++)
-            for (size_t j = 0; j < rf->f.nproducers; j++)
-                if (ids[i] == rf->producers[j]) {
-                    ids[k++] = ids[i];
-                    break;
-                }
-        n = k;
-    }
-    free(rf->producers);
-    rf->producers = ids;
-    rf->f.producers = ids;
-    rf->f.nproducers = n;
-    if (n == 0) {
-        /* no producer: an empty window (a filter without producers means all) */
-        rf->f.has_from = rf->f.has_to = 1;
-        rf->f.from = INT64_MAX;
-        rf->f.to = INT64_MAX;
-    }
-    return 0;
+    if (traza_filter_resolve(t, &spec, &rf->f, &rf->types, &rf->producers, &r->err) < 0)
+        tz_fail_err(r, &r->err);
+    else
+        rc = 0;
+out:
+    free(types);
+    free(producers);
+    return rc;
 }
 
 int tz_req_filter_parse(tz_req *r, traza_trace *t, tz_req_filter *rf)
@@ -411,53 +398,8 @@ int tz_req_filter_parse(tz_req *r, traza_trace *t, tz_req_filter *rf)
         return tz_fail(r, 400, "the window ends (to=%lld) before it starts (from=%lld)", (long long)rf->f.to, (long long)rf->f.from);
     if (tz_arg_i64(r, "overlap", 0, 1, 0, &v) < 0) return -1;
     rf->f.overlap = (int)v;
-    size_t n;
-    if (parse_ids(r, "types", &rf->types, &n, 4096) < 0) return -1;
-    for (size_t i = 0; i < n; i++)
-        if (!traza_trace_event_type(t, rf->types[i])) {
-            int32_t bad = rf->types[i];
-            tz_req_filter_free(rf);
-            return tz_fail(r, 404, "no event type %d", bad);
-        }
-    if (rf->types) { rf->f.types = rf->types; rf->f.ntypes = n; }
-    if (parse_ids(r, "producers", &rf->producers, &n, 65536) < 0) { tz_req_filter_free(rf); return -1; }
-    for (size_t i = 0; i < n; i++)
-        if (!traza_trace_producer(t, rf->producers[i])) {
-            int32_t bad = rf->producers[i];
-            tz_req_filter_free(rf);
-            return tz_fail(r, 404, "no producer %d", bad);
-        }
-    if (rf->producers) {
-        if (tz_arg_i64(r, "subtree", 0, 1, 0, &v) < 0) { tz_req_filter_free(rf); return -1; }
-        if (v) {
-            int32_t *all = NULL;
-            size_t nall = 0;
-            for (size_t i = 0; i < n; i++)
-                if (traza_trace_producer_subtree(t, rf->producers[i], &all, &nall, &r->err) < 0) {
-                    free(all);
-                    tz_req_filter_free(rf);
-                    return tz_fail_err(r, &r->err);
-                }
-            free(rf->producers);
-            rf->producers = all;
-            n = nall;
-        }
-        rf->f.producers = rf->producers;
-        rf->f.nproducers = n;
-    }
-    const char *cats = tz_arg_str(r, "categories");
-    if (cats && *cats) {
-        char buf[256];
-        snprintf(buf, sizeof buf, "%s", cats);
-        for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-            int c = traza_category_parse(tok);
-            if (c < 0) { tz_req_filter_free(rf); return tz_fail(r, 400, "unknown category '%.32s'", tok); }
-            rf->f.categories |= 1u << c;
-        }
-    }
-    if ((k = tz_arg_i64(r, "set", 1, INT64_MAX, 0, &v)) < 0) { tz_req_filter_free(rf); return -1; }
-    rf->f.event_set = v;
-    if (filter_by_result(r, t, rf) < 0) { tz_req_filter_free(rf); return -1; }
+    if (filter_resolve(r, t, rf) < 0)
+        return -1;
     size_t nre = 0;
     for (size_t i = 0; i < r->params->n; i++) {
         const char *key = r->params->p[i].key;

@@ -46,7 +46,7 @@ traza_writer *traza_writer_begin(traza_workspace *ws, const char *name, const ch
     if (taken < 0)
         return NULL;
     if (taken) {
-        traza_err_set(err, TRAZA_E_EXISTS, "a trace named '%s' already exists (choose another with --name, or 'traza rm' it)", name);
+        traza_err_set(err, TRAZA_E_EXISTS, "a trace named '%s' already exists", name);
         return NULL;
     }
     traza_writer *w = calloc(1, sizeof *w);

@@ -15,6 +15,9 @@ CSV
 
 check_rc "import csv" 0 "$TRAZA" import "$TMP/small.csv" --format csv --name small --json
 check_eq "import --json name" small "$(printf '%s' "$OUT" | json_get name)"
+# the library says the name is taken; the CLI adds its advice
+check_rc "import under a taken name" 1 "$TRAZA" import "$TMP/small.csv" --format csv --name small
+check_eq "... says so, with the CLI's advice" "traza: a trace named 'small' already exists (choose another with --name, or 'traza rm' it)" "$OUT"
 check_rc "info --json" 0 "$TRAZA" info small --json
 check_eq "info events" 6 "$(printf '%s' "$OUT" | json_get events)"
 check_eq "info categories" '{"link": 0, "punctual": 3, "state": 3, "variable": 0}' "$(printf '%s' "$OUT" | json_get categories)"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# libtraza's boundary: libtraza.so exports the public API (traza_*) and nothing else;
+# libtraza's boundary: libtraza.so exports the public API (traza_*) and nothing else and
+# holds no front end;
 # every public header compiles alone (C11 and C++), traza.h includes them all, and the
 # version macros agree with traza_version() and the Makefile.
 . tests/lib.sh
@@ -8,6 +9,11 @@ so=${TRAZA_BUILD:-build}/libtraza.so
 # (a sanitizer build also exports the hooks its runtime looks up by name: __lsan_*)
 other=$(nm -D --defined-only "$so" | awk '$2 ~ /[TDBRVW]/ {print $3}' | grep -v '^traza_' | grep -v '^__lsan_default_' | head -20)
 check_eq "libtraza.so exports only traza_*" "" "$other"
+# the server and its web UI are a front end (libtraza-server.a), not part of the library
+srv=$(nm "$so" | awk '{print $NF}' | grep -E '^(tz_api_|tz_server_|tz_static_handle|tz_web_assets|tz_req_)' | head -5)
+check_eq "libtraza.so holds no server code" "" "$srv"
+a=${TRAZA_BUILD:-build}/libtraza.a
+check_eq "libtraza.a holds no server object" "" "$(ar t "$a" | grep -xE "$(cd "$TRAZA_SRC/src/server" && ls *.c | sed 's/\.c$/.o/' | paste -sd'|')|web_assets\.o")"
 san=
 case "${TRAZA_BUILD:-}" in */asan) san="-fsanitize=address,undefined" ;; esac
 n=$(nm -D --defined-only "$so" | awk '{print $3}' | grep -c '^traza_')

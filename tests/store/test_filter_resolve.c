@@ -1,0 +1,202 @@
+/* traza_filter_resolve: the one place where event types and producers given by name
+ * or id, producer subtrees, categories and saved results become a traza_filter (the
+ * CLI and the server both call it). On the sample trace: root/{cpu0,cpu1}; 10 irq on
+ * cpu0/cpu1, 10 run on cpu0, one msg on cpu0, one load on root. */
+#include "sample_trace.h"
+
+typedef struct fx {
+    tu_ws w;
+    traza_trace *t;
+    traza_filter f;
+    int32_t *types, *producers;
+} fx;
+
+static void fx_open(fx *x)
+{
+    memset(x, 0, sizeof *x);
+    tu_ws_open(&x->w);
+    tu_sample_trace(&x->w, "s", 10);
+    x->t = traza_trace_open(x->w.ws, "s", TRAZA_OPEN_WRITE, &x->w.err);
+    assert_non_null(x->t);
+    traza_filter_init(&x->f);
+}
+
+static void fx_close(fx *x)
+{
+    free(x->types);
+    free(x->producers);
+    traza_trace_close(x->t);
+    tu_ws_close(&x->w);
+}
+
+static int resolve(fx *x, const traza_filter_spec *s)
+{
+    free(x->types);
+    free(x->producers);
+    x->types = x->producers = NULL;
+    traza_filter_init(&x->f);
+    return traza_filter_resolve(x->t, s, &x->f, &x->types, &x->producers, &x->w.err);
+}
+
+static int64_t count(fx *x)
+{
+    int64_t n = traza_count(x->t, &x->f, &x->w.err);
+    assert_true(n >= 0);
+    return n;
+}
+
+static int32_t pid(fx *x, const char *name) { return traza_trace_producer_find(x->t, name)->id; }
+
+static void test_names_and_ids(void **state)
+{
+    (void)state;
+    fx x;
+    fx_open(&x);
+    const char *irq[] = {"irq"};
+    traza_filter_spec s = {.type_names = irq, .ntype_names = 1};
+    assert_int_equal(resolve(&x, &s), 0);
+    assert_int_equal(x.f.ntypes, 1);
+    assert_ptr_equal(x.f.types, x.types);
+    assert_int_equal(count(&x), 10);
+    int32_t run = traza_trace_event_type_by_name(x.t, "run")->id;
+    traza_filter_spec s2 = {.type_names = irq, .ntype_names = 1, .type_ids = &run, .ntype_ids = 1};
+    assert_int_equal(resolve(&x, &s2), 0);
+    assert_int_equal(count(&x), 20);
+    const char *cpu1[] = {"root/cpu1"};
+    traza_filter_spec s3 = {.producer_names = cpu1, .nproducer_names = 1};
+    assert_int_equal(resolve(&x, &s3), 0);
+    assert_int_equal(x.f.nproducers, 1);
+    assert_int_equal(x.f.producers[0], pid(&x, "cpu1"));
+    assert_int_equal(count(&x), 5);
+    const char *cats[] = {"state", "variable"};
+    traza_filter_spec s4 = {.categories = cats, .ncategories = 2};
+    assert_int_equal(resolve(&x, &s4), 0);
+    assert_int_equal(x.f.categories, (1u << TRAZA_STATE) | (1u << TRAZA_VARIABLE));
+    assert_null(x.types);
+    assert_null(x.producers);
+    assert_int_equal(count(&x), 11);
+    fx_close(&x);
+}
+
+/* The store expands producer subtrees: root with subtree is root, cpu0 and cpu1. */
+static void test_subtree(void **state)
+{
+    (void)state;
+    fx x;
+    fx_open(&x);
+    const char *root[] = {"root"};
+    traza_filter_spec s = {.producer_names = root, .nproducer_names = 1};
+    assert_int_equal(resolve(&x, &s), 0);
+    assert_int_equal(x.f.nproducers, 1);
+    assert_int_equal(count(&x), 1); /* the load */
+    s.subtree = 1;
+    assert_int_equal(resolve(&x, &s), 0);
+    assert_int_equal(x.f.nproducers, 3);
+    assert_int_equal(x.f.producers[0], pid(&x, "root"));
+    assert_int_equal(count(&x), 22);
+    int32_t c0 = pid(&x, "cpu0");
+    traza_filter_spec s2 = {.producer_ids = &c0, .nproducer_ids = 1, .subtree = 1};
+    assert_int_equal(resolve(&x, &s2), 0);
+    assert_int_equal(x.f.nproducers, 1);
+    assert_int_equal(count(&x), 16); /* 5 irq, 10 run, 1 msg */
+    fx_close(&x);
+}
+
+/* Errors name what is missing in the library's terms and leave the filter as it was. */
+static void test_errors(void **state)
+{
+    (void)state;
+    fx x;
+    fx_open(&x);
+    const char *bad[] = {"nosuch"};
+    traza_filter_spec s = {.type_names = bad, .ntype_names = 1};
+    assert_int_equal(resolve(&x, &s), -1);
+    assert_int_equal(x.w.err.code, TRAZA_E_NOTFOUND);
+    assert_string_equal(x.w.err.msg, "trace 's' has no event type 'nosuch'");
+    assert_null(x.types);
+    assert_null(x.f.types);
+    int32_t id = 99;
+    traza_filter_spec s2 = {.type_ids = &id, .ntype_ids = 1};
+    assert_int_equal(resolve(&x, &s2), -1);
+    assert_string_equal(x.w.err.msg, "trace 's' has no event type 99");
+    traza_filter_spec s3 = {.producer_names = bad, .nproducer_names = 1};
+    assert_int_equal(resolve(&x, &s3), -1);
+    assert_string_equal(x.w.err.msg, "trace 's' has no producer 'nosuch' (or the name is ambiguous: give its path a/b/c)");
+    traza_filter_spec s4 = {.producer_ids = &id, .nproducer_ids = 1, .subtree = 1};
+    assert_int_equal(resolve(&x, &s4), -1);
+    assert_string_equal(x.w.err.msg, "trace 's' has no producer 99");
+    traza_filter_spec s5 = {.categories = bad, .ncategories = 1};
+    assert_int_equal(resolve(&x, &s5), -1);
+    assert_int_equal(x.w.err.code, TRAZA_E_USAGE);
+    assert_string_equal(x.w.err.msg, "unknown category 'nosuch' (expected punctual, state, link or variable)");
+    traza_filter_spec s6 = {.result = "nosuch"};
+    assert_int_equal(resolve(&x, &s6), -1);
+    assert_int_equal(x.w.err.code, TRAZA_E_NOTFOUND);
+    fx_close(&x);
+}
+
+/* A result: an event set keeps its events; a producer set its producers, when the
+ * caller accepts producer sets, within the producers given. */
+static void test_results(void **state)
+{
+    (void)state;
+    fx x;
+    fx_open(&x);
+    const char *irq[] = {"irq"};
+    traza_filter_spec sel = {.type_names = irq, .ntype_names = 1};
+    assert_int_equal(resolve(&x, &sel), 0);
+    int64_t n = 0;
+    traza_result_meta ev = {"irqs", "filter", NULL, 0}, pr = {"irq-producers", "filter", NULL, 0};
+    int64_t evset = traza_filter_save(x.t, &x.f, 0, 0, &ev, &n, &x.w.err);
+    assert_true(evset > 0);
+    assert_true(traza_filter_save(x.t, &x.f, 0, 1, &pr, &n, &x.w.err) > 0);
+    assert_int_equal(n, 2); /* cpu0, cpu1 */
+    traza_result_meta idle = {"none-active", "producer-activity", NULL, 0};
+    assert_true(traza_producer_activity_save(x.t, 1000, 2000, 0, &idle, &n, &x.w.err) > 0);
+    assert_int_equal(n, 0);
+
+    traza_filter_spec s = {.result = "irqs"};
+    assert_int_equal(resolve(&x, &s), 0);
+    assert_int_equal(x.f.event_set, evset);
+    assert_int_equal(count(&x), 10);
+    /* an event set already in the filter must be the result's */
+    traza_filter_init(&x.f);
+    x.f.event_set = evset + 100;
+    assert_int_equal(traza_filter_resolve(x.t, &s, &x.f, &x.types, &x.producers, &x.w.err), -1);
+    assert_int_equal(x.w.err.code, TRAZA_E_USAGE);
+    char want[64];
+    snprintf(want, sizeof want, "result 'irqs' is not the event set %lld", (long long)(evset + 100));
+    assert_string_equal(x.w.err.msg, want);
+
+    traza_filter_spec s2 = {.result = "irq-producers"};
+    assert_int_equal(resolve(&x, &s2), -1);
+    assert_string_equal(x.w.err.msg, "result 'irq-producers' is a producer_set, not an event set");
+    s2.producer_sets = 1;
+    assert_int_equal(resolve(&x, &s2), 0);
+    assert_int_equal(x.f.nproducers, 2);
+    assert_int_equal(count(&x), 21); /* all but the load on root */
+    const char *root[] = {"root"};
+    traza_filter_spec s3 = {.result = "irq-producers", .producer_sets = 1, .producer_names = root, .nproducer_names = 1};
+    assert_int_equal(resolve(&x, &s3), 0);
+    assert_int_equal(count(&x), 0); /* root is not in the set: an empty window */
+    s3.subtree = 1;
+    assert_int_equal(resolve(&x, &s3), 0);
+    assert_int_equal(x.f.nproducers, 2);
+    assert_int_equal(count(&x), 21);
+    traza_filter_spec s4 = {.result = "none-active", .producer_sets = 1};
+    assert_int_equal(resolve(&x, &s4), 0);
+    assert_true(x.f.has_from && x.f.has_to);
+    assert_int_equal(count(&x), 0);
+    fx_close(&x);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_names_and_ids),
+        cmocka_unit_test(test_subtree),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_results),
+    };
+    return cmocka_run_group_tests_name("filter_resolve", tests, NULL, NULL);
+}
