@@ -4,6 +4,8 @@
  * consults the caller's stop. */
 #include "store/sqlite_internal.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct auth_state {
@@ -40,18 +42,40 @@ static traza_sql_kind kind_of(int type)
     }
 }
 
+/* A double as the shortest text that reads back as the same value, as PostgreSQL
+ * writes it (SQLite's own text keeps 15 digits only). */
+static void shortest_double(double d, char *buf, size_t size)
+{
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, size, "%.*g", prec, d);
+        if (strtod(buf, NULL) == d)
+            return;
+    }
+}
+
 static int run(tz_tstate *t, sqlite3_stmt *st, const traza_sql_sink *sink, traza_err *err)
 {
+    enum { NUMLEN = 32 };
     tz_sql_row r;
     if (tz_sql_row_init(&r, (size_t)sqlite3_column_count(st), err) < 0)
         return -1;
+    char *nums = malloc(r.n * NUMLEN + 1);
+    if (!nums) {
+        tz_sql_row_free(&r);
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    }
     for (size_t i = 0; i < r.n; i++)
         r.v[i] = sqlite3_column_name(st, (int)i);
     int rc = tz_sql_row_emit(&r, sink, 1, err), step = SQLITE_DONE;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
         for (size_t i = 0; i < r.n; i++) {
             r.k[i] = kind_of(sqlite3_column_type(st, (int)i));
-            r.v[i] = (const char *)sqlite3_column_text(st, (int)i);
+            if (r.k[i] == TRAZA_SQL_REAL) {
+                shortest_double(sqlite3_column_double(st, (int)i), nums + i * NUMLEN, NUMLEN);
+                r.v[i] = nums + i * NUMLEN;
+            } else {
+                r.v[i] = (const char *)sqlite3_column_text(st, (int)i);
+            }
         }
         rc = tz_sql_row_emit(&r, sink, 0, err);
     }
@@ -60,6 +84,7 @@ static int run(tz_tstate *t, sqlite3_stmt *st, const traza_sql_sink *sink, traza
                  ? traza_err_set(err, TRAZA_E_CANCELLED, "the SQL statement ran out of its time budget")
                  : traza_err_set(err, TRAZA_E_USAGE, "SQL: %s", sqlite3_errmsg(t->db));
     tz_sql_row_free(&r);
+    free(nums);
     return rc;
 }
 
