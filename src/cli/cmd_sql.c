@@ -303,6 +303,9 @@ static int run_stream(sql_run *r, FILE *f, int interactive)
         }
         memmove(text.s, text.s + done, text.len - done + 1);
         text.len -= done;
+        size_t rest = 0;
+        if (traza_sql_next_statement(text.s, &rest, &complete) < 0)
+            text.len = text.s[0] = '\0'; /* only blanks and comments: the next line starts afresh */
     }
     if (!interactive) { /* a last statement without ';' */
         size_t start = 0;

@@ -81,3 +81,33 @@ OUT=$(printf "SELECT 1 AS a;\nDELETE FROM event;\nSELECT 2 AS b;\n" | "$TRAZA" s
 check_eq "stdin stops at the first error" "a
 1
 traza: $ro: a statement starting with 'DELETE' is refused (SELECT, WITH, VALUES and EXPLAIN read the views)" "$OUT"
+
+# on a terminal: an interactive shell with prompts that goes on after an error
+OUT=$(python3 - "$TRAZA" <<'PY'
+import os, pty, signal, sys
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], [sys.argv[1], "sql", "g", "--csv"])
+signal.signal(signal.SIGALRM, lambda *a: (os.kill(pid, 9), sys.exit("the shell did not end within 30 s")))
+signal.alarm(30)
+os.write(fd, b"SELECT count(*) AS n\n FROM types;\nDELETE FROM event;\nSELECT 5 AS five;\n.quit\n")
+out = b""
+while True:
+    try:
+        chunk = os.read(fd, 4096)
+    except OSError:
+        break
+    if not chunk:
+        break
+    out += chunk
+os.waitpid(pid, 0)
+sys.stdout.write(out.decode().replace("\r", ""))
+PY
+)
+check_contains "shell: prompts and a continued statement" "$OUT" "traza>    ...> n
+10
+traza> "
+check_contains "shell: an error, then the next statement" "$OUT" "is refused (SELECT, WITH, VALUES and EXPLAIN read the views)
+traza> five
+5
+traza> "
