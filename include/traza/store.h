@@ -48,6 +48,15 @@ int traza_workspace_find(traza_workspace *ws, const char *name_or_id, traza_trac
 int traza_workspace_remove(traza_workspace *ws, const char *name_or_id, traza_err *err);
 int traza_workspace_rename(traza_workspace *ws, const char *name_or_id, const char *new_name, traza_err *err);
 
+/* Metadata of a trace: "alias" (traza_trace_info.alias) and free key/value pairs
+ * (traza_trace_info.params), such as FrameSoC's application, board, os and
+ * description. Sets kv[0..n-1] in one transaction; a NULL value removes the key.
+ * A key is 1 to 64 characters among letters, digits, '_', '-' and '.'; a value
+ * is UTF-8-agnostic text of at most 4096 bytes. */
+int traza_workspace_set_meta(traza_workspace *ws, const char *name_or_id, const traza_kv *kv, size_t n, traza_err *err);
+/* Checks one metadata key: 0, or -1 with an error naming it. */
+int traza_meta_key_check(const char *key, traza_err *err);
+
 /* ---- writing a new trace (importers) ------------------------------------ */
 
 /* Starts a new trace. Nothing is visible in the workspace until commit: an abort, an

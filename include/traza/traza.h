@@ -22,4 +22,5 @@
 #include "traza/etm.h"
 #include "traza/diff.h"
 #include "traza/elf.h"
+#include "traza/sql.h"
 #endif

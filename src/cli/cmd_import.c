@@ -1,12 +1,14 @@
 /* traza import FILE... [--format F] [--name N] [--map M] */
 #include "cli/cli.h"
 #include "cli/info_print.h"
+#include "cli/meta_cli.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 const char cmd_import_usage[] =
-    "usage: traza import FILE... [--format F] [--name N] [--map MAP] [--time-unit E] [--strict] [--json]\n"
+    "usage: traza import FILE... [--format F] [--name N] [--map MAP] [--time-unit E] [--strict]\n"
+    "                    [--meta KEY=VAL]... [--json]\n"
     "\n"
     "Imports one or more files as one new trace. The format is detected from the\n"
     "content unless --format is given. Nothing changes in the workspace if the import\n"
@@ -21,6 +23,8 @@ const char cmd_import_usage[] =
     "  --no-process    CTF: do not build the processed trace (kernel states, providers)\n"
     "  --strict        fail (changing nothing) rather than skip any input; without it\n"
     "                  what is skipped is counted on stderr and in 'traza info'\n"
+    "  --meta KEY=VAL  set a descriptive metadata entry: board=stm32f4, os=FreeRTOS,\n"
+    "                  application, description, alias or any key (see 'traza meta')\n"
     "  --json          print the new trace's metadata as JSON\n";
 
 int cmd_import(traza_cli *cli, int argc, char **argv)
@@ -33,8 +37,11 @@ int cmd_import(traza_cli *cli, int argc, char **argv)
         {"time-unit", required_argument, NULL, 'u'},
         {"no-process", no_argument, NULL, 'P'},
         {"strict", no_argument, NULL, 'S'},
+        {"meta", required_argument, NULL, 'M'},
         {NULL, 0, NULL, 0},
     };
+    traza_kv meta[64];
+    size_t nmeta = 0;
     traza_import_opts o;
     memset(&o, 0, sizeof o);
     int c;
@@ -45,6 +52,14 @@ int cmd_import(traza_cli *cli, int argc, char **argv)
         case 'P': o.no_postprocess = 1; break;
         case 'S': o.strict = 1; break;
         case 'm': o.map = optarg; break;
+        case 'M': {
+            if (nmeta == sizeof meta / sizeof *meta)
+                return cli_usage_error("import", "at most %zu --meta options", sizeof meta / sizeof *meta);
+            int r = cli_meta_arg("import", optarg, &meta[nmeta++]);
+            if (r)
+                return r;
+            break;
+        }
         case 'u': {
             char *end;
             long v = strtol(optarg, &end, 10);
@@ -71,6 +86,18 @@ int cmd_import(traza_cli *cli, int argc, char **argv)
     traza_trace_info info;
     if (traza_import(ws, (const char *const *)argv + optind, (size_t)(argc - optind), &o, &info, &err) < 0)
         return cli_fail_new_trace(cli, &err);
+    if (nmeta) {
+        char id[32];
+        snprintf(id, sizeof id, "%lld", (long long)info.id);
+        traza_trace_info now;
+        if (traza_workspace_set_meta(ws, id, meta, nmeta, &err) < 0 || traza_workspace_find(ws, id, &now, &err) < 0) {
+            traza_err_prefix(&err, "trace '%s' imported, but its metadata is not set: ", info.name);
+            traza_trace_info_clear(&info);
+            return cli_fail(cli, &err);
+        }
+        traza_trace_info_clear(&info);
+        info = now;
+    }
     cli_print_new_trace(cli, "imported", &info);
     if (!cli->json) {
         /* Importers may derive a processed trace (e.g. LTTng kernel CTF): name it. */

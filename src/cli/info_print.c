@@ -14,6 +14,11 @@ void cli_info_json_members(tz_buf *b, const traza_trace_info *info)
 {
     tz_buf_printf(b, "{\"id\":%lld,\"name\":", (long long)info->id);
     tz_json_str(b, info->name);
+    tz_buf_puts(b, ",\"alias\":");
+    if (info->alias)
+        tz_json_str(b, info->alias);
+    else
+        tz_buf_puts(b, "null");
     tz_buf_puts(b, ",\"format\":");
     tz_json_str(b, info->format);
     tz_buf_printf(b, ",\"events\":%lld,\"producers\":%lld,\"event_types\":%lld,\"min_ts\":%lld,\"max_ts\":%lld,\"time_unit\":%d",
@@ -46,6 +51,8 @@ void cli_info_text(tz_buf *b, const traza_trace_info *info)
     struct tm tm;
     strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", localtime_r(&c, &tm));
     tz_buf_printf(b, "name:        %s\nid:          %lld\nformat:      %s\n", info->name, (long long)info->id, info->format ? info->format : "");
+    if (info->alias)
+        tz_buf_printf(b, "alias:       %s\n", info->alias);
     tz_buf_printf(b, "events:      %lld\n", (long long)info->events);
     for (int k = 0; k < TRAZA_NCATEGORIES; k++)
         tz_buf_printf(b, "  %-10s %lld\n", traza_category_name((traza_category)k), (long long)info->categories[k]);

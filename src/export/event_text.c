@@ -15,17 +15,10 @@ void tz_value_text(tz_buf *b, const traza_value *v)
 
 static void csv_field(tz_buf *b, const char *s)
 {
-    if (!strpbrk(s, ",\"\n\r")) {
+    if (strpbrk(s, ",\"\n\r"))
+        tz_buf_quoted(b, s, '"');
+    else
         tz_buf_puts(b, s);
-        return;
-    }
-    tz_buf_putc(b, '"');
-    for (; *s; s++) {
-        if (*s == '"')
-            tz_buf_putc(b, '"');
-        tz_buf_putc(b, *s);
-    }
-    tz_buf_putc(b, '"');
 }
 
 void tz_event_header(tz_buf *b, tz_out_format fmt)

@@ -6,6 +6,7 @@
 
 #include "traza/store.h"
 #include "traza/result.h"
+#include "traza/sql.h"
 
 typedef struct tz_backend tz_backend;   /* an open workspace of one backend */
 typedef struct tz_wstate tz_wstate;     /* a trace being written */
@@ -58,6 +59,10 @@ typedef struct tz_backend_ops {
     int (*rename)(tz_backend *b, int64_t id, const char *name, traza_err *err);
     /* 1 if the name is taken, 0 if free, -1 on error. */
     int (*name_taken)(tz_backend *b, const char *name, traza_err *err);
+    /* Sets the metadata entries kv[0..n-1] of trace `id` in one transaction: key
+     * "alias" is the alias column, any other a trace_param row; a NULL value removes
+     * the entry. Keys are checked by the caller (meta.c). */
+    int (*meta_set)(tz_backend *b, int64_t id, const traza_kv *kv, size_t n, traza_err *err);
 
     int (*w_begin)(tz_backend *b, const char *name, tz_wstate **out, traza_err *err);
     int (*w_producer)(tz_wstate *w, const traza_producer *p, traza_err *err);
@@ -111,12 +116,33 @@ typedef struct tz_backend_ops {
                   traza_err *err);
     int (*t_overview)(tz_tstate *t, int64_t *step, size_t *n, const int64_t **ts, const int32_t **type,
                       const int32_t **producer, traza_err *err);
+
+    /* SQL sessions on an open trace (sql_views.c writes the views). sql_setup runs
+     * `ddl` (statements creating the session's temporary tables and views) once;
+     * sql_run runs one read-only statement under `stop` (SQLite) and `timeout_ms`
+     * (PostgreSQL's statement_timeout; 0 = none), passing the rows to `sink`. */
+    int (*sql_setup)(tz_tstate *t, const char *ddl, traza_err *err);
+    int (*sql_run)(tz_tstate *t, const char *stmt, const traza_stop *stop, int64_t timeout_ms,
+                   const struct traza_sql_sink *sink, traza_err *err);
 } tz_backend_ops;
 
 struct tz_backend {
     const tz_backend_ops *ops;
     traza_ctx *ctx;
 };
+
+/* One row of a SQL session's statement on its way to a traza_sql_sink
+ * (sql_views.c): the backends fill v (column names, then values) and k. */
+typedef struct tz_sql_row {
+    size_t n;
+    const char **v;
+    traza_sql_kind *k;
+} tz_sql_row;
+int tz_sql_row_init(tz_sql_row *r, size_t n, traza_err *err);
+/* Passes v as the column names (header) or as a row to the sink: 0, or -1 with
+ * TRAZA_E_CANCELLED when the sink stops. */
+int tz_sql_row_emit(tz_sql_row *r, const traza_sql_sink *sink, int header, traza_err *err);
+void tz_sql_row_free(tz_sql_row *r);
 
 /* Backend constructors. */
 tz_backend *tz_sqlite_open(traza_ctx *ctx, const char *dir, traza_err *err);

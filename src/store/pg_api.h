@@ -7,7 +7,7 @@
 #include "util/dynlib.h"
 
 #define TZ_PQ_FUNCS(X)                                                                                                  \
-    X(PQclear) X(PQconnectdb) X(PQerrorMessage) X(PQescapeLiteral) X(PQexec) X(PQexecParams) X(PQfinish) X(PQfreemem) \
+    X(PQclear) X(PQconnectdb) X(PQerrorMessage) X(PQescapeLiteral) X(PQexec) X(PQexecParams) X(PQfinish) X(PQfname) X(PQfreemem) X(PQftype) \
     X(PQgetResult) X(PQgetisnull) X(PQgetlength) X(PQgetvalue) X(PQnfields) X(PQntuples) X(PQputCopyData)            \
     X(PQputCopyEnd) X(PQresultErrorField) X(PQresultErrorMessage) X(PQresultStatus) X(PQsetNoticeProcessor)           \
     X(PQstatus) X(PQtransactionStatus)
@@ -21,7 +21,9 @@ TZ_DYNLIB_DECLARE(pq, TZ_PQ_FUNCS)
 #define PQexec (tz_pq_api_get()->PQexec)
 #define PQexecParams (tz_pq_api_get()->PQexecParams)
 #define PQfinish (tz_pq_api_get()->PQfinish)
+#define PQfname (tz_pq_api_get()->PQfname)
 #define PQfreemem (tz_pq_api_get()->PQfreemem)
+#define PQftype (tz_pq_api_get()->PQftype)
 #define PQgetResult (tz_pq_api_get()->PQgetResult)
 #define PQgetisnull (tz_pq_api_get()->PQgetisnull)
 #define PQgetlength (tz_pq_api_get()->PQgetlength)

@@ -405,6 +405,38 @@ static int pg_rename(tz_backend *b, int64_t id, const char *name, traza_err *err
     return 0;
 }
 
+static int pg_meta_set(tz_backend *b, int64_t id, const traza_kv *kv, size_t n, traza_err *err)
+{
+    tz_pg *s = (tz_pg *)b;
+    char ids[32];
+    snprintf(ids, sizeof ids, "%lld", (long long)id);
+    if (tz_pg_exec(s->cat, "BEGIN", "changing a trace's metadata", err) < 0)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        const char *v[3] = {ids, kv[i].key, kv[i].value};
+        const char *sql;
+        int nv = 3;
+        if (strcmp(kv[i].key, "alias") == 0) {
+            v[1] = kv[i].value;
+            nv = 2;
+            sql = "UPDATE traza.trace SET alias=$2 WHERE id=$1";
+        } else if (kv[i].value) {
+            sql = "INSERT INTO traza.trace_param(trace, key, value) VALUES($1, $2, $3)"
+                  " ON CONFLICT (trace, key) DO UPDATE SET value=EXCLUDED.value";
+        } else {
+            nv = 2;
+            sql = "DELETE FROM traza.trace_param WHERE trace=$1 AND key=$2";
+        }
+        PGresult *r = tz_pg_query(s->cat, sql, nv, v, "changing a trace's metadata", err);
+        if (!r) {
+            PQclear(PQexec(s->cat, "ROLLBACK"));
+            return -1;
+        }
+        PQclear(r);
+    }
+    return tz_pg_end_tx(s->cat, err);
+}
+
 static const tz_backend_ops pg_ops = {
     .name = "postgresql",
     .close = pg_close,
@@ -412,6 +444,9 @@ static const tz_backend_ops pg_ops = {
     .remove = pg_remove,
     .rename = pg_rename,
     .name_taken = pg_name_taken,
+    .meta_set = pg_meta_set,
+    .sql_setup = tz_pg_sql_setup,
+    .sql_run = tz_pg_sql_run,
     .w_begin = tz_pg_w_begin,
     .w_producer = tz_pg_w_producer,
     .w_event_type = tz_pg_w_event_type,

@@ -73,6 +73,11 @@ int64_t tz_pg_s_next(tz_qstate *q, size_t max, int64_t *id, int64_t *ts, int64_t
                      traza_err *err);
 int64_t tz_pg_q_count(tz_tstate *t, const tz_bfilter *f, traza_err *err);
 
+/* SQL sessions (pg_sql.c). */
+int tz_pg_sql_setup(tz_tstate *t, const char *ddl, traza_err *err);
+int tz_pg_sql_run(tz_tstate *t, const char *stmt, const traza_stop *stop, int64_t timeout_ms, const traza_sql_sink *sink,
+                  traza_err *err);
+
 int64_t tz_pg_r_save(tz_tstate *t, const traza_result_meta *m, traza_result_kind kind, int64_t size,
                      const char *target, const void *payload, size_t n, traza_err *err);
 int tz_pg_r_list(tz_tstate *t, traza_result_info **out, size_t *n, traza_err *err);

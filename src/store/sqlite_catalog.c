@@ -315,6 +315,51 @@ static int sqlite_rename(tz_backend *b, int64_t id, const char *name, traza_err 
     return 0;
 }
 
+static int sqlite_meta_set(tz_backend *b, int64_t id, const traza_kv *kv, size_t n, traza_err *err)
+{
+    tz_sqlite *s = (tz_sqlite *)b;
+    sqlite3_stmt *alias = NULL, *put = NULL, *del = NULL;
+    if (tz_sqlite_writable(s, "change a trace's metadata", err) < 0 ||
+        tz_sql_exec(s->cat, "BEGIN IMMEDIATE", "locking the catalogue", err) < 0)
+        return -1;
+    if (tz_sql_prepare(s->cat, "UPDATE trace SET alias=?2 WHERE id=?1", &alias, err) < 0 ||
+        tz_sql_prepare(s->cat, "INSERT OR REPLACE INTO trace_param(trace, key, value) VALUES(?1, ?2, ?3)", &put, err) < 0 ||
+        tz_sql_prepare(s->cat, "DELETE FROM trace_param WHERE trace=?1 AND key=?2", &del, err) < 0)
+        goto fail;
+    for (size_t i = 0; i < n; i++) {
+        int is_alias = strcmp(kv[i].key, "alias") == 0;
+        sqlite3_stmt *st = is_alias ? alias : kv[i].value ? put : del;
+        sqlite3_bind_int64(st, 1, id);
+        if (is_alias) {
+            if (kv[i].value)
+                sqlite3_bind_text(st, 2, kv[i].value, -1, SQLITE_STATIC);
+            else
+                sqlite3_bind_null(st, 2);
+        } else {
+            sqlite3_bind_text(st, 2, kv[i].key, -1, SQLITE_STATIC);
+            if (kv[i].value)
+                sqlite3_bind_text(st, 3, kv[i].value, -1, SQLITE_STATIC);
+        }
+        int rc = sqlite3_step(st);
+        sqlite3_reset(st);
+        sqlite3_clear_bindings(st);
+        if (rc != SQLITE_DONE) {
+            tz_sql_fail(s->cat, "changing a trace's metadata", err);
+            goto fail;
+        }
+    }
+    sqlite3_finalize(alias);
+    sqlite3_finalize(put);
+    sqlite3_finalize(del);
+    return tz_sql_exec(s->cat, "COMMIT", "changing a trace's metadata", err);
+fail:
+    sqlite3_finalize(alias);
+    sqlite3_finalize(put);
+    sqlite3_finalize(del);
+    sqlite3_exec(s->cat, "ROLLBACK", NULL, NULL, NULL);
+    return -1;
+}
+
 static const tz_backend_ops sqlite_ops = {
     .name = "sqlite",
     .close = sqlite_close,
@@ -322,6 +367,9 @@ static const tz_backend_ops sqlite_ops = {
     .remove = sqlite_remove,
     .rename = sqlite_rename,
     .name_taken = sqlite_name_taken,
+    .meta_set = sqlite_meta_set,
+    .sql_setup = tz_sqlite_sql_setup,
+    .sql_run = tz_sqlite_sql_run,
     .w_begin = tz_sqlite_w_begin,
     .w_producer = tz_sqlite_w_producer,
     .w_event_type = tz_sqlite_w_event_type,

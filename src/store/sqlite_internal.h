@@ -80,6 +80,11 @@ void tz_sqlite_overview_free(tz_tstate *t);
 int tz_sqlite_overview_write(sqlite3 *db, int64_t nevents, traza_err *err);
 int64_t tz_sqlite_q_count(tz_tstate *t, const tz_bfilter *f, traza_err *err);
 
+/* SQL sessions (sqlite_sql.c). */
+int tz_sqlite_sql_setup(tz_tstate *t, const char *ddl, traza_err *err);
+int tz_sqlite_sql_run(tz_tstate *t, const char *stmt, const traza_stop *stop, int64_t timeout_ms, const traza_sql_sink *sink,
+                      traza_err *err);
+
 int64_t tz_sqlite_r_save(tz_tstate *t, const traza_result_meta *m, traza_result_kind kind, int64_t size,
                          const char *target, const void *payload, size_t n, traza_err *err);
 int tz_sqlite_r_list(tz_tstate *t, traza_result_info **out, size_t *n, traza_err *err);

@@ -210,6 +210,17 @@ void tz_json_strn(tz_buf *b, const char *s, size_t n)
     tz_buf_putc(b, '"');
 }
 
+void tz_buf_quoted(tz_buf *b, const char *s, char q)
+{
+    tz_buf_putc(b, q);
+    for (; *s; s++) {
+        if (*s == q)
+            tz_buf_putc(b, q);
+        tz_buf_putc(b, *s);
+    }
+    tz_buf_putc(b, q);
+}
+
 void tz_json_str(tz_buf *b, const char *s)
 {
     if (!s) {

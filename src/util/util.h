@@ -73,6 +73,10 @@ void tz_buf_vprintf(tz_buf *b, const char *fmt, va_list ap);
 /* Takes the string (NUL-terminated, "" if empty); the buffer is reset. NULL on oom. */
 char *tz_buf_take(tz_buf *b);
 
+/* s between two q characters, each q inside doubled: a CSV field ("), an SQL
+ * identifier (") or string literal ('). */
+void tz_buf_quoted(tz_buf *b, const char *s, char q);
+
 /* JSON helpers: a quoted, escaped string (invalid UTF-8 bytes become U+FFFD). */
 void tz_json_str(tz_buf *b, const char *s);
 void tz_json_strn(tz_buf *b, const char *s, size_t n);
