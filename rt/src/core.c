@@ -175,6 +175,20 @@ void tz_thread_init(tz_thread *t, uint32_t tid, uint8_t *mem, size_t nblocks, si
     block_start(t);
 }
 
+#ifndef TZ_RING_ONLY
+void tz_thread_restart(tz_thread *t, uint32_t tid)
+{
+    t->next = NULL;
+    t->tid = tid;
+    t->cur = 0;
+    t->seq = t->first_seq = 0;
+    t->events = t->lost = t->overwritten = t->overflow = 0;
+    t->busy = t->qn = 0;
+    t->qopen = 0;
+    block_start(t);
+}
+#endif
+
 static TZ_NOINSTR void emit_exit(tz_thread *t)
 {
     if (t->p >= t->end)

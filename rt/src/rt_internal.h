@@ -96,6 +96,9 @@ int tz_plat_write(const void *data, size_t n) TZ_NOINSTR;
 
 /* ---- core ---- */
 void tz_thread_init(tz_thread *t, uint32_t tid, uint8_t *mem, size_t nblocks, size_t block_size) TZ_NOINSTR;
+/* The forked child's copy of the thread that called fork(): an empty buffer under a
+ * new tid, the open functions kept (they return in the child too). */
+void tz_thread_restart(tz_thread *t, uint32_t tid) TZ_NOINSTR;
 /* Entry of function `func` (runtime address) whose return address lives at `slot`.
  * Returns 1 if the exit is to be hooked (the caller replaces *slot). */
 int tz_enter(tz_thread *t, uintptr_t func, uintptr_t slot, uintptr_t ret) TZ_NOINSTR;
