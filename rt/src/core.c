@@ -56,9 +56,8 @@ static inline TZ_NOINSTR uint8_t *put_uv(uint8_t *p, uint64_t v)
     return p;
 }
 
-static inline TZ_NOINSTR uint8_t *put_head(tz_thread *t, unsigned kind)
+static inline TZ_NOINSTR uint8_t *put_head_at(tz_thread *t, unsigned kind, uint64_t now)
 {
-    uint64_t now = tz_arch_ticks();
     uint64_t d = now - t->last_tsc;
 #ifdef TZ_RING_ONLY
     t->last_tsc = now; /* the bare-metal clock is monotonic by construction */
@@ -72,6 +71,11 @@ static inline TZ_NOINSTR uint8_t *put_head(tz_thread *t, unsigned kind)
 #endif
     t->events++;
     return put_uv(t->p, d << 2 | kind);
+}
+
+static inline TZ_NOINSTR uint8_t *put_head(tz_thread *t, unsigned kind)
+{
+    return put_head_at(t, kind, tz_arch_ticks());
 }
 
 /* Each block is preceded by room for its chunk header, so a streamed block goes out
@@ -171,6 +175,20 @@ void tz_thread_init(tz_thread *t, uint32_t tid, uint8_t *mem, size_t nblocks, si
     block_start(t);
 }
 
+#ifndef TZ_RING_ONLY
+void tz_thread_restart(tz_thread *t, uint32_t tid)
+{
+    t->next = NULL;
+    t->tid = tid;
+    t->cur = 0;
+    t->seq = t->first_seq = 0;
+    t->events = t->lost = t->overwritten = t->overflow = 0;
+    t->busy = t->qn = 0;
+    t->qopen = 0;
+    block_start(t);
+}
+#endif
+
 static TZ_NOINSTR void emit_exit(tz_thread *t)
 {
     if (t->p >= t->end)
@@ -178,16 +196,155 @@ static TZ_NOINSTR void emit_exit(tz_thread *t)
     t->p = put_head(t, TZR_K_EXIT);
 }
 
-static TZ_NOINSTR void emit_entry(tz_thread *t, uintptr_t func)
+static TZ_NOINSTR void emit_entry_at(tz_thread *t, uintptr_t func, uint64_t now)
 {
     if (t->p >= t->end)
         block_next(t);
-    uint8_t *p = put_head(t, TZR_K_ENTRY);
+    uint8_t *p = put_head_at(t, TZR_K_ENTRY, now);
     t->p = put_uv(p, tzr_zigzag((int64_t)(intptr_t)(func - t->last_func)));
     t->last_func = func;
 }
 
-int tz_enter(tz_thread *t, uintptr_t func, uintptr_t slot, uintptr_t ret)
+static TZ_NOINSTR void emit_entry(tz_thread *t, uintptr_t func) { emit_entry_at(t, func, tz_arch_ticks()); }
+
+static TZ_NOINSTR void emit_user_at(tz_thread *t, uint32_t id, int64_t value, uint64_t now)
+{
+    if (t->p >= t->end)
+        block_next(t);
+    uint8_t *p = put_head_at(t, TZR_K_USER, now);
+    p = put_uv(p, id);
+    t->p = put_uv(p, tzr_zigzag(value));
+}
+
+/* A shadow frame whose entry a signal handler could not queue (-finstrument-functions):
+ * popped without an exit record. */
+#define TZ_RET_UNRECORDED ((uintptr_t)1)
+
+#ifndef TZ_RING_ONLY
+/* ---- signals on the same thread (tz_thread.busy) ---- */
+static inline TZ_NOINSTR void q_put(tz_thread *t, unsigned kind, uint64_t a, int64_t v)
+{
+    uint64_t now = tz_arch_ticks();
+    uint32_t k = __atomic_fetch_add(&t->qn, 1, __ATOMIC_RELAXED); /* claimed against nested signals */
+    if (k >= TZ_QCAP)
+        return; /* counted as lost by the drain */
+    tz_qrec *r = &t->q[k];
+    r->tsc = now;
+    r->a = a;
+    r->v = v;
+    r->kind = kind;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+/* busy is set: writes the queued records after the thread's own */
+static TZ_NOINSTR void drain_locked(tz_thread *t)
+{
+    uint32_t i = 0;
+    for (;;) {
+        uint32_t n = t->qn;
+        uint32_t m = n < TZ_QCAP ? n : TZ_QCAP;
+        for (; i < m; i++) {
+            const tz_qrec *r = &t->q[i];
+            if (!tz_rt_g.enabled)
+                continue;
+            if (r->kind == TZR_K_ENTRY)
+                emit_entry_at(t, (uintptr_t)r->a, r->tsc);
+            else if (r->kind == TZR_K_USER)
+                emit_user_at(t, (uint32_t)r->a, r->v, r->tsc);
+            else {
+                if (t->p >= t->end)
+                    block_next(t);
+                t->p = put_head_at(t, TZR_K_EXIT, r->tsc);
+            }
+        }
+        /* a signal during the loop appended more: go on with those */
+        if (__atomic_compare_exchange_n(&t->qn, &n, 0, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+            if (n > TZ_QCAP)
+                t->lost += n - TZ_QCAP;
+            return;
+        }
+    }
+}
+
+/* 1: this context writes (busy was clear, now set); 0: it interrupted a writer and queues */
+static inline TZ_NOINSTR int tz_lock(tz_thread *t)
+{
+    if (t->busy)
+        return 0;
+    t->busy = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (t->qn)
+        drain_locked(t);
+    return 1;
+}
+
+static inline TZ_NOINSTR void tz_unlock(tz_thread *t)
+{
+    for (;;) {
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        t->busy = 0;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        if (!t->qn)
+            return;
+        t->busy = 1; /* a signal queued records after our check: write them */
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        drain_locked(t);
+    }
+}
+
+void tz_drain(tz_thread *t)
+{
+    if (tz_lock(t))
+        tz_unlock(t);
+}
+
+/* An entry inside a signal handler that interrupted this thread's writer: the shadow
+ * frame as usual (the handler's frames lie below the interrupted ones: no unwinding),
+ * the record queued. Room is kept for the exit of every queued entry. */
+static TZ_NOINSTR int enter_queued(tz_thread *t, uintptr_t func, uintptr_t slot, uintptr_t ret)
+{
+    int rec = tz_rt_g.enabled;
+    if (rec && t->qn + t->qopen + 2 > TZ_QCAP) {
+        t->lost++;
+        if (slot)
+            return 0; /* not hooked: no exit either */
+        rec = 0;
+        ret = TZ_RET_UNRECORDED;
+    }
+    if (t->depth >= TZ_SHADOW_MAX) {
+        t->overflow++;
+        return 0;
+    }
+    if (rec) {
+        q_put(t, TZR_K_ENTRY, func, 0);
+        t->qopen++;
+    }
+    tz_shadow *s = &t->stack[t->depth];
+    s->ret = ret;
+    s->slot = slot;
+    s->func = func;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    t->depth++;
+    return 1;
+}
+
+static TZ_NOINSTR void exit_queued(tz_thread *t)
+{
+    if (tz_rt_g.enabled && t->stack[t->depth - 1].ret != TZ_RET_UNRECORDED) {
+        q_put(t, TZR_K_EXIT, 0, 0);
+        if (t->qopen)
+            t->qopen--;
+    }
+    t->depth--;
+}
+#define TZ_LOCK(t) tz_lock(t)
+#define TZ_UNLOCK(t) tz_unlock(t)
+#else
+#define TZ_LOCK(t) 1
+#define TZ_UNLOCK(t) ((void)0)
+#endif
+
+static TZ_NOINSTR int enter_locked(tz_thread *t, uintptr_t func, uintptr_t slot, uintptr_t ret)
 {
 #ifndef TZ_RING_ONLY
     if (slot) {
@@ -215,26 +372,48 @@ int tz_enter(tz_thread *t, uintptr_t func, uintptr_t slot, uintptr_t ret)
     }
     if (tz_rt_g.enabled)
         emit_entry(t, func);
-    tz_shadow *s = &t->stack[t->depth++];
+    tz_shadow *s = &t->stack[t->depth];
     s->ret = ret;
     s->slot = slot;
     s->func = func;
+#ifndef TZ_RING_ONLY
+    __atomic_signal_fence(__ATOMIC_SEQ_CST); /* a handler pushes above a complete frame */
+#endif
+    t->depth++;
     return 1;
+}
+
+int tz_enter(tz_thread *t, uintptr_t func, uintptr_t slot, uintptr_t ret)
+{
+#ifndef TZ_RING_ONLY
+    if (!TZ_LOCK(t))
+        return enter_queued(t, func, slot, ret);
+#endif
+    int r = enter_locked(t, func, slot, ret);
+    TZ_UNLOCK(t);
+    return r;
 }
 
 #ifndef TZ_RING_ONLY
 uintptr_t tz_exit(tz_thread *t, uintptr_t sp)
 {
+    if (t->depth == 0)
+        return 0; /* cannot happen: every hooked return has its entry */
+    if (!TZ_LOCK(t)) {
+        uintptr_t ret = t->stack[t->depth - 1].ret;
+        exit_queued(t);
+        return ret;
+    }
     while (t->depth > 1 && t->stack[t->depth - 1].slot + sizeof(uintptr_t) < sp) {
         if (tz_rt_g.enabled)
             emit_exit(t);
         t->depth--;
     }
-    if (t->depth == 0)
-        return 0; /* cannot happen: every hooked return has its entry */
     if (tz_rt_g.enabled)
         emit_exit(t);
-    return t->stack[--t->depth].ret;
+    uintptr_t ret = t->stack[--t->depth].ret;
+    TZ_UNLOCK(t);
+    return ret;
 }
 #endif
 
@@ -245,22 +424,33 @@ void tz_exit_func(tz_thread *t, uintptr_t func)
         d--;
     if (!d)
         return; /* not entered while tracing (or beyond the shadow stack) */
+#ifndef TZ_RING_ONLY
+    if (!TZ_LOCK(t)) {
+        while (t->depth >= d)
+            exit_queued(t);
+        return;
+    }
+#endif
     while (t->depth >= d) {
-        if (tz_rt_g.enabled)
+        if (tz_rt_g.enabled && t->stack[t->depth - 1].ret != TZ_RET_UNRECORDED)
             emit_exit(t);
         t->depth--;
     }
+    TZ_UNLOCK(t);
 }
 
 void tz_user(tz_thread *t, uint32_t id, int64_t value)
 {
     if (!tz_rt_g.enabled)
         return;
-    if (t->p >= t->end)
-        block_next(t);
-    uint8_t *p = put_head(t, TZR_K_USER);
-    p = put_uv(p, id);
-    t->p = put_uv(p, tzr_zigzag(value));
+#ifndef TZ_RING_ONLY
+    if (!TZ_LOCK(t)) {
+        q_put(t, TZR_K_USER, id, value);
+        return;
+    }
+#endif
+    emit_user_at(t, id, value, tz_arch_ticks());
+    TZ_UNLOCK(t);
 }
 
 #ifdef TZ_TASKS

@@ -3,7 +3,11 @@
  *
  * Environment: TRAZA_RT_OUT (dump path, default traza-rt.tzr), TRAZA_RT_MODE (ring |
  * stream), TRAZA_RT_BUFSIZE (bytes per thread, suffix K/M; ring default 8M),
- * TRAZA_RT_PID (only that process records: children it runs stay silent). */
+ * TRAZA_RT_PID (only that process records: programs it executes stay silent).
+ *
+ * A forked child records on into its own dump, TRAZA_RT_OUT.<pid>. A fatal signal
+ * (SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL) writes the dump, then the signal is
+ * raised again with its default action. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -13,6 +17,8 @@
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -89,6 +95,59 @@ int tz_plat_write(const void *data, size_t n)
     return g_fd >= 0 ? put_fd(&g_fd, data, n) : -1;
 }
 
+static TZ_NOINSTR int open_stream(void)
+{
+    int fd = open(g_out, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    if (fd >= 0 && tz_write_header(put_fd, &fd, TZ_ARCH, (uint32_t)getpid(), g_exe) < 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* fork(): the child keeps the forking thread's open functions, starts an empty buffer
+ * and writes its own dump; the parent's file and other threads are not its. */
+static TZ_NOINSTR void at_fork_child(void)
+{
+    if (__atomic_load_n(&g_state, __ATOMIC_ACQUIRE) != 1)
+        return;
+    size_t n = strlen(g_out);
+    char *dot = strrchr(g_out, '.');
+    if (dot && strrchr(g_out, '/') < dot && n + 16 < sizeof g_out)
+        n = (size_t)(dot - g_out);  /* out.tzr -> out.PID.tzr */
+    char tail[sizeof g_out];
+    strcpy(tail, g_out + n);
+    snprintf(g_out + n, sizeof g_out - n, ".%ld%s", (long)getpid(), tail);
+    tz_thread *t = tz_tls_thread;
+    if (t)
+        tz_thread_restart(t, (uint32_t)syscall(SYS_gettid));
+    tz_rt_g.threads = t;
+    if (tz_rt_g.mode == TZR_MODE_STREAM && g_fd >= 0) {
+        close(g_fd);
+        g_fd = open_stream();
+        if (g_fd < 0) {
+            g_fd = -2;
+            __atomic_store_n(&g_state, 2, __ATOMIC_RELEASE);
+        }
+    }
+}
+
+static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
+#define TZ_NFATAL (sizeof fatal_signals / sizeof fatal_signals[0])
+static struct sigaction g_fatal_old[TZ_NFATAL];
+
+/* A fatal signal: the dump is written (open, write, close: async-signal-safe), then the
+ * signal is raised again with the action found at start-up (the default, or a second
+ * runtime's handler in the process: the linked one and the preloaded one both chain). */
+static TZ_NOINSTR void on_fatal(int sig)
+{
+    traza_rt_dump();
+    for (size_t i = 0; i < TZ_NFATAL; i++)
+        if (fatal_signals[i] == sig)
+            sigaction(sig, &g_fatal_old[i], NULL);
+    raise(sig);
+}
+
 static TZ_NOINSTR void rt_init(void)
 {
     int expected = 0;
@@ -116,6 +175,17 @@ static TZ_NOINSTR void rt_init(void)
     ssize_t n = readlink("/proc/self/exe", g_exe, sizeof g_exe - 1);
     g_exe[n > 0 ? n : 0] = 0;
     pthread_key_create(&g_key, thread_gone);
+    pthread_atfork(NULL, NULL, at_fork_child);
+    /* before main: a handler the program sets later replaces these */
+    for (size_t i = 0; i < TZ_NFATAL; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_fatal;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_NODEFER;
+        if (sigaction(fatal_signals[i], &sa, &g_fatal_old[i]) < 0)
+            g_fatal_old[i].sa_handler = SIG_DFL;
+    }
     tz_rt_g.tsc_a = tz_plat_ticks();
     tz_rt_g.ns_a = tz_plat_ns();
     __atomic_store_n(&g_state, 1, __ATOMIC_RELEASE);
@@ -147,8 +217,8 @@ tz_thread *tz_plat_thread(void)
          * process (linked in and preloaded) never touches the file */
         static int opening;
         if (__atomic_exchange_n(&opening, 1, __ATOMIC_ACQ_REL) == 0) {
-            int fd = open(g_out, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-            if (fd < 0 || tz_write_header(put_fd, &fd, TZ_ARCH, (uint32_t)getpid(), g_exe) < 0) {
+            int fd = open_stream();
+            if (fd < 0) {
                 __atomic_store_n(&g_state, 2, __ATOMIC_RELEASE);
                 st = 2;
             }

@@ -33,12 +33,26 @@ typedef struct tz_shadow {
     uintptr_t func;  /* the function (runtime address) */
 } tz_shadow;
 
+#ifndef TZ_QCAP
+#define TZ_QCAP 128 /* records a signal handler can queue while its thread writes one */
+#endif
+typedef struct tz_qrec {
+    uint64_t tsc;
+    uint64_t a;      /* entry: the function; user: the id */
+    int64_t v;       /* user: the value */
+    uint32_t kind;   /* TZR_K_* */
+} tz_qrec;
+
 typedef struct tz_thread {
     struct tz_thread *next;       /* list of all threads (for the final dump) */
     uint32_t tid;
     uint32_t depth;
-    uint32_t busy;                /* re-entrance guard */
-    uint32_t skip;                /* calls not traced because the shadow stack was full */
+    /* Signals on the same thread (not in TZ_RING_ONLY): `busy` is set while a record
+     * is being written; a signal handler's hooks that find it set append their records
+     * to `q` (qn claimed atomically) and the interrupted writer appends them after its
+     * own. The hooks' fast paths test both words at once (one 8-byte compare). */
+    volatile uint32_t busy;
+    volatile uint32_t qn;
     uint8_t *mem;                 /* nblocks * block_size bytes */
     size_t nblocks, block_size;
     size_t cur;                   /* current block index */
@@ -54,6 +68,10 @@ typedef struct tz_thread {
 #ifdef TZ_TASKS
     uint32_t task;                /* RTOS firmware: the running task's id + 1 (0: no task yet) */
     uint32_t in_isr;              /* ... and that "task" is an interrupt handler */
+#endif
+#ifndef TZ_RING_ONLY
+    uint32_t qopen;               /* queued entries whose exits are still to come */
+    tz_qrec q[TZ_QCAP];
 #endif
 } tz_thread;
 
@@ -80,6 +98,9 @@ int tz_plat_write(const void *data, size_t n) TZ_NOINSTR;
 
 /* ---- core ---- */
 void tz_thread_init(tz_thread *t, uint32_t tid, uint8_t *mem, size_t nblocks, size_t block_size) TZ_NOINSTR;
+/* The forked child's copy of the thread that called fork(): an empty buffer under a
+ * new tid, the open functions kept (they return in the child too). */
+void tz_thread_restart(tz_thread *t, uint32_t tid) TZ_NOINSTR;
 /* Entry of function `func` (runtime address) whose return address lives at `slot`.
  * Returns 1 if the exit is to be hooked (the caller replaces *slot). */
 int tz_enter(tz_thread *t, uintptr_t func, uintptr_t slot, uintptr_t ret) TZ_NOINSTR;
@@ -89,6 +110,9 @@ uintptr_t tz_exit(tz_thread *t, uintptr_t sp) TZ_NOINSTR;
 /* Exit reported by the compiler (-finstrument-functions). */
 void tz_exit_func(tz_thread *t, uintptr_t func) TZ_NOINSTR;
 void tz_user(tz_thread *t, uint32_t id, int64_t value) TZ_NOINSTR;
+/* Writes the records signal handlers queued (the hooks' fast paths call it when they
+ * see some after their own record). */
+void tz_drain(tz_thread *t) TZ_NOINSTR;
 #ifdef TZ_TASKS
 /* A switched-out task's open functions (the -finstrument-functions hooks need only these). */
 typedef struct tz_task_stack {

@@ -23,7 +23,9 @@ const char cmd_record_usage[] =
     "  --buffer SIZE       buffer bytes per thread (ring; suffix K, M, G; default 8M)\n"
     "  --import NAME       import the dump into the workspace as trace NAME afterwards\n"
     "The runtime library is $TRAZA_RT_LIB, else libtraza-rt.so next to traza (build tree:\n"
-    "rt/, installed: ../lib/). Exit status: 1 if no dump was written.\n";
+    "rt/, installed: ../lib/). A program that dies of SIGSEGV, SIGBUS, SIGABRT, SIGFPE or\n"
+    "SIGILL writes its dump first; a forked child writes its own, DUMP with .PID before\n"
+    "the extension. Exit status: 1 if no dump was written.\n";
 
 static int find_rt(char *out, size_t size)
 {
@@ -109,7 +111,16 @@ int cmd_record(traza_cli *cli, int argc, char **argv)
             return EXIT_FAIL;
         }
     struct stat st;
-    if (stat(absout, &st) < 0) {
+    int have = stat(absout, &st) == 0;
+    if (WIFSIGNALED(status))
+        fprintf(stderr, "traza record: %s died of signal %d (%s)%s\n", argv[optind], WTERMSIG(status),
+                strsignal(WTERMSIG(status)), have ? "; the dump holds its events until then" : "");
+    if (!have && WIFSIGNALED(status)) {
+        fprintf(stderr, "traza record: no dump written (the runtime writes one on SIGSEGV, SIGBUS, SIGABRT, "
+                        "SIGFPE and SIGILL, not on this signal; --mode stream keeps what was flushed)\n");
+        return EXIT_FAIL;
+    }
+    if (!have) {
         fprintf(stderr, "traza record: %s exited (status %d) without writing %s: was it compiled with "
                         "-pg -mfentry or -finstrument-functions?\n",
                 argv[optind], WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out);

@@ -20,6 +20,9 @@ int tz_x86_enter(uintptr_t self, uintptr_t *slot)
 
 int tz_x86_slow(void) { return tz_plat_thread() != NULL; }
 
+void tz_x86_drain(tz_thread *t) TZ_NOINSTR;
+void tz_x86_drain(tz_thread *t) { tz_drain(t); }
+
 uintptr_t tz_x86_exit(uintptr_t sp)
 {
     return tz_exit(tz_plat_thread_peek(), sp);
@@ -27,6 +30,7 @@ uintptr_t tz_x86_exit(uintptr_t sp)
 
 #include "offsets.h"
 _Static_assert(offsetof(tz_thread, depth) == TZ_OFF_DEPTH, "hooks.S offsets");
+_Static_assert(offsetof(tz_thread, busy) == TZ_OFF_BUSY && offsetof(tz_thread, qn) == TZ_OFF_QN, "hooks.S offsets");
 _Static_assert(offsetof(tz_thread, p) == TZ_OFF_P, "hooks.S offsets");
 _Static_assert(offsetof(tz_thread, end) == TZ_OFF_END, "hooks.S offsets");
 _Static_assert(offsetof(tz_thread, last_tsc) == TZ_OFF_LAST_TSC, "hooks.S offsets");

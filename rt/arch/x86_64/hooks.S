@@ -12,6 +12,11 @@
  * keep the same state. Everything else takes the slow path: the C code (core.c), which
  * also hands blocks over when one fills.
  *
+ * Signals: a fast path runs with the thread's `busy` word set (from its test to its
+ * last store), so a signal handler's hooks that land inside it queue their records
+ * (the C path, core.c); the fast path then finds `qn` non-zero and has them written
+ * (tz_x86_drain) after its own record. busy and qn are tested with one compare.
+ *
  * Slow entry: saves the argument registers, calls tz_x86_enter(self, slot) which may
  * replace the return address by tz_exit_tramp. The runtime's C code is built with
  * -mgeneral-regs-only, so vector registers need no saving.
@@ -73,11 +78,14 @@ __fentry__:
 	movq %fs:(%r11), %r11                /* t */
 	testq %r11, %r11
 	jz .Lenter_slow
+	cmpq $0, TZ_OFF_BUSY(%r11)           /* busy or records queued by a handler */
+	jne .Lenter_slow
+	movl $1, TZ_OFF_BUSY(%r11)
 	movl TZ_OFF_DEPTH(%r11), %r10d
 	cmpl $256, %r10d
-	jae .Lenter_slow
+	jae .Lenter_unbusy
 	cmpl $0, tz_rt_g+TZ_RT_OFF_ENABLED(%rip)
-	je .Lenter_slow
+	je .Lenter_unbusy
 	/* the red zone below this leaf's stack pointer is free */
 	movq %rax, -8(%rsp)
 	movq %rdx, -16(%rsp)
@@ -119,6 +127,10 @@ __fentry__:
 	leaq 8(%rsp), %rcx
 	movq %rcx, 8(%r10)
 	movq %rax, 16(%r10)
+	movl $0, TZ_OFF_BUSY(%r11)
+	cmpl $0, TZ_OFF_QN(%r11)
+	jne .Lenter_drain
+.Lenter_done:
 	movq -8(%rsp), %rax
 	movq -16(%rsp), %rdx
 	movq -24(%rsp), %rcx
@@ -130,11 +142,25 @@ __fentry__:
 	popq %r11                            /* the function's body */
 	leaq 8(%rsp), %rsp                   /* its return address is in the shadow stack */
 	jmp .Lcall_body
+.Lenter_drain:	/* a handler queued records during ours: write them (keeps the red zone) */
+	subq $32, %rsp
+	pushq %rdi
+	pushq %r8
+	pushq %r9
+	movq %r11, %rdi
+	call tz_x86_drain
+	popq %r9
+	popq %r8
+	popq %rdi
+	addq $32, %rsp
+	jmp .Lenter_done
 .Lenter_bail:
 	movq -8(%rsp), %rax
 	movq -16(%rsp), %rdx
 	movq -24(%rsp), %rcx
 	movq -32(%rsp), %rsi
+.Lenter_unbusy:
+	movl $0, TZ_OFF_BUSY(%r11)
 .Lenter_slow:
 	pushq %rdi
 	pushq %rsi
@@ -194,17 +220,20 @@ __fentry__:
 tz_exit_tramp:
 	movq tz_tls_thread@gottpoff(%rip), %r11
 	movq %fs:(%r11), %r11                /* t (it exists: its entry hooked this exit) */
+	cmpq $0, TZ_OFF_BUSY(%r11)
+	jne .Lexit_slow
+	movl $1, TZ_OFF_BUSY(%r11)
 	movl TZ_OFF_DEPTH(%r11), %r10d
 	leaq (%r10,%r10,2), %r10
 	leaq TZ_OFF_STACK-TZ_SHADOW_SIZE(%r11,%r10,8), %r10 /* &stack[depth - 1] */
 	leaq -8(%rsp), %rcx
 	cmpq %rcx, 8(%r10)                   /* the innermost frame returns? */
-	jne .Lexit_slow
+	jne .Lexit_unbusy
 	cmpl $0, tz_rt_g+TZ_RT_OFF_ENABLED(%rip)
-	je .Lexit_slow
+	je .Lexit_unbusy
 	movq TZ_OFF_P(%r11), %rsi
 	cmpq TZ_OFF_END(%r11), %rsi
-	jae .Lexit_slow
+	jae .Lexit_unbusy
 	movq %rax, %r8
 	movq %rdx, %r9
 	TZ_TICKS
@@ -222,12 +251,29 @@ tz_exit_tramp:
 	incq TZ_OFF_EVENTS(%r11)
 	movq (%r10), %r10                    /* the original return address, then pop */
 	decl TZ_OFF_DEPTH(%r11)
+	movl $0, TZ_OFF_BUSY(%r11)
+	cmpl $0, TZ_OFF_QN(%r11)
+	jne .Lexit_drain
 	movq %r8, %rax
 	movq %r9, %rdx
+	jmp *%r10
+.Lexit_drain:	/* the caller's frame is above %rsp: the space below is free */
+	pushq %r10
+	pushq %r8
+	pushq %r9
+	subq $8, %rsp
+	movq %r11, %rdi
+	call tz_x86_drain
+	addq $8, %rsp
+	popq %rdx
+	popq %rax
+	popq %r10
 	jmp *%r10
 .Lexit_bail:
 	movq %r8, %rax
 	movq %r9, %rdx
+.Lexit_unbusy:
+	movl $0, TZ_OFF_BUSY(%r11)
 .Lexit_slow:
 	pushq %rax
 	pushq %rdx

@@ -3,6 +3,8 @@
 #ifndef TZ_X86_OFFSETS_H
 #define TZ_X86_OFFSETS_H
 #define TZ_OFF_DEPTH 12
+#define TZ_OFF_BUSY 16            /* u32 busy, then u32 qn: tested together */
+#define TZ_OFF_QN 20
 #define TZ_OFF_P 56
 #define TZ_OFF_END 64
 #define TZ_OFF_LAST_TSC 72
