@@ -122,4 +122,11 @@ $(CM_DIR)/firmware.elf: rt/tests/cm3/firmware.c rt/boards/mps2-an385/startup.c r
 	$(CM_CC) $(CM_ARCH) -nostdlib -T rt/boards/mps2-an385/link.ld -Wl,--gc-sections -o $@ \
 	  $(CM_DIR)/startup.o $(CM_DIR)/firmware.o $(CM_DIR)/libtraza-rt-cm3.a -lgcc
 rt: $(CM_DIR)/firmware.elf
+# read live through QEMU's gdbstub (tests/rt/t_live.sh): paced, and a burst that wraps the ring
+$(CM_DIR)/live.elf $(CM_DIR)/live-burst.elf: $(CM_DIR)/live%.elf: rt/tests/cm3/live.c $(CM_DIR)/firmware.elf
+	$(CM_CC) $(CM_ARCH) -O1 -g -ffreestanding -fno-inline -finstrument-functions -Irt/include \
+	  $(if $*,-DLIVE_BURST -DLIVE_CALLS=3000) -c $< -o $(CM_DIR)/live$*.o
+	$(CM_CC) $(CM_ARCH) -nostdlib -T rt/boards/mps2-an385/link.ld -Wl,--gc-sections -o $@ \
+	  $(CM_DIR)/startup.o $(CM_DIR)/live$*.o $(CM_DIR)/libtraza-rt-cm3.a -lgcc
+rt: $(CM_DIR)/live.elf $(CM_DIR)/live-burst.elf
 endif

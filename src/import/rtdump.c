@@ -183,9 +183,15 @@ static int import_one(traza_writer *w, const char *path, traza_err *err)
     size_t len = 0;
     if (tz_read_file(path, &data, &len, err) < 0)
         return -1;
-    tz_rtdump d;
-    int rc = tz_rtdump_parse(&d, (const uint8_t *)data, len, path, err);
+    int rc = tz_rtdump_import(w, (const uint8_t *)data, len, path, err);
     free(data);
+    return rc;
+}
+
+int tz_rtdump_import(traza_writer *w, const uint8_t *data, size_t len, const char *path, traza_err *err)
+{
+    tz_rtdump d;
+    int rc = tz_rtdump_parse(&d, data, len, path, err);
     if (rc < 0)
         return -1;
     rtd_ctx c;
