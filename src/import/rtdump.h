@@ -62,6 +62,8 @@ int tz_rtdump_import(traza_writer *w, const uint8_t *data, size_t len, const cha
 /* Parses a whole dump held in memory; `name` is for error messages. */
 int tz_rtdump_parse(tz_rtdump *d, const uint8_t *data, size_t len, const char *name, traza_err *err);
 void tz_rtdump_free(tz_rtdump *d);
+/* The events the dump holds (entries, exits, user events, task switches). */
+uint64_t tz_rtdump_events_read(const tz_rtdump *d);
 
 /* One call interval of a thread: the function at `addr`, nesting level (0 = outermost),
  * start and end in ticks; `open_start`/`open_end` when the start was before the

@@ -200,11 +200,7 @@ int tz_rtring_dump(tz_rtring *r, const char *exe, tz_buf *out, traza_err *err)
     tz_rtdump d;
     if (tz_rtdump_parse(&d, (const uint8_t *)out->s, out->len, "ring", err) < 0)
         return -1;
-    uint64_t got = d.task_switches;
-    for (size_t i = 0; i < d.nthreads; i++)
-        got += d.threads[i].nops;
-    for (size_t i = 0; i < d.ntasks; i++)
-        got += d.tasks[i].nops;
+    uint64_t got = tz_rtdump_events_read(&d);
     tz_rtdump_free(&d);
     uint8_t *tc = (uint8_t *)out->s + th_at;
     tz_put_le64(tc + TZR_CHUNK_HEADER_SIZE + 16, r->events > got ? r->events - got : 0);
