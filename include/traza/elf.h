@@ -26,6 +26,9 @@ traza_elf *traza_elf_open(const char *path, traza_err *err);
  * byte), *off set to addr minus the function's start; NULL if none contains addr.
  * The name lives as long as e. */
 const char *traza_elf_func_at(const traza_elf *e, uint64_t addr, uint64_t *off);
+/* The address of the first defined symbol called name (any type; the Thumb bit of a
+ * function cleared): 0, or -1 (err says the symbol is missing). */
+int traza_elf_symbol(const traza_elf *e, const char *name, uint64_t *addr, traza_err *err);
 void traza_elf_close(traza_elf *e);
 
 #endif /* TRAZA_EXPERIMENTAL_API */

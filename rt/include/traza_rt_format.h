@@ -72,6 +72,29 @@ enum tzr_task_state { TZR_STATE_READY = 0, TZR_STATE_BLOCKED = 1, TZR_STATE_SUSP
 enum tzr_kind { TZR_K_ENTRY = 0, TZR_K_EXIT = 1, TZR_K_USER = 2, TZR_K_EXT = 3 };
 enum tzr_ext { TZR_EXT_STACK = 1, TZR_EXT_TASK = 2, TZR_EXT_ISR_ENTER = 3, TZR_EXT_ISR_EXIT = 4, TZR_EXT_STATE = 5 };
 
+/* The control block of a bare-metal runtime (symbol traza_rt_control, in RAM): what a
+ * debugger reads to find the ring and the write position of a running target, and what
+ * marks a raw RAM image of it (doc/formats/rtram.md). u32 little-endian words; the
+ * *_ADDR words hold target addresses of u32 variables of the runtime. */
+#define TZRC_MAGIC 0x43525a54u  /* "TZRC" */
+#define TZRC_VERSION 1u
+enum tzrc_word {
+    TZRC_W_MAGIC = 0,
+    TZRC_W_VERSION,        /* TZRC_VERSION */
+    TZRC_W_SELF,           /* the control block's own address (places a RAM image) */
+    TZRC_W_ARCH,           /* enum tzr_arch */
+    TZRC_W_RING,           /* address of the ring: nblocks slots of block_size bytes */
+    TZRC_W_BLOCK_SIZE,     /* a slot: TZR_CHUNK_HEADER_SIZE bytes of room, the block header, events */
+    TZRC_W_NBLOCKS,
+    TZRC_W_CLOCK_HZ,       /* ticks per second of the event clock, 0 if unknown */
+    TZRC_W_WP_ADDR,        /* -> the write position (an address in the current slot; 0: not started) */
+    TZRC_W_SEQ_ADDR,       /* -> blocks started (the current block's sequence number + 1) */
+    TZRC_W_EVENTS_ADDR,    /* -> events written */
+    TZRC_W_OVERFLOW_ADDR,  /* -> calls beyond the shadow stack */
+    TZRC_WORDS
+};
+#define TZRC_SIZE (4u * TZRC_WORDS)
+
 /* A cheap 64-bit checksum (two running sums over little-endian u32 words, the tail
  * zero-padded). Fast enough to run in the target on every streamed block. */
 static inline uint64_t tzr_sum64(const void *data, size_t n)

@@ -8,7 +8,16 @@
  * bytes, default 1024), TZ_BM_OUT (host file, default "traza-rt.tzr"), TZ_BM_EXE (the
  * program name put in the dump; `traza import` takes $TRAZA_RT_EXE over it),
  * TZ_SHADOW_MAX (shadow stack depth; 32 suits a microcontroller).
- * Override the weak tz_bm_sink_* functions to send the dump elsewhere (UART, ...). */
+ * Override the weak tz_bm_sink_* functions to send the dump elsewhere (UART, ...).
+ *
+ * The ring and the thread state live in the section .noinit (the linker script keeps it
+ * out of the zeroed .bss): a reset leaves them as they were until the first traced call
+ * starts a new recording, so a debugger attached after a reset still reads the last
+ * run. The control block traza_rt_control (TZRC_*, traza_rt_format.h) tells a debugger
+ * where they are: `traza record --target gdb://...` reads the ring of a running target
+ * through it, and `traza import --format rtram` a RAM image (doc/tracer-live.md).
+ * TZ_BM_CLOCK_HZ: the event clock's frequency for the control block (default 0:
+ * unknown; an RTOS gives it at its first task switch). */
 #include "rt_internal.h"
 #include "traza_rt.h"
 
@@ -31,9 +40,23 @@ int tz_bm_sink_open(void) __attribute__((weak)) TZ_NOINSTR;
 int tz_bm_sink_write(void *user, const void *data, size_t n) __attribute__((weak)) TZ_NOINSTR;
 void tz_bm_sink_close(void) __attribute__((weak)) TZ_NOINSTR;
 
-static tz_thread bm_thread;
-static uint8_t bm_buf[TZ_BM_BUFSIZE] __attribute__((aligned(8)));
+#ifndef TZ_BM_CLOCK_HZ
+#define TZ_BM_CLOCK_HZ 0
+#endif
+
+#define TZ_NOINIT __attribute__((section(".noinit")))
+static tz_thread bm_thread TZ_NOINIT;
+static uint8_t bm_buf[TZ_BM_BUFSIZE] TZ_NOINIT __attribute__((aligned(8)));
 static int bm_state; /* 0 not started, 1 recording, 2 off */
+
+/* the thread's counters are 32-bit here (tz_count), as the control block says */
+_Static_assert(sizeof(tz_count) == 4 && sizeof(uintptr_t) == 4, "the control block holds 32-bit words");
+TZ_API volatile uint32_t traza_rt_control[TZRC_WORDS] = {
+    TZRC_MAGIC, TZRC_VERSION, (uint32_t)(uintptr_t)traza_rt_control, TZ_ARCH, (uint32_t)(uintptr_t)bm_buf,
+    TZ_BM_BLOCK, TZ_BM_BUFSIZE / TZ_BM_BLOCK, TZ_BM_CLOCK_HZ, (uint32_t)(uintptr_t)&bm_thread.p,
+    (uint32_t)(uintptr_t)&bm_thread.seq, (uint32_t)(uintptr_t)&bm_thread.events,
+    (uint32_t)(uintptr_t)&bm_thread.overflow,
+};
 static int bm_handle;
 
 static TZ_NOINSTR int semihost(int op, const void *arg)
@@ -81,6 +104,10 @@ tz_thread *tz_plat_thread(void)
 {
     if (bm_state == 0) {
         bm_state = 1;
+        /* a new recording: the state a reset left (.noinit) is dropped */
+        uint8_t *z = (uint8_t *)&bm_thread;
+        for (size_t i = 0; i < sizeof bm_thread; i++)
+            z[i] = 0;
         tz_rt_g.mode = TZR_MODE_RING;
         tz_rt_g.block_size = TZ_BM_BLOCK;
         tz_rt_g.nblocks = TZ_BM_BUFSIZE / TZ_BM_BLOCK;
@@ -198,6 +225,7 @@ void traza_rt_task_switched_in(const void *task, const char *name, uint32_t cloc
     tz_thread *t = tz_plat_thread();
     if (!bm_clock_hz && clock_hz) {
         bm_clock_hz = clock_hz; /* from now on the calibration is the nominal one */
+        traza_rt_control[TZRC_W_CLOCK_HZ] = clock_hz;
         tz_rt_g.tsc_a = 0;
         tz_rt_g.ns_a = 0;
     }

@@ -10,6 +10,7 @@ extern const traza_importer tz_importer_kptrace;
 extern const traza_importer tz_importer_pc;
 extern const traza_importer tz_importer_csv;
 extern const traza_importer tz_importer_rtdump;
+extern const traza_importer tz_importer_rtram;
 extern const traza_importer tz_importer_chrome;
 extern const traza_importer tz_importer_uftrace;
 extern const traza_importer tz_importer_ctf;
@@ -27,6 +28,7 @@ static const traza_importer *const tz_importers[] = {
     &tz_importer_pc,
     &tz_importer_csv,
     &tz_importer_rtdump,
+    &tz_importer_rtram,
     &tz_importer_chrome,
     &tz_importer_uftrace,
     &tz_importer_perfetto,

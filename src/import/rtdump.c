@@ -184,9 +184,15 @@ static int import_one(traza_writer *w, const char *path, traza_err *err)
     size_t len = 0;
     if (tz_read_file(path, &data, &len, err) < 0)
         return -1;
-    tz_rtdump d;
-    int rc = tz_rtdump_parse(&d, (const uint8_t *)data, len, path, err);
+    int rc = tz_rtdump_import(w, (const uint8_t *)data, len, path, err);
     free(data);
+    return rc;
+}
+
+int tz_rtdump_import(traza_writer *w, const uint8_t *data, size_t len, const char *path, traza_err *err)
+{
+    tz_rtdump d;
+    int rc = tz_rtdump_parse(&d, data, len, path, err);
     if (rc < 0)
         return -1;
     rtd_ctx c;
@@ -216,7 +222,7 @@ static int import_one(traza_writer *w, const char *path, traza_err *err)
     snprintf(buf, sizeof buf, "%s[%u]", base ? base + 1 : (d.exe && *d.exe ? d.exe : "program"), (unsigned)d.pid);
     int32_t proc = traza_writer_producer(w, -1, buf, "Process", err);
     rc = proc < 0 ? -1 : 0;
-    uint64_t unmatched = 0, lost = 0, over = 0, overflow = 0;
+    uint64_t unmatched = 0, lost = 0, over = 0, overflow = 0, written = 0;
     for (size_t i = 0; rc == 0 && i < d.nthreads; i++) {
         tz_rtd_thread *t = &d.threads[i];
         snprintf(buf, sizeof buf, "thread %u", (unsigned)t->tid);
@@ -227,6 +233,7 @@ static int import_one(traza_writer *w, const char *path, traza_err *err)
         }
         rc = tz_rtdump_replay(t, on_call, on_user, &c, &unmatched, err);
         lost += t->lost;
+        written += t->events;
         over += t->overwritten;
         overflow += t->overflow;
     }
@@ -280,6 +287,11 @@ static int import_one(traza_writer *w, const char *path, traza_err *err)
             traza_writer_set_param(w, "rt.program", d.exe, err);
         snprintf(v, sizeof v, "%" PRIu64, lost);
         traza_writer_set_param(w, "rt.lost_events", v, err);
+        /* the events the recorder wrote (its count; a ring keeps only the newest) and those the dump holds */
+        snprintf(v, sizeof v, "%" PRIu64, written);
+        traza_writer_set_param(w, "rt.events_written", v, err);
+        snprintf(v, sizeof v, "%" PRIu64, tz_rtdump_events_read(&d));
+        traza_writer_set_param(w, "rt.events_read", v, err);
         snprintf(v, sizeof v, "%" PRIu64, over);
         traza_writer_set_param(w, "rt.overwritten_blocks", v, err);
         snprintf(v, sizeof v, "%" PRIu64, overflow);

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "traza/error.h"
+#include "traza/store.h"
 
 typedef struct tz_rtd_op {
     uint64_t tsc;
@@ -63,9 +64,14 @@ typedef struct tz_rtdump {
     uint64_t truncated_bytes; /* bytes of a partial last chunk that were dropped */
 } tz_rtdump;
 
+/* Imports a whole dump held in memory into w (names from the program it records, or
+ * $TRAZA_RT_EXE); `name` is for error messages. 0 or -1. */
+int tz_rtdump_import(traza_writer *w, const uint8_t *data, size_t len, const char *name, traza_err *err);
 /* Parses a whole dump held in memory; `name` is for error messages. */
 int tz_rtdump_parse(tz_rtdump *d, const uint8_t *data, size_t len, const char *name, traza_err *err);
 void tz_rtdump_free(tz_rtdump *d);
+/* The events the dump holds (entries, exits, user events, task switches). */
+uint64_t tz_rtdump_events_read(const tz_rtdump *d);
 
 /* One call interval of a thread: the function at `addr`, nesting level (0 = outermost),
  * start and end in ticks; `open_start`/`open_end` when the start was before the

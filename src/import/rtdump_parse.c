@@ -516,3 +516,13 @@ int tz_rtdump_replay(const tz_rtd_thread *t, tz_rtd_call_fn on_call, tz_rtd_user
     free(st);
     return rc;
 }
+
+uint64_t tz_rtdump_events_read(const tz_rtdump *d)
+{
+    uint64_t n = d->task_switches;
+    for (size_t i = 0; i < d->nthreads; i++)
+        n += d->threads[i].nops;
+    for (size_t i = 0; i < d->ntasks; i++)
+        n += d->tasks[i].nops;
+    return n;
+}

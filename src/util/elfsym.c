@@ -169,6 +169,15 @@ const char *traza_elf_func_at(const traza_elf *e, uint64_t addr, uint64_t *off)
     return f->name;
 }
 
+int traza_elf_symbol(const traza_elf *e, const char *name, uint64_t *addr, traza_err *err)
+{
+    const tz_elfsym *s = tz_elfsyms_find(&e->syms, name);
+    if (!s)
+        return traza_err_set(err, TRAZA_E_NOTFOUND, "no symbol %s in the program's symbol table", name);
+    *addr = s->addr;
+    return 0;
+}
+
 void traza_elf_close(traza_elf *e)
 {
     if (!e)

@@ -306,6 +306,7 @@ static void test_import_kptrace(void **state) { (void)state; fault_import("kptra
 static void test_import_pc(void **state) { (void)state; fault_import("pc", "fuzz/corpus/pc/keil.csv"); }
 static void test_import_csv(void **state) { (void)state; fault_import("csv", "fuzz/corpus/csv/header.csv"); }
 static void test_import_rtdump(void **state) { (void)state; fault_import("rtdump", "fuzz/corpus/rtdump/cortexm.tzr"); }
+static void test_import_rtram(void **state) { (void)state; fault_import("rtram", "fuzz/corpus/rtram/live-burst.ram"); }
 static void test_import_chrome(void **state) { (void)state; fault_import("chrome", "fuzz/corpus/chrome/async.json"); }
 
 /* The uftrace seed of the fuzz corpus holds the files of a recording separated by
@@ -618,6 +619,7 @@ int main(void)
         cmocka_unit_test(test_import_paje),   cmocka_unit_test(test_import_pjdump),
         cmocka_unit_test(test_import_kptrace), cmocka_unit_test(test_import_pc),
         cmocka_unit_test(test_import_csv),    cmocka_unit_test(test_import_rtdump),
+        cmocka_unit_test(test_import_rtram),
         cmocka_unit_test(test_import_chrome), cmocka_unit_test(test_import_uftrace),
         cmocka_unit_test(test_import_ctf),    cmocka_unit_test(test_import_etm),
         cmocka_unit_test(test_import_perfscript), cmocka_unit_test(test_import_perfetto),
