@@ -1,5 +1,6 @@
 /* traza diff A B | --base A1 A2 .. --new B1 B2 .. [--by type|producer|function] [--top N]
- *                [--alpha P] [--correction holm|bh] [--fail-on EXPR] [--json] */
+ *                [--alpha P] [--correction holm|bh] [--fail-on EXPR] [--json]
+ *                [--flame OUT.svg [--flame-by self|total]] */
 #include "cli/cli.h"
 #include "util/util.h"
 
@@ -14,6 +15,7 @@ enum { EXIT_DIFF_FAILED = 3 };
 const char cmd_diff_usage[] =
     "usage: traza diff A B [--by type|producer|function] [--top N] [--alpha P]\n"
     "                  [--correction holm|bh] [--fail-on EXPR] [--json]\n"
+    "                  [--flame OUT.svg [--flame-by self|total]]\n"
     "       traza diff --base A1 A2 [A3..] --new B1 B2 [B3..] [options]\n"
     "\n"
     "What changed from trace A (the base) to trace B (the new run), per row: counts,\n"
@@ -37,7 +39,18 @@ const char cmd_diff_usage[] =
     "                      (and binds first), OP one of < <= > >=; fields: shift (relative, %),\n"
     "                      abs_shift (a time: 2us), p, p_holm, q (durations), rate_p, rate_q\n"
     "                      (counts), count_ratio (rate of B / rate of A)\n"
-    "  --json              {\"a\", \"b\", \"tests\", \"rows\": [every row, every field], \"failed\"}\n";
+    "  --json              {\"a\", \"b\", \"tests\", \"rows\": [every row, every field], \"failed\"}\n"
+    "  --flame OUT.svg     also write a differential flame graph of the calls (A B only):\n"
+    "                      B's call tree, each frame red when slower than in A, blue when\n"
+    "                      faster (intensity: the relative change, full at 100 %), purple\n"
+    "                      when only in B; its tooltip the times of A and B, the change\n"
+    "  --flame-by M        the time that colours a frame: self (the default) or total\n";
+
+/* --flame and --flame-by */
+typedef struct flame_opts {
+    const char *out;
+    traza_diff_metric metric;
+} flame_opts;
 
 /* ---- --fail-on ------------------------------------------------------------------- */
 
@@ -385,9 +398,9 @@ static int run_diff(traza_cli *cli, traza_trace *const *ta, size_t na, traza_tra
  * (A B), names[1] (after --base) and names[2] (after --new): getopt returns each as 1.
  * EXIT_OK to go on, 1 + an exit status to stop with it. */
 static int parse_args(traza_cli *cli, int argc, char **argv, traza_diff_opts *o, long *top, const char **fail_on, fail_expr *fe,
-                      const char ***names, size_t *nnames)
+                      const char ***names, size_t *nnames, flame_opts *fl)
 {
-    enum { O_BY = OPT_FIRST_FREE, O_TOP, O_ALPHA, O_CORR, O_FAIL, O_BASE, O_NEW };
+    enum { O_BY = OPT_FIRST_FREE, O_TOP, O_ALPHA, O_CORR, O_FAIL, O_BASE, O_NEW, O_FLAME, O_FLAME_BY };
     static const struct option longopts[] = {
         CLI_COMMON_LONGOPTS,
         {"by", required_argument, NULL, O_BY},
@@ -397,6 +410,8 @@ static int parse_args(traza_cli *cli, int argc, char **argv, traza_diff_opts *o,
         {"fail-on", required_argument, NULL, O_FAIL},
         {"base", no_argument, NULL, O_BASE},
         {"new", no_argument, NULL, O_NEW},
+        {"flame", required_argument, NULL, O_FLAME},
+        {"flame-by", required_argument, NULL, O_FLAME_BY},
         {NULL, 0, NULL, 0},
     };
     int side = 0, c;
@@ -426,6 +441,12 @@ static int parse_args(traza_cli *cli, int argc, char **argv, traza_diff_opts *o,
             else if (!strcmp(optarg, "bh")) o->correction = TRAZA_DIFF_BH;
             else return 1 + cli_usage_error("diff", "--correction expects holm or bh, got '%s'", optarg);
             break;
+        case O_FLAME: fl->out = optarg; break;
+        case O_FLAME_BY:
+            if (!strcmp(optarg, "self")) fl->metric = TRAZA_DIFF_METRIC_SELF;
+            else if (!strcmp(optarg, "total")) fl->metric = TRAZA_DIFF_METRIC_TOTAL;
+            else return 1 + cli_usage_error("diff", "--flame-by expects self or total, got '%s'", optarg);
+            break;
         case O_FAIL:
             *fail_on = optarg;
             if (parse_fail_on(optarg, fe) != 0)
@@ -442,11 +463,37 @@ static int parse_args(traza_cli *cli, int argc, char **argv, traza_diff_opts *o,
         return 1 + cli_usage_error("diff", nnames[1] || nnames[2]
                                                ? "--base and --new want two or more traces each and no other trace name"
                                                : "expected two trace names, A (the base) and B (the new run)");
+    if (fl->out && !nnames[0])
+        return 1 + cli_usage_error("diff", "--flame draws two traces, A B, not --base / --new sets");
     return EXIT_OK;
+}
+
+/* The differential flame graph of A and B into fl->out. */
+static int write_flame(traza_cli *cli, traza_trace *a, traza_trace *b, const char *name_a, const char *name_b, const flame_opts *fl)
+{
+    traza_err err;
+    traza_err_clear(&err);
+    traza_diff_tree tree;
+    if (traza_diff_tree_compute(a, b, &tree, &err) < 0)
+        return cli_fail(cli, &err);
+    char *title = tz_asprintf("%s against %s: differential flame graph", name_b, name_a);
+    char *svg = title ? traza_diff_flame_svg(&tree, fl->metric, title) : NULL;
+    int rc = EXIT_OK;
+    if (!svg) {
+        fputs("traza: out of memory\n", stderr);
+        rc = EXIT_FAIL;
+    } else if (cli_write_file(fl->out, svg, strlen(svg)) != 0) {
+        rc = EXIT_FAIL;
+    }
+    free(svg);
+    free(title);
+    traza_diff_tree_free(&tree);
+    return rc;
 }
 
 int cmd_diff(traza_cli *cli, int argc, char **argv)
 {
+    flame_opts fl = {NULL, TRAZA_DIFF_METRIC_SELF};
     traza_diff_opts o;
     traza_diff_opts_init(&o);
     long top = 20;
@@ -460,7 +507,7 @@ int cmd_diff(traza_cli *cli, int argc, char **argv)
         names[k] = malloc((size_t)argc * sizeof *names[k]);
     if (!t || !names[0] || !names[1] || !names[2])
         fputs("traza: out of memory\n", stderr);
-    else if ((rc = parse_args(cli, argc, argv, &o, &top, &fail_on, &fe, names, nnames)) != EXIT_OK)
+    else if ((rc = parse_args(cli, argc, argv, &o, &top, &fail_on, &fe, names, nnames, &fl)) != EXIT_OK)
         rc--;
     else {
         /* A B, or the base runs then the new ones */
@@ -469,6 +516,10 @@ int cmd_diff(traza_cli *cli, int argc, char **argv)
         if (open_traces(cli, nnames[0] ? names[0] : names[1], na, t) == 0) {
             if (open_traces(cli, nnames[0] ? names[0] + 1 : names[2], nb, t + na) == 0) {
                 rc = run_diff(cli, t, na, t + na, nb, &o, top, fail_on, &fe);
+                if (fl.out && rc != EXIT_FAIL) {
+                    int frc = write_flame(cli, t[0], t[1], names[0][0], names[0][1], &fl);
+                    rc = frc != EXIT_OK ? frc : rc;
+                }
                 for (size_t i = 0; i < nb; i++)
                     traza_trace_close(t[na + i]);
             }
