@@ -185,21 +185,6 @@ static int fail_match(const fail_expr *e, const traza_diff_row *r)
 
 /* ---- output -------------------------------------------------------------------- */
 
-/* Seconds in a readable unit ("1.23 ms", "-250 ns"); "-" for none. */
-static const char *secs(double s, char *buf, size_t size)
-{
-    if (isnan(s)) {
-        snprintf(buf, size, "-");
-        return buf;
-    }
-    double a = fabs(s);
-    if (a >= 1 || a == 0) snprintf(buf, size, "%.3g s", s);
-    else if (a >= 1e-3) snprintf(buf, size, "%.3g ms", s * 1e3);
-    else if (a >= 1e-6) snprintf(buf, size, "%.3g us", s * 1e6);
-    else snprintf(buf, size, "%.3g ns", s * 1e9);
-    return buf;
-}
-
 static void json_side(tz_buf *b, const traza_diff_side *s)
 {
     tz_buf_printf(b, "{\"runs\":%zu,\"count\":%lld,\"rate\":", s->runs, (long long)s->count);
@@ -308,8 +293,8 @@ static void print_text(tz_buf *b, traza_trace *const *ta, traza_trace *const *tb
     char x[32], y[32], z[32], lo[32], hi[32], na[300], nb[300], label[600];
     int subsampled = 0;
     tz_buf_printf(b, "A: %s (%s)  B: %s (%s)  %zu rows, %zu tests, %s-corrected p < %g is a change\n",
-                  side_name(ta, d->runs_a, na, sizeof na), secs(d->span_a, x, sizeof x), side_name(tb, d->runs_b, nb, sizeof nb),
-                  secs(d->span_b, y, sizeof y), d->nrows, d->ntests, d->opts.correction == TRAZA_DIFF_BH ? "BH" : "Holm",
+                  side_name(ta, d->runs_a, na, sizeof na), tz_secs_str(d->span_a, x, sizeof x), side_name(tb, d->runs_b, nb, sizeof nb),
+                  tz_secs_str(d->span_b, y, sizeof y), d->nrows, d->ntests, d->opts.correction == TRAZA_DIFF_BH ? "BH" : "Holm",
                   d->opts.alpha);
     tz_buf_printf(b, "%s\n", d->runs_a > 1 ? "(several runs: Welch's t on the runs' medians and rates; counts and medians of every run pooled)"
                                           : "");
@@ -323,10 +308,10 @@ static void print_text(tz_buf *b, traza_trace *const *ta, traza_trace *const *tb
         if (isnan(r->shift_lo))
             snprintf(interval, sizeof interval, "-");
         else
-            snprintf(interval, sizeof interval, "[%s, %s]", secs(r->shift_lo, lo, sizeof lo), secs(r->shift_hi, hi, sizeof hi));
+            snprintf(interval, sizeof interval, "[%s, %s]", tz_secs_str(r->shift_lo, lo, sizeof lo), tz_secs_str(r->shift_hi, hi, sizeof hi));
         tz_buf_printf(b, "%-28s %9lld %9lld %7s %10s %10s %10s %23s %8s %9.2g  %s%s\n", row_label(r, label, sizeof label),
-                      (long long)r->a.count, (long long)r->b.count, ratio, secs(r->a.median, x, sizeof x),
-                      secs(r->b.median, y, sizeof y), secs(r->shift, z, sizeof z), interval, rel, r->p_adj,
+                      (long long)r->a.count, (long long)r->b.count, ratio, tz_secs_str(r->a.median, x, sizeof x),
+                      tz_secs_str(r->b.median, y, sizeof y), tz_secs_str(r->shift, z, sizeof z), interval, rel, r->p_adj,
                       traza_diff_verdict_name(r->verdict), failed && failed[i] ? "  FAIL" : "");
         subsampled |= r->subsampled;
     }

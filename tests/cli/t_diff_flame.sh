@@ -91,3 +91,38 @@ check_rc "--flame-by bad" 2 "$TRAZA" diff a b --flame "$TMP/x.svg" --flame-by wa
 check_contains "--flame-by bad: message" "$OUT" "--flame-by expects self or total, got 'wall'"
 check_rc "--flame with run sets" 2 "$TRAZA" diff --base a a --new b b --flame "$TMP/x.svg"
 check_contains "--flame with run sets: message" "$OUT" "--flame draws two traces, A B, not --base / --new sets"
+
+# a thread first seen deep in its stack (a recording started mid-call, as uftrace's):
+# its outermost call is a root, not a callee of the call another thread had open at
+# the level above
+printf 't,e,kind,thread,lvl\n0,100,main,t0,0\n10,90,foo,t0,1\n0,50,deep,t1,2\n10,20,deeper,t1,3\n60,80,next,t1,2\n' >"$TMP/mid.csv"
+check_rc "import mid" 0 "$TRAZA" import "$TMP/mid.csv" --format csv --map ts=t,end=e,type=kind,producer=thread,level=lvl --name mid
+check_rc "diff --flame, a thread starting deep" 0 "$TRAZA" diff mid mid --flame "$TMP/mid.svg"
+check_eq "the call paths of a thread starting deep" "deep deep;deeper main main;foo next" \
+  "$(grep -o '<title>[^&]*' "$TMP/mid.svg" | sed 's/<title>//' | grep -v ':' | sort | tr '\n' ' ' | sed 's/ $//')"
+
+# traza report B --diff A: a section on what changed, first: the tables of traza diff
+# by event type and by function, and the same flame graph
+check_rc "report b --diff a" 0 "$TRAZA" report b --diff a -o "$TMP/r.html"
+HTML=$(cat "$TMP/r.html" 2>/dev/null)
+section() { printf '%s\n' "$HTML" | python3 -c '
+import re, sys
+h = sys.stdin.read()
+m = re.search(r"<section data-testid=\"diff\">.*?</section>", h, re.S)
+print(m.group(0) if m else "")'; }
+check_contains "report: the diff section, B against A" "$(section)" '<h2>What changed: b against a</h2>'
+check_eq "report: the diff section comes before the trace's" "1" \
+  "$(printf '%s' "$HTML" | python3 -c 'import sys; h = sys.stdin.read(); print(int(0 <= h.find("data-testid=\"diff\"") < h.find("<h2>b</h2>")))')"
+check_eq "report: the function rows' verdicts" "$(printf '%s\n' 'bar calls slower' 'bar self slower' 'baz calls new' 'foo calls slower' \
+  'foo self same' 'main calls slower' 'main self same' 'main;foo;baz path new path' 'main;qux path gone path' 'qux calls gone')" \
+  "$(section | python3 -c '
+import re, sys
+t = re.search(r"<table class=\"diff\" data-testid=\"diff-function\">.*?</table>", sys.stdin.read(), re.S).group(0)
+for r in sorted(re.findall(r"<tr class=\"[^\"]*\"><td>([^<]*)</td><td>([^<]*)</td>.*?<td>([^<]*)</td></tr>", t)):
+    print(*r)')"
+SVG=$(section)
+check_eq "report: the flame graph's bar frame" "$(expected 'main;foo;bar' self)" "$(frame 'main;foo;bar')"
+check_rc "report without --diff" 0 "$TRAZA" report b -o "$TMP/r1.html"
+check_eq "report without --diff: no diff section" "0" "$(grep -c 'data-testid="diff"' "$TMP/r1.html")"
+check_rc "report --diff of a trace that is not there" 1 "$TRAZA" report b --diff nosuch -o "$TMP/r2.html"
+check_contains "report --diff nosuch: message" "$OUT" "nosuch"
