@@ -159,6 +159,24 @@ void traza_diff_frame_color(const traza_diff_frame *f, traza_diff_metric m, char
  * the paths only in A listed under the graph. NULL when out of memory. */
 char *traza_diff_flame_svg(const traza_diff_tree *t, traza_diff_metric m, const char *title);
 
+/* ---- where in time a change of durations shows ----------------------------------- */
+
+/* A run of consecutive time slices of B whose median duration of a row's events lies
+ * outside A's normal interval of durations (an anomaly rule on A's durations). */
+typedef struct traza_diff_range {
+    double from, to;   /* seconds from B's first timestamp */
+    int64_t events;    /* B's events of the row starting in the range */
+    double median;     /* their median duration, seconds */
+    int slower;        /* 1 above A's interval, 0 below */
+} traza_diff_range;
+
+/* The ranges of B where the durations of the events of type `type` (a name) depart
+ * from A's: B's span cut into `slices` equal slices, each slice's median compared with
+ * the interval of traza_anomaly_interval (rule, k) on every duration of A; adjacent
+ * flagged slices of one direction merged. lo, hi: A's interval, seconds. */
+int traza_diff_ranges(traza_trace *a, traza_trace *b, const char *type, size_t slices, int rule, double k,
+                      traza_diff_range **out, size_t *n, double *lo, double *hi, traza_err *err);
+
 /* ---- the statistics, for reuse and tests ---------------------------------------- */
 
 /* Mann–Whitney U of x against y (U of x), normal approximation with tie and continuity

@@ -15,7 +15,7 @@ enum { EXIT_DIFF_FAILED = 3 };
 const char cmd_diff_usage[] =
     "usage: traza diff A B [--by type|producer|function] [--top N] [--alpha P]\n"
     "                  [--correction holm|bh] [--fail-on EXPR] [--json]\n"
-    "                  [--flame OUT.svg [--flame-by self|total]]\n"
+    "                  [--flame OUT.svg [--flame-by self|total]] [--ranges]\n"
     "       traza diff --base A1 A2 [A3..] --new B1 B2 [B3..] [options]\n"
     "\n"
     "What changed from trace A (the base) to trace B (the new run), per row: counts,\n"
@@ -44,12 +44,16 @@ const char cmd_diff_usage[] =
     "                      B's call tree, each frame red when slower than in A, blue when\n"
     "                      faster (intensity: the relative change, full at 100 %), purple\n"
     "                      when only in B; its tooltip the times of A and B, the change\n"
-    "  --flame-by M        the time that colours a frame: self (the default) or total\n";
+    "  --flame-by M        the time that colours a frame: self (the default) or total\n"
+    "  --ranges            where in time each slower/faster row (A B, --by type) shows: the\n"
+    "                      slices (1/20 of B's span) whose median duration is outside A's\n"
+    "                      median +- 3 MAD, merged, from B's start (JSON: \"ranges\")\n";
 
-/* --flame and --flame-by */
+/* --flame, --flame-by and --ranges */
 typedef struct flame_opts {
     const char *out;
     traza_diff_metric metric;
+    int ranges;
 } flame_opts;
 
 /* ---- --fail-on ------------------------------------------------------------------- */
@@ -217,7 +221,8 @@ static void json_names(tz_buf *b, traza_trace *const *t, size_t n)
     tz_buf_putc(b, ']');
 }
 
-static void print_json(tz_buf *b, traza_trace *const *ta, traza_trace *const *tb, const traza_diff *d, const unsigned char *failed)
+static void print_json(tz_buf *b, traza_trace *const *ta, traza_trace *const *tb, const traza_diff *d, const unsigned char *failed,
+                       const char *ranges)
 {
     tz_buf_puts(b, "{\"a\":");
     json_names(b, ta, d->runs_a);
@@ -267,7 +272,10 @@ static void print_json(tz_buf *b, traza_trace *const *ta, traza_trace *const *tb
                 tz_buf_putc(b, ',');
             tz_json_str(b, d->rows[i].name);
         }
-    tz_buf_puts(b, "]}\n");
+    tz_buf_puts(b, "]");
+    if (ranges)
+        tz_buf_printf(b, ",\"ranges\":%s", ranges);
+    tz_buf_puts(b, "}\n");
 }
 
 /* A side's name: the trace, or the first and how many runs. */
@@ -322,6 +330,65 @@ static void print_text(tz_buf *b, traza_trace *const *ta, traza_trace *const *tb
         tz_buf_printf(b, "(%zu more rows: --top or --json)\n", d->nrows - (size_t)top);
 }
 
+/* Slices of B searched by --ranges. */
+#define RANGE_SLICES 20
+
+/* Where in time each slower or faster row of event durations shows (--ranges): as
+ * JSON [{"row", "lo", "hi", "ranges": [{from, to, events, median, direction}]}] when
+ * json, else text lines. NULL when out of memory or err set. */
+static char *where_in_time(traza_trace *a, traza_trace *b, const traza_diff *d, int json, traza_err *err)
+{
+    tz_buf o;
+    tz_buf_init(&o);
+    tz_buf_puts(&o, json ? "[" : "");
+    if (!json)
+        tz_buf_printf(&o, "\nwhere in time (B's slices of 1/%d of its span whose median is outside A's interval, median +- 3 MAD):\n", RANGE_SLICES);
+    size_t nrow = 0;
+    for (size_t i = 0; i < d->nrows; i++) {
+        const traza_diff_row *r = &d->rows[i];
+        if (r->kind != TRAZA_DIFF_EVENTS || (r->verdict != TRAZA_DIFF_SLOWER && r->verdict != TRAZA_DIFF_FASTER))
+            continue;
+        traza_diff_range *g;
+        size_t n;
+        double lo, hi;
+        if (traza_diff_ranges(a, b, r->name, RANGE_SLICES, TRAZA_RULE_MAD, 3, &g, &n, &lo, &hi, err) < 0) {
+            tz_buf_free(&o);
+            return NULL;
+        }
+        char x[32], y[32], z[32];
+        if (json) {
+            tz_buf_puts(&o, nrow++ ? ",{\"row\":" : "{\"row\":");
+            tz_json_str(&o, r->name);
+            json_field(&o, "lo", lo);
+            json_field(&o, "hi", hi);
+            tz_buf_puts(&o, ",\"ranges\":[");
+            for (size_t k = 0; k < n; k++) {
+                tz_buf_puts(&o, k ? ",{\"from\":" : "{\"from\":");
+                tz_json_num(&o, g[k].from);
+                json_field(&o, "to", g[k].to);
+                tz_buf_printf(&o, ",\"events\":%lld", (long long)g[k].events);
+                json_field(&o, "median", g[k].median);
+                tz_buf_printf(&o, ",\"direction\":\"%s\"}", g[k].slower ? "slower" : "faster");
+            }
+            tz_buf_puts(&o, "]}");
+        } else {
+            tz_buf_printf(&o, "  %s (A's interval [%s, %s]):", r->name, tz_secs_str(lo, x, sizeof x), tz_secs_str(hi, y, sizeof y));
+            for (size_t k = 0; k < n; k++)
+                tz_buf_printf(&o, "%s %s", k ? "," : "", tz_secs_str(g[k].from, x, sizeof x)),
+                    tz_buf_printf(&o, " - %s %s (%lld events, median %s)", tz_secs_str(g[k].to, y, sizeof y),
+                                  g[k].slower ? "slower" : "faster", (long long)g[k].events, tz_secs_str(g[k].median, z, sizeof z));
+            tz_buf_puts(&o, n ? "\n" : " no slice outside it\n");
+        }
+        free(g);
+    }
+    if (json)
+        tz_buf_putc(&o, ']');
+    char *s = tz_buf_take(&o);
+    if (!s)
+        traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    return s;
+}
+
 /* Opens n traces into t; 0, or -1 (the opened ones closed again). */
 static int open_traces(traza_cli *cli, const char **names, size_t n, traza_trace **t)
 {
@@ -335,7 +402,7 @@ static int open_traces(traza_cli *cli, const char **names, size_t n, traza_trace
 }
 
 static int run_diff(traza_cli *cli, traza_trace *const *ta, size_t na, traza_trace *const *tb, size_t nb,
-                    const traza_diff_opts *o, long top, const char *fail_on, const fail_expr *fe)
+                    const traza_diff_opts *o, long top, const char *fail_on, const fail_expr *fe, int ranges)
 {
     traza_err err;
     traza_err_clear(&err);
@@ -355,10 +422,16 @@ static int run_diff(traza_cli *cli, traza_trace *const *ta, size_t na, traza_tra
         for (size_t i = 0; i < d.nrows; i++)
             nfailed += failed[i] = (unsigned char)fail_match(fe, &d.rows[i]);
     }
+    char *where = NULL;
+    if (ranges && !(where = where_in_time(ta[0], tb[0], &d, cli->json, &err))) {
+        free(failed);
+        traza_diff_free(&d);
+        return cli_fail(cli, &err);
+    }
     tz_buf b;
     tz_buf_init(&b);
     if (cli->json) {
-        print_json(&b, ta, tb, &d, failed);
+        print_json(&b, ta, tb, &d, failed, where);
     } else {
         print_text(&b, ta, tb, &d, top, failed);
         if (fail_on) {
@@ -369,7 +442,10 @@ static int run_diff(traza_cli *cli, traza_trace *const *ta, size_t na, traza_tra
                     tz_buf_printf(&b, "%s %s", k++ ? "," : "", row_label(&d.rows[i], label, sizeof label));
             tz_buf_putc(&b, '\n');
         }
+        if (where)
+            tz_buf_puts(&b, where);
     }
+    free(where);
     fputs(b.s ? b.s : "", stdout);
     tz_buf_free(&b);
     if (nfailed)
@@ -385,7 +461,7 @@ static int run_diff(traza_cli *cli, traza_trace *const *ta, size_t na, traza_tra
 static int parse_args(traza_cli *cli, int argc, char **argv, traza_diff_opts *o, long *top, const char **fail_on, fail_expr *fe,
                       const char ***names, size_t *nnames, flame_opts *fl)
 {
-    enum { O_BY = OPT_FIRST_FREE, O_TOP, O_ALPHA, O_CORR, O_FAIL, O_BASE, O_NEW, O_FLAME, O_FLAME_BY };
+    enum { O_BY = OPT_FIRST_FREE, O_TOP, O_ALPHA, O_CORR, O_FAIL, O_BASE, O_NEW, O_FLAME, O_FLAME_BY, O_RANGES };
     static const struct option longopts[] = {
         CLI_COMMON_LONGOPTS,
         {"by", required_argument, NULL, O_BY},
@@ -397,6 +473,7 @@ static int parse_args(traza_cli *cli, int argc, char **argv, traza_diff_opts *o,
         {"new", no_argument, NULL, O_NEW},
         {"flame", required_argument, NULL, O_FLAME},
         {"flame-by", required_argument, NULL, O_FLAME_BY},
+        {"ranges", no_argument, NULL, O_RANGES},
         {NULL, 0, NULL, 0},
     };
     int side = 0, c;
@@ -427,6 +504,7 @@ static int parse_args(traza_cli *cli, int argc, char **argv, traza_diff_opts *o,
             else return 1 + cli_usage_error("diff", "--correction expects holm or bh, got '%s'", optarg);
             break;
         case O_FLAME: fl->out = optarg; break;
+        case O_RANGES: fl->ranges = 1; break;
         case O_FLAME_BY:
             if (!strcmp(optarg, "self")) fl->metric = TRAZA_DIFF_METRIC_SELF;
             else if (!strcmp(optarg, "total")) fl->metric = TRAZA_DIFF_METRIC_TOTAL;
@@ -448,6 +526,8 @@ static int parse_args(traza_cli *cli, int argc, char **argv, traza_diff_opts *o,
         return 1 + cli_usage_error("diff", nnames[1] || nnames[2]
                                                ? "--base and --new want two or more traces each and no other trace name"
                                                : "expected two trace names, A (the base) and B (the new run)");
+    if (fl->ranges && (!nnames[0] || o->by != TRAZA_DIFF_BY_TYPE))
+        return 1 + cli_usage_error("diff", "--ranges is for two traces, A B, by type");
     if (fl->out && !nnames[0])
         return 1 + cli_usage_error("diff", "--flame draws two traces, A B, not --base / --new sets");
     return EXIT_OK;
@@ -478,7 +558,7 @@ static int write_flame(traza_cli *cli, traza_trace *a, traza_trace *b, const cha
 
 int cmd_diff(traza_cli *cli, int argc, char **argv)
 {
-    flame_opts fl = {NULL, TRAZA_DIFF_METRIC_SELF};
+    flame_opts fl = {NULL, TRAZA_DIFF_METRIC_SELF, 0};
     traza_diff_opts o;
     traza_diff_opts_init(&o);
     long top = 20;
@@ -500,7 +580,7 @@ int cmd_diff(traza_cli *cli, int argc, char **argv)
         rc = EXIT_FAIL;
         if (open_traces(cli, nnames[0] ? names[0] : names[1], na, t) == 0) {
             if (open_traces(cli, nnames[0] ? names[0] + 1 : names[2], nb, t + na) == 0) {
-                rc = run_diff(cli, t, na, t + na, nb, &o, top, fail_on, &fe);
+                rc = run_diff(cli, t, na, t + na, nb, &o, top, fail_on, &fe, fl.ranges);
                 if (fl.out && rc != EXIT_FAIL) {
                     int frc = write_flame(cli, t[0], t[1], names[0][0], names[0][1], &fl);
                     rc = frc != EXIT_OK ? frc : rc;
