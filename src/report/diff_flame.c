@@ -111,7 +111,10 @@ char *traza_diff_flame_svg(const traza_diff_tree *t, traza_diff_metric m, const 
         free(used);
         return NULL;
     }
-    int depth = t->max_depth + 1;
+    int depth = 1; /* the rows of the frames wide enough to draw */
+    for (size_t i = 0; i < t->nframes; i++)
+        if (t->frames[i].calls_b > 0 && root_b > 0 && t->frames[i].total_b / root_b * FLAME_W >= 0.1 && t->frames[i].depth >= depth)
+            depth = t->frames[i].depth + 1;
     int graph_h = depth * FRAME_H, legend_y = TOP + graph_h + 22;
     int h = legend_y + 18 + (int)gone * 16 + (gone ? 20 : 0) + 10;
     tz_buf b;
@@ -132,7 +135,7 @@ char *traza_diff_flame_svg(const traza_diff_tree *t, traza_diff_metric m, const 
         double w = root_b > 0 ? f->total_b / root_b * FLAME_W : 0;
         x[i] = (f->parent == SIZE_MAX ? 0 : x[f->parent]) + *slot;
         *slot += w;
-        if (f->calls_b == 0 || w < 0.1)
+        if (f->calls_b == 0 || w < 0.1) /* the same test as the rows above */
             continue;
         char col[8];
         traza_diff_frame_color(f, m, col);

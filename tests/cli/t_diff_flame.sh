@@ -57,7 +57,7 @@ for i in range(1, len(parts) + 1):
         if sib == ";".join(parts[:i]):
             break
         x += sec(tb[sib]) / root * 1200
-depth = max(p.count(";") for p in list(ta) + list(tb)) + 1
+depth = max(p.count(";") for p in tb) + 1  # the rows of the frames drawn (every path of B here)
 y = 40 + (depth - 1 - path.count(";")) * 17
 print('<g data-frame="%d"><title>%s%s%s\ncalls: A %d, B %d</title><rect x="%.2f" y="%.2f" width="%.2f" height="16" fill="%s" '
       'stroke="#ffffff" stroke-width="0.5"/><text x="%.2f" y="%.2f">%s</text></g>'
