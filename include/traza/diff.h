@@ -125,6 +125,62 @@ int traza_diff_compute_runs(traza_trace *const *a, size_t na, traza_trace *const
                             traza_diff *out, traza_err *err);
 void traza_diff_free(traza_diff *d);
 
+/* ---- the merged call tree of two call-stack traces (the differential flame graph) -- */
+
+/* One call path (root;...;function) of A, B or both: its calls and times on each side,
+ * in seconds; the totals are of the calls at this path (inclusive), the self times the
+ * totals minus those of the calls they made. A side without the path has 0 calls. */
+typedef struct traza_diff_frame {
+    char *name;       /* the function */
+    size_t parent;    /* index of the caller's frame, SIZE_MAX for a root */
+    int depth;        /* 0 for a root */
+    int64_t calls_a, calls_b;
+    double total_a, total_b, self_a, self_b;
+} traza_diff_frame;
+
+typedef struct traza_diff_tree {
+    traza_diff_frame *frames; /* a caller before its callees; siblings by name */
+    size_t nframes;
+    double span_a, span_b;    /* seconds */
+    int max_depth;
+} traza_diff_tree;
+
+/* Reads the calls of both traces (the call model of --by function) into one tree. */
+int traza_diff_tree_compute(traza_trace *a, traza_trace *b, traza_diff_tree *out, traza_err *err);
+void traza_diff_tree_free(traza_diff_tree *t);
+
+/* Which time colours a frame of the differential flame graph. */
+typedef enum traza_diff_metric { TRAZA_DIFF_METRIC_SELF = 0, TRAZA_DIFF_METRIC_TOTAL = 1 } traza_diff_metric;
+
+/* The relative change (B - A) / A of a frame's metric: +inf when A is 0 and B is not,
+ * NaN for a path on one side only or 0 in both. */
+double traza_diff_frame_change(const traza_diff_frame *f, traza_diff_metric m);
+/* The fill of a frame: red for slower, blue for faster, the intensity |change| up to
+ * 100 % (saturated beyond); a path only in B purple, neutral grey without a change. */
+void traza_diff_frame_color(const traza_diff_frame *f, traza_diff_metric m, char out[8]);
+/* An SVG flame graph of B's calls (widths: B's total times; roots at the bottom) each
+ * frame coloured by traza_diff_frame_color, its <title> the exact numbers of both sides;
+ * the paths only in A listed under the graph. NULL when out of memory. */
+char *traza_diff_flame_svg(const traza_diff_tree *t, traza_diff_metric m, const char *title);
+
+/* ---- where in time a change of durations shows ----------------------------------- */
+
+/* A run of consecutive time slices of B whose median duration of a row's events lies
+ * outside A's normal interval of durations (an anomaly rule on A's durations). */
+typedef struct traza_diff_range {
+    double from, to;   /* seconds from B's first timestamp */
+    int64_t events;    /* B's events of the row starting in the range */
+    double median;     /* their median duration, seconds */
+    int slower;        /* 1 above A's interval, 0 below */
+} traza_diff_range;
+
+/* The ranges of B where the durations of the events of type `type` (a name) depart
+ * from A's: B's span cut into `slices` equal slices, each slice's median compared with
+ * the interval of traza_anomaly_interval (rule, k) on every duration of A; adjacent
+ * flagged slices of one direction merged. lo, hi: A's interval, seconds. */
+int traza_diff_ranges(traza_trace *a, traza_trace *b, const char *type, size_t slices, int rule, double k,
+                      traza_diff_range **out, size_t *n, double *lo, double *hi, traza_err *err);
+
 /* ---- the statistics, for reuse and tests ---------------------------------------- */
 
 /* Mann–Whitney U of x against y (U of x), normal approximation with tie and continuity

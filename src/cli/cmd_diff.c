@@ -1,5 +1,6 @@
 /* traza diff A B | --base A1 A2 .. --new B1 B2 .. [--by type|producer|function] [--top N]
- *                [--alpha P] [--correction holm|bh] [--fail-on EXPR] [--json] */
+ *                [--alpha P] [--correction holm|bh] [--fail-on EXPR] [--json]
+ *                [--flame OUT.svg [--flame-by self|total]] */
 #include "cli/cli.h"
 #include "util/util.h"
 
@@ -14,6 +15,7 @@ enum { EXIT_DIFF_FAILED = 3 };
 const char cmd_diff_usage[] =
     "usage: traza diff A B [--by type|producer|function] [--top N] [--alpha P]\n"
     "                  [--correction holm|bh] [--fail-on EXPR] [--json]\n"
+    "                  [--flame OUT.svg [--flame-by self|total]] [--ranges]\n"
     "       traza diff --base A1 A2 [A3..] --new B1 B2 [B3..] [options]\n"
     "\n"
     "What changed from trace A (the base) to trace B (the new run), per row: counts,\n"
@@ -37,7 +39,22 @@ const char cmd_diff_usage[] =
     "                      (and binds first), OP one of < <= > >=; fields: shift (relative, %),\n"
     "                      abs_shift (a time: 2us), p, p_holm, q (durations), rate_p, rate_q\n"
     "                      (counts), count_ratio (rate of B / rate of A)\n"
-    "  --json              {\"a\", \"b\", \"tests\", \"rows\": [every row, every field], \"failed\"}\n";
+    "  --json              {\"a\", \"b\", \"tests\", \"rows\": [every row, every field], \"failed\"}\n"
+    "  --flame OUT.svg     also write a differential flame graph of the calls (A B only):\n"
+    "                      B's call tree, each frame red when slower than in A, blue when\n"
+    "                      faster (intensity: the relative change, full at 100 %), purple\n"
+    "                      when only in B; its tooltip the times of A and B, the change\n"
+    "  --flame-by M        the time that colours a frame: self (the default) or total\n"
+    "  --ranges            where in time each slower/faster row (A B, --by type) shows: the\n"
+    "                      slices (1/20 of B's span) whose median duration is outside A's\n"
+    "                      median +- 3 MAD, merged, from B's start (JSON: \"ranges\")\n";
+
+/* --flame, --flame-by and --ranges */
+typedef struct flame_opts {
+    const char *out;
+    traza_diff_metric metric;
+    int ranges;
+} flame_opts;
 
 /* ---- --fail-on ------------------------------------------------------------------- */
 
@@ -172,21 +189,6 @@ static int fail_match(const fail_expr *e, const traza_diff_row *r)
 
 /* ---- output -------------------------------------------------------------------- */
 
-/* Seconds in a readable unit ("1.23 ms", "-250 ns"); "-" for none. */
-static const char *secs(double s, char *buf, size_t size)
-{
-    if (isnan(s)) {
-        snprintf(buf, size, "-");
-        return buf;
-    }
-    double a = fabs(s);
-    if (a >= 1 || a == 0) snprintf(buf, size, "%.3g s", s);
-    else if (a >= 1e-3) snprintf(buf, size, "%.3g ms", s * 1e3);
-    else if (a >= 1e-6) snprintf(buf, size, "%.3g us", s * 1e6);
-    else snprintf(buf, size, "%.3g ns", s * 1e9);
-    return buf;
-}
-
 static void json_side(tz_buf *b, const traza_diff_side *s)
 {
     tz_buf_printf(b, "{\"runs\":%zu,\"count\":%lld,\"rate\":", s->runs, (long long)s->count);
@@ -219,7 +221,8 @@ static void json_names(tz_buf *b, traza_trace *const *t, size_t n)
     tz_buf_putc(b, ']');
 }
 
-static void print_json(tz_buf *b, traza_trace *const *ta, traza_trace *const *tb, const traza_diff *d, const unsigned char *failed)
+static void print_json(tz_buf *b, traza_trace *const *ta, traza_trace *const *tb, const traza_diff *d, const unsigned char *failed,
+                       const char *ranges)
 {
     tz_buf_puts(b, "{\"a\":");
     json_names(b, ta, d->runs_a);
@@ -269,7 +272,10 @@ static void print_json(tz_buf *b, traza_trace *const *ta, traza_trace *const *tb
                 tz_buf_putc(b, ',');
             tz_json_str(b, d->rows[i].name);
         }
-    tz_buf_puts(b, "]}\n");
+    tz_buf_puts(b, "]");
+    if (ranges)
+        tz_buf_printf(b, ",\"ranges\":%s", ranges);
+    tz_buf_puts(b, "}\n");
 }
 
 /* A side's name: the trace, or the first and how many runs. */
@@ -295,8 +301,8 @@ static void print_text(tz_buf *b, traza_trace *const *ta, traza_trace *const *tb
     char x[32], y[32], z[32], lo[32], hi[32], na[300], nb[300], label[600];
     int subsampled = 0;
     tz_buf_printf(b, "A: %s (%s)  B: %s (%s)  %zu rows, %zu tests, %s-corrected p < %g is a change\n",
-                  side_name(ta, d->runs_a, na, sizeof na), secs(d->span_a, x, sizeof x), side_name(tb, d->runs_b, nb, sizeof nb),
-                  secs(d->span_b, y, sizeof y), d->nrows, d->ntests, d->opts.correction == TRAZA_DIFF_BH ? "BH" : "Holm",
+                  side_name(ta, d->runs_a, na, sizeof na), tz_secs_str(d->span_a, x, sizeof x), side_name(tb, d->runs_b, nb, sizeof nb),
+                  tz_secs_str(d->span_b, y, sizeof y), d->nrows, d->ntests, d->opts.correction == TRAZA_DIFF_BH ? "BH" : "Holm",
                   d->opts.alpha);
     tz_buf_printf(b, "%s\n", d->runs_a > 1 ? "(several runs: Welch's t on the runs' medians and rates; counts and medians of every run pooled)"
                                           : "");
@@ -310,10 +316,10 @@ static void print_text(tz_buf *b, traza_trace *const *ta, traza_trace *const *tb
         if (isnan(r->shift_lo))
             snprintf(interval, sizeof interval, "-");
         else
-            snprintf(interval, sizeof interval, "[%s, %s]", secs(r->shift_lo, lo, sizeof lo), secs(r->shift_hi, hi, sizeof hi));
+            snprintf(interval, sizeof interval, "[%s, %s]", tz_secs_str(r->shift_lo, lo, sizeof lo), tz_secs_str(r->shift_hi, hi, sizeof hi));
         tz_buf_printf(b, "%-28s %9lld %9lld %7s %10s %10s %10s %23s %8s %9.2g  %s%s\n", row_label(r, label, sizeof label),
-                      (long long)r->a.count, (long long)r->b.count, ratio, secs(r->a.median, x, sizeof x),
-                      secs(r->b.median, y, sizeof y), secs(r->shift, z, sizeof z), interval, rel, r->p_adj,
+                      (long long)r->a.count, (long long)r->b.count, ratio, tz_secs_str(r->a.median, x, sizeof x),
+                      tz_secs_str(r->b.median, y, sizeof y), tz_secs_str(r->shift, z, sizeof z), interval, rel, r->p_adj,
                       traza_diff_verdict_name(r->verdict), failed && failed[i] ? "  FAIL" : "");
         subsampled |= r->subsampled;
     }
@@ -322,6 +328,65 @@ static void print_text(tz_buf *b, traza_trace *const *ta, traza_trace *const *tb
                       d->opts.hl_cap, d->opts.hl_cap);
     if (d->nrows > (size_t)top)
         tz_buf_printf(b, "(%zu more rows: --top or --json)\n", d->nrows - (size_t)top);
+}
+
+/* Slices of B searched by --ranges. */
+#define RANGE_SLICES 20
+
+/* Where in time each slower or faster row of event durations shows (--ranges): as
+ * JSON [{"row", "lo", "hi", "ranges": [{from, to, events, median, direction}]}] when
+ * json, else text lines. NULL when out of memory or err set. */
+static char *where_in_time(traza_trace *a, traza_trace *b, const traza_diff *d, int json, traza_err *err)
+{
+    tz_buf o;
+    tz_buf_init(&o);
+    tz_buf_puts(&o, json ? "[" : "");
+    if (!json)
+        tz_buf_printf(&o, "\nwhere in time (B's slices of 1/%d of its span whose median is outside A's interval, median +- 3 MAD):\n", RANGE_SLICES);
+    size_t nrow = 0;
+    for (size_t i = 0; i < d->nrows; i++) {
+        const traza_diff_row *r = &d->rows[i];
+        if (r->kind != TRAZA_DIFF_EVENTS || (r->verdict != TRAZA_DIFF_SLOWER && r->verdict != TRAZA_DIFF_FASTER))
+            continue;
+        traza_diff_range *g;
+        size_t n;
+        double lo, hi;
+        if (traza_diff_ranges(a, b, r->name, RANGE_SLICES, TRAZA_RULE_MAD, 3, &g, &n, &lo, &hi, err) < 0) {
+            tz_buf_free(&o);
+            return NULL;
+        }
+        char x[32], y[32], z[32];
+        if (json) {
+            tz_buf_puts(&o, nrow++ ? ",{\"row\":" : "{\"row\":");
+            tz_json_str(&o, r->name);
+            json_field(&o, "lo", lo);
+            json_field(&o, "hi", hi);
+            tz_buf_puts(&o, ",\"ranges\":[");
+            for (size_t k = 0; k < n; k++) {
+                tz_buf_puts(&o, k ? ",{\"from\":" : "{\"from\":");
+                tz_json_num(&o, g[k].from);
+                json_field(&o, "to", g[k].to);
+                tz_buf_printf(&o, ",\"events\":%lld", (long long)g[k].events);
+                json_field(&o, "median", g[k].median);
+                tz_buf_printf(&o, ",\"direction\":\"%s\"}", g[k].slower ? "slower" : "faster");
+            }
+            tz_buf_puts(&o, "]}");
+        } else {
+            tz_buf_printf(&o, "  %s (A's interval [%s, %s]):", r->name, tz_secs_str(lo, x, sizeof x), tz_secs_str(hi, y, sizeof y));
+            for (size_t k = 0; k < n; k++)
+                tz_buf_printf(&o, "%s %s", k ? "," : "", tz_secs_str(g[k].from, x, sizeof x)),
+                    tz_buf_printf(&o, " - %s %s (%lld events, median %s)", tz_secs_str(g[k].to, y, sizeof y),
+                                  g[k].slower ? "slower" : "faster", (long long)g[k].events, tz_secs_str(g[k].median, z, sizeof z));
+            tz_buf_puts(&o, n ? "\n" : " no slice outside it\n");
+        }
+        free(g);
+    }
+    if (json)
+        tz_buf_putc(&o, ']');
+    char *s = tz_buf_take(&o);
+    if (!s)
+        traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    return s;
 }
 
 /* Opens n traces into t; 0, or -1 (the opened ones closed again). */
@@ -337,7 +402,7 @@ static int open_traces(traza_cli *cli, const char **names, size_t n, traza_trace
 }
 
 static int run_diff(traza_cli *cli, traza_trace *const *ta, size_t na, traza_trace *const *tb, size_t nb,
-                    const traza_diff_opts *o, long top, const char *fail_on, const fail_expr *fe)
+                    const traza_diff_opts *o, long top, const char *fail_on, const fail_expr *fe, int ranges)
 {
     traza_err err;
     traza_err_clear(&err);
@@ -357,10 +422,16 @@ static int run_diff(traza_cli *cli, traza_trace *const *ta, size_t na, traza_tra
         for (size_t i = 0; i < d.nrows; i++)
             nfailed += failed[i] = (unsigned char)fail_match(fe, &d.rows[i]);
     }
+    char *where = NULL;
+    if (ranges && !(where = where_in_time(ta[0], tb[0], &d, cli->json, &err))) {
+        free(failed);
+        traza_diff_free(&d);
+        return cli_fail(cli, &err);
+    }
     tz_buf b;
     tz_buf_init(&b);
     if (cli->json) {
-        print_json(&b, ta, tb, &d, failed);
+        print_json(&b, ta, tb, &d, failed, where);
     } else {
         print_text(&b, ta, tb, &d, top, failed);
         if (fail_on) {
@@ -371,7 +442,10 @@ static int run_diff(traza_cli *cli, traza_trace *const *ta, size_t na, traza_tra
                     tz_buf_printf(&b, "%s %s", k++ ? "," : "", row_label(&d.rows[i], label, sizeof label));
             tz_buf_putc(&b, '\n');
         }
+        if (where)
+            tz_buf_puts(&b, where);
     }
+    free(where);
     fputs(b.s ? b.s : "", stdout);
     tz_buf_free(&b);
     if (nfailed)
@@ -385,9 +459,9 @@ static int run_diff(traza_cli *cli, traza_trace *const *ta, size_t na, traza_tra
  * (A B), names[1] (after --base) and names[2] (after --new): getopt returns each as 1.
  * EXIT_OK to go on, 1 + an exit status to stop with it. */
 static int parse_args(traza_cli *cli, int argc, char **argv, traza_diff_opts *o, long *top, const char **fail_on, fail_expr *fe,
-                      const char ***names, size_t *nnames)
+                      const char ***names, size_t *nnames, flame_opts *fl)
 {
-    enum { O_BY = OPT_FIRST_FREE, O_TOP, O_ALPHA, O_CORR, O_FAIL, O_BASE, O_NEW };
+    enum { O_BY = OPT_FIRST_FREE, O_TOP, O_ALPHA, O_CORR, O_FAIL, O_BASE, O_NEW, O_FLAME, O_FLAME_BY, O_RANGES };
     static const struct option longopts[] = {
         CLI_COMMON_LONGOPTS,
         {"by", required_argument, NULL, O_BY},
@@ -397,6 +471,9 @@ static int parse_args(traza_cli *cli, int argc, char **argv, traza_diff_opts *o,
         {"fail-on", required_argument, NULL, O_FAIL},
         {"base", no_argument, NULL, O_BASE},
         {"new", no_argument, NULL, O_NEW},
+        {"flame", required_argument, NULL, O_FLAME},
+        {"flame-by", required_argument, NULL, O_FLAME_BY},
+        {"ranges", no_argument, NULL, O_RANGES},
         {NULL, 0, NULL, 0},
     };
     int side = 0, c;
@@ -426,6 +503,13 @@ static int parse_args(traza_cli *cli, int argc, char **argv, traza_diff_opts *o,
             else if (!strcmp(optarg, "bh")) o->correction = TRAZA_DIFF_BH;
             else return 1 + cli_usage_error("diff", "--correction expects holm or bh, got '%s'", optarg);
             break;
+        case O_FLAME: fl->out = optarg; break;
+        case O_RANGES: fl->ranges = 1; break;
+        case O_FLAME_BY:
+            if (!strcmp(optarg, "self")) fl->metric = TRAZA_DIFF_METRIC_SELF;
+            else if (!strcmp(optarg, "total")) fl->metric = TRAZA_DIFF_METRIC_TOTAL;
+            else return 1 + cli_usage_error("diff", "--flame-by expects self or total, got '%s'", optarg);
+            break;
         case O_FAIL:
             *fail_on = optarg;
             if (parse_fail_on(optarg, fe) != 0)
@@ -442,11 +526,39 @@ static int parse_args(traza_cli *cli, int argc, char **argv, traza_diff_opts *o,
         return 1 + cli_usage_error("diff", nnames[1] || nnames[2]
                                                ? "--base and --new want two or more traces each and no other trace name"
                                                : "expected two trace names, A (the base) and B (the new run)");
+    if (fl->ranges && (!nnames[0] || o->by != TRAZA_DIFF_BY_TYPE))
+        return 1 + cli_usage_error("diff", "--ranges is for two traces, A B, by type");
+    if (fl->out && !nnames[0])
+        return 1 + cli_usage_error("diff", "--flame draws two traces, A B, not --base / --new sets");
     return EXIT_OK;
+}
+
+/* The differential flame graph of A and B into fl->out. */
+static int write_flame(traza_cli *cli, traza_trace *a, traza_trace *b, const char *name_a, const char *name_b, const flame_opts *fl)
+{
+    traza_err err;
+    traza_err_clear(&err);
+    traza_diff_tree tree;
+    if (traza_diff_tree_compute(a, b, &tree, &err) < 0)
+        return cli_fail(cli, &err);
+    char *title = tz_asprintf("%s against %s: differential flame graph", name_b, name_a);
+    char *svg = title ? traza_diff_flame_svg(&tree, fl->metric, title) : NULL;
+    int rc = EXIT_OK;
+    if (!svg) {
+        fputs("traza: out of memory\n", stderr);
+        rc = EXIT_FAIL;
+    } else if (cli_write_file(fl->out, svg, strlen(svg)) != 0) {
+        rc = EXIT_FAIL;
+    }
+    free(svg);
+    free(title);
+    traza_diff_tree_free(&tree);
+    return rc;
 }
 
 int cmd_diff(traza_cli *cli, int argc, char **argv)
 {
+    flame_opts fl = {NULL, TRAZA_DIFF_METRIC_SELF, 0};
     traza_diff_opts o;
     traza_diff_opts_init(&o);
     long top = 20;
@@ -460,7 +572,7 @@ int cmd_diff(traza_cli *cli, int argc, char **argv)
         names[k] = malloc((size_t)argc * sizeof *names[k]);
     if (!t || !names[0] || !names[1] || !names[2])
         fputs("traza: out of memory\n", stderr);
-    else if ((rc = parse_args(cli, argc, argv, &o, &top, &fail_on, &fe, names, nnames)) != EXIT_OK)
+    else if ((rc = parse_args(cli, argc, argv, &o, &top, &fail_on, &fe, names, nnames, &fl)) != EXIT_OK)
         rc--;
     else {
         /* A B, or the base runs then the new ones */
@@ -468,7 +580,11 @@ int cmd_diff(traza_cli *cli, int argc, char **argv)
         rc = EXIT_FAIL;
         if (open_traces(cli, nnames[0] ? names[0] : names[1], na, t) == 0) {
             if (open_traces(cli, nnames[0] ? names[0] + 1 : names[2], nb, t + na) == 0) {
-                rc = run_diff(cli, t, na, t + na, nb, &o, top, fail_on, &fe);
+                rc = run_diff(cli, t, na, t + na, nb, &o, top, fail_on, &fe, fl.ranges);
+                if (fl.out && rc != EXIT_FAIL) {
+                    int frc = write_flame(cli, t[0], t[1], names[0][0], names[0][1], &fl);
+                    rc = frc != EXIT_OK ? frc : rc;
+                }
                 for (size_t i = 0; i < nb; i++)
                     traza_trace_close(t[na + i]);
             }

@@ -2,6 +2,7 @@
 #include "traza/report.h"
 #include "traza/stats.h"
 #include "traza/svg.h"
+#include "report/html_diff.h"
 #include "util/util.h"
 
 #include <stdio.h>
@@ -153,6 +154,11 @@ out:
 
 char *traza_report_html(traza_trace *const *traces, size_t n, size_t density_slices, traza_err *err)
 {
+    return traza_report_html_diff(traces, n, NULL, density_slices, err);
+}
+
+char *traza_report_html_diff(traza_trace *const *traces, size_t n, traza_trace *base, size_t density_slices, traza_err *err)
+{
     if (!density_slices)
         density_slices = 60;
     tz_buf b;
@@ -161,13 +167,17 @@ char *traza_report_html(traza_trace *const *traces, size_t n, size_t density_sli
                 "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>traza report</title>\n"
                 "<style>body{font-family:sans-serif;margin:2em;color:#222}h1{font-size:1.6em}"
                 "section{border-top:1px solid #ccc;margin-top:2em}table.meta th{text-align:left;padding-right:1em;color:#555}"
-                ".charts{display:flex;flex-wrap:wrap;gap:1em}figure{margin:0}</style></head><body>\n"
+                ".charts{display:flex;flex-wrap:wrap;gap:1em}figure{margin:0}" TZ_REPORT_DIFF_CSS "</style></head><body>\n"
                 "<h1>traza report</h1>\n");
     char when[64];
     time_t now = time(NULL);
     struct tm tm;
     strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", localtime_r(&now, &tm));
     tz_buf_printf(&b, "<p>%zu trace%s, generated %s by traza %s.</p>\n", n, n == 1 ? "" : "s", when, traza_version());
+    if (base && n && tz_report_diff_section(&b, base, traces[0], err) < 0) {
+        tz_buf_free(&b);
+        return NULL;
+    }
     for (size_t i = 0; i < n; i++)
         if (section(&b, traces[i], density_slices, err) < 0) {
             tz_buf_free(&b);

@@ -194,7 +194,9 @@ int tz_callprofile_parents(const tz_callprofile *cp, int64_t *parent)
             prod = c->producer;
             depth = 0;
         }
-        parent[i] = c->level > 0 && c->level <= depth ? open[c->level - 1] : -1;
+        for (int k = depth; k < c->level; k++) /* levels skipped (a thread first seen deep in its stack) have no call */
+            open[k] = -1;
+        parent[i] = c->level > 0 ? open[c->level - 1] : -1;
         open[c->level] = (int64_t)i;
         depth = c->level + 1;
     }
@@ -223,7 +225,9 @@ int tz_callprofile_range(traza_trace *t, tz_callprofile *cp, int64_t from, int64
             prod = c->producer;
             depth = 0;
         }
-        int32_t parent = c->level > 0 && c->level <= depth ? stack[c->level - 1] : -1;
+        for (int k = depth; k < c->level; k++) /* as in tz_callprofile_parents */
+            stack[k] = -1;
+        int32_t parent = c->level > 0 ? stack[c->level - 1] : -1;
         int recursive = 0;
         for (int k = 0; k < c->level && k < depth; k++)
             if (stack[k] == c->type)

@@ -335,3 +335,18 @@ int tz_read_file(const char *path, char **data, size_t *len, traza_err *err)
     *len = l;
     return 0;
 }
+
+/* Seconds in a readable unit ("1.23 ms", "-250 ns"); "-" for none. */
+const char *tz_secs_str(double s, char *buf, size_t size)
+{
+    if (isnan(s)) {
+        snprintf(buf, size, "-");
+        return buf;
+    }
+    double a = fabs(s);
+    if (a >= 1 || a == 0) snprintf(buf, size, "%.3g s", s);
+    else if (a >= 1e-3) snprintf(buf, size, "%.3g ms", s * 1e3);
+    else if (a >= 1e-6) snprintf(buf, size, "%.3g us", s * 1e6);
+    else snprintf(buf, size, "%.3g ns", s * 1e9);
+    return buf;
+}

@@ -82,6 +82,8 @@ void tz_json_str(tz_buf *b, const char *s);
 void tz_json_strn(tz_buf *b, const char *s, size_t n);
 /* Text escaped for XML/HTML/SVG content and attributes (< > & "). */
 void tz_xml_esc(tz_buf *b, const char *s);
+/* Seconds in a readable unit ("1.23 ms", "-250 ns", 3 significant digits); "-" for NaN. */
+const char *tz_secs_str(double s, char *buf, size_t size);
 /* A double as JSON (non-finite values become null). */
 void tz_json_num(tz_buf *b, double v);
 

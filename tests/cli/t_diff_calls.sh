@@ -7,42 +7,7 @@
 # only: no self row for a function on one side); main;foo;baz is a "new path" row,
 # main;qux a "gone path" row; several runs per side with --base / --new.
 . tests/lib.sh
-# gen_calls FILE SEED BAR_SELF_NS NEW_PATH: 300 iterations on two threads of
-# main(level 0) > foo(1) > bar(2) [> baz(2) after bar when NEW_PATH, else main > qux(1)]
-gen_calls() {
-  python3 - "$@" <<'PY'
-import random, sys
-path, seed, bar, new = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4] == "1"
-r = random.Random(seed)
-rows = []
-for th in ("t0", "t1"):
-    ts = 0
-    for i in range(300):
-        j = lambda m: int(m * r.uniform(0.9, 1.1))
-        m0 = ts
-        f0 = m0 + j(100)
-        b0 = f0 + j(100)
-        b1 = b0 + j(bar)
-        f1 = b1
-        if new:
-            d = j(200)
-            rows.append((b1, b1 + d, "baz", th, 2))
-            f1 = b1 + d
-        f1 += j(100)
-        m1 = f1 + j(100)
-        if not new:
-            d = j(200)
-            rows.append((m1, m1 + d, "qux", th, 1))
-            m1 += d
-        rows += [(m0, m1, "main", th, 0), (f0, f1, "foo", th, 1), (b0, b1, "bar", th, 2)]
-        ts = m1 + 50
-rows.sort(key=lambda x: (x[0], x[4]))
-with open(path, "w") as f:
-    f.write("t,e,kind,thread,lvl\n")
-    for row in rows:
-        f.write("%d,%d,%s,%s,%d\n" % row)
-PY
-}
+. tests/cli/diff_calls.sh
 for k in 1 2 3; do
   gen_calls "$TMP/a$k.csv" "$k" 1000 0
   gen_calls "$TMP/b$k.csv" "$((k + 10))" 1500 1

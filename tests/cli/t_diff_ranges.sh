@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# traza diff --ranges: where in time a change shows. Two traces of 2000 "work" states
+# every 10 us lasting 1 us +-10 %; in B, the 400 starting from 8 ms to 12 ms (slices 8
+# to 11 of 20) last 2 us. The row is slower and its one range is slices 8-11 of B's
+# span, slower, with those 400 events and a median near 2 us; "idle", unchanged, has
+# no row in the ranges (its verdict is same).
+. tests/lib.sh
+gen() {
+  python3 - "$@" <<'PY'
+import random, sys
+path, seed, slow = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1"
+r = random.Random(seed)
+with open(path, "w") as f:
+    f.write("ts,end,type,producer\n")
+    for i in range(2000):
+        t = i * 10000
+        d = (2000 if slow and 800 <= i < 1200 else 1000) * r.uniform(0.9, 1.1)
+        f.write("%d,%d,work,cpu0\n" % (t, t + int(d)))
+        f.write("%d,%d,idle,cpu1\n" % (t + 5000, t + 5000 + int(500 * r.uniform(0.9, 1.1))))
+PY
+}
+gen "$TMP/a.csv" 1 0
+gen "$TMP/b.csv" 2 1
+for x in a b; do check_rc "import $x" 0 "$TRAZA" import "$TMP/$x.csv" --name "$x"; done
+
+check_rc "diff --ranges --json" 0 "$TRAZA" diff a b --ranges --json
+check_eq "ranges: work's one range, slices 8 to 11 of B, slower, its 400 events" \
+  "work 1 slower 400 0.4 0.6 1" "$(printf '%s' "$OUT" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+for w in d["ranges"]:
+    g = w["ranges"]
+    for x in g:
+        print(w["row"], len(g), x["direction"], x["events"], round(x["from"] / d["span_b"], 9), round(x["to"] / d["span_b"], 9),
+              int(1.8e-6 < x["median"] < 2.2e-6))')"
+check_rc "diff --ranges (text)" 0 "$TRAZA" diff a b --ranges
+check_contains "ranges: text" "$OUT" "where in time (B's slices of 1/20 of its span whose median is outside A's interval, median +- 3 MAD):"
+check_contains "ranges: text line of work" "$OUT" "slower (400 events, median"
+check_rc "diff --ranges on an A/A pair" 0 "$TRAZA" diff a a --ranges --json
+check_eq "A/A: no row to place" "[]" "$(printf '%s' "$OUT" | json_get ranges)"
+check_rc "--ranges by function" 2 "$TRAZA" diff a b --ranges --by function
+check_contains "--ranges by function: message" "$OUT" "--ranges is for two traces, A B, by type"
