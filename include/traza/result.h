@@ -85,6 +85,18 @@ int traza_result_list(traza_trace *t, traza_result_info **out, size_t *n, traza_
 int traza_result_find(traza_trace *t, const char *name_or_id, traza_result_info *out, traza_err *err);
 int traza_result_delete(traza_trace *t, int64_t id, traza_err *err);
 
+/* A saved result named as another tool's input: NAME or ID, or GROUP/NODE, the part of
+ * a group under one of its nodes, named by the node's name or id (a seqsearch group's
+ * second instance: 'seq:A,B/9'). *node gets that node's id, 0 for a whole result. */
+int traza_result_input(traza_trace *t, const char *ref, traza_result_info *out, int64_t *node, traza_err *err);
+/* Restricts f to the events of a saved result: an event set's members, or the event
+ * leaves of a group (of one node's subtree with GROUP/NODE). Other kinds are refused. */
+int traza_filter_set_result(traza_trace *t, traza_filter *f, const char *ref, traza_err *err);
+/* The producers of a saved result, sorted, malloc'd: a producer set's members; a
+ * group's producer leaves and the producers of its event leaves (under NODE with
+ * GROUP/NODE); an event set's producers. Annotations and processed traces are refused. */
+int traza_result_producer_ids(traza_trace *t, const char *ref, int32_t **ids, size_t *n, traza_err *err);
+
 /* Payload readers. Arrays are malloc'd; free() them (groups/annotations: use the
  * matching free function). */
 int traza_result_events(traza_trace *t, int64_t id, int64_t **ids, size_t *n, traza_err *err);

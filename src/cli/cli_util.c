@@ -487,18 +487,8 @@ int cli_filter_resolve(traza_cli *cli, cli_filter *cf, traza_trace *t)
     cf->f.nconds = cf->nconds;
     cf->f.regexes = cf->regexes;
     cf->f.nregexes = cf->nregexes;
-    if (cf->set_s) {
-        traza_result_info r;
-        if (traza_result_find(t, cf->set_s, &r, &err) < 0)
-            return cli_fail(cli, &err);
-        int kind = r.kind;
-        cf->f.event_set = r.id;
-        traza_result_info_clear(&r);
-        if (kind != TRAZA_RES_EVENT_SET) {
-            fprintf(stderr, "traza: result '%s' is a %s, not an event set\n", cf->set_s, traza_result_kind_name((traza_result_kind)kind));
-            return EXIT_FAIL;
-        }
-    }
+    if (cf->set_s && traza_filter_set_result(t, &cf->f, cf->set_s, &err) < 0)
+        return cli_fail(cli, &err);
     return EXIT_OK;
 }
 

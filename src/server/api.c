@@ -340,8 +340,8 @@ static int parse_ids(tz_req *r, const char *key, int32_t **out, size_t *n, size_
     return 1;
 }
 
-/* result=NAME|ID: a saved event set restricts to its events, a producer set to its
- * producers (within producers= when given too). */
+/* result=NAME|ID|GROUP/NODE: a saved event set or group restricts to its events, a
+ * producer set to its producers (within producers= when given too). */
 static int filter_by_result(tz_req *r, traza_trace *t, tz_req_filter *rf)
 {
     const char *name = tz_arg_str(r, "result");
@@ -349,19 +349,22 @@ static int filter_by_result(tz_req *r, traza_trace *t, tz_req_filter *rf)
         return 0;
     traza_result_info info;
     memset(&info, 0, sizeof info);
-    if (traza_result_find(t, name, &info, &r->err) < 0)
+    int64_t node = 0;
+    if (traza_result_input(t, name, &info, &node, &r->err) < 0)
         return tz_fail_err(r, &r->err);
     traza_result_kind kind = info.kind;
     int64_t id = info.id;
     traza_result_info_clear(&info);
-    if (kind == TRAZA_RES_EVENT_SET) {
+    if (kind == TRAZA_RES_EVENT_SET || kind == TRAZA_RES_GROUP) {
         if (rf->f.event_set && rf->f.event_set != id)
             return tz_fail(r, 400, "parameters 'set' and 'result' name different event sets");
-        rf->f.event_set = id;
+        if (traza_filter_set_result(t, &rf->f, name, &r->err) < 0)
+            return tz_fail_err(r, &r->err);
         return 0;
     }
     if (kind != TRAZA_RES_PRODUCER_SET)
-        return tz_fail(r, 400, "result '%.64s' is a %s: only event and producer sets filter", name, traza_result_kind_name(kind));
+        return tz_fail(r, 400, "result '%.64s' is a %s: only event sets, groups and producer sets filter", name,
+                       traza_result_kind_name(kind));
     int32_t *ids = NULL;
     size_t n = 0;
     if (traza_result_producers(t, id, &ids, &n, &r->err) < 0)

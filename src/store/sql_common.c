@@ -115,8 +115,20 @@ int tz_where_build(tz_buf *b, const tz_bfilter *bf, int64_t lo, int64_t hi, cons
             return -1;
         tz_buf_putc(b, ')');
     }
-    if (f->event_set > 0)
-        tz_buf_printf(b, " AND id IN (SELECT event FROM result_event WHERE result = %lld)", (long long)f->event_set);
+    if (f->event_set > 0 && f->event_set_node > 0)
+        /* the event leaves of one node's subtree of a group */
+        tz_buf_printf(b,
+                      " AND id IN (WITH RECURSIVE sub(n) AS (SELECT node FROM result_group WHERE result = %1$lld AND node = %2$lld"
+                      " UNION ALL SELECT g.node FROM result_group g, sub"
+                      " WHERE g.result = %1$lld AND g.parent = sub.n) SELECT g.ref FROM result_group g WHERE g.result = %1$lld"
+                      " AND g.ref_kind = %3$d AND g.node IN (SELECT n FROM sub))",
+                      (long long)f->event_set, (long long)f->event_set_node, TRAZA_GROUP_EVENT);
+    else if (f->event_set > 0)
+        /* an event set's members, or a group's event leaves: a result is one or the other */
+        tz_buf_printf(b,
+                      " AND id IN (SELECT event FROM result_event WHERE result = %1$lld"
+                      " UNION ALL SELECT ref FROM result_group WHERE result = %1$lld AND ref_kind = %2$d)",
+                      (long long)f->event_set, TRAZA_GROUP_EVENT);
     return 0;
 }
 
