@@ -38,17 +38,21 @@ typedef struct traza_result_info {
     int64_t created;  /* unix seconds */
     int64_t size;     /* members / nodes / annotations; for processed traces 1 */
     char *target;     /* processed trace: the derived trace's name */
+    char *inputs;     /* provenance: the saved results it read, one a line; NULL if none */
+    char *version;    /* provenance: the traza version that made it; NULL before it was kept */
 } traza_result_info;
 
 void traza_result_info_clear(traza_result_info *r);
 void traza_result_info_array_free(traza_result_info *arr, size_t n);
 
-/* What every save takes besides the payload. */
+/* What every save takes besides the payload. With the library's version and the time
+ * of the save, the tool, params and inputs are the result's provenance. */
 typedef struct traza_result_meta {
     const char *name;   /* unique within the trace; an existing one is replaced if `replace` */
     const char *tool;
     const char *params;
     int replace;
+    const char *inputs; /* the saved results the tool read, one a line; NULL if none */
 } traza_result_meta;
 
 enum { TRAZA_GROUP_NONE = 0, TRAZA_GROUP_EVENT = 1, TRAZA_GROUP_TYPE = 2, TRAZA_GROUP_PRODUCER = 3 };

@@ -266,7 +266,7 @@ static int run_spatial(const traza_tool *tool, const traza_tool_call *call, traz
         ann[i].from = slice_ts(m, parts[i].first);
         ann[i].to = slice_ts(m, parts[i].last + 1);
     }
-    traza_result_meta meta = {name, tool->name, params, tz_targ_bool(tool, call, "replace")};
+    traza_result_meta meta = {name, tool->name, params, tz_targ_bool(tool, call, "replace"), tz_targ(tool, call, "producers")};
     if (traza_result_save_annotations(t, &meta, ann, np, err) < 0)
         goto done;
     if (call->json) {
@@ -413,7 +413,7 @@ static int run_aggregate(const traza_tool *tool, const traza_tool_call *call, tr
             pi++;
             first = k;
         }
-    traza_result_meta meta = {name, tool->name, params, tz_targ_bool(tool, call, "replace")};
+    traza_result_meta meta = {name, tool->name, params, tz_targ_bool(tool, call, "replace"), tz_targ(tool, call, "producers")};
     if (traza_result_save_annotations(t, &meta, ann, np, err) < 0) {
         free(pf);
         goto done;

@@ -90,7 +90,7 @@ static int run_seqsearch(const traza_tool *tool, const traza_tool_call *call, tr
     snprintf(ename, sizeof ename, "%s:exceptions", name);
     snprintf(params, sizeof params, "pattern=%s per-producer=%d max-gap=%lld", pat, tz_targ_bool(tool, call, "per-producer"),
              (long long)gap);
-    traza_result_meta meta = {name, tool->name, params, tz_targ_bool(tool, call, "replace")};
+    traza_result_meta meta = {name, tool->name, params, tz_targ_bool(tool, call, "replace"), NULL};
     if (traza_result_save_group(t, &meta, nodes, k, err) < 0)
         goto done;
     k = 0;
@@ -108,7 +108,7 @@ static int run_seqsearch(const traza_tool *tool, const traza_tool_call *call, tr
         nodes[k].ref = r.exceptions[i];
         nodes[k].position = (int64_t)i;
     }
-    traza_result_meta emeta = {ename, tool->name, params, tz_targ_bool(tool, call, "replace")};
+    traza_result_meta emeta = {ename, tool->name, params, tz_targ_bool(tool, call, "replace"), NULL};
     if (traza_result_save_group(t, &emeta, nodes, k, err) < 0)
         goto done;
     if (call->json) {

@@ -171,9 +171,10 @@ static int oom(tz_rows *r, traza_err *err)
 int tz_rows_results(const tz_rows_ops *ops, void *conn, traza_result_info **out, size_t *n, traza_err *err)
 {
     tz_rows r = {.ops = ops, .conn = conn};
-    if (ops->open(&r, "SELECT id, name, kind, tool, params, created, size, target FROM result ORDER BY id", NULL, "listing results",
-                  err) < 0)
+    /* every column: a store made before the provenance columns has 8 */
+    if (ops->open(&r, "SELECT * FROM result ORDER BY id", NULL, "listing results", err) < 0)
         return -1;
+    int prov = ops->ncols(&r) >= 10;
     traza_result_info *arr = NULL;
     size_t cnt = 0, cap = 0;
     while (ops->next(&r)) {
@@ -191,6 +192,10 @@ int tz_rows_results(const tz_rows_ops *ops, void *conn, traza_result_info **out,
         x->created = ops->i64(&r, 5);
         x->size = ops->i64(&r, 6);
         if (!ops->is_null(&r, 7) && !(x->target = ops->str(&r, 7)))
+            goto fail;
+        if (prov && !ops->is_null(&r, 8) && !(x->inputs = ops->str(&r, 8)))
+            goto fail;
+        if (prov && !ops->is_null(&r, 9) && !(x->version = ops->str(&r, 9)))
             goto fail;
         if (!x->name)
             goto fail;

@@ -76,6 +76,10 @@ char *tz_buf_take(tz_buf *b);
 /* JSON helpers: a quoted, escaped string (invalid UTF-8 bytes become U+FFFD). */
 void tz_json_str(tz_buf *b, const char *s);
 void tz_json_strn(tz_buf *b, const char *s, size_t n);
+/* Appends a saved result's provenance besides its tool, params and time:
+ * ,"inputs":["A","B"],"version":"0.1.0" (null when the store did not keep it). */
+struct traza_result_info;
+void tz_json_result_provenance(tz_buf *b, const struct traza_result_info *r);
 /* Text escaped for XML/HTML/SVG content and attributes (< > & "). */
 void tz_xml_esc(tz_buf *b, const char *s);
 /* A double as JSON (non-finite values become null). */

@@ -38,12 +38,30 @@ check_rc "a group as aggregate's producer set" 0 "$TRAZA" aggregate flush --slic
 check_contains "the 2 producers of its events" "$OUT" "(4 slices, model occurrences, 2 series)"
 check_contains "saved under a name that tells the group" "$("$TRAZA" results flush)" "aggregate:occurrences:4:seq:flush,read"
 
+# provenance: tool, options, input results, traza version and time, in results show,
+# results --json and the server's listing
+VERSION=$(sed -n 's/^#define TRAZA_VERSION_STRING "\(.*\)"/\1/p' "${TRAZA_SRC:-.}/include/traza/version.h")
+check_rc "an event set made from a group" 0 "$TRAZA" filter flush --set 'seq:flush,read' --type read --name reads
+check_rc "results show" 0 "$TRAZA" results flush show reads
+check_contains "the tool, its version and options" "$OUT" "made by filter of traza $VERSION with --set seq:flush,read --type read --name reads flush, "
+check_contains "the input result" "$OUT" "inputs: seq:flush,read"
+check_rc "a correlation of two results" 0 "$TRAZA" correlate flush --series reads --with 'seq:flush,read' --slices 6
+J=$("$TRAZA" results flush --json)
+check_eq "results --json: the correlation's inputs" '["reads", "seq:flush,read"]' \
+  "$(echo "$J" | python3 -c 'import json,sys; print(json.dumps([r for r in json.load(sys.stdin) if r["name"]=="correlation:reads~seq:flush,read"][0]["inputs"]))')"
+check_eq "results --json: the version" "$VERSION" \
+  "$(echo "$J" | python3 -c 'import json,sys; print([r for r in json.load(sys.stdin) if r["name"]=="reads"][0]["version"])')"
+check_eq "a result from no saved result has no inputs" "[]" \
+  "$(echo "$J" | python3 -c 'import json,sys; print(json.dumps([r for r in json.load(sys.stdin) if r["name"]=="seq:flush,read"][0]["inputs"]))')"
+
 # the server's views take the same references (result=)
 start_server
 if [ -n "$PORT" ]; then
   get() { curl -s "http://127.0.0.1:$PORT$1"; }
   check_eq "result=GROUP in /api/events" 16 "$(get "/api/events?trace=flush&result=seq:flush,read&limit=1" | json_get total)"
   check_eq "result=GROUP/NODE in /api/events" 2 "$(get "/api/events?trace=flush&result=seq:flush,read/3&limit=1" | json_get total)"
+  check_eq "the server lists the provenance" "[\"seq:flush,read\"] $VERSION" \
+    "$(get "/api/trace?trace=flush" | python3 -c 'import json,sys; r=[r for r in json.load(sys.stdin)["results"] if r["name"]=="reads"][0]; print(json.dumps(r["inputs"]), r["version"])')"
   stop_server TERM
 else
   fail "serve starts" "$(cat "$TMP/serve.out")"
