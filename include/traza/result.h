@@ -38,17 +38,21 @@ typedef struct traza_result_info {
     int64_t created;  /* unix seconds */
     int64_t size;     /* members / nodes / annotations; for processed traces 1 */
     char *target;     /* processed trace: the derived trace's name */
+    char *inputs;     /* provenance: the saved results it read, one a line; NULL if none */
+    char *version;    /* provenance: the traza version that made it; NULL before it was kept */
 } traza_result_info;
 
 void traza_result_info_clear(traza_result_info *r);
 void traza_result_info_array_free(traza_result_info *arr, size_t n);
 
-/* What every save takes besides the payload. */
+/* What every save takes besides the payload. With the library's version and the time
+ * of the save, the tool, params and inputs are the result's provenance. */
 typedef struct traza_result_meta {
     const char *name;   /* unique within the trace; an existing one is replaced if `replace` */
     const char *tool;
     const char *params;
     int replace;
+    const char *inputs; /* the saved results the tool read, one a line; NULL if none */
 } traza_result_meta;
 
 enum { TRAZA_GROUP_NONE = 0, TRAZA_GROUP_EVENT = 1, TRAZA_GROUP_TYPE = 2, TRAZA_GROUP_PRODUCER = 3 };
@@ -84,6 +88,18 @@ int traza_result_list(traza_trace *t, traza_result_info **out, size_t *n, traza_
 /* By name or numeric id. */
 int traza_result_find(traza_trace *t, const char *name_or_id, traza_result_info *out, traza_err *err);
 int traza_result_delete(traza_trace *t, int64_t id, traza_err *err);
+
+/* A saved result named as another tool's input: NAME or ID, or GROUP/NODE, the part of
+ * a group under one of its nodes, named by the node's name or id (a seqsearch group's
+ * second instance: 'seq:A,B/9'). *node gets that node's id, 0 for a whole result. */
+int traza_result_input(traza_trace *t, const char *ref, traza_result_info *out, int64_t *node, traza_err *err);
+/* Restricts f to the events of a saved result: an event set's members, or the event
+ * leaves of a group (of one node's subtree with GROUP/NODE). Other kinds are refused. */
+int traza_filter_set_result(traza_trace *t, traza_filter *f, const char *ref, traza_err *err);
+/* The producers of a saved result, sorted, malloc'd: a producer set's members; a
+ * group's producer leaves and the producers of its event leaves (under NODE with
+ * GROUP/NODE); an event set's producers. Annotations and processed traces are refused. */
+int traza_result_producer_ids(traza_trace *t, const char *ref, int32_t **ids, size_t *n, traza_err *err);
 
 /* Payload readers. Arrays are malloc'd; free() them (groups/annotations: use the
  * matching free function). */

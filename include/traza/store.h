@@ -155,7 +155,9 @@ typedef struct traza_filter {
     size_t nconds;
     const traza_regex_cond *regexes;
     size_t nregexes;
-    int64_t event_set;         /* restrict to a saved event set (result id); 0 = none */
+    int64_t event_set;         /* restrict to a saved event set, or to the event leaves of a saved
+                                * group (result id); 0 = none */
+    int64_t event_set_node;    /* with a group: only the leaves under this node (its id); 0 = all */
     traza_order order;
     int64_t offset;            /* skip this many matching events */
     int64_t limit;             /* at most this many; 0 = no limit */

@@ -22,5 +22,6 @@
 #include "traza/etm.h"
 #include "traza/diff.h"
 #include "traza/elf.h"
+#include "traza/live.h"
 #include "traza/sql.h"
 #endif

@@ -73,18 +73,17 @@ int traza_series_load(traza_trace *t, const char *spec, int subtree, unsigned ca
     const char *at = strrchr(spec, '@');
     traza_err e2;
     traza_err_clear(&e2);
-    int is_set = !ty && traza_result_find(t, spec, &ri, &e2) == 0;
+    int64_t node = 0;
+    int is_set = !ty && traza_result_input(t, spec, &ri, &node, &e2) == 0;
+    if (is_set)
+        traza_result_info_clear(&ri);
     if (ty) {
         type = ty->id;
     } else if (is_set) {
-        if (ri.kind != TRAZA_RES_EVENT_SET) {
-            int rc = traza_err_set(err, TRAZA_E_USAGE, "series '%s': the saved result is a %s, not an event set", spec,
-                                   traza_result_kind_name(ri.kind));
-            traza_result_info_clear(&ri);
-            return rc;
-        }
-        f.event_set = ri.id;
-        traza_result_info_clear(&ri);
+        traza_err e3;
+        traza_err_clear(&e3);
+        if (traza_filter_set_result(t, &f, spec, &e3) < 0)
+            return traza_err_set(err, e3.code, "series '%s': %s", spec, e3.msg);
     } else if (at && at != spec) {
         char tname[256];
         size_t tl = (size_t)(at - spec);

@@ -13,7 +13,7 @@ static const traza_tool_option aggregate_opts[] = {
     {"p", TRAZA_OPT_DOUBLE, NULL, "trade-off between gain and loss in [0, 1] (default: the proposed p)", 0, 0},
     {"list-p", TRAZA_OPT_BOOL, "false", "list the meaningful p values and their partitions", 0, 0},
     {"threshold", TRAZA_OPT_DOUBLE, "0.001", "bisection threshold of the p list", 0, 0},
-    {"producers", TRAZA_OPT_RESULT, NULL, "a saved producer set restricting the analysis", 0, 0},
+    {"producers", TRAZA_OPT_RESULT, NULL, "a saved producer set, group or event set: its producers restrict the analysis", 0, 0},
     {"from", TRAZA_OPT_TIME, NULL, "window start (default: trace start)", 0, 0},
     {"to", TRAZA_OPT_TIME, NULL, "window end (default: trace end)", 0, 0},
     {"normalize", TRAZA_OPT_BOOL, "false", "divide every (producer, type) series by its maximum", 0, 0},
@@ -266,7 +266,7 @@ static int run_spatial(const traza_tool *tool, const traza_tool_call *call, traz
         ann[i].from = slice_ts(m, parts[i].first);
         ann[i].to = slice_ts(m, parts[i].last + 1);
     }
-    traza_result_meta meta = {name, tool->name, params, tz_targ_bool(tool, call, "replace")};
+    traza_result_meta meta = {name, tool->name, params, tz_targ_bool(tool, call, "replace"), tz_targ(tool, call, "producers")};
     if (traza_result_save_annotations(t, &meta, ann, np, err) < 0)
         goto done;
     if (call->json) {
@@ -354,21 +354,8 @@ static int run_aggregate(const traza_tool *tool, const traza_tool_call *call, tr
     if (!ht)
         to = traza_trace_info_of(t)->max_ts;
     const char *pset = tz_targ(tool, call, "producers");
-    if (pset) {
-        traza_result_info ri;
-        if (traza_result_find(t, pset, &ri, err) < 0)
-            goto done;
-        if (ri.kind != TRAZA_RES_PRODUCER_SET) {
-            traza_err_set(err, TRAZA_E_USAGE, "--producers '%s': the saved result is a %s, not a producer set", pset,
-                          traza_result_kind_name(ri.kind));
-            traza_result_info_clear(&ri);
-            goto done;
-        }
-        int r2 = traza_result_producers(t, ri.id, &prods, &nprods, err);
-        traza_result_info_clear(&ri);
-        if (r2 < 0)
-            goto done;
-    }
+    if (pset && traza_result_producer_ids(t, pset, &prods, &nprods, err) < 0)
+        goto done;
     if (traza_agg_micro_build(t, 1, from, to, (size_t)slices, (traza_agg_model)model, prods, pset ? nprods : 0, &m, err) < 0)
         goto done;
     if (tz_targ_bool(tool, call, "normalize"))
@@ -426,7 +413,7 @@ static int run_aggregate(const traza_tool *tool, const traza_tool_call *call, tr
             pi++;
             first = k;
         }
-    traza_result_meta meta = {name, tool->name, params, tz_targ_bool(tool, call, "replace")};
+    traza_result_meta meta = {name, tool->name, params, tz_targ_bool(tool, call, "replace"), tz_targ(tool, call, "producers")};
     if (traza_result_save_annotations(t, &meta, ann, np, err) < 0) {
         free(pf);
         goto done;

@@ -144,7 +144,9 @@ int tz_anomaly_run(const traza_tool *tool, const traza_tool_call *call, traza_tr
              traza_metric_name((traza_metric)metric), traza_rule_name((traza_rule)rule), a.k);
     /* made by the anomaly analysis whichever tool ran it (correlate --anomalies-of too),
      * so that the same detection run again by either finds its own result */
-    traza_result_meta meta = {name, "anomaly", params, tz_targ_bool(tool, call, "replace")};
+    char inputs[400];
+    traza_result_meta meta = {name, "anomaly", params, tz_targ_bool(tool, call, "replace"),
+                              tz_result_inputs(t, spec, NULL, inputs, sizeof inputs)};
     if (traza_result_save_events(t, &meta, ids, a.n, err) < 0)
         goto done;
     if (print) {

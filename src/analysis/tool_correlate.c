@@ -145,7 +145,9 @@ static int run_rank(const traza_tool *tool, const traza_tool_call *call, traza_t
         snprintf(name, sizeof name, "rank:%s%s", target->name, msuffix);
     snprintf(params, sizeof params, "series=%s method=%s delta=%lld slices=%s rank=1", target->name,
              m == TRAZA_CORR_REGULAR ? "regular" : "irregular", (long long)delta, slicing_name(o, sl, sizeof sl));
-    traza_result_meta meta = {name, tool->name, params, tz_targ_bool(tool, call, "replace")};
+    char inputs[600];
+    traza_result_meta meta = {name, tool->name, params, tz_targ_bool(tool, call, "replace"),
+                              tz_result_inputs(t, target->name, NULL, inputs, sizeof inputs)};
     if (traza_result_save_annotations(t, &meta, ann, n, err) < 0)
         goto done;
     if (call->json) {
@@ -233,7 +235,9 @@ static int run_pair(const traza_tool *tool, const traza_tool_call *call, traza_t
     ann[2].key = "delta";
     ann[2].value.kind = TRAZA_PT_INT;
     ann[2].value.i = c.delta;
-    traza_result_meta meta = {name, tool->name, params, tz_targ_bool(tool, call, "replace")};
+    char inputs[600];
+    traza_result_meta meta = {name, tool->name, params, tz_targ_bool(tool, call, "replace"),
+                              tz_result_inputs(t, a->name, b.name, inputs, sizeof inputs)};
     if (traza_result_save_annotations(t, &meta, ann, m == TRAZA_CORR_IRREGULAR ? 3 : 2, err) < 0)
         goto done;
     tz_buf o;

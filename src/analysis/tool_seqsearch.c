@@ -26,6 +26,7 @@ static int run_seqsearch(const traza_tool *tool, const traza_tool_call *call, tr
     traza_seq_result r;
     memset(&r, 0, sizeof r);
     traza_group_node *nodes = NULL;
+    char *inames = NULL;
     tz_buf b;
     tz_buf_init(&b);
     char *dup = tz_strdup(pat);
@@ -58,11 +59,19 @@ static int run_seqsearch(const traza_tool *tool, const traza_tool_call *call, tr
         traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
         goto done;
     }
+    /* each instance is named by its index: GROUP/3 names the fourth as an input */
+    inames = malloc((r.ninstances ? r.ninstances : 1) * 24);
+    if (!inames) {
+        traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        goto done;
+    }
     size_t k = 0;
     int64_t nid = 1;
     for (size_t i = 0; i < r.ninstances; i++) {
         int64_t inst = nid++;
+        snprintf(inames + i * 24, 24, "%zu", i);
         nodes[k].id = inst;
+        nodes[k].name = inames + i * 24;
         nodes[k].parent = 0;
         nodes[k].ordered = 1;
         nodes[k].position = (int64_t)i;
@@ -81,7 +90,7 @@ static int run_seqsearch(const traza_tool *tool, const traza_tool_call *call, tr
     snprintf(ename, sizeof ename, "%s:exceptions", name);
     snprintf(params, sizeof params, "pattern=%s per-producer=%d max-gap=%lld", pat, tz_targ_bool(tool, call, "per-producer"),
              (long long)gap);
-    traza_result_meta meta = {name, tool->name, params, tz_targ_bool(tool, call, "replace")};
+    traza_result_meta meta = {name, tool->name, params, tz_targ_bool(tool, call, "replace"), NULL};
     if (traza_result_save_group(t, &meta, nodes, k, err) < 0)
         goto done;
     k = 0;
@@ -99,7 +108,7 @@ static int run_seqsearch(const traza_tool *tool, const traza_tool_call *call, tr
         nodes[k].ref = r.exceptions[i];
         nodes[k].position = (int64_t)i;
     }
-    traza_result_meta emeta = {ename, tool->name, params, tz_targ_bool(tool, call, "replace")};
+    traza_result_meta emeta = {ename, tool->name, params, tz_targ_bool(tool, call, "replace"), NULL};
     if (traza_result_save_group(t, &emeta, nodes, k, err) < 0)
         goto done;
     if (call->json) {
@@ -138,6 +147,7 @@ static int run_seqsearch(const traza_tool *tool, const traza_tool_call *call, tr
 done:
     tz_buf_free(&b);
     free(nodes);
+    free(inames);
     free(dup);
     traza_seq_result_free(&r);
     traza_trace_close(t);

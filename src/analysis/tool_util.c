@@ -140,3 +140,24 @@ const char *tz_svg_color(size_t i)
                                       "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
     return pal[i % (sizeof pal / sizeof pal[0])];
 }
+
+const char *tz_result_inputs(traza_trace *t, const char *a, const char *b, char *out, size_t cap)
+{
+    const char *in[2] = {a, b};
+    size_t len = 0;
+    out[0] = '\0';
+    for (int i = 0; i < 2; i++) {
+        traza_result_info r;
+        int64_t node;
+        traza_err e;
+        traza_err_clear(&e);
+        if (!in[i] || traza_trace_event_type_by_name(t, in[i]) || traza_result_input(t, in[i], &r, &node, &e) < 0)
+            continue;
+        traza_result_info_clear(&r);
+        int k = snprintf(out + len, cap - len, "%s%s", len ? "\n" : "", in[i]);
+        if (k < 0 || (size_t)k >= cap - len)
+            break;
+        len += (size_t)k;
+    }
+    return len ? out : NULL;
+}

@@ -25,6 +25,9 @@ void tz_warnings_show(const traza_tool_call *call, const traza_warnings *w);
 void tz_json_warnings(tz_buf *b, const traza_warnings *w);
 /* Appends the warnings of src to dst. */
 void tz_warnings_merge(traza_warnings *dst, const traza_warnings *src);
+/* The provenance inputs of a run: those of the series or sets a, b (either NULL) that
+ * name a saved result rather than an event type, one a line into out; NULL if none. */
+const char *tz_result_inputs(traza_trace *t, const char *a, const char *b, char *out, size_t cap);
 /* Writes a buffer to a file. */
 int tz_write_file(const char *path, const tz_buf *b, traza_err *err);
 

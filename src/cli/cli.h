@@ -163,7 +163,8 @@ enum {
     "  --where 'PARAM OP VAL'  parameter condition, OP one of = != < > <= >= (repeatable)\n"        \
     "  --regex 'COL~RE'        PCRE2 on a column (type, producer, ts, end_ts, category, cpu, value,\n" \
     "                          level) or a parameter; 'COL!~RE' negates (repeatable)\n"             \
-    "  --set RESULT            only events of a saved event set\n"
+    "  --set RESULT            only events of a saved event set or group (GROUP/NODE: the\n"         \
+    "                          events under one node of a group, e.g. seq:A,B/3)\n"
 
 void cli_filter_init(cli_filter *cf);
 /* Returns 1 if the option was a filter option, 0 if not, -1 on a usage error. */

@@ -12,7 +12,7 @@ const char cmd_aggregate_usage[] =
     "  --p P           the trade-off (default: the proposed p of the p list)\n"
     "  --list-p        the meaningful p values, one per distinct partition, by bisection\n"
     "  --threshold T   bisection threshold (default 0.001)\n"
-    "  --producers S   only the producers of a saved producer set\n"
+    "  --producers S   only the producers of a saved producer set, group or event set\n"
     "  --spatial       spatio-temporal: a part is a producer subtree over an interval\n"
     "  --save NAME --replace  the saved result's name; --replace overwrites one of that name,\n"
     "              which is otherwise an error\n"

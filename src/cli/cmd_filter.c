@@ -63,7 +63,7 @@ int cmd_filter(traza_cli *cli, int argc, char **argv)
             if (n < 0) break;
             off += (size_t)n;
         }
-        traza_result_meta m = {name, activity ? "producer-activity" : "filter", params, replace};
+        traza_result_meta m = {name, activity ? "producer-activity" : "filter", params, replace, cf.set_s};
         int64_t count = 0, rid;
         const traza_trace_info *info = traza_trace_info_of(t);
         if (activity)

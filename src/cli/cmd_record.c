@@ -1,7 +1,7 @@
 /* traza record [-o DUMP] [--mode ring|stream] [--buffer SIZE] [--import NAME] -- PROGRAM ARGS
  * traza record --target gdb://HOST:PORT --elf FW.elf [--name T] (a bare-metal target's ring) */
 #include "cli/cli.h"
-#include "import/rtlive.h"
+#include "traza/live.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -97,7 +97,7 @@ static int record_target(traza_cli *cli, const char *target, const char *elf, co
                          double duration, long interval)
 {
     char buf[512];
-    tz_rtlive_opts o = {0};
+    traza_live_opts o = {0};
     if (parse_target(target, buf, sizeof buf, &o.host, &o.port) < 0)
         return cli_usage_error("record", "--target is gdb://HOST:PORT, not '%s'", target);
     if (!elf)
@@ -111,30 +111,30 @@ static int record_target(traza_cli *cli, const char *target, const char *elf, co
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigint;
     sigaction(SIGINT, &sa, &old);
-    tz_buf dump;
-    tz_buf_init(&dump);
-    tz_rtlive_stats st;
+    unsigned char *dump = NULL;
+    size_t dumplen = 0;
+    traza_live_stats st;
     traza_err err;
     traza_err_clear(&err);
-    int rc = tz_rtlive_record(&o, &dump, &st, &err);
+    int rc = traza_live_record(&o, &dump, &dumplen, &st, &err);
     sigaction(SIGINT, &old, NULL);
     if (rc < 0) {
-        tz_buf_free(&dump);
+        free(dump);
         return cli_fail(cli, &err);
     }
     /* the dump file, then the import (which reads it) */
     char tmpl[] = "/tmp/traza-live-XXXXXX";
     int fd = out ? open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : mkstemp(tmpl);
     const char *path = out ? out : tmpl;
-    int wrc = fd < 0 ? -1 : tz_write_all(fd, dump.s, dump.len);
+    int wrc = fd < 0 ? -1 : tz_write_all(fd, dump, dumplen);
     if (fd >= 0 && close(fd) < 0)
         wrc = -1;
     if (wrc < 0) {
         fprintf(stderr, "traza record: %s: %s\n", path, strerror(errno));
-        tz_buf_free(&dump);
+        free(dump);
         return EXIT_FAIL;
     }
-    tz_buf_free(&dump);
+    free(dump);
     if (!cli->quiet)
         fprintf(stderr, "traza record: %s: %llu polls, %llu bytes of events, target events %llu, "
                         "%llu blocks overwritten before they were read%s\n",

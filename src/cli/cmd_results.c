@@ -28,6 +28,7 @@ static void info_json(tz_buf *b, const traza_result_info *r)
         tz_buf_puts(b, ",\"target\":");
         tz_json_str(b, r->target);
     }
+    tz_json_result_provenance(b, r);
     tz_buf_putc(b, '}');
 }
 
@@ -44,6 +45,21 @@ static int show(traza_cli *cli, traza_trace *t, const traza_result_info *r, tz_b
     } else {
         tz_buf_printf(b, "%s (%s, %lld)%s%s\n", r->name, traza_result_kind_name(r->kind), (long long)r->size, r->target ? " -> " : "",
                       r->target ? r->target : "");
+        /* the provenance: what made it, from what, with which traza */
+        char when[32];
+        time_t tt = (time_t)r->created;
+        struct tm tm;
+        strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", localtime_r(&tt, &tm));
+        tz_buf_printf(b, "made by %s%s%s with %s, %s\n", r->tool ? r->tool : "an unknown tool", r->version ? " of traza " : "",
+                      r->version ? r->version : "", r->params && *r->params ? r->params : "no options", when);
+        tz_buf_puts(b, "inputs:");
+        for (const char *p = r->inputs; p && *p;) {
+            const char *c = strchr(p, '\n');
+            int k = c ? (int)(c - p) : (int)strlen(p);
+            tz_buf_printf(b, " %.*s%s", k, p, c ? "," : "");
+            p = c ? c + 1 : p + k;
+        }
+        tz_buf_puts(b, r->inputs ? "\n" : " none\n");
     }
     switch (r->kind) {
     case TRAZA_RES_EVENT_SET: {

@@ -860,7 +860,7 @@ int traza_ctf_process(traza_workspace *ws, const char *trace, const char *out_na
         goto done;
     }
     traza_trace_info_clear(&pinfo);
-    traza_result_meta m = {"processed", "ctf-kernel", k.kernel ? "kernel" : "provider", 1};
+    traza_result_meta m = {"processed", "ctf-kernel", k.kernel ? "kernel" : "provider", 1, NULL};
     if (traza_result_save_processed(k.raw, &m, name, err) < 0) {
         traza_workspace_remove(ws, name, &e2);
         goto done;

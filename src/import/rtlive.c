@@ -6,6 +6,7 @@
 #include "util/rsp.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -24,7 +25,7 @@ static int rsp_read(void *user, uint64_t addr, void *buf, size_t n, traza_err *e
 /* a stop reply that says the target is gone: W (exited) or X (killed) */
 static int exited(const tz_buf *reply) { return reply->len && (reply->s[0] == 'W' || reply->s[0] == 'X'); }
 
-int tz_rtlive_record(const tz_rtlive_opts *o, tz_buf *out, tz_rtlive_stats *st, traza_err *err)
+int tz_rtlive_record(const traza_live_opts *o, tz_buf *out, traza_live_stats *st, traza_err *err)
 {
     memset(st, 0, sizeof *st);
     traza_elf *elf = traza_elf_open(o->program, err);
@@ -99,4 +100,22 @@ int tz_rtlive_record(const tz_rtlive_opts *o, tz_buf *out, tz_rtlive_stats *st, 
     tz_buf_free(&reply);
     tz_rsp_close(&rsp);
     return rc;
+}
+
+int traza_live_record(const traza_live_opts *o, unsigned char **dump, size_t *len, traza_live_stats *st,
+                      traza_err *err)
+{
+    tz_buf b;
+    tz_buf_init(&b);
+    *dump = NULL;
+    *len = 0;
+    if (tz_rtlive_record(o, &b, st, err) < 0) {
+        tz_buf_free(&b);
+        return -1;
+    }
+    if (!b.s && !(b.s = malloc(1)))
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    *dump = (unsigned char *)b.s;
+    *len = b.len;
+    return 0;
 }

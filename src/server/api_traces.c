@@ -72,6 +72,7 @@ static void results_json(tz_buf *b, const traza_result_info *res, size_t n)
         tz_json_str(b, x->params ? x->params : "");
         tz_buf_printf(b, ",\"created\":%lld,\"size\":%lld,\"target\":", (long long)x->created, (long long)x->size);
         if (x->target) tz_json_str(b, x->target); else tz_buf_puts(b, "null");
+        tz_json_result_provenance(b, x);
         tz_buf_puts(b, "}");
     }
     tz_buf_puts(b, "]");

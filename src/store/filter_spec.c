@@ -108,28 +108,31 @@ static int keep_producer_set(traza_trace *t, int64_t id, ids *prod, traza_err *e
     return 0;
 }
 
-/* The result of the spec: its event set into *event_set, or its producers into prod
- * (*none set when it has none). */
-static int resolve_result(traza_trace *t, const traza_filter_spec *s, int64_t *event_set, ids *prod, int *none,
-                          traza_err *err)
+/* The result of the spec: an event set or a group (GROUP/NODE: one node's subtree)
+ * into *event_set and *node, or a producer set's producers into prod (*none set when
+ * it has none). */
+static int resolve_result(traza_trace *t, const traza_filter_spec *s, int64_t *event_set, int64_t *node, ids *prod,
+                          int *none, traza_err *err)
 {
     traza_result_info info;
     memset(&info, 0, sizeof info);
-    if (traza_result_find(t, s->result, &info, err) < 0)
+    int64_t at = 0;
+    if (traza_result_input(t, s->result, &info, &at, err) < 0)
         return -1;
     traza_result_kind kind = info.kind;
     int64_t id = info.id;
     traza_result_info_clear(&info);
-    if (kind == TRAZA_RES_EVENT_SET) {
+    if (kind == TRAZA_RES_EVENT_SET || kind == TRAZA_RES_GROUP) {
         if (*event_set && *event_set != id)
             return traza_err_set(err, TRAZA_E_USAGE, "result '%.64s' is not the event set %lld", s->result,
                                  (long long)*event_set);
         *event_set = id;
+        *node = at;
         return 0;
     }
     if (kind != TRAZA_RES_PRODUCER_SET || !s->producer_sets)
-        return traza_err_set(err, TRAZA_E_USAGE, "result '%.64s' is a %s, not an event set%s", s->result,
-                             traza_result_kind_name(kind), s->producer_sets ? " or a producer set" : "");
+        return traza_err_set(err, TRAZA_E_USAGE, "result '%.64s' is a %s: only an event set or a group%s restricts events",
+                             s->result, traza_result_kind_name(kind), s->producer_sets ? " (or a producer set, producers)" : "");
     if (keep_producer_set(t, id, prod, err) < 0)
         return -1;
     *none = prod->n == 0;
@@ -141,11 +144,11 @@ int traza_filter_resolve(traza_trace *t, const traza_filter_spec *spec, traza_fi
 {
     ids ty = {0}, prod = {0};
     unsigned categories = f->categories;
-    int64_t event_set = f->event_set;
+    int64_t event_set = f->event_set, node = f->event_set_node;
     int none = 0;
     if (resolve_types(t, spec, &ty, err) < 0 || resolve_producers(t, spec, &prod, err) < 0 ||
         resolve_categories(spec, &categories, err) < 0 ||
-        (spec->result && *spec->result && resolve_result(t, spec, &event_set, &prod, &none, err) < 0)) {
+        (spec->result && *spec->result && resolve_result(t, spec, &event_set, &node, &prod, &none, err) < 0)) {
         free(ty.v);
         free(prod.v);
         return -1;
@@ -158,6 +161,7 @@ int traza_filter_resolve(traza_trace *t, const traza_filter_spec *spec, traza_fi
     f->nproducers = prod.n;
     f->categories = categories;
     f->event_set = event_set;
+    f->event_set_node = node;
     if (none) { /* no producer: an empty window (a filter without producers means all) */
         f->has_from = f->has_to = 1;
         f->from = f->to = INT64_MAX;

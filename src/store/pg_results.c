@@ -2,6 +2,7 @@
  * with COPY; a save is one transaction (a savepoint when queries are open). */
 #include "store/pg_internal.h"
 #include "store/sql_common.h"
+#include "traza/version.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,7 +131,9 @@ static double rows_f64(tz_rows *r, int col) { return strtod(PQgetvalue(r->h, r->
 static char *rows_str(tz_rows *r, int col) { return tz_pg_text_get(r->h, r->row, col); }
 static void rows_close(tz_rows *r) { PQclear(r->h); }
 
-static const tz_rows_ops rows_ops = {"$1", rows_open, rows_next, rows_is_null, rows_i64, rows_f64, rows_str, rows_close};
+static int rows_ncols(tz_rows *r) { return PQnfields(r->h); }
+
+static const tz_rows_ops rows_ops = {"$1", rows_open, rows_next, rows_is_null, rows_i64, rows_f64, rows_str, rows_close, rows_ncols};
 
 int64_t tz_pg_r_save(tz_tstate *t, const traza_result_meta *m, traza_result_kind kind, int64_t size,
                      const char *target, const void *payload, size_t n, traza_err *err)
@@ -146,6 +149,10 @@ int64_t tz_pg_r_save(tz_tstate *t, const traza_result_meta *m, traza_result_kind
     tz_buf_init(&rows);
     int64_t rid = -1;
     const char *v1[1] = {m->name};
+    /* a store made before the provenance columns gets them */
+    if (tz_pg_exec(t->conn, "ALTER TABLE result ADD COLUMN IF NOT EXISTS inputs text, ADD COLUMN IF NOT EXISTS version text",
+                   "saving a result", err) < 0)
+        goto fail;
     PGresult *r = tz_pg_query(t->conn, "SELECT id, tool, params FROM result WHERE name=$1 FOR UPDATE", 1, v1, "saving a result", err);
     if (!r)
         goto fail;
@@ -162,9 +169,12 @@ int64_t tz_pg_r_save(tz_tstate *t, const traza_result_meta *m, traza_result_kind
     snprintf(kinds, sizeof kinds, "%d", (int)kind);
     snprintf(created, sizeof created, "%lld", (long long)time(NULL));
     snprintf(sizes, sizeof sizes, "%lld", (long long)size);
-    const char *v[7] = {m->name, kinds, m->tool, m->params, created, sizes, target};
-    r = tz_pg_query(t->conn, "INSERT INTO result(name, kind, tool, params, created, size, target) VALUES($1,$2,$3,$4,$5,$6,$7) RETURNING id",
-                    7, v, "saving a result", err);
+    const char *v[9] = {m->name, kinds, m->tool, m->params, created, sizes, target, m->inputs && *m->inputs ? m->inputs : NULL,
+                        TRAZA_VERSION_STRING};
+    r = tz_pg_query(t->conn,
+                    "INSERT INTO result(name, kind, tool, params, created, size, target, inputs, version)"
+                    " VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9) RETURNING id",
+                    9, v, "saving a result", err);
     if (!r)
         goto fail;
     rid = tz_pg_i64(r, 0, 0);

@@ -115,8 +115,20 @@ int tz_where_build(tz_buf *b, const tz_bfilter *bf, int64_t lo, int64_t hi, cons
             return -1;
         tz_buf_putc(b, ')');
     }
-    if (f->event_set > 0)
-        tz_buf_printf(b, " AND id IN (SELECT event FROM result_event WHERE result = %lld)", (long long)f->event_set);
+    if (f->event_set > 0 && f->event_set_node > 0)
+        /* the event leaves of one node's subtree of a group */
+        tz_buf_printf(b,
+                      " AND id IN (WITH RECURSIVE sub(n) AS (SELECT node FROM result_group WHERE result = %1$lld AND node = %2$lld"
+                      " UNION ALL SELECT g.node FROM result_group g, sub"
+                      " WHERE g.result = %1$lld AND g.parent = sub.n) SELECT g.ref FROM result_group g WHERE g.result = %1$lld"
+                      " AND g.ref_kind = %3$d AND g.node IN (SELECT n FROM sub))",
+                      (long long)f->event_set, (long long)f->event_set_node, TRAZA_GROUP_EVENT);
+    else if (f->event_set > 0)
+        /* an event set's members, or a group's event leaves: a result is one or the other */
+        tz_buf_printf(b,
+                      " AND id IN (SELECT event FROM result_event WHERE result = %1$lld"
+                      " UNION ALL SELECT ref FROM result_group WHERE result = %1$lld AND ref_kind = %2$d)",
+                      (long long)f->event_set, TRAZA_GROUP_EVENT);
     return 0;
 }
 
@@ -159,9 +171,10 @@ static int oom(tz_rows *r, traza_err *err)
 int tz_rows_results(const tz_rows_ops *ops, void *conn, traza_result_info **out, size_t *n, traza_err *err)
 {
     tz_rows r = {.ops = ops, .conn = conn};
-    if (ops->open(&r, "SELECT id, name, kind, tool, params, created, size, target FROM result ORDER BY id", NULL, "listing results",
-                  err) < 0)
+    /* every column: a store made before the provenance columns has 8 */
+    if (ops->open(&r, "SELECT * FROM result ORDER BY id", NULL, "listing results", err) < 0)
         return -1;
+    int prov = ops->ncols(&r) >= 10;
     traza_result_info *arr = NULL;
     size_t cnt = 0, cap = 0;
     while (ops->next(&r)) {
@@ -179,6 +192,10 @@ int tz_rows_results(const tz_rows_ops *ops, void *conn, traza_result_info **out,
         x->created = ops->i64(&r, 5);
         x->size = ops->i64(&r, 6);
         if (!ops->is_null(&r, 7) && !(x->target = ops->str(&r, 7)))
+            goto fail;
+        if (prov && !ops->is_null(&r, 8) && !(x->inputs = ops->str(&r, 8)))
+            goto fail;
+        if (prov && !ops->is_null(&r, 9) && !(x->version = ops->str(&r, 9)))
             goto fail;
         if (!x->name)
             goto fail;

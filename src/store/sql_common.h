@@ -50,6 +50,7 @@ typedef struct tz_rows_ops {
     double (*f64)(tz_rows *r, int col);
     char *(*str)(tz_rows *r, int col);       /* a copy; NULL if SQL NULL or out of memory */
     void (*close)(tz_rows *r);
+    int (*ncols)(tz_rows *r);                /* the statement's column count */
 } tz_rows_ops;
 
 struct tz_rows {

@@ -1,6 +1,7 @@
 /* SQLite backend: results stored in the trace store. */
 #include "store/sqlite_internal.h"
 #include "store/sql_common.h"
+#include "traza/version.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,13 +97,18 @@ static double rows_f64(tz_rows *r, int col) { return sqlite3_column_double(r->h,
 static char *rows_str(tz_rows *r, int col) { return tz_strdup((const char *)sqlite3_column_text(r->h, col)); }
 static void rows_close(tz_rows *r) { sqlite3_finalize(r->h); }
 
-static const tz_rows_ops rows_ops = {"?", rows_open, rows_next, rows_is_null, rows_i64, rows_f64, rows_str, rows_close};
+static int rows_ncols(tz_rows *r) { return sqlite3_column_count(r->h); }
+
+static const tz_rows_ops rows_ops = {"?", rows_open, rows_next, rows_is_null, rows_i64, rows_f64, rows_str, rows_close, rows_ncols};
 
 int64_t tz_sqlite_r_save(tz_tstate *t, const traza_result_meta *m, traza_result_kind kind, int64_t size,
                          const char *target, const void *payload, size_t n, traza_err *err)
 {
     sqlite3 *db = t->db;
     sqlite3_stmt *st = NULL;
+    /* a store made before the provenance columns gets them (an error says they exist) */
+    sqlite3_exec(db, "ALTER TABLE result ADD COLUMN inputs TEXT", NULL, NULL, NULL);
+    sqlite3_exec(db, "ALTER TABLE result ADD COLUMN version TEXT", NULL, NULL, NULL);
     if (tz_sql_exec(db, "BEGIN IMMEDIATE", "saving a result", err) < 0)
         return -1;
     if (tz_sql_prepare(db, "SELECT id, tool, params FROM result WHERE name=?", &st, err) < 0)
@@ -119,7 +125,7 @@ int64_t tz_sqlite_r_save(tz_tstate *t, const traza_result_meta *m, traza_result_
     st = NULL;
     if (old && delete_rows(db, old, err) < 0)
         goto fail;
-    if (tz_sql_prepare(db, "INSERT INTO result(name, kind, tool, params, created, size, target) VALUES(?,?,?,?,?,?,?)", &st, err) < 0)
+    if (tz_sql_prepare(db, "INSERT INTO result(name, kind, tool, params, created, size, target, inputs, version) VALUES(?,?,?,?,?,?,?,?,?)", &st, err) < 0)
         goto fail;
     sqlite3_bind_text(st, 1, m->name, -1, SQLITE_STATIC);
     sqlite3_bind_int(st, 2, (int)kind);
@@ -128,6 +134,8 @@ int64_t tz_sqlite_r_save(tz_tstate *t, const traza_result_meta *m, traza_result_
     sqlite3_bind_int64(st, 5, (int64_t)time(NULL));
     sqlite3_bind_int64(st, 6, size);
     if (target) sqlite3_bind_text(st, 7, target, -1, SQLITE_STATIC); else sqlite3_bind_null(st, 7);
+    if (m->inputs && *m->inputs) sqlite3_bind_text(st, 8, m->inputs, -1, SQLITE_STATIC); else sqlite3_bind_null(st, 8);
+    sqlite3_bind_text(st, 9, TRAZA_VERSION_STRING, -1, SQLITE_STATIC);
     if (sqlite3_step(st) != SQLITE_DONE) {
         tz_sql_fail(db, "saving a result", err);
         goto fail;

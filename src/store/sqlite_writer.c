@@ -97,7 +97,7 @@ int tz_sqlite_create_schema(sqlite3 *db, const char *p, traza_err *err)
              " end_ts INTEGER, end_producer INTEGER, level INTEGER, value REAL, cpu INTEGER);"
              "CREATE TABLE %sparam(event INTEGER NOT NULL, def INTEGER NOT NULL, value, PRIMARY KEY(event, def)) WITHOUT ROWID;"
              "CREATE TABLE %sresult(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, kind INTEGER NOT NULL, tool TEXT,"
-             " params TEXT, created INTEGER, size INTEGER, target TEXT);"
+             " params TEXT, created INTEGER, size INTEGER, target TEXT, inputs TEXT, version TEXT);"
              "CREATE TABLE %sresult_event(result INTEGER NOT NULL, event INTEGER NOT NULL, PRIMARY KEY(result, event)) WITHOUT ROWID;"
              "CREATE TABLE %sresult_producer(result INTEGER NOT NULL, producer INTEGER NOT NULL, PRIMARY KEY(result, producer)) WITHOUT ROWID;"
              "CREATE TABLE %sresult_group(result INTEGER NOT NULL, node INTEGER NOT NULL, parent INTEGER, name TEXT,"

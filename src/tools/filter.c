@@ -248,7 +248,7 @@ static int run_filter(const traza_tool *tool, const traza_tool_call *call, traza
     }
     int as_prod = strcmp(traza_tool_arg(tool, call->args, "output"), "producers") == 0;
     params = args_text(call);
-    traza_result_meta m = {name, tool->name, params, is_true(traza_tool_arg(tool, call->args, "replace"))};
+    traza_result_meta m = {name, tool->name, params, is_true(traza_tool_arg(tool, call->args, "replace")), NULL};
     int64_t n = 0;
     int64_t rid = traza_filter_save(t, &f, exclude, as_prod, &m, &n, err);
     if (rid > 0) {
@@ -294,7 +294,7 @@ static int run_activity(const traza_tool *tool, const traza_tool_call *call, tra
         int idle = is_true(traza_tool_arg(tool, call->args, "idle"));
         const char *name = traza_tool_arg(tool, call->args, "name");
         params = args_text(call);
-        traza_result_meta m = {name, tool->name, params, is_true(traza_tool_arg(tool, call->args, "replace"))};
+        traza_result_meta m = {name, tool->name, params, is_true(traza_tool_arg(tool, call->args, "replace")), NULL};
         int64_t n = 0;
         int64_t rid = traza_producer_activity_save(t, from, to, idle, &m, &n, err);
         if (rid > 0) {

@@ -1,6 +1,7 @@
 /* Names of the model's enumerations, and freeing of model structs. */
 #include "traza/model.h"
 #include "traza/result.h"
+#include "util/util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,8 @@ void traza_result_info_clear(traza_result_info *r)
     free(r->tool);
     free(r->params);
     free(r->target);
+    free(r->inputs);
+    free(r->version);
     memset(r, 0, sizeof *r);
 }
 
@@ -85,4 +88,22 @@ void traza_result_info_array_free(traza_result_info *arr, size_t n)
     for (size_t i = 0; i < n; i++)
         traza_result_info_clear(&arr[i]);
     free(arr);
+}
+
+void tz_json_result_provenance(tz_buf *b, const traza_result_info *r)
+{
+    tz_buf_puts(b, ",\"inputs\":[");
+    for (const char *p = r->inputs; p && *p;) {
+        const char *c = strchr(p, '\n');
+        size_t n = c ? (size_t)(c - p) : strlen(p);
+        if (p != r->inputs)
+            tz_buf_putc(b, ',');
+        tz_json_strn(b, p, n);
+        p = c ? c + 1 : p + n;
+    }
+    tz_buf_puts(b, "],\"version\":");
+    if (r->version)
+        tz_json_str(b, r->version);
+    else
+        tz_buf_puts(b, "null");
 }

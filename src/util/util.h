@@ -80,6 +80,10 @@ void tz_buf_quoted(tz_buf *b, const char *s, char q);
 /* JSON helpers: a quoted, escaped string (invalid UTF-8 bytes become U+FFFD). */
 void tz_json_str(tz_buf *b, const char *s);
 void tz_json_strn(tz_buf *b, const char *s, size_t n);
+/* Appends a saved result's provenance besides its tool, params and time:
+ * ,"inputs":["A","B"],"version":"0.1.0" (null when the store did not keep it). */
+struct traza_result_info;
+void tz_json_result_provenance(tz_buf *b, const struct traza_result_info *r);
 /* Text escaped for XML/HTML/SVG content and attributes (< > & "). */
 void tz_xml_esc(tz_buf *b, const char *s);
 /* Seconds in a readable unit ("1.23 ms", "-250 ns", 3 significant digits); "-" for NaN. */

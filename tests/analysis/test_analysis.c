@@ -212,7 +212,7 @@ static void test_rank_flush(void **state)
     int64_t *ids = malloc(a.n * sizeof *ids);
     for (size_t i = 0; i < a.n; i++)
         ids[i] = s.id[a.index[i]];
-    traza_result_meta meta = {"slow-reads", "anomaly", "", 1};
+    traza_result_meta meta = {"slow-reads", "anomaly", "", 1, NULL};
     assert_true(traza_result_save_events(t, &meta, ids, a.n, &w.err) > 0);
     free(ids);
     traza_anomalies_free(&a);

@@ -146,12 +146,12 @@ static void test_results(void **state)
     traza_filter_spec sel = {.type_names = irq, .ntype_names = 1};
     assert_int_equal(resolve(&x, &sel), 0);
     int64_t n = 0;
-    traza_result_meta ev = {"irqs", "filter", NULL, 0}, pr = {"irq-producers", "filter", NULL, 0};
+    traza_result_meta ev = {.name = "irqs", .tool = "filter"}, pr = {.name = "irq-producers", .tool = "filter"};
     int64_t evset = traza_filter_save(x.t, &x.f, 0, 0, &ev, &n, &x.w.err);
     assert_true(evset > 0);
     assert_true(traza_filter_save(x.t, &x.f, 0, 1, &pr, &n, &x.w.err) > 0);
     assert_int_equal(n, 2); /* cpu0, cpu1 */
-    traza_result_meta idle = {"none-active", "producer-activity", NULL, 0};
+    traza_result_meta idle = {.name = "none-active", .tool = "producer-activity"};
     assert_true(traza_producer_activity_save(x.t, 1000, 2000, 0, &idle, &n, &x.w.err) > 0);
     assert_int_equal(n, 0);
 
@@ -170,7 +170,7 @@ static void test_results(void **state)
 
     traza_filter_spec s2 = {.result = "irq-producers"};
     assert_int_equal(resolve(&x, &s2), -1);
-    assert_string_equal(x.w.err.msg, "result 'irq-producers' is a producer_set, not an event set");
+    assert_string_equal(x.w.err.msg, "result 'irq-producers' is a producer_set: only an event set or a group restricts events");
     s2.producer_sets = 1;
     assert_int_equal(resolve(&x, &s2), 0);
     assert_int_equal(x.f.nproducers, 2);

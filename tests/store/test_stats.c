@@ -82,22 +82,22 @@ static void test_filter_tools(void **state)
     int32_t irq = traza_trace_event_type_by_name(t, "irq")->id;
     f.types = &irq;
     f.ntypes = 1;
-    traza_result_meta m = {"irqs", "filter", NULL, 0};
+    traza_result_meta m = {"irqs", "filter", NULL, 0, NULL};
     int64_t n = 0;
     int64_t r = traza_filter_save(t, &f, 0, 0, &m, &n, &w.err);
     assert_true(r > 0);
     assert_int_equal(n, 10);
-    traza_result_meta m2 = {"not-irqs", "filter", NULL, 0};
+    traza_result_meta m2 = {"not-irqs", "filter", NULL, 0, NULL};
     assert_true(traza_filter_save(t, &f, 1, 0, &m2, &n, &w.err) > 0);
     assert_int_equal(n, 12);
-    traza_result_meta m3 = {"irq-producers", "filter", NULL, 0};
+    traza_result_meta m3 = {"irq-producers", "filter", NULL, 0, NULL};
     assert_true(traza_filter_save(t, &f, 0, 1, &m3, &n, &w.err) > 0);
     assert_int_equal(n, 2); /* cpu0, cpu1 */
-    traza_result_meta m4 = {"non-irq-producers", "filter", NULL, 0};
+    traza_result_meta m4 = {"non-irq-producers", "filter", NULL, 0, NULL};
     assert_true(traza_filter_save(t, &f, 1, 1, &m4, &n, &w.err) > 0);
     assert_int_equal(n, 2); /* root (load), cpu0 (run, msg) */
     /* activity: in [31, 39] only run 31..36 on cpu0 and load on root are active */
-    traza_result_meta m5 = {"active", "producer-activity", NULL, 0};
+    traza_result_meta m5 = {"active", "producer-activity", NULL, 0, NULL};
     assert_true(traza_producer_activity_save(t, 31, 39, 0, &m5, &n, &w.err) > 0);
     assert_int_equal(n, 2);
     int32_t *ids;
@@ -110,7 +110,7 @@ static void test_filter_tools(void **state)
     assert_string_equal(traza_trace_producer(t, ids[1])->name, "cpu0");
     free(ids);
     traza_result_info_clear(&ri);
-    traza_result_meta m6 = {"idle", "producer-activity", NULL, 0};
+    traza_result_meta m6 = {"idle", "producer-activity", NULL, 0, NULL};
     assert_true(traza_producer_activity_save(t, 31, 39, 1, &m6, &n, &w.err) > 0);
     assert_int_equal(n, 1);
     /* the same through the registry, as `traza run filter` does */

@@ -170,7 +170,7 @@ static void test_results(void **state)
     tu_ws_open(&w);
     tu_sample_trace(&w, "t3", 20);
     traza_trace *t = traza_trace_open(w.ws, "t3", TRAZA_OPEN_READ, &w.err);
-    traza_result_meta m = {"set1", "test", "--x", 0};
+    traza_result_meta m = {"set1", "test", "--x", 0, NULL};
     int64_t ids[] = {1, 2, 5, 5};
     assert_int_equal(traza_result_save_events(t, &m, ids, 4, &w.err), -1);
     assert_err_contains(w.err, "read-only");
@@ -178,21 +178,21 @@ static void test_results(void **state)
     t = traza_trace_open(w.ws, "t3", TRAZA_OPEN_WRITE, &w.err);
     int64_t r1 = traza_result_save_events(t, &m, ids, 4, &w.err);
     assert_true(r1 > 0);
-    traza_result_meta other = {"set1", "test", "--y", 0};
+    traza_result_meta other = {"set1", "test", "--y", 0, NULL};
     assert_int_equal(traza_result_save_events(t, &other, ids, 2, &w.err), -1);
     assert_err_contains(w.err, "a result named 'set1' already exists, made by test with --x");
     int64_t badids[] = {1000};
-    traza_result_meta m2 = {"bad", "test", NULL, 0};
+    traza_result_meta m2 = {"bad", "test", NULL, 0, NULL};
     assert_int_equal(traza_result_save_events(t, &m2, badids, 1, &w.err), -1);
     int32_t prods[] = {1, 2};
-    traza_result_meta m3 = {"cores", "test", NULL, 0};
+    traza_result_meta m3 = {"cores", "test", NULL, 0, NULL};
     assert_true(traza_result_save_producers(t, &m3, prods, 2, &w.err) > 0);
     traza_group_node g[] = {{1, 0, "root", 1, TRAZA_GROUP_NONE, 0, 0}, {2, 1, NULL, 0, TRAZA_GROUP_EVENT, 5, 0},
                             {3, 1, "second", 0, TRAZA_GROUP_TYPE, 1, 1}};
-    traza_result_meta m4 = {"grp", "test", NULL, 0};
+    traza_result_meta m4 = {"grp", "test", NULL, 0, NULL};
     assert_true(traza_result_save_group(t, &m4, g, 3, &w.err) > 0);
     traza_annotation an[] = {{"note", {TRAZA_PT_STRING, 0, 0, "spike"}, 1, 10, 20}, {"score", {TRAZA_PT_DOUBLE, 0, 2.5, NULL}, 0, 0, 0}};
-    traza_result_meta m5 = {"ann", "test", NULL, 0};
+    traza_result_meta m5 = {"ann", "test", NULL, 0, NULL};
     assert_true(traza_result_save_annotations(t, &m5, an, 2, &w.err) > 0);
     traza_result_info *list;
     size_t n;
@@ -230,7 +230,7 @@ static void test_results(void **state)
     /* the event sets holding an event: set1 {1, 2, 5} and set2 {5, 7}; the group
      * that references event 5 and the producer set are no event sets */
     int64_t ids2[] = {7, 5};
-    traza_result_meta m7 = {"set2", "test", NULL, 0};
+    traza_result_meta m7 = {"set2", "test", NULL, 0, NULL};
     int64_t r2 = traza_result_save_events(t, &m7, ids2, 2, &w.err);
     assert_true(r2 > r1);
     assert_int_equal(traza_result_sets_of_event(t, 5, &got, &ng, &w.err), 0);
@@ -245,7 +245,7 @@ static void test_results(void **state)
     free(got);
     /* processed trace link */
     tu_sample_trace(&w, "t3-derived", 2);
-    traza_result_meta m6 = {"derived", "test", NULL, 0};
+    traza_result_meta m6 = {"derived", "test", NULL, 0, NULL};
     assert_true(traza_result_save_processed(t, &m6, "t3-derived", &w.err) > 0);
     traza_result_info ri;
     assert_int_equal(traza_result_find(t, "derived", &ri, &w.err), 0);

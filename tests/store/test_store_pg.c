@@ -433,9 +433,9 @@ static void test_pg_nested_queries(void **state)
         n_inner++;
     traza_cursor_free(inner);
     assert_int_equal(n_inner, traza_count(t, &g, &w.err));
-    traza_result_meta m = {"first3", "test", NULL, 0};
+    traza_result_meta m = {"first3", "test", NULL, 0, NULL};
     assert_true(traza_result_save_events(t, &m, ids, 3, &w.err) > 0);
-    traza_result_meta m2 = {"first3", "test", "--other", 0};
+    traza_result_meta m2 = {"first3", "test", "--other", 0, NULL};
     assert_true(traza_result_save_events(t, &m2, ids, 3, &w.err) < 0); /* name taken */
     assert_err_contains(w.err, "already exists");
     while (traza_cursor_next(outer, &ev, &w.err) > 0) /* the failed save left the query intact */

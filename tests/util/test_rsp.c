@@ -148,7 +148,7 @@ static void test_program_without_control_block(void **state)
 {
     (void)state;
     /* this test program has a symbol table, but no traced runtime */
-    tz_rtlive_opts o = {0};
+    traza_live_opts o = {0};
     o.host = "127.0.0.1";
     o.port = "1";
     o.program = "/proc/self/exe";
@@ -156,7 +156,7 @@ static void test_program_without_control_block(void **state)
     o.timeout_ms = 1000;
     tz_buf out;
     tz_buf_init(&out);
-    tz_rtlive_stats st;
+    traza_live_stats st;
     traza_err err;
     assert_int_equal(tz_rtlive_record(&o, &out, &st, &err), -1);
     assert_string_equal(err.msg, "/proc/self/exe: no symbol traza_rt_control in the program's symbol table");

@@ -51,11 +51,11 @@ function renderExplorer() {
   }
 }
 
-// A saved result: an event or producer set can filter every view; any can be deleted.
+// A saved result: an event set, producer set or group can filter every view; any can be deleted.
 function resultItem(r) {
   const on = state.result === r.name;
   const acts = el('span', { class: 'ractions' });
-  if (r.kind === 'event_set' || r.kind === 'producer_set') {
+  if (r.kind === 'event_set' || r.kind === 'producer_set' || r.kind === 'group') {
     acts.append(el('button', { 'data-testid': 'result-filter', title: 'show only this set in every view',
       onclick: () => { state.result = on ? null : r.name; renderExplorer(); changed('result'); } }, on ? 'stop filtering' : 'use as filter'));
   }
