@@ -699,6 +699,9 @@ static int etm_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, s
     rc = traza_etm_decode(paths[0], imp_elem, &c, err);
     if (rc == 0) {
         traza_writer_set_time_unit(w, 0);
+        /* ticks are executed instructions per core, not seconds */
+        if ((rc = traza_writer_set_param(w, TRAZA_TIME_AXIS_PARAM, "instructions", err)) < 0)
+            goto out;
         tz_skips sk;
         tz_skips_init(&sk, ctx, w, paths[0], err);
         tz_skips_note(&sk, "unresolved", "ranges or addresses the decoder could not resolve (I_RANGE_NOPATH, ADDR_UNKNOWN)", c.unresolved);

@@ -77,3 +77,15 @@ if [ -f "$L" ]; then
   check_rc "etm: first timestamp of cpu_3" 0 "$TRAZA" query strict-TC2 --type timestamp --producer cpu_3 --limit 1 --json
   check_eq "etm: first timestamp of cpu_3 = the log's TS" "$((first_ts))" "$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["params"]["timestamp"])')"
 fi
+# The axis of an ETM trace is executed instructions, not seconds: the trace says so
+# (time.axis) and info, stats and list count instructions.
+if [ -d "$O/snapshots/tc2-ptm-rstk-t32" ]; then
+  INFO=$("$TRAZA" info ptm)
+  check_contains "etm: info names the instruction axis" "$INFO" "time axis:   instructions"
+  check_contains "etm: info span in instructions" "$INFO" "(+192073 instr from the start)"
+  case "$INFO" in *" s"$'\n'*|*"10^0 s"*) fail "etm: info prints no seconds" "$INFO" ;; *) pass "etm: info prints no seconds" ;; esac
+  STATS=$("$TRAZA" stats ptm)
+  check_contains "etm: stats durations in instructions" "$STATS" "instr_range                      state            53192  99.99%     192073 instr"
+  case "$STATS" in *" s"$'\n'*) fail "etm: stats prints no seconds" "$STATS" ;; *) pass "etm: stats prints no seconds" ;; esac
+  check_contains "etm: list span in instructions" "$("$TRAZA" list)" "192073 instr"
+fi
