@@ -528,6 +528,8 @@ typedef struct ictx {
     int32_t t[N_KINDS];
     int32_t d_idxs[N_KINDS];
     int32_t d_start, d_end, d_isa, d_n, d_last, d_exc, d_ret, d_reason, d_addr, d_exec, d_rcc;
+    int32_t d_func;
+    tz_etm_syms *syms; /* function names of the ELF images */
     int32_t d_ts, d_tscc, d_ctxid, d_vmid, d_sec, d_el, d_cisa, d_bits, d_cc;
     int64_t ranges;
     int64_t unresolved; /* ranges without their path, addresses the decoder lost */
@@ -591,6 +593,9 @@ static int imp_elem(void *u, const traza_etm_elem *e, traza_err *err)
         P(c->d_exec, TRAZA_PT_INT, e->executed);
         if (e->has_cc)
             P(c->d_rcc, TRAZA_PT_INT, e->cycle_count);
+        const char *fn = tz_etm_syms_func(c->syms, e->start);
+        if (fn)
+            ps[np].def = c->d_func, ps[np].v = (traza_value){TRAZA_PT_STRING, 0, 0, fn}, np++;
         if (tz_map_put(&c->counters, e->core, now + e->ninstr) < 0)
             return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
         c->ranges++;
@@ -680,7 +685,7 @@ static int etm_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, s
         {&c.d_start, K_RANGE, "start", TRAZA_PT_HEX},       {&c.d_end, K_RANGE, "end", TRAZA_PT_HEX},
         {&c.d_isa, K_RANGE, "isa", TRAZA_PT_STRING},        {&c.d_n, K_RANGE, "ninstr", TRAZA_PT_INT},
         {&c.d_last, K_RANGE, "last_size", TRAZA_PT_INT},    {&c.d_exec, K_RANGE, "last_executed", TRAZA_PT_INT},
-        {&c.d_rcc, K_RANGE, "cycle_count", TRAZA_PT_INT},
+        {&c.d_rcc, K_RANGE, "cycle_count", TRAZA_PT_INT},   {&c.d_func, K_RANGE, "function", TRAZA_PT_STRING},
         {&c.d_exc, K_EXC, "number", TRAZA_PT_INT},          {&c.d_ret, K_EXC, "return_address", TRAZA_PT_HEX},
         {&c.d_reason, K_ON, "reason", TRAZA_PT_INT},        {&c.d_addr, K_NACC, "address", TRAZA_PT_HEX},
         {&c.d_ts, K_TS, "timestamp", TRAZA_PT_INT},         {&c.d_tscc, K_TS, "cycle_count", TRAZA_PT_INT},
@@ -696,6 +701,13 @@ static int etm_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, s
     for (size_t i = 0; i < N_KINDS; i++)
         if ((c.d_idxs[i] = traza_writer_param_def(w, c.t[i], "index", TRAZA_PT_INT, err)) < 0)
             goto out;
+    tz_snapshot ss;
+    if (tz_snapshot_load(paths[0], &ss, err) < 0)
+        goto out;
+    rc = tz_etm_syms_open(&ss, opts ? opts->elf : NULL, &c.syms, err);
+    tz_snapshot_free(&ss);
+    if (rc < 0)
+        goto out;
     rc = traza_etm_decode(paths[0], imp_elem, &c, err);
     if (rc == 0) {
         traza_writer_set_time_unit(w, 0);
@@ -714,6 +726,7 @@ static int etm_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, s
         rc = tz_skips_finish(&sk, tz_strict(opts), -1);
     }
 out:
+    tz_etm_syms_close(c.syms);
     free(root);
     tz_map_free(&c.cores);
     tz_map_free(&c.counters);

@@ -89,3 +89,47 @@ if [ -d "$O/snapshots/tc2-ptm-rstk-t32" ]; then
   case "$STATS" in *" s"$'\n'*) fail "etm: stats prints no seconds" "$STATS" ;; *) pass "etm: stats prints no seconds" ;; esac
   check_contains "etm: list span in instructions" "$("$TRAZA" list)" "192073 instr"
 fi
+# Symbols: juno-uname-002's memory images are stripped ELF files (uname, libc, ld.so,
+# vdso); their dynamic symbols name the function of each range's start. The traced
+# ranges are in ld.so (loaded at 0x7f8e58f000): each named range lies inside the
+# symbol `nm -D` gives for that name.
+J=$O/snapshots/juno-uname-002
+if [ -d "$J" ]; then
+  check_rc "etm: import juno with symbols" 0 "$TRAZA" import "$J" --name juno-syms
+  "$TRAZA" query juno-syms --type instr_range --regex 'function~.' --limit 0 --json > "$TMP/named.json"
+  check_eq "etm: ranges per function" "__libc_memalign=52 _dl_debug_state=1 calloc=10 malloc=11" \
+    "$(python3 -c 'import json,sys,collections; c=collections.Counter(e["params"]["function"] for e in json.load(open(sys.argv[1]))); print(" ".join("%s=%d" % kv for kv in sorted(c.items())))' "$TMP/named.json")"
+  if command -v nm >/dev/null; then
+    nm -D -S --defined-only "$J/ld-2.21.bin" | sed 's/@.*//' > "$TMP/ld.syms"
+    bad=$(python3 - "$TMP/named.json" "$TMP/ld.syms" <<'PY'
+import json, sys
+syms = {}
+for line in open(sys.argv[2]):
+    f = line.split()
+    if len(f) == 4:
+        syms[f[3]] = (int(f[0], 16), int(f[1], 16))
+for e in json.load(open(sys.argv[1])):
+    off = int(e["params"]["start"], 16) - 0x7f8e58f000
+    v, sz = syms.get(e["params"]["function"], (-1, 0))
+    if not (v <= off < v + max(sz, 1)):
+        print("range %s at ld+0x%x is not in nm's %s" % (e["id"], off, e["params"]["function"]))
+PY
+)
+    check_eq "etm: every named range lies in nm's symbol of that name" "" "$bad"
+  fi
+  check_rc "etm: count the unnamed ranges" 0 "$TRAZA" query juno-syms --type instr_range --regex 'function!~.' --count
+  check_eq "etm: unnamed ranges (ld.so's internal functions have no dynamic symbol)" "5741" "$OUT"
+  # --elf: an ELF program at its link addresses, looked up before the images; built
+  # here with functions covering ld.so's malloc/calloc/memalign at their load addresses.
+  if command -v as >/dev/null && command -v ld >/dev/null; then
+    printf '%s\n' '.text' '.globl a_memalign' '.type a_memalign,@function' 'a_memalign: .skip 0x114' '.size a_memalign, 0x114' \
+      '.globl a_malloc' '.type a_malloc,@function' 'a_malloc: .skip 0xc' '.size a_malloc, 0xc' \
+      '.globl a_calloc' '.type a_calloc,@function' 'a_calloc: .skip 0x34' '.size a_calloc, 0x34' > "$TMP/f.s"
+    as "$TMP/f.s" -o "$TMP/f.o" && ld -o "$TMP/f.elf" -Ttext=0x7f8e5a3440 -e a_memalign "$TMP/f.o"
+    check_rc "etm: import with --elf" 0 "$TRAZA" import "$J" --name juno-elf --elf "$TMP/f.elf"
+    check_eq "etm: --elf names first, the images the rest" "_dl_debug_state=1 a_calloc=10 a_malloc=11 a_memalign=52" \
+      "$("$TRAZA" query juno-elf --type instr_range --regex 'function~.' --limit 0 --json | python3 -c 'import json,sys,collections; c=collections.Counter(e["params"]["function"] for e in json.load(sys.stdin)); print(" ".join("%s=%d" % kv for kv in sorted(c.items())))')"
+  fi
+  check_rc "etm: --elf of a non-ELF file fails" 1 "$TRAZA" import "$J" --name juno-bad --elf "$J/trace.ini"
+  check_contains "etm: --elf error" "$OUT" "$J/trace.ini: not an ELF file with function symbols"
+fi
