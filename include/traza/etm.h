@@ -31,7 +31,10 @@ typedef enum traza_etm_kind {
     TRAZA_ETM_NO_SYNC,
     TRAZA_ETM_END_OF_TRACE,
     TRAZA_ETM_ADDR_NACC,      /* start = the address with no memory image */
-    TRAZA_ETM_OTHER           /* anything else (timestamps, contexts, events) */
+    TRAZA_ETM_OTHER,          /* anything else (events, software trace, markers...): elem_name */
+    TRAZA_ETM_TIMESTAMP,      /* timestamp (and cycle_count when has_cc) */
+    TRAZA_ETM_PE_CONTEXT,     /* context_id, vmid, secure, el, bits64; isa */
+    TRAZA_ETM_CYCLE_COUNT     /* cycle_count: cycles since the previous count */
 } traza_etm_kind;
 
 typedef struct traza_etm_elem {
@@ -49,6 +52,14 @@ typedef struct traza_etm_elem {
     int executed;         /* the last instruction executed (conditional not taken = 0) */
     uint32_t number;      /* exception number / trace-on reason */
     int has_ret;
+    uint64_t timestamp;   /* TRAZA_ETM_TIMESTAMP */
+    int has_cc;           /* cycle_count is valid (any kind) */
+    uint32_t cycle_count;
+    uint32_t context_id, vmid; /* TRAZA_ETM_PE_CONTEXT */
+    int ctxt_id_valid, vmid_valid;
+    const char *secure;   /* "secure", "nonsecure", "root", "realm" */
+    int el;               /* exception level, -1 when the protocol does not trace it */
+    int bits64;
     const char *elem_name; /* OpenCSD's element type name ("OCSD_GEN_TRC_ELEM_...") */
 } traza_etm_elem;
 

@@ -23,6 +23,8 @@ typedef struct traza_import_opts {
                              (CTF: the processed kernel / provider trace, traza/ctf.h) */
     int strict;           /* an input the importer would skip (counted in the trace's
                              "skipped.*" parameters) is an error instead */
+    const char *elf;      /* etm: an ELF program naming the functions of the ranges
+                             (at its link addresses); NULL = the snapshot's ELF images only */
 } traza_import_opts;
 
 typedef struct traza_importer {

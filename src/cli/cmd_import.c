@@ -7,7 +7,7 @@
 #include <string.h>
 
 const char cmd_import_usage[] =
-    "usage: traza import FILE... [--format F] [--name N] [--map MAP] [--time-unit E] [--strict]\n"
+    "usage: traza import FILE... [--format F] [--name N] [--map MAP] [--time-unit E] [--elf FILE] [--strict]\n"
     "                    [--meta KEY=VAL]... [--json]\n"
     "\n"
     "Imports one or more files as one new trace. The format is detected from the\n"
@@ -20,6 +20,8 @@ const char cmd_import_usage[] =
     "                  (keys: ts end type producer end_producer cpu value level category\n"
     "                  param:NAME[:int|double|string|hex]; a header name may replace a number)\n"
     "  --time-unit E   timestamps are in 10^E seconds (default: the format's own)\n"
+    "  --elf FILE      etm: name the function of each instruction range from this ELF\n"
+    "                  program (the snapshot's own ELF memory images are read anyway)\n"
     "  --no-process    CTF: do not build the processed trace (kernel states, providers)\n"
     "  --strict        fail (changing nothing) rather than skip any input; without it\n"
     "                  what is skipped is counted on stderr and in 'traza info'\n"
@@ -38,6 +40,7 @@ int cmd_import(traza_cli *cli, int argc, char **argv)
         {"no-process", no_argument, NULL, 'P'},
         {"strict", no_argument, NULL, 'S'},
         {"meta", required_argument, NULL, 'M'},
+        {"elf", required_argument, NULL, 'E'},
         {NULL, 0, NULL, 0},
     };
     traza_kv meta[64];
@@ -51,6 +54,7 @@ int cmd_import(traza_cli *cli, int argc, char **argv)
         case 'n': o.name = optarg; break;
         case 'P': o.no_postprocess = 1; break;
         case 'S': o.strict = 1; break;
+        case 'E': o.elf = optarg; break;
         case 'm': o.map = optarg; break;
         case 'M': {
             if (nmeta == sizeof meta / sizeof *meta)

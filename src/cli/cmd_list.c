@@ -81,7 +81,7 @@ int cmd_list(traza_cli *cli, int argc, char **argv)
         tz_buf_printf(&b, "%4s  %-28s %-9s %12s %10s  %s\n", "id", "name", "format", "events", "producers", "span");
         for (size_t i = 0; i < n; i++) {
             char span[64];
-            traza_time_format(all[i].max_ts - all[i].min_ts, all[i].time_unit, span, sizeof span);
+            traza_trace_time_format(&all[i], all[i].max_ts - all[i].min_ts, 0, span, sizeof span);
             tz_buf_printf(&b, "%4lld  %-28s %-9s %12lld %10lld  %s\n", (long long)all[i].id, all[i].name,
                           all[i].format ? all[i].format : "", (long long)all[i].events, (long long)all[i].producers, span);
         }

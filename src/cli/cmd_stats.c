@@ -113,14 +113,14 @@ int cmd_stats(traza_cli *cli, int argc, char **argv)
             const traza_event_type *ty = traza_trace_event_type(t, types[i].row->id);
             tz_buf_printf(&b, "%-32s %-9s %12lld %6.2f%% %16s\n", types[i].name, traza_category_name(ty->category), (long long)types[i].row->count,
                           100.0 * (double)types[i].row->count / (double)(st.total ? st.total : 1),
-                          ty->category == TRAZA_PUNCTUAL ? "" : traza_time_format(types[i].row->duration, info->time_unit, d, sizeof d));
+                          ty->category == TRAZA_PUNCTUAL ? "" : traza_trace_time_format(info, types[i].row->duration, 0, d, sizeof d));
         }
         tz_buf_printf(&b, "\n%-42s %12s %7s %16s\n", "producer", "count", "share", "duration");
         for (size_t i = 0; i < st.nproducers; i++) {
             if (!prods[i].row->count) continue;
             tz_buf_printf(&b, "%-42s %12lld %6.2f%% %16s\n", prods[i].name, (long long)prods[i].row->count,
                           100.0 * (double)prods[i].row->count / (double)(st.total ? st.total : 1),
-                          traza_time_format(prods[i].row->duration, info->time_unit, d, sizeof d));
+                          traza_trace_time_format(info, prods[i].row->duration, 0, d, sizeof d));
         }
     }
     fputs(b.s ? b.s : "", stdout);

@@ -57,10 +57,13 @@ void cli_info_text(tz_buf *b, const traza_trace_info *info)
     for (int k = 0; k < TRAZA_NCATEGORIES; k++)
         tz_buf_printf(b, "  %-10s %lld\n", traza_category_name((traza_category)k), (long long)info->categories[k]);
     tz_buf_printf(b, "producers:   %lld\nevent types: %lld\n", (long long)info->producers, (long long)info->event_types);
-    tz_buf_printf(b, "time unit:   10^%d s\nstart:       %lld (%s)\n", info->time_unit, (long long)info->min_ts,
-                  traza_time_format_exact(info->min_ts, info->time_unit, t1, sizeof t1));
+    if (traza_time_axis(info))
+        tz_buf_printf(b, "time axis:   %s\n", traza_time_axis(info));
+    else
+        tz_buf_printf(b, "time unit:   10^%d s\n", info->time_unit);
+    tz_buf_printf(b, "start:       %lld (%s)\n", (long long)info->min_ts, traza_trace_time_format(info, info->min_ts, 1, t1, sizeof t1));
     tz_buf_printf(b, "end:         %lld (+%s from the start)\n", (long long)info->max_ts,
-                  traza_time_format(info->max_ts - info->min_ts, info->time_unit, t2, sizeof t2));
+                  traza_trace_time_format(info, info->max_ts - info->min_ts, 0, t2, sizeof t2));
     tz_buf_printf(b, "imported:    %s\n", when);
     for (size_t i = 0; i < info->nsources; i++)
         tz_buf_printf(b, "%s %s\n", i ? "            " : "sources:    ", info->sources[i]);

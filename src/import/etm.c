@@ -1,7 +1,8 @@
 /* CoreSight snapshots through OpenCSD's C API (see include/traza/etm.h), and the
  * "etm" importer: one producer per core (snapshot -> core), instruction ranges as
- * states, exceptions, exception returns, trace-on, no-sync, end of trace and
- * inaccessible addresses as punctual events. Timestamps count executed
+ * states; exceptions, exception returns, trace-on, no-sync, end of trace,
+ * inaccessible addresses, timestamps, PE contexts and cycle counts as punctual
+ * events. Element kinds left out (events, software trace...) are counted per kind. Timestamps count executed
  * instructions per core (ETM trace of the snapshots has no common clock): a range
  * of N instructions starting when the core has executed T lasts [T, T + N). */
 #include "traza/etm.h"
@@ -94,6 +95,19 @@ static const char *isa_name(ocsd_isa isa)
     }
 }
 
+/* OpenCSD's name of the element types the kinds above do not cover. */
+static const char *elem_type_name(ocsd_gen_trc_elem_t t)
+{
+    switch (t) {
+    case OCSD_GEN_TRC_ELEM_EVENT: return "OCSD_GEN_TRC_ELEM_EVENT";
+    case OCSD_GEN_TRC_ELEM_SWTRACE: return "OCSD_GEN_TRC_ELEM_SWTRACE";
+    case OCSD_GEN_TRC_ELEM_SYNC_MARKER: return "OCSD_GEN_TRC_ELEM_SYNC_MARKER";
+    case OCSD_GEN_TRC_ELEM_MEMTRANS: return "OCSD_GEN_TRC_ELEM_MEMTRANS";
+    case OCSD_GEN_TRC_ELEM_CUSTOM: return "OCSD_GEN_TRC_ELEM_CUSTOM";
+    default: return "OCSD_GEN_TRC_ELEM_UNKNOWN";
+    }
+}
+
 typedef struct src_info {
     char *core, *source;
     const char *protocol;
@@ -119,10 +133,10 @@ static ocsd_datapath_resp_t on_elem(const void *p, const ocsd_trc_index_t index,
     e.trace_id = id;
     e.index = index;
     e.isa = isa_name(el->isa);
+#define KIND(k_, n_) (e.kind = (k_), e.elem_name = "OCSD_GEN_TRC_ELEM_" n_)
     switch (el->elem_type) {
     case OCSD_GEN_TRC_ELEM_INSTR_RANGE:
-        e.kind = TRAZA_ETM_RANGE;
-        e.elem_name = "OCSD_GEN_TRC_ELEM_INSTR_RANGE";
+        KIND(TRAZA_ETM_RANGE, "INSTR_RANGE");
         e.start = el->st_addr;
         e.end = el->en_addr;
         e.ninstr = el->num_instr_range;
@@ -131,29 +145,45 @@ static ocsd_datapath_resp_t on_elem(const void *p, const ocsd_trc_index_t index,
         e.executed = el->last_instr_exec;
         break;
     case OCSD_GEN_TRC_ELEM_EXCEPTION:
-        e.kind = TRAZA_ETM_EXCEPTION;
-        e.elem_name = "OCSD_GEN_TRC_ELEM_EXCEPTION";
+        KIND(TRAZA_ETM_EXCEPTION, "EXCEPTION");
         e.number = el->exception_number;
         e.has_ret = el->excep_ret_addr;
         e.end = el->en_addr;
         break;
-    case OCSD_GEN_TRC_ELEM_EXCEPTION_RET: e.kind = TRAZA_ETM_EXCEPTION_RET; e.elem_name = "OCSD_GEN_TRC_ELEM_EXCEPTION_RET"; break;
+    case OCSD_GEN_TRC_ELEM_EXCEPTION_RET: KIND(TRAZA_ETM_EXCEPTION_RET, "EXCEPTION_RET"); break;
     case OCSD_GEN_TRC_ELEM_TRACE_ON:
-        e.kind = TRAZA_ETM_TRACE_ON;
-        e.elem_name = "OCSD_GEN_TRC_ELEM_TRACE_ON";
+        KIND(TRAZA_ETM_TRACE_ON, "TRACE_ON");
         e.number = (uint32_t)el->trace_on_reason;
         break;
-    case OCSD_GEN_TRC_ELEM_NO_SYNC: e.kind = TRAZA_ETM_NO_SYNC; e.elem_name = "OCSD_GEN_TRC_ELEM_NO_SYNC"; break;
-    case OCSD_GEN_TRC_ELEM_EO_TRACE: e.kind = TRAZA_ETM_END_OF_TRACE; e.elem_name = "OCSD_GEN_TRC_ELEM_EO_TRACE"; break;
+    case OCSD_GEN_TRC_ELEM_NO_SYNC: KIND(TRAZA_ETM_NO_SYNC, "NO_SYNC"); break;
+    case OCSD_GEN_TRC_ELEM_EO_TRACE: KIND(TRAZA_ETM_END_OF_TRACE, "EO_TRACE"); break;
     case OCSD_GEN_TRC_ELEM_ADDR_NACC:
-        e.kind = TRAZA_ETM_ADDR_NACC;
-        e.elem_name = "OCSD_GEN_TRC_ELEM_ADDR_NACC";
+        KIND(TRAZA_ETM_ADDR_NACC, "ADDR_NACC");
         e.start = el->st_addr;
         break;
-    case OCSD_GEN_TRC_ELEM_I_RANGE_NOPATH: e.kind = TRAZA_ETM_OTHER; e.elem_name = "OCSD_GEN_TRC_ELEM_I_RANGE_NOPATH"; break;
-    case OCSD_GEN_TRC_ELEM_ADDR_UNKNOWN: e.kind = TRAZA_ETM_OTHER; e.elem_name = "OCSD_GEN_TRC_ELEM_ADDR_UNKNOWN"; break;
-    default: e.kind = TRAZA_ETM_OTHER; e.elem_name = "other"; break;
+    case OCSD_GEN_TRC_ELEM_I_RANGE_NOPATH: KIND(TRAZA_ETM_OTHER, "I_RANGE_NOPATH"); break;
+    case OCSD_GEN_TRC_ELEM_ADDR_UNKNOWN: KIND(TRAZA_ETM_OTHER, "ADDR_UNKNOWN"); break;
+    case OCSD_GEN_TRC_ELEM_TIMESTAMP:
+        KIND(TRAZA_ETM_TIMESTAMP, "TIMESTAMP");
+        e.timestamp = el->timestamp;
+        break;
+    case OCSD_GEN_TRC_ELEM_CYCLE_COUNT: KIND(TRAZA_ETM_CYCLE_COUNT, "CYCLE_COUNT"); break;
+    case OCSD_GEN_TRC_ELEM_PE_CONTEXT:
+        KIND(TRAZA_ETM_PE_CONTEXT, "PE_CONTEXT");
+        e.context_id = el->context.context_id;
+        e.vmid = el->context.vmid;
+        e.ctxt_id_valid = el->context.ctxt_id_valid;
+        e.vmid_valid = el->context.vmid_valid;
+        e.secure = el->context.security_level == ocsd_sec_secure ? "secure" : el->context.security_level == ocsd_sec_nonsecure ? "nonsecure"
+                   : el->context.security_level == ocsd_sec_root ? "root" : "realm";
+        e.el = el->context.el_valid ? (int)el->context.exception_level : -1;
+        e.bits64 = el->context.bits64;
+        break;
+    default: e.kind = TRAZA_ETM_OTHER; e.elem_name = elem_type_name(el->elem_type); break;
     }
+    e.has_cc = el->has_cc;
+    e.cycle_count = el->has_cc ? el->cycle_count : 0;
+#undef KIND
     if (c->fn(c->user, &e, c->err) != 0) {
         c->failed = 1;
         return OCSD_RESP_FATAL_SYS_ERR;
@@ -481,25 +511,40 @@ int traza_etm_pcs(const char *dir, const char *core, uint64_t **pcs, size_t *n, 
 
 /* ---- the importer ------------------------------------------------------------- */
 
+/* The element kinds not imported, counted by OpenCSD's name. */
+static const char *const other_names[] = {
+    "OCSD_GEN_TRC_ELEM_EVENT",  "OCSD_GEN_TRC_ELEM_SWTRACE", "OCSD_GEN_TRC_ELEM_SYNC_MARKER",
+    "OCSD_GEN_TRC_ELEM_MEMTRANS", "OCSD_GEN_TRC_ELEM_CUSTOM", "OCSD_GEN_TRC_ELEM_UNKNOWN",
+};
+#define N_OTHER (sizeof other_names / sizeof other_names[0])
+
+enum { K_RANGE, K_EXC, K_ERET, K_ON, K_NOSYNC, K_EOT, K_NACC, K_TS, K_CTX, K_CC, N_KINDS };
+
 typedef struct ictx {
     traza_writer *w;
     int32_t root;
     tz_map cores;     /* core -> producer */
     tz_map counters;  /* core -> executed instructions so far */
-    int32_t t_range, t_exc, t_eret, t_on, t_nosync, t_eot, t_nacc;
-    int32_t d_idxs[7];
-    int32_t d_start, d_end, d_isa, d_n, d_last, d_exc, d_ret, d_reason, d_addr, d_exec;
+    int32_t t[N_KINDS];
+    int32_t d_idxs[N_KINDS];
+    int32_t d_start, d_end, d_isa, d_n, d_last, d_exc, d_ret, d_reason, d_addr, d_exec, d_rcc;
+    int32_t d_func;
+    tz_etm_syms *syms; /* function names of the ELF images */
+    int32_t d_ts, d_tscc, d_ctxid, d_vmid, d_sec, d_el, d_cisa, d_bits, d_cc;
     int64_t ranges;
     int64_t unresolved; /* ranges without their path, addresses the decoder lost */
-    int64_t other;    /* decoder elements of other kinds, not imported */
+    int64_t other[N_OTHER]; /* decoder elements of other kinds, not imported */
 } ictx;
 
 static int imp_elem(void *u, const traza_etm_elem *e, traza_err *err)
 {
     ictx *c = u;
     if (e->kind == TRAZA_ETM_OTHER) {
-        if (strcmp(e->elem_name, "other") == 0)
-            c->other++;
+        size_t i = 0;
+        while (i < N_OTHER && strcmp(e->elem_name, other_names[i]) != 0)
+            i++;
+        if (i < N_OTHER)
+            c->other[i]++;
         else
             c->unresolved++;
         return 0;
@@ -531,13 +576,13 @@ static int imp_elem(void *u, const traza_etm_elem *e, traza_err *err)
     traza_event ev = {0};
     ev.producer = prod;
     ev.ts = now;
-    traza_param ps[8];
+    traza_param ps[10];
     uint32_t np = 0;
 #define P(d_, k_, val_) (ps[np].def = (d_), ps[np].v = (traza_value){(k_), (int64_t)(val_), 0, NULL}, np++)
     int32_t k_idx;
     switch (e->kind) {
     case TRAZA_ETM_RANGE:
-        ev.type = c->t_range; k_idx = 0;
+        k_idx = K_RANGE;
         ev.end_ts = now + e->ninstr;
         ev.has = TRAZA_HAS_END | TRAZA_HAS_LEVEL;
         P(c->d_start, TRAZA_PT_HEX, e->start);
@@ -546,29 +591,57 @@ static int imp_elem(void *u, const traza_etm_elem *e, traza_err *err)
         P(c->d_n, TRAZA_PT_INT, e->ninstr);
         P(c->d_last, TRAZA_PT_INT, e->last_size);
         P(c->d_exec, TRAZA_PT_INT, e->executed);
+        if (e->has_cc)
+            P(c->d_rcc, TRAZA_PT_INT, e->cycle_count);
+        const char *fn = tz_etm_syms_func(c->syms, e->start);
+        if (fn)
+            ps[np].def = c->d_func, ps[np].v = (traza_value){TRAZA_PT_STRING, 0, 0, fn}, np++;
         if (tz_map_put(&c->counters, e->core, now + e->ninstr) < 0)
             return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
         c->ranges++;
         break;
     case TRAZA_ETM_EXCEPTION:
-        ev.type = c->t_exc; k_idx = 1;
+        k_idx = K_EXC;
         P(c->d_exc, TRAZA_PT_INT, e->number);
         if (e->has_ret)
             P(c->d_ret, TRAZA_PT_HEX, e->end);
         break;
-    case TRAZA_ETM_EXCEPTION_RET: ev.type = c->t_eret; k_idx = 2; break;
+    case TRAZA_ETM_EXCEPTION_RET: k_idx = K_ERET; break;
     case TRAZA_ETM_TRACE_ON:
-        ev.type = c->t_on; k_idx = 3;
+        k_idx = K_ON;
         P(c->d_reason, TRAZA_PT_INT, e->number);
         break;
-    case TRAZA_ETM_NO_SYNC: ev.type = c->t_nosync; k_idx = 4; break;
-    case TRAZA_ETM_END_OF_TRACE: ev.type = c->t_eot; k_idx = 5; break;
+    case TRAZA_ETM_NO_SYNC: k_idx = K_NOSYNC; break;
+    case TRAZA_ETM_END_OF_TRACE: k_idx = K_EOT; break;
     case TRAZA_ETM_ADDR_NACC:
-        ev.type = c->t_nacc; k_idx = 6;
+        k_idx = K_NACC;
         P(c->d_addr, TRAZA_PT_HEX, e->start);
+        break;
+    case TRAZA_ETM_TIMESTAMP:
+        k_idx = K_TS;
+        P(c->d_ts, TRAZA_PT_INT, e->timestamp);
+        if (e->has_cc)
+            P(c->d_tscc, TRAZA_PT_INT, e->cycle_count);
+        break;
+    case TRAZA_ETM_PE_CONTEXT:
+        k_idx = K_CTX;
+        if (e->ctxt_id_valid)
+            P(c->d_ctxid, TRAZA_PT_HEX, e->context_id);
+        if (e->vmid_valid)
+            P(c->d_vmid, TRAZA_PT_INT, e->vmid);
+        ps[np].def = c->d_sec, ps[np].v = (traza_value){TRAZA_PT_STRING, 0, 0, e->secure}, np++;
+        if (e->el >= 0)
+            P(c->d_el, TRAZA_PT_INT, e->el);
+        ps[np].def = c->d_cisa, ps[np].v = (traza_value){TRAZA_PT_STRING, 0, 0, e->isa}, np++;
+        P(c->d_bits, TRAZA_PT_INT, e->bits64 ? 64 : 32);
+        break;
+    case TRAZA_ETM_CYCLE_COUNT:
+        k_idx = K_CC;
+        P(c->d_cc, TRAZA_PT_INT, e->cycle_count);
         break;
     default: return 0;
     }
+    ev.type = c->t[k_idx];
     P(c->d_idxs[k_idx], TRAZA_PT_INT, e->index);
 #undef P
     ev.params = ps;
@@ -599,38 +672,61 @@ static int etm_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, s
         root[--rl] = '\0';
     if ((c.root = traza_writer_producer(w, -1, root, "Snapshot", err)) < 0)
         goto out;
-    struct { int32_t *id; const char *name; traza_category cat; } types[] = {
-        {&c.t_range, "instr_range", TRAZA_STATE},   {&c.t_exc, "exception", TRAZA_PUNCTUAL}, {&c.t_eret, "exception_return", TRAZA_PUNCTUAL},
-        {&c.t_on, "trace_on", TRAZA_PUNCTUAL},      {&c.t_nosync, "no_sync", TRAZA_PUNCTUAL}, {&c.t_eot, "end_of_trace", TRAZA_PUNCTUAL},
-        {&c.t_nacc, "addr_nacc", TRAZA_PUNCTUAL},
+    static const struct { const char *name; traza_category cat; } types[N_KINDS] = {
+        [K_RANGE] = {"instr_range", TRAZA_STATE},  [K_EXC] = {"exception", TRAZA_PUNCTUAL},   [K_ERET] = {"exception_return", TRAZA_PUNCTUAL},
+        [K_ON] = {"trace_on", TRAZA_PUNCTUAL},     [K_NOSYNC] = {"no_sync", TRAZA_PUNCTUAL},   [K_EOT] = {"end_of_trace", TRAZA_PUNCTUAL},
+        [K_NACC] = {"addr_nacc", TRAZA_PUNCTUAL},  [K_TS] = {"timestamp", TRAZA_PUNCTUAL},     [K_CTX] = {"pe_context", TRAZA_PUNCTUAL},
+        [K_CC] = {"cycle_count", TRAZA_PUNCTUAL},
     };
-    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
-        if ((*types[i].id = traza_writer_event_type(w, types[i].name, types[i].cat, err)) < 0)
+    for (size_t i = 0; i < N_KINDS; i++)
+        if ((c.t[i] = traza_writer_event_type(w, types[i].name, types[i].cat, err)) < 0)
             goto out;
-    struct { int32_t *id; int32_t *type; const char *name; traza_ptype pt; } defs[] = {
-        {&c.d_start, &c.t_range, "start", TRAZA_PT_HEX}, {&c.d_end, &c.t_range, "end", TRAZA_PT_HEX},
-        {&c.d_isa, &c.t_range, "isa", TRAZA_PT_STRING},  {&c.d_n, &c.t_range, "ninstr", TRAZA_PT_INT},
-        {&c.d_last, &c.t_range, "last_size", TRAZA_PT_INT}, {&c.d_exec, &c.t_range, "last_executed", TRAZA_PT_INT},
-        {&c.d_exc, &c.t_exc, "number", TRAZA_PT_INT},    {&c.d_ret, &c.t_exc, "return_address", TRAZA_PT_HEX},
-        {&c.d_reason, &c.t_on, "reason", TRAZA_PT_INT},  {&c.d_addr, &c.t_nacc, "address", TRAZA_PT_HEX},
+    struct { int32_t *id; int kind; const char *name; traza_ptype pt; } defs[] = {
+        {&c.d_start, K_RANGE, "start", TRAZA_PT_HEX},       {&c.d_end, K_RANGE, "end", TRAZA_PT_HEX},
+        {&c.d_isa, K_RANGE, "isa", TRAZA_PT_STRING},        {&c.d_n, K_RANGE, "ninstr", TRAZA_PT_INT},
+        {&c.d_last, K_RANGE, "last_size", TRAZA_PT_INT},    {&c.d_exec, K_RANGE, "last_executed", TRAZA_PT_INT},
+        {&c.d_rcc, K_RANGE, "cycle_count", TRAZA_PT_INT},   {&c.d_func, K_RANGE, "function", TRAZA_PT_STRING},
+        {&c.d_exc, K_EXC, "number", TRAZA_PT_INT},          {&c.d_ret, K_EXC, "return_address", TRAZA_PT_HEX},
+        {&c.d_reason, K_ON, "reason", TRAZA_PT_INT},        {&c.d_addr, K_NACC, "address", TRAZA_PT_HEX},
+        {&c.d_ts, K_TS, "timestamp", TRAZA_PT_INT},         {&c.d_tscc, K_TS, "cycle_count", TRAZA_PT_INT},
+        {&c.d_ctxid, K_CTX, "context_id", TRAZA_PT_HEX},    {&c.d_vmid, K_CTX, "vmid", TRAZA_PT_INT},
+        {&c.d_sec, K_CTX, "security", TRAZA_PT_STRING},     {&c.d_el, K_CTX, "exception_level", TRAZA_PT_INT},
+        {&c.d_cisa, K_CTX, "isa", TRAZA_PT_STRING},         {&c.d_bits, K_CTX, "bits", TRAZA_PT_INT},
+        {&c.d_cc, K_CC, "cycles", TRAZA_PT_INT},
     };
     for (size_t i = 0; i < sizeof defs / sizeof defs[0]; i++)
-        if ((*defs[i].id = traza_writer_param_def(w, *defs[i].type, defs[i].name, defs[i].pt, err)) < 0)
+        if ((*defs[i].id = traza_writer_param_def(w, c.t[defs[i].kind], defs[i].name, defs[i].pt, err)) < 0)
             goto out;
     /* "index" exists on every type; one definition per type */
-    for (size_t i = 0; i < 7; i++)
-        if ((c.d_idxs[i] = traza_writer_param_def(w, *types[i].id, "index", TRAZA_PT_INT, err)) < 0)
+    for (size_t i = 0; i < N_KINDS; i++)
+        if ((c.d_idxs[i] = traza_writer_param_def(w, c.t[i], "index", TRAZA_PT_INT, err)) < 0)
             goto out;
+    tz_snapshot ss;
+    if (tz_snapshot_load(paths[0], &ss, err) < 0)
+        goto out;
+    rc = tz_etm_syms_open(&ss, opts ? opts->elf : NULL, &c.syms, err);
+    tz_snapshot_free(&ss);
+    if (rc < 0)
+        goto out;
     rc = traza_etm_decode(paths[0], imp_elem, &c, err);
     if (rc == 0) {
         traza_writer_set_time_unit(w, 0);
-        const tz_skip_kind kinds[] = {
-            {"unresolved", "ranges or addresses the decoder could not resolve (I_RANGE_NOPATH, ADDR_UNKNOWN)", c.unresolved},
-            {"other_elements", "decoded elements of other kinds (timestamps, contexts, cycle counts, ...)", c.other},
-        };
-        rc = tz_skips_report(ctx, w, paths[0], kinds, sizeof kinds / sizeof kinds[0], tz_strict(opts), -1, err);
+        /* ticks are executed instructions per core, not seconds */
+        if ((rc = traza_writer_set_param(w, TRAZA_TIME_AXIS_PARAM, "instructions", err)) < 0)
+            goto out;
+        tz_skips sk;
+        tz_skips_init(&sk, ctx, w, paths[0], err);
+        tz_skips_note(&sk, "unresolved", "ranges or addresses the decoder could not resolve (I_RANGE_NOPATH, ADDR_UNKNOWN)", c.unresolved);
+        for (size_t i = 0; i < N_OTHER; i++) {
+            char key[64], what[96];
+            snprintf(key, sizeof key, "other.%s", other_names[i] + strlen("OCSD_GEN_TRC_ELEM_"));
+            snprintf(what, sizeof what, "decoded %s elements", other_names[i]);
+            tz_skips_note(&sk, key, what, c.other[i]);
+        }
+        rc = tz_skips_finish(&sk, tz_strict(opts), -1);
     }
 out:
+    tz_etm_syms_close(c.syms);
     free(root);
     tz_map_free(&c.cores);
     tz_map_free(&c.counters);

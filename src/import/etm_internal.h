@@ -47,6 +47,15 @@ typedef struct tz_snapshot {
 } tz_snapshot;
 
 int tz_snapshot_load(const char *dir, tz_snapshot *ss, traza_err *err);
+
+/* Function names of code addresses, from the snapshot's memory images that are ELF
+ * files and from `elf` (NULL: none; else an ELF program at its link addresses, an
+ * error when it has no function symbols). */
+typedef struct tz_etm_syms tz_etm_syms;
+int tz_etm_syms_open(const tz_snapshot *ss, const char *elf, tz_etm_syms **out, traza_err *err);
+/* The function containing addr, or NULL. */
+const char *tz_etm_syms_func(const tz_etm_syms *s, uint64_t addr);
+void tz_etm_syms_close(tz_etm_syms *s);
 void tz_snapshot_free(tz_snapshot *ss);
 const tz_ss_device *tz_snapshot_device(const tz_snapshot *ss, const char *name);
 /* The core device name whose trace source is `source`, or NULL. */

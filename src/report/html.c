@@ -50,8 +50,8 @@ static int section(tz_buf *b, traza_trace *t, size_t slices, traza_err *err)
                   (long long)info->event_types);
     /* the start exactly (epoch timestamps need all their digits), the span readable */
     tz_buf_printf(b, "<tr><th>start</th><td>%s</td></tr><tr><th>span</th><td>%s</td></tr>",
-                  traza_time_format_exact(info->min_ts, info->time_unit, t1, sizeof t1),
-                  traza_time_format(info->max_ts - info->min_ts, info->time_unit, t2, sizeof t2));
+                  traza_trace_time_format(info, info->min_ts, 1, t1, sizeof t1),
+                  traza_trace_time_format(info, info->max_ts - info->min_ts, 0, t2, sizeof t2));
     for (size_t i = 0; i < info->nsources; i++) {
         tz_buf_puts(b, "<tr><th>source</th><td>");
         tz_xml_esc(b, info->sources[i]);

@@ -28,7 +28,7 @@ static int cmp_addr(const void *a, const void *b, void *arg)
     return (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
 }
 
-int tz_elfsyms_read(Elf *e, const char *path, tz_elfsyms *s, traza_err *err)
+static int read_table(Elf *e, const char *path, tz_elfsyms *s, int dynsym_too, traza_err *err)
 {
     memset(s, 0, sizeof *s);
     GElf_Ehdr eh;
@@ -42,6 +42,12 @@ int tz_elfsyms_read(Elf *e, const char *path, tz_elfsyms *s, traza_err *err)
             symscn = scn;
             break;
         }
+    if (!symscn && dynsym_too)
+        for (Elf_Scn *scn = elf_nextscn(e, NULL); scn; scn = elf_nextscn(e, scn))
+            if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNSYM) {
+                symscn = scn;
+                break;
+            }
     if (!symscn)
         return traza_err_set(err, TRAZA_E_FORMAT, "%s: no symbol table (stripped?): the functions cannot be found", path);
     /* Counted from the bytes libelf holds, not from the header's sh_size. */
@@ -78,6 +84,16 @@ int tz_elfsyms_read(Elf *e, const char *path, tz_elfsyms *s, traza_err *err)
 nomem:
     tz_elfsyms_free(s);
     return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+}
+
+int tz_elfsyms_read(Elf *e, const char *path, tz_elfsyms *s, traza_err *err)
+{
+    return read_table(e, path, s, 0, err);
+}
+
+int tz_elfsyms_read_any(Elf *e, const char *path, tz_elfsyms *s, traza_err *err)
+{
+    return read_table(e, path, s, 1, err);
 }
 
 int tz_elf_imports(Elf *e, const char *name)

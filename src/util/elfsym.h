@@ -28,6 +28,9 @@ typedef struct tz_elfsyms {
 /* Reads the SHT_SYMTAB of e; path names the file in errors. A file without one
  * (stripped) fails with TRAZA_E_FORMAT. */
 int tz_elfsyms_read(Elf *e, const char *path, tz_elfsyms *s, traza_err *err);
+/* The same, falling back to the dynamic symbol table (SHT_DYNSYM: the exported
+ * functions) of a stripped shared object or program. */
+int tz_elfsyms_read_any(Elf *e, const char *path, tz_elfsyms *s, traza_err *err);
 void tz_elfsyms_free(tz_elfsyms *s);
 /* 1 if the dynamic symbol table of e has an undefined symbol called name (the
  * program imports it), else 0. */

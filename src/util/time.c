@@ -135,3 +135,20 @@ const char *traza_time_format_exact(int64_t ticks, int time_unit, char *buf, siz
     snprintf(buf, size, "%s%llu.%0*llu s", sign, (unsigned long long)(mag / div), -time_unit, (unsigned long long)(mag % div));
     return buf;
 }
+
+const char *traza_time_axis(const traza_trace_info *info)
+{
+    for (size_t i = 0; info && i < info->nparams; i++)
+        if (strcmp(info->params[i].key, TRAZA_TIME_AXIS_PARAM) == 0)
+            return info->params[i].value;
+    return NULL;
+}
+
+const char *traza_trace_time_format(const traza_trace_info *info, int64_t ticks, int exact, char *buf, size_t size)
+{
+    const char *axis = traza_time_axis(info);
+    if (!axis)
+        return exact ? traza_time_format_exact(ticks, info->time_unit, buf, size) : traza_time_format(ticks, info->time_unit, buf, size);
+    snprintf(buf, size, "%lld %s", (long long)ticks, strcmp(axis, "instructions") == 0 ? "instr" : axis);
+    return buf;
+}

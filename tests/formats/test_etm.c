@@ -217,11 +217,38 @@ static void test_ini_errors(void **state)
     tu_rmdir(d);
 }
 
+/* A strict import of juno-uname-002 takes every element (ranges named from its ELF
+ * images); --elf naming a file that is not ELF fails and changes nothing. */
+static void test_import_strict(void **state)
+{
+    (void)state;
+    const char *data = tu_data_dir();
+    TU_SKIP_NO_DATA(data);
+    char dir[4096], ini[4200];
+    snprintf(dir, sizeof dir, "%s/opencsd/snapshots/juno-uname-002", data);
+    snprintf(ini, sizeof ini, "%s/trace.ini", dir);
+    tu_ws w;
+    tu_ws_open(&w);
+    const char *paths[1] = {dir};
+    traza_import_opts o = {0};
+    o.strict = 1;
+    traza_trace_info info;
+    if (traza_import(w.ws, paths, 1, &o, &info, &w.err) < 0)
+        fail_msg("%s", w.err.msg);
+    assert_int_equal(info.events, 22109);
+    traza_trace_info_clear(&info);
+    o.name = "bad";
+    o.elf = ini;
+    assert_int_equal(traza_import(w.ws, paths, 1, &o, &info, &w.err), -1);
+    assert_err_contains(w.err, "trace.ini: not an ELF file with function symbols");
+    tu_ws_close(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ini_errors), cmocka_unit_test(test_juno), cmocka_unit_test(test_tc2),
-        cmocka_unit_test(test_ete),        cmocka_unit_test(test_pcs),
+        cmocka_unit_test(test_ete),        cmocka_unit_test(test_pcs),        cmocka_unit_test(test_import_strict),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
