@@ -66,3 +66,13 @@ check_contains "no unmatched exit" "$info" "rt.unmatched_exits = 0"
 # back to NOPs: the bytes as built
 check_rc "disable all" 0 "$TRAZA" patch fw.all -o fw.off --disable-all
 check_rc "all-NOP bytes as built" 0 cmp "$FW" fw.off
+
+# two NOPs per function leave no room for the 6-byte call: said so
+B=$(dirname "$FW")
+check_rc "firmware with -fpatchable-function-entry=2" 0 arm-none-eabi-gcc -mcpu=cortex-m3 -mthumb -O1 -ffreestanding \
+  -fpatchable-function-entry=2 -I"$TRAZA_SRC/rt/include" -c "$TRAZA_SRC/rt/tests/cm3/select.c" -o two.o
+check_rc "link it" 0 arm-none-eabi-gcc -mcpu=cortex-m3 -mthumb -nostdlib -T "$TRAZA_SRC/rt/boards/mps2-an385/link.ld" \
+  -Wl,-u,tz_pfe_entry -o fw.short "$B/startup.o" two.o "$B/libtraza-rt-cm3.a" -lgcc
+check_rc "patch refuses two-NOP sites" 1 "$TRAZA" patch fw.short --list
+check_contains "the message says which flag" "$OUT" \
+  "fewer than three 16-bit NOPs, no room for \`push {lr}; bl tz_pfe_entry\` (6 bytes): build with -fpatchable-function-entry=3"
