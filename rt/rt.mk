@@ -102,7 +102,7 @@ CM_DIR := $(RT_DIR)/cm3
 $(CM_DIR)/libtraza-rt-cm3.a: rt/src/unity_baremetal_cortex_m.c rt/src/baremetal.c rt/src/core.c rt/src/rt_internal.h \
                              rt/arch/cortex_m/arch.c rt/arch/cortex_m/arch.h rt/include/traza_rt_format.h
 	@mkdir -p $(dir $@)
-	$(CM_CC) $(CM_RT_CFLAGS) -c rt/src/unity_baremetal_cortex_m.c -o $(CM_DIR)/traza-rt-cm3.o
+	$(CM_CC) $(CM_RT_CFLAGS) -DTZ_RET_HOOKS -c rt/src/unity_baremetal_cortex_m.c -o $(CM_DIR)/traza-rt-cm3.o
 	rm -f $@ && arm-none-eabi-ar rcs $@ $(CM_DIR)/traza-rt-cm3.o
 # the RTOS build (FreeRTOS awareness, traza_rt_freertos.h): a shadow stack per task,
 # task-switch records, SysTick read as the kernel programs it; firmwares build with
@@ -122,6 +122,14 @@ $(CM_DIR)/firmware.elf: rt/tests/cm3/firmware.c rt/boards/mps2-an385/startup.c r
 	$(CM_CC) $(CM_ARCH) -nostdlib -T rt/boards/mps2-an385/link.ld -Wl,--gc-sections -o $@ \
 	  $(CM_DIR)/startup.o $(CM_DIR)/firmware.o $(CM_DIR)/libtraza-rt-cm3.a -lgcc
 rt: $(CM_DIR)/firmware.elf
+# selection by patching (tests/rt/t_cortexm_patch.sh): -fpatchable-function-entry=3
+# sites, tz_pfe_entry kept by -u through --gc-sections
+$(CM_DIR)/select.elf: rt/tests/cm3/select.c $(CM_DIR)/firmware.elf
+	$(CM_CC) $(CM_ARCH) -O1 -g -ffreestanding -fno-inline -fpatchable-function-entry=3 -Irt/include \
+	  -c $< -o $(CM_DIR)/select.o
+	$(CM_CC) $(CM_ARCH) -nostdlib -T rt/boards/mps2-an385/link.ld -Wl,--gc-sections -Wl,-u,tz_pfe_entry -o $@ \
+	  $(CM_DIR)/startup.o $(CM_DIR)/select.o $(CM_DIR)/libtraza-rt-cm3.a -lgcc
+rt: $(CM_DIR)/select.elf
 
 # installed with their pkg-config files (traza-rt-cm3, traza-rt-cm3-freertos)
 include rt/traza-freertos.mk

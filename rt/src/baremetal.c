@@ -161,6 +161,36 @@ void __cyg_profile_func_exit(void *fn, void *site)
     irq_restore(m);
 }
 
+#ifdef TZ_RET_HOOKS
+#ifdef TZ_TASKS
+#error "patchable entries (TZ_RET_HOOKS) need the return addresses in each task's saved shadow stack: not with TZ_TASKS"
+#endif
+/* -fpatchable-function-entry sites that `traza patch` turned into `push {lr}; bl
+ * tz_pfe_entry` (rt/arch/cortex_m/arch.c): `self` is the return into the function
+ * (the bl is 4 bytes before it), `stacked` the copy of its return address the site
+ * pushed, replaced by the exit trampoline when the shadow stack has room. */
+void tz_cm_pfe_enter(uintptr_t self, uintptr_t *stacked) TZ_NOINSTR;
+uintptr_t tz_cm_pfe_exit(uintptr_t sp) TZ_NOINSTR;
+
+void tz_cm_pfe_enter(uintptr_t self, uintptr_t *stacked)
+{
+    uint32_t m = irq_save();
+    tz_thread *t = tz_plat_thread();
+    if (t && tz_enter(t, (self & ~(uintptr_t)1) - 4, (uintptr_t)stacked, *stacked))
+        *stacked = (uintptr_t)&tz_exit_tramp;
+    irq_restore(m);
+}
+
+/* the trampoline's: `sp` as the function returned; gives the original return address */
+uintptr_t tz_cm_pfe_exit(uintptr_t sp)
+{
+    uint32_t m = irq_save();
+    uintptr_t ret = tz_exit(&bm_thread, sp);
+    irq_restore(m);
+    return ret;
+}
+#endif
+
 void traza_rt_event(uint32_t id, int64_t value)
 {
     uint32_t m = irq_save();

@@ -5,12 +5,18 @@
 
 tz_rt tz_rt_g = {TZR_MODE_RING, 1, 0, 65536, 16, 0, 0, 0, TZR_CLOCK_UNSPECIFIED};
 
-/* Bare metal (TZ_RING_ONLY): no stream mode, no exit trampoline (hooks from
- * -finstrument-functions), which keeps the code under 2 KB. */
+/* Bare metal (TZ_RING_ONLY): no stream mode, one context, which keeps the code under
+ * 2 KB. Exits by return address (TZ_RET_HOOKS: the frame slots, tail calls, longjmp,
+ * tz_exit) are there everywhere else, and on bare metal when asked for (the Cortex-M
+ * patchable entries; a linker dropping unused sections keeps tz_exit out of the
+ * -finstrument-functions firmware). */
 #ifdef TZ_RING_ONLY
 #define TZ_STREAMING 0
 #else
 #define TZ_STREAMING (tz_rt_g.mode == TZR_MODE_STREAM)
+#ifndef TZ_RET_HOOKS
+#define TZ_RET_HOOKS
+#endif
 #endif
 
 static TZ_NOINSTR void tz_copy(void *dst, const void *src, size_t n)
@@ -346,7 +352,7 @@ static TZ_NOINSTR void exit_queued(tz_thread *t)
 
 static TZ_NOINSTR int enter_locked(tz_thread *t, uintptr_t func, uintptr_t slot, uintptr_t ret)
 {
-#ifndef TZ_RING_ONLY
+#ifdef TZ_RET_HOOKS
     if (slot) {
         /* frames the stack has unwound past (longjmp) are closed here */
         while (t->depth && t->stack[t->depth - 1].slot <= slot) {
@@ -394,16 +400,18 @@ int tz_enter(tz_thread *t, uintptr_t func, uintptr_t slot, uintptr_t ret)
     return r;
 }
 
-#ifndef TZ_RING_ONLY
+#ifdef TZ_RET_HOOKS
 uintptr_t tz_exit(tz_thread *t, uintptr_t sp)
 {
     if (t->depth == 0)
         return 0; /* cannot happen: every hooked return has its entry */
+#ifndef TZ_RING_ONLY
     if (!TZ_LOCK(t)) {
         uintptr_t ret = t->stack[t->depth - 1].ret;
         exit_queued(t);
         return ret;
     }
+#endif
     while (t->depth > 1 && t->stack[t->depth - 1].slot + sizeof(uintptr_t) < sp) {
         if (tz_rt_g.enabled)
             emit_exit(t);

@@ -24,6 +24,8 @@ const char cmd_patch_usage[] =
     "are switched off as `push {lr}; pop {lr}` (ARM ldr lr,[sp],#4 / Thumb-2 ldr.w) and\n"
     "back; -fpatchable-function-entry=3 (Thumb-2) / =2 (ARM) NOPs become\n"
     "`push {lr}; bl tz_pfe_entry` (link the runtime with -Wl,-u,tz_pfe_entry).\n"
+    "Cortex-M firmware (an M-profile ELF: Thumb-2 only): -fpatchable-function-entry=3\n"
+    "sites become `push {lr}; bl tz_pfe_entry` of libtraza-rt-cm3.a, the same way.\n"
     "Selections apply in this order: --only (the matching functions on, all others off),\n"
     "--disable-all, --enable, --disable, --budget. RE are POSIX extended regular\n"
     "expressions matched against function names (anchor them: '^fib$').\n"
@@ -196,7 +198,7 @@ int cmd_patch(traza_cli *cli, int argc, char **argv)
             for (size_t i = 0; i < s.n; i++)
                 tz_buf_printf(&b, "%-3s 0x%-10" PRIx64 " %s\n", s.v[i].want ? "on" : "off", s.v[i].addr, s.v[i].name);
         }
-    } else if (!cli->quiet) {
+    } else if (!cli->quiet && rc == EXIT_OK) {
         tz_buf_printf(&b, "%s: %zu of %zu functions traced\n", out, on, s.n);
     }
     fputs(b.s ? b.s : "", stdout);

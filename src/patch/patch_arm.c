@@ -12,7 +12,9 @@
  *   __patchable_function_entries (4-byte addresses). Enabled, a site is
  *   `push {lr}; bl/blx tz_pfe_entry` (the runtime's hook, which must be linked in).
  *
- * A call from Thumb code to an ARM-state hook (or the other way) is a `blx`. */
+ * A call from Thumb code to an ARM-state hook (or the other way) is a `blx`. An
+ * M-profile core (Cortex-M, named by the build attributes) runs Thumb code only: its
+ * sites are Thumb BLs to a Thumb hook (the bare-metal runtime's tz_pfe_entry). */
 #include "patch/patch_elf.h"
 #include "util/util.h"
 
@@ -113,6 +115,66 @@ static const uint8_t *at_addr(Elf *e, uint64_t addr, size_t n, uint64_t *off)
     return NULL;
 }
 
+/* An unsigned LEB128 at *p (below end); 0 when it runs past the end. */
+static int uleb(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+    *v = 0;
+    for (int sh = 0; *p < end && sh < 64; sh += 7) {
+        uint8_t b = *(*p)++;
+        *v |= (uint64_t)(b & 0x7f) << sh;
+        if (!(b & 0x80))
+            return 1;
+    }
+    return 0;
+}
+
+int tz_arm_is_mprofile(const uint8_t *a, size_t n)
+{
+    /* 'A', then sections: u32 length, vendor name, sub-sections (tag 1 = the whole
+     * file, u32 length, attributes: ULEB tag, then a ULEB or (tags 4, 5, 67 and odd
+     * tags above 32) a NUL-terminated string) */
+    if (n < 1 || a[0] != 'A')
+        return 0;
+    for (size_t o = 1; o + 4 <= n;) {
+        uint32_t len = rd32(a + o);
+        if (len < 4 || len > n - o)
+            return 0;
+        const uint8_t *p = a + o + 4, *end = a + o + len;
+        const uint8_t *nul = memchr(p, 0, (size_t)(end - p));
+        if (nul && strcmp((const char *)p, "aeabi") == 0) {
+            p = nul + 1;
+            while (end - p >= 5) {
+                uint8_t sub = *p;
+                uint32_t sl = rd32(p + 1);
+                if (sl < 5 || sl > (uint32_t)(end - p))
+                    return 0;
+                const uint8_t *q = p + 5, *send = p + sl;
+                while (sub == 1 && q < send) {
+                    uint64_t tag, v;
+                    if (!uleb(&q, send, &tag))
+                        return 0;
+                    if (tag == 4 || tag == 5 || tag == 67 || (tag > 32 && (tag & 1))) {
+                        const uint8_t *z = memchr(q, 0, (size_t)(send - q));
+                        if (!z)
+                            return 0;
+                        q = z + 1;
+                        continue;
+                    }
+                    if (tag == 32 || tag == 65)
+                        return 0; /* compatibility records: not read (gcc puts them after the profile) */
+                    if (!uleb(&q, send, &v))
+                        return 0;
+                    if (tag == 7)
+                        return v == 'M';
+                }
+                p = send;
+            }
+        }
+        o += len;
+    }
+    return 0;
+}
+
 static int add_site(tz_sites *s, size_t *cap, uint64_t **targets, size_t *tcap, const char *name, uint64_t addr,
                     uint64_t off, int thumb, int form, int enabled, uint64_t target)
 {
@@ -148,7 +210,13 @@ int tz_arm_sites_find(Elf *e, const tz_elfsyms *syms, const char *path, tz_sites
             continue;
         if ((nm = elf_strptr(e, shstrndx, sh.sh_name)) && strcmp(nm, "__patchable_function_entries") == 0)
             pfescn = scn;
+        if (sh.sh_type == SHT_ARM_ATTRIBUTES) {
+            Elf_Data *ad = elf_getdata(scn, NULL);
+            if (ad && ad->d_buf)
+                s->thumb_only = tz_arm_is_mprofile(ad->d_buf, ad->d_size);
+        }
     }
+    int short_nops = 0; /* a listed Thumb function starting with 1 or 2 NOPs only */
     int imports_mcount = tz_elf_imports(e, "__gnu_mcount_nc"); /* a dynamic program calling it through the PLT */
     const tz_elfsym *mc = tz_elfsyms_find(syms, "__gnu_mcount_nc"), *pe = tz_elfsyms_find(syms, "tz_pfe_entry");
     uint64_t mcount = mc ? mc->value : 0, pfe_hook = pe ? pe->value : 0; /* bit 0: Thumb; 0 = not defined */
@@ -171,6 +239,11 @@ int tz_arm_sites_find(Elf *e, const tz_elfsyms *syms, const char *path, tz_sites
             for (size_t k = 0; pd && pd->d_buf && (k + 1) * 4 <= pd->d_size && !listed; k++)
                 listed = rd32((const uint8_t *)pd->d_buf + 4 * k) == fa;
             const uint8_t *p = listed ? at_addr(e, fa, thumb ? 6 : 8, &off) : NULL;
+            if (listed && thumb && (!p || rd16(p + 2) != T_NOP || rd16(p + 4) != T_NOP)) {
+                const uint8_t *q = at_addr(e, fa, 2, &off);
+                if (q && rd16(q) == T_NOP)
+                    short_nops = 1;
+            }
             if (!p)
                 continue;
             uint64_t target = 0;
@@ -252,6 +325,13 @@ int tz_arm_sites_find(Elf *e, const tz_elfsyms *syms, const char *path, tz_sites
     s->n = k;
     s->target = hook;
     s->kind = 0;
+    if (s->n == 0 && short_nops) {
+        traza_err_set(err, TRAZA_E_UNSUPPORTED,
+                      "%s: the Thumb-2 patchable entries have fewer than three 16-bit NOPs, no room for "
+                      "`push {lr}; bl tz_pfe_entry` (6 bytes): build with -fpatchable-function-entry=3",
+                      path);
+        goto out;
+    }
     if (s->n == 0) {
         traza_err_set(err, TRAZA_E_FORMAT,
                       "%s: no hook call sites: build the ARM program with -pg, or -fpatchable-function-entry=3 "
@@ -296,13 +376,19 @@ int tz_arm_site_put(uint8_t *p, const tz_site *st, const tz_sites *s, const char
                                    "(link the runtime with -Wl,-u,tz_pfe_entry)"
                                  : "%s: cannot turn the site of %s back into a hook call (hook unknown): patch the original program",
                              in, st->name);
+    if (s->thumb_only && (!thumb || !(s->target & 1)))
+        return traza_err_set(err, TRAZA_E_UNSUPPORTED,
+                             "%s: %s: an M-profile core runs Thumb code only, but %s at 0x%llx is ARM code "
+                             "(no blx on Cortex-M): build it with -mthumb",
+                             in, st->name, thumb ? "the hook" : "the site", (unsigned long long)(thumb ? s->target : st->addr));
     if (thumb)
         wr16(p, T_PUSH_LR);
     else
         wr32(p, ARM_PUSH_LR);
     size_t at = thumb ? 2 : 4;
     if (enc_call(p + at, st->addr + at, thumb, s->target) < 0)
-        return traza_err_set(err, TRAZA_E_UNSUPPORTED, "%s: the hook at 0x%llx is out of branch range of %s", in,
-                             (unsigned long long)s->target, st->name);
+        return traza_err_set(err, TRAZA_E_UNSUPPORTED, "%s: the hook at 0x%llx is out of branch range of %s at 0x%llx (%s: %s)",
+                             in, (unsigned long long)s->target, st->name, (unsigned long long)(st->addr + at),
+                             thumb ? "Thumb-2 bl" : "ARM bl", thumb ? "+-16 MiB" : "+-32 MiB");
     return 0;
 }

@@ -26,6 +26,7 @@ typedef struct tz_sites {
     size_t n;
     uint64_t target;   /* the hook (__fentry__, or its GOT slot; ARM: bit 0 = Thumb); 0 = unknown */
     int kind;          /* how the hook is called: 0 e8 rel32, 1 67 e8 rel32, 2 ff 15 rel32 */
+    int thumb_only;    /* ARM: an M-profile core (Cortex-M: Thumb code only, no blx) */
 } tz_sites;
 
 int tz_sites_find(const char *path, tz_sites *s, traza_err *err);
@@ -38,5 +39,8 @@ void tz_sites_free(tz_sites *s);
 #include "util/elfsym.h"
 int tz_arm_sites_find(Elf *e, const tz_elfsyms *syms, const char *path, tz_sites *s, traza_err *err);
 int tz_arm_site_put(uint8_t *p, const tz_site *st, const tz_sites *s, const char *in, traza_err *err);
+/* 1 when the build attributes (.ARM.attributes, the "aeabi" Tag_CPU_arch_profile)
+ * name an M-profile core, 0 otherwise (absent or unreadable: nothing is assumed). */
+int tz_arm_is_mprofile(const uint8_t *attr, size_t n);
 
 #endif

@@ -1,6 +1,74 @@
-/* Cortex-M: the cycle clock (see arch.h). The hooks come from -finstrument-functions
- * (baremetal.c), so there is no return-address trampoline here. */
+/* Cortex-M: the cycle clock (see arch.h), and with TZ_RET_HOOKS the entry hook of the
+ * patchable entries and the exit trampoline (the -finstrument-functions hooks are in
+ * baremetal.c and need neither). */
 #include "rt_internal.h"
+
+#ifdef TZ_RET_HOOKS
+/* tz_pfe_entry: a site `traza patch --enable` wrote over the three 16-bit NOPs of
+ * -fpatchable-function-entry=3 is `push {lr}; bl tz_pfe_entry`, before the prologue:
+ * [sp] = the function's return address (lr at entry: bit 0 set, or an EXC_RETURN
+ * value in a handler), lr = the return into the function. The hook keeps r0-r3 (and
+ * s0-s15 for hard-float arguments), aligns the stack to 8 bytes for C, lets
+ * tz_cm_pfe_enter replace the stacked copy by the trampoline, pops it into lr and
+ * returns into the function through ip (AAPCS lets a call clobber ip).
+ * tz_exit_tramp: the function returns into it; it keeps r0-r3 (and s0-s1), gets the
+ * original return address from the shadow stack and branches there (bx also performs
+ * an exception return from a handler). */
+#if defined(__ARM_FP) && !defined(__SOFTFP__)
+#define TZ_CM_VPUSH_ARGS "vpush {s0-s15}\n\t"
+#define TZ_CM_VPOP_ARGS "vpop {s0-s15}\n\t"
+#define TZ_CM_VPUSH_RET "vpush {s0-s1}\n\t"
+#define TZ_CM_VPOP_RET "vpop {s0-s1}\n\t"
+#else
+#define TZ_CM_VPUSH_ARGS ""
+#define TZ_CM_VPOP_ARGS ""
+#define TZ_CM_VPUSH_RET ""
+#define TZ_CM_VPOP_RET ""
+#endif
+__asm__(".section .text.tz_pfe_entry,\"ax\",%progbits\n\t"
+        ".syntax unified\n\t"
+        ".thumb\n\t"
+        ".globl tz_pfe_entry\n\t"
+        ".type tz_pfe_entry, %function\n\t"
+        ".thumb_func\n\t"
+        ".p2align 1\n"
+        "tz_pfe_entry:\n\t"
+        "push {r0-r4, lr}\n\t"      /* 6 words: the site's push is at sp + 24 */
+        "mov r0, lr\n\t"
+        "add r1, sp, #24\n\t"
+        TZ_CM_VPUSH_ARGS
+        "mov r4, sp\n\t"
+        "bic r2, r4, #7\n\t"
+        "mov sp, r2\n\t"
+        "bl tz_cm_pfe_enter\n\t"
+        "mov sp, r4\n\t"
+        TZ_CM_VPOP_ARGS
+        "pop {r0-r4, lr}\n\t"
+        "mov ip, lr\n\t"
+        "pop {lr}\n\t"              /* the (maybe replaced) return address */
+        "bx ip\n\t"
+        ".size tz_pfe_entry, .-tz_pfe_entry\n\t"
+        ".section .text.tz_exit_tramp,\"ax\",%progbits\n\t"
+        ".globl tz_exit_tramp\n\t"
+        ".type tz_exit_tramp, %function\n\t"
+        ".thumb_func\n\t"
+        ".p2align 1\n"
+        "tz_exit_tramp:\n\t"
+        "push {r0-r4, lr}\n\t"      /* return values r0-r3 (lr: padding) */
+        "add r0, sp, #24\n\t"       /* sp as the function returned */
+        TZ_CM_VPUSH_RET
+        "mov r4, sp\n\t"
+        "bic r1, r4, #7\n\t"
+        "mov sp, r1\n\t"
+        "bl tz_cm_pfe_exit\n\t"
+        "mov sp, r4\n\t"
+        "mov ip, r0\n\t"
+        TZ_CM_VPOP_RET
+        "pop {r0-r4, lr}\n\t"
+        "bx ip\n\t"
+        ".size tz_exit_tramp, .-tz_exit_tramp\n\t"
+        ".text");
+#endif
 
 #define DEMCR (*(volatile uint32_t *)0xE000EDFCu)
 #define DWT_CTRL (*(volatile uint32_t *)0xE0001000u)
