@@ -269,10 +269,15 @@ int tz_arg_double(tz_req *r, const char *key, double min, double max, double def
 
 traza_trace *tz_req_trace(tz_req *r)
 {
+    return tz_req_trace_of(r, "trace");
+}
+
+traza_trace *tz_req_trace_of(tz_req *r, const char *key)
+{
     tz_api *api = r->api;
-    const char *name = tz_arg_str(r, "trace");
+    const char *name = tz_arg_str(r, key);
     if (!name || !*name)
-        return tz_fail(r, 400, "missing parameter 'trace'"), NULL;
+        return tz_fail(r, 400, "missing parameter '%s'", key), NULL;
     traza_trace_info info;
     memset(&info, 0, sizeof info);
     traza_err err;
@@ -608,6 +613,7 @@ static const route routes[] = {
     {"/api/grammars", tz_api_grammars, 0},
     {"/api/grammar", tz_api_grammar, 0},
     {"/api/callstack", tz_api_callstack, 0},
+    {"/api/diff", tz_api_diff, 0},
     {"/api/tools", tz_api_tools, 0},
     {"/api/job", tz_api_job, 0},
     {"/api/run", tz_api_run, 1},
@@ -626,7 +632,7 @@ int tz_api_changes(const char *path)
 tz_lane tz_api_lane(const char *path)
 {
     static const char *const analyses[] = {"/api/stats", "/api/aggregate", "/api/anomaly", "/api/correlate",
-                                           "/api/callstack", "/api/grammar", "/api/events.csv"};
+                                           "/api/callstack", "/api/grammar", "/api/events.csv", "/api/diff"};
     if (!path || strncmp(path, "/api/", 5) != 0)
         return TZ_LANE_INLINE;
     for (size_t i = 0; i < sizeof analyses / sizeof analyses[0]; i++)

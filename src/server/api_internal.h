@@ -156,6 +156,8 @@ const char *tz_arg_str(tz_req *r, const char *key);
 
 /* The trace of the "trace" parameter (name or id), cached; NULL after a 4xx. */
 traza_trace *tz_req_trace(tz_req *r);
+/* The trace named by the parameter key, cached as tz_req_trace. */
+traza_trace *tz_req_trace_of(tz_req *r, const char *key);
 
 /* A filter from the common parameters: from, to, overlap, types (ids), producers
  * (ids), subtree, categories (names), set, re.COLUMN=PATTERN, nre.COLUMN=PATTERN. */
@@ -229,6 +231,7 @@ int tz_api_grammars(tz_req *r);
 int tz_api_grammar(tz_req *r);
 int tz_api_callstack(tz_req *r);
 void tz_api_callstack_free(tz_shared *sh);
+int tz_api_diff(tz_req *r);
 int tz_api_tools(tz_req *r);
 int tz_api_run(tz_req *r);
 int tz_api_job(tz_req *r);

@@ -3,6 +3,7 @@
 import { state, api, onChange, span, setRange, fmtAt, rel, absTicks, fitCanvas, el } from './state.js';
 import { pie, plot, plot2, bars } from './charts.js';
 import { callstackChanged } from './callstack.js';
+import { diffChanged } from './diff.js';
 
 const PART_COLORS = ['#e6e6e6', '#cfd8e6'];
 
@@ -191,6 +192,7 @@ export function setupViews() {
       else if (tab === 'tab-anomaly') { if (what.has('trace') || what.has('tab')) anomalyTab(); if (what.has('trace') || what.has('tab') || what.has('range') || what.has('timefmt')) await loadAnomaly(); }
       else if (tab === 'tab-grammar') { if (what.has('tab')) await grammarTab(); }
       else if (tab === 'tab-callstack') await callstackChanged(what);
+      else if (tab === 'tab-diff') await diffChanged(what);
     } catch (e) { console.error(e); document.getElementById(tab).append(el('p', { class: 'err' }, 'error: ' + e.message)); }
     document.body.dataset.ready = String(Date.now());
   });

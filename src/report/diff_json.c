@@ -1,0 +1,143 @@
+/* A diff as JSON: the rows with every statistic, and the time ranges of changes. */
+#include "report/diff_json.h"
+#include "traza/analysis.h"
+
+#include <stdlib.h>
+
+static void json_side(tz_buf *b, const traza_diff_side *s)
+{
+    tz_buf_printf(b, "{\"runs\":%zu,\"count\":%lld,\"rate\":", s->runs, (long long)s->count);
+    tz_json_num(b, s->rate);
+    tz_buf_printf(b, ",\"durations\":%lld,\"samples\":%zu,\"median\":", (long long)s->ndur, s->nsamples);
+    tz_json_num(b, s->median);
+    tz_buf_puts(b, ",\"p90\":");
+    tz_json_num(b, s->p90);
+    tz_buf_puts(b, ",\"p99\":");
+    tz_json_num(b, s->p99);
+    tz_buf_puts(b, ",\"total\":");
+    tz_json_num(b, s->total);
+    tz_buf_putc(b, '}');
+}
+
+static void json_field(tz_buf *b, const char *name, double v)
+{
+    tz_buf_printf(b, ",\"%s\":", name);
+    tz_json_num(b, v);
+}
+
+static void json_names(tz_buf *b, traza_trace *const *t, size_t n)
+{
+    tz_buf_putc(b, '[');
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            tz_buf_putc(b, ',');
+        tz_json_str(b, traza_trace_info_of(t[i])->name);
+    }
+    tz_buf_putc(b, ']');
+}
+
+void tz_diff_json_fields(tz_buf *b, traza_trace *const *ta, traza_trace *const *tb, const traza_diff *d,
+                         const unsigned char *failed)
+{
+    tz_buf_puts(b, "\"a\":");
+    json_names(b, ta, d->runs_a);
+    tz_buf_puts(b, ",\"b\":");
+    json_names(b, tb, d->runs_b);
+    tz_buf_printf(b, ",\"by\":\"%s\",\"correction\":\"%s\",\"alpha\":",
+                  d->opts.by == TRAZA_DIFF_BY_PRODUCER ? "producer" : d->opts.by == TRAZA_DIFF_BY_FUNCTION ? "function" : "type",
+                  d->opts.correction == TRAZA_DIFF_BH ? "bh" : "holm");
+    tz_json_num(b, d->opts.alpha);
+    json_field(b, "span_a", d->span_a);
+    json_field(b, "span_b", d->span_b);
+    tz_buf_printf(b, ",\"tests\":%zu,\"rows\":[", d->ntests);
+    for (size_t i = 0; i < d->nrows; i++) {
+        const traza_diff_row *r = &d->rows[i];
+        tz_buf_puts(b, i ? ",{\"name\":" : "{\"name\":");
+        tz_json_str(b, r->name);
+        tz_buf_printf(b, ",\"kind\":\"%s\",\"a\":", traza_diff_kind_name(r->kind));
+        json_side(b, &r->a);
+        tz_buf_puts(b, ",\"b\":");
+        json_side(b, &r->b);
+        json_field(b, "count_ratio", r->count_ratio);
+        json_field(b, "shift", r->shift);
+        json_field(b, "shift_lo", r->shift_lo);
+        json_field(b, "shift_hi", r->shift_hi);
+        json_field(b, "rel_shift", r->rel_shift);
+        tz_buf_printf(b, ",\"subsampled\":%s", r->subsampled ? "true" : "false");
+        tz_buf_printf(b, ",\"test\":\"%s\"", traza_diff_test_name(r->test));
+        json_field(b, "stat", r->stat);
+        json_field(b, "df", r->df);
+        json_field(b, "p", r->p);
+        json_field(b, "p_holm", r->p_holm);
+        json_field(b, "q", r->q);
+        tz_buf_printf(b, ",\"rate_test\":\"%s\"", traza_diff_test_name(r->rate_test));
+        json_field(b, "rate_stat", r->rate_stat);
+        json_field(b, "rate_df", r->rate_df);
+        json_field(b, "rate_p", r->rate_p);
+        json_field(b, "rate_p_holm", r->rate_p_holm);
+        json_field(b, "rate_q", r->rate_q);
+        json_field(b, "p_adj", r->p_adj);
+        tz_buf_printf(b, ",\"verdict\":\"%s\",\"failed\":%s}", traza_diff_verdict_name(r->verdict),
+                      failed && failed[i] ? "true" : "false");
+    }
+    tz_buf_puts(b, "],\"failed\":[");
+    for (size_t i = 0, k = 0; failed && i < d->nrows; i++)
+        if (failed[i]) {
+            if (k++)
+                tz_buf_putc(b, ',');
+            tz_json_str(b, d->rows[i].name);
+        }
+    tz_buf_putc(b, ']');
+}
+
+int tz_diff_each_ranges(traza_trace *a, traza_trace *b, const traza_diff *d, tz_diff_ranges_fn fn, void *ctx, traza_err *err)
+{
+    for (size_t i = 0; i < d->nrows; i++) {
+        const traza_diff_row *r = &d->rows[i];
+        if (r->kind != TRAZA_DIFF_EVENTS || (r->verdict != TRAZA_DIFF_SLOWER && r->verdict != TRAZA_DIFF_FASTER))
+            continue;
+        traza_diff_range *g;
+        size_t n;
+        double lo, hi;
+        if (traza_diff_ranges(a, b, r->name, TZ_DIFF_RANGE_SLICES, TRAZA_RULE_MAD, 3, &g, &n, &lo, &hi, err) < 0)
+            return -1;
+        fn(ctx, r, g, n, lo, hi);
+        free(g);
+    }
+    return 0;
+}
+
+struct json_ctx {
+    tz_buf *o;
+    size_t nrow;
+};
+
+static void json_row_ranges(void *ctx, const traza_diff_row *r, const traza_diff_range *g, size_t n, double lo, double hi)
+{
+    struct json_ctx *c = ctx;
+    tz_buf *o = c->o;
+    tz_buf_puts(o, c->nrow++ ? ",{\"row\":" : "{\"row\":");
+    tz_json_str(o, r->name);
+    json_field(o, "lo", lo);
+    json_field(o, "hi", hi);
+    tz_buf_puts(o, ",\"ranges\":[");
+    for (size_t k = 0; k < n; k++) {
+        tz_buf_puts(o, k ? ",{\"from\":" : "{\"from\":");
+        tz_json_num(o, g[k].from);
+        json_field(o, "to", g[k].to);
+        tz_buf_printf(o, ",\"events\":%lld", (long long)g[k].events);
+        json_field(o, "median", g[k].median);
+        tz_buf_printf(o, ",\"direction\":\"%s\"}", g[k].slower ? "slower" : "faster");
+    }
+    tz_buf_puts(o, "]}");
+}
+
+int tz_diff_json_ranges(tz_buf *o, traza_trace *a, traza_trace *b, const traza_diff *d, traza_err *err)
+{
+    struct json_ctx c = {o, 0};
+    tz_buf_putc(o, '[');
+    if (tz_diff_each_ranges(a, b, d, json_row_ranges, &c, err) < 0)
+        return -1;
+    tz_buf_putc(o, ']');
+    return 0;
+}

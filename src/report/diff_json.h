@@ -1,0 +1,28 @@
+/* Internal: a diff as JSON, the same for `traza diff --json` and /api/diff. */
+#ifndef TZ_DIFF_JSON_H
+#define TZ_DIFF_JSON_H
+
+#include "traza/diff.h"
+#include "util/util.h"
+
+/* Slices of B searched for the time ranges of a change. */
+#define TZ_DIFF_RANGE_SLICES 20
+
+/* The fields "a", "b", "by", "correction", "alpha", "span_a", "span_b", "tests",
+ * "rows" (every field of every row) and "failed" (the names of the rows with
+ * failed[i] set; failed may be NULL), without the enclosing braces. */
+void tz_diff_json_fields(tz_buf *b, traza_trace *const *ta, traza_trace *const *tb, const traza_diff *d,
+                         const unsigned char *failed);
+
+/* Calls fn for each slower or faster row of events with its time ranges (of
+ * traza_diff_ranges over TZ_DIFF_RANGE_SLICES slices, median +- 3 MAD) and A's
+ * interval [lo, hi]. -1 with err set. */
+typedef void (*tz_diff_ranges_fn)(void *ctx, const traza_diff_row *r, const traza_diff_range *g, size_t n, double lo, double hi);
+int tz_diff_each_ranges(traza_trace *a, traza_trace *b, const traza_diff *d, tz_diff_ranges_fn fn, void *ctx, traza_err *err);
+
+/* Where in time each such row shows, as JSON [{"row", "lo", "hi", "ranges": [{from,
+ * to, events, median, direction}]}] (seconds from B's first timestamp), appended to
+ * o. -1 with err set. */
+int tz_diff_json_ranges(tz_buf *o, traza_trace *a, traza_trace *b, const traza_diff *d, traza_err *err);
+
+#endif

@@ -1,0 +1,113 @@
+/* /api/diff: what changed from a base trace to a trace, as `traza diff BASE TRACE
+ * --json --ranges` answers it (the rows ranked with their tests, and where in time
+ * each slower or faster row shows), with the merged call tree of the two (the
+ * differential flame graph) when they hold calls. The diff reads both traces whole:
+ * it is not cut by the request's budget. */
+#include "server/api_internal.h"
+#include "report/diff_json.h"
+
+#include <stdint.h>
+#include <string.h>
+
+/* At most this many frames of the call tree are answered (a caller always before its
+ * callees, so a cut tree is still a tree); "truncated" says when more exist. */
+#define TZ_DIFF_MAX_FRAMES 200000
+
+/* "tree": {"span_a", "span_b", "max_depth", "metric", "truncated", "fields",
+ * "frames": [[name, parent (-1 for a root), depth, calls_a, calls_b, total_a,
+ * total_b, self_a, self_b, fill]]}, the times in seconds, the fill that of
+ * traza_diff_frame_color for the metric. */
+static void json_tree(tz_buf *b, const traza_diff_tree *t, traza_diff_metric m, size_t max)
+{
+    size_t n = t->nframes < max ? t->nframes : max;
+    tz_buf_puts(b, "{\"span_a\":");
+    tz_json_num(b, t->span_a);
+    tz_buf_puts(b, ",\"span_b\":");
+    tz_json_num(b, t->span_b);
+    tz_buf_printf(b, ",\"max_depth\":%d,\"metric\":\"%s\",\"frames_total\":%zu,\"truncated\":%s", t->max_depth,
+                  m == TRAZA_DIFF_METRIC_TOTAL ? "total" : "self", t->nframes, n < t->nframes ? "true" : "false");
+    tz_buf_puts(b, ",\"fields\":[\"name\",\"parent\",\"depth\",\"calls_a\",\"calls_b\",\"total_a\",\"total_b\",\"self_a\","
+                   "\"self_b\",\"fill\"],\"frames\":[");
+    for (size_t i = 0; i < n; i++) {
+        const traza_diff_frame *f = &t->frames[i];
+        char fill[8];
+        traza_diff_frame_color(f, m, fill);
+        tz_buf_puts(b, i ? ",[" : "[");
+        tz_json_str(b, f->name);
+        tz_buf_printf(b, ",%lld,%d,%lld,%lld", f->parent == SIZE_MAX ? -1LL : (long long)f->parent, f->depth,
+                      (long long)f->calls_a, (long long)f->calls_b);
+        const double v[] = {f->total_a, f->total_b, f->self_a, f->self_b};
+        for (size_t k = 0; k < 4; k++) {
+            tz_buf_putc(b, ',');
+            tz_json_num(b, v[k]);
+        }
+        tz_buf_putc(b, ',');
+        tz_json_str(b, fill);
+        tz_buf_putc(b, ']');
+    }
+    tz_buf_puts(b, "]}");
+}
+
+int tz_api_diff(tz_req *r)
+{
+    traza_trace *a = tz_req_trace_of(r, "base");
+    if (!a)
+        return -1;
+    traza_trace *b = tz_req_trace(r);
+    if (!b)
+        return -1;
+    traza_diff_opts o;
+    traza_diff_opts_init(&o);
+    const char *by = tz_arg_str(r, "by"), *metric = tz_arg_str(r, "metric");
+    if (!by || strcmp(by, "type") == 0)
+        o.by = TRAZA_DIFF_BY_TYPE;
+    else if (strcmp(by, "producer") == 0)
+        o.by = TRAZA_DIFF_BY_PRODUCER;
+    else if (strcmp(by, "function") == 0)
+        o.by = TRAZA_DIFF_BY_FUNCTION;
+    else
+        return tz_fail(r, 400, "parameter 'by': type, producer or function, not '%.32s'", by);
+    traza_diff_metric m = TRAZA_DIFF_METRIC_SELF;
+    if (metric && strcmp(metric, "total") == 0)
+        m = TRAZA_DIFF_METRIC_TOTAL;
+    else if (metric && strcmp(metric, "self") != 0)
+        return tz_fail(r, 400, "parameter 'metric': self or total, not '%.32s'", metric);
+    int64_t tree, max_frames;
+    if (tz_arg_i64(r, "tree", 0, 1, 1, &tree) < 0 ||
+        tz_arg_clamp(r, "max_frames", 1, TZ_DIFF_MAX_FRAMES, TZ_DIFF_MAX_FRAMES, &max_frames) < 0 ||
+        tz_arg_double(r, "alpha", 1e-300, 1, o.alpha, &o.alpha) < 0)
+        return -1;
+    traza_diff d;
+    if (traza_diff_compute(a, b, &o, &d, &r->err) < 0)
+        return tz_fail_err(r, &r->err);
+    tz_buf out;
+    tz_buf_init(&out);
+    tz_buf_putc(&out, '{');
+    traza_trace *const ta[] = {a}, *const tb[] = {b};
+    tz_diff_json_fields(&out, ta, tb, &d, NULL);
+    /* B's first timestamp and time unit: the ranges' seconds are from it */
+    const traza_trace_info *ib = traza_trace_info_of(b);
+    tz_buf_puts(&out, ",\"b_min_ts\":");
+    tz_json_tick(r, &out, ib->min_ts);
+    tz_buf_printf(&out, ",\"b_time_unit\":%d,\"ranges\":", ib->time_unit);
+    int rc = tz_diff_json_ranges(&out, a, b, &d, &r->err);
+    traza_diff_free(&d);
+    if (rc < 0) {
+        tz_buf_free(&out);
+        return tz_fail_err(r, &r->err);
+    }
+    tz_buf_puts(&out, ",\"tree\":");
+    if (tree) {
+        traza_diff_tree t;
+        if (traza_diff_tree_compute(a, b, &t, &r->err) < 0) {
+            tz_buf_free(&out);
+            return tz_fail_err(r, &r->err);
+        }
+        json_tree(&out, &t, m, (size_t)max_frames);
+        traza_diff_tree_free(&t);
+    } else {
+        tz_buf_puts(&out, "null");
+    }
+    tz_buf_putc(&out, '}');
+    return tz_send_json(r, &out);
+}

@@ -1,0 +1,189 @@
+// The Diff tab: what changed from a base trace to the open one (GET /api/diff, the
+// numbers of `traza diff BASE OPEN --json --ranges`): the ranked rows coloured by
+// verdict, the time ranges where a change shows (a click selects the range in the
+// timeline of the open trace) and the differential flame graph (widths: the open
+// trace's total times; fills: the server's, red slower, blue faster, purple new),
+// zoomed on a clicked frame.
+import { state, api, setRange, el, fitCanvas, fmtTime } from './state.js';
+
+const RH = 16;        // a frame's height, px
+let d = null;         // the /api/diff answer
+let kids = [];        // the frames' callees, by frame index ('roots' at -1 in rootKids)
+let rootKids = [];
+let focus = -1;       // the frame the flame graph is zoomed on, -1 for none
+let rects = [];       // the frames drawn: {i, x, y, w}
+
+// A time in seconds with a unit.
+const secs = s => (s === null || s === undefined || Number.isNaN(s)) ? '–' : fmtTime(s, 0);
+const pct = x => (x === null || x === undefined || Number.isNaN(x)) ? '–' : (x >= 0 ? '+' : '') + (x * 100).toFixed(1) + ' %';
+const pval = p => (p === null || p === undefined) ? '–' : p === 0 ? '0' : p < 1e-3 ? p.toExponential(1) : p.toPrecision(2);
+
+function build() {
+  const s = document.getElementById('tab-diff');
+  const base = el('select', { id: 'diff-base', 'data-testid': 'diff-base' }, el('option', { value: '' }, '(pick a base trace)'));
+  for (const t of state.traces) base.append(el('option', { value: t.name }, t.id === state.trace.info.id ? t.name + ' (itself: an A/A check)' : t.name));
+  const by = el('select', { id: 'diff-by', 'data-testid': 'diff-by' });
+  for (const b of ['type', 'producer', 'function']) by.append(el('option', { value: b }, b));
+  const metric = el('select', { id: 'diff-metric', 'data-testid': 'diff-metric' });
+  for (const m of ['self', 'total']) metric.append(el('option', { value: m }, m + ' time'));
+  for (const x of [base, by, metric]) x.addEventListener('change', () => load().catch(showErr));
+  s.replaceChildren(
+    el('div', { class: 'panel' },
+      el('h3', {}, 'Diff ', el('small', {}, `what changed from a base run to ${state.trace.info.name} (traza diff BASE ${state.trace.info.name})`)),
+      el('div', { class: 'controls' }, el('label', {}, 'base ', base), el('label', {}, ' rows by ', by),
+        el('label', {}, ' flame colour by ', metric), el('span', { id: 'diff-note', 'data-testid': 'diff-note', class: 'hint' })),
+      el('div', { id: 'diff-table', 'data-testid': 'diff-table', class: 'diff-table' })),
+    el('div', { class: 'panel' }, el('h3', {}, 'Where in time ', el('small', {}, 'slices of the open trace whose median duration is outside the base\'s interval (median ± 3 MAD); click to show a range in the timeline')),
+      el('div', { id: 'diff-ranges', 'data-testid': 'diff-ranges' })),
+    el('div', { class: 'panel' }, el('h3', {}, 'Differential flame graph ',
+      el('small', {}, 'width: the open trace\'s total time; red slower, blue faster, purple new; click a frame to zoom, double-click or '),
+      el('button', { 'data-testid': 'diff-flame-reset', onclick: () => { focus = -1; drawFlame(); } }, 'whole graph')),
+      el('div', { id: 'diff-flame-info', 'data-testid': 'diff-flame-info', class: 'cs-info' }),
+      el('div', { class: 'diff-flame-box' }, el('canvas', { id: 'diff-flame', 'data-testid': 'diff-flame' })),
+      el('div', { id: 'diff-gone', 'data-testid': 'diff-gone', class: 'cs-info' })));
+  const cv = document.getElementById('diff-flame');
+  cv.addEventListener('click', e => { const r = hit(e); if (r) { focus = r.i; drawFlame(); } });
+  cv.addEventListener('dblclick', () => { focus = -1; drawFlame(); });
+  cv.addEventListener('mousemove', e => { const r = hit(e); document.getElementById('diff-flame-info').textContent = r ? frameText(r.i) : ''; });
+  d = null;
+}
+
+function showErr(e) {
+  console.error(e);
+  document.getElementById('diff-note').textContent = 'error: ' + e.message;
+}
+
+async function load() {
+  const base = document.getElementById('diff-base').value;
+  if (!base) return;
+  const note = document.getElementById('diff-note');
+  note.textContent = 'comparing…';
+  const trace = state.trace.info.name;
+  const r = await api('diff', { base, trace, by: document.getElementById('diff-by').value, metric: document.getElementById('diff-metric').value });
+  if (!state.trace || state.trace.info.name !== trace) return;
+  d = r; focus = -1;
+  kids = d.tree ? d.tree.frames.map(() => []) : [];
+  rootKids = [];
+  if (d.tree) d.tree.frames.forEach((f, i) => (f[1] < 0 ? rootKids : kids[f[1]]).push(i));
+  note.textContent = `${d.rows.length} rows · ${d.tests} tests, ${d.correction} correction, α ${d.alpha}`;
+  const tb = document.getElementById('diff-table');
+  tb.dataset.base = base; tb.dataset.by = d.by;
+  renderTable(); renderRanges(); drawFlame();
+}
+
+function renderTable() {
+  const t = el('table', { class: 'list diff' }, el('tr', {}, ...['#', 'row', 'kind', 'count A', 'count B', 'rate B/A', 'median A', 'median B',
+    'shift [95 % CI]', 'rel. shift', 'p adj.', 'verdict'].map(h => el('th', {}, h))));
+  d.rows.slice(0, 300).forEach((r, i) => {
+    t.append(el('tr', { class: 'v-' + r.verdict.replace(' ', '-'), 'data-testid': 'diff-row', 'data-name': r.name, 'data-kind': r.kind,
+      'data-verdict': r.verdict, 'data-shift': r.shift ?? '', 'data-p-adj': r.p_adj ?? '', 'data-count-a': r.a.count, 'data-count-b': r.b.count },
+    el('td', {}, i + 1), el('td', { class: 'name' }, r.kind === 'self' ? r.name + ' (self)' : r.name), el('td', {}, r.kind),
+    el('td', {}, r.a.count), el('td', {}, r.b.count), el('td', {}, r.count_ratio === null ? '–' : r.count_ratio.toPrecision(3)),
+    el('td', {}, secs(r.a.median)), el('td', {}, secs(r.b.median)),
+    el('td', {}, r.shift === null ? '–' : `${secs(r.shift)} [${secs(r.shift_lo)}, ${secs(r.shift_hi)}]`),
+    el('td', {}, pct(r.rel_shift)), el('td', {}, pval(r.p_adj)), el('td', { class: 'verdict' }, r.verdict)));
+  });
+  const box = document.getElementById('diff-table');
+  box.replaceChildren(t);
+  if (d.rows.length > 300) box.append(el('p', { class: 'hint' }, `${d.rows.length - 300} more rows: traza diff --json`));
+}
+
+function renderRanges() {
+  const box = document.getElementById('diff-ranges');
+  box.replaceChildren();
+  const scale = Math.pow(10, -d.b_time_unit); // ticks of the open trace per second
+  for (const g of d.ranges) {
+    const line = el('div', { class: 'diff-range-row' }, el('b', {}, g.row), ` (base interval ${secs(g.lo)} – ${secs(g.hi)}): `);
+    for (const x of g.ranges) {
+      const from = Math.round(x.from * scale), to = Math.round(x.to * scale);
+      line.append(el('button', { class: 'diff-range ' + x.direction, 'data-testid': 'diff-range', 'data-row': g.row, 'data-from': from, 'data-to': to,
+        title: 'show this range in the timeline', onclick: () => {
+          setRange(from, to);
+          document.querySelector('#tabs button[data-tab=overview]').click();
+        } }, `${secs(x.from)} – ${secs(x.to)} ${x.direction}, ${x.events} events, median ${secs(x.median)}`), ' ');
+    }
+    if (!g.ranges.length) line.append(el('span', { class: 'hint' }, 'no slice outside it'));
+    box.append(line);
+  }
+  if (!d.ranges.length) box.append(el('p', { class: 'hint' }, d.by === 'function' ? 'rows by function have no time ranges: pick rows by type' : 'no slower or faster row'));
+}
+
+const F = i => d.tree.frames[i]; // [name, parent, depth, calls_a, calls_b, total_a, total_b, self_a, self_b, fill]
+
+function frameText(i) {
+  const f = F(i), m = d.tree.metric === 'total' ? [f[5], f[6]] : [f[7], f[8]];
+  const path = [];
+  for (let k = i; k >= 0; k = F(k)[1]) path.unshift(F(k)[0]);
+  return `${path.join(' → ')} · calls A ${f[3]}, B ${f[4]} · total A ${secs(f[5])}, B ${secs(f[6])} · self A ${secs(f[7])}, B ${secs(f[8])}` +
+    (m[0] > 0 ? ` · ${d.tree.metric} ${pct((m[1] - m[0]) / m[0])}` : f[3] === 0 ? ' · only in B' : '');
+}
+
+// The frames drawn: the focused frame's callers full width above it, the focused
+// frame (or the roots) across the width, each callee a share of its caller's width.
+function layout(W) {
+  rects = [];
+  let depth = 0, top;
+  if (focus >= 0) {
+    const chain = [];
+    for (let k = F(focus)[1]; k >= 0; k = F(k)[1]) chain.unshift(k);
+    for (const k of chain) rects.push({ i: k, x: 0, y: depth++ * RH, w: W, caller: true });
+    top = [focus];
+  } else top = rootKids;
+  const sum = top.reduce((a, i) => a + F(i)[6], 0) || 1;
+  const place = (i, x, w, dep) => {
+    if (w < 0.3) return;
+    rects.push({ i, x, y: dep * RH, w });
+    const tot = F(i)[6] || 1;
+    let cx = x;
+    for (const k of kids[i]) { const kw = w * F(k)[6] / tot; place(k, cx, kw, dep + 1); cx += kw; }
+  };
+  let x = 0;
+  for (const i of top) { const w = W * F(i)[6] / sum; place(i, x, w, depth); x += w; }
+}
+
+function drawFlame() {
+  const cv = document.getElementById('diff-flame');
+  if (!d || !d.tree || !d.tree.frames.length) {
+    cv.hidden = true;
+    document.getElementById('diff-gone').textContent = d ? 'no calls in these traces (a call-stack trace has nested states)' : '';
+    return;
+  }
+  cv.hidden = false;
+  const W = cv.parentElement.clientWidth || 800;
+  layout(W);
+  const rows = rects.reduce((a, r) => Math.max(a, r.y / RH + 1), 1);
+  const { g } = fitCanvas(cv, rows * RH);
+  g.clearRect(0, 0, W, rows * RH);
+  g.font = '11px sans-serif'; g.textBaseline = 'middle';
+  for (const r of rects) {
+    const f = F(r.i);
+    g.fillStyle = f[9];
+    g.globalAlpha = r.caller ? 0.6 : 1;
+    g.fillRect(r.x, r.y, Math.max(0.5, r.w - 0.5), RH - 1);
+    g.globalAlpha = 1;
+    if (r.w > 28) {
+      g.save(); g.beginPath(); g.rect(r.x, r.y, r.w - 2, RH); g.clip();
+      g.fillStyle = '#111'; g.fillText(f[0], r.x + 3, r.y + RH / 2);
+      g.restore();
+    }
+  }
+  cv.dataset.focus = focus >= 0 ? F(focus)[0] : '';
+  cv.dataset.frames = String(rects.length);
+  cv._rects = rects.map(r => ({ name: F(r.i)[0], depth: F(r.i)[2], fill: F(r.i)[9], x: r.x, y: r.y, w: r.w, caller: !!r.caller }));
+  const gone = d.tree.frames.map((f, i) => i).filter(i => F(i)[4] === 0);
+  const paths = gone.filter(i => F(i)[1] < 0 || F(F(i)[1])[4] > 0).map(i => { const p = []; for (let k = i; k >= 0; k = F(k)[1]) p.unshift(F(k)[0]); return p.join(';'); });
+  document.getElementById('diff-gone').textContent = paths.length ? `only in the base (${paths.length}): ${paths.slice(0, 30).join(', ')}${paths.length > 30 ? ', …' : ''}` : '';
+  document.getElementById('diff-flame-info').textContent = `${d.tree.frames.length} call paths${d.tree.truncated ? ` (of ${d.tree.frames_total})` : ''} · colour by ${d.tree.metric} time · hover a frame for its numbers`;
+}
+
+function hit(e) {
+  const x = e.offsetX, y = e.offsetY;
+  for (let k = rects.length - 1; k >= 0; k--) { const r = rects[k]; if (x >= r.x && x < r.x + r.w && y >= r.y && y < r.y + RH) return r; }
+  return null;
+}
+
+let builtFor = null;  // the open trace the tab was built for
+export async function diffChanged(what) {
+  if (builtFor !== state.trace.info.id) { build(); builtFor = state.trace.info.id; }
+  else if (what.has('tab') && d) drawFlame();
+}
