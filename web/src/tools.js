@@ -72,7 +72,7 @@ function showForm() {
   for (const o of tool.options) {
     grid.append(el('label', { for: 'opt-' + o.name }, o.name + (o.required ? ' *' : '')),
       o.repeatable && o.type !== 'bool' ? repeatableInput(o) : optionInput(o),
-      el('small', {}, (o.help || '') + (o.repeatable ? ' (+ for more values)' : '')));
+      el('small', {}, (o.help || '') + (o.repeatable && !/repeatable/.test(o.help || '') ? ' (repeatable)' : '')));
   }
   const ranged = el('input', { type: 'checkbox', id: 'tool-range', 'data-testid': 'tool-range' });
   ranged.disabled = !selectionText();
