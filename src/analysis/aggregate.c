@@ -2,6 +2,7 @@
  * §5; Ocelotl): microscopic description, interval qualities, optimal partition by
  * dynamic programming, and the list of meaningful p values by bisection. */
 #include "traza/analysis.h"
+#include "analysis/progress.h"
 #include "util/util.h"
 
 #include <math.h>
@@ -270,6 +271,7 @@ int traza_agg_micro_build(traza_trace *t, int has_window, int64_t t0, int64_t t1
         bound[k] = slice_at(t0, t1, nslices, k);
     A.bound = bound;
     int rc;
+    size_t nread = 0;
     if (model == TRAZA_AGG_VARIABLE_AVG) {
         /* Only this model needs the value column: the full cursor. */
         traza_cursor *c = traza_query(t, &f, err);
@@ -282,6 +284,10 @@ int traza_agg_micro_build(traza_trace *t, int has_window, int64_t t0, int64_t t1
                 traza_cursor_free(c);
                 traza_err_set(err, TRAZA_E_NOMEM, "out of memory for %zu series", ns + 1);
                 goto fail;
+            }
+            if ((++nread & 0xfff) == 0 && tz_progress_step(t, "aggregating", tz_progress_time(t0, t1, ev->ts), 10000, err) < 0) {
+                rc = -1;
+                break;
             }
         }
         traza_cursor_free(c);
@@ -297,11 +303,17 @@ int traza_agg_micro_build(traza_trace *t, int has_window, int64_t t0, int64_t t1
                     traza_err_set(err, TRAZA_E_NOMEM, "out of memory for %zu series", ns + 1);
                     goto fail;
                 }
+            if (bt.n && tz_progress_step(t, "aggregating", tz_progress_time(t0, t1, bt.ts[bt.n - 1]), 10000, err) < 0) {
+                rc = -1;
+                break;
+            }
         }
         traza_scan_free(sc);
     }
     free(bound);
     bound = NULL;
+    if (rc == 0 && tz_progress_step(t, "aggregating", 10000, 10000, err) < 0)
+        rc = -1;
     if (rc < 0)
         goto fail;
     if (avg)

@@ -1,6 +1,7 @@
 /* Temporal correlation of two series (Martin & Marangozova-Martin, RT-0450), regular
  * and irregular slicing, and the ranking of probable causes of a series. */
 #include "traza/analysis.h"
+#include "analysis/progress.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -379,6 +380,10 @@ int traza_correlate_rank(traza_trace *t, const traza_series *target, const traza
             n++;
         }
         pi->covered_to = bt.ts[bt.n - 1];
+        if (tz_progress_step(t, "ranking candidates", n, 2 * (uint64_t)nev, err) < 0) {
+            r = -1;
+            break;
+        }
         if (stopped(stop, TRAZA_STAGE_READ)) {
             pi->partial = 1;
             break;
@@ -427,6 +432,9 @@ int traza_correlate_rank(traza_trace *t, const traza_series *target, const traza
     for (size_t k = 0; k < nkeys; k++) {
         if (off[k + 1] == off[k] || excl[k])
             continue;
+        /* reading is the first half of the work, ranking the candidates the second */
+        if (tz_progress_step(t, "ranking candidates", (uint64_t)nev + (uint64_t)nev * j / nser, 2 * (uint64_t)nev, err) < 0)
+            goto done;
         if (j > 0 && stopped(stop, TRAZA_STAGE_COMPUTE)) { /* at least one is ranked */
             pi->partial = 1;
             break;
@@ -448,6 +456,8 @@ int traza_correlate_rank(traza_trace *t, const traza_series *target, const traza
         j++;
     }
     pi->done = j;
+    if (tz_progress_step(t, "ranking candidates", 2 * (uint64_t)nev, 2 * (uint64_t)nev, err) < 0)
+        goto done;
     if (tconst > 0)
         traza_warnings_add(warn, "series %s is constant over the %s of %zu of %zu candidates: r is undefined (0) for them",
                            target->name, o.method == TRAZA_CORR_REGULAR ? "slices" : "intervals", tconst, j);

@@ -2,6 +2,7 @@
  * optionally per producer and with a maximum gap; the other events of those types
  * are the exceptions. */
 #include "traza/analysis.h"
+#include "analysis/progress.h"
 #include "util/util.h"
 
 #include <stdlib.h>
@@ -135,6 +136,10 @@ int traza_seqsearch(traza_trace *t, const int32_t *types, size_t len, int per_pr
         memcpy(ty + n, bt.type, k * sizeof *ty);
         memcpy(pr + n, bt.producer, k * sizeof *pr);
         n += k;
+        if (tz_progress_step(t, "reading events", n, (uint64_t)cnt, err) < 0) {
+            r = -1;
+            break;
+        }
     }
     traza_scan_free(c);
     if (r < 0)

@@ -1,6 +1,7 @@
 /* Loading a series (one event type, optionally of one producer or subtree, or a
  * saved event set) into compact arrays. */
 #include "traza/analysis.h"
+#include "analysis/progress.h"
 #include "util/util.h"
 
 #include <stdio.h>
@@ -144,6 +145,10 @@ int traza_series_load(traza_trace *t, const char *spec, int subtree, unsigned ca
         memcpy(s->producer + n, b.producer, b.n * sizeof *b.producer);
         n += b.n;
         pi->covered_to = b.ts[b.n - 1];
+        if (tz_progress_step(t, "reading events", n, (uint64_t)cnt, err) < 0) {
+            rc = -1;
+            break;
+        }
         if (stop && stop->fn && stop->fn(stop->ctx, TRAZA_STAGE_READ)) {
             pi->partial = 1;
             break;

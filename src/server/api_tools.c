@@ -2,8 +2,9 @@
  * typed options; POST /api/run queues a run of one (a job), which the tool worker
  * of the server (tz_api_tool_worker, on a lane of its own: a run never holds up a
  * view) executes with the library's registry, saving its result in the trace like
- * `traza run` does; /api/job reports a job, POST /api/job/cancel cancels it and
- * POST /api/results/delete deletes a saved result.
+ * `traza run` does (the UI's selection, from= to= set=, becomes the tool's options
+ * of the same meaning); /api/job reports a job and the selection it used, POST
+ * /api/job/cancel cancels it and POST /api/results/delete deletes a saved result.
  *
  * Nothing in a request names a file: importers and exporters are not offered, and
  * the options that name a file (tz_tool_option_names_file) are refused. */
@@ -35,6 +36,7 @@ typedef struct tz_run {
     char *result;             /* the saved result's name (done) */
     int64_t result_id;
     char *error;              /* failed */
+    tz_buf filter;            /* the options the UI's selection set ("from=... to=...") */
     tz_buf out;               /* the tool's printed text (json), at most TZ_RUN_OUTPUT */
     struct tz_run *next;      /* newest first */
 } tz_run;
@@ -60,6 +62,7 @@ static void run_free(tz_run *run)
     free(run->result);
     free(run->error);
     tz_buf_free(&run->out);
+    tz_buf_free(&run->filter);
     free(run);
 }
 
@@ -309,7 +312,7 @@ int tz_api_tools(tz_req *r)
 /* Parameters of /api/run that are not the tool's options. */
 static int run_param(const char *key)
 {
-    static const char *const own[] = {"tool", "trace", "from", "to", "budget", "ticks"};
+    static const char *const own[] = {"tool", "trace", "from", "to", "set", "budget", "ticks"};
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
         if (strcmp(key, own[i]) == 0)
             return 1;
@@ -340,6 +343,40 @@ static int add_arg(tz_req *r, tz_run *run, const char *k, const char *v)
     return 0;
 }
 
+/* The option of the tool a saved set of the selection goes to: its saved-result
+ * option, else the series it analyses (an event set is a series). */
+static const traza_tool_option *set_option(const traza_tool *t)
+{
+    for (size_t i = 0; i < t->noptions; i++)
+        if (t->options[i].type == TRAZA_OPT_RESULT)
+            return &t->options[i];
+    const traza_tool_option *o = find_option(t, "series");
+    return o && o->type == TRAZA_OPT_STRING ? o : NULL;
+}
+
+/* The UI's selection (from=, to=: its window; set=: the saved set every view is
+ * filtered by) becomes the tool's own options when it has them; those used are kept
+ * in run->filter for /api/job. An option the request also sets is left to it. */
+static int selection(tz_req *r, const traza_tool *tool, tz_run *run)
+{
+    static const char *const sel[] = {"from", "to", "set"};
+    for (size_t i = 0; i < 3; i++) {
+        const char *v = tz_arg_str(r, sel[i]);
+        const traza_tool_option *o = i < 2 ? find_option(tool, sel[i]) : set_option(tool);
+        if (!v || !*v || !o || (i < 2 && o->type != TRAZA_OPT_TIME))
+            continue;
+        int given = 0;
+        for (size_t j = 0; j < run->nargs && !given; j++)
+            given = strcmp(run->keys[j], o->name) == 0;
+        if (given)
+            continue;
+        if (add_arg(r, run, o->name, v) < 0)
+            return -1;
+        tz_buf_printf(&run->filter, "%s%s=%s", run->filter.len ? " " : "", o->name, v);
+    }
+    return run->filter.oom ? tz_fail(r, 500, "out of memory") : 0;
+}
+
 int tz_api_run(tz_req *r)
 {
     tz_shared *sh = r->api->sh;
@@ -358,6 +395,7 @@ int tz_api_run(tz_req *r)
     if (!run)
         return tz_fail(r, 500, "out of memory");
     tz_buf_init(&run->out);
+    tz_buf_init(&run->filter);
     char idtext[32];
     snprintf(idtext, sizeof idtext, "%lld", (long long)traza_trace_info_of(t)->id);
     run->tool = tz_strdup(tool->name);
@@ -384,15 +422,9 @@ int tz_api_run(tz_req *r)
             return -1;
         }
     }
-    /* the selection's window becomes the tool's own from/to when it has them */
-    static const char *const window[] = {"from", "to"};
-    for (size_t i = 0; i < 2; i++) {
-        const char *v = tz_arg_str(r, window[i]);
-        const traza_tool_option *o = find_option(tool, window[i]);
-        if (v && *v && o && o->type == TRAZA_OPT_TIME && add_arg(r, run, window[i], v) < 0) {
-            run_free(run);
-            return -1;
-        }
+    if (selection(r, tool, run) < 0) {
+        run_free(run);
+        return -1;
     }
     traza_tool_args args = {run->nargs, (const char *const *)run->keys, (const char *const *)run->vals};
     if (traza_tool_check_args(tool, &args, &r->err) < 0) {
@@ -450,6 +482,8 @@ int tz_api_job(tz_req *r)
     tz_json_str(&b, run->result);
     tz_buf_printf(&b, ",\"result_id\":%lld,\"error\":", (long long)run->result_id);
     tz_json_str(&b, run->error);
+    tz_buf_puts(&b, ",\"filter\":");
+    tz_json_strn(&b, run->filter.s ? run->filter.s : "", run->filter.len);
     tz_buf_puts(&b, ",\"output\":");
     if (run->state >= RUN_DONE) {
         tz_json_strn(&b, run->out.s ? run->out.s : "", run->out.len);

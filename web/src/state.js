@@ -108,7 +108,8 @@ export async function api(path, params = {}) {
 // refuses a POST without it, so another site's page cannot make one).
 export async function post(path, params = {}) {
   const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') q.set(k, v);
+  for (const [k, v] of Object.entries(params))  // an array: the option given once per value
+    for (const x of Array.isArray(v) ? v : [v]) if (x !== undefined && x !== null && x !== '') q.append(k, x);
   const meta = document.querySelector('meta[name="traza-token"]');
   const r = await fetch('/api/' + path + '?' + q.toString().replace(/\+/g, '%20'),
     { method: 'POST', headers: { 'X-Traza-Token': meta ? meta.content : '' } });

@@ -35,16 +35,33 @@ function optionInput(o) {
   return i;
 }
 
-// The options the form sets: those that differ from their default.
+// A repeatable option: one input per value, and + adds another.
+function repeatableInput(o) {
+  const box = el('span', { class: 'multi', 'data-testid': 'tool-multi', 'data-name': o.name }, optionInput(o));
+  const add = el('button', { type: 'button', 'data-testid': 'tool-opt-add', 'data-name': o.name, title: 'another value',
+    onclick: () => { const i = optionInput(o); i.removeAttribute('id'); box.insertBefore(i, add); i.focus(); } }, '+');
+  box.append(add);
+  return box;
+}
+
+// The options the form sets: those that differ from their default (a repeatable
+// option: the list of its non-empty values).
 function formValues(tool) {
   const p = {};
   for (const o of tool.options) {
-    const inp = document.getElementById('opt-' + o.name);
-    if (!inp) continue;
-    const v = o.type === 'bool' ? String(inp.checked) : inp.value.trim();
-    if (v !== '' && v !== (o.default ?? '')) p[o.name] = v;
+    const inps = [...document.querySelectorAll(`#tool-form [data-testid=tool-opt][data-name="${o.name}"]`)];
+    const vs = inps.map(inp => o.type === 'bool' ? String(inp.checked) : inp.value.trim()).filter(v => v !== '' && v !== (o.default ?? ''));
+    if (vs.length) p[o.name] = o.repeatable ? vs : vs[vs.length - 1];
   }
   return p;
+}
+
+// What the current selection is, in words ('' when there is none).
+function selectionText() {
+  const parts = [];
+  if (state.range) parts.push('the selected range');
+  if (state.result) parts.push(`the set '${state.result}'`);
+  return parts.join(' and ');
 }
 
 function showForm() {
@@ -53,16 +70,17 @@ function showForm() {
   if (!tool) { box.replaceChildren(el('p', {}, 'pick a tool')); return; }
   const grid = el('div', { class: 'tool-grid' });
   for (const o of tool.options) {
-    grid.append(el('label', { for: 'opt-' + o.name }, o.name + (o.required ? ' *' : '')), optionInput(o),
-      el('small', {}, (o.help || '') + (o.repeatable ? ' (one value here)' : '')));
+    grid.append(el('label', { for: 'opt-' + o.name }, o.name + (o.required ? ' *' : '')),
+      o.repeatable && o.type !== 'bool' ? repeatableInput(o) : optionInput(o),
+      el('small', {}, (o.help || '') + (o.repeatable && !/repeatable/.test(o.help || '') ? ' (repeatable)' : '')));
   }
   const ranged = el('input', { type: 'checkbox', id: 'tool-range', 'data-testid': 'tool-range' });
-  ranged.disabled = !state.range;
+  ranged.disabled = !selectionText();
   box.replaceChildren(
     el('h3', {}, tool.name, ' ', el('small', {}, tool.summary || '')),
     tool.options.length ? grid : el('p', {}, 'no options'),
     el('div', { class: 'controls' },
-      el('label', {}, ranged, ' on the selected range only'),
+      el('label', { 'data-testid': 'tool-selection' }, ranged, ' on ' + (selectionText() || 'the selection') + ' only'),
       el('button', { 'data-testid': 'tool-run', id: 'tool-run', onclick: () => run(tool) }, 'Run'),
       el('button', { 'data-testid': 'tool-cancel', id: 'tool-cancel', disabled: '', onclick: cancel }, 'Cancel'),
       el('progress', { 'data-testid': 'tool-progress', id: 'tool-progress', max: 1, value: 0 }),
@@ -97,7 +115,10 @@ function status(text, cls) {
 
 async function run(tool) {
   const p = Object.assign({ tool: tool.name, trace: state.trace.info.id }, formValues(tool));
-  if (document.getElementById('tool-range').checked && state.range) { p.from = absTicks(state.range.from); p.to = absTicks(state.range.to); }
+  if (document.getElementById('tool-range').checked) {
+    if (state.range) { p.from = absTicks(state.range.from); p.to = absTicks(state.range.to); }
+    if (state.result) p.set = state.result;
+  }
   document.getElementById('tool-output').textContent = '';
   document.getElementById('tool-progress').value = 0;
   let r;
@@ -129,8 +150,9 @@ function follow(id) {
     const out = document.getElementById('tool-output');
     if (out) out.textContent = (j.output || '').slice(0, 20000);
     if (j.state === 'done') {
-      status(j.result ? `done: saved '${j.result}'` : 'done (no result saved)', 'ok');
+      status((j.result ? `done: saved '${j.result}'` : 'done (no result saved)') + (j.filter ? ` (on ${j.filter})` : ''), 'ok');
       document.getElementById('tool-status').dataset.result = j.result || '';
+      document.getElementById('tool-status').dataset.filter = j.filter || '';
       changed('results');
     } else status(`${j.state}${j.error ? ': ' + j.error : ''}`, 'err');
   };
@@ -148,7 +170,10 @@ export function setupTools() {
   onChange(async what => {
     if (!document.getElementById('tab-tools').classList.contains('on')) return;
     const box = document.getElementById('tool-range');
-    if (box && what.has('range')) box.disabled = !state.range;
+    if (box && (what.has('range') || what.has('result'))) {
+      box.disabled = !selectionText();
+      box.parentElement.lastChild.textContent = ' on ' + (selectionText() || 'the selection') + ' only';
+    }
     if (!(what.has('tab') || what.has('trace'))) return;
     try { await render(); } catch (e) { console.error(e); document.getElementById('tab-tools').append(el('p', { class: 'err' }, 'error: ' + e.message)); }
     document.body.dataset.ready = String(Date.now());

@@ -1,15 +1,18 @@
 // Browser test of the Tools tab: a tool run from the UI saves a result that the
 // explorer lists; "use as filter" narrows every view to it; delete removes it.
-// usage: node uitools.mjs URL SCREENSHOT_DIR TRACE [REAL_TRACE REAL_TYPE]
+// A long run on a large trace moves the progress bar through intermediate values
+// and Cancel stops it; the selection (a saved set used as filter) is passed to a
+// run; a repeatable option takes several values.
+// usage: node uitools.mjs URL SCREENSHOT_DIR TRACE BIG_TRACE [REAL_TRACE REAL_TYPE]
 // Prints PASS:/FAIL: lines; the shell part (tests/web/t_uitools.sh) then asks the
 // CLI which results the workspace holds.
 import { check, withBrowser, inked, openTrace } from './lib.mjs';
 
-const [url, shots, traceName, realTrace, realType] = process.argv.slice(2);
+const [url, shots, traceName, bigTrace, realTrace, realType] = process.argv.slice(2);
 const total = page => page.$eval('[data-testid=table]', x => +x.dataset.total);
 
-// Runs tool with the given option values from the Tools tab; returns the saved result's name.
-async function runTool(page, tool, opts) {
+// Opens the form of tool in the Tools tab and fills it (a list: a repeatable option's values).
+async function fillTool(page, tool, opts) {
   await page.click('[data-testid=tab-tools]');
   await page.waitForSelector(`[data-testid=tool-item][data-name="${tool}"]`, { timeout: 10000 });
   await page.click(`[data-testid=tool-item][data-name="${tool}"]`);
@@ -17,13 +20,25 @@ async function runTool(page, tool, opts) {
   for (const [k, v] of Object.entries(opts)) {
     const sel = `[data-testid=tool-opt][data-name="${k}"]`;
     const tag = await page.$eval(sel, x => x.tagName + ':' + x.type);
-    if (tag === 'SELECT:select-one') await page.selectOption(sel, v);
-    else if (tag.endsWith(':checkbox')) await page.setChecked(sel, v === 'true');
-    else await page.fill(sel, v);
+    const vs = Array.isArray(v) ? v : [v];
+    for (let i = 0; i < vs.length; i++) {
+      if (i > 0) await page.click(`[data-testid=tool-opt-add][data-name="${k}"]`);
+      const nth = `${sel} >> nth=${i}`;
+      if (tag === 'SELECT:select-one') await page.selectOption(nth, vs[i]);
+      else if (tag.endsWith(':checkbox')) await page.setChecked(nth, vs[i] === 'true');
+      else await page.fill(nth, vs[i]);
+    }
   }
+}
+
+// Runs tool with the given option values from the Tools tab (on the selection when
+// onSelection); returns the status text, the saved result's name and the filter used.
+async function runTool(page, tool, opts, onSelection = false) {
+  await fillTool(page, tool, opts);
+  await page.setChecked('[data-testid=tool-range]', onSelection);
   await page.click('[data-testid=tool-run]');
   await page.waitForFunction(() => /^(done|failed|cancelled)/.test(document.querySelector('[data-testid=tool-status]').textContent), null, { timeout: 30000 });
-  return page.$eval('[data-testid=tool-status]', x => ({ text: x.textContent, result: x.dataset.result || '' }));
+  return page.$eval('[data-testid=tool-status]', x => ({ text: x.textContent, result: x.dataset.result || '', filter: x.dataset.filter || '' }));
 }
 
 await withBrowser(shots, async ({ page, errors, shot }) => {
@@ -75,6 +90,21 @@ await withBrowser(shots, async ({ page, errors, shot }) => {
   await page.waitForFunction(n => +document.querySelector('[data-testid=table]').dataset.total === n, all, { timeout: 15000 });
   check('stop filtering: the whole trace again', (await total(page)) === all, `${await total(page)} vs ${all}`);
 
+  // the selection passed to a run: anomaly on the saved set the views are filtered by
+  await page.click('[data-testid=result-item][data-name="ui-state0"] [data-testid=result-filter]');
+  const rs = await runTool(page, 'anomaly', { save: 'ui-sel' }, true);
+  check('a run on the selection gets the selected set as its series', rs.result === 'ui-sel' && rs.filter === 'series=ui-state0', `${rs.text} [${rs.filter}]`);
+  check('the run says which selection it used', rs.text.includes('(on series=ui-state0)'), rs.text);
+  await shot('progress-3-selection');
+  await page.click('[data-testid=result-item][data-name="ui-state0"] [data-testid=result-filter]');
+
+  // a repeatable option: two types in one filter run
+  const rr = await runTool(page, 'filter', { name: 'ui-two', type: ['state0', 'state1'] });
+  check('a repeatable option takes several values', rr.result === 'ui-two', rr.text);
+  const inputs = await page.$$eval('[data-testid=tool-opt][data-name=type]', xs => xs.length);
+  check('the form shows one input per value', inputs === 2, `${inputs} inputs`);
+  await shot('progress-4-repeatable');
+
   // a second result, deleted from the explorer (after confirm)
   const r2 = await runTool(page, 'anomaly', { type: 'state0', rule: 'sigma', k: '1', save: 'ui-gone' });
   check('a second tool runs', r2.result === 'ui-gone', r2.text);
@@ -87,6 +117,28 @@ await withBrowser(shots, async ({ page, errors, shot }) => {
   const r3 = await runTool(page, 'anomaly', { type: 'no-such-type' });
   check('a failing run shows the tool\'s error', r3.text.startsWith('failed') && r3.text.includes('no-such-type'), r3.text);
   await shot('uitools-4-error');
+
+  // progress and cancel: a long run on the large trace
+  await page.click('#tabs button[data-tab=overview]');
+  await openTrace(page, bigTrace);
+  await fillTool(page, 'correlate', { series: 'punctual0', rank: 'true', save: 'ui-rank' });
+  await page.click('[data-testid=tool-run]');
+  const seen = [];
+  for (let i = 0; i < 60 && seen.filter(v => v > 0 && v < 1).length < 3; i++) {
+    await page.waitForTimeout(250);
+    const v = await page.$eval('[data-testid=tool-progress]', x => x.value);
+    if (!seen.includes(v)) seen.push(v);
+  }
+  const mid = seen.filter(v => v > 0 && v < 1);
+  check('the progress bar moves through intermediate values', mid.length >= 2 && mid.every((v, i) => i === 0 || v > mid[i - 1]), seen.join(' '));
+  await shot('progress-1-running');
+  const t0 = Date.now();
+  await page.click('[data-testid=tool-cancel]');
+  await page.waitForFunction(() => /^(done|failed|cancelled)/.test(document.querySelector('[data-testid=tool-status]').textContent), null, { timeout: 30000 });
+  const st = await page.$eval('[data-testid=tool-status]', x => x.textContent);
+  check('Cancel stops the job', st.startsWith('cancelled') && Date.now() - t0 < 5000, `${st} after ${Date.now() - t0} ms`);
+  check('a cancelled run saves nothing', !(await page.$('[data-testid=result-item][data-name="ui-rank"]')), 'ui-rank listed');
+  await shot('progress-2-cancelled');
 
   // a real trace: a filter of its first type, used as a filter
   if (realTrace) {
