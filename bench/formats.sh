@@ -13,12 +13,7 @@ TRAZA=$(realpath "${1:-build/traza}")
 DATA=${TRAZA_TEST_DATA:-../shared/data}
 TMP=$(mktemp -d /tmp/traza-bench-XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
-now() { date +%s.%N; }
-# best of 3 (each run in a fresh workspace; a failing run aborts the benchmark)
-best() { local b=999999 s e t; for _ in 1 2 3; do export TRAZA_WORKSPACE=$TMP/ws$RANDOM$RANDOM; s=$(now);
-  "$@" >/dev/null 2>"$TMP/err" || { echo "FAILED: $* ($(head -c 300 "$TMP/err"))" >&2; exit 1; }; e=$(now);
-  t=$(echo "$e - $s" | bc -l); if (( $(echo "$t < $b" | bc -l) )); then b=$t; fi; done; echo "$b"; }
-row() { printf '%-42s %10.3f s %10.3f s %8.2fx\n' "$1" "$2" "$3" "$(echo "$2 / $3" | bc -l)"; }
+. bench/best.sh
 printf '%-42s %12s %12s %9s\n' "input" "traza" "anchor" "ratio"
 if command -v babeltrace2 >/dev/null; then
   for d in lttng-tracefile-rotation/kernel multi-domains/ust trace-with-index; do

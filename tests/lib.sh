@@ -13,6 +13,24 @@ pass() { echo "PASS: $1"; }
 fail() { echo "FAIL: $1"; shift; [ $# -gt 0 ] && printf '  %s\n' "$@"; return 0; }
 skip() { echo "SKIP: $1 ($2)"; }
 
+# Differential suite: a test comparing traza with a format's reference tool writes one
+# row per sample compared into $TRAZA_BUILD/differential/AREA_SCRIPT.tsv (emptied when
+# the script starts); tests/diff_summary.sh prints them all as one table.
+DIFF_ROWS=${TRAZA_BUILD:+$TRAZA_BUILD/differential/$(basename "$(dirname "$0")")_$(basename "$0" .sh).tsv}
+[ -n "$DIFF_ROWS" ] && mkdir -p "${DIFF_ROWS%/*}" && : >"$DIFF_ROWS"
+# diff_row FORMAT TOOL SAMPLE COMPARED RESULT: COMPARED = the events (or entities)
+# the tool and traza were compared on, RESULT = agree or differ.
+diff_row() {
+  [ -n "$DIFF_ROWS" ] && printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >>"$DIFF_ROWS"
+  return 0
+}
+# check_diff NAME FORMAT TOOL SAMPLE EXPECTED ACTUAL: check_eq of the tool's count
+# (EXPECTED) and traza's (ACTUAL), and its row.
+check_diff() {
+  check_eq "$1" "$5" "$6"
+  if [ "$5" == "$6" ]; then diff_row "$2" "$3" "$4" "$5" agree; else diff_row "$2" "$3" "$4" "$5 vs $6" differ; fi
+}
+
 # check_eq NAME EXPECTED ACTUAL
 check_eq() {
   if [ "$2" == "$3" ]; then pass "$1"; else fail "$1" "expected: $2" "actual:   $3"; fi

@@ -55,6 +55,7 @@ for build in "$@"; do
     printf '   %-48s %s\n' "$t" "$(grep -aE '^\[==========\] [0-9]+ test' "$log" | tail -1 | sed 's/\[==========\] //')"
   done
   echo "== $label: command-line tests"
+  rm -rf "$build/differential"
   for s in $(ls tests/*/t_*.sh 2>/dev/null | sort); do
     log="$logdir/$(echo "$label$s" | tr / _).log"
     ( cd "$root" && timeout 900 bash "$s" ) >"$log" 2>&1
@@ -66,6 +67,8 @@ for build in "$@"; do
     grep -a '^SKIP: ' "$log" | sed 's/^/     /'
     if [ "$f" -gt 0 ]; then failed_names+=("$label:$s"); grep -a -B2 -A8 '^FAIL: ' "$log" | sed 's/^/   | /' | tail -60; fi
   done
+  echo "== $label: differential suite (traza against each format's reference tool)"
+  bash tests/diff_summary.sh "$build"
   echo "== $label: fuzz harnesses on their seed corpora"
   for r in $(find "$build/fuzz-replay" -type f -perm -u+x 2>/dev/null | sort); do
     n=$(basename "$r"); corpus=fuzz/corpus/${n#fuzz_}

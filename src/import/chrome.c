@@ -3,6 +3,7 @@
  *
  *   B/E, X           -> states on the thread, nesting level from the interval tree
  *   i/I, R, n, T, p  -> punctual events (instant, mark, async instant/step)
+ *   P                -> a punctual event (a sample) named by its "name"
  *   C                -> one variable event type "NAME.KEY" per series, held until the
  *                       next sample of the series (the last one until the trace end)
  *   s/t/f (flow v1)  -> links from the producer of 's' (or of the previous 't') to the
@@ -12,7 +13,14 @@
  *   M                -> process_name / thread_name become producers (with or without
  *                       events); a thread_name's "parent_tid" arg puts it under that
  *                       thread (traza's export keeps a deeper producer tree so)
- *   P, O, N, D, c, (, ) and unknown phases are counted and logged as ignored.
+ *   O, N, D, c, (, ) and unknown phases are counted and logged as ignored.
+ *
+ * Stacks: "stackFrames" (id -> name, category, parent) is the frame tree; an event's
+ * "sf" (frame id) or "stack" (frames root first) becomes its parameter "stack", the
+ * path "root;...;leaf" ("esf"/"estack" -> "end_stack"). Each entry of "samples" is a
+ * punctual event "sample" on its pid/tid thread (the pid of the thread's first event
+ * when the sample has none; else on "global", the tid a parameter) with its stack and
+ * its other keys (weight, cpu, name...) as parameters. Frames on no stack and stacks naming an unknown frame are counted.
  *
  * Producers: process "NAME (PID)" (or "pid PID") -> thread "NAME (TID)" (or
  * "tid TID"); events with scope "g" go to a root producer "global". Timestamps are
@@ -89,6 +97,10 @@ typedef struct ch_ctx {
     int64_t unmatched_e, unmatched_b, unmatched_f, unmatched_s, unmatched_async_end, unmatched_async_begin;
     int64_t bad_counter_values;
     int64_t skipped_sections;  /* top-level sections holding data that is not read */
+    const json_t *frames;      /* "stackFrames", NULL when absent */
+    tz_map used_frames;        /* frame ids on some stack */
+    tz_map tid_pid;            /* tid -> index into names[] of the pid of its first event */
+    int64_t bad_stacks;        /* sf/stack values naming no known frame, or unreadable */
     int64_t emitted;           /* events written */
     int strict;
     traza_param *params;
@@ -271,6 +283,9 @@ static int32_t producer_for(ch_ctx *c, const json_t *ev, int scope_process)
         id = oom(c);
         goto out;
     }
+    int64_t ni;
+    if (has_tid && !tz_map_get(&c->tid_pid, tid.s, &ni) && add_name(c, &c->tid_pid, tid.s, pid.s) < 0)
+        goto out;
     id = process_producer(c, pid.s);
     if (id >= 0 && has_tid)
         id = thread_producer(c, id, pid.s, tid.s, 0);
@@ -346,29 +361,8 @@ static int32_t def_for(ch_ctx *c, int32_t type, const char *key, traza_ptype pt)
     return id;
 }
 
-static int push_param(ch_ctx *c, size_t *n, int32_t type, const char *key, const json_t *val)
+static int push_value(ch_ctx *c, size_t *n, int32_t type, const char *key, traza_value tv)
 {
-    traza_value tv = {TRAZA_PT_STRING, 0, 0, NULL};
-    if (json_is_integer(val)) {
-        tv.kind = TRAZA_PT_INT;
-        tv.i = json_integer_value(val);
-    } else if (json_is_real(val)) {
-        tv.kind = TRAZA_PT_DOUBLE;
-        tv.d = json_real_value(val);
-    } else if (json_is_boolean(val)) {
-        tv.kind = TRAZA_PT_INT;
-        tv.i = json_is_true(val);
-    } else if (json_is_string(val)) {
-        tv.s = json_string_value(val);
-    } else {
-        char *s = json_dumps(val, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
-        if (!s || TZ_GROW(c->tmpstr, c->captmp, c->ntmp + 1) < 0) {
-            free(s);
-            return oom(c);
-        }
-        c->tmpstr[c->ntmp++] = s;
-        tv.s = s;
-    }
     int32_t d = def_for(c, type, key, tv.kind);
     if (d < 0)
         return -1;
@@ -383,12 +377,140 @@ static int push_param(ch_ctx *c, size_t *n, int32_t type, const char *key, const
     return 0;
 }
 
+/* Keeps s (allocated) until the event is written; NULL s = out of memory. */
+static const char *keep_tmp(ch_ctx *c, char *s)
+{
+    if (!s || TZ_GROW(c->tmpstr, c->captmp, c->ntmp + 1) < 0) {
+        free(s);
+        oom(c);
+        return NULL;
+    }
+    return c->tmpstr[c->ntmp++] = s;
+}
+
+static int push_param(ch_ctx *c, size_t *n, int32_t type, const char *key, const json_t *val)
+{
+    traza_value tv = {TRAZA_PT_STRING, 0, 0, NULL};
+    if (json_is_integer(val)) {
+        tv.kind = TRAZA_PT_INT;
+        tv.i = json_integer_value(val);
+    } else if (json_is_real(val)) {
+        tv.kind = TRAZA_PT_DOUBLE;
+        tv.d = json_real_value(val);
+    } else if (json_is_boolean(val)) {
+        tv.kind = TRAZA_PT_INT;
+        tv.i = json_is_true(val);
+    } else if (json_is_string(val)) {
+        tv.s = json_string_value(val);
+    } else if (!(tv.s = keep_tmp(c, json_dumps(val, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY)))) {
+        return -1;
+    }
+    return push_value(c, n, type, key, tv);
+}
+
+/* ---- stacks ------------------------------------------------------------------- */
+
+/* The path "root;...;leaf" of frame id in stackFrames into *out (kept until the
+ * event is written); *out = NULL when a frame on the way is unknown or the parent
+ * chain loops. */
+static int frame_path(ch_ctx *c, const json_t *id, const char **out)
+{
+    enum { MAX_DEPTH = 4096 };
+    const char **names = NULL;
+    size_t cap = 0, depth = 0;
+    tz_buf key, path;
+    tz_buf_init(&key);
+    tz_buf_init(&path);
+    int rc = 0, ok = 0;
+    *out = NULL;
+    while (c->frames && depth < MAX_DEPTH) {
+        tz_buf_reset(&key);
+        if (!id_text(id, &key))
+            break;
+        if (key.oom) {
+            rc = oom(c);
+            break;
+        }
+        const json_t *f = json_object_get(c->frames, key.s);
+        if (!json_is_object(f))
+            break;
+        if (tz_map_put(&c->used_frames, key.s, 1) < 0 || TZ_GROW(names, cap, depth + 1) < 0) {
+            rc = oom(c);
+            break;
+        }
+        const char *name = ev_str(f, "name");
+        names[depth++] = name ? name : "?";
+        id = json_object_get(f, "parent");
+        if (!id || json_is_null(id)) {
+            ok = 1;
+            break;
+        }
+    }
+    if (rc == 0 && ok) {
+        for (size_t i = depth; i-- > 0;) {
+            tz_buf_puts(&path, names[i]);
+            if (i)
+                tz_buf_putc(&path, ';');
+        }
+        if (path.oom)
+            rc = oom(c);
+        else if (!(*out = keep_tmp(c, tz_strdup(path.s ? path.s : ""))))
+            rc = -1;
+    }
+    free(names);
+    tz_buf_free(&key);
+    tz_buf_free(&path);
+    return rc;
+}
+
+/* The stack of an event as parameter key: from the frame id under sf_key or the
+ * frame array (root first) under stack_key; nothing when neither is there. */
+static int push_stack(ch_ctx *c, size_t *n, int32_t type, const json_t *ev, const char *sf_key, const char *stack_key,
+                      const char *key)
+{
+    const json_t *sf = json_object_get(ev, sf_key), *st = json_object_get(ev, stack_key);
+    traza_value tv = {TRAZA_PT_STRING, 0, 0, NULL};
+    if (sf) {
+        if (frame_path(c, sf, &tv.s) < 0)
+            return -1;
+    } else if (json_is_array(st)) {
+        tz_buf b;
+        tz_buf_init(&b);
+        size_t i;
+        const json_t *f;
+        int ok = 1;
+        json_array_foreach(st, i, f) {
+            if (i)
+                tz_buf_putc(&b, ';');
+            ok = ok && id_text(f, &b);
+        }
+        if (b.oom) {
+            tz_buf_free(&b);
+            return oom(c);
+        }
+        if (ok && !(tv.s = keep_tmp(c, tz_strdup(b.s ? b.s : "")))) {
+            tz_buf_free(&b);
+            return -1;
+        }
+        tz_buf_free(&b);
+    } else if (!st) {
+        return 0;
+    }
+    if (!tv.s) {
+        c->bad_stacks++;
+        return 0;
+    }
+    return push_value(c, n, type, key, tv);
+}
+
 /* Parameters of an event: "cat" then every key of "args" (and of extra). */
 static int build_params(ch_ctx *c, int32_t type, const json_t *ev, const json_t *extra, size_t *n)
 {
     *n = 0;
     const char *cat = ev_str(ev, "cat");
     if (cat && *cat && push_param(c, n, type, "cat", json_object_get(ev, "cat")) < 0)
+        return -1;
+    if (push_stack(c, n, type, ev, "sf", "stack", "stack") < 0 || push_stack(c, n, type, ev, "esf", "estack", "end_stack") < 0)
         return -1;
     const json_t *srcs[2] = {json_object_get(ev, "args"), extra ? json_object_get(extra, "args") : NULL};
     for (int s = 0; s < 2; s++) {
@@ -635,7 +757,7 @@ static int do_event(ch_ctx *c, json_t *ev, size_t idx)
     if (ph == 'M')
         return 0; /* handled in the first pass */
     switch (ph) {
-    case 'B': case 'E': case 'X': case 'i': case 'I': case 'R': case 'n': case 'T': case 'p': case 'C':
+    case 'B': case 'E': case 'X': case 'i': case 'I': case 'R': case 'n': case 'T': case 'p': case 'P': case 'C':
     case 's': case 't': case 'f': case 'S': case 'F': case 'b': case 'e':
         break;
     default:
@@ -696,7 +818,7 @@ static int do_event(ch_ctx *c, json_t *ev, size_t idx)
         return do_async(c, 1, ev, ts, prod);
     case 'F': case 'e':
         return do_async(c, 0, ev, ts, prod);
-    default: { /* i I R n T p */
+    default: { /* i I R n T p P */
         traza_event e = {0};
         e.ts = ts;
         e.producer = prod;
@@ -705,6 +827,61 @@ static int do_event(ch_ctx *c, json_t *ev, size_t idx)
         return emit(c, &e, ev, NULL);
     }
     }
+}
+
+/* One entry of "samples": a punctual event "sample" on its thread. */
+static int do_sample(ch_ctx *c, const json_t *sm, size_t idx)
+{
+    if (!json_is_object(sm))
+        return traza_err_set(c->err, TRAZA_E_PARSE, "%s: samples #%zu: expected an object, found %s", c->path, idx, json_kind(sm));
+    const json_t *tsv = json_object_get(sm, "ts");
+    int64_t ts;
+    if (!tsv || us_to_ns(tsv, &ts) < 0)
+        return traza_err_set(c->err, TRAZA_E_PARSE, "%s: samples #%zu: expected 'ts' as a number of microseconds, found %s", c->path,
+                             idx, tsv ? json_kind(tsv) : "nothing");
+    note_ts(c, ts);
+    tz_buf pid, tid;
+    tz_buf_init(&pid);
+    tz_buf_init(&tid);
+    int32_t prod = -1;
+    int has_tid = id_text(json_object_get(sm, "tid"), &tid);
+    int64_t ni;
+    if (!id_text(json_object_get(sm, "pid"), &pid) && has_tid && !tid.oom && tz_map_get(&c->tid_pid, tid.s, &ni))
+        tz_buf_puts(&pid, c->names[ni]);
+    int on_thread = pid.s && has_tid;
+    if (pid.oom || tid.oom)
+        prod = oom(c);
+    else if (!pid.s)
+        prod = producer_for(c, sm, 0); /* the global producer; the tid stays a parameter */
+    else if ((prod = process_producer(c, pid.s)) >= 0 && has_tid)
+        prod = thread_producer(c, prod, pid.s, tid.s, 0);
+    tz_buf_free(&pid);
+    tz_buf_free(&tid);
+    if (prod < 0)
+        return -1;
+    traza_event e = {0};
+    e.ts = ts;
+    e.producer = prod;
+    if ((e.type = type_for(c, "sample", TRAZA_PUNCTUAL)) < 0)
+        return -1;
+    size_t n = 0;
+    const char *k;
+    json_t *v;
+    int rc = push_stack(c, &n, e.type, sm, "sf", "stack", "stack");
+    json_object_foreach((json_t *)sm, k, v) {
+        if (rc < 0)
+            break;
+        if (strcmp(k, "ts") != 0 && strcmp(k, "pid") != 0 && (strcmp(k, "tid") != 0 || !on_thread) && strcmp(k, "sf") != 0 && strcmp(k, "stack") != 0)
+            rc = push_param(c, &n, e.type, k, v);
+    }
+    if (rc == 0) {
+        e.params = c->params;
+        e.nparams = (uint32_t)n;
+        rc = traza_writer_event(c->w, &e, c->err);
+        c->emitted++;
+    }
+    free_tmp(c);
+    return rc;
 }
 
 static int meta_pass(ch_ctx *c, json_t *events)
@@ -793,7 +970,7 @@ static int var_cmp(const void *a, const void *b)
 static int report_skipped(ch_ctx *c)
 {
     static const struct { char ph; const char *key, *what; } names[] = {
-        {'P', "samples", "samples ('P')"}, {'O', "object_snapshots", "object snapshots ('O')"},
+        {'O', "object_snapshots", "object snapshots ('O')"},
         {'N', "object_creations", "object creations ('N')"}, {'D', "object_deletions", "object deletions ('D')"},
         {'c', "clock_syncs", "clock syncs ('c')"}, {'(', "context_enters", "context enters ('(')"},
         {')', "context_leaves", "context leaves (')')"}, {'v', "memory_dumps", "memory dumps ('v')"}, {'V', "memory_dumps_V", "memory dumps ('V')"},
@@ -821,7 +998,9 @@ static int report_skipped(ch_ctx *c)
         {"unmatched_async_begin", "async begins without an end", c->unmatched_async_begin},
         {"unmatched_async_end", "async ends without a begin", c->unmatched_async_end},
         {"counter_values", "non-numeric counter values", c->bad_counter_values},
-        {"sections", "sections other than traceEvents (samples, stackFrames, systemTraceEvents)", c->skipped_sections},
+        {"sections", "sections other than traceEvents, samples and stackFrames (systemTraceEvents)", c->skipped_sections},
+        {"stacks", "stacks naming an unknown frame (sf, stack)", c->bad_stacks},
+        {"stack_frames", "stack frames on no stack", c->frames ? (int64_t)json_object_size(c->frames) - (int64_t)c->used_frames.count : 0},
     };
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
         tz_skips_note(&sk, kinds[k].key, kinds[k].what, kinds[k].n);
@@ -902,6 +1081,8 @@ static void ctx_free(ch_ctx *c)
     tz_map_free(&c->defs);
     tz_map_free(&c->flows);
     tz_map_free(&c->asyncs);
+    tz_map_free(&c->used_frames);
+    tz_map_free(&c->tid_pid);
     tz_imap_free(&c->open_top);
     free(c->states);
     free(c->points);
@@ -1018,8 +1199,12 @@ int tz_chrome_import_json(traza_ctx *ctx, traza_writer *w, const char *path, jso
     c.err = err;
     c.path = path;
     c.strict = strict;
+    c.frames = json_is_object(root) ? json_object_get(root, "stackFrames") : NULL;
+    if (c.frames && !json_is_object(c.frames))
+        return traza_err_set(err, TRAZA_E_PARSE, "%s: expected \"stackFrames\" to be an object (id -> frame), found %s", path,
+                             json_kind(c.frames));
     /* Sections beside traceEvents that hold data this importer does not read. */
-    static const char *const other[] = {"samples", "stackFrames", "systemTraceEvents"};
+    static const char *const other[] = {"systemTraceEvents"};
     for (size_t k = 0; json_is_object(root) && k < sizeof other / sizeof other[0]; k++) {
         const json_t *v = json_object_get(root, other[k]);
         if ((json_is_string(v) && json_string_length(v)) || (json_is_array(v) && json_array_size(v)) ||
@@ -1035,6 +1220,8 @@ int tz_chrome_import_json(traza_ctx *ctx, traza_writer *w, const char *path, jso
     tz_map_init(&c.defs);
     tz_map_init(&c.flows);
     tz_map_init(&c.asyncs);
+    tz_map_init(&c.used_frames);
+    tz_map_init(&c.tid_pid);
     tz_imap_init(&c.open_top);
     tz_buf_init(&c.keybuf);
     int rc = meta_pass(&c, events);
@@ -1044,6 +1231,11 @@ int tz_chrome_import_json(traza_ctx *ctx, traza_writer *w, const char *path, jso
         if (rc == 0 && (i & 4095) == 0 && traza_progress(ctx, "import chrome", i, n))
             rc = traza_err_set(err, TRAZA_E_CANCELLED, "cancelled");
     }
+    json_t *samples = json_is_object(root) ? json_object_get(root, "samples") : NULL;
+    if (rc == 0 && samples && !json_is_array(samples))
+        rc = traza_err_set(err, TRAZA_E_PARSE, "%s: expected \"samples\" to be an array, found %s", path, json_kind(samples));
+    for (i = 0; rc == 0 && i < json_array_size(samples); i++)
+        rc = do_sample(&c, json_array_get(samples, i), i);
     if (rc == 0)
         rc = finish(&c);
     if (rc == 0) {

@@ -16,7 +16,8 @@
  *
  * Timestamps are nanoseconds (time unit 10^-9 s). Interned event and annotation names
  * are read per packet sequence. Anything else a Perfetto trace holds (ftrace, process
- * stats, ...), nested annotation values and unmatched flows are counted as skipped
+ * stats, ...: counted per packet kind), TrackEvent fields outside the subset, nested
+ * annotation values and unmatched flows are counted as skipped
  * (import/skips.h). Errors give the byte offset of the packet at fault and what
  * was expected there. */
 #include "formats/perfetto_names.h"
@@ -80,6 +81,13 @@ typedef struct pf_flow {
     int done; /* its end was read */
 } pf_flow;
 
+/* A field outside the subset, counted once per message holding it. */
+typedef struct pf_unread {
+    int in_event;  /* a field of TrackEvent (else of TracePacket) */
+    uint32_t field;
+    int64_t n;
+} pf_unread;
+
 typedef struct pf_reader {
     traza_ctx *ctx;
     traza_writer *w;
@@ -104,7 +112,9 @@ typedef struct pf_reader {
     int64_t max_ts;
     int32_t global;
     int64_t unmatched_flows;
-    int64_t other_packets, nested_annotations; /* outside the TrackEvent subset: not imported */
+    int64_t nested_annotations; /* outside the TrackEvent subset: not imported */
+    pf_unread *unread;          /* TracePacket / TrackEvent fields not read, per field */
+    size_t nunread, capunread;
 } pf_reader;
 
 static int oom(pf_reader *r) { return traza_err_set(r->err, TRAZA_E_NOMEM, "out of memory"); }
@@ -622,6 +632,53 @@ static int read_event(pf_reader *r, const pf_packet *p, const pf_event *e)
     return 0;
 }
 
+/* The TracePacket content fields of Perfetto's trace_packet.proto outside the
+ * subset, by field number, named in the skip counts. */
+static const struct {
+    uint32_t field;
+    const char *name;
+} pf_packet_fields[] = {
+    {1, "ftrace_events"}, {2, "process_tree"}, {4, "inode_file_map"}, {5, "chrome_events"}, {6, "clock_snapshot"},
+    {7, "sys_stats"}, {9, "process_stats"}, {33, "trace_config"}, {34, "ftrace_stats"}, {35, "trace_stats"},
+    {36, "synchronization_marker"}, {37, "profile_packet"}, {38, "battery"}, {39, "android_log"}, {40, "power_rails"},
+    {43, "process_descriptor"}, {44, "thread_descriptor"}, {45, "system_info"}, {46, "trigger"}, {47, "packages_list"},
+    {48, "chrome_benchmark_metadata"}, {49, "perfetto_metatrace"}, {50, "compressed_packets"}, {51, "chrome_metadata"},
+    {52, "gpu_counter_event"}, {53, "gpu_render_stage_event"}, {54, "streaming_profile_packet"}, {55, "profiled_frame_symbols"},
+    {56, "heap_graph"}, {57, "graphics_frame_event"}, {61, "module_symbols"}, {62, "vulkan_memory_event"}, {63, "gpu_log"},
+    {64, "deobfuscation_mapping"}, {65, "vulkan_api_event"}, {66, "perf_sample"}, {67, "cpu_info"}, {68, "smaps_packet"},
+    {69, "service_event"}, {70, "initial_display_state"}, {71, "gpu_mem_total_event"}, {72, "extension_descriptor"},
+    {73, "memory_tracker_snapshot"}, {74, "streaming_allocation"}, {75, "streaming_free"}, {76, "frame_timeline_event"},
+    {77, "android_energy_estimation_breakdown"}, {78, "ui_state"}, {900, "for_testing"},
+};
+/* TracePacket fields that describe the packet, not trace content: nothing is lost
+ * without them (trusted_uid, incremental_state_cleared, previous_packet_dropped,
+ * trace_packet_defaults, trusted_pid, first_packet_on_sequence). */
+static int pf_header_field(uint32_t f) { return f == 3 || f == 41 || f == 42 || f == 59 || f == 79 || f == 87; }
+
+static int note_unread(pf_reader *r, const ProtobufCMessage *m, int in_event)
+{
+    for (size_t i = 0; i < m->n_unknown_fields; i++) {
+        uint32_t f = m->unknown_fields[i].tag;
+        size_t k = 0;
+        if (!in_event && pf_header_field(f))
+            continue;
+        int seen = 0; /* a repeated field counts once per message */
+        for (size_t j = 0; j < i; j++)
+            seen = seen || m->unknown_fields[j].tag == f;
+        if (seen)
+            continue;
+        while (k < r->nunread && (r->unread[k].field != f || r->unread[k].in_event != in_event))
+            k++;
+        if (k == r->nunread) {
+            if (TZ_GROW(r->unread, r->capunread, r->nunread + 1) < 0)
+                return oom(r);
+            r->unread[r->nunread++] = (pf_unread){in_event, f, 0};
+        }
+        r->unread[k].n++;
+    }
+    return 0;
+}
+
 static int read_packet(pf_reader *r, const pf_packet *p)
 {
     uint32_t seq = p->has_trusted_packet_sequence_id ? p->trusted_packet_sequence_id : 0;
@@ -631,9 +688,49 @@ static int read_packet(pf_reader *r, const pf_packet *p)
         return -1;
     if (p->track_event && read_event(r, p, p->track_event) < 0)
         return -1;
-    if (!p->interned_data && !p->track_descriptor && !p->track_event && p->base.n_unknown_fields)
-        r->other_packets++;
+    if (note_unread(r, &p->base, 0) < 0 || (p->track_event && note_unread(r, &p->track_event->base, 1) < 0))
+        return -1;
     return 0;
+}
+
+static int unread_cmp(const void *a, const void *b)
+{
+    const pf_unread *x = a, *y = b;
+    if (x->in_event != y->in_event)
+        return x->in_event - y->in_event;
+    return x->field < y->field ? -1 : x->field > y->field;
+}
+
+/* What was read but not imported: one kind per packet kind (TracePacket field) and
+ * per TrackEvent field outside the subset. */
+static int report_skipped(pf_reader *r)
+{
+    tz_skips sk;
+    tz_skips_init(&sk, r->ctx, r->w, r->path, r->err);
+    tz_skips_note(&sk, "unmatched_flows", "flows that start and never end or end and never start (no link)", r->unmatched_flows);
+    if (r->nunread)
+        qsort(r->unread, r->nunread, sizeof *r->unread, unread_cmp);
+    for (size_t i = 0; i < r->nunread; i++) {
+        const pf_unread *u = &r->unread[i];
+        const char *name = NULL;
+        for (size_t j = 0; !u->in_event && j < sizeof pf_packet_fields / sizeof pf_packet_fields[0]; j++)
+            if (pf_packet_fields[j].field == u->field)
+                name = pf_packet_fields[j].name;
+        char key[96], what[160];
+        if (u->in_event) {
+            snprintf(key, sizeof key, "track_event_field_%u", u->field);
+            snprintf(what, sizeof what, "track events with field %u of TrackEvent (outside the subset)", u->field);
+        } else if (name) {
+            snprintf(key, sizeof key, "packets.%s", name);
+            snprintf(what, sizeof what, "%s packets (TracePacket field %u)", name, u->field);
+        } else {
+            snprintf(key, sizeof key, "packets.field_%u", u->field);
+            snprintf(what, sizeof what, "packets with TracePacket field %u", u->field);
+        }
+        tz_skips_note(&sk, key, what, u->n);
+    }
+    tz_skips_note(&sk, "nested_annotations", "debug annotations with nested values", r->nested_annotations);
+    return tz_skips_finish(&sk, r->strict, -1);
 }
 
 static int sample_cmp(const void *a, const void *b)
@@ -679,12 +776,7 @@ static int finish(pf_reader *r)
     for (size_t i = 0; i < r->nflows; i++)
         if (!r->flows[i].done)
             r->unmatched_flows++;
-    const tz_skip_kind kinds[] = {
-        {"unmatched_flows", "flows that start and never end or end and never start (no link)", r->unmatched_flows},
-        {"other_packets", "packets outside the TrackEvent subset (ftrace, process stats, ...)", r->other_packets},
-        {"nested_annotations", "debug annotations with nested values", r->nested_annotations},
-    };
-    return tz_skips_report(r->ctx, r->w, r->path, kinds, sizeof kinds / sizeof kinds[0], r->strict, -1, r->err);
+    return report_skipped(r);
 }
 
 static int pf_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, size_t npaths, const traza_import_opts *opts, traza_err *err)
@@ -772,6 +864,7 @@ static int pf_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, si
     for (size_t i = 0; i < r->nflows; i++)
         free_params(r->flows[i].params, r->flows[i].nparams);
     free(r->flows);
+    free(r->unread);
     for (size_t i = 0; i < r->nstrs; i++)
         free(r->strs[i]);
     free(r->strs);

@@ -8,7 +8,7 @@ printf '{"traceEvents":[{"ph":"X","name":"work","pid":1,"tid":2,"ts":10,"dur":5}
 check_rc "import with skips" 0 "$TRAZA" import "$TMP/skip.json" --name skip
 check_contains "the object snapshots are counted on stderr" "$OUT" "skipped 2 object snapshots ('O')"
 check_contains "the unmatched E is counted" "$OUT" "skipped 1 'E' events without an open 'B' on their thread"
-check_contains "the stackFrames section is counted" "$OUT" "skipped 1 sections other than traceEvents"
+check_contains "a frame of stackFrames on no stack is counted" "$OUT" "skipped 1 stack frames on no stack"
 J=$("$TRAZA" info skip --json)
 check_eq "info: skipped.object_snapshots" 2 "$(printf '%s' "$J" | python3 -c 'import json,sys; print(json.load(sys.stdin)["params"]["skipped.object_snapshots"])')"
 check_eq "info: skipped.unmatched_E" 1 "$(printf '%s' "$J" | python3 -c 'import json,sys; print(json.load(sys.stdin)["params"]["skipped.unmatched_E"])')"

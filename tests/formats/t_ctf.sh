@@ -11,12 +11,12 @@ for d in $(find "$B" -name metadata -printf '%h\n' | sort); do
   rel=${d#$B/}
   if ! want=$(babeltrace2 "$d" 2>/dev/null | wc -l); then skip "ctf $rel" "babeltrace2 rejects it"; continue; fi
   got=$("$TRAZA" import "$d" --name "t$i" --json 2>/dev/null | json_get events)
-  check_eq "ctf $rel: events = babeltrace2 lines" "$want" "$got"
+  check_diff "ctf $rel: events = babeltrace2 lines" CTF babeltrace2 "$rel" "$want" "$got"
 done
 # Detection by content, on the parent of two traces (kernel + ust): both are read.
 want=$(babeltrace2 "$B/multi-domains" 2>/dev/null | wc -l)
 got=$("$TRAZA" import "$B/multi-domains" --name md --json 2>/dev/null | json_get events)
-check_eq "ctf multi-domains (2 traces): events = babeltrace2 lines" "$want" "$got"
+check_diff "ctf multi-domains (2 traces): events = babeltrace2 lines" CTF babeltrace2 "multi-domains (kernel + ust)" "$want" "$got"
 # Damaged: metadata cut short (babeltrace2 2.0.4 itself loops forever on this one).
 mkdir -p "$TMP/bad"
 cp "$B/wk-heartbeat-u/"* "$TMP/bad/" && chmod u+w "$TMP/bad/"*

@@ -16,7 +16,7 @@ want=$(uftrace dump -d "$D" 2>/dev/null | awk '
   else { while (n>0 && st[tid,n]>d) n--; if (n>0 && st[tid,n]==d) n--; else c++ }
   sp[tid]=n }
 END { print c+0 }')
-check_eq "uftrace states = uftrace dump entry/exit pairs" "$want" "$states"
+check_diff "uftrace states = uftrace dump entry/exit pairs" uftrace "uftrace dump" "${D#"$DATA"/}" "$want" "$states"
 tids=$(uftrace dump -d "$D" 2>/dev/null | awk '/\[(entry|exit )\]/ {sub(":","",$2); print $2}' | sort -u | wc -l)
 OUT=$("$TRAZA" info redis --json 2>/dev/null)
 check_eq "uftrace producers = process + threads of uftrace dump" "$((tids + 1))" "$(printf '%s' "$OUT" | json_get producers)"

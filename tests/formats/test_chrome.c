@@ -46,7 +46,7 @@ static void test_phases(void **state)
     assert_string_equal(info.format, "chrome");
     assert_int_equal(info.time_unit, -9);
     assert_int_equal(info.categories[TRAZA_STATE], 2);
-    assert_int_equal(info.categories[TRAZA_PUNCTUAL], 3); /* i, I, T */
+    assert_int_equal(info.categories[TRAZA_PUNCTUAL], 4); /* i, I, T, P */
     assert_int_equal(info.categories[TRAZA_VARIABLE], 3); /* heap x2, stack */
     assert_int_equal(info.categories[TRAZA_LINK], 2);     /* s->f, S->F */
     assert_int_equal(info.min_ts, 10000);
@@ -213,7 +213,7 @@ static void test_catapult(void **state)
         const char *file;
         int64_t punctual, st, link, var;
     } cases[] = {
-        {"simple_trace.json", 6, 12, 0, 5},         /* I 6; B 8 + X 4; C 5; P 3 and M 3 ignored */
+        {"simple_trace.json", 9, 12, 0, 5},         /* I 6 + P 3; B 8 + X 4; C 5; M 3 name producers */
         {"x_event_trace.json", 183, 3241, 53, 42},  /* i 59 + T 124; X 2799 + B 442; S/F 53; C 42 */
         {"big_trace.json", 0, 933, 0, 0},           /* B/E 933 */
         {"flow.json", 0, 1625, 846, 0},             /* B 1625 (3 unended); s 866 of which 846 end in an f */

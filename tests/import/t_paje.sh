@@ -32,6 +32,8 @@ for f in "$PJ"/*.trace; do
   want=$(awk -F', ' '{c[$1]++} END {printf "%d %d %d %d %d", c["Container"], c["State"], c["Event"], c["Link"], c["Variable"]}' "$TMP/$n.pj")
   got=$("$TRAZA" info "$n" --json | python3 -c 'import json,sys; d=json.load(sys.stdin); c=d["categories"]; print(d["producers"], c["state"], c["punctual"], c["link"], c["variable"])')
   check_eq "paje-counts-$n (containers states events links variables)" "$want" "$got"
+  total=$(($(tr ' ' + <<<"$want")))
+  if [ "$want" == "$got" ]; then diff_row Paje "pj_dump -e 1e300" "$n.trace" "$total" agree; else diff_row Paje "pj_dump -e 1e300" "$n.trace" "$want vs $got" differ; fi
 done
 
 # The trace pj_dump rejects: a clear error with the line number, nothing imported.

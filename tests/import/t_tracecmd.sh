@@ -84,7 +84,13 @@ PY
   if [ "${1:-0}" -gt 0 ] && [ "$1" == "${2:-}" ]; then pass "$base: $1 events, as trace-cmd report"; else fail "$base: event count" "report vs traza: $counts"; fi
   types=$(sed -n 's/^types //p' <<<"$res")
   check_eq "$base: events per type" "${types%% |*}" "${types##*| }"
-  check_eq "$base: every event's type, timestamp (ns), CPU and task/function" "True" "$(sed -n 's/^same //p' <<<"$res")"
+  same=$(sed -n 's/^same //p' <<<"$res")
+  check_eq "$base: every event's type, timestamp (ns), CPU and task/function" "True" "$same"
+  if [ "${1:-0}" -gt 0 ] && [ "$1" == "${2:-}" ] && [ "$same" == True ]; then
+    diff_row trace-cmd "trace-cmd report -t" "$base" "$1" agree
+  else
+    diff_row trace-cmd "trace-cmd report -t" "$base" "${1:-0} vs ${2:-0}" differ
+  fi
   paired=$(sed -n 's/^paired //p' <<<"$res")
   [ -n "$paired" ] && skip "$base: entry/exit pairs ($paired)" "states made of pairs are not compared with the report"
 done
