@@ -11,7 +11,7 @@ RT_LIBS   := $(RT_DIR)/libtraza-rt.a $(RT_DIR)/libtraza-rt.so
 RT_PROGS  := $(patsubst rt/tests/%.c,$(RT_DIR)/tests/%,$(wildcard rt/tests/*.c))
 RT_PROG_CFLAGS := -O1 -foptimize-sibling-calls -g -fno-inline -fno-omit-frame-pointer -pthread
 
-$(RT_DIR)/obj/%.o: %.c rt/src/rt_internal.h rt/include/traza_rt_format.h rt/include/traza_rt.h rt/src/core.c rt/src/linux.c rt/arch/x86_64/arch.c rt/arch/x86_64/arch.h
+$(RT_DIR)/obj/%.o: %.c rt/src/rt_internal.h rt/include/traza_rt_format.h rt/include/traza_rt.h rt/src/core.c rt/src/linux.c rt/src/unwind.c rt/arch/x86_64/arch.c rt/arch/x86_64/arch.h
 	@mkdir -p $(dir $@)
 	$(CC) $(RT_CFLAGS) $(CFLAGS_RT_EXTRA) -c $< -o $@
 $(RT_DIR)/obj/rt/arch/x86_64/hooks.o: rt/arch/x86_64/hooks.S rt/arch/x86_64/offsets.h

@@ -423,6 +423,20 @@ uintptr_t tz_exit(tz_thread *t, uintptr_t sp)
     TZ_UNLOCK(t);
     return ret;
 }
+
+/* Hooked frames whose return-address slot lies below sp are gone (an exception was
+ * caught above them): their exits are recorded now. */
+void tz_unwound(tz_thread *t, uintptr_t sp)
+{
+    if (!TZ_LOCK(t))
+        return; /* a handler's catch inside a record: the next hooked event resyncs */
+    while (t->depth && t->stack[t->depth - 1].slot && t->stack[t->depth - 1].slot < sp) {
+        if (tz_rt_g.enabled)
+            emit_exit(t);
+        t->depth--;
+    }
+    TZ_UNLOCK(t);
+}
 #endif
 
 void tz_exit_func(tz_thread *t, uintptr_t func)

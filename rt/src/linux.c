@@ -7,13 +7,15 @@
  *
  * A forked child records on into its own dump, TRAZA_RT_OUT.<pid>. A fatal signal
  * (SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL) writes the dump, then the signal is
- * raised again with its default action. */
+ * raised again with its default action. TRAZA_RT_SNAPSHOT_SIGNAL (USR1, USR2 or a
+ * number): that signal writes the ring out as it is (out.snapN.tzr), recording on. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include "rt_internal.h"
 #include "traza_rt.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
@@ -105,19 +107,76 @@ static TZ_NOINSTR int open_stream(void)
     return fd;
 }
 
+/* The output name with ".TAGN" before its extension (out.tzr -> out.TAGN.tzr), into
+ * dst; -1 if it does not fit. Async-signal-safe (no stdio). */
+static TZ_NOINSTR int out_name(char *dst, size_t cap, const char *tag, uint64_t n)
+{
+    size_t len = strlen(g_out), stem = len;
+    const char *dot = strrchr(g_out, '.');
+    if (dot && strrchr(g_out, '/') < dot)
+        stem = (size_t)(dot - g_out);
+    char num[24];
+    size_t k = sizeof num;
+    do
+        num[--k] = (char)('0' + n % 10);
+    while ((n /= 10) != 0);
+    size_t tl = strlen(tag), nl = sizeof num - k;
+    if (len + 1 + tl + nl + 1 > cap)
+        return -1;
+    memcpy(dst, g_out, stem);
+    dst[stem] = '.';
+    memcpy(dst + stem + 1, tag, tl);
+    memcpy(dst + stem + 1 + tl, num + k, nl);
+    memcpy(dst + stem + 1 + tl + nl, g_out + stem, len - stem + 1);
+    return 0;
+}
+
+/* A snapshot on demand (TRAZA_RT_SNAPSHOT_SIGNAL): the ring as it is now written to
+ * out.snapN.tzr (N = 1, 2, ...) while the program runs on; recording goes on. Other
+ * threads may write while their buffers are copied (as at exit). Ring mode only: a
+ * stream is on disk already. */
+static int g_snap_signal;
+static uint32_t g_snaps;
+static TZ_NOINSTR void on_snapshot(int sig)
+{
+    (void)sig;
+    int saved = errno;
+    char path[sizeof g_out];
+    if (__atomic_load_n(&g_state, __ATOMIC_ACQUIRE) == 1 && tz_rt_g.mode == TZR_MODE_RING &&
+        out_name(path, sizeof path, "snap", __atomic_add_fetch(&g_snaps, 1, __ATOMIC_RELAXED)) == 0) {
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd >= 0) {
+            tz_write_dump(put_fd, &fd, TZ_ARCH, (uint32_t)getpid(), g_exe, 1);
+            close(fd);
+        }
+    }
+    errno = saved;
+}
+
+/* "USR2", "SIGUSR2" or a number; 0 if none */
+static TZ_NOINSTR int parse_signal(const char *s)
+{
+    if (!s || !*s)
+        return 0;
+    if (strncmp(s, "SIG", 3) == 0)
+        s += 3;
+    if (strcmp(s, "USR1") == 0)
+        return SIGUSR1;
+    if (strcmp(s, "USR2") == 0)
+        return SIGUSR2;
+    long v = strtol(s, NULL, 10);
+    return v > 0 && v < NSIG ? (int)v : 0;
+}
+
 /* fork(): the child keeps the forking thread's open functions, starts an empty buffer
  * and writes its own dump; the parent's file and other threads are not its. */
 static TZ_NOINSTR void at_fork_child(void)
 {
     if (__atomic_load_n(&g_state, __ATOMIC_ACQUIRE) != 1)
         return;
-    size_t n = strlen(g_out);
-    char *dot = strrchr(g_out, '.');
-    if (dot && strrchr(g_out, '/') < dot && n + 16 < sizeof g_out)
-        n = (size_t)(dot - g_out);  /* out.tzr -> out.PID.tzr */
-    char tail[sizeof g_out];
-    strcpy(tail, g_out + n);
-    snprintf(g_out + n, sizeof g_out - n, ".%ld%s", (long)getpid(), tail);
+    char name[sizeof g_out];
+    if (out_name(name, sizeof name, "", (uint64_t)getpid()) == 0)
+        memcpy(g_out, name, sizeof g_out); /* out.tzr -> out.PID.tzr */
     tz_thread *t = tz_tls_thread;
     if (t)
         tz_thread_restart(t, (uint32_t)syscall(SYS_gettid));
@@ -185,6 +244,15 @@ static TZ_NOINSTR void rt_init(void)
         sa.sa_flags = SA_NODEFER;
         if (sigaction(fatal_signals[i], &sa, &g_fatal_old[i]) < 0)
             g_fatal_old[i].sa_handler = SIG_DFL;
+    }
+    g_snap_signal = parse_signal(getenv("TRAZA_RT_SNAPSHOT_SIGNAL"));
+    if (g_snap_signal) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_snapshot;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESTART;
+        sigaction(g_snap_signal, &sa, NULL);
     }
     tz_rt_g.tsc_a = tz_plat_ticks();
     tz_rt_g.ns_a = tz_plat_ns();

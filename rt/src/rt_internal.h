@@ -107,6 +107,9 @@ int tz_enter(tz_thread *t, uintptr_t func, uintptr_t slot, uintptr_t ret) TZ_NOI
 /* Exit through the trampoline; sp = the stack pointer after the return. Returns the
  * original return address. */
 uintptr_t tz_exit(tz_thread *t, uintptr_t sp) TZ_NOINSTR;
+/* Closes the hooked frames whose return-address slot is below sp (unwound by a C++
+ * exception caught by the function whose stack pointer is sp). */
+void tz_unwound(tz_thread *t, uintptr_t sp) TZ_NOINSTR;
 /* Exit reported by the compiler (-finstrument-functions). */
 void tz_exit_func(tz_thread *t, uintptr_t func) TZ_NOINSTR;
 void tz_user(tz_thread *t, uint32_t id, int64_t value) TZ_NOINSTR;

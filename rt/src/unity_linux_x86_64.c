@@ -4,3 +4,4 @@
 #include "core.c"
 #include "linux.c"
 #include "../arch/x86_64/arch.c"
+#include "unwind.c"

@@ -5,7 +5,8 @@
  *   crash fork N    the parent and a child each call work() N times, the child then
  *                   vforks and execs /bin/true
  *   crash segv N | abort N | fpe N   N calls of work(), then dies of that signal
- *   crash jmp N     N times: jumper() -> deep() -> longjmp back; then work() */
+ *   crash jmp N     N times: jumper() -> deep() -> longjmp back; then work()
+ *   crash snap N    N calls of work(), SIGUSR2, N more, SIGUSR2 again; prints "snaps 2" */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
@@ -80,6 +81,13 @@ int main(int argc, char **argv)
         }
         waitpid(pid, NULL, 0);
         printf("child %ld\n", (long)pid);
+    } else if (strcmp(mode, "snap") == 0) {
+        for (int k = 0; k < 2; k++) {
+            for (long i = 0; i < n; i++)
+                work(i);
+            raise(SIGUSR2);
+        }
+        printf("snaps 2\n");
     } else if (strcmp(mode, "jmp") == 0) {
         for (long i = 0; i < n; i++)
             jumper();

@@ -6,6 +6,7 @@
  * (util/elfsym.h), files and lines from its DWARF (libdw). */
 #include "import/importers.h"
 #include "import/rtdump.h"
+#include "import/skips.h"
 #include "util/elfsym.h"
 #include "util/util.h"
 #include "../../rt/include/traza_rt_format.h"
@@ -178,18 +179,20 @@ static int on_user(void *user, const tz_rtd_thread *t, const tz_rtd_op *op, traz
     return traza_writer_event(c->w, &ev, err);
 }
 
-static int import_one(traza_writer *w, const char *path, traza_err *err)
+static int import_one(traza_ctx *ctx, traza_writer *w, const char *path, const traza_import_opts *opts,
+                      traza_err *err)
 {
     char *data = NULL;
     size_t len = 0;
     if (tz_read_file(path, &data, &len, err) < 0)
         return -1;
-    int rc = tz_rtdump_import(w, (const uint8_t *)data, len, path, err);
+    int rc = tz_rtdump_import(ctx, w, (const uint8_t *)data, len, path, opts, err);
     free(data);
     return rc;
 }
 
-int tz_rtdump_import(traza_writer *w, const uint8_t *data, size_t len, const char *path, traza_err *err)
+int tz_rtdump_import(traza_ctx *ctx, traza_writer *w, const uint8_t *data, size_t len, const char *path,
+                     const traza_import_opts *opts, traza_err *err)
 {
     tz_rtdump d;
     int rc = tz_rtdump_parse(&d, data, len, path, err);
@@ -320,6 +323,8 @@ int tz_rtdump_import(traza_writer *w, const uint8_t *data, size_t len, const cha
             snprintf(v, sizeof v, "%.0f", (double)(d.tsc_b - d.tsc_a) * 1e9 / (double)(d.ns_b - d.ns_a));
             traza_writer_set_param(w, "rt.ticks_per_second", v, err);
         }
+        tz_skip_kind bad = {"bad_blocks", "corrupt blocks of the dump (checksum or length)", (int64_t)d.bad_blocks};
+        rc = tz_skips_report(ctx, w, path, &bad, 1, tz_strict(opts), -1, err);
     }
     for (size_t i = 0; i < c.nsyms; i++)
         free(c.syms[i].file);
@@ -335,10 +340,8 @@ int tz_rtdump_import(traza_writer *w, const uint8_t *data, size_t len, const cha
 static int rtd_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, size_t npaths,
                     const traza_import_opts *opts, traza_err *err)
 {
-    (void)ctx;
-    (void)opts;
     for (size_t i = 0; i < npaths; i++)
-        if (import_one(w, paths[i], err) < 0)
+        if (import_one(ctx, w, paths[i], opts, err) < 0)
             return -1;
     return 0;
 }

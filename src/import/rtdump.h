@@ -6,14 +6,20 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "traza/error.h"
+#include "traza/import.h"
 #include "traza/store.h"
 
 typedef struct tz_rtd_op {
     uint64_t tsc;
     uint64_t a;      /* entry: function address (ELF vaddr); user: id */
     int64_t v;       /* user: value */
-    uint8_t kind;    /* TZR_K_ENTRY, TZR_K_EXIT, TZR_K_USER */
+    uint8_t kind;    /* TZR_K_ENTRY, TZR_K_EXIT, TZR_K_USER, TZ_RTD_SYNC, TZ_RTD_SYNC_FRAME */
 } tz_rtd_op;
+
+/* After lost or corrupt blocks, a block's stack snapshot realigns the nesting: a
+ * TZ_RTD_SYNC op (a = the number of frames) followed by that many TZ_RTD_SYNC_FRAME
+ * ops (a = a function open at that moment, outermost first). */
+enum { TZ_RTD_SYNC = 16, TZ_RTD_SYNC_FRAME = 17 };
 
 /* A span of time an RTOS task spent in one state: Running (from its switch in to the
  * next switch), or Ready / Blocked / Suspended (from a STATE record or its switch out
@@ -36,6 +42,7 @@ typedef struct tz_rtd_thread {
     size_t nopen;
     tz_rtd_op *ops;
     size_t nops, cap;
+    size_t nsync;             /* ops that are TZ_RTD_SYNC or TZ_RTD_SYNC_FRAME (not events) */
     /* RTOS tasks only */
     char *name;               /* from the TASK chunk; NULL if none */
     uint32_t owner;           /* the thread whose buffer holds the task's events */
@@ -62,11 +69,14 @@ typedef struct tz_rtdump {
     uint64_t task_switches;   /* TASK records that are switches (not a block's start) */
     int truncated;            /* stream dump without its end (program killed): read up to the last whole chunk */
     uint64_t truncated_bytes; /* bytes of a partial last chunk that were dropped */
+    uint64_t bad_blocks;      /* corrupt stretches skipped (a block failing its checksum, up to the next whole block) */
 } tz_rtdump;
 
 /* Imports a whole dump held in memory into w (names from the program it records, or
- * $TRAZA_RT_EXE); `name` is for error messages. 0 or -1. */
-int tz_rtdump_import(traza_writer *w, const uint8_t *data, size_t len, const char *name, traza_err *err);
+ * $TRAZA_RT_EXE); `name` is for error messages. Corrupt blocks are skipped and
+ * reported (skipped.bad_blocks), a failure when opts says strict. 0 or -1. */
+int tz_rtdump_import(traza_ctx *ctx, traza_writer *w, const uint8_t *data, size_t len, const char *name,
+                     const traza_import_opts *opts, traza_err *err);
 /* Parses a whole dump held in memory; `name` is for error messages. */
 int tz_rtdump_parse(tz_rtdump *d, const uint8_t *data, size_t len, const char *name, traza_err *err);
 void tz_rtdump_free(tz_rtdump *d);

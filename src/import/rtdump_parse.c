@@ -156,9 +156,16 @@ static int state_record(parse_st *ps, tz_rtd_thread *t, long k, uint64_t state, 
 }
 
 /* Reads the `cnt` addresses of a STACK or TASK record; with `snap`, they become the
- * functions open at t's first operation (from `tsc`). 0, -1 (memory), 1 (malformed). */
-static int read_open(tz_rtd_thread *t, const uint8_t *e, size_t used, size_t *pos, uint64_t cnt, int snap, uint64_t tsc)
+ * functions open at t's first operation (from `tsc`); with `sync`, t's nesting is
+ * realigned to them at `tsc` (TZ_RTD_SYNC). 0, -1 (memory), 1 (malformed). */
+static int read_open(tz_rtd_thread *t, const uint8_t *e, size_t used, size_t *pos, uint64_t cnt, int snap, int sync,
+                     uint64_t tsc)
 {
+    if (sync) {
+        if (push_op(t, tsc, TZ_RTD_SYNC, cnt, 0) < 0)
+            return -1;
+        t->nsync++;
+    }
     if (snap) {
         free(t->open);
         t->open = NULL;
@@ -173,6 +180,11 @@ static int read_open(tz_rtd_thread *t, const uint8_t *e, size_t used, size_t *po
             return 1;
         if (snap)
             t->open[t->nopen++] = a;
+        if (sync) {
+            if (push_op(t, tsc, TZ_RTD_SYNC_FRAME, a, 0) < 0)
+                return -1;
+            t->nsync++;
+        }
     }
     return 0;
 }
@@ -260,7 +272,7 @@ static int parse_block(tz_rtdump *d, parse_st *ps, tz_rtd_thread *bt, const uint
                 if (k < 0 || context_record(d, ps, k, sub, tsc, at != 0) < 0)
                     goto nomem;
                 t = ps->cur_task >= 0 ? &d->tasks[ps->cur_task] : bt;
-                int rc = read_open(t, e, used, &pos, cnt, t != bt && !t->has_open && t->nops == 0, tsc);
+                int rc = read_open(t, e, used, &pos, cnt, t != bt && !t->has_open && t->nops == 0, 0, tsc);
                 if (rc < 0)
                     goto nomem;
                 if (rc > 0)
@@ -278,8 +290,9 @@ static int parse_block(tz_rtdump *d, parse_st *ps, tz_rtd_thread *bt, const uint
             uint64_t cnt;
             if (uv(e, used, &pos, &cnt) < 0 || cnt > MAX_OPEN || cnt > used - pos) /* an address takes >= 1 byte */
                 goto bad;
-            /* The snapshot that counts is the one of the block the operations start in. */
-            int rc = read_open(t, e, used, &pos, cnt, first && t->nops == 0, tsc);
+            /* The snapshot that counts is the one of the block the operations start in,
+             * and the one after a gap (lost or corrupt blocks). */
+            int rc = read_open(t, e, used, &pos, cnt, first && t->nops == 0, first && t->nops > 0, tsc);
             if (rc < 0)
                 goto nomem;
             if (rc > 0)
@@ -297,6 +310,42 @@ static int parse_block(tz_rtdump *d, parse_st *ps, tz_rtd_thread *bt, const uint
     return 0;
 nomem:
     return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+}
+
+/* The next whole chunk at or after pos (a known type of a plausible size, its
+ * checksum right), or len: where reading resumes after a corrupt block. */
+static size_t next_chunk(const uint8_t *data, size_t len, size_t pos)
+{
+    for (; len - pos >= TZR_CHUNK_HEADER_SIZE + 8; pos++) {
+        const uint8_t *h = data + pos, *p = h + TZR_CHUNK_HEADER_SIZE;
+        uint32_t type = rd32(h), n = rd32(h + 4);
+        if (n > len - pos - TZR_CHUNK_HEADER_SIZE)
+            continue;
+        int plausible = 0;
+        switch (type) {
+        case TZR_CHUNK_BLOCK:
+            plausible = n >= TZR_BLOCK_HEADER_SIZE && n <= TZR_MAX_CHUNK && rd32(p + 20) == n - TZR_BLOCK_HEADER_SIZE;
+            break;
+        case TZR_CHUNK_INFO:
+        case TZR_CHUNK_TASK:
+            plausible = n >= TZR_INFO_FIXED && n <= TZR_INFO_FIXED + 512;
+            break;
+        case TZR_CHUNK_CALIB:
+            plausible = n == TZR_CALIB_SIZE;
+            break;
+        case TZR_CHUNK_THREAD:
+            plausible = n == TZR_THREAD_SIZE;
+            break;
+        case TZR_CHUNK_END:
+            plausible = n == 8;
+            break;
+        default:
+            break;
+        }
+        if (plausible && tzr_sum64(p, n) == rd64(h + 8))
+            return pos;
+    }
+    return len;
 }
 
 int tz_rtdump_parse(tz_rtdump *d, const uint8_t *data, size_t len, const char *name, traza_err *err)
@@ -335,12 +384,24 @@ int tz_rtdump_parse(tz_rtdump *d, const uint8_t *data, size_t len, const char *n
             d->truncated_bytes = len - pos;
             break;
         }
+        if (type == TZR_CHUNK_BLOCK && (n > TZR_MAX_CHUNK || n > len - body))
+            goto bad_block; /* its length corrupt */
         if (n > TZR_MAX_CHUNK || n > len - body) {
             traza_err_set(err, TRAZA_E_FORMAT, "%s: byte %zu: chunk of %u bytes, only %zu left (truncated file?)", name,
                           pos, n, len - body);
             goto fail;
         }
         const uint8_t *p = data + body;
+        if (type == TZR_CHUNK_BLOCK && (n < TZR_BLOCK_HEADER_SIZE || tzr_sum64(p, n) != sum)) {
+        bad_block:
+            /* one corrupt block costs its events: reading goes on at the next whole
+             * chunk; a block's stack snapshot resynchronises its thread's nesting */
+            d->bad_blocks++;
+            pos = next_chunk(data, len, pos + 1);
+            if (pos == len && d->mode == TZR_MODE_STREAM)
+                d->truncated = 1;
+            continue;
+        }
         if (tzr_sum64(p, n) != sum) {
             traza_err_set(err, TRAZA_E_FORMAT, "%s: byte %zu: checksum mismatch in a chunk of type %u (corrupted)", name,
                           pos, type);
@@ -419,7 +480,7 @@ int tz_rtdump_parse(tz_rtdump *d, const uint8_t *data, size_t len, const char *n
         case TZR_CHUNK_END:
             if (n < 8)
                 goto short_chunk;
-            if (rd64(p) && rd64(p) != nchunks) {
+            if (rd64(p) && rd64(p) != nchunks && !d->bad_blocks) {
                 traza_err_set(err, TRAZA_E_FORMAT, "%s: byte %zu: end chunk counts %llu chunks, the file has %llu", name,
                               pos, (unsigned long long)rd64(p), (unsigned long long)nchunks);
                 goto fail;
@@ -503,7 +564,26 @@ int tz_rtdump_replay(const tz_rtd_thread *t, tz_rtd_call_fn on_call, tz_rtd_user
             tz_rtd_call c = {st[depth].addr, st[depth].start, o->tsc, (int)depth, st[depth].open, 0};
             if (on_call)
                 rc = on_call(user, t, &c, err);
-        } else if (on_user) {
+        } else if (o->kind == TZ_RTD_SYNC) {
+            /* the frames the snapshot does not hold ended in the gap (end unknown);
+             * those it adds began in it */
+            size_t n = o->a <= t->nops - i - 1 ? (size_t)o->a : t->nops - i - 1, k = 0;
+            const tz_rtd_op *f = o + 1;
+            while (k < n && k < depth && st[k].addr == f[k].a)
+                k++;
+            while (rc == 0 && depth > k) {
+                depth--;
+                tz_rtd_call c = {st[depth].addr, st[depth].start, o->tsc, (int)depth, st[depth].open, 1};
+                if (on_call)
+                    rc = on_call(user, t, &c, err);
+            }
+            for (; k < n && depth < MAX_OPEN; k++) {
+                st[depth].addr = f[k].a;
+                st[depth].start = o->tsc;
+                st[depth++].open = 1;
+            }
+            i += n;
+        } else if (o->kind == TZR_K_USER && on_user) {
             rc = on_user(user, t, o, err);
         }
     }
@@ -521,8 +601,8 @@ uint64_t tz_rtdump_events_read(const tz_rtdump *d)
 {
     uint64_t n = d->task_switches;
     for (size_t i = 0; i < d->nthreads; i++)
-        n += d->threads[i].nops;
+        n += d->threads[i].nops - d->threads[i].nsync;
     for (size_t i = 0; i < d->ntasks; i++)
-        n += d->tasks[i].nops;
+        n += d->tasks[i].nops - d->tasks[i].nsync;
     return n;
 }

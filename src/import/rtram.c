@@ -75,8 +75,6 @@ static int ram_detect(const char *path, const unsigned char *head, size_t len)
 static int ram_read_files(traza_ctx *ctx, traza_writer *w, const char *const *paths, size_t npaths,
                           const traza_import_opts *opts, traza_err *err)
 {
-    (void)ctx;
-    (void)opts;
     for (size_t i = 0; i < npaths; i++) {
         char *data = NULL;
         size_t len = 0;
@@ -88,7 +86,7 @@ static int ram_read_files(traza_ctx *ctx, traza_writer *w, const char *const *pa
         int rc = tz_rtram_to_dump((const uint8_t *)data, len, paths[i], exe, &dump, err);
         free(data);
         if (rc == 0)
-            rc = tz_rtdump_import(w, (const uint8_t *)dump.s, dump.len, paths[i], err);
+            rc = tz_rtdump_import(ctx, w, (const uint8_t *)dump.s, dump.len, paths[i], opts, err);
         tz_buf_free(&dump);
         if (rc < 0)
             return -1;
