@@ -1,6 +1,7 @@
 /* Time-slice aggregation by best cut partition (FrameSoC, Pagano et al., RR-8304
  * §5; Ocelotl): microscopic description, interval qualities, optimal partition by
  * dynamic programming, and the list of meaningful p values by bisection. */
+#include "analysis/aggregate_quality.h"
 #include "traza/analysis.h"
 #include "util/util.h"
 
@@ -307,6 +308,19 @@ int traza_agg_micro_build(traza_trace *t, int has_window, int64_t t0, int64_t t1
     if (avg)
         for (size_t i = 0; i < ns * nslices; i++)
             v[i] = w[i] > 0 ? v[i] / w[i] : 0;
+    if (model == TRAZA_AGG_VARIABLE_AVG)
+        for (size_t s = 0; s < ns; s++) {
+            /* gain and loss are entropies of non-negative quantities: a variable with
+             * negative values is measured from its minimum */
+            double mn = 0;
+            for (size_t k = 0; k < nslices; k++)
+                if (w[s * nslices + k] > 0 && v[s * nslices + k] < mn)
+                    mn = v[s * nslices + k];
+            if (mn < 0)
+                for (size_t k = 0; k < nslices; k++)
+                    if (w[s * nslices + k] > 0)
+                        v[s * nslices + k] -= mn;
+        }
     free(w);
     free(sidx);
     free(cat);
@@ -448,13 +462,8 @@ int traza_agg_qualities(const traza_agg_micro *m, traza_agg_quality *q, traza_er
     }
     for (size_t i = 0; i < n; i++)
         for (size_t j = i; j < n; j++) {
-            double g = G[i * n + j] - (cpre[j + 1] - cpre[i]);
-            double l = (spre[j + 1] - spre[i]) * log2((double)(j - i + 1)) - g;
-            double scale = fabs(G[i * n + j]) + 1.0;
-            if (fabs(g) < 1e-12 * scale) g = 0;
-            if (fabs(l) < 1e-12 * scale) l = 0;
-            G[i * n + j] = g;
-            q->loss[i * n + j] = l;
+            tz_agg_quality(G[i * n + j], cpre[j + 1] - cpre[i], fabs(cpre[j + 1]) + fabs(cpre[i]), spre[j + 1] - spre[i],
+                           (double)(j - i + 1), &G[i * n + j], &q->loss[i * n + j]);
         }
     free(tab);
     free(cpre);

@@ -2,6 +2,7 @@
  * interval of slices. For every node and interval, the best of: aggregating it,
  * cutting the interval in two, or splitting the node into its children (a producer
  * with events of its own and children gets a virtual leaf child for its own cell). */
+#include "analysis/aggregate_quality.h"
 #include "traza/analysis.h"
 #include "util/util.h"
 
@@ -40,12 +41,8 @@ static void quality(const stctx *c, size_t u, size_t i, size_t j, double *g, dou
         gain += xl(S);
         stot += S;
     }
-    gain -= c->cpre[u * (n + 1) + j + 1] - c->cpre[u * (n + 1) + i];
-    double loss = stot * log2(c->nodes[u].cells * (double)(j - i + 1)) - gain;
-    if (fabs(gain) < 1e-9) gain = 0;
-    if (fabs(loss) < 1e-9) loss = 0;
-    *g = gain;
-    *l = loss;
+    const double *cp = c->cpre + u * (n + 1);
+    tz_agg_quality(gain, cp[j + 1] - cp[i], fabs(cp[j + 1]) + fabs(cp[i]), stot, c->nodes[u].cells * (double)(j - i + 1), g, l);
 }
 
 static void solve(stctx *c, size_t u)
