@@ -355,14 +355,17 @@ void traza_agg_quality_free(traza_agg_quality *q)
         return;
     free(q->gain);
     free(q->loss);
+    free(q->unit);
     memset(q, 0, sizeof *q);
 }
 
 static double xlog2(double x) { return x > 0 ? x * log2(x) : 0.0; }
 
-int traza_agg_qualities(const traza_agg_micro *m, traza_agg_quality *q, traza_err *err)
+/* Qualities over n units of the values m->v (m->nseries x n). cxl[k] (NULL: from the
+ * values) = sum over the series and the fine slices of unit k of x log2 x; unit (NULL:
+ * one slice each) = the n + 1 fine slice starts, whose differences count the cells. */
+static int qualities_core(const traza_agg_micro *m, const double *cxl, const size_t *unit, traza_agg_quality *q, traza_err *err)
 {
-    memset(q, 0, sizeof *q);
     size_t n = m->nslices;
     q->n = n;
     q->gain = calloc(n * n, sizeof *q->gain);
@@ -401,7 +404,8 @@ int traza_agg_qualities(const traza_agg_micro *m, traza_agg_quality *q, traza_er
     for (size_t s = 0; s < m->nseries; s++) {
         const double *v = m->v + s * n;
         for (size_t k = 0; k < n; k++) {
-            cpre[k + 1] += xlog2(v[k]);
+            if (!cxl)
+                cpre[k + 1] += xlog2(v[k]);
             spre[k + 1] += v[k];
         }
     }
@@ -456,6 +460,8 @@ int traza_agg_qualities(const traza_agg_micro *m, traza_agg_quality *q, traza_er
             }
         }
     }
+    for (size_t k = 0; cxl && k < n; k++)
+        cpre[k + 1] = cxl[k];
     for (size_t k = 0; k < n; k++) {
         cpre[k + 1] += cpre[k];
         spre[k + 1] += spre[k];
@@ -463,11 +469,56 @@ int traza_agg_qualities(const traza_agg_micro *m, traza_agg_quality *q, traza_er
     for (size_t i = 0; i < n; i++)
         for (size_t j = i; j < n; j++) {
             tz_agg_quality(G[i * n + j], cpre[j + 1] - cpre[i], fabs(cpre[j + 1]) + fabs(cpre[i]), spre[j + 1] - spre[i],
-                           (double)(j - i + 1), &G[i * n + j], &q->loss[i * n + j]);
+                           unit ? (double)(unit[j + 1] - unit[i]) : (double)(j - i + 1), &G[i * n + j], &q->loss[i * n + j]);
         }
     free(tab);
     free(cpre);
     free(spre);
+    return 0;
+}
+
+
+int traza_agg_qualities(const traza_agg_micro *m, traza_agg_quality *q, traza_err *err)
+{
+    memset(q, 0, sizeof *q);
+    return qualities_core(m, NULL, NULL, q, err);
+}
+
+int traza_agg_qualities_bounded(const traza_agg_micro *m, size_t max_units, traza_agg_quality *q, traza_err *err)
+{
+    memset(q, 0, sizeof *q);
+    size_t n = m->nslices, K = max_units;
+    if (K == 0 || n <= K)
+        return qualities_core(m, NULL, NULL, q, err);
+    /* units of consecutive slices: unit k = slices [k n / K, (k + 1) n / K) */
+    traza_agg_micro c = *m;
+    c.nslices = K;
+    c.v = calloc(m->nseries * K, sizeof *c.v);
+    double *cxl = calloc(K, sizeof *cxl);
+    size_t *unit = malloc((K + 1) * sizeof *unit);
+    if (!c.v || !cxl || !unit) {
+        free(c.v);
+        free(cxl);
+        free(unit);
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory for %zu slice units", K);
+    }
+    for (size_t k = 0; k <= K; k++)
+        unit[k] = (size_t)((unsigned long long)k * n / K);
+    for (size_t s = 0; s < m->nseries; s++)
+        for (size_t k = 0; k < K; k++)
+            for (size_t f = unit[k]; f < unit[k + 1]; f++) {
+                double x = m->v[s * n + f];
+                c.v[s * K + k] += x;
+                cxl[k] += xlog2(x);
+            }
+    int rc = qualities_core(&c, cxl, unit, q, err);
+    free(c.v);
+    free(cxl);
+    if (rc < 0) {
+        free(unit);
+        return rc;
+    }
+    q->unit = unit;
     return 0;
 }
 

@@ -96,6 +96,44 @@ static void test_quality_random(void **state)
     }
 }
 
+/* Slices grouped into units: the quality of an interval of units is the one of its
+ * slices computed with the slices as units. */
+static void test_quality_units(void **state)
+{
+    (void)state;
+    uint64_t seed = 77;
+    for (int round = 0; round < 12; round++) {
+        size_t n = 20 + rng_next(&seed) % 40, ns = 1 + rng_next(&seed) % 3, K = 3 + rng_next(&seed) % 7;
+        double *vals = malloc(n * ns * sizeof *vals);
+        assert_non_null(vals);
+        for (size_t i = 0; i < n * ns; i++)
+            vals[i] = rand_value(&seed, round % 3);
+        traza_agg_micro m;
+        traza_agg_quality q, qu;
+        traza_err err = {0};
+        assert_int_equal(traza_agg_micro_from(&m, vals, n, ns, &err), 0);
+        assert_int_equal(traza_agg_qualities(&m, &q, &err), 0);
+        assert_int_equal(traza_agg_qualities_bounded(&m, K, &qu, &err), 0);
+        assert_int_equal(qu.n, K);
+        assert_non_null(qu.unit);
+        assert_int_equal(qu.unit[0], 0);
+        assert_int_equal(qu.unit[K], n);
+        for (size_t i = 0; i < K; i++)
+            for (size_t j = i; j < K; j++) {
+                size_t a = qu.unit[i], z = qu.unit[j + 1] - 1;
+                double g = q.gain[a * n + z], l = q.loss[a * n + z];
+                double tol = 1e-9 * (fabs(g) + fabs(l) + 1);
+                if (fabs(qu.gain[i * K + j] - g) > tol || fabs(qu.loss[i * K + j] - l) > tol)
+                    fail_msg("round %d, units %zu-%zu (slices %zu-%zu): (%.17g, %.17g), by slice (%.17g, %.17g)", round, i, j, a,
+                             z, qu.gain[i * K + j], qu.loss[i * K + j], g, l);
+            }
+        traza_agg_quality_free(&qu);
+        traza_agg_quality_free(&q);
+        traza_agg_micro_free(&m);
+        free(vals);
+    }
+}
+
 /* R -> {A -> {A1, A2}, B}: states on the leaves A1, A2, B, one per (leaf, slice), of
  * nearly equal nanosecond durations (some cells empty). Every part of the best
  * spatio-temporal partition, at several p, is checked against the direct qualities. */
@@ -192,6 +230,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_quality_random),
+        cmocka_unit_test(test_quality_units),
         cmocka_unit_test(test_spatial_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
