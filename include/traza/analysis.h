@@ -256,6 +256,15 @@ typedef struct traza_agg_stpart {
 int traza_agg_spatial(traza_trace *t, const traza_agg_micro *m, double p, traza_agg_stpart **parts, size_t *nparts,
                       double *gain, double *loss, traza_err *err);
 
+/* The meaningful p values of the spatio-temporal partition, by the bisection of the
+ * temporal list (threshold <= 0: 0.001), each a full search. */
+typedef struct traza_agg_stentry {
+    double p, gain, loss;
+    size_t nparts;
+} traza_agg_stentry;
+int traza_agg_spatial_plist(traza_trace *t, const traza_agg_micro *m, double threshold, traza_agg_stentry **out, size_t *n,
+                            size_t *proposed, traza_err *err);
+
 /* ---- sequence search ----------------------------------------------------------------- */
 
 typedef struct traza_seq_result {

@@ -573,6 +573,28 @@ size_t traza_agg_best(const traza_agg_quality *q, double p, int *parts, double *
     return np;
 }
 
+size_t tz_agg_propose(const double *gain, const double *loss, size_t stride, size_t n)
+{
+    /* the largest gap between normalised gain and normalised loss */
+#define AT(a, i) (*(const double *)((const char *)(a) + (i) * stride))
+    double gmax = 0, lmax = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (AT(gain, i) > gmax) gmax = AT(gain, i);
+        if (AT(loss, i) > lmax) lmax = AT(loss, i);
+    }
+    size_t bi = 0;
+    double bv = -1e300;
+    for (size_t i = 0; i < n; i++) {
+        double d = (gmax > 0 ? AT(gain, i) / gmax : 0) - (lmax > 0 ? AT(loss, i) / lmax : 0);
+        if (d > bv + 1e-12) {
+            bv = d;
+            bi = i;
+        }
+    }
+#undef AT
+    return bi;
+}
+
 void traza_agg_plist_free(traza_agg_pentry *l, size_t n)
 {
     if (!l)
@@ -666,21 +688,7 @@ int traza_agg_plist(const traza_agg_quality *q, double threshold, traza_agg_pent
         traza_agg_plist_free(pl.e, pl.n);
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory listing p values");
     }
-    /* Proposed p: the largest gap between normalised gain and normalised loss. */
-    double gmax = 0, lmax = 0;
-    for (size_t i = 0; i < pl.n; i++) {
-        if (pl.e[i].gain > gmax) gmax = pl.e[i].gain;
-        if (pl.e[i].loss > lmax) lmax = pl.e[i].loss;
-    }
-    size_t bi = 0;
-    double bv = -1e300;
-    for (size_t i = 0; i < pl.n; i++) {
-        double d = (gmax > 0 ? pl.e[i].gain / gmax : 0) - (lmax > 0 ? pl.e[i].loss / lmax : 0);
-        if (d > bv + 1e-12) {
-            bv = d;
-            bi = i;
-        }
-    }
+    size_t bi = tz_agg_propose(&pl.e[0].gain, &pl.e[0].loss, sizeof *pl.e, pl.n);
     *out = pl.e;
     *n = pl.n;
     if (proposed)

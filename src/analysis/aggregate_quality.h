@@ -11,6 +11,7 @@
 #define TZ_ANALYSIS_AGGREGATE_QUALITY_H
 
 #include <math.h>
+#include <stddef.h>
 
 /* gsum = sum_t S_t log2 S_t, cdiff = sum_cells v log2 v, cmag = a bound on the
  * magnitude of the prefix sums cdiff was taken from, stot = sum_t S_t, cells = N.
@@ -29,5 +30,9 @@ static inline void tz_agg_quality(double gsum, double cdiff, double cmag, double
     *gain = g < tol ? 0 : g;
     *loss = l < tol ? 0 : l;
 }
+
+/* The proposed entry of a p list: the largest gap between gain / max gain and loss /
+ * max loss; gain and loss point into n entries of stride bytes. */
+size_t tz_agg_propose(const double *gain, const double *loss, size_t stride, size_t n);
 
 #endif

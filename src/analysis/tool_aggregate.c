@@ -243,10 +243,19 @@ static int run_spatial(const traza_tool *tool, const traza_tool_call *call, traz
                        double p, const char *name, const char *params, traza_err *err)
 {
     traza_agg_stpart *parts;
-    size_t np;
+    size_t np, nl = 0, prop = 0;
     double g, l;
-    if (traza_agg_spatial(t, m, p, &parts, &np, &g, &l, err) < 0)
+    traza_agg_stentry *pl = NULL;
+    /* p < 0: the proposed p of the spatio-temporal list */
+    if ((p < 0 || tz_targ_bool(tool, call, "list-p")) &&
+        traza_agg_spatial_plist(t, m, tz_targ_double(tool, call, "threshold", 0.001), &pl, &nl, &prop, err) < 0)
         return -1;
+    if (p < 0)
+        p = pl[prop].p;
+    if (traza_agg_spatial(t, m, p, &parts, &np, &g, &l, err) < 0) {
+        free(pl);
+        return -1;
+    }
     int rc = -1;
     traza_annotation *ann = calloc(np ? np : 1, sizeof *ann);
     char **keys = calloc(np ? np : 1, sizeof *keys);
@@ -272,7 +281,28 @@ static int run_spatial(const traza_tool *tool, const traza_tool_call *call, traz
     traza_result_meta meta = {name, tool->name, params, tz_targ_bool(tool, call, "replace")};
     if (traza_result_save_annotations(t, &meta, ann, np, err) < 0)
         goto done;
-    if (call->json) {
+    if (tz_targ_bool(tool, call, "list-p")) {
+        if (call->json)
+            tz_buf_puts(&b, "{\"p_list\": [");
+        else
+            tz_buf_printf(&b, "%zu meaningful p values (spatio-temporal, %zu slices); proposed p = %.4f\n%10s %14s %14s %6s\n", nl,
+                          m->nslices, pl[prop].p, "p", "gain", "loss", "parts");
+        for (size_t i = 0; i < nl; i++) {
+            if (!call->json) {
+                tz_buf_printf(&b, "%10.4f %14.6g %14.6g %6zu\n", pl[i].p, pl[i].gain, pl[i].loss, pl[i].nparts);
+                continue;
+            }
+            tz_buf_puts(&b, i ? ", {\"p\": " : "{\"p\": ");
+            tz_json_num(&b, pl[i].p);
+            tz_buf_puts(&b, ", \"gain\": ");
+            tz_json_num(&b, pl[i].gain);
+            tz_buf_puts(&b, ", \"loss\": ");
+            tz_json_num(&b, pl[i].loss);
+            tz_buf_printf(&b, ", \"nparts\": %zu}", pl[i].nparts);
+        }
+        if (call->json)
+            tz_buf_printf(&b, "], \"proposed\": %zu}\n", prop);
+    } else if (call->json) {
         tz_buf_puts(&b, "{\"p\": ");
         tz_json_num(&b, p);
         tz_buf_puts(&b, ", \"gain\": ");
@@ -316,6 +346,7 @@ done:
     free(keys);
     free(ann);
     free(parts);
+    free(pl);
     return rc;
 }
 
@@ -387,6 +418,10 @@ static int run_aggregate(const traza_tool *tool, const traza_tool_call *call, tr
     snprintf(params, sizeof params, "slices=%zu model=%s from=%lld to=%lld normalize=%d spatial=%d%s%.200s", m.nslices,
              traza_agg_model_name((traza_agg_model)model), (long long)from, (long long)to, tz_targ_bool(tool, call, "normalize"),
              tz_targ_bool(tool, call, "spatial"), pset ? " producers=" : "", pset ? pset : "");
+    if (tz_targ_bool(tool, call, "spatial")) {
+        rc = run_spatial(tool, call, t, &m, ps ? p : -1, name, params, err);
+        goto done;
+    }
     if (traza_agg_qualities_bounded(&m, TRAZA_AGG_MAX_UNITS, &q, err) < 0)
         goto done;
     /* one p asked (and no list to print or draw): no list */
@@ -395,10 +430,6 @@ static int run_aggregate(const traza_tool *tool, const traza_tool_call *call, tr
         goto done;
     if (!ps)
         p = l[prop].p;
-    if (tz_targ_bool(tool, call, "spatial")) {
-        rc = run_spatial(tool, call, t, &m, p, name, params, err);
-        goto done;
-    }
     size_t n = q.n; /* units (q.unit: groups of slices) */
     parts = malloc(m.nslices * sizeof *parts);
     if (!parts) {
