@@ -212,12 +212,20 @@ void traza_agg_micro_normalize(traza_agg_micro *m);
 void traza_agg_micro_free(traza_agg_micro *m);
 
 typedef struct traza_agg_quality {
-    size_t n;       /* slices */
-    double *gain;   /* [i * n + j], i <= j: interval of slices i..j */
+    size_t n;       /* units (slices, or groups of consecutive slices) */
+    double *gain;   /* [i * n + j], i <= j: interval of units i..j */
     double *loss;
+    size_t *unit;   /* NULL: unit k = slice k; else n + 1 slice starts: unit k = slices
+                     * unit[k] .. unit[k + 1] - 1 */
 } traza_agg_quality;
 
 int traza_agg_qualities(const traza_agg_micro *m, traza_agg_quality *q, traza_err *err);
+/* The same with at most max_units units (0: no bound): above, slices are grouped into
+ * max_units units of n/max_units consecutive slices and a partition cuts only between
+ * units; the qualities stay exact (every slice is a cell of its unit). Memory
+ * O(max_units^2), time O(max_units^2 x series). */
+#define TRAZA_AGG_MAX_UNITS 2000
+int traza_agg_qualities_bounded(const traza_agg_micro *m, size_t max_units, traza_agg_quality *q, traza_err *err);
 void traza_agg_quality_free(traza_agg_quality *q);
 
 /* The best partition at p: parts[k] = part id of slice k (0, 1, ...). Returns the
@@ -247,6 +255,15 @@ typedef struct traza_agg_stpart {
  * trace's producers. Parts are in (node, first) order. */
 int traza_agg_spatial(traza_trace *t, const traza_agg_micro *m, double p, traza_agg_stpart **parts, size_t *nparts,
                       double *gain, double *loss, traza_err *err);
+
+/* The meaningful p values of the spatio-temporal partition, by the bisection of the
+ * temporal list (threshold <= 0: 0.001), each a full search. */
+typedef struct traza_agg_stentry {
+    double p, gain, loss;
+    size_t nparts;
+} traza_agg_stentry;
+int traza_agg_spatial_plist(traza_trace *t, const traza_agg_micro *m, double threshold, traza_agg_stentry **out, size_t *n,
+                            size_t *proposed, traza_err *err);
 
 /* ---- sequence search ----------------------------------------------------------------- */
 

@@ -1,6 +1,7 @@
 /* Time-slice aggregation by best cut partition (FrameSoC, Pagano et al., RR-8304
  * §5; Ocelotl): microscopic description, interval qualities, optimal partition by
  * dynamic programming, and the list of meaningful p values by bisection. */
+#include "analysis/aggregate_quality.h"
 #include "traza/analysis.h"
 #include "analysis/progress.h"
 #include "util/util.h"
@@ -319,6 +320,19 @@ int traza_agg_micro_build(traza_trace *t, int has_window, int64_t t0, int64_t t1
     if (avg)
         for (size_t i = 0; i < ns * nslices; i++)
             v[i] = w[i] > 0 ? v[i] / w[i] : 0;
+    if (model == TRAZA_AGG_VARIABLE_AVG)
+        for (size_t s = 0; s < ns; s++) {
+            /* gain and loss are entropies of non-negative quantities: a variable with
+             * negative values is measured from its minimum */
+            double mn = 0;
+            for (size_t k = 0; k < nslices; k++)
+                if (w[s * nslices + k] > 0 && v[s * nslices + k] < mn)
+                    mn = v[s * nslices + k];
+            if (mn < 0)
+                for (size_t k = 0; k < nslices; k++)
+                    if (w[s * nslices + k] > 0)
+                        v[s * nslices + k] -= mn;
+        }
     free(w);
     free(sidx);
     free(cat);
@@ -353,14 +367,17 @@ void traza_agg_quality_free(traza_agg_quality *q)
         return;
     free(q->gain);
     free(q->loss);
+    free(q->unit);
     memset(q, 0, sizeof *q);
 }
 
 static double xlog2(double x) { return x > 0 ? x * log2(x) : 0.0; }
 
-int traza_agg_qualities(const traza_agg_micro *m, traza_agg_quality *q, traza_err *err)
+/* Qualities over n units of the values m->v (m->nseries x n). cxl[k] (NULL: from the
+ * values) = sum over the series and the fine slices of unit k of x log2 x; unit (NULL:
+ * one slice each) = the n + 1 fine slice starts, whose differences count the cells. */
+static int qualities_core(const traza_agg_micro *m, const double *cxl, const size_t *unit, traza_agg_quality *q, traza_err *err)
 {
-    memset(q, 0, sizeof *q);
     size_t n = m->nslices;
     q->n = n;
     q->gain = calloc(n * n, sizeof *q->gain);
@@ -399,7 +416,8 @@ int traza_agg_qualities(const traza_agg_micro *m, traza_agg_quality *q, traza_er
     for (size_t s = 0; s < m->nseries; s++) {
         const double *v = m->v + s * n;
         for (size_t k = 0; k < n; k++) {
-            cpre[k + 1] += xlog2(v[k]);
+            if (!cxl)
+                cpre[k + 1] += xlog2(v[k]);
             spre[k + 1] += v[k];
         }
     }
@@ -454,23 +472,65 @@ int traza_agg_qualities(const traza_agg_micro *m, traza_agg_quality *q, traza_er
             }
         }
     }
+    for (size_t k = 0; cxl && k < n; k++)
+        cpre[k + 1] = cxl[k];
     for (size_t k = 0; k < n; k++) {
         cpre[k + 1] += cpre[k];
         spre[k + 1] += spre[k];
     }
     for (size_t i = 0; i < n; i++)
         for (size_t j = i; j < n; j++) {
-            double g = G[i * n + j] - (cpre[j + 1] - cpre[i]);
-            double l = (spre[j + 1] - spre[i]) * log2((double)(j - i + 1)) - g;
-            double scale = fabs(G[i * n + j]) + 1.0;
-            if (fabs(g) < 1e-12 * scale) g = 0;
-            if (fabs(l) < 1e-12 * scale) l = 0;
-            G[i * n + j] = g;
-            q->loss[i * n + j] = l;
+            tz_agg_quality(G[i * n + j], cpre[j + 1] - cpre[i], fabs(cpre[j + 1]) + fabs(cpre[i]), spre[j + 1] - spre[i],
+                           unit ? (double)(unit[j + 1] - unit[i]) : (double)(j - i + 1), &G[i * n + j], &q->loss[i * n + j]);
         }
     free(tab);
     free(cpre);
     free(spre);
+    return 0;
+}
+
+
+int traza_agg_qualities(const traza_agg_micro *m, traza_agg_quality *q, traza_err *err)
+{
+    memset(q, 0, sizeof *q);
+    return qualities_core(m, NULL, NULL, q, err);
+}
+
+int traza_agg_qualities_bounded(const traza_agg_micro *m, size_t max_units, traza_agg_quality *q, traza_err *err)
+{
+    memset(q, 0, sizeof *q);
+    size_t n = m->nslices, K = max_units;
+    if (K == 0 || n <= K)
+        return qualities_core(m, NULL, NULL, q, err);
+    /* units of consecutive slices: unit k = slices [k n / K, (k + 1) n / K) */
+    traza_agg_micro c = *m;
+    c.nslices = K;
+    c.v = calloc(m->nseries * K, sizeof *c.v);
+    double *cxl = calloc(K, sizeof *cxl);
+    size_t *unit = malloc((K + 1) * sizeof *unit);
+    if (!c.v || !cxl || !unit) {
+        free(c.v);
+        free(cxl);
+        free(unit);
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory for %zu slice units", K);
+    }
+    for (size_t k = 0; k <= K; k++)
+        unit[k] = (size_t)((unsigned long long)k * n / K);
+    for (size_t s = 0; s < m->nseries; s++)
+        for (size_t k = 0; k < K; k++)
+            for (size_t f = unit[k]; f < unit[k + 1]; f++) {
+                double x = m->v[s * n + f];
+                c.v[s * K + k] += x;
+                cxl[k] += xlog2(x);
+            }
+    int rc = qualities_core(&c, cxl, unit, q, err);
+    free(c.v);
+    free(cxl);
+    if (rc < 0) {
+        free(unit);
+        return rc;
+    }
+    q->unit = unit;
     return 0;
 }
 
@@ -523,6 +583,28 @@ size_t traza_agg_best(const traza_agg_quality *q, double p, int *parts, double *
     free(best);
     free(cut);
     return np;
+}
+
+size_t tz_agg_propose(const double *gain, const double *loss, size_t stride, size_t n)
+{
+    /* the largest gap between normalised gain and normalised loss */
+#define AT(a, i) (*(const double *)((const char *)(a) + (i) * stride))
+    double gmax = 0, lmax = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (AT(gain, i) > gmax) gmax = AT(gain, i);
+        if (AT(loss, i) > lmax) lmax = AT(loss, i);
+    }
+    size_t bi = 0;
+    double bv = -1e300;
+    for (size_t i = 0; i < n; i++) {
+        double d = (gmax > 0 ? AT(gain, i) / gmax : 0) - (lmax > 0 ? AT(loss, i) / lmax : 0);
+        if (d > bv + 1e-12) {
+            bv = d;
+            bi = i;
+        }
+    }
+#undef AT
+    return bi;
 }
 
 void traza_agg_plist_free(traza_agg_pentry *l, size_t n)
@@ -618,21 +700,7 @@ int traza_agg_plist(const traza_agg_quality *q, double threshold, traza_agg_pent
         traza_agg_plist_free(pl.e, pl.n);
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory listing p values");
     }
-    /* Proposed p: the largest gap between normalised gain and normalised loss. */
-    double gmax = 0, lmax = 0;
-    for (size_t i = 0; i < pl.n; i++) {
-        if (pl.e[i].gain > gmax) gmax = pl.e[i].gain;
-        if (pl.e[i].loss > lmax) lmax = pl.e[i].loss;
-    }
-    size_t bi = 0;
-    double bv = -1e300;
-    for (size_t i = 0; i < pl.n; i++) {
-        double d = (gmax > 0 ? pl.e[i].gain / gmax : 0) - (lmax > 0 ? pl.e[i].loss / lmax : 0);
-        if (d > bv + 1e-12) {
-            bv = d;
-            bi = i;
-        }
-    }
+    size_t bi = tz_agg_propose(&pl.e[0].gain, &pl.e[0].loss, sizeof *pl.e, pl.n);
     *out = pl.e;
     *n = pl.n;
     if (proposed)

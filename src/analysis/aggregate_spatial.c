@@ -2,6 +2,7 @@
  * interval of slices. For every node and interval, the best of: aggregating it,
  * cutting the interval in two, or splitting the node into its children (a producer
  * with events of its own and children gets a virtual leaf child for its own cell). */
+#include "analysis/aggregate_quality.h"
 #include "traza/analysis.h"
 #include "util/util.h"
 
@@ -40,12 +41,8 @@ static void quality(const stctx *c, size_t u, size_t i, size_t j, double *g, dou
         gain += xl(S);
         stot += S;
     }
-    gain -= c->cpre[u * (n + 1) + j + 1] - c->cpre[u * (n + 1) + i];
-    double loss = stot * log2(c->nodes[u].cells * (double)(j - i + 1)) - gain;
-    if (fabs(gain) < 1e-9) gain = 0;
-    if (fabs(loss) < 1e-9) loss = 0;
-    *g = gain;
-    *l = loss;
+    const double *cp = c->cpre + u * (n + 1);
+    tz_agg_quality(gain, cp[j + 1] - cp[i], fabs(cp[j + 1]) + fabs(cp[i]), stot, c->nodes[u].cells * (double)(j - i + 1), g, l);
 }
 
 static void solve(stctx *c, size_t u)
@@ -298,4 +295,98 @@ done:
     free(c.nodes); free(c.pre); free(c.cpre); free(c.best); free(c.g); free(c.l); free(c.choice);
     free(node_of); free(own_of); free(tix); free(has); free(haskid);
     return rc;
+}
+
+/* ---- the spatio-temporal p list ---------------------------------------------------- */
+
+typedef struct stlist {
+    traza_trace *t;
+    const traza_agg_micro *m;
+    double thr;
+    traza_agg_stentry *e;
+    size_t n, cap;
+    traza_err *err;
+    int failed;
+} stlist;
+
+/* One evaluation: p, totals and the parts (the partition's signature). */
+typedef struct steval {
+    double p, gain, loss;
+    traza_agg_stpart *parts;
+    size_t np;
+} steval;
+
+static int st_eval(stlist *L, double p, steval *o)
+{
+    o->p = p;
+    return traza_agg_spatial(L->t, L->m, p, &o->parts, &o->np, &o->gain, &o->loss, L->err);
+}
+
+static int st_same(const steval *a, const steval *b)
+{
+    if (a->np != b->np)
+        return 0;
+    for (size_t i = 0; i < a->np; i++)
+        if (a->parts[i].node != b->parts[i].node || a->parts[i].own != b->parts[i].own ||
+            a->parts[i].first != b->parts[i].first || a->parts[i].last != b->parts[i].last)
+            return 0;
+    return 1;
+}
+
+static void st_add(stlist *L, const steval *e)
+{
+    if (TZ_GROW(L->e, L->cap, L->n + 1) < 0) {
+        L->failed = 1;
+        traza_err_set(L->err, TRAZA_E_NOMEM, "out of memory listing p values");
+        return;
+    }
+    traza_agg_stentry *d = &L->e[L->n++];
+    d->p = e->p;
+    d->gain = e->gain;
+    d->loss = e->loss;
+    d->nparts = e->np;
+}
+
+/* The same bisection as the temporal list: new partitions recorded at the upper end of
+ * their bracket once it is narrower than the threshold. */
+static void st_bisect(stlist *L, const steval *lo, const steval *hi, int depth)
+{
+    if (L->failed || st_same(lo, hi))
+        return;
+    if (hi->p - lo->p <= L->thr || depth > 60) {
+        st_add(L, hi);
+        return;
+    }
+    steval mid;
+    if (st_eval(L, (lo->p + hi->p) / 2, &mid) < 0) {
+        L->failed = 1;
+        return;
+    }
+    st_bisect(L, lo, &mid, depth + 1);
+    st_bisect(L, &mid, hi, depth + 1);
+    free(mid.parts);
+}
+
+int traza_agg_spatial_plist(traza_trace *t, const traza_agg_micro *m, double threshold, traza_agg_stentry **out, size_t *n,
+                            size_t *proposed, traza_err *err)
+{
+    stlist L = {t, m, threshold > 0 ? threshold : 0.001, NULL, 0, 0, err, 0};
+    steval a = {0}, b = {0};
+    if (st_eval(&L, 0.0, &a) < 0 || st_eval(&L, 1.0, &b) < 0) {
+        free(a.parts);
+        return -1;
+    }
+    st_add(&L, &a);
+    st_bisect(&L, &a, &b, 0);
+    free(a.parts);
+    free(b.parts);
+    if (L.failed) {
+        free(L.e);
+        return -1;
+    }
+    *out = L.e;
+    *n = L.n;
+    if (proposed)
+        *proposed = tz_agg_propose(&L.e[0].gain, &L.e[0].loss, sizeof *L.e, L.n);
+    return 0;
 }

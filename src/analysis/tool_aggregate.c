@@ -23,6 +23,9 @@ static const traza_tool_option aggregate_opts[] = {
     {"svg", TRAZA_OPT_STRING, NULL, "draw the parts, type proportions and the gain/loss curve", 0, 0},
 };
 
+/* The first slice of unit k of the qualities q. */
+#define UNIT(k) (q.unit ? q.unit[k] : (k))
+
 static int64_t slice_ts(const traza_agg_micro *m, size_t k)
 {
     if (k >= m->nslices)
@@ -240,10 +243,19 @@ static int run_spatial(const traza_tool *tool, const traza_tool_call *call, traz
                        double p, const char *name, const char *params, traza_err *err)
 {
     traza_agg_stpart *parts;
-    size_t np;
+    size_t np, nl = 0, prop = 0;
     double g, l;
-    if (traza_agg_spatial(t, m, p, &parts, &np, &g, &l, err) < 0)
+    traza_agg_stentry *pl = NULL;
+    /* p < 0: the proposed p of the spatio-temporal list */
+    if ((p < 0 || tz_targ_bool(tool, call, "list-p")) &&
+        traza_agg_spatial_plist(t, m, tz_targ_double(tool, call, "threshold", 0.001), &pl, &nl, &prop, err) < 0)
         return -1;
+    if (p < 0)
+        p = pl[prop].p;
+    if (traza_agg_spatial(t, m, p, &parts, &np, &g, &l, err) < 0) {
+        free(pl);
+        return -1;
+    }
     int rc = -1;
     traza_annotation *ann = calloc(np ? np : 1, sizeof *ann);
     char **keys = calloc(np ? np : 1, sizeof *keys);
@@ -269,7 +281,28 @@ static int run_spatial(const traza_tool *tool, const traza_tool_call *call, traz
     traza_result_meta meta = {name, tool->name, params, tz_targ_bool(tool, call, "replace"), tz_targ(tool, call, "producers")};
     if (traza_result_save_annotations(t, &meta, ann, np, err) < 0)
         goto done;
-    if (call->json) {
+    if (tz_targ_bool(tool, call, "list-p")) {
+        if (call->json)
+            tz_buf_puts(&b, "{\"p_list\": [");
+        else
+            tz_buf_printf(&b, "%zu meaningful p values (spatio-temporal, %zu slices); proposed p = %.4f\n%10s %14s %14s %6s\n", nl,
+                          m->nslices, pl[prop].p, "p", "gain", "loss", "parts");
+        for (size_t i = 0; i < nl; i++) {
+            if (!call->json) {
+                tz_buf_printf(&b, "%10.4f %14.6g %14.6g %6zu\n", pl[i].p, pl[i].gain, pl[i].loss, pl[i].nparts);
+                continue;
+            }
+            tz_buf_puts(&b, i ? ", {\"p\": " : "{\"p\": ");
+            tz_json_num(&b, pl[i].p);
+            tz_buf_puts(&b, ", \"gain\": ");
+            tz_json_num(&b, pl[i].gain);
+            tz_buf_puts(&b, ", \"loss\": ");
+            tz_json_num(&b, pl[i].loss);
+            tz_buf_printf(&b, ", \"nparts\": %zu}", pl[i].nparts);
+        }
+        if (call->json)
+            tz_buf_printf(&b, "], \"proposed\": %zu}\n", prop);
+    } else if (call->json) {
         tz_buf_puts(&b, "{\"p\": ");
         tz_json_num(&b, p);
         tz_buf_puts(&b, ", \"gain\": ");
@@ -313,6 +346,7 @@ done:
     free(keys);
     free(ann);
     free(parts);
+    free(pl);
     return rc;
 }
 
@@ -371,18 +405,20 @@ static int run_aggregate(const traza_tool *tool, const traza_tool_call *call, tr
     snprintf(params, sizeof params, "slices=%zu model=%s from=%lld to=%lld normalize=%d spatial=%d%s%.200s", m.nslices,
              traza_agg_model_name((traza_agg_model)model), (long long)from, (long long)to, tz_targ_bool(tool, call, "normalize"),
              tz_targ_bool(tool, call, "spatial"), pset ? " producers=" : "", pset ? pset : "");
-    if (traza_agg_qualities(&m, &q, err) < 0)
+    if (tz_targ_bool(tool, call, "spatial")) {
+        rc = run_spatial(tool, call, t, &m, ps ? p : -1, name, params, err);
         goto done;
-    if (traza_agg_plist(&q, tz_targ_double(tool, call, "threshold", 0.001), &l, &nl, &prop, err) < 0)
+    }
+    if (traza_agg_qualities_bounded(&m, TRAZA_AGG_MAX_UNITS, &q, err) < 0)
+        goto done;
+    /* one p asked (and no list to print or draw): no list */
+    if ((!ps || tz_targ_bool(tool, call, "list-p") || tz_targ(tool, call, "svg")) &&
+        traza_agg_plist(&q, tz_targ_double(tool, call, "threshold", 0.001), &l, &nl, &prop, err) < 0)
         goto done;
     if (!ps)
         p = l[prop].p;
-    if (tz_targ_bool(tool, call, "spatial")) {
-        rc = run_spatial(tool, call, t, &m, p, name, params, err);
-        goto done;
-    }
-    size_t n = m.nslices;
-    parts = malloc(n * sizeof *parts);
+    size_t n = q.n; /* units (q.unit: groups of slices) */
+    parts = malloc(m.nslices * sizeof *parts);
     if (!parts) {
         traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
         goto done;
@@ -408,8 +444,8 @@ static int run_aggregate(const traza_tool *tool, const traza_tool_call *call, tr
             ann[pi].value.kind = TRAZA_PT_INT;
             ann[pi].value.i = (int64_t)pi;
             ann[pi].has_range = 1;
-            ann[pi].from = slice_ts(&m, first);
-            ann[pi].to = slice_ts(&m, k);
+            ann[pi].from = slice_ts(&m, UNIT(first));
+            ann[pi].to = slice_ts(&m, UNIT(k));
             pi++;
             first = k;
         }
@@ -418,6 +454,10 @@ static int run_aggregate(const traza_tool *tool, const traza_tool_call *call, tr
         free(pf);
         goto done;
     }
+    if (q.unit && !call->json)
+        tz_buf_printf(&b, "note: %zu slices searched in %zu units of %zu-%zu consecutive slices (parts cut only between "
+                          "units; qualities exact): the search grows as units^2 in memory and units^3 in time\n",
+                      m.nslices, n, m.nslices / n, (m.nslices + n - 1) / n);
     if (tz_targ_bool(tool, call, "list-p")) {
         if (call->json) {
             json_plist(&b, l, nl, n);
@@ -435,6 +475,8 @@ static int run_aggregate(const traza_tool *tool, const traza_tool_call *call, tr
     } else if (call->json) {
         tz_buf_puts(&b, "{\"p\": ");
         tz_json_num(&b, p);
+        if (q.unit)
+            tz_buf_printf(&b, ", \"units\": %zu", n);
         tz_buf_puts(&b, ", \"gain\": ");
         tz_json_num(&b, g);
         tz_buf_puts(&b, ", \"loss\": ");
@@ -442,7 +484,7 @@ static int run_aggregate(const traza_tool *tool, const traza_tool_call *call, tr
         tz_buf_puts(&b, ", \"parts\": [");
         for (size_t i = 0; i < np; i++) {
             size_t a = pf[2 * i], z = pf[2 * i + 1];
-            tz_buf_printf(&b, "%s{\"first\": %zu, \"last\": %zu, \"from\": %lld, \"to\": %lld, \"gain\": ", i ? ", " : "", a, z,
+            tz_buf_printf(&b, "%s{\"first\": %zu, \"last\": %zu, \"from\": %lld, \"to\": %lld, \"gain\": ", i ? ", " : "", UNIT(a), UNIT(z + 1) - 1,
                           (long long)ann[i].from, (long long)ann[i].to);
             tz_json_num(&b, q.gain[a * n + z]);
             tz_buf_puts(&b, ", \"loss\": ");
@@ -451,13 +493,13 @@ static int run_aggregate(const traza_tool *tool, const traza_tool_call *call, tr
         }
         tz_buf_puts(&b, "]}\n");
     } else {
-        tz_buf_printf(&b, "%zu slices of [%lld, %lld], model %s, %zu series\n", n, (long long)m.t0, (long long)m.t1,
+        tz_buf_printf(&b, "%zu slices of [%lld, %lld], model %s, %zu series\n", m.nslices, (long long)m.t0, (long long)m.t1,
                       traza_agg_model_name((traza_agg_model)model), m.nseries);
         tz_buf_printf(&b, "p = %.4f%s: %zu parts, gain %.6g, loss %.6g, saved as '%s'\n", p, ps ? "" : " (proposed)", np, g, lo, name);
         tz_buf_printf(&b, "%5s %8s %20s %20s %14s %14s\n", "part", "slices", "from", "to", "gain", "loss");
         for (size_t i = 0; i < np; i++) {
             size_t a = pf[2 * i], z = pf[2 * i + 1];
-            tz_buf_printf(&b, "%5zu %3zu-%-4zu %20lld %20lld %14.6g %14.6g\n", i, a, z, (long long)ann[i].from,
+            tz_buf_printf(&b, "%5zu %3zu-%-4zu %20lld %20lld %14.6g %14.6g\n", i, UNIT(a), UNIT(z + 1) - 1, (long long)ann[i].from,
                           (long long)ann[i].to, q.gain[a * n + z], q.loss[a * n + z]);
         }
     }
@@ -468,6 +510,9 @@ static int run_aggregate(const traza_tool *tool, const traza_tool_call *call, tr
     }
     traza_tool_printf(call, "%s", b.s ? b.s : "");
     const char *svg = tz_targ(tool, call, "svg");
+    for (size_t k = n; k-- > 0;) /* per slice, for the drawing */
+        for (size_t f = UNIT(k + 1); f-- > UNIT(k);)
+            parts[f] = parts[k];
     if (svg && draw(svg, t, &m, parts, np, l, nl, p, err) < 0)
         goto done;
     rc = 0;

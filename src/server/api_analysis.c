@@ -13,12 +13,13 @@ int tz_api_aggregate(tz_req *r)
     if (!t)
         return -1;
     const traza_trace_info *info = traza_trace_info_of(t);
-    int64_t slices, from, to;
+    int64_t slices, from, to, norm;
     double thr;
     if (tz_arg_clamp(r, "slices", 1, TZ_API_MAX_AGG_SLICES, 30, &slices) < 0 ||
         tz_arg_i64(r, "from", INT64_MIN, INT64_MAX, info->min_ts, &from) < 0 ||
         tz_arg_i64(r, "to", INT64_MIN, INT64_MAX, info->max_ts, &to) < 0 ||
-        tz_arg_double(r, "threshold", 1e-6, 0.5, 0.001, &thr) < 0)
+        tz_arg_double(r, "threshold", 1e-6, 0.5, 0.001, &thr) < 0 ||
+        tz_arg_i64(r, "normalize", 0, 1, 0, &norm) < 0)
         return -1;
     if (to <= from)
         return tz_fail(r, 400, "the window [%lld, %lld] is empty", (long long)from, (long long)to);
@@ -44,7 +45,9 @@ int tz_api_aggregate(tz_req *r)
             return tz_fail(r, 503, "the time budget ran out before any event of the window was read: retry with a larger budget=");
         return tz_fail(r, 422, "no events in the window: nothing to aggregate");
     }
-    traza_agg_micro_normalize(&m);
+    /* the CLI's rule: the values as measured unless normalize=1 (--normalize) */
+    if (norm)
+        traza_agg_micro_normalize(&m);
     if (traza_agg_qualities(&m, &q, &r->err) < 0 || traza_agg_plist(&q, thr, &l, &nl, &prop, &r->err) < 0) {
         traza_agg_quality_free(&q);
         traza_agg_micro_free(&m);

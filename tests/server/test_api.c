@@ -717,6 +717,63 @@ static void test_aggregate_bounded(void **state)
     json_decref(get_json(f, "/api/aggregate?trace=gen&exact=0", 400));
 }
 
+/* The UI's numbers are the CLI's: the same proposed p, gain and loss as the library
+ * run as `traza aggregate paper --slices 5` (no normalisation unless asked). */
+static void test_aggregate_as_cli(void **state)
+{
+    fx *f = *state;
+    traza_err err = {0};
+    /* the paper's example (5 slices x 3 series of counts), where normalising changes
+     * the p list (uniform random counts propose p = 0 either way) */
+    static const int cnt[5][3] = {{3, 5, 2}, {6, 6, 7}, {7, 2, 0}, {5, 9, 9}, {3, 1, 3}};
+    traza_writer *wr = traza_writer_begin(f->w.ws, "paper", "gen", &err);
+    assert_non_null(wr);
+    int32_t pr = traza_writer_producer(wr, -1, "P", "Thread", &err), ty[3];
+    for (int s = 0; s < 3; s++) {
+        char nm[8];
+        snprintf(nm, sizeof nm, "s%d", s);
+        ty[s] = traza_writer_event_type(wr, nm, TRAZA_PUNCTUAL, &err);
+    }
+    for (int k = 0; k < 5; k++)
+        for (int i = 0; i < 10; i++)
+            for (int s = 0; s < 3; s++)
+                if (i < cnt[k][s]) {
+                    traza_event e;
+                    memset(&e, 0, sizeof e);
+                    e.ts = 100 * k + 10 * i + s;
+                    e.type = ty[s];
+                    e.producer = pr;
+                    assert_int_equal(traza_writer_event(wr, &e, &err), 0);
+                }
+    assert_int_equal(traza_writer_commit(wr, NULL, &err), 0);
+    traza_trace *t = traza_trace_open(f->w.ws, "paper", TRAZA_OPEN_READ, &err);
+    assert_non_null(t);
+    for (int norm = 0; norm < 2; norm++) {
+        traza_agg_micro m;
+        traza_agg_quality q;
+        traza_agg_pentry *l;
+        size_t nl, prop;
+        assert_int_equal(traza_agg_micro_build(t, 0, 0, 0, 5, TRAZA_AGG_OCCURRENCES, NULL, 0, &m, &err), 0);
+        if (norm)
+            traza_agg_micro_normalize(&m);
+        assert_int_equal(traza_agg_qualities(&m, &q, &err), 0);
+        assert_int_equal(traza_agg_plist(&q, 0.001, &l, &nl, &prop, &err), 0);
+        json_t *j = get_json(f, norm ? "/api/aggregate?trace=paper&slices=5&normalize=1" : "/api/aggregate?trace=paper&slices=5", 200);
+        json_t *pl = json_object_get(j, "p_list");
+        json_t *e = json_array_get(pl, (size_t)jint(j, "proposed"));
+        assert_non_null(e);
+        double p = json_real_value(json_object_get(e, "p")), g = json_number_value(json_object_get(e, "gain"));
+        if (fabs(p - l[prop].p) > 1e-12 || fabs(g - l[prop].gain) > 1e-9 * (fabs(g) + 1))
+            fail_msg("normalize=%d: the API proposes p = %.9g (gain %.9g), the CLI p = %.9g (gain %.9g)", norm, p, g, l[prop].p,
+                     l[prop].gain);
+        json_decref(j);
+        traza_agg_plist_free(l, nl);
+        traza_agg_quality_free(&q);
+        traza_agg_micro_free(&m);
+    }
+    traza_trace_close(t);
+}
+
 static void test_router_direct(void **state)
 {
     fx *f = *state;
@@ -1110,6 +1167,7 @@ int main(void)
         cmocka_unit_test(test_budget),
         cmocka_unit_test(test_regex_limits),
         cmocka_unit_test(test_aggregate_bounded),
+        cmocka_unit_test(test_aggregate_as_cli),
         cmocka_unit_test(test_events_overlap),
         cmocka_unit_test(test_budget_analyses),
         cmocka_unit_test(test_grammar_view_huge),
