@@ -65,13 +65,14 @@ static inline TZ_NOINSTR uint8_t *put_uv(uint8_t *p, uint64_t v)
 static inline TZ_NOINSTR uint8_t *put_head_at(tz_thread *t, unsigned kind, uint64_t now)
 {
     uint64_t d = now - t->last_tsc;
-#ifdef TZ_RING_ONLY
-    t->last_tsc = now; /* the bare-metal clock is monotonic by construction */
-#else
+    /* `now` may precede the block start (read before block_next() began the block the
+     * record goes into), and a clock may step back: such a record takes the time of the
+     * one before it */
     if ((int64_t)d < 0)
         d = 0;
     else
         t->last_tsc = now;
+#ifndef TZ_RING_ONLY
     if (d > (1ull << 61))
         d = 1ull << 61;
 #endif
