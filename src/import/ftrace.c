@@ -349,6 +349,20 @@ static const char *keep(ft_ctx *c, const char *s, size_t n)
     return d;
 }
 
+/* A punctual event of the line's thread on its CPU. 0 or -1. */
+static int emit_point(ft_ctx *c, const ft_line *h, ftm_stack *th, int32_t type, const traza_param *p, uint32_t np)
+{
+    traza_event e = {0};
+    e.ts = h->ts;
+    e.type = type;
+    e.producer = th->prod;
+    e.cpu = h->cpu;
+    e.has = TRAZA_HAS_CPU;
+    e.params = p;
+    e.nparams = np;
+    return traza_writer_event(c->m.w, &e, c->m.err) < 0 ? ftm_fail(&c->m) : 0;
+}
+
 /* A punctual event: each "key=value" of body a text parameter, else body as "args". */
 static int on_generic(ft_ctx *c, const ft_line *h, const char *name, size_t nlen, ftm_stack *th)
 {
@@ -398,15 +412,7 @@ static int on_generic(ft_ctx *c, const ft_line *h, const char *name, size_t nlen
         np = 1;
         p[0] = (traza_param){d, {TRAZA_PT_STRING, 0, 0, h->body}};
     }
-    traza_event e = {0};
-    e.ts = h->ts;
-    e.type = type;
-    e.producer = th->prod;
-    e.cpu = h->cpu;
-    e.has = TRAZA_HAS_CPU;
-    e.params = p;
-    e.nparams = np;
-    int rc = traza_writer_event(c->m.w, &e, c->m.err) < 0 ? ftm_fail(&c->m) : 0;
+    int rc = emit_point(c, h, th, type, p, np);
     free(b);
     return rc;
 }
@@ -438,15 +444,7 @@ static int on_function(ft_ctx *c, const ft_line *h, ftm_stack *th)
         }
         p[np++] = (traza_param){dp, {TRAZA_PT_STRING, 0, 0, par}};
     }
-    traza_event e = {0};
-    e.ts = h->ts;
-    e.type = type;
-    e.producer = th->prod;
-    e.cpu = h->cpu;
-    e.has = TRAZA_HAS_CPU;
-    e.params = p;
-    e.nparams = np;
-    int rc = traza_writer_event(c->m.w, &e, c->m.err) < 0 ? ftm_fail(&c->m) : 0;
+    int rc = emit_point(c, h, th, type, p, np);
     free(b);
     return rc;
 }
