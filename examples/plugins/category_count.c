@@ -23,7 +23,7 @@ static int run(const traza_tool *tool, const traza_tool_call *call, traza_err *e
         a[c].value.i = info->categories[c];
     }
     const char *name = traza_tool_arg(tool, call->args, "name");
-    traza_result_meta m = {name, tool->name, NULL, 1};
+    traza_result_meta m = {.name = name, .tool = tool->name, .replace = 1};
     int64_t id = traza_result_save_annotations(t, &m, a, TRAZA_NCATEGORIES, err);
     if (id > 0)
         traza_tool_printf(call, "punctual=%lld state=%lld link=%lld variable=%lld\n", (long long)a[0].value.i,
