@@ -730,7 +730,7 @@ static void test_aggregate_as_cli(void **state)
     assert_non_null(wr);
     int32_t pr = traza_writer_producer(wr, -1, "P", "Thread", &err), ty[3];
     for (int s = 0; s < 3; s++) {
-        char nm[8];
+        char nm[16];
         snprintf(nm, sizeof nm, "s%d", s);
         ty[s] = traza_writer_event_type(wr, nm, TRAZA_PUNCTUAL, &err);
     }
