@@ -31,7 +31,8 @@ typedef struct tz_run {
     char *keys[TZ_RUN_MAX_ARGS], *vals[TZ_RUN_MAX_ARGS];
     size_t nargs;
     run_state state;
-    double progress;          /* 0..1 */
+    double progress;          /* 0..1, never decreasing */
+    double phase_base, last;  /* where the current phase starts on the bar; its last fraction */
     int cancel;               /* asked to stop */
     char *result;             /* the saved result's name (done) */
     int64_t result_id;
@@ -121,8 +122,19 @@ static int progress_cb(void *user, const char *what, uint64_t done, uint64_t tot
     tz_shared *sh = u[0];
     tz_run *run = u[1];
     pthread_mutex_lock(&sh->mu);
-    if (total > 0 && done <= total)
-        run->progress = (double)done / (double)total;
+    if (total > 0 && done <= total) {
+        /* a tool may report several phases, each from 0 to 1 (correlate --rank loads
+         * its series, then reads and ranks), and does not say how many: a phase fills
+         * half of what is left of the bar, a fraction below the last one starts the
+         * next, so the bar never moves back and reaches 1 when the job ends */
+        double f = (double)done / (double)total;
+        if (f < run->last)
+            run->phase_base = run->progress;
+        run->last = f;
+        double p = run->phase_base + (1 - run->phase_base) * f / 2;
+        if (p > run->progress)
+            run->progress = p;
+    }
     int stop = run->cancel || sh->runs->quit;
     pthread_mutex_unlock(&sh->mu);
     return stop || atomic_load(&sh->stopping);
