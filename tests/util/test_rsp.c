@@ -65,15 +65,15 @@ static int listen_any(int *port)
     return s;
 }
 
-/* A stub: answers qSupported, then the first "m" with a bad checksum (the client asks
+/* A fake GDB server: answers qSupported, then the first "m" with a bad checksum (the client asks
  * again with '-'), then with "E14"; records what the client sent. */
-typedef struct stub {
+typedef struct fake_gdb {
     int lfd;
     char got[1024];
     size_t ngot;
-} stub;
+} fake_gdb;
 
-static void recv_until(int fd, stub *s, const char *what)
+static void recv_until(int fd, fake_gdb *s, const char *what)
 {
     while (!memmem(s->got, s->ngot, what, strlen(what)) && s->ngot < sizeof s->got - 1) {
         ssize_t k = recv(fd, s->got + s->ngot, sizeof s->got - 1 - s->ngot, 0);
@@ -83,9 +83,9 @@ static void recv_until(int fd, stub *s, const char *what)
     }
 }
 
-static void *stub_main(void *arg)
+static void *fake_gdb_main(void *arg)
 {
-    stub *s = arg;
+    fake_gdb *s = arg;
     int fd = accept(s->lfd, NULL, NULL);
     recv_until(fd, s, "qSupported");
     recv_until(fd, s, "#");
@@ -99,14 +99,14 @@ static void *stub_main(void *arg)
     return NULL;
 }
 
-static void test_stub_session(void **state)
+static void test_fake_gdb_session(void **state)
 {
     (void)state;
-    stub s = {0};
+    fake_gdb s = {0};
     int port;
     s.lfd = listen_any(&port);
     pthread_t th;
-    pthread_create(&th, NULL, stub_main, &s);
+    pthread_create(&th, NULL, fake_gdb_main, &s);
     char ps[16];
     snprintf(ps, sizeof ps, "%d", port);
     tz_rsp r;
@@ -168,7 +168,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_frame),
         cmocka_unit_test(test_unframe),
-        cmocka_unit_test(test_stub_session),
+        cmocka_unit_test(test_fake_gdb_session),
         cmocka_unit_test(test_connection_refused),
         cmocka_unit_test(test_program_without_control_block),
     };
