@@ -192,9 +192,10 @@ static int add_name(ch_ctx *c, tz_map *m, const char *key, const char *name)
         return oom(c);
     if (!(c->names[c->nnames] = tz_strdup(name)))
         return oom(c);
-    if (tz_map_put(m, key, (int64_t)c->nnames) < 0)
-        return oom(c);
+    /* Counted before the map is told, so that a failed put leaves the name owned. */
     c->nnames++;
+    if (tz_map_put(m, key, (int64_t)c->nnames - 1) < 0)
+        return oom(c);
     return 0;
 }
 
