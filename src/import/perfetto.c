@@ -200,10 +200,10 @@ static int intern(pf_reader *r, tz_imap *m, uint32_t seq, uint64_t iid, const ch
         free(s);
         return oom(r);
     }
-    r->strs[r->nstrs] = s;
-    if (tz_imap_put(m, (int64_t)((uint64_t)seq << PF_IID_BITS | iid), (int64_t)r->nstrs) < 0)
+    /* Counted before the map is told, so that a failed put leaves the string owned. */
+    r->strs[r->nstrs++] = s;
+    if (tz_imap_put(m, (int64_t)((uint64_t)seq << PF_IID_BITS | iid), (int64_t)r->nstrs - 1) < 0)
         return oom(r);
-    r->nstrs++;
     return 0;
 }
 
@@ -314,11 +314,12 @@ static int read_descriptor(pf_reader *r, const Perfetto__Protos__TrackDescriptor
     }
     if (!(t->name = tz_strdup(name)))
         return oom(r);
-    if (tz_imap_put(&r->by_uuid, (int64_t)d->uuid, (int64_t)r->ntracks) < 0)
+    /* Counted before the maps are told, so that a failed put leaves the name owned. */
+    int64_t ti = (int64_t)r->ntracks++;
+    if (tz_imap_put(&r->by_uuid, (int64_t)d->uuid, ti) < 0)
         return oom(r);
-    if (t->kind == TK_PROCESS && !tz_imap_get(&r->by_pid, t->pid, &v) && tz_imap_put(&r->by_pid, t->pid, (int64_t)r->ntracks) < 0)
+    if (t->kind == TK_PROCESS && !tz_imap_get(&r->by_pid, t->pid, &v) && tz_imap_put(&r->by_pid, t->pid, ti) < 0)
         return oom(r);
-    r->ntracks++;
     /* Producers in the order of their descriptors, when their parent is known. */
     if (t->kind != TK_COUNTER && t->kind != TK_LANE && (!t->has_parent || tz_imap_get(&r->by_uuid, (int64_t)t->parent_uuid, &v)))
         return track_producer(r, r->ntracks - 1) < 0 ? -1 : 0;
