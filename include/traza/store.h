@@ -158,18 +158,18 @@ typedef struct traza_filter {
     int64_t event_set;         /* restrict to a saved event set, or to the event leaves of a saved
                                 * group (result id); 0 = none */
     int64_t event_set_node;    /* with a group: only the leaves under this node (its id); 0 = all */
-    int64_t during;            /* only events overlapping one of the time ranges of a saved
-                                * annotations result (its id), [ts, end_ts] against each
-                                * inclusive range; applied above the backend like the regexes;
-                                * 0 = none */
     traza_order order;
     int64_t offset;            /* skip this many matching events */
     int64_t limit;             /* at most this many; 0 = no limit */
     int with_params;           /* load parameter values into each event */
-    const traza_stop *stop;    /* consulted (stage TRAZA_STAGE_READ) after each event a regex is
+    const traza_stop *stop;    /* consulted (stage TRAZA_STAGE_READ) after each event a regex (or during) is
                                 * evaluated on, and by the SQLite store while it looks for the
                                 * next matching event; when it stops, the cursor fails with
                                 * TRAZA_E_CANCELLED */
+    int64_t during;            /* only events overlapping one of the time ranges of a saved
+                                * annotations result (its id), [ts, end_ts] against each
+                                * inclusive range; applied above the backend like the regexes;
+                                * 0 = none */
 } traza_filter;
 
 void traza_filter_init(traza_filter *f);
