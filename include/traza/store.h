@@ -162,10 +162,14 @@ typedef struct traza_filter {
     int64_t offset;            /* skip this many matching events */
     int64_t limit;             /* at most this many; 0 = no limit */
     int with_params;           /* load parameter values into each event */
-    const traza_stop *stop;    /* consulted (stage TRAZA_STAGE_READ) after each event a regex is
+    const traza_stop *stop;    /* consulted (stage TRAZA_STAGE_READ) after each event a regex (or during) is
                                 * evaluated on, and by the SQLite store while it looks for the
                                 * next matching event; when it stops, the cursor fails with
                                 * TRAZA_E_CANCELLED */
+    int64_t during;            /* only events overlapping one of the time ranges of a saved
+                                * annotations result (its id), [ts, end_ts] against each
+                                * inclusive range; applied above the backend like the regexes;
+                                * 0 = none */
 } traza_filter;
 
 void traza_filter_init(traza_filter *f);
@@ -188,14 +192,18 @@ typedef struct traza_filter_spec {
     int producer_sets;                 /* 1: result may be a producer set, which keeps its producers
                                         * (those among the producers above when some are given; none
                                         * at all makes the window empty) */
+    const char *during;                /* a saved annotations result (name or id) whose time ranges
+                                        * keep the events that overlap one of them */
 } traza_filter_spec;
 
-/* Sets the types, producers, categories and event_set of f from spec; the other
- * fields are left as they are, and an event_set already set must be the result's.
+/* Sets the types, producers, categories, event_set and during of f from spec; the
+ * other fields are left as they are, and an event_set already set must be the result's.
+ * With during and no window in f, the window becomes the ranges' span, overlapping.
  * f->types and f->producers then point into *types and *producers (malloc'd, NULL
  * when none), which the caller frees. 0, or -1 with err (TRAZA_E_NOTFOUND: no such
  * type, producer or result; TRAZA_E_USAGE: an unknown category, a result of another
- * kind or another event set), f, *types and *producers then unchanged. */
+ * kind, another event set, or a during result that is not a set of time ranges), f,
+ * *types and *producers then unchanged. */
 int traza_filter_resolve(traza_trace *t, const traza_filter_spec *spec, traza_filter *f, int32_t **types,
                          int32_t **producers, traza_err *err);
 

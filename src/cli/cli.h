@@ -63,6 +63,10 @@ int cli_fail(traza_cli *cli, const traza_err *err);
 /* cli_fail for a command that names a new trace (--name): a name already taken gets
  * the advice to choose another or remove the trace. */
 int cli_fail_new_trace(traza_cli *cli, const traza_err *err);
+/* cli_fail for a command that saves a result named by name_opt ("--save", "--name"):
+ * a name already taken gets the advice of the options that choose another or replace
+ * it. */
+int cli_fail_saved(traza_cli *cli, const traza_err *err, const char *name_opt);
 /* Prints "traza CMD: <msg>" and a hint to --help; returns EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Handles -h/--help for a command: prints usage, returns 1 if it did. */
@@ -132,12 +136,14 @@ typedef struct cli_filter {
     size_t nregexes;
     char *regex_bufs[32];
     const char *set_s;
+    const char *during_s;      /* --during: a saved result of time ranges */
     int32_t *types;            /* the ids resolved by traza_filter_resolve */
     int32_t *producers;
 } cli_filter;
 
 enum {
-    OPT_FROM = 1200, OPT_TO, OPT_TYPE, OPT_PRODUCER, OPT_SUBTREE, OPT_CATEGORY, OPT_WHERE, OPT_REGEX, OPT_SET, OPT_OVERLAP, OPT_ABSOLUTE
+    OPT_FROM = 1200, OPT_TO, OPT_TYPE, OPT_PRODUCER, OPT_SUBTREE, OPT_CATEGORY, OPT_WHERE, OPT_REGEX, OPT_SET, OPT_OVERLAP, OPT_ABSOLUTE,
+    OPT_DURING
 };
 #define CLI_FILTER_LONGOPTS                                         \
     {"from", required_argument, NULL, OPT_FROM},                    \
@@ -150,7 +156,8 @@ enum {
     {"regex", required_argument, NULL, OPT_REGEX},                  \
     {"set", required_argument, NULL, OPT_SET},                      \
     {"overlap", no_argument, NULL, OPT_OVERLAP},                   \
-    {"absolute", no_argument, NULL, OPT_ABSOLUTE}
+    {"absolute", no_argument, NULL, OPT_ABSOLUTE},                 \
+    {"during", required_argument, NULL, OPT_DURING}
 #define CLI_FILTER_HELP                                                                              \
     "Filters:\n"                                                                                     \
     "  --from T, --to T        time window: 1.5ms, 200us, 3s from the trace's start; raw ticks,\n"   \
@@ -164,7 +171,10 @@ enum {
     "  --regex 'COL~RE'        PCRE2 on a column (type, producer, ts, end_ts, category, cpu, value,\n" \
     "                          level) or a parameter; 'COL!~RE' negates (repeatable)\n"             \
     "  --set RESULT            only events of a saved event set or group (GROUP/NODE: the\n"         \
-    "                          events under one node of a group, e.g. seq:A,B/3)\n"
+    "                          events under one node of a group, e.g. seq:A,B/3)\n"         \
+    "  --during RESULT         only events overlapping one of the time ranges of saved\n"       \
+    "                          annotations (e.g. an aggregation's parts); without --from/--to\n" \
+    "                          the window is the ranges' span\n"
 
 void cli_filter_init(cli_filter *cf);
 /* Returns 1 if the option was a filter option, 0 if not, -1 on a usage error. */

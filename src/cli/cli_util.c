@@ -115,6 +115,15 @@ int cli_fail_new_trace(traza_cli *cli, const traza_err *err)
     return EXIT_FAIL;
 }
 
+int cli_fail_saved(traza_cli *cli, const traza_err *err, const char *name_opt)
+{
+    if (err->code != TRAZA_E_EXISTS || strncmp(err->msg, "a result named '", 16) != 0)
+        return cli_fail(cli, err);
+    cli_progress_clear(cli);
+    fprintf(stderr, "traza: %s; %s NAME saves under another name, --replace replaces it\n", err->msg, name_opt);
+    return EXIT_FAIL;
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
@@ -414,6 +423,7 @@ int cli_filter_opt(cli_filter *cf, const char *cmd, int opt, const char *arg)
     case OPT_ABSOLUTE: cf->absolute = 1; return 1;
     case OPT_SUBTREE: cf->subtree = 1; return 1;
     case OPT_SET: cf->set_s = arg; return 1;
+    case OPT_DURING: cf->during_s = arg; return 1;
     case OPT_TYPE:
         if (cf->ntypes_s >= 64) return cli_usage_error(cmd, "too many --type"), -1;
         cf->types_s[cf->ntypes_s++] = arg;
@@ -451,7 +461,7 @@ int cli_filter_resolve(traza_cli *cli, cli_filter *cf, traza_trace *t)
         .type_names = cf->types_s, .ntype_names = cf->ntypes_s,
         .producer_names = cf->producers_s, .nproducer_names = cf->nproducers_s, .subtree = cf->subtree,
         .categories = cf->categories_s, .ncategories = cf->ncategories_s,
-        .result = cf->set_s,
+        .result = cf->set_s, .during = cf->during_s,
     };
     if (traza_filter_resolve(t, &spec, &cf->f, &cf->types, &cf->producers, &err) < 0)
         return cli_fail(cli, &err);

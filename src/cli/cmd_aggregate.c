@@ -14,8 +14,7 @@ const char cmd_aggregate_usage[] =
     "  --threshold T   bisection threshold (default 0.001)\n"
     "  --producers S   only the producers of a saved producer set, group or event set\n"
     "  --spatial       spatio-temporal: a part is a producer subtree over an interval\n"
-    "  --save NAME --replace  the saved result's name; --replace overwrites one of that name,\n"
-    "              which is otherwise an error\n"
+    CLI_SAVE_HELP
     "  --svg FILE      parts along time with type proportions, and the gain/loss curve over p\n"
     "  --json          parts, or with --list-p {\"p_list\": [{\"p\", \"gain\", \"loss\", \"parts\"}, ...]}\n";
 

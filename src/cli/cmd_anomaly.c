@@ -13,8 +13,7 @@ const char cmd_anomaly_usage[] =
     "  --series S   instead of --type: TYPE, TYPE@PRODUCER or a saved event set\n"
     "The anomalies are saved as an event set (default name anomalies:SERIES:METRIC),\n"
     "usable as a series by 'traza correlate'.\n"
-    "  --save NAME --replace  the saved result's name; --replace overwrites one of that name,\n"
-    "              which is otherwise an error\n"
+    CLI_SAVE_HELP
     "  --svg FILE   the series over time and the metric with the interval\n"
     "  --json       {\"rule\": ..., \"interval\": [lo, hi], \"anomalies\": [{\"id\", \"ts\", \"value\"}, ...]}\n";
 

@@ -17,8 +17,7 @@ const char cmd_correlate_usage[] =
     "A constant series (r undefined) or a rule flagging most values is a warning (stderr,\n"
     "and \"warnings\" in --json).\n"
     "|r| >= 0.5 is reported as strong.\n"
-    "  --save NAME --replace  the saved result's name; --replace overwrites one of that name,\n"
-    "              which is otherwise an error\n"
+    CLI_SAVE_HELP
     "  --rank      correlate A with every other (type, producer) series, best first\n"
     "  --svg FILE  both series over time and the count/density histogram\n"
     "  --json      pair: {\"series\", \"with\", \"method\", \"r\", \"strong\", \"bins\", \"delta\"};\n"

@@ -63,7 +63,11 @@ int cmd_filter(traza_cli *cli, int argc, char **argv)
             if (n < 0) break;
             off += (size_t)n;
         }
-        traza_result_meta m = {name, activity ? "producer-activity" : "filter", params, replace, cf.set_s};
+        /* the inputs: the event set and the time ranges it read, one a line */
+        char inputs[600];
+        snprintf(inputs, sizeof inputs, "%.280s%s%.280s", cf.set_s ? cf.set_s : "", cf.set_s && cf.during_s ? "\n" : "",
+                 cf.during_s ? cf.during_s : "");
+        traza_result_meta m = {name, activity ? "producer-activity" : "filter", params, replace, inputs};
         int64_t count = 0, rid;
         const traza_trace_info *info = traza_trace_info_of(t);
         if (activity)
@@ -73,7 +77,7 @@ int cmd_filter(traza_cli *cli, int argc, char **argv)
             rid = traza_filter_save(t, &cf.f, exclude, producers, &m, &count, &err);
         const char *kind = (activity || producers) ? "producer_set" : "event_set";
         if (rid < 0)
-            rc = cli_fail(cli, &err);
+            rc = cli_fail_saved(cli, &err, "--name");
         else if (cli->json)
             printf("{\"result\":\"%s\",\"id\":%lld,\"kind\":\"%s\",\"size\":%lld}\n", name, (long long)rid, kind, (long long)count);
         else

@@ -10,8 +10,7 @@ const char cmd_seqsearch_usage[] =
     "seq:PATTERN:exceptions.\n"
     "  --per-producer  match each producer's events separately\n"
     "  --max-gap T     at most T between consecutive events of an instance\n"
-    "  --save NAME --replace  the saved result's name; --replace overwrites one of that name,\n"
-    "              which is otherwise an error\n"
+    CLI_SAVE_HELP
     "  --json          {\"pattern\", \"instances\": [[ids], ...], \"exceptions\": [ids]}\n";
 
 int cmd_seqsearch(traza_cli *cli, int argc, char **argv) { return cli_run_analysis(cli, "seqsearch", "seqsearch", argc, argv); }

@@ -345,11 +345,12 @@ static int parse_ids(tz_req *r, const char *key, int32_t **out, size_t *n, size_
     return 1;
 }
 
-/* types and producers (ids), subtree, categories (names), set (id) and result
- * (name or id of an event or producer set), resolved by the store. */
+/* types and producers (ids), subtree, categories (names), set (id), result
+ * (name or id of an event or producer set) and during (name or id of annotations
+ * whose time ranges keep the events overlapping them), resolved by the store. */
 static int filter_resolve(tz_req *r, traza_trace *t, tz_req_filter *rf)
 {
-    traza_filter_spec spec = {.producer_sets = 1, .result = tz_arg_str(r, "result")};
+    traza_filter_spec spec = {.producer_sets = 1, .result = tz_arg_str(r, "result"), .during = tz_arg_str(r, "during")};
     int32_t *types = NULL, *producers = NULL;
     int64_t subtree = 0;
     int rc = -1;

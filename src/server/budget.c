@@ -49,7 +49,7 @@ int tz_count_bounded(tz_req *r, traza_trace *t, const traza_filter *f, int64_t *
     *exact = 1;
     *scanned = 0;
     *scanned_to = INT64_MIN;
-    if (f->nregexes == 0) {
+    if (f->nregexes == 0 && !f->during) {
         int64_t n = traza_count(t, f, &r->err);
         if (n < 0)
             return -1;

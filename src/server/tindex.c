@@ -405,5 +405,5 @@ size_t tz_tindex_first_gt(const tz_tindex *ix, int64_t x)
 
 int tz_filter_time_only(const traza_filter *f)
 {
-    return !f->types && !f->producers && !f->categories && !f->nconds && !f->nregexes && !f->event_set && !f->overlap;
+    return !f->types && !f->producers && !f->categories && !f->nconds && !f->nregexes && !f->event_set && !f->during && !f->overlap;
 }

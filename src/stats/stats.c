@@ -98,7 +98,7 @@ int traza_density(traza_trace *t, const traza_filter *f, size_t nslices, uint64_
     *from = lo;
     *to = hi;
     __int128 span = (__int128)hi - lo + 1;
-    int time_only = !q.types && !q.producers && !q.categories && !q.nconds && !q.nregexes && !q.event_set && !q.overlap;
+    int time_only = !q.types && !q.producers && !q.categories && !q.nconds && !q.nregexes && !q.event_set && !q.during && !q.overlap;
     if (time_only) {
         /* Each slice is a count over an id range: O(slices * log n), no scan. */
         for (size_t i = 0; i < nslices; i++) {

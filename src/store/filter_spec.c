@@ -1,5 +1,6 @@
 /* Filters built from what a front end's user wrote: event types and producers by
- * name or id, producer subtrees, categories by name, a saved result. The CLI and the
+ * name or id, producer subtrees, categories by name, a saved result, the time ranges
+ * of saved annotations. The CLI and the
  * server parse their own syntax (options, query strings) into a traza_filter_spec and
  * both resolve it here. */
 #include "store/store_internal.h"
@@ -108,20 +109,30 @@ static int keep_producer_set(traza_trace *t, int64_t id, ids *prod, traza_err *e
     return 0;
 }
 
+/* The kind and id of the saved result `ref` (traza_result_input), and its node. */
+static int input_kind(traza_trace *t, const char *ref, traza_result_kind *kind, int64_t *id, int64_t *node, traza_err *err)
+{
+    traza_result_info info;
+    memset(&info, 0, sizeof info);
+    *node = 0;
+    if (traza_result_input(t, ref, &info, node, err) < 0)
+        return -1;
+    *kind = info.kind;
+    *id = info.id;
+    traza_result_info_clear(&info);
+    return 0;
+}
+
 /* The result of the spec: an event set or a group (GROUP/NODE: one node's subtree)
  * into *event_set and *node, or a producer set's producers into prod (*none set when
  * it has none). */
 static int resolve_result(traza_trace *t, const traza_filter_spec *s, int64_t *event_set, int64_t *node, ids *prod,
                           int *none, traza_err *err)
 {
-    traza_result_info info;
-    memset(&info, 0, sizeof info);
-    int64_t at = 0;
-    if (traza_result_input(t, s->result, &info, &at, err) < 0)
+    traza_result_kind kind;
+    int64_t id, at;
+    if (input_kind(t, s->result, &kind, &id, &at, err) < 0)
         return -1;
-    traza_result_kind kind = info.kind;
-    int64_t id = info.id;
-    traza_result_info_clear(&info);
     if (kind == TRAZA_RES_EVENT_SET || kind == TRAZA_RES_GROUP) {
         if (*event_set && *event_set != id)
             return traza_err_set(err, TRAZA_E_USAGE, "result '%.64s' is not the event set %lld", s->result,
@@ -139,16 +150,46 @@ static int resolve_result(traza_trace *t, const traza_filter_spec *s, int64_t *e
     return 0;
 }
 
+/* The annotations result named by spec->during: its id into *id and the span of its
+ * time ranges into *lo, *hi. A result of another kind, or annotations without a range,
+ * are not time ranges. */
+static int resolve_during(traza_trace *t, const traza_filter_spec *s, int64_t *id, int64_t *lo, int64_t *hi, traza_err *err)
+{
+    traza_result_kind kind;
+    int64_t node;
+    if (input_kind(t, s->during, &kind, id, &node, err) < 0)
+        return -1;
+    if (kind != TRAZA_RES_ANNOTATION || node)
+        return traza_err_set(err, TRAZA_E_USAGE, "result '%.64s' is not a set of time ranges (%s%s)", s->during,
+                             node ? "a part of a result of kind " : "its kind is ", traza_result_kind_name(kind));
+    traza_annotation *a = NULL;
+    size_t n = 0, ranges = 0;
+    if (traza_result_annotations(t, *id, &a, &n, err) < 0)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (a[i].has_range) {
+            *lo = ranges && *lo < a[i].from ? *lo : a[i].from;
+            *hi = ranges && *hi > a[i].to ? *hi : a[i].to;
+            ranges++;
+        }
+    traza_annotations_free(a, n);
+    if (!ranges)
+        return traza_err_set(err, TRAZA_E_USAGE, "result '%.64s' is not a set of time ranges (none of its %zu annotations has one)",
+                             s->during, n);
+    return 0;
+}
+
 int traza_filter_resolve(traza_trace *t, const traza_filter_spec *spec, traza_filter *f, int32_t **types,
                          int32_t **producers, traza_err *err)
 {
     ids ty = {0}, prod = {0};
     unsigned categories = f->categories;
-    int64_t event_set = f->event_set, node = f->event_set_node;
+    int64_t event_set = f->event_set, node = f->event_set_node, during = f->during, lo = 0, hi = 0;
     int none = 0;
     if (resolve_types(t, spec, &ty, err) < 0 || resolve_producers(t, spec, &prod, err) < 0 ||
         resolve_categories(spec, &categories, err) < 0 ||
-        (spec->result && *spec->result && resolve_result(t, spec, &event_set, &node, &prod, &none, err) < 0)) {
+        (spec->result && *spec->result && resolve_result(t, spec, &event_set, &node, &prod, &none, err) < 0) ||
+        (spec->during && *spec->during && resolve_during(t, spec, &during, &lo, &hi, err) < 0)) {
         free(ty.v);
         free(prod.v);
         return -1;
@@ -162,6 +203,15 @@ int traza_filter_resolve(traza_trace *t, const traza_filter_spec *spec, traza_fi
     f->categories = categories;
     f->event_set = event_set;
     f->event_set_node = node;
+    f->during = during;
+    if (spec->during && *spec->during && !f->has_from && !f->has_to) {
+        /* the store reads only the span of the ranges; the ranges themselves are
+         * checked per event (query.c) */
+        f->has_from = f->has_to = 1;
+        f->from = lo;
+        f->to = hi;
+        f->overlap = 1;
+    }
     if (none) { /* no producer: an empty window (a filter without producers means all) */
         f->has_from = f->has_to = 1;
         f->from = f->to = INT64_MAX;

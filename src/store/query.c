@@ -5,7 +5,8 @@
  * stack) so one value costs at most a few milliseconds; a match that fails for any
  * reason other than "no match" fails the query. The filter's stop is consulted after
  * each event a regex was evaluated on, so a caller's deadline holds within one
- * event's evaluations. */
+ * event's evaluations. The time ranges of a saved annotations result (filter.during)
+ * are applied here too: each event's [ts, end_ts] against the merged ranges. */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "store/store_internal.h"
 
@@ -27,6 +28,10 @@ typedef struct rx {
 
 enum { COL_TYPE = -1, COL_PRODUCER = -2, COL_TS = -3, COL_END = -4, COL_CAT = -5, COL_CPU = -6, COL_VALUE = -7, COL_LEVEL = -8, COL_PARAM = -9 };
 
+typedef struct tz_range {
+    int64_t from, to; /* inclusive */
+} tz_range;
+
 struct traza_cursor {
     traza_trace *t;
     tz_qstate *q;
@@ -38,6 +43,9 @@ struct traza_cursor {
     size_t nrx;
     pcre2_match_context *mctx;
     pcre2_jit_stack *jstack;
+    tz_range *ranges; /* filter.during: sorted, disjoint */
+    size_t nranges;
+    int post;                 /* regexes or ranges: events are kept or dropped here */
     const traza_stop *stop;
     int64_t read;         /* events read from the backend (for the stop's message) */
     traza_err failed;     /* set when a regex or the stop ended the cursor: every later call repeats it */
@@ -190,6 +198,62 @@ static int compile_regexes(traza_cursor *c, const traza_filter *f, traza_err *er
     return 0;
 }
 
+static int cmp_range(const void *a, const void *b)
+{
+    const tz_range *x = a, *y = b;
+    return (x->from > y->from) - (x->from < y->from);
+}
+
+/* The time ranges of the annotations result f->during, sorted and merged. */
+static int load_ranges(traza_cursor *c, const traza_filter *f, traza_err *err)
+{
+    if (!f->during)
+        return 0;
+    traza_annotation *a = NULL;
+    size_t n = 0;
+    if (traza_result_annotations(c->t, f->during, &a, &n, err) < 0)
+        return -1;
+    c->ranges = malloc((n ? n : 1) * sizeof *c->ranges);
+    if (!c->ranges) {
+        traza_annotations_free(a, n);
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (a[i].has_range)
+            c->ranges[k++] = (tz_range){a[i].from < a[i].to ? a[i].from : a[i].to, a[i].from < a[i].to ? a[i].to : a[i].from};
+    traza_annotations_free(a, n);
+    qsort(c->ranges, k, sizeof *c->ranges, cmp_range);
+    size_t m = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (m && c->ranges[i].from <= c->ranges[m - 1].to) {
+            if (c->ranges[i].to > c->ranges[m - 1].to)
+                c->ranges[m - 1].to = c->ranges[i].to;
+        } else {
+            c->ranges[m++] = c->ranges[i];
+        }
+    }
+    c->nranges = m;
+    c->post = 1;
+    return 0;
+}
+
+/* Whether the event overlaps one of the ranges: the first range ending at or after
+ * its start begins at or before its end. */
+static int in_ranges(const traza_cursor *c, const traza_event *ev)
+{
+    int64_t end = (ev->has & TRAZA_HAS_END) && ev->end_ts > ev->ts ? ev->end_ts : ev->ts;
+    size_t lo = 0, hi = c->nranges;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->ranges[mid].to < ev->ts)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < c->nranges && c->ranges[lo].from <= end;
+}
+
 /* The text of a column of an event, as regexes see it; NULL if absent. */
 static const char *column_text(traza_cursor *c, const rx *x, const traza_event *ev)
 {
@@ -272,11 +336,13 @@ traza_cursor *traza_query(traza_trace *t, const traza_filter *f, traza_err *err)
     }
     c->t = t;
     c->stop = f->stop && f->stop->fn ? f->stop : NULL;
-    if (tz_make_bfilter(t, f, &c->bf, &c->types_buf, &c->defs_buf, &c->conds_buf, err) < 0 || compile_regexes(c, f, err) < 0) {
+    if (tz_make_bfilter(t, f, &c->bf, &c->types_buf, &c->defs_buf, &c->conds_buf, err) < 0 || compile_regexes(c, f, err) < 0 ||
+        load_ranges(c, f, err) < 0) {
         traza_cursor_free(c);
         return NULL;
     }
-    if (c->nrx) {
+    c->post |= c->nrx > 0;
+    if (c->post) {
         c->skip = f->offset;
         c->left = f->limit ? f->limit : -1;
         c->bf.offset = 0;
@@ -324,9 +390,9 @@ int traza_cursor_next(traza_cursor *c, const traza_event **ev, traza_err *err)
             if (p->v.kind == TRAZA_PT_INT && (size_t)p->def < c->t->model.ndefs && c->t->model.defs[p->def].ptype == TRAZA_PT_HEX)
                 p->v.kind = TRAZA_PT_HEX;
         }
-        if (c->nrx) {
+        if (c->post) {
             c->read++;
-            int ok = regex_ok(c, &c->ev, &c->failed);
+            int ok = c->nranges && !in_ranges(c, &c->ev) ? 0 : regex_ok(c, &c->ev, &c->failed);
             if (ok >= 0 && c->stop && c->stop->fn(c->stop->ctx, TRAZA_STAGE_READ))
                 ok = traza_err_set(&c->failed, TRAZA_E_CANCELLED, "the query was stopped after %lld events were read",
                                    (long long)c->read);
@@ -362,6 +428,7 @@ void traza_cursor_free(traza_cursor *c)
         free(c->rxs[i].colname);
     }
     free(c->rxs);
+    free(c->ranges);
     pcre2_match_context_free(c->mctx);
     pcre2_jit_stack_free(c->jstack);
     tz_bfilter_free(c->types_buf, c->defs_buf, c->conds_buf);
@@ -370,7 +437,7 @@ void traza_cursor_free(traza_cursor *c)
 
 int64_t traza_count(traza_trace *t, const traza_filter *f, traza_err *err)
 {
-    if (f->nregexes) {
+    if (f->nregexes || f->during) {
         traza_filter f2 = *f;
         f2.offset = 0;
         f2.limit = 0;

@@ -2,7 +2,7 @@
  *
  * A backend with the optional s_open/s_next ops runs a narrow query (no parameters,
  * five columns) and fills whole batches; otherwise, and whenever the filter has
- * regular expressions (which need every column), the scan reads through an ordinary
+ * regular expressions (which need every column) or time ranges, the scan reads through an ordinary
  * cursor. Either way the events and their order are those of traza_query, and the
  * filter's stop applies as it does to a cursor. */
 #include "store/store_internal.h"
@@ -34,7 +34,7 @@ traza_scan *traza_scan_open(traza_trace *t, const traza_filter *f, traza_err *er
     const tz_backend_ops *ops = t->ws->b->ops;
     traza_filter f2 = *f;
     f2.with_params = 0;
-    if (ops->s_open && ops->s_next && !f->nregexes) {
+    if (ops->s_open && ops->s_next && !f->nregexes && !f->during) {
         tz_bfilter bf;
         if (tz_make_bfilter(t, &f2, &bf, &s->types_buf, &s->defs_buf, &s->conds_buf, err) < 0) {
             traza_scan_free(s);

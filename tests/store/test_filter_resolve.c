@@ -1,5 +1,5 @@
 /* traza_filter_resolve: the one place where event types and producers given by name
- * or id, producer subtrees, categories and saved results become a traza_filter (the
+ * or id, producer subtrees, categories, saved results and time ranges become a traza_filter (the
  * CLI and the server both call it). On the sample trace: root/{cpu0,cpu1}; 10 irq on
  * cpu0/cpu1, 10 run on cpu0, one msg on cpu0, one load on root. */
 #include "sample_trace.h"
@@ -135,6 +135,20 @@ static void test_errors(void **state)
     fx_close(&x);
 }
 
+/* Saves the irqs as the event set 'irqs' (its id); x->f then selects them. */
+static int64_t save_irqs(fx *x)
+{
+    const char *irq[] = {"irq"};
+    traza_filter_spec sel = {.type_names = irq, .ntype_names = 1};
+    assert_int_equal(resolve(x, &sel), 0);
+    int64_t n = 0;
+    traza_result_meta ev = {.name = "irqs", .tool = "filter"};
+    int64_t id = traza_filter_save(x->t, &x->f, 0, 0, &ev, &n, &x->w.err);
+    assert_true(id > 0);
+    assert_int_equal(n, 10);
+    return id;
+}
+
 /* A result: an event set keeps its events; a producer set its producers, when the
  * caller accepts producer sets, within the producers given. */
 static void test_results(void **state)
@@ -142,13 +156,9 @@ static void test_results(void **state)
     (void)state;
     fx x;
     fx_open(&x);
-    const char *irq[] = {"irq"};
-    traza_filter_spec sel = {.type_names = irq, .ntype_names = 1};
-    assert_int_equal(resolve(&x, &sel), 0);
     int64_t n = 0;
-    traza_result_meta ev = {.name = "irqs", .tool = "filter"}, pr = {.name = "irq-producers", .tool = "filter"};
-    int64_t evset = traza_filter_save(x.t, &x.f, 0, 0, &ev, &n, &x.w.err);
-    assert_true(evset > 0);
+    int64_t evset = save_irqs(&x);
+    traza_result_meta pr = {.name = "irq-producers", .tool = "filter"};
     assert_true(traza_filter_save(x.t, &x.f, 0, 1, &pr, &n, &x.w.err) > 0);
     assert_int_equal(n, 2); /* cpu0, cpu1 */
     traza_result_meta idle = {.name = "none-active", .tool = "producer-activity"};
@@ -190,6 +200,111 @@ static void test_results(void **state)
     fx_close(&x);
 }
 
+static void save_ranges(fx *x, const char *name, const int64_t (*r)[2], size_t n, int ranged)
+{
+    traza_annotation a[8];
+    memset(a, 0, sizeof a);
+    for (size_t i = 0; i < n; i++) {
+        a[i].key = "part";
+        a[i].value = (traza_value){TRAZA_PT_INT, (int64_t)i, 0, NULL};
+        a[i].has_range = ranged;
+        a[i].from = r[i][0];
+        a[i].to = r[i][1];
+    }
+    traza_result_meta m = {.name = name, .tool = "test"};
+    assert_true(traza_result_save_annotations(x->t, &m, a, n, &x->w.err) > 0);
+}
+
+/* Annotations as time ranges: the events whose [ts, end_ts] overlaps one of them.
+ * Ranges [12,14], [40,50] with [47,48] inside, [95,99] (given out of order) keep
+ * the run [11,16], the msg [5,25] and the load [0,100] (over the first); the irqs at
+ * 40 and 50 and the run [41,46] (the second); the run [91,96] (the third): 7 events,
+ * and not the irqs at 10 and 90, the run [51,56], nor anything between. */
+static void test_during(void **state)
+{
+    (void)state;
+    fx x;
+    fx_open(&x);
+    static const int64_t r[][2] = {{95, 99}, {40, 50}, {12, 14}, {47, 48}};
+    save_ranges(&x, "parts", r, 4, 1);
+    traza_filter_spec s = {.during = "parts"};
+    assert_int_equal(resolve(&x, &s), 0);
+    assert_true(x.f.during > 0);
+    /* the store reads the span of the ranges only */
+    assert_true(x.f.has_from && x.f.has_to && x.f.overlap);
+    assert_int_equal(x.f.from, 12);
+    assert_int_equal(x.f.to, 99);
+    assert_int_equal(count(&x), 7);
+    /* the scan of the analyses keeps the same events, in time order */
+    traza_scan *sc = traza_scan_open(x.t, &x.f, &x.w.err);
+    assert_non_null(sc);
+    traza_scan_batch b;
+    int64_t ts[8], n = 0;
+    while (traza_scan_next(sc, &b, &x.w.err) > 0)
+        for (size_t i = 0; i < b.n && n < 8; i++)
+            ts[n++] = b.ts[i];
+    traza_scan_free(sc);
+    static const int64_t want[] = {0, 5, 11, 40, 41, 50, 91};
+    assert_int_equal(n, 7);
+    for (size_t i = 0; i < 7; i++)
+        assert_int_equal(ts[i], want[i]);
+    /* offset and limit count the kept events */
+    x.f.offset = 2;
+    x.f.limit = 2;
+    traza_cursor *c = traza_query(x.t, &x.f, &x.w.err);
+    assert_non_null(c);
+    const traza_event *ev;
+    assert_int_equal(traza_cursor_next(c, &ev, &x.w.err), 1);
+    assert_int_equal(ev->ts, 11);
+    assert_int_equal(traza_cursor_next(c, &ev, &x.w.err), 1);
+    assert_int_equal(ev->ts, 40);
+    assert_int_equal(traza_cursor_next(c, &ev, &x.w.err), 0);
+    traza_cursor_free(c);
+    /* with the other filters: the irqs */
+    const char *irq[] = {"irq"};
+    traza_filter_spec s2 = {.during = "parts", .type_names = irq, .ntype_names = 1};
+    assert_int_equal(resolve(&x, &s2), 0);
+    assert_int_equal(count(&x), 2);
+    /* a window of the caller's stays as it is: events starting in [30, 60] */
+    traza_filter_init(&x.f);
+    free(x.types);
+    free(x.producers);
+    x.f.has_from = x.f.has_to = 1;
+    x.f.from = 30;
+    x.f.to = 60;
+    assert_int_equal(traza_filter_resolve(x.t, &s, &x.f, &x.types, &x.producers, &x.w.err), 0);
+    assert_int_equal(x.f.from, 30);
+    assert_false(x.f.overlap);
+    assert_int_equal(count(&x), 3); /* irq 40, run [41,46], irq 50 */
+    fx_close(&x);
+}
+
+/* Only annotations with time ranges are time ranges; the message says what the
+ * result is instead. */
+static void test_during_errors(void **state)
+{
+    (void)state;
+    fx x;
+    fx_open(&x);
+    save_irqs(&x);
+    static const int64_t r[][2] = {{0, 0}};
+    save_ranges(&x, "notes", r, 1, 0);
+
+    traza_filter_spec s = {.during = "irqs"};
+    assert_int_equal(resolve(&x, &s), -1);
+    assert_int_equal(x.w.err.code, TRAZA_E_USAGE);
+    assert_string_equal(x.w.err.msg, "result 'irqs' is not a set of time ranges (its kind is event_set)");
+    assert_int_equal(x.f.during, 0);
+    assert_false(x.f.has_from);
+    traza_filter_spec s2 = {.during = "notes"};
+    assert_int_equal(resolve(&x, &s2), -1);
+    assert_string_equal(x.w.err.msg, "result 'notes' is not a set of time ranges (none of its 1 annotations has one)");
+    traza_filter_spec s3 = {.during = "nosuch"};
+    assert_int_equal(resolve(&x, &s3), -1);
+    assert_int_equal(x.w.err.code, TRAZA_E_NOTFOUND);
+    fx_close(&x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -197,6 +312,8 @@ int main(void)
         cmocka_unit_test(test_subtree),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_results),
+        cmocka_unit_test(test_during),
+        cmocka_unit_test(test_during_errors),
     };
     return cmocka_run_group_tests_name("filter_resolve", tests, NULL, NULL);
 }

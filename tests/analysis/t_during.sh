@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Annotations as time ranges: --during RESULT of query, stats, export, density, filter
+# and the server's during= keep the events that overlap one of the result's ranges.
+# The paper trace: 68 punctual events on p0 from 0 to 428; from 100 to 249: a at
+# 100-104 and 200-205, b at 120-122 and 220-221, c at 140-144 and 240-248.
+. "$(dirname "$0")/../lib.sh"
+BUILD=${TRAZA_BUILD:-$(dirname "$TRAZA")}
+MK=$BUILD/helpers/analysis/helper_mkgen
+if [ ! -x "$MK" ]; then
+  fail "during" "missing $MK: run make tests"
+  exit 0
+fi
+"$MK" "$TRAZA_WORKSPACE" paper paper || { fail "generate paper trace"; exit 0; }
+
+# three parts [100, 149], [149, 199], [199, 249]: the 30 events from 100 to 241
+check_rc "an aggregation saves its parts" 0 "$TRAZA" aggregate paper --slices 3 --from 100 --to 249 --p 0 --save parts
+check_rc "query --during" 0 "$TRAZA" query paper --during parts --count
+check_eq "the 30 events in the parts" 30 "$OUT"
+check_rc "with another filter" 0 "$TRAZA" query paper --during parts --type a --count
+check_eq "the 11 a events (100-104, 200-205)" 11 "$OUT"
+check_rc "with a window: both hold" 0 "$TRAZA" query paper --during parts --from 0 --to 120 --count
+check_eq "the 6 events from 100 to 120" 6 "$OUT"
+check_rc "query --during --json" 0 "$TRAZA" query paper --during parts --limit 2 --offset 4 --json
+check_eq "offset and limit count the kept events" "[104, 120]" \
+  "$(echo "$OUT" | python3 -c 'import json,sys; print([e["ts"] for e in json.load(sys.stdin)])')"
+check_rc "stats --during" 0 "$TRAZA" stats paper --during parts --json
+check_eq "stats count the same events" 30 "$(echo "$OUT" | json_get total)"
+check_rc "export --during" 0 "$TRAZA" export paper --during parts --format csv -o "$TMP/d.csv"
+check_eq "export: a header and the 30 events" 31 "$(wc -l < "$TMP/d.csv")"
+check_rc "filter --during saves them" 0 "$TRAZA" filter paper --during parts --type c --name cs
+check_contains "the 14 c events (140-144, 240-248)" "$OUT" "saved event_set 'cs': 14 members"
+check_rc "a correlation's span as ranges" 0 "$TRAZA" correlate paper --series a --with b --slices 4 --save span
+check_rc "query --during a correlation" 0 "$TRAZA" query paper --during span --count
+check_eq "the 65 events of its span [0, 428] (of a and b; not the c at 440-442)" 65 "$OUT"
+
+# what is not a set of time ranges is refused, in the result's terms
+check_rc "an event set is not time ranges" 2 "$TRAZA" query paper --during cs --count
+check_contains "says what it is" "$OUT" "traza: result 'cs' is not a set of time ranges (its kind is event_set)"
+check_rc "an unknown result" 1 "$TRAZA" query paper --during nope --count
+check_rc "--help names --during" 0 "$TRAZA" query --help
+check_contains "in the filters" "$OUT" "--during RESULT"
+
+start_server
+if [ -n "$PORT" ]; then
+  get() { curl -s -o "$TMP/body" -w '%{http_code}' "http://127.0.0.1:$PORT$1"; }
+  check_eq "during= in /api/events" 200 "$(get "/api/events?trace=paper&during=parts&limit=1")"
+  check_eq "its total" 30 "$(json_get total < "$TMP/body")"
+  check_eq "during= of an event set: 400" 400 "$(get "/api/events?trace=paper&during=cs&limit=1")"
+  check_contains "with the message" "$(cat "$TMP/body")" "result 'cs' is not a set of time ranges"
+  stop_server TERM
+else
+  fail "serve starts" "$(cat "$TMP/serve.out")"
+fi
