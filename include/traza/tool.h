@@ -18,7 +18,9 @@ extern "C" {
  * -fvisibility=hidden). */
 #pragma GCC visibility push(default)
 
-#define TRAZA_PLUGIN_ABI 1
+/* Raised whenever a struct a plugin shares with the library (traza_filter, …)
+ * changes size or layout. */
+#define TRAZA_PLUGIN_ABI 2
 
 typedef enum traza_tool_kind { TRAZA_TOOL_IMPORTER, TRAZA_TOOL_EXPORTER, TRAZA_TOOL_ANALYSIS } traza_tool_kind;
 const char *traza_tool_kind_name(traza_tool_kind k);
