@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # 32-bit ARM -pg under qemu-arm (rt/tests/arm/variadic.c): functions whose prologue
 # pushes argument registers before the frame (variadic ones, a structure passed partly
-# in registers) return to their caller and are counted exactly, at -O1 and -Os; Thumb
-# code and code without frame pointers are not traced, and `traza record` shows the
-# runtime saying which flag to add.
+# in registers) return to their caller and are counted exactly, at -O1 and -Os and
+# with APCS frames (-mapcs-frame -O2); Thumb code and code without frame pointers
+# are not traced, and `traza record` shows the runtime saying which flag to add.
 . "$(dirname "$0")/../lib.sh"
 A=${TRAZA_BUILD:-build}/rt/arm
 if ! command -v qemu-arm >/dev/null || [ ! -x "$A/variadic.O1" ]; then
@@ -18,16 +18,16 @@ step 2 of loop
 blend 1.5 2.0
 large 7
 main 1 2 3 4 56 4.50'
-# main's calls, indented by depth; at -Os step and large end in a tail call
-# (`b log_msg`), which runs after its caller's exit, as a sibling
+# main's calls, indented by depth; at -Os and -O2 (apcs) step and large end in a tail
+# call (`b log_msg`), which runs after its caller's exit, as a sibling
 tree() {
   local in='      '
-  [ "$1" = Os ] && in='    '
+  [ "$1" != O1 ] && in='    '
   printf '  main\n'
   for i in 0 1 2; do printf '    step\n%slog_msg\n' "$in"; done
   printf '    sum2\n    sum3\n    sum4\n    split\n    blend\n      log_msg\n    large\n%slog_msg\n    log_msg' "$in"
 }
-for o in O1 Os; do
+for o in O1 Os apcs; do
   check_rc "$o: runs under qemu-arm, exit 0" 0 env TRAZA_RT_OUT=$o.tzr qemu-arm "$A/variadic.$o"
   check_eq "$o: the logger's output" "$output" "$OUT"
   check_rc "$o: import" 0 "$TRAZA" import --name v$o $o.tzr

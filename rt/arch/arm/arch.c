@@ -9,7 +9,7 @@ uintptr_t tz_arm_exit(uintptr_t sp) TZ_NOINSTR;
 void tz_pfe_enter(uintptr_t self, uintptr_t *stacked) TZ_NOINSTR;
 
 /* The frame of an ARM -pg function, read from its prologue, which gcc (-marm
- * -fno-omit-frame-pointer, no APCS frame) lays out as
+ * -fno-omit-frame-pointer) lays out as
  *     [push {rN-r3} | sub sp, sp, #P]   arguments passed partly in registers: a variadic
  *                                       function pushes r0-r3 from its first unnamed one
  *     push {..., fp[, lr]}              fp and lr are the highest registers pushed
@@ -17,10 +17,14 @@ void tz_pfe_enter(uintptr_t self, uintptr_t *stacked) TZ_NOINSTR;
  *     add fp, sp, #K                    fp = the highest pushed word
  *     [sub sp, sp, #L ...]              the locals (large frames: ip loaded, sub sp, ip)
  *     push {lr}; bl __gnu_mcount_nc     the site, at self - 8
- * The stack pointer at entry, which the function returns with, is fp + 4 + P. */
+ * The stack pointer at entry, which the function returns with, is fp + 4 + P, and lr
+ * is saved at [fp] when the list holds it. With -mapcs-frame:
+ *     mov ip, sp; [push {rN-r3} | sub sp, sp, #P]; push {..., fp, ip, lr, pc};
+ *     [vpush]; sub fp, ip, #K; [vpush]
+ * the entry stack pointer is fp + K and lr is saved at [fp - 4]. */
 typedef struct {
     uintptr_t entry_sp;
-    int lr_saved; /* the prologue saved lr at [fp] (else lr stays in its register) */
+    uintptr_t *lr_slot; /* where the prologue saved lr (NULL: it stays in its register) */
 } tz_arm_frame;
 
 static int TZ_NOINSTR frame_alloc(uint32_t w)
@@ -32,22 +36,43 @@ static int TZ_NOINSTR frame_alloc(uint32_t w)
            (w & 0xfff0f000u) == 0xe340c000u;    /* movt ip, #imm */
 }
 
-/* 0 if the prologue is not the one above (no frame pointer: fp is not this frame's) */
+/* vpush {sN-...} / {dN-...}: the bytes pushed, 0 for another instruction */
+static uint32_t TZ_NOINSTR vpush_bytes(uint32_t w)
+{
+    return (w & 0xffff0e00u) == 0xed2d0a00u ? (w & 0xff) * 4 : 0;
+}
+
+static uint32_t TZ_NOINSTR arm_imm(uint32_t w)
+{
+    uint32_t rot = ((w >> 8) & 15) * 2, imm = w & 0xff;
+    return rot ? (imm >> rot) | (imm << (32 - rot)) : imm;
+}
+
+/* 0 if the prologue is not one of the above (no frame pointer: fp is not this frame's) */
 static int TZ_NOINSTR arm_frame(uintptr_t self, uintptr_t fp, tz_arm_frame *f)
 {
     const uint32_t *p = (const uint32_t *)(self - 8);
     for (int i = 0; i < 8 && frame_alloc(p[-1]); i++)
         p--;
-    uint32_t w = *--p;
-    if ((w & 0xfffff000u) != 0xe28db000u)
-        return 0; /* add fp, sp, #K */
-    uint32_t rot = ((w >> 8) & 15) * 2, imm = w & 0xff;
-    uint32_t k = rot ? (imm >> rot) | (imm << (32 - rot)) : imm;
-    w = *--p;
-    if ((w & 0xffff0e00u) == 0xed2d0a00u) { /* vpush {sN-...} / {dN-...} */
-        k -= (w & 0xff) * 4;
+    if (vpush_bytes(p[-1]))
+        p--;
+    uint32_t set = *--p, w = *--p, vpush = vpush_bytes(w);
+    if (vpush)
         w = *--p;
+    if ((set & 0xfffff000u) == 0xe24cb000u) { /* sub fp, ip, #K (APCS frame) */
+        if ((w & 0xffffd800u) != 0xe92dd800u)
+            return 0; /* push {..., fp, ip, lr, pc} */
+        w = p[-1];
+        if ((w & 0xfffffff0u) == 0xe92d0000u || w == 0xe52d3004u || (w & 0xffffff00u) == 0xe24dd000u)
+            p--; /* the argument registers */
+        if (p[-1] != 0xe1a0c00du)
+            return 0; /* mov ip, sp */
+        f->entry_sp = fp + arm_imm(set);
+        f->lr_slot = (uintptr_t *)fp - 1;
+        return 1;
     }
+    if ((set & 0xfffff000u) != 0xe28db000u)
+        return 0; /* add fp, sp, #K */
     uint32_t list;
     if (w == 0xe52db004u) /* str fp, [sp, #-4]! */
         list = 1u << 11;
@@ -56,7 +81,8 @@ static int TZ_NOINSTR arm_frame(uintptr_t self, uintptr_t fp, tz_arm_frame *f)
     else
         return 0;
     /* fp and lr are pushed highest, and fp points at the highest word */
-    if (!(list & (1u << 11)) || (list & 0xb000u) || k != 4u * (uint32_t)(__builtin_popcount(list) - 1))
+    if (!(list & (1u << 11)) || (list & 0xb000u) ||
+        arm_imm(set) != vpush + 4u * (uint32_t)(__builtin_popcount(list) - 1))
         return 0;
     w = p[-1];
     uint32_t pretend = 0;
@@ -67,7 +93,7 @@ static int TZ_NOINSTR arm_frame(uintptr_t self, uintptr_t fp, tz_arm_frame *f)
     else if ((w & 0xffffff00u) == 0xe24dd000u && (w & 0xff) <= 16) /* sub sp, sp, #P */
         pretend = w & 0xff;
     f->entry_sp = fp + 4 + pretend;
-    f->lr_saved = (list >> 14) & 1;
+    f->lr_slot = list & (1u << 14) ? (uintptr_t *)fp : NULL;
     return 1;
 }
 
@@ -105,15 +131,15 @@ void tz_arm_enter(uintptr_t self, uintptr_t *stacked, uintptr_t *fp)
     uintptr_t ret = *stacked;
     /* fp is above the site's stack pointer, within this frame */
     if ((uintptr_t)fp <= (uintptr_t)stacked || (uintptr_t)fp - (uintptr_t)stacked > (1u << 20) ||
-        !arm_frame(self, (uintptr_t)fp, &f) || (f.lr_saved && *fp != ret)) {
+        !arm_frame(self, (uintptr_t)fp, &f) || (f.lr_slot && *f.lr_slot != ret)) {
         arm_untraced(0, self - 8);
         return;
     }
     /* self - 4: the bl instruction, inside the function. The frame is identified by
      * the word below the entry stack pointer, as for the other hooks. */
     if (tz_enter(t, self - 4, f.entry_sp - 4, ret)) {
-        if (f.lr_saved)
-            *fp = (uintptr_t)&tz_exit_tramp; /* popped into pc or lr by the epilogue */
+        if (f.lr_slot)
+            *f.lr_slot = (uintptr_t)&tz_exit_tramp; /* loaded into pc or lr by the epilogue */
         *stacked = (uintptr_t)&tz_exit_tramp; /* popped into lr (a function that keeps it there returns with it) */
     }
 }
