@@ -74,6 +74,18 @@ $(RT_DIR)/arm/prog.armpg: rt/tests/prog.c $(RT_DIR)/arm/libtraza-rt.a
 	$(ARM_CC) -O1 -foptimize-sibling-calls -g -fno-inline -pthread -Irt/include -marm -pg -fno-omit-frame-pointer \
 	  -c -o $@.o $<
 	$(ARM_CC) -pthread -static -o $@ $@.o $(RT_DIR)/arm/libtraza-rt.a
+# frames that push argument registers first (variadic functions, partial structures),
+# at two optimisation levels and with APCS frames (-mapcs-frame); Thumb-2 code and no frame pointers: the runtime says
+# which flag to add
+ARM_PG_CFLAGS := -g -fno-inline -static -Irt/include -pg
+$(RT_DIR)/arm/variadic.O1 $(RT_DIR)/arm/variadic.Os: $(RT_DIR)/arm/variadic.%: rt/tests/arm/variadic.c $(RT_DIR)/arm/libtraza-rt.a
+	$(ARM_CC) $(ARM_PG_CFLAGS) -$* -marm -fno-omit-frame-pointer -o $@ $< $(RT_DIR)/arm/libtraza-rt.a
+$(RT_DIR)/arm/variadic.apcs: rt/tests/arm/variadic.c $(RT_DIR)/arm/libtraza-rt.a
+	$(ARM_CC) $(ARM_PG_CFLAGS) -O2 -marm -mapcs-frame -o $@ $< $(RT_DIR)/arm/libtraza-rt.a
+$(RT_DIR)/arm/variadic.thumb: rt/tests/arm/variadic.c $(RT_DIR)/arm/libtraza-rt.a
+	$(ARM_CC) $(ARM_PG_CFLAGS) -O1 -mthumb -fno-omit-frame-pointer -o $@ $< $(RT_DIR)/arm/libtraza-rt.a
+$(RT_DIR)/arm/variadic.nofp: rt/tests/arm/variadic.c $(RT_DIR)/arm/libtraza-rt.a
+	$(ARM_CC) $(ARM_PG_CFLAGS) -O1 -marm -o $@ $< $(RT_DIR)/arm/libtraza-rt.a
 # -fpatchable-function-entry: Thumb-2 (3 x 16-bit nop) and ARM (2 x nop) sites that
 # `traza patch --enable` turns into `push {lr}; bl tz_pfe_entry` (exits by return
 # address); pfe.thumbpg: Thumb-2 -pg sites (`traza patch` can only switch them off).
@@ -88,6 +100,7 @@ $(RT_DIR)/arm/pfe.plain: rt/tests/arm/pfe.c rt/rt.mk
 	$(ARM_CC) $(PFE_CFLAGS) -o $@ $<
 rt: $(RT_DIR)/arm/prog.arm $(RT_DIR)/arm/prog.thumb $(RT_DIR)/arm/prog.armpg
 rt: $(RT_DIR)/arm/pfe.thumb $(RT_DIR)/arm/pfe.arm $(RT_DIR)/arm/pfe.thumbpg $(RT_DIR)/arm/pfe.plain
+rt: $(addprefix $(RT_DIR)/arm/variadic.,O1 Os apcs thumb nofp)
 endif
 
 # Bare-metal Cortex-M3 (gcc-arm-none-eabi): the runtime (no libc) and a firmware for

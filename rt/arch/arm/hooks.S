@@ -3,12 +3,15 @@
  *   the platform glue; exits come from the compiler.
  * - -pg -marm -fno-omit-frame-pointer: gcc calls __gnu_mcount_nc after the prologue
  *   as `push {lr}; bl __gnu_mcount_nc`: [sp] = the function's return address (lr),
- *   lr = the return into the function, fp = sp at entry - 4 (ARM frames). The hook
- *   replaces the return address where the function will take it from: the frame slot
- *   [fp] when the prologue saved lr there, else (a leaf) the stacked copy that is
- *   popped back into lr; the function then returns into tz_exit_tramp.
+ *   lr = the return into the function, fp = the highest word the prologue pushed (the
+ *   saved lr, or the saved fp of a function that keeps lr in its register). The C side
+ *   (arch.c) reads the prologue to find the stack pointer at entry (fp + 4 plus the
+ *   argument registers a variadic function pushes first) and replaces the return
+ *   address where the function will take it from: the frame slot [fp] when the
+ *   prologue saved lr there, and the stacked copy that is popped back into lr; the
+ *   function then returns into tz_exit_tramp.
  *   Thumb-2 frames (r7 at the bottom of the frame) do not say where lr was saved, so
- *   Thumb-2 -pg code is not traced (the hook returns at once for a Thumb caller);
+ *   Thumb-2 -pg code is not traced (the runtime says once to add -marm);
  *   `traza patch` still switches its sites off (`ldr.w lr, [sp], #4`) and on.
  * - -fpatchable-function-entry (Thumb-2: =3, three 16-bit `nop`s; ARM: =2, two `nop`s)
  *   at the very start of each function; `traza patch --enable` turns the selected ones
@@ -30,8 +33,6 @@ __gnu_mcount_nc:
 	mov r0, lr                /* the return into the traced function */
 	add r1, sp, #28
 	mov r2, fp
-	tst lr, #1
-	movne r2, #0              /* a Thumb caller: no usable frame, not traced */
 	mov r4, sp
 	bic sp, sp, #7            /* AAPCS: 8-byte aligned stack for C */
 	bl tz_arm_enter
