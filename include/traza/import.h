@@ -24,7 +24,9 @@ typedef struct traza_import_opts {
     int strict;           /* an input the importer would skip (counted in the trace's
                              "skipped.*" parameters) is an error instead */
     const char *elf;      /* etm: an ELF program naming the functions of the ranges
-                             (at its link addresses); NULL = the snapshot's ELF images only */
+                             (at its link addresses); NULL = the snapshot's ELF images only;
+                             ctf: naming the functions of cyg-profile calls (NULL = by
+                             address) */
 } traza_import_opts;
 
 typedef struct traza_importer {
