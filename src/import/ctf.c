@@ -6,6 +6,7 @@
  *   cpu        the packet's cpu_id when present
  *   params     payload fields by name, nested fields as "outer.inner", context fields
  *              as "ctx.NAME"; arrays and sequences as text "[a, b, ...]"
+ * lttng-ust-cyg-profile function entries/exits also give calls per thread (ctf_cyg.h).
  * Timestamps are nanoseconds from the clock origin. A trace babeltrace2 rejects in
  * part (timestamps going backwards, CTF 2) fails with babeltrace2's own error causes
  * and leaves the workspace unchanged. */
@@ -41,7 +42,7 @@ typedef struct ctf_ctx {
     int64_t last_ns;             /* the timestamp of the last event */
     int64_t span_begin, span_end; /* the streams' time span, when known (begin < end) */
     int span_unknown;             /* a stream had no span: progress counts events */
-    const char *elf;              /* names the cyg-profile functions (NULL: addresses) */
+    const char *symbols, *elf;    /* name the cyg-profile functions (NULL: addresses) */
     tz_cyg *cyg;                  /* the cyg-profile call stacks, made at their first event */
 } ctf_ctx;
 
@@ -351,7 +352,7 @@ static int32_t cyg_thread(ctf_ctx *c, const bt_event *ev, int32_t own)
 /* A cyg-profile entry or exit into the call stacks of its thread. */
 static int on_cyg(ctf_ctx *c, const bt_event *ev, int kind, int32_t own, int64_t ts)
 {
-    if (!c->cyg && !(c->cyg = tz_cyg_new(c->w, c->path, c->elf, c->err))) {
+    if (!c->cyg && !(c->cyg = tz_cyg_new(c->w, c->path, c->symbols, c->elf, c->err))) {
         c->failed = 1;
         return -1;
     }
@@ -721,6 +722,7 @@ static int ctf_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, s
     c.err = err;
     c.path = npaths ? paths[0] : "";
     c.elf = opts ? opts->elf : NULL;
+    c.symbols = opts ? opts->symbols : NULL;
     tz_map_init(&c.types);
     tz_map_init(&c.defs);
     tz_map_init(&c.producers);

@@ -1,8 +1,10 @@
 /* Call stacks of LTTng cyg-profile events (see ctf_cyg.h). The function names come
- * from an ELF program through the ETM importer's symbol lookup (an empty snapshot and
- * the program at its link addresses). */
+ * from a symbol table in nm's format (read by the uftrace importer's .sym parser,
+ * the same layout) or from an ELF program through the ETM importer's symbol lookup
+ * (an empty snapshot and the program at its link addresses). */
 #include "import/ctf_cyg.h"
 #include "import/etm_internal.h"
+#include "import/uftrace_internal.h"
 #include "util/util.h"
 
 #include <stdio.h>
@@ -26,6 +28,9 @@ struct tz_cyg {
     traza_err *err;
     const char *path;
     tz_etm_syms *syms;
+    tz_imap by_addr;     /* address -> index into names (the symbol table) */
+    char **names;
+    size_t nnames, capnames;
     tz_map types;        /* function name -> state type */
     tz_imap addr_defs;   /* type -> def of "addr" */
     tz_imap by_producer; /* producer -> index into threads */
@@ -51,7 +56,23 @@ int tz_cyg_kind(const char *ec)
     return TZ_CYG_NONE;
 }
 
-tz_cyg *tz_cyg_new(traza_writer *w, const char *path, const char *elf, traza_err *err)
+static int add_name(void *user, uint64_t addr, uint64_t size, const char *name, size_t nlen)
+{
+    (void)size;
+    tz_cyg *g = user;
+    int64_t v;
+    if (tz_imap_get(&g->by_addr, (int64_t)addr, &v))
+        return 0; /* the first symbol at an address names it */
+    char *s = tz_strndup(name, nlen);
+    if (!s || TZ_GROW(g->names, g->capnames, g->nnames + 1) < 0 || tz_imap_put(&g->by_addr, (int64_t)addr, (int64_t)g->nnames) < 0) {
+        free(s);
+        return -1;
+    }
+    g->names[g->nnames++] = s;
+    return 0;
+}
+
+tz_cyg *tz_cyg_new(traza_writer *w, const char *path, const char *symbols, const char *elf, traza_err *err)
 {
     tz_cyg *g = calloc(1, sizeof *g);
     if (!g) {
@@ -64,6 +85,17 @@ tz_cyg *tz_cyg_new(traza_writer *w, const char *path, const char *elf, traza_err
     tz_map_init(&g->types);
     tz_imap_init(&g->addr_defs);
     tz_imap_init(&g->by_producer);
+    tz_imap_init(&g->by_addr);
+    if (symbols) {
+        char *text = NULL;
+        size_t len = 0;
+        int rc = tz_read_file(symbols, &text, &len, err) < 0 ? -1 : tz_uftrace_parse_syms(symbols, text, len, add_name, g, err);
+        free(text);
+        if (rc < 0) {
+            tz_cyg_free(g);
+            return NULL;
+        }
+    }
     if (elf) {
         tz_snapshot none;
         memset(&none, 0, sizeof none);
@@ -78,12 +110,14 @@ tz_cyg *tz_cyg_new(traza_writer *w, const char *path, const char *elf, traza_err
 static int emit_call(tz_cyg *g, int32_t producer, const cyg_frame *f, int level, int64_t end)
 {
     char hex[24];
-    const char *name = g->syms ? tz_etm_syms_func(g->syms, f->addr) : NULL;
+    int64_t v;
+    const char *name = tz_imap_get(&g->by_addr, (int64_t)f->addr, &v) ? g->names[v] : NULL;
+    if (!name && g->syms)
+        name = tz_etm_syms_func(g->syms, f->addr);
     if (!name) {
         snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)f->addr);
         name = hex;
     }
-    int64_t v;
     int32_t type, def;
     if (tz_map_get(&g->types, name, &v)) {
         type = (int32_t)v;
@@ -187,6 +221,10 @@ void tz_cyg_free(tz_cyg *g)
     tz_map_free(&g->types);
     tz_imap_free(&g->addr_defs);
     tz_imap_free(&g->by_producer);
+    tz_imap_free(&g->by_addr);
+    for (size_t i = 0; i < g->nnames; i++)
+        free(g->names[i]);
+    free(g->names);
     tz_etm_syms_close(g->syms);
     free(g);
 }

@@ -16,9 +16,10 @@ typedef struct tz_cyg tz_cyg;
 /* TZ_CYG_ENTRY / TZ_CYG_EXIT for the event classes of the two cyg-profile providers,
  * else TZ_CYG_NONE. */
 int tz_cyg_kind(const char *event_class);
-/* Functions are named from the ELF program `elf` when it holds the address (at its
- * link addresses), else "0x..." (elf NULL: always). NULL on error (err set). */
-tz_cyg *tz_cyg_new(traza_writer *w, const char *path, const char *elf, traza_err *err);
+/* Functions are named from the symbol table `symbols` (nm's output: the symbol at
+ * that exact address), else from the ELF program `elf` when it holds the address (at
+ * its link addresses), else "0x..." (both NULL: always). NULL on error (err set). */
+tz_cyg *tz_cyg_new(traza_writer *w, const char *path, const char *symbols, const char *elf, traza_err *err);
 /* One entry or exit on the thread whose producer is `thread`. An exit without its
  * address (the _fast provider) closes the innermost open call; one with an address
  * closes that function's innermost open call (calls opened inside it whose exits

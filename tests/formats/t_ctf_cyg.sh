@@ -54,3 +54,21 @@ if command -v as >/dev/null && command -v ld >/dev/null; then
 else
   skip "--elf naming" "binutils (as, ld) not installed"
 fi
+
+# --symbols: nm's output (the symbol map the trace comes with) names the functions.
+M=$C/cyg-profile-mapping.txt
+if [ -f "$M" ]; then
+  check_rc "--symbols: import" 0 "$TRAZA" import "$C/glxgears-cyg-profile" --name s --symbols "$M"
+  check_eq "--symbols: the first calls by name" "loki/glxgears/tid 16073:
+  main
+    make_window
+    query_vsync" "$("$TRAZA" callstack s --tree | head -4)"
+  check_eq "--symbols: draw_frame calls = its func_entry events" \
+    "$(babeltrace2 "$C/glxgears-cyg-profile" 2>/dev/null | grep ':func_entry:' | grep -c 'addr = 0x403760,')" \
+    "$("$TRAZA" callstack s --json | python3 -c 'import json,sys; print([f["calls"] for f in json.load(sys.stdin)["profile"] if f["name"] == "draw_frame"][0])')"
+else
+  skip "--symbols" "cyg-profile-mapping.txt absent"
+fi
+printf '0000000000403760 t draw_frame\nzz T main\n' >"$TMP/bad.sym"
+check_rc "--symbols: a malformed table fails" 1 "$TRAZA" import "$C/glxgears-cyg-profile" --name sb --symbols "$TMP/bad.sym"
+check_contains "--symbols: where and what" "$OUT" "bad.sym:2: expected 'ADDR [SIZE] TYPE NAME' (hexadecimal address), found 'zz T main'"

@@ -26,7 +26,7 @@ static void test_calls(void **state)
     assert_non_null(wr);
     int32_t p = traza_writer_producer(wr, -1, "tid 1", "Thread", &w.err);
     int32_t q = traza_writer_producer(wr, -1, "tid 2", "Thread", &w.err);
-    tz_cyg *g = tz_cyg_new(wr, "t", NULL, &w.err);
+    tz_cyg *g = tz_cyg_new(wr, "t", NULL, NULL, &w.err);
     assert_non_null(g);
     static const struct { int kind; int thread; int64_t ts; int has_addr; uint64_t addr; } in[] = {
         {TZ_CYG_ENTRY, 1, 10, 1, 0xa},
@@ -93,7 +93,7 @@ static void test_not_elf(void **state)
     char *p = tu_write(d, "x.elf", "not an ELF file");
     traza_writer *wr = traza_writer_begin(w.ws, "cyg", "ctf", &w.err);
     assert_non_null(wr);
-    assert_null(tz_cyg_new(wr, "t", p, &w.err));
+    assert_null(tz_cyg_new(wr, "t", NULL, p, &w.err));
     assert_non_null(strstr(w.err.msg, "x.elf: not an ELF file with function symbols"));
     traza_writer_abort(wr);
     free(p);
