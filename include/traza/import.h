@@ -24,7 +24,12 @@ typedef struct traza_import_opts {
     int strict;           /* an input the importer would skip (counted in the trace's
                              "skipped.*" parameters) is an error instead */
     const char *elf;      /* etm: an ELF program naming the functions of the ranges
-                             (at its link addresses); NULL = the snapshot's ELF images only */
+                             (at its link addresses); NULL = the snapshot's ELF images only;
+                             ctf: naming the functions of cyg-profile calls (NULL = by
+                             address) */
+    const char *symbols;  /* ctf: a symbol table in nm's output format ("ADDR TYPE NAME"
+                             lines) naming the cyg-profile functions at those exact
+                             addresses, before elf; NULL = none */
 } traza_import_opts;
 
 typedef struct traza_importer {

@@ -7,8 +7,8 @@
 #include <string.h>
 
 const char cmd_import_usage[] =
-    "usage: traza import FILE... [--format F] [--name N] [--map MAP] [--time-unit E] [--elf FILE] [--strict]\n"
-    "                    [--meta KEY=VAL]... [--json]\n"
+    "usage: traza import FILE... [--format F] [--name N] [--map MAP] [--time-unit E] [--elf FILE]\n"
+    "                    [--symbols FILE] [--strict] [--meta KEY=VAL]... [--json]\n"
     "\n"
     "Imports one or more files as one new trace. The format is detected from the\n"
     "content unless --format is given. Nothing changes in the workspace if the import\n"
@@ -21,7 +21,10 @@ const char cmd_import_usage[] =
     "                  param:NAME[:int|double|string|hex]; a header name may replace a number)\n"
     "  --time-unit E   timestamps are in 10^E seconds (default: the format's own)\n"
     "  --elf FILE      etm: name the function of each instruction range from this ELF\n"
-    "                  program (the snapshot's own ELF memory images are read anyway)\n"
+    "                  program (the snapshot's own ELF memory images are read anyway);\n"
+    "                  ctf: name the functions of cyg-profile calls (else by address)\n"
+    "  --symbols FILE  ctf: name the functions of cyg-profile calls from this symbol\n"
+    "                  table (nm's output: ADDR TYPE NAME), before --elf\n"
     "  --no-process    CTF: do not build the processed trace (kernel states, providers)\n"
     "  --strict        fail (changing nothing) rather than skip any input; without it\n"
     "                  what is skipped is counted on stderr and in 'traza info'\n"
@@ -41,6 +44,7 @@ int cmd_import(traza_cli *cli, int argc, char **argv)
         {"strict", no_argument, NULL, 'S'},
         {"meta", required_argument, NULL, 'M'},
         {"elf", required_argument, NULL, 'E'},
+        {"symbols", required_argument, NULL, 'Y'},
         {NULL, 0, NULL, 0},
     };
     traza_kv meta[64];
@@ -55,6 +59,7 @@ int cmd_import(traza_cli *cli, int argc, char **argv)
         case 'P': o.no_postprocess = 1; break;
         case 'S': o.strict = 1; break;
         case 'E': o.elf = optarg; break;
+        case 'Y': o.symbols = optarg; break;
         case 'm': o.map = optarg; break;
         case 'M': {
             if (nmeta == sizeof meta / sizeof *meta)

@@ -17,8 +17,9 @@
  *
  * Stacks: "stackFrames" (id -> name, category, parent) is the frame tree; an event's
  * "sf" (frame id) or "stack" (frames root first) becomes its parameter "stack", the
- * path "root;...;leaf" ("esf"/"estack" -> "end_stack"). Each entry of "samples" is a
- * punctual event "sample" on its pid/tid thread (the pid of the thread's first event
+ * path "root;...;leaf" ("esf"/"estack" -> "end_stack"), and the frames' categories
+ * along it the parameter "stack_categories" ("end_stack_categories"). Each entry of
+ * "samples" is a punctual event "sample" on its pid/tid thread (the pid of the thread's first event
  * when the sample has none; else on "global", the tid a parameter) with its stack and
  * its other keys (weight, cpu, name...) as parameters. Frames on no stack and stacks naming an unknown frame are counted.
  *
@@ -411,19 +412,22 @@ static int push_param(ch_ctx *c, size_t *n, int32_t type, const char *key, const
 
 /* ---- stacks ------------------------------------------------------------------- */
 
-/* The path "root;...;leaf" of frame id in stackFrames into *out (kept until the
- * event is written); *out = NULL when a frame on the way is unknown or the parent
- * chain loops. */
-static int frame_path(ch_ctx *c, const json_t *id, const char **out)
+/* The path "root;...;leaf" of frame id in stackFrames into *out and the frames'
+ * categories along it ("c1;...;cN", "" for a frame without one) into *cats, NULL when
+ * no frame has one (both kept until the event is written); *out = NULL when a frame
+ * on the way is unknown or the parent chain loops. */
+static int frame_path(ch_ctx *c, const json_t *id, const char **out, const char **cats)
 {
     enum { MAX_DEPTH = 4096 };
-    const char **names = NULL;
-    size_t cap = 0, depth = 0;
-    tz_buf key, path;
+    const char **names = NULL, **fcats = NULL;
+    size_t cap = 0, capc = 0, depth = 0;
+    tz_buf key, path, cpath;
     tz_buf_init(&key);
     tz_buf_init(&path);
-    int rc = 0, ok = 0;
+    tz_buf_init(&cpath);
+    int rc = 0, ok = 0, any_cat = 0;
     *out = NULL;
+    *cats = NULL;
     while (c->frames && depth < MAX_DEPTH) {
         tz_buf_reset(&key);
         if (!id_text(id, &key))
@@ -435,11 +439,13 @@ static int frame_path(ch_ctx *c, const json_t *id, const char **out)
         const json_t *f = json_object_get(c->frames, key.s);
         if (!json_is_object(f))
             break;
-        if (tz_map_put(&c->used_frames, key.s, 1) < 0 || TZ_GROW(names, cap, depth + 1) < 0) {
+        if (tz_map_put(&c->used_frames, key.s, 1) < 0 || TZ_GROW(names, cap, depth + 1) < 0 || TZ_GROW(fcats, capc, depth + 1) < 0) {
             rc = oom(c);
             break;
         }
-        const char *name = ev_str(f, "name");
+        const char *name = ev_str(f, "name"), *cat = ev_str(f, "category");
+        any_cat |= cat && *cat;
+        fcats[depth] = cat ? cat : "";
         names[depth++] = name ? name : "?";
         id = json_object_get(f, "parent");
         if (!id || json_is_null(id)) {
@@ -449,30 +455,33 @@ static int frame_path(ch_ctx *c, const json_t *id, const char **out)
     }
     if (rc == 0 && ok) {
         for (size_t i = depth; i-- > 0;) {
-            tz_buf_puts(&path, names[i]);
-            if (i)
-                tz_buf_putc(&path, ';');
+            tz_buf_printf(&path, "%s%s", names[i], i ? ";" : "");
+            tz_buf_printf(&cpath, "%s%s", fcats[i], i ? ";" : "");
         }
-        if (path.oom)
+        if (path.oom || cpath.oom)
             rc = oom(c);
-        else if (!(*out = keep_tmp(c, tz_strdup(path.s ? path.s : ""))))
+        else if (!(*out = keep_tmp(c, tz_strdup(path.s ? path.s : ""))) ||
+                 (any_cat && !(*cats = keep_tmp(c, tz_strdup(cpath.s ? cpath.s : "")))))
             rc = -1;
     }
     free(names);
+    free(fcats);
     tz_buf_free(&key);
     tz_buf_free(&path);
+    tz_buf_free(&cpath);
     return rc;
 }
 
 /* The stack of an event as parameter key: from the frame id under sf_key or the
- * frame array (root first) under stack_key; nothing when neither is there. */
+ * frame array (root first) under stack_key; nothing when neither is there. The
+ * categories of the frames of a frame id go to key_categories, "KEY_categories". */
 static int push_stack(ch_ctx *c, size_t *n, int32_t type, const json_t *ev, const char *sf_key, const char *stack_key,
-                      const char *key)
+                      const char *key, const char *key_categories)
 {
     const json_t *sf = json_object_get(ev, sf_key), *st = json_object_get(ev, stack_key);
-    traza_value tv = {TRAZA_PT_STRING, 0, 0, NULL};
+    traza_value tv = {TRAZA_PT_STRING, 0, 0, NULL}, cv = tv;
     if (sf) {
-        if (frame_path(c, sf, &tv.s) < 0)
+        if (frame_path(c, sf, &tv.s, &cv.s) < 0)
             return -1;
     } else if (json_is_array(st)) {
         tz_buf b;
@@ -501,7 +510,9 @@ static int push_stack(ch_ctx *c, size_t *n, int32_t type, const json_t *ev, cons
         c->bad_stacks++;
         return 0;
     }
-    return push_value(c, n, type, key, tv);
+    if (push_value(c, n, type, key, tv) < 0)
+        return -1;
+    return cv.s ? push_value(c, n, type, key_categories, cv) : 0;
 }
 
 /* Parameters of an event: "cat" then every key of "args" (and of extra). */
@@ -511,7 +522,8 @@ static int build_params(ch_ctx *c, int32_t type, const json_t *ev, const json_t 
     const char *cat = ev_str(ev, "cat");
     if (cat && *cat && push_param(c, n, type, "cat", json_object_get(ev, "cat")) < 0)
         return -1;
-    if (push_stack(c, n, type, ev, "sf", "stack", "stack") < 0 || push_stack(c, n, type, ev, "esf", "estack", "end_stack") < 0)
+    if (push_stack(c, n, type, ev, "sf", "stack", "stack", "stack_categories") < 0 ||
+        push_stack(c, n, type, ev, "esf", "estack", "end_stack", "end_stack_categories") < 0)
         return -1;
     const json_t *srcs[2] = {json_object_get(ev, "args"), extra ? json_object_get(extra, "args") : NULL};
     for (int s = 0; s < 2; s++) {
@@ -868,7 +880,7 @@ static int do_sample(ch_ctx *c, const json_t *sm, size_t idx)
     size_t n = 0;
     const char *k;
     json_t *v;
-    int rc = push_stack(c, &n, e.type, sm, "sf", "stack", "stack");
+    int rc = push_stack(c, &n, e.type, sm, "sf", "stack", "stack", "stack_categories");
     json_object_foreach((json_t *)sm, k, v) {
         if (rc < 0)
             break;

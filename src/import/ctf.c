@@ -6,10 +6,12 @@
  *   cpu        the packet's cpu_id when present
  *   params     payload fields by name, nested fields as "outer.inner", context fields
  *              as "ctx.NAME"; arrays and sequences as text "[a, b, ...]"
+ * lttng-ust-cyg-profile function entries/exits also give calls per thread (ctf_cyg.h).
  * Timestamps are nanoseconds from the clock origin. A trace babeltrace2 rejects in
  * part (timestamps going backwards, CTF 2) fails with babeltrace2's own error causes
  * and leaves the workspace unchanged. */
 #include "import/bt_api.h"
+#include "import/ctf_cyg.h"
 #include "import/importers.h"
 #include "import/skips.h"
 #include "util/util.h"
@@ -40,6 +42,8 @@ typedef struct ctf_ctx {
     int64_t last_ns;             /* the timestamp of the last event */
     int64_t span_begin, span_end; /* the streams' time span, when known (begin < end) */
     int span_unknown;             /* a stream had no span: progress counts events */
+    const char *symbols, *elf;    /* name the cyg-profile functions (NULL: addresses) */
+    tz_cyg *cyg;                  /* the cyg-profile call stacks, made at their first event */
 } ctf_ctx;
 
 static int ctf_oom(ctf_ctx *c)
@@ -270,6 +274,105 @@ static int32_t producer_for(ctf_ctx *c, const bt_event *ev, int64_t *cpu)
     return id;
 }
 
+/* The unsigned integer or string member `name` of a structure field. */
+static int ctx_uint(const bt_field *st, const char *name, uint64_t *v)
+{
+    const bt_field *f = st ? bt_field_structure_borrow_member_field_by_name_const(st, name) : NULL;
+    if (!f)
+        return 0;
+    bt_field_class_type t = bt_field_get_class_type(f);
+    if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+        *v = bt_field_integer_unsigned_get_value(f);
+    else if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+        *v = (uint64_t)bt_field_integer_signed_get_value(f);
+    else
+        return 0;
+    return 1;
+}
+
+static const char *ctx_str(const bt_field *st, const char *name)
+{
+    const bt_field *f = st ? bt_field_structure_borrow_member_field_by_name_const(st, name) : NULL;
+    return f && bt_field_class_type_is(bt_field_get_class_type(f), BT_FIELD_CLASS_TYPE_STRING) ? bt_field_string_get_value(f) : NULL;
+}
+
+/* A producer under `parent` found or made by its key in c->producers. */
+static int32_t keyed_producer(ctf_ctx *c, const char *key, int32_t parent, const char *name, const char *ptype)
+{
+    int64_t v;
+    if (tz_map_get(&c->producers, key, &v))
+        return (int32_t)v;
+    int32_t id = traza_writer_producer(c->w, parent, name, ptype, c->err);
+    if (id < 0 || tz_map_put(&c->producers, key, id) < 0) {
+        c->failed = 1;
+        return id < 0 ? -1 : ctf_oom(c);
+    }
+    return id;
+}
+
+/* The thread of a cyg-profile event, from its context fields vtid (vpid, procname):
+ * trace -> "PROCNAME (VPID)" -> "tid VTID"; without vtid the event's own producer
+ * (cpu or stream). */
+static int32_t cyg_thread(ctf_ctx *c, const bt_event *ev, int32_t own)
+{
+    const bt_field *cc = bt_event_borrow_common_context_field_const(ev);
+    uint64_t tid, pid = 0;
+    if (!ctx_uint(cc, "vtid", &tid))
+        return own;
+    int has_pid = ctx_uint(cc, "vpid", &pid);
+    const char *proc = ctx_str(cc, "procname");
+    const char *tname = bt_trace_get_name(bt_stream_borrow_trace_const(bt_event_borrow_stream_const(ev)));
+    int64_t v;
+    if (!tname)
+        tname = "trace";
+    if (!tz_map_get(&c->roots, tname, &v))
+        return own; /* the event's own producer made the root */
+    int32_t parent = (int32_t)v;
+    char *key = NULL, *name = NULL;
+    if (proc || has_pid) {
+        if (proc && has_pid)
+            name = tz_asprintf("%s (%llu)", proc, (unsigned long long)pid);
+        else
+            name = proc ? tz_strdup(proc) : tz_asprintf("pid %llu", (unsigned long long)pid);
+        key = name ? tz_asprintf("%s\x1fprocess\x1f%s", tname, name) : NULL;
+        parent = key ? keyed_producer(c, key, parent, name, "Process") : ctf_oom(c);
+        free(key);
+        free(name);
+        if (parent < 0)
+            return -1;
+    }
+    name = tz_asprintf("tid %llu", (unsigned long long)tid);
+    key = name ? tz_asprintf("%s\x1fthread\x1f%d\x1f%s", tname, (int)parent, name) : NULL;
+    int32_t id = key ? keyed_producer(c, key, parent, name, "Thread") : ctf_oom(c);
+    free(key);
+    free(name);
+    return id;
+}
+
+/* A cyg-profile entry or exit into the call stacks of its thread. */
+static int on_cyg(ctf_ctx *c, const bt_event *ev, int kind, int32_t own, int64_t ts)
+{
+    if (!c->cyg && !(c->cyg = tz_cyg_new(c->w, c->path, c->symbols, c->elf, c->err))) {
+        c->failed = 1;
+        return -1;
+    }
+    int32_t thread = cyg_thread(c, ev, own);
+    if (thread < 0)
+        return -1;
+    uint64_t addr = 0;
+    int has_addr = ctx_uint(bt_event_borrow_payload_field_const(ev), "addr", &addr);
+    if (kind == TZ_CYG_ENTRY && !has_addr) {
+        c->failed = 1;
+        return traza_err_set(c->err, TRAZA_E_PARSE, "%s: event #%lld (%s): a function entry without its 'addr' field", c->path,
+                             (long long)c->events, bt_event_class_get_name(bt_event_borrow_class_const(ev)));
+    }
+    if (tz_cyg_event(c->cyg, kind, thread, ts, has_addr, addr) < 0) {
+        c->failed = 1;
+        return -1;
+    }
+    return 0;
+}
+
 static int on_event(ctf_ctx *c, const bt_message *msg)
 {
     const bt_event *ev = bt_message_event_borrow_event_const(msg);
@@ -326,6 +429,9 @@ static int on_event(ctf_ctx *c, const bt_message *msg)
         if (rc < 0)
             c->failed = 1;
     }
+    int cyg = tz_cyg_kind(name);
+    if (rc == 0 && cyg != TZ_CYG_NONE)
+        rc = on_cyg(c, ev, cyg, e.producer, e.ts);
     for (size_t i = 0; i < c->nstrs; i++)
         free(c->strs[i]);
     c->nstrs = 0;
@@ -587,6 +693,26 @@ static int find_traces(const char *dir, int depth, char ***out, size_t *n, size_
     return rc;
 }
 
+/* Closes the calls still open and says how many calls the cyg-profile events gave
+ * (trace parameters "cyg.calls", "cyg.unended_calls"). */
+static int cyg_report(ctf_ctx *c)
+{
+    if (tz_cyg_finish(c->cyg) < 0)
+        return -1;
+    char num[24];
+    int64_t unended = tz_cyg_unended(c->cyg);
+    snprintf(num, sizeof num, "%lld", (long long)tz_cyg_calls(c->cyg));
+    if (traza_writer_set_param(c->w, "cyg.calls", num, c->err) < 0)
+        return -1;
+    snprintf(num, sizeof num, "%lld", (long long)unended);
+    if (traza_writer_set_param(c->w, "cyg.unended_calls", num, c->err) < 0)
+        return -1;
+    if (unended)
+        traza_log(c->ctx, TRAZA_LOG_WARN, "%s: %lld function call(s) without a recorded exit end at their thread's last event", c->path,
+                  (long long)unended);
+    return 0;
+}
+
 static int ctf_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, size_t npaths, const traza_import_opts *opts, traza_err *err)
 {
     ctf_ctx c;
@@ -595,6 +721,8 @@ static int ctf_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, s
     c.w = w;
     c.err = err;
     c.path = npaths ? paths[0] : "";
+    c.elf = opts ? opts->elf : NULL;
+    c.symbols = opts ? opts->symbols : NULL;
     tz_map_init(&c.types);
     tz_map_init(&c.defs);
     tz_map_init(&c.producers);
@@ -707,9 +835,12 @@ static int ctf_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, s
     if (ctf_progress(&c, 1) < 0)
         goto out;
     traza_writer_set_time_unit(w, -9);
+    if (c.cyg && cyg_report(&c) < 0)
+        goto out;
     const tz_skip_kind kinds[] = {
         {"discarded_events", "events the tracer discarded", c.discarded_events},
         {"discarded_packets", "packets the tracer discarded", c.discarded_packets},
+        {"unmatched_func_exits", "function exits without a recorded entry (no call)", c.cyg ? tz_cyg_unmatched_exits(c.cyg) : 0},
     };
     rc = tz_skips_report(ctx, w, c.path, kinds, sizeof kinds / sizeof kinds[0], tz_strict(opts), -1, err);
 out:
@@ -730,6 +861,7 @@ out:
     tz_map_free(&c.producers);
     tz_map_free(&c.roots);
     tz_buf_free(&c.names);
+    tz_cyg_free(c.cyg);
     if (rc < 0 && err && err->code == TRAZA_OK)
         traza_err_set(err, TRAZA_E_INTERNAL, "%s: ctf import failed", c.path);
     return rc;

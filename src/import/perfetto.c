@@ -13,11 +13,13 @@
  *                               else until the next value of its track (the last one:
  *                               until the last timestamp)
  *   debug annotations        -> parameters ("traza.cpu": the cpu field)
+ *   categories (own, interned) -> the parameter "cat"
  *
- * Timestamps are nanoseconds (time unit 10^-9 s). Interned event and annotation names
- * are read per packet sequence. Anything else a Perfetto trace holds (ftrace, process
- * stats, ...: counted per packet kind), TrackEvent fields outside the subset, nested
- * annotation values and unmatched flows are counted as skipped
+ * Timestamps are nanoseconds (time unit 10^-9 s). Interned event, annotation and
+ * category names are read per packet sequence. Anything else a Perfetto trace holds
+ * (ftrace, process stats, ...: counted per packet kind), fields outside the subset in
+ * any message (per message type and field), nested annotation values, counter units,
+ * annotations of slice ends and unmatched flows are counted as skipped
  * (import/skips.h). Errors give the byte offset of the packet at fault and what
  * was expected there. */
 #include "formats/perfetto_names.h"
@@ -83,7 +85,7 @@ typedef struct pf_flow {
 
 /* A field outside the subset, counted once per message holding it. */
 typedef struct pf_unread {
-    int in_event;  /* a field of TrackEvent (else of TracePacket) */
+    const ProtobufCMessageDescriptor *msg; /* the message type holding it */
     uint32_t field;
     int64_t n;
 } pf_unread;
@@ -101,7 +103,7 @@ typedef struct pf_reader {
     uint64_t at;    /* offset of the packet being read */
     pf_track *tracks;
     size_t ntracks, captracks;
-    tz_imap by_uuid, by_pid, names, anns;
+    tz_imap by_uuid, by_pid, names, anns, cats;
     char **strs;
     size_t nstrs, capstrs;
     pf_sample *samples;
@@ -113,7 +115,9 @@ typedef struct pf_reader {
     int32_t global;
     int64_t unmatched_flows;
     int64_t nested_annotations; /* outside the TrackEvent subset: not imported */
-    pf_unread *unread;          /* TracePacket / TrackEvent fields not read, per field */
+    int64_t counter_units;      /* CounterDescriptor.unit_name: no place in the model */
+    int64_t end_annotations;    /* TYPE_SLICE_END events with debug annotations or categories */
+    pf_unread *unread;          /* fields outside the subset, per message type and field */
     size_t nunread, capunread;
 } pf_reader;
 
@@ -224,6 +228,9 @@ static int read_interned(pf_reader *r, const Perfetto__Protos__InternedData *d, 
             return -1;
     for (size_t i = 0; i < d->n_debug_annotation_names; i++)
         if (intern(r, &r->anns, seq, d->debug_annotation_names[i]->iid, d->debug_annotation_names[i]->name) < 0)
+            return -1;
+    for (size_t i = 0; i < d->n_event_categories; i++)
+        if (intern(r, &r->cats, seq, d->event_categories[i]->iid, d->event_categories[i]->name) < 0)
             return -1;
     return 0;
 }
@@ -338,7 +345,45 @@ static void free_params(traza_param *p, uint32_t n)
     free(p);
 }
 
-/* The event's debug annotations as parameters of `type` (owned copies). */
+/* The event's categories (its own names, then the interned ones) as the parameter
+ * "cat" of `type`: "a,b" (owned). */
+static int read_categories(pf_reader *r, const pf_event *e, uint32_t seq, int32_t type, traza_param *p)
+{
+    tz_buf b;
+    tz_buf_init(&b);
+    for (size_t i = 0; i < e->n_categories; i++)
+        tz_buf_printf(&b, "%s%s", b.len ? "," : "", e->categories[i]);
+    for (size_t i = 0; i < e->n_category_iids; i++) {
+        const char *c = interned(r, &r->cats, seq, e->category_iids[i]);
+        if (!c) {
+            tz_buf_free(&b);
+            char msg[128];
+            snprintf(msg, sizeof msg, "category_iid %llu is not interned on sequence %u", (unsigned long long)e->category_iids[i], seq);
+            return bad(r, msg);
+        }
+        tz_buf_printf(&b, "%s%s", b.len ? "," : "", c);
+    }
+    char *s = b.oom ? NULL : tz_buf_take(&b);
+    tz_buf_free(&b);
+    if (!s)
+        return oom(r);
+    int32_t def = traza_writer_param_def(r->w, type, "cat", TRAZA_PT_STRING, r->err);
+    if (def < 0) {
+        free(s);
+        return -1;
+    }
+    p->def = def;
+    p->v = (traza_value){TRAZA_PT_STRING, 0, 0, s};
+    return 0;
+}
+
+/* An annotation with a value of the subset (else it is counted as nested). */
+static int annotation_scalar(const Perfetto__Protos__DebugAnnotation *a)
+{
+    return a->has_int_value || a->has_pointer_value || a->has_uint_value || a->has_bool_value || a->has_double_value || a->string_value;
+}
+
+/* The event's debug annotations and categories as parameters of `type` (owned copies). */
 static int read_params(pf_reader *r, const pf_event *e, uint32_t seq, int32_t type, traza_param **out, uint32_t *n, int32_t *cpu,
                        int *has_cpu, int64_t *dur)
 {
@@ -346,9 +391,9 @@ static int read_params(pf_reader *r, const pf_event *e, uint32_t seq, int32_t ty
     *out = NULL;
     *n = 0;
     *has_cpu = 0;
-    if (!e->n_debug_annotations)
+    if (!e->n_debug_annotations && !e->n_categories && !e->n_category_iids)
         return 0;
-    traza_param *ps = calloc(e->n_debug_annotations, sizeof *ps);
+    traza_param *ps = calloc(e->n_debug_annotations + 1, sizeof *ps);
     if (!ps)
         return oom(r);
     uint32_t k = 0;
@@ -386,7 +431,7 @@ static int read_params(pf_reader *r, const pf_event *e, uint32_t seq, int32_t ty
                 return oom(r);
             }
         } else {
-            r->nested_annotations++; /* nested values: not in the subset */
+            r->nested_annotations++; /* nested values: not in the subset (annotation_scalar) */
             continue;
         }
         if (strcmp(name, TZ_PF_CPU_ANNOTATION) == 0 && v.kind == TRAZA_PT_INT && v.i >= INT32_MIN && v.i <= INT32_MAX) {
@@ -407,6 +452,13 @@ static int read_params(pf_reader *r, const pf_event *e, uint32_t seq, int32_t ty
         }
         ps[k].def = def;
         ps[k].v = v;
+        k++;
+    }
+    if (e->n_categories || e->n_category_iids) {
+        if (read_categories(r, e, seq, type, &ps[k]) < 0) {
+            free_params(ps, k);
+            return -1;
+        }
         k++;
     }
     *out = ps;
@@ -491,6 +543,8 @@ static int read_event(pf_reader *r, const pf_packet *p, const pf_event *e)
         }
         if (t->open[t->nopen - 1].ts > ts)
             return bad(r, "TYPE_SLICE_END before the begin of its slice");
+        if (e->n_debug_annotations || e->n_categories || e->n_category_iids)
+            r->end_annotations++; /* the slice is its begin's: a second set has no place */
         return close_slice(r, t, ts);
     }
     if (type_of_event == PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER) {
@@ -656,24 +710,41 @@ static const struct {
  * trace_packet_defaults, trusted_pid, first_packet_on_sequence). */
 static int pf_header_field(uint32_t f) { return f == 3 || f == 41 || f == 42 || f == 59 || f == 79 || f == 87; }
 
-static int note_unread(pf_reader *r, const ProtobufCMessage *m, int in_event)
+/* Counts the fields of m outside the subset, and those of the messages it holds. */
+static int note_unread(pf_reader *r, const ProtobufCMessage *m)
 {
+    const ProtobufCMessageDescriptor *md = m->descriptor;
+    if (md == &perfetto__protos__debug_annotation__descriptor && !annotation_scalar((const Perfetto__Protos__DebugAnnotation *)m))
+        return 0; /* counted once, as a nested annotation */
+    for (unsigned i = 0; i < md->n_fields; i++) {
+        const ProtobufCFieldDescriptor *fd = &md->fields[i];
+        if (fd->type != PROTOBUF_C_TYPE_MESSAGE)
+            continue;
+        const char *at = (const char *)m + fd->offset;
+        size_t n = fd->label == PROTOBUF_C_LABEL_REPEATED ? *(const size_t *)((const char *)m + fd->quantifier_offset) : 1;
+        const ProtobufCMessage *const *sub = fd->label == PROTOBUF_C_LABEL_REPEATED ? *(const ProtobufCMessage *const *const *)at
+                                                                                    : (const ProtobufCMessage *const *)at;
+        for (size_t j = 0; sub && j < n; j++)
+            if (sub[j] && note_unread(r, sub[j]) < 0)
+                return -1;
+    }
+    int packet = md == &perfetto__protos__trace_packet__descriptor;
     for (size_t i = 0; i < m->n_unknown_fields; i++) {
         uint32_t f = m->unknown_fields[i].tag;
         size_t k = 0;
-        if (!in_event && pf_header_field(f))
+        if (packet && pf_header_field(f))
             continue;
         int seen = 0; /* a repeated field counts once per message */
         for (size_t j = 0; j < i; j++)
             seen = seen || m->unknown_fields[j].tag == f;
         if (seen)
             continue;
-        while (k < r->nunread && (r->unread[k].field != f || r->unread[k].in_event != in_event))
+        while (k < r->nunread && (r->unread[k].field != f || r->unread[k].msg != md))
             k++;
         if (k == r->nunread) {
             if (TZ_GROW(r->unread, r->capunread, r->nunread + 1) < 0)
                 return oom(r);
-            r->unread[r->nunread++] = (pf_unread){in_event, f, 0};
+            r->unread[r->nunread++] = (pf_unread){md, f, 0};
         }
         r->unread[k].n++;
     }
@@ -689,21 +760,30 @@ static int read_packet(pf_reader *r, const pf_packet *p)
         return -1;
     if (p->track_event && read_event(r, p, p->track_event) < 0)
         return -1;
-    if (note_unread(r, &p->base, 0) < 0 || (p->track_event && note_unread(r, &p->track_event->base, 1) < 0))
-        return -1;
-    return 0;
+    if (p->track_descriptor && p->track_descriptor->counter && p->track_descriptor->counter->unit_name)
+        r->counter_units++;
+    return note_unread(r, &p->base);
+}
+
+/* TracePacket first, TrackEvent second, the other messages by name; then by field. */
+static int unread_rank(const ProtobufCMessageDescriptor *d)
+{
+    return d == &perfetto__protos__trace_packet__descriptor ? 0 : d == &perfetto__protos__track_event__descriptor ? 1 : 2;
 }
 
 static int unread_cmp(const void *a, const void *b)
 {
     const pf_unread *x = a, *y = b;
-    if (x->in_event != y->in_event)
-        return x->in_event - y->in_event;
+    int c = unread_rank(x->msg) - unread_rank(y->msg);
+    if (c == 0 && x->msg != y->msg)
+        c = strcmp(x->msg->short_name, y->msg->short_name);
+    if (c)
+        return c;
     return x->field < y->field ? -1 : x->field > y->field;
 }
 
-/* What was read but not imported: one kind per packet kind (TracePacket field) and
- * per TrackEvent field outside the subset. */
+/* What was read but not imported: one kind per packet kind (TracePacket field), per
+ * TrackEvent field outside the subset and per field of the other messages. */
 static int report_skipped(pf_reader *r)
 {
     tz_skips sk;
@@ -714,11 +794,15 @@ static int report_skipped(pf_reader *r)
     for (size_t i = 0; i < r->nunread; i++) {
         const pf_unread *u = &r->unread[i];
         const char *name = NULL;
-        for (size_t j = 0; !u->in_event && j < sizeof pf_packet_fields / sizeof pf_packet_fields[0]; j++)
+        int rank = unread_rank(u->msg);
+        for (size_t j = 0; rank == 0 && j < sizeof pf_packet_fields / sizeof pf_packet_fields[0]; j++)
             if (pf_packet_fields[j].field == u->field)
                 name = pf_packet_fields[j].name;
         char key[96], what[160];
-        if (u->in_event) {
+        if (rank == 2) {
+            snprintf(key, sizeof key, "fields.%s.%u", u->msg->short_name, u->field);
+            snprintf(what, sizeof what, "%s messages with field %u (outside the subset)", u->msg->short_name, u->field);
+        } else if (rank == 1) {
             snprintf(key, sizeof key, "track_event_field_%u", u->field);
             snprintf(what, sizeof what, "track events with field %u of TrackEvent (outside the subset)", u->field);
         } else if (name) {
@@ -731,6 +815,9 @@ static int report_skipped(pf_reader *r)
         tz_skips_note(&sk, key, what, u->n);
     }
     tz_skips_note(&sk, "nested_annotations", "debug annotations with nested values", r->nested_annotations);
+    tz_skips_note(&sk, "counter_units", "counter track units (CounterDescriptor.unit_name)", r->counter_units);
+    tz_skips_note(&sk, "slice_end_annotations", "slice ends with debug annotations or categories (a slice keeps its begin's)",
+                  r->end_annotations);
     return tz_skips_finish(&sk, r->strict, -1);
 }
 
@@ -797,6 +884,7 @@ static int pf_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, si
     tz_imap_init(&r->by_pid);
     tz_imap_init(&r->names);
     tz_imap_init(&r->anns);
+    tz_imap_init(&r->cats);
     tz_imap_init(&r->by_flow);
     traza_writer_set_time_unit(w, -9);
     unsigned char *pkt = NULL;
@@ -876,6 +964,7 @@ static int pf_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, si
     tz_imap_free(&r->by_pid);
     tz_imap_free(&r->names);
     tz_imap_free(&r->anns);
+    tz_imap_free(&r->cats);
     tz_imap_free(&r->by_flow);
     free(r);
     return rc < 0 ? -1 : 0;

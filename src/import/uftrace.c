@@ -132,6 +132,8 @@ int tz_uftrace_parse_syms(const char *path, const char *text, size_t len, tz_uft
         uint64_t addr, size = 0;
         const char *name;
         size_t nlen;
+        if (nt == 2 && tl[0] == 1 && (tok[0][0] == 'U' || tok[0][0] == 'w' || tok[0][0] == 'v'))
+            continue; /* nm's undefined (or weak undefined) symbol: no address */
         if (nt >= 3 && tl[1] == 1 && tz_parse_u64_hex(tok[0], tl[0], &addr) == 0) {
             /* old layout: ADDR TYPE NAME (name = rest of the line) */
             name = tok[2];
