@@ -188,9 +188,18 @@ typedef struct traza_filter_spec {
     int producer_sets;                 /* 1: result may be a producer set, which keeps its producers
                                         * (those among the producers above when some are given; none
                                         * at all makes the window empty) */
+    const traza_regex_cond *regexes;   /* every one must match (traza_regex_cond_parse reads them) */
+    size_t nregexes;
 } traza_filter_spec;
 
-/* Sets the types, producers, categories and event_set of f from spec; the other
+/* Reads a regular expression condition written "COLUMN~REGEX" (the column matches)
+ * or "COLUMN!~REGEX" (it does not): out->pattern points into text, out->column is
+ * *column, a malloc'd copy the caller frees. 0, or -1 with err (TRAZA_E_USAGE: no
+ * '~' after a column name; TRAZA_E_NOMEM), *column then NULL. */
+int traza_regex_cond_parse(const char *text, traza_regex_cond *out, char **column, traza_err *err);
+
+/* Sets the types, producers, categories, event_set and regexes of f from spec (f's
+ * regexes point to spec's); the other
  * fields are left as they are, and an event_set already set must be the result's.
  * f->types and f->producers then point into *types and *producers (malloc'd, NULL
  * when none), which the caller frees. 0, or -1 with err (TRAZA_E_NOTFOUND: no such

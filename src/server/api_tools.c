@@ -2,8 +2,8 @@
  * typed options; POST /api/run queues a run of one (a job), which the tool worker
  * of the server (tz_api_tool_worker, on a lane of its own: a run never holds up a
  * view) executes with the library's registry, saving its result in the trace like
- * `traza run` does (the UI's selection, from= to= set=, becomes the tool's options
- * of the same meaning); /api/job reports a job and the selection it used, POST
+ * `traza run` does (the UI's selection, from= to= set= and its column filters re.X=
+ * nre.X=, becomes the tool's options of the same meaning); /api/job reports a job and the selection it used, POST
  * /api/job/cancel cancels it and POST /api/results/delete deletes a saved result.
  *
  * Nothing in a request names a file: importers and exporters are not offered, and
@@ -322,13 +322,24 @@ int tz_api_tools(tz_req *r)
 }
 
 /* Parameters of /api/run that are not the tool's options. */
+/* A column filter of the selection: re.COLUMN=REGEX, or nre.COLUMN=REGEX (the
+ * column does not match), as every view takes it (tz_req_filter_parse). */
+static const char *column_filter(const char *key, int *negate)
+{
+    *negate = strncmp(key, "nre.", 4) == 0;
+    if (!*negate && strncmp(key, "re.", 3) != 0)
+        return NULL;
+    return key + (*negate ? 4 : 3);
+}
+
 static int run_param(const char *key)
 {
     static const char *const own[] = {"tool", "trace", "from", "to", "set", "budget", "ticks"};
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
         if (strcmp(key, own[i]) == 0)
             return 1;
-    return 0;
+    int neg;
+    return column_filter(key, &neg) != NULL;
 }
 
 static const traza_tool_option *find_option(const traza_tool *t, const char *name)
@@ -366,9 +377,36 @@ static const traza_tool_option *set_option(const traza_tool *t)
     return o && o->type == TRAZA_OPT_STRING ? o : NULL;
 }
 
+/* The UI's column filters (re.COLUMN=, nre.COLUMN=) become the tool's regex options
+ * (COLUMN~REGEX, COLUMN!~REGEX), so the tool reads the events the table shows; a
+ * tool without that option is refused rather than run on other events. */
+static int column_filters(tz_req *r, const traza_tool *tool, tz_run *run)
+{
+    const traza_tool_option *o = find_option(tool, "regex");
+    for (size_t i = 0; i < r->params->n; i++) {
+        int neg;
+        const char *col = column_filter(r->params->p[i].key, &neg), *re = r->params->p[i].value;
+        if (!col || !*col || !*re)
+            continue;
+        if (!o || o->type != TRAZA_OPT_STRING || !o->multi)
+            return tz_fail(r, 400, "tool '%s' takes no regular expression: the column filter on '%.64s' cannot apply to it",
+                           tool->name, col);
+        tz_buf v;
+        tz_buf_init(&v);
+        tz_buf_printf(&v, "%s%s~%s", col, neg ? "!" : "", re);
+        int rc = v.oom ? tz_fail(r, 500, "out of memory") : add_arg(r, run, o->name, v.s);
+        tz_buf_free(&v);
+        if (rc < 0)
+            return -1;
+        tz_buf_printf(&run->filter, "%s%s=%s%s~%s", run->filter.len ? " " : "", o->name, col, neg ? "!" : "", re);
+    }
+    return run->filter.oom ? tz_fail(r, 500, "out of memory") : 0;
+}
+
 /* The UI's selection (from=, to=: its window; set=: the saved set every view is
- * filtered by) becomes the tool's own options when it has them; those used are kept
- * in run->filter for /api/job. An option the request also sets is left to it. */
+ * filtered by; its column filters) becomes the tool's own options when it has them;
+ * those used are kept in run->filter for /api/job. An option the request also sets
+ * is left to it. */
 static int selection(tz_req *r, const traza_tool *tool, tz_run *run)
 {
     static const char *const sel[] = {"from", "to", "set"};
@@ -386,7 +424,7 @@ static int selection(tz_req *r, const traza_tool *tool, tz_run *run)
             return -1;
         tz_buf_printf(&run->filter, "%s%s=%s", run->filter.len ? " " : "", o->name, v);
     }
-    return run->filter.oom ? tz_fail(r, 500, "out of memory") : 0;
+    return column_filters(r, tool, run);
 }
 
 int tz_api_run(tz_req *r)
