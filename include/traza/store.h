@@ -131,14 +131,7 @@ typedef struct traza_regex_cond {
     int negate;
 } traza_regex_cond;
 
-/* An optional stop for work that may read millions of events (e.g. a server's time
- * budget): nonzero from fn(ctx, stage) stops the work. The library reads no clock:
- * the caller decides. A NULL stop or fn never stops. */
-enum { TRAZA_STAGE_READ = 0, TRAZA_STAGE_COMPUTE = 1 };
-typedef struct traza_stop {
-    int (*fn)(void *ctx, int stage);
-    void *ctx;
-} traza_stop;
+/* traza_stop (ctx.h): a query's optional stop, e.g. a server's time budget. */
 
 typedef enum traza_order { TRAZA_ORDER_TIME = 0, TRAZA_ORDER_TIME_DESC = 1 } traza_order;
 

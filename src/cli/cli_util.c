@@ -278,11 +278,11 @@ int cli_no_json(const traza_cli *cli, const char *cmd, const char *what)
     return cli->json ? cli_usage_error(cmd, "--json: %s has no JSON output", what) : 0;
 }
 
-int cli_progress(void *user, const char *what, uint64_t done, uint64_t total)
+void cli_progress(void *user, const char *what, uint64_t done, uint64_t total)
 {
     traza_cli *cli = user;
     if (!cli->progress_tty)
-        return 0;
+        return;
     if (total) {
         int pct = (int)(done * 100 / total);
         int bar = pct * 30 / 100;
@@ -294,7 +294,6 @@ int cli_progress(void *user, const char *what, uint64_t done, uint64_t total)
     if (total && done >= total)
         cli_progress_clear(cli);
     fflush(stderr);
-    return 0;
 }
 
 void cli_progress_clear(traza_cli *cli)

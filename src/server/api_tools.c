@@ -115,7 +115,7 @@ int tz_api_tools_quit(tz_api *api, int wait_ms)
 
 /* ---- the worker ---- */
 
-static int progress_cb(void *user, const char *what, uint64_t done, uint64_t total)
+static void progress_cb(void *user, const char *what, uint64_t done, uint64_t total)
 {
     (void)what;
     void **u = user;
@@ -135,6 +135,17 @@ static int progress_cb(void *user, const char *what, uint64_t done, uint64_t tot
         if (p > run->progress)
             run->progress = p;
     }
+    pthread_mutex_unlock(&sh->mu);
+}
+
+/* The job's stop: cancelled, or the server stops. */
+static int job_stop(void *user, int stage)
+{
+    (void)stage;
+    void **u = user;
+    tz_shared *sh = u[0];
+    tz_run *run = u[1];
+    pthread_mutex_lock(&sh->mu);
     int stop = run->cancel || sh->runs->quit;
     pthread_mutex_unlock(&sh->mu);
     return stop || atomic_load(&sh->stopping);
@@ -232,11 +243,14 @@ static void execute(tz_api *api, tz_run *run)
         traza_err_set(&err, TRAZA_E_NOTFOUND, "no tool named '%s'", run->tool);
     else if (result_ids(api->ws, run->trace, &before, &nbefore, &err) == 0) {
         void *user[2] = {sh, run};
+        traza_stop stop = {job_stop, user};
         traza_ctx_set_progress(api->own_ctx, progress_cb, user);
+        traza_ctx_set_stop(api->own_ctx, &stop);
         traza_tool_args args = {run->nargs, (const char *const *)run->keys, (const char *const *)run->vals};
         traza_tool_call call = {api->own_ctx, api->ws, run->trace, &args, 1, out_print, run, out_warn};
         rc = traza_tool_run(tool, &call, &err);
         traza_ctx_set_progress(api->own_ctx, NULL, NULL);
+        traza_ctx_set_stop(api->own_ctx, NULL);
         if (rc == 0)
             rc = find_new_result(api->ws, run->trace, before, nbefore, &result, &result_id, &err);
     }
