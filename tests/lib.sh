@@ -79,14 +79,15 @@ need_browser() {
     skip "$1" "node or web/node_modules/playwright-core missing (make runs npm ci in web/)"; exit 0
   fi
 }
-# browser_run NAME SCRIPT: a browser test of the web UI (need_browser first): node
-# web/test/SCRIPT against a server started for it (screenshots in $TRAZA_BUILD/web-test),
-# its PASS:/FAIL: lines, then the server stopped and checked to stop cleanly.
+# browser_run NAME SCRIPT [ARGS...]: a browser test of the web UI (need_browser first):
+# node web/test/SCRIPT URL SHOTS ARGS... against a server started for it (screenshots
+# in $TRAZA_BUILD/web-test), its PASS:/FAIL: lines, then the server stopped and
+# checked to stop cleanly.
 browser_run() {
   local shots=${TRAZA_BUILD:-$TRAZA_SRC/build}/web-test brc
   start_server
   mkdir -p "$shots"
-  (cd "$TRAZA_SRC/web" && timeout 120 node "test/$2" "http://127.0.0.1:$PORT/" "$shots") >"$TMP/$1.out" 2>&1
+  (cd "$TRAZA_SRC/web" && timeout 120 node "test/$2" "http://127.0.0.1:$PORT/" "$shots" "${@:3}") >"$TMP/$1.out" 2>&1
   brc=$?
   cat "$TMP/$1.out"
   [ $brc -eq 0 ] || grep -q '^FAIL: ' "$TMP/$1.out" || fail "$1 browser test exited $brc" "$(tail -20 "$TMP/$1.out")"

@@ -21,7 +21,7 @@ extern "C" {
 
 /* ---- stopping long analyses ------------------------------------------------------ */
 
-/* traza_stop (store.h) stops analyses too: fn(ctx, stage) is called every batch of
+/* traza_stop (ctx.h) stops analyses too: fn(ctx, stage) is called every batch of
  * events read (stage TRAZA_STAGE_READ) and between units of computation
  * (TRAZA_STAGE_COMPUTE). */
 

@@ -131,14 +131,7 @@ typedef struct traza_regex_cond {
     int negate;
 } traza_regex_cond;
 
-/* An optional stop for work that may read millions of events (e.g. a server's time
- * budget): nonzero from fn(ctx, stage) stops the work. The library reads no clock:
- * the caller decides. A NULL stop or fn never stops. */
-enum { TRAZA_STAGE_READ = 0, TRAZA_STAGE_COMPUTE = 1 };
-typedef struct traza_stop {
-    int (*fn)(void *ctx, int stage);
-    void *ctx;
-} traza_stop;
+/* traza_stop (ctx.h): a query's optional stop, e.g. a server's time budget. */
 
 typedef enum traza_order { TRAZA_ORDER_TIME = 0, TRAZA_ORDER_TIME_DESC = 1 } traza_order;
 
@@ -194,10 +187,19 @@ typedef struct traza_filter_spec {
                                         * at all makes the window empty) */
     const char *during;                /* a saved annotations result (name or id) whose time ranges
                                         * keep the events that overlap one of them */
+    const traza_regex_cond *regexes;   /* every one must match (traza_regex_cond_parse reads them) */
+    size_t nregexes;
 } traza_filter_spec;
 
-/* Sets the types, producers, categories, event_set and during of f from spec; the
- * other fields are left as they are, and an event_set already set must be the result's.
+/* Reads a regular expression condition written "COLUMN~REGEX" (the column matches)
+ * or "COLUMN!~REGEX" (it does not): out->pattern points into text, out->column is
+ * *column, a malloc'd copy the caller frees. 0, or -1 with err (TRAZA_E_USAGE: no
+ * '~' after a column name; TRAZA_E_NOMEM), *column then NULL. */
+int traza_regex_cond_parse(const char *text, traza_regex_cond *out, char **column, traza_err *err);
+
+/* Sets the types, producers, categories, event_set, during and regexes of f from spec
+ * (f's regexes point to spec's); the other fields are left as they are, and an
+ * event_set already set must be the result's.
  * With during and no window in f, the window becomes the ranges' span, overlapping.
  * f->types and f->producers then point into *types and *producers (malloc'd, NULL
  * when none), which the caller frees. 0, or -1 with err (TRAZA_E_NOTFOUND: no such

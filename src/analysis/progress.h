@@ -1,6 +1,6 @@
 /* Progress and cancellation of the analyses: each reports how far it got on the
  * context of the trace's workspace (traza_progress, which rate-limits the reports),
- * and stops when the context's progress callback asks it to. */
+ * and stops when the context's stop (traza_ctx_set_stop) asks it to. */
 #ifndef TZ_ANALYSIS_PROGRESS_H
 #define TZ_ANALYSIS_PROGRESS_H
 
@@ -8,7 +8,7 @@
 #include "traza/store.h"
 
 /* Reports `done` of `total` units of `what`; -1 with TRAZA_E_CANCELLED in err when
- * the callback asks to stop (the caller then frees what it built and saves nothing). */
+ * the context's stop asks to stop (the caller then frees what it built and saves nothing). */
 int tz_progress_step(traza_trace *t, const char *what, uint64_t done, uint64_t total, traza_err *err);
 
 /* The part of [t0, t1] below ts, in ten-thousandths (for scans in time order). */

@@ -13,6 +13,7 @@ enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
 typedef struct traza_cli {
     traza_ctx *ctx;
+    traza_stop stop;          /* the context's stop: the first SIGINT (main.c) */
     const char *ws_path;      /* -w / TRAZA_WORKSPACE / default */
     traza_workspace *ws;      /* opened on first use */
     int json;                 /* --json */
@@ -184,7 +185,7 @@ int cli_filter_resolve(traza_cli *cli, cli_filter *cf, traza_trace *t);
 void cli_filter_free(cli_filter *cf);
 
 /* Progress on stderr when it is a terminal. */
-int cli_progress(void *user, const char *what, uint64_t done, uint64_t total);
+void cli_progress(void *user, const char *what, uint64_t done, uint64_t total);
 /* Erases the progress line if one is shown: call before printing anything else. */
 void cli_progress_clear(traza_cli *cli);
 /* The output callback of a tool run (traza_tool_call): text to stdout; user is the cli. */

@@ -287,11 +287,11 @@ int cli_no_json(const traza_cli *cli, const char *cmd, const char *what)
     return cli->json ? cli_usage_error(cmd, "--json: %s has no JSON output", what) : 0;
 }
 
-int cli_progress(void *user, const char *what, uint64_t done, uint64_t total)
+void cli_progress(void *user, const char *what, uint64_t done, uint64_t total)
 {
     traza_cli *cli = user;
     if (!cli->progress_tty)
-        return 0;
+        return;
     if (total) {
         int pct = (int)(done * 100 / total);
         int bar = pct * 30 / 100;
@@ -303,7 +303,6 @@ int cli_progress(void *user, const char *what, uint64_t done, uint64_t total)
     if (total && done >= total)
         cli_progress_clear(cli);
     fflush(stderr);
-    return 0;
 }
 
 void cli_progress_clear(traza_cli *cli)
@@ -397,20 +396,13 @@ static int parse_regex(cli_filter *cf, const char *cmd, const char *arg)
 {
     if (cf->nregexes >= 32)
         return cli_usage_error(cmd, "too many --regex conditions (at most 32)"), -1;
-    const char *t = strchr(arg, '~');
-    if (!t || t == arg) {
-        cli_usage_error(cmd, "--regex '%s': expected COLUMN~REGEX or COLUMN!~REGEX", arg);
+    traza_err err;
+    if (traza_regex_cond_parse(arg, &cf->regexes[cf->nregexes], &cf->regex_bufs[cf->nregexes], &err) < 0) {
+        if (err.code == TRAZA_E_USAGE)
+            cli_usage_error(cmd, "--regex: %s", err.msg);
         return -1;
     }
-    int neg = t[-1] == '!';
-    char *col = strndup(arg, (size_t)(t - arg - neg));
-    if (!col)
-        return -1;
-    traza_regex_cond *r = &cf->regexes[cf->nregexes];
-    r->column = col;
-    r->pattern = t + 1;
-    r->negate = neg;
-    cf->regex_bufs[cf->nregexes++] = col;
+    cf->nregexes++;
     return 1;
 }
 
@@ -462,13 +454,12 @@ int cli_filter_resolve(traza_cli *cli, cli_filter *cf, traza_trace *t)
         .producer_names = cf->producers_s, .nproducer_names = cf->nproducers_s, .subtree = cf->subtree,
         .categories = cf->categories_s, .ncategories = cf->ncategories_s,
         .result = cf->set_s, .during = cf->during_s,
+        .regexes = cf->regexes, .nregexes = cf->nregexes,
     };
     if (traza_filter_resolve(t, &spec, &cf->f, &cf->types, &cf->producers, &err) < 0)
         return cli_fail(cli, &err);
     cf->f.conds = cf->conds;
     cf->f.nconds = cf->nconds;
-    cf->f.regexes = cf->regexes;
-    cf->f.nregexes = cf->nregexes;
     return EXIT_OK;
 }
 

@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 
 #include <malloc.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,46 @@ static void log_to_stderr(void *user, traza_log_level level, const char *msg)
     cli_progress_clear(user);
     static const char *const names[] = {"debug", "info", "warning", "error"};
     fprintf(stderr, "traza: %s: %s\n", names[level], msg);
+}
+
+/* In the commands whose work consults the context's stop (imports, generation,
+ * analyses), the first SIGINT asks that work to stop: it fails with "cancelled" and
+ * leaves the workspace unchanged; the handler resets itself, so a second SIGINT ends
+ * the process at once. The other commands keep SIGINT's default (`serve` and
+ * `record` handle it themselves). */
+static int stops_on_sigint(const char *cmd)
+{
+    static const char *const polled[] = {"import", "gen", "run", "anomaly", "correlate", "aggregate", "seqsearch"};
+    for (size_t i = 0; i < sizeof polled / sizeof polled[0]; i++)
+        if (strcmp(cmd, polled[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static volatile sig_atomic_t interrupted;
+static void on_sigint(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+static int sigint_stop(void *ctx, int stage)
+{
+    (void)ctx;
+    (void)stage;
+    return interrupted;
+}
+
+static void stop_on_sigint(traza_cli *cli)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sa.sa_flags = (int)SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    cli->stop = (traza_stop){sigint_stop, NULL};
+    traza_ctx_set_stop(cli->ctx, &cli->stop);
 }
 
 /* A command runs for milliseconds to seconds: its heap grows in steps of 1 MiB and is
@@ -140,6 +181,8 @@ int main(int argc, char **argv)
     cli.progress_tty = !cli.quiet && isatty(2);
     if (cli.progress_tty)
         traza_ctx_set_progress(cli.ctx, cli_progress, &cli);
+    if (stops_on_sigint(name))
+        stop_on_sigint(&cli);
     optind = 1;
     int rc = c->run(&cli, argc - i, argv + i);
     cli_progress_clear(&cli);

@@ -2,8 +2,8 @@
  * typed options; POST /api/run queues a run of one (a job), which the tool worker
  * of the server (tz_api_tool_worker, on a lane of its own: a run never holds up a
  * view) executes with the library's registry, saving its result in the trace like
- * `traza run` does (the UI's selection, from= to= set=, becomes the tool's options
- * of the same meaning); /api/job reports a job and the selection it used, POST
+ * `traza run` does (the UI's selection, from= to= set= and its column filters re.X=
+ * nre.X=, becomes the tool's options of the same meaning); /api/job reports a job and the selection it used, POST
  * /api/job/cancel cancels it and POST /api/results/delete deletes a saved result.
  *
  * Nothing in a request names a file: importers and exporters are not offered, and
@@ -115,7 +115,7 @@ int tz_api_tools_quit(tz_api *api, int wait_ms)
 
 /* ---- the worker ---- */
 
-static int progress_cb(void *user, const char *what, uint64_t done, uint64_t total)
+static void progress_cb(void *user, const char *what, uint64_t done, uint64_t total)
 {
     (void)what;
     void **u = user;
@@ -135,6 +135,17 @@ static int progress_cb(void *user, const char *what, uint64_t done, uint64_t tot
         if (p > run->progress)
             run->progress = p;
     }
+    pthread_mutex_unlock(&sh->mu);
+}
+
+/* The job's stop: cancelled, or the server stops. */
+static int job_stop(void *user, int stage)
+{
+    (void)stage;
+    void **u = user;
+    tz_shared *sh = u[0];
+    tz_run *run = u[1];
+    pthread_mutex_lock(&sh->mu);
     int stop = run->cancel || sh->runs->quit;
     pthread_mutex_unlock(&sh->mu);
     return stop || atomic_load(&sh->stopping);
@@ -232,11 +243,14 @@ static void execute(tz_api *api, tz_run *run)
         traza_err_set(&err, TRAZA_E_NOTFOUND, "no tool named '%s'", run->tool);
     else if (result_ids(api->ws, run->trace, &before, &nbefore, &err) == 0) {
         void *user[2] = {sh, run};
+        traza_stop stop = {job_stop, user};
         traza_ctx_set_progress(api->own_ctx, progress_cb, user);
+        traza_ctx_set_stop(api->own_ctx, &stop);
         traza_tool_args args = {run->nargs, (const char *const *)run->keys, (const char *const *)run->vals};
         traza_tool_call call = {api->own_ctx, api->ws, run->trace, &args, 1, out_print, run, out_warn};
         rc = traza_tool_run(tool, &call, &err);
         traza_ctx_set_progress(api->own_ctx, NULL, NULL);
+        traza_ctx_set_stop(api->own_ctx, NULL);
         if (rc == 0)
             rc = find_new_result(api->ws, run->trace, before, nbefore, &result, &result_id, &err);
     }
@@ -322,13 +336,24 @@ int tz_api_tools(tz_req *r)
 }
 
 /* Parameters of /api/run that are not the tool's options. */
+/* A column filter of the selection: re.COLUMN=REGEX, or nre.COLUMN=REGEX (the
+ * column does not match), as every view takes it (tz_req_filter_parse). */
+static const char *column_filter(const char *key, int *negate)
+{
+    *negate = strncmp(key, "nre.", 4) == 0;
+    if (!*negate && strncmp(key, "re.", 3) != 0)
+        return NULL;
+    return key + (*negate ? 4 : 3);
+}
+
 static int run_param(const char *key)
 {
     static const char *const own[] = {"tool", "trace", "from", "to", "set", "budget", "ticks"};
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
         if (strcmp(key, own[i]) == 0)
             return 1;
-    return 0;
+    int neg;
+    return column_filter(key, &neg) != NULL;
 }
 
 static const traza_tool_option *find_option(const traza_tool *t, const char *name)
@@ -366,9 +391,36 @@ static const traza_tool_option *set_option(const traza_tool *t)
     return o && o->type == TRAZA_OPT_STRING ? o : NULL;
 }
 
+/* The UI's column filters (re.COLUMN=, nre.COLUMN=) become the tool's regex options
+ * (COLUMN~REGEX, COLUMN!~REGEX), so the tool reads the events the table shows; a
+ * tool without that option is refused rather than run on other events. */
+static int column_filters(tz_req *r, const traza_tool *tool, tz_run *run)
+{
+    const traza_tool_option *o = find_option(tool, "regex");
+    for (size_t i = 0; i < r->params->n; i++) {
+        int neg;
+        const char *col = column_filter(r->params->p[i].key, &neg), *re = r->params->p[i].value;
+        if (!col || !*col || !*re)
+            continue;
+        if (!o || o->type != TRAZA_OPT_STRING || !o->multi)
+            return tz_fail(r, 400, "tool '%s' takes no regular expression: the column filter on '%.64s' cannot apply to it",
+                           tool->name, col);
+        tz_buf v;
+        tz_buf_init(&v);
+        tz_buf_printf(&v, "%s%s~%s", col, neg ? "!" : "", re);
+        int rc = v.oom ? tz_fail(r, 500, "out of memory") : add_arg(r, run, o->name, v.s);
+        tz_buf_free(&v);
+        if (rc < 0)
+            return -1;
+        tz_buf_printf(&run->filter, "%s%s=%s%s~%s", run->filter.len ? " " : "", o->name, col, neg ? "!" : "", re);
+    }
+    return run->filter.oom ? tz_fail(r, 500, "out of memory") : 0;
+}
+
 /* The UI's selection (from=, to=: its window; set=: the saved set every view is
- * filtered by) becomes the tool's own options when it has them; those used are kept
- * in run->filter for /api/job. An option the request also sets is left to it. */
+ * filtered by; its column filters) becomes the tool's own options when it has them;
+ * those used are kept in run->filter for /api/job. An option the request also sets
+ * is left to it. */
 static int selection(tz_req *r, const traza_tool *tool, tz_run *run)
 {
     static const char *const sel[] = {"from", "to", "set"};
@@ -386,7 +438,7 @@ static int selection(tz_req *r, const traza_tool *tool, tz_run *run)
             return -1;
         tz_buf_printf(&run->filter, "%s%s=%s", run->filter.len ? " " : "", o->name, v);
     }
-    return run->filter.oom ? tz_fail(r, 500, "out of memory") : 0;
+    return column_filters(r, tool, run);
 }
 
 int tz_api_run(tz_req *r)

@@ -1,6 +1,6 @@
 /* Filters built from what a front end's user wrote: event types and producers by
  * name or id, producer subtrees, categories by name, a saved result, the time ranges
- * of saved annotations. The CLI and the
+ * of saved annotations, regular expressions on columns. The CLI and the
  * server parse their own syntax (options, query strings) into a traza_filter_spec and
  * both resolve it here. */
 #include "store/store_internal.h"
@@ -179,6 +179,24 @@ static int resolve_during(traza_trace *t, const traza_filter_spec *s, int64_t *i
     return 0;
 }
 
+int traza_regex_cond_parse(const char *text, traza_regex_cond *out, char **column, traza_err *err)
+{
+    *column = NULL;
+    const char *t = strchr(text, '~');
+    if (!t || t == text || (t == text + 1 && text[0] == '!'))
+        return traza_err_set(err, TRAZA_E_USAGE, "regular expression condition '%.64s': expected COLUMN~REGEX or COLUMN!~REGEX",
+                             text);
+    int neg = t[-1] == '!';
+    char *col = tz_strndup(text, (size_t)(t - text - neg));
+    if (!col)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    *column = col;
+    out->column = col;
+    out->pattern = t + 1;
+    out->negate = neg;
+    return 0;
+}
+
 int traza_filter_resolve(traza_trace *t, const traza_filter_spec *spec, traza_filter *f, int32_t **types,
                          int32_t **producers, traza_err *err)
 {
@@ -212,6 +230,8 @@ int traza_filter_resolve(traza_trace *t, const traza_filter_spec *spec, traza_fi
         f->to = hi;
         f->overlap = 1;
     }
+    f->regexes = spec->regexes;
+    f->nregexes = spec->nregexes;
     if (none) { /* no producer: an empty window (a filter without producers means all) */
         f->has_from = f->has_to = 1;
         f->from = f->to = INT64_MAX;

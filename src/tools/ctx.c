@@ -1,4 +1,4 @@
-/* The library context: logger, progress callback, and the tool registry it owns (which
+/* The library context: logger, progress callback, stop, and the tool registry it owns (which
  * is why it lives with the registry, above util). */
 #include "traza/version.h"
 #include "traza/ctx.h"
@@ -16,6 +16,7 @@ struct traza_ctx {
     traza_progress_fn progress;
     void *progress_user;
     struct timespec last_progress;
+    traza_stop stop;
     traza_registry *registry;
 };
 
@@ -70,18 +71,26 @@ void traza_log(traza_ctx *ctx, traza_log_level level, const char *fmt, ...)
     ctx->log(ctx->log_user, level, msg);
 }
 
+void traza_ctx_set_stop(traza_ctx *ctx, const traza_stop *stop)
+{
+    ctx->stop = stop ? *stop : (traza_stop){NULL, NULL};
+}
+
 int traza_progress(traza_ctx *ctx, const char *what, uint64_t done, uint64_t total)
 {
-    if (!ctx || !ctx->progress)
+    if (!ctx)
         return 0;
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    long ms = (now.tv_sec - ctx->last_progress.tv_sec) * 1000 + (now.tv_nsec - ctx->last_progress.tv_nsec) / 1000000;
-    /* At most ~10 calls a second, but always the final one. */
-    if (ms < 100 && !(total && done >= total))
-        return 0;
-    ctx->last_progress = now;
-    return ctx->progress(ctx->progress_user, what, done, total);
+    if (ctx->progress) {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long ms = (now.tv_sec - ctx->last_progress.tv_sec) * 1000 + (now.tv_nsec - ctx->last_progress.tv_nsec) / 1000000;
+        /* At most ~10 calls a second, but always the final one. */
+        if (ms >= 100 || (total && done >= total)) {
+            ctx->last_progress = now;
+            ctx->progress(ctx->progress_user, what, done, total);
+        }
+    }
+    return ctx->stop.fn && ctx->stop.fn(ctx->stop.ctx, TRAZA_STAGE_COMPUTE);
 }
 
 const char *traza_version(void) { return TRAZA_VERSION_STRING; }

@@ -1,5 +1,5 @@
-/* The filter tool: time region + event types + parameter values, include or
- * exclude, saved as an event set or a producer set. */
+/* The filter tool: time region + event types + parameter values + regular
+ * expressions on columns, include or exclude, saved as an event set or a producer set. */
 #include "traza/filters.h"
 #include "traza/tool.h"
 #include "util/util.h"
@@ -187,6 +187,18 @@ static void report(const traza_tool *tool, const traza_tool_call *call, const ch
 
 static int is_true(const char *v) { return v && (!strcmp(v, "true") || !strcmp(v, "1") || !strcmp(v, "yes")); }
 
+/* The tool's repeatable options of one name, as a list (malloc'd, NULL when none). */
+static const char **repeated(const traza_tool_call *call, const char *name, size_t *n)
+{
+    const char **v = malloc((call->args->n ? call->args->n : 1) * sizeof *v);
+    *n = 0;
+    if (v)
+        for (size_t i = 0; i < call->args->n; i++)
+            if (strcmp(call->args->keys[i], name) == 0)
+                v[(*n)++] = call->args->values[i];
+    return v;
+}
+
 static int run_filter(const traza_tool *tool, const traza_tool_call *call, traza_err *err)
 {
     traza_trace *t = traza_trace_open(call->ws, call->trace, TRAZA_OPEN_WRITE, err);
@@ -194,27 +206,30 @@ static int run_filter(const traza_tool *tool, const traza_tool_call *call, traza
         return -1;
     traza_filter f;
     traza_filter_init(&f);
-    int32_t types[256];
     traza_param_cond conds[64];
     char *condbuf[64];
-    size_t nconds = 0;
+    size_t nconds = 0, ntypes = 0, nre = 0, nrebuf = 0;
     int rc = -1;
     char *params = NULL;
+    int32_t *types = NULL, *producers = NULL;
+    const char **type_names = repeated(call, "type", &ntypes), **re_texts = repeated(call, "regex", &nre);
+    traza_regex_cond *regexes = calloc(nre ? nre : 1, sizeof *regexes);
+    char **rebuf = calloc(nre ? nre : 1, sizeof *rebuf);
+    if (!type_names || !re_texts || !regexes || !rebuf) {
+        traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        goto out;
+    }
+    for (; nrebuf < nre; nrebuf++)
+        if (traza_regex_cond_parse(re_texts[nrebuf], &regexes[nrebuf], &rebuf[nrebuf], err) < 0)
+            goto out;
+    traza_filter_spec spec = {.type_names = type_names, .ntype_names = ntypes, .regexes = regexes, .nregexes = nre};
     if (parse_time_opt(tool, call, t, "from", &f.has_from, &f.from, err) < 0 ||
-        parse_time_opt(tool, call, t, "to", &f.has_to, &f.to, err) < 0)
+        parse_time_opt(tool, call, t, "to", &f.has_to, &f.to, err) < 0 ||
+        traza_filter_resolve(t, &spec, &f, &types, &producers, err) < 0)
         goto out;
     for (size_t i = 0; i < call->args->n; i++) {
         const char *k = call->args->keys[i], *v = call->args->values[i];
-        if (strcmp(k, "type") == 0) {
-            const traza_event_type *ty = traza_trace_event_type_by_name(t, v);
-            if (!ty) {
-                traza_err_set(err, TRAZA_E_NOTFOUND, "trace '%s' has no event type '%s'", traza_trace_info_of(t)->name, v);
-                goto out;
-            }
-            if (f.ntypes < 256)
-                types[f.ntypes++] = ty->id;
-            f.types = types;
-        } else if (strcmp(k, "where") == 0 && nconds < 64) {
+        if (strcmp(k, "where") == 0 && nconds < 64) {
             /* NAME OP VALUE */
             static const char *const ops[] = {"!=", "<=", ">=", "=", "<", ">"};
             static const traza_cmp cmps[] = {TRAZA_NE, TRAZA_LE, TRAZA_GE, TRAZA_EQ, TRAZA_LT, TRAZA_GT};
@@ -258,6 +273,14 @@ static int run_filter(const traza_tool *tool, const traza_tool_call *call, traza
 out:
     for (size_t i = 0; i < nconds; i++)
         free(condbuf[i]);
+    for (size_t i = 0; i < nrebuf; i++)
+        free(rebuf[i]);
+    free(rebuf);
+    free(regexes);
+    free(re_texts);
+    free(type_names);
+    free(types);
+    free(producers);
     free(params);
     traza_trace_close(t);
     return rc;
@@ -269,13 +292,14 @@ static const traza_tool_option filter_opts[] = {
     {"to", TRAZA_OPT_TIME, NULL, "end of the time region", 0, 0},
     {"type", TRAZA_OPT_STRING, NULL, "event type to keep (repeatable)", 0, 1},
     {"where", TRAZA_OPT_STRING, NULL, "parameter condition NAME OP VALUE (repeatable)", 0, 1},
+    {"regex", TRAZA_OPT_STRING, NULL, "regular expression on a column, COLUMN~REGEX or COLUMN!~REGEX (repeatable)", 0, 1},
     {"mode", TRAZA_OPT_STRING, "include", "include or exclude the matching events", 0, 0},
     {"output", TRAZA_OPT_STRING, "events", "events (event set) or producers (producer set)", 0, 0},
     {"replace", TRAZA_OPT_BOOL, "false", "replace a result of the same name", 0, 0},
 };
 
 const traza_tool tz_tool_filter = {
-    "filter", "time region + event types + parameter values, include/exclude -> saved event or producer set",
+    "filter", "time region + event types + parameter values + regexes, include/exclude -> saved event or producer set",
     TRAZA_TOOL_ANALYSIS, filter_opts, sizeof filter_opts / sizeof filter_opts[0], run_filter, NULL, NULL,
 };
 

@@ -1,6 +1,6 @@
 /* Progress and cancellation of the analysis tools on a large generated trace: each
  * built-in analysis reports fractions of its work, increasing within each phase, through the context's
- * progress callback, and when the callback asks to stop, the run fails with
+ * progress callback, and when the context's stop asks to stop, the run fails with
  * TRAZA_E_CANCELLED at once (no report after the stop) and saves nothing. */
 #include "testutil.h"
 #include "traza/analysis.h"
@@ -16,12 +16,12 @@ typedef struct watch {
     int cancelled;
 } watch;
 
-static int on_progress(void *user, const char *what, uint64_t done, uint64_t total)
+static void on_progress(void *user, const char *what, uint64_t done, uint64_t total)
 {
     watch *w = user;
     if (w->cancelled) {
         w->after_cancel++;
-        return 1;
+        return;
     }
     assert_true(total > 0);
     double f = (double)done / (double)total;
@@ -34,11 +34,15 @@ static int on_progress(void *user, const char *what, uint64_t done, uint64_t tot
     w->last = f;
     if (f > 0 && f < 1)
         w->nmid++;
-    if (w->cancel_at && w->nmid >= w->cancel_at) {
+    if (w->cancel_at && w->nmid >= w->cancel_at)
         w->cancelled = 1;
-        return 1;
-    }
-    return 0;
+}
+
+/* The context's stop: from the report that asked to stop on. */
+static int on_stop(void *user, int stage)
+{
+    (void)stage;
+    return ((watch *)user)->cancelled;
 }
 
 static tu_ws W;
@@ -89,9 +93,12 @@ static int run(const tool_case *c, watch *w, traza_err *err)
     assert_non_null(tool);
     traza_tool_args args = {c->n, c->keys, c->vals};
     traza_tool_call call = {W.ctx, W.ws, "big", &args, 1, discard, NULL, discard};
+    traza_stop stop = {on_stop, w};
     traza_ctx_set_progress(W.ctx, on_progress, w);
+    traza_ctx_set_stop(W.ctx, &stop);
     int rc = traza_tool_run(tool, &call, err);
     traza_ctx_set_progress(W.ctx, NULL, NULL);
+    traza_ctx_set_stop(W.ctx, NULL);
     return rc;
 }
 

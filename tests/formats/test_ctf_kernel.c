@@ -349,7 +349,7 @@ typedef struct phase {
     uint64_t done, total;
 } phase;
 
-static int on_progress(void *user, const char *what, uint64_t done, uint64_t total)
+static void on_progress(void *user, const char *what, uint64_t done, uint64_t total)
 {
     phase *ph = user;
     for (; ph->what; ph++)
@@ -360,7 +360,6 @@ static int on_progress(void *user, const char *what, uint64_t done, uint64_t tot
             ph->done = done;
             ph->total = total;
         }
-    return 0;
 }
 
 /* Importing a CTF trace reports a fraction (of the streams' time span, in

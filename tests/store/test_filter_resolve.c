@@ -1,5 +1,6 @@
 /* traza_filter_resolve: the one place where event types and producers given by name
- * or id, producer subtrees, categories, saved results and time ranges become a traza_filter (the
+ * or id, producer subtrees, categories, saved results, time ranges and regular
+ * expressions on columns (written COLUMN~RE, COLUMN!~RE) become a traza_filter (the
  * CLI and the server both call it). On the sample trace: root/{cpu0,cpu1}; 10 irq on
  * cpu0/cpu1, 10 run on cpu0, one msg on cpu0, one load on root. */
 #include "sample_trace.h"
@@ -305,6 +306,45 @@ static void test_during_errors(void **state)
     fx_close(&x);
 }
 
+/* "COLUMN~RE" and "COLUMN!~RE" read into conditions that the resolved filter keeps. */
+static void test_regexes(void **state)
+{
+    (void)state;
+    fx x;
+    fx_open(&x);
+    traza_regex_cond re[2];
+    char *col[2];
+    assert_int_equal(traza_regex_cond_parse("type~^(irq|run)$", &re[0], &col[0], &x.w.err), 0);
+    assert_string_equal(re[0].column, "type");
+    assert_string_equal(re[0].pattern, "^(irq|run)$");
+    assert_int_equal(re[0].negate, 0);
+    assert_int_equal(traza_regex_cond_parse("producer!~cpu1", &re[1], &col[1], &x.w.err), 0);
+    assert_string_equal(re[1].column, "producer");
+    assert_string_equal(re[1].pattern, "cpu1");
+    assert_int_equal(re[1].negate, 1);
+    traza_filter_spec s = {.regexes = re, .nregexes = 1};
+    assert_int_equal(resolve(&x, &s), 0);
+    assert_ptr_equal(x.f.regexes, re);
+    assert_int_equal(x.f.nregexes, 1);
+    x.f.with_params = 1;
+    assert_int_equal(count(&x), 20);
+    s.nregexes = 2; /* irq and run, not on cpu1: the 10 run and the 5 irq of cpu0 */
+    assert_int_equal(resolve(&x, &s), 0);
+    x.f.with_params = 1;
+    assert_int_equal(count(&x), 15);
+    free(col[0]);
+    free(col[1]);
+    static const char *const bad[] = {"type", "~x", "!~x"};
+    for (size_t i = 0; i < 3; i++) {
+        char *c = (char *)1;
+        assert_int_equal(traza_regex_cond_parse(bad[i], &re[0], &c, &x.w.err), -1);
+        assert_int_equal(x.w.err.code, TRAZA_E_USAGE);
+        assert_null(c);
+        assert_non_null(strstr(x.w.err.msg, "expected COLUMN~REGEX or COLUMN!~REGEX"));
+    }
+    fx_close(&x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -314,6 +354,7 @@ int main(void)
         cmocka_unit_test(test_results),
         cmocka_unit_test(test_during),
         cmocka_unit_test(test_during_errors),
+        cmocka_unit_test(test_regexes),
     };
     return cmocka_run_group_tests_name("filter_resolve", tests, NULL, NULL);
 }

@@ -124,16 +124,22 @@ export function apiUrl(path, params) {
   return '/api/' + path + '?' + q.toString().replace(/\+/g, '%20');
 }
 
+// The table's column filters as request parameters: re.COLUMN=REGEX, or
+// nre.COLUMN=REGEX for a regex written !REGEX (the column does not match).
+export function columnFilters(p = {}) {
+  for (const [c, re] of Object.entries(state.filters)) {
+    if (!re) continue;
+    if (re.startsWith('!')) p['nre.' + c] = re.slice(1); else p['re.' + c] = re;
+  }
+  return p;
+}
+
 // Parameters of the current selection (range, regex filters, the result used as a
 // filter), for every endpoint.
 export function selection(extra = {}) {
   const p = { trace: state.trace ? state.trace.info.id : undefined, result: state.result || undefined };
   if (state.range) { p.from = absTicks(state.range.from); p.to = absTicks(state.range.to); }
-  for (const [c, re] of Object.entries(state.filters)) {
-    if (!re) continue;
-    if (re.startsWith('!')) p['nre.' + c] = re.slice(1); else p['re.' + c] = re;
-  }
-  return Object.assign(p, extra);
+  return Object.assign(columnFilters(p), extra);
 }
 
 // The shown window as offsets from the start.

@@ -2,7 +2,7 @@
 // each one's typed options; Run queues a job on the server (POST /api/run), whose
 // progress is polled (/api/job) until its result is saved, and the explorer's
 // result list is then fetched again.
-import { state, api, post, changed, onChange, absTicks, el } from './state.js';
+import { state, api, post, changed, onChange, absTicks, columnFilters, el } from './state.js';
 
 let tools = null;    // /api/tools answer
 let current = null;  // name of the selected tool
@@ -61,6 +61,7 @@ function selectionText() {
   const parts = [];
   if (state.range) parts.push('the selected range');
   if (state.result) parts.push(`the set '${state.result}'`);
+  if (Object.values(state.filters).some(re => re)) parts.push("the table's column filters");
   return parts.join(' and ');
 }
 
@@ -118,6 +119,7 @@ async function run(tool) {
   if (document.getElementById('tool-range').checked) {
     if (state.range) { p.from = absTicks(state.range.from); p.to = absTicks(state.range.to); }
     if (state.result) p.set = state.result;
+    columnFilters(p);
   }
   document.getElementById('tool-output').textContent = '';
   document.getElementById('tool-progress').value = 0;
@@ -170,7 +172,7 @@ export function setupTools() {
   onChange(async what => {
     if (!document.getElementById('tab-tools').classList.contains('on')) return;
     const box = document.getElementById('tool-range');
-    if (box && (what.has('range') || what.has('result'))) {
+    if (box && (what.has('range') || what.has('result') || what.has('filter'))) {
       box.disabled = !selectionText();
       box.parentElement.lastChild.textContent = ' on ' + (selectionText() || 'the selection') + ' only';
     }
