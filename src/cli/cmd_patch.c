@@ -1,6 +1,7 @@
 /* traza patch BINARY -o OUT [--only RE,..] [--disable-all] [--enable RE,..] [--disable RE,..]
  *             [--budget P% --from TRACE [--cost NS]] [--list] */
 #include "cli/cli.h"
+#include "patch/budget.h"
 #include "patch/patch_elf.h"
 #include "tools/callprofile.h"
 #include "util/util.h"
@@ -17,8 +18,10 @@ const char cmd_patch_usage[] =
     "\n"
     "Selective instrumentation without recompiling: rewrites the entry-hook call sites\n"
     "of an x86_64 program built with -pg -mfentry into 5-byte NOPs (not traced) or back\n"
-    "into calls (traced). Sites are found by decoding each function's first instruction,\n"
-    "or through __patchable_function_entries (-fpatchable-function-entry=5: NOPs that\n"
+    "into calls (traced). Sites are found by decoding each function's first instruction\n"
+    "(a call of __fentry__, or of its PLT stub or GOT slot when imported; never a call in\n"
+    "a foo.cold part), with -mrecord-mcount only those __mcount_loc lists, or through\n"
+    "__patchable_function_entries (-fpatchable-function-entry=5: NOPs that\n"
     "--enable turns into calls of the linked-in runtime).\n"
     "32-bit ARM programs (ARM and Thumb-2 code): -pg sites `push {lr}; bl __gnu_mcount_nc`\n"
     "are switched off as `push {lr}; pop {lr}` (ARM ldr lr,[sp],#4 / Thumb-2 ldr.w) and\n"
@@ -30,9 +33,12 @@ const char cmd_patch_usage[] =
     "--disable-all, --enable, --disable, --budget. RE are POSIX extended regular\n"
     "expressions matched against function names (anchor them: '^fib$').\n"
     "  --budget P%     with --from TRACE (an earlier recording of this program): turn off\n"
-    "                  the most frequently called functions until the estimated overhead,\n"
-    "                  calls x cost / run time, is at most P percent\n"
-    "  --cost NS       estimated cost of one traced call (default 25 ns)\n"
+    "                  the most frequently called functions until the estimated overhead\n"
+    "                  is at most P percent of the untraced run time:\n"
+    "                    overhead = kept calls x cost / (run time - recorded calls x cost)\n"
+    "                  (the recording's run time less what tracing its calls cost)\n"
+    "  --cost NS       estimated cost of one traced call (default 25 ns; too high when\n"
+    "                  the recorded calls x NS exceed the recording's run time)\n"
     "  --list          print the sites and their state (--json: [{name,addr,enabled}])\n";
 
 static int match_list(const char *list, const char *name, int *bad, const char **badre)
@@ -147,35 +153,46 @@ int cmd_patch(traza_cli *cli, int argc, char **argv)
             unit /= 10;
         for (int k = traza_trace_info_of(t)->time_unit; k > -9; k--)
             unit *= 10;
-        double run_ns = (double)(cp.max_ts - cp.min_ts) * unit;
-        /* most frequently called first */
-        for (size_t i = 0; i < cp.nfuncs; i++)
-            for (size_t k = i + 1; k < cp.nfuncs; k++)
-                if (cp.funcs[k].calls > cp.funcs[i].calls) {
-                    tz_cp_func tmp = cp.funcs[i];
-                    cp.funcs[i] = cp.funcs[k];
-                    cp.funcs[k] = tmp;
-                }
-        double total = 0;
-        for (size_t i = 0; i < cp.nfuncs; i++)
+        double run_ns = (double)(cp.max_ts - cp.min_ts) * unit, recorded = 0;
+        /* the candidates: the recorded functions whose sites stay on */
+        int64_t *calls = calloc(cp.nfuncs ? cp.nfuncs : 1, sizeof *calls);
+        size_t *site = calloc(cp.nfuncs ? cp.nfuncs : 1, sizeof *site);
+        unsigned char *off = calloc(cp.nfuncs ? cp.nfuncs : 1, 1);
+        size_t nc = 0;
+        for (size_t i = 0; calls && site && off && i < cp.nfuncs; i++) {
+            recorded += (double)cp.funcs[i].calls;
             for (size_t k = 0; k < s.n; k++)
                 if (s.v[k].want && strcmp(s.v[k].name, cp.funcs[i].name) == 0) {
-                    total += (double)cp.funcs[i].calls;
+                    calls[nc] = cp.funcs[i].calls;
+                    site[nc++] = k;
                     break;
                 }
-        double limit = budget / 100.0 * run_ns / cost; /* calls we may keep */
-        for (size_t i = 0; i < cp.nfuncs && total > limit; i++)
-            for (size_t k = 0; k < s.n; k++)
-                if (s.v[k].want && strcmp(s.v[k].name, cp.funcs[i].name) == 0) {
-                    s.v[k].want = 0;
-                    total -= (double)cp.funcs[i].calls;
-                    if (!cli->json && !cli->quiet)
-                        tz_buf_printf(&b, "budget: off %s (%" PRId64 " calls)\n", s.v[k].name, cp.funcs[i].calls);
-                    break;
-                }
-        if (!cli->json && !cli->quiet)
-            tz_buf_printf(&b, "budget: estimated overhead %.2f%% (%.0f traced calls x %.0f ns over %.3f ms)\n",
-                          run_ns > 0 ? total * cost / run_ns * 100 : 0, total, cost, run_ns / 1e6);
+        }
+        tz_budget est;
+        int brc = !calls || !site || !off ? traza_err_set(&err, TRAZA_E_NOMEM, "out of memory")
+                                          : tz_patch_budget(calls, nc, recorded, run_ns, cost, budget, off, &est, &err);
+        for (size_t i = 0; brc == 0 && i < nc; i++)
+            if (off[i]) {
+                s.v[site[i]].want = 0;
+                if (!cli->json && !cli->quiet)
+                    tz_buf_printf(&b, "budget: off %s (%" PRId64 " calls)\n", s.v[site[i]].name, calls[i]);
+            }
+        if (brc == 0 && !cli->json && !cli->quiet)
+            tz_buf_printf(&b, "budget: estimated overhead %.2f%% (%.0f traced calls x %g ns over an untraced run of %.3f ms)\n",
+                          est.overhead_pct, est.kept_calls, cost, est.base_ns / 1e6);
+        free(calls);
+        free(site);
+        free(off);
+        if (brc < 0) {
+            tz_buf_free(&b);
+            tz_callprofile_free(&cp);
+            traza_trace_close(t);
+            tz_sites_free(&s);
+            if (err.code != TRAZA_E_USAGE)
+                return cli_fail(cli, &err);
+            fprintf(stderr, "traza: %s (give a lower --cost)\n", err.msg);
+            return EXIT_USAGE;
+        }
         tz_callprofile_free(&cp);
         traza_trace_close(t);
     }

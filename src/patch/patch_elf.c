@@ -2,12 +2,16 @@
  * symbol whose first instruction (after an optional endbr64) calls the hook —
  * `e8 rel32`, `67 e8 rel32` (a relaxed GOT call) or `ff 15 rel32` (call *GOT(%rip),
  * PIE with __fentry__ imported) — or is the 5/6-byte NOP a disabled site becomes.
- * The hook is the symbol __fentry__ when defined (runtime linked in), else the most
- * common first call of the functions when the program imports __fentry__.
+ * The hook is __fentry__ itself when the program defines it (runtime linked in), or,
+ * when the program imports it, its PLT stub or its GOT slot (found through the
+ * dynamic relocations, so a program whose sites are all NOPs still knows it). A call
+ * to anything else is not a site: gcc's cold parts (foo.cold), which start with a
+ * call of abort() or the like, are never taken for sites.
  * Programs built with -fpatchable-function-entry=5 start their functions with five
  * one-byte NOPs (90 x 5), listed in the section __patchable_function_entries: those
  * are sites too (disabled until patched into `call __fentry__`, which needs the
- * runtime linked in); when that section exists, only the sites it lists count. */
+ * runtime linked in); when that section exists, only the sites it lists count, and
+ * so for __mcount_loc (-mrecord-mcount). */
 #include "patch/patch_elf.h"
 #include "util/elfsym.h"
 #include "util/util.h"
@@ -27,9 +31,10 @@ static const uint8_t NOP6[6] = {0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00};
 static const uint8_t ENDBR64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
 static const uint8_t NOP1X5[5] = {0x90, 0x90, 0x90, 0x90, 0x90};
 
-/* The addresses listed in __patchable_function_entries (u64 each): the section's
- * contents, or for a PIE the addends of its R_X86_64_RELATIVE relocations. */
-static int pfe_collect(Elf *e, size_t shstrndx, uint64_t **out, size_t *nout)
+/* The addresses listed in the section `name` (__patchable_function_entries or
+ * __mcount_loc, u64 each): its contents, or for a PIE the addends of its
+ * R_X86_64_RELATIVE relocations. 0 when the program has no such section. */
+static int site_list(Elf *e, size_t shstrndx, const char *name, uint64_t **out, size_t *nout)
 {
     GElf_Shdr ps;
     Elf_Scn *pscn = NULL;
@@ -38,7 +43,7 @@ static int pfe_collect(Elf *e, size_t shstrndx, uint64_t **out, size_t *nout)
     for (Elf_Scn *scn = elf_nextscn(e, NULL); scn; scn = elf_nextscn(e, scn)) {
         const char *nm;
         if (gelf_getshdr(scn, &ps) && (nm = elf_strptr(e, shstrndx, ps.sh_name)) &&
-            strcmp(nm, "__patchable_function_entries") == 0) {
+            strcmp(nm, name) == 0) {
             pscn = scn;
             break;
         }
@@ -74,6 +79,81 @@ static int pfe_collect(Elf *e, size_t shstrndx, uint64_t **out, size_t *nout)
     return 1;
 }
 
+/* The PLT stub and the GOT slots (GLOB_DAT or JUMP_SLOT relocation) through which
+ * the program calls its import `name`; 0 where there is none. */
+static void import_slots(Elf *e, size_t shstrndx, const char *name, uint64_t *plt, uint64_t got[2])
+{
+    size_t ngot = 0;
+    *plt = got[0] = got[1] = 0;
+    for (Elf_Scn *scn = elf_nextscn(e, NULL); scn && ngot < 2; scn = elf_nextscn(e, scn)) {
+        GElf_Shdr rs, ys;
+        Elf_Scn *ysc;
+        if (!gelf_getshdr(scn, &rs) || rs.sh_type != SHT_RELA || !rs.sh_entsize ||
+            !(ysc = elf_getscn(e, rs.sh_link)) || !gelf_getshdr(ysc, &ys) || ys.sh_type != SHT_DYNSYM)
+            continue;
+        Elf_Data *rd = elf_getdata(scn, NULL), *yd = elf_getdata(ysc, NULL);
+        for (size_t i = 0; rd && yd && i < rs.sh_size / rs.sh_entsize && ngot < 2; i++) {
+            GElf_Rela r;
+            GElf_Sym sym;
+            const char *sn;
+            if (gelf_getrela(rd, (int)i, &r) &&
+                (GELF_R_TYPE(r.r_info) == R_X86_64_GLOB_DAT || GELF_R_TYPE(r.r_info) == R_X86_64_JUMP_SLOT) &&
+                gelf_getsym(yd, (int)GELF_R_SYM(r.r_info), &sym) &&
+                (sn = elf_strptr(e, ys.sh_link, sym.st_name)) && strcmp(sn, name) == 0)
+                got[ngot++] = r.r_offset;
+        }
+    }
+    if (!ngot)
+        return;
+    /* the stub: an entry of .plt, .plt.sec or .plt.got whose `jmp *rel32(%rip)`
+     * (ff 25, after an optional endbr64 and bnd prefix) reads one of the slots */
+    for (Elf_Scn *scn = elf_nextscn(e, NULL); scn; scn = elf_nextscn(e, scn)) {
+        GElf_Shdr sh;
+        const char *nm;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR) ||
+            !(nm = elf_strptr(e, shstrndx, sh.sh_name)) || strncmp(nm, ".plt", 4) != 0)
+            continue;
+        Elf_Data *d = elf_getdata(scn, NULL);
+        uint64_t ent = sh.sh_entsize ? sh.sh_entsize : 16;
+        for (size_t j = 0; d && d->d_buf && d->d_size >= 6 && j <= d->d_size - 6; j++) {
+            const uint8_t *q = (const uint8_t *)d->d_buf + j;
+            if (q[0] != 0xff || q[1] != 0x25)
+                continue;
+            int32_t rel = (int32_t)((uint32_t)q[2] | (uint32_t)q[3] << 8 | (uint32_t)q[4] << 16 | (uint32_t)q[5] << 24);
+            uint64_t slot = sh.sh_addr + j + 6 + (uint64_t)(int64_t)rel;
+            if (slot == got[0] || (ngot > 1 && slot == got[1])) {
+                *plt = sh.sh_addr + j / ent * ent;
+                return;
+            }
+        }
+    }
+}
+
+/* gcc's hot/cold splitting puts a function's unlikely blocks in foo.cold (or
+ * foo.cold.N), entered by a jump from foo: never called, so never a hook site. */
+static int is_cold_part(const char *name)
+{
+    for (const char *c = strstr(name, ".cold"); c; c = strstr(c + 1, ".cold")) {
+        const char *t = c + 5;
+        if (*t == '.' && t[1])
+            for (t++; *t >= '0' && *t <= '9'; t++)
+                ;
+        if (*t == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* A call's (target << 2 | kind) names the hook: __fentry__ (defined), its PLT stub
+ * (e8 or 67 e8) or one of its GOT slots (ff 15). */
+static int is_hook_call(uint64_t t, uint64_t fentry, uint64_t plt, const uint64_t got[2])
+{
+    uint64_t a = t >> 2;
+    if ((t & 3) == 2)
+        return a && (a == got[0] || a == got[1]);
+    return a && (a == fentry || a == plt);
+}
+
 void tz_sites_free(tz_sites *s)
 {
     for (size_t i = 0; i < s->n; i++)
@@ -98,8 +178,7 @@ int tz_sites_find(const char *path, tz_sites *s, traza_err *err)
     size_t cap = 0;
     uint64_t *targets = NULL; /* per site; for call sites */
     size_t tcap = 0;
-    uint64_t fentry = 0;
-    int imports_fentry;
+    uint64_t fentry = 0, plt = 0, got[2] = {0, 0};
     tz_elfsyms syms = {0};
     if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh)) {
         traza_err_set(err, TRAZA_E_FORMAT, "%s: not an ELF file", path);
@@ -117,13 +196,13 @@ int tz_sites_find(const char *path, tz_sites *s, traza_err *err)
     }
     size_t shstrndx;
     elf_getshdrstrndx(e, &shstrndx);
-    imports_fentry = tz_elf_imports(e, "__fentry__");
+    import_slots(e, shstrndx, "__fentry__", &plt, got);
     const tz_elfsym *fe = tz_elfsyms_find(&syms, "__fentry__");
     if (fe)
         fentry = fe->value;
     for (size_t i = 0; i < syms.n; i++) {
         const tz_elfsym *sym = &syms.v[i];
-        if (sym->type != STT_FUNC || sym->shndx >= SHN_LORESERVE || sym->size < 5)
+        if (sym->type != STT_FUNC || sym->shndx >= SHN_LORESERVE || sym->size < 5 || is_cold_part(sym->name))
             continue;
         Elf_Scn *scn = elf_getscn(e, sym->shndx);
         GElf_Shdr sh;
@@ -183,12 +262,13 @@ int tz_sites_find(const char *path, tz_sites *s, traza_err *err)
         st->enabled = st->want = enabled;
         targets[s->n++] = target;
     }
-    /* the hook: the most common (target, kind) of the first calls, which must be
-     * __fentry__ itself, or an import of __fentry__ */
+    /* the hook: the most common of the calls that name it (a program may mix
+     * forms); with none left (all sites NOPs), __fentry__, else its PLT stub, else
+     * its GOT slot */
     uint64_t best_t = 0;
     size_t best = 0;
     for (size_t i = 0; i < s->n; i++) {
-        if (!targets[i] || targets[i] == best_t)
+        if (targets[i] == best_t || !is_hook_call(targets[i], fentry, plt, got))
             continue;
         size_t c = 0;
         for (size_t k = 0; k < s->n; k++)
@@ -198,16 +278,21 @@ int tz_sites_find(const char *path, tz_sites *s, traza_err *err)
             best_t = targets[i];
         }
     }
-    if (best_t && ((fentry && (best_t >> 2) == fentry) || (!fentry && imports_fentry))) {
+    if (best_t)
         s->target = best_t;
-    } else if (fentry) {
-        s->target = fentry << 2 | 1; /* all sites disabled: call it directly */
-    }
+    else if (fentry)
+        s->target = fentry << 2 | 1;
+    else if (plt)
+        s->target = plt << 2 | 1;
+    else if (got[0])
+        s->target = got[0] << 2 | 2;
     /* keep only real hook sites: a call to the hook, or a NOP (a disabled one);
      * with __patchable_function_entries, only the sites it lists */
     uint64_t *pfe = NULL;
     size_t npfe = 0;
-    int has_pfe = pfe_collect(e, shstrndx, &pfe, &npfe);
+    int has_pfe = site_list(e, shstrndx, "__patchable_function_entries", &pfe, &npfe);
+    if (has_pfe == 0)
+        has_pfe = site_list(e, shstrndx, "__mcount_loc", &pfe, &npfe);
     if (has_pfe < 0) {
         traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
         goto out;
@@ -217,7 +302,7 @@ int tz_sites_find(const char *path, tz_sites *s, traza_err *err)
         int listed = !has_pfe;
         for (size_t j = 0; j < npfe && !listed; j++)
             listed = pfe[j] == s->v[i].addr || pfe[j] + 4 == s->v[i].addr; /* + 4: after endbr64 */
-        if (!listed || (s->v[i].enabled && (!s->target || targets[i] != s->target))) {
+        if (!listed || (s->v[i].enabled && !is_hook_call(targets[i], fentry, plt, got))) {
             free(s->v[i].name);
             continue;
         }

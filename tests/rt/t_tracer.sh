@@ -77,8 +77,13 @@ check_rc "record re-enabled" 0 "$TRAZA" record -o back.tzr --import back -- ./ba
 check_eq "re-enabled: fact and thrower" "fact thrower" "$("$TRAZA" callstack back --json | json_get profile | python3 -c 'import json,sys; print(" ".join(sorted(f["name"] for f in json.load(sys.stdin))))')"
 # The budget depends on the recorded run time; 0.01% keeps the outcome the same
 # whether the machine is idle or 100x slower (50000 calls of small vs 1 of main).
+# --cost 1 stays below the real cost of a traced call, so the untraced run time
+# (the recording's less 50001 x 1 ns) is positive on any machine.
 check_rc "record for budget" 0 "$TRAZA" record -o b.tzr --import bud -- "$P/bench.pre" loop 50000
-check_rc "patch --budget" 0 "$TRAZA" patch "$P/bench.pre" -o bpatched --budget 0.01% --cost 50 --from bud
+check_rc "patch --budget: cost above the recording's run time" 2 "$TRAZA" patch "$P/bench.pre" -o bpatched --budget 1% --cost 1e9 --from bud
+check_contains "budget: overestimated cost named" "$OUT" "not more than its 50001 traced calls x 1e+09 ns: the cost per call is overestimated (give a lower --cost)"
+check_rc "patch --budget" 0 "$TRAZA" patch "$P/bench.pre" -o bpatched --budget 0.01% --cost 1 --from bud
+check_contains "budget: overhead relative to the untraced run" "$OUT" "over an untraced run of"
 check_contains "budget turns off the hot function" "$OUT" "off small"
 check_rc "budget: patched program records main only" 0 "$TRAZA" record -o b2.tzr --import bud2 -- ./bpatched loop 20000
 check_eq "budget: small gone" "main" "$("$TRAZA" callstack bud2 --json | json_get profile | python3 -c 'import json,sys; print(" ".join(sorted(f["name"] for f in json.load(sys.stdin))))')"
