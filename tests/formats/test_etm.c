@@ -109,7 +109,7 @@ static int64_t compare_dir(const char *rel, const char *real, const char *extra)
                 else if (!strcmp(pn, "last_size")) sz = e->params[j].v.i;
                 else if (!strcmp(pn, "isa")) isa = e->params[j].v.s;
             }
-            if (instr_axis) /* else the time of the timestamps: test_timestamps */
+            if (instr_axis) /* else timed by the timestamps: tests/formats/t_etm.sh */
                 assert_int_equal(e->end_ts - e->ts, n);
             char out[160];
             snprintf(out, sizeof out, "%llx %llx %lld %lld %s\n", st, en, n, sz, isa);
@@ -218,6 +218,20 @@ static void test_dstream(void **state)
         assert_int_equal(compare_dir(cases[i].rel, d, "-dstream_format"), cases[i].ranges);
         tu_rmdir(d);
     }
+    /* the second frame sync (file byte 4 + 8 frames = 132) damaged: OpenCSD's error at
+     * that byte, and no trace */
+    char *d = dstream_copy("snapshots/TC2", "cstrace.bin", 132);
+    tu_ws w;
+    tu_ws_open(&w);
+    const char *paths[1] = {d};
+    traza_import_opts o = {0};
+    o.name = "bad";
+    traza_trace_info info;
+    assert_int_equal(traza_import(w.ws, paths, 1, &o, &info, &w.err), -1);
+    assert_err_contains(w.err, "/cstrace.bin: byte 132: the decoder stopped: 0x0012 (OCSD_ERR_DFMTR_BAD_FHSYNC)");
+    assert_null(traza_trace_open(w.ws, "bad", TRAZA_OPEN_READ, &w.err));
+    tu_ws_close(&w);
+    tu_rmdir(d);
 }
 
 typedef struct sum_ctx {
