@@ -253,6 +253,12 @@ static size_t file_offset(int framing, size_t i)
     return framing == FRAMING_DSTREAM ? i / DSTREAM_DATA * DSTREAM_BLOCK + i % DSTREAM_DATA : i;
 }
 
+static uint32_t no_memory(const void *p, const ocsd_vaddr_t address, const ocsd_mem_space_acc_t space, const uint32_t n, uint8_t *buf)
+{
+    (void)p, (void)address, (void)space, (void)n, (void)buf;
+    return 0;
+}
+
 /* "the decoder stopped" with OpenCSD's last error, at a byte of the buffer file. */
 static int decoder_stopped(const tz_ss_buffer *b, int framing, size_t at, ocsd_datapath_resp_t r, traza_err *err)
 {
@@ -379,6 +385,7 @@ static int decode_buffer(const char *dir, const tz_snapshot *ss, const tz_ss_buf
         goto out;
     }
     /* memory images of every core */
+    size_t nimages = 0;
     for (size_t i = 0; i < ss->ndev; i++)
         for (size_t j = 0; j < ss->dev[i].ndumps; j++) {
             const tz_ss_dump *m = &ss->dev[i].dumps[j];
@@ -395,7 +402,18 @@ static int decode_buffer(const char *dir, const tz_snapshot *ss, const tz_ss_buf
                 ocsd_fail(err, what, e);
                 goto out;
             }
+            nimages++;
         }
+    if (nimages == 0) {
+        /* no memory image: the decoders still need a memory interface, one that holds
+         * no byte (every range is then an inaccessible address, as trc_pkt_lister
+         * decodes such a snapshot) */
+        ocsd_err_t e = ocsd_dt_add_callback_mem_acc(tree, 0, ~(ocsd_vaddr_t)0, OCSD_MEM_SPACE_ANY, no_memory, NULL);
+        if (e != OCSD_OK) {
+            ocsd_fail(err, "OpenCSD: an empty memory interface", e);
+            goto out;
+        }
+    }
     if (ocsd_dt_set_gen_elem_outfn(tree, on_elem, c) != OCSD_OK) {
         traza_err_set(err, TRAZA_E_INTERNAL, "OpenCSD: cannot set the element callback");
         goto out;

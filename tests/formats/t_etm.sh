@@ -202,11 +202,58 @@ PY
   check_contains "etm: partial frame: file and byte" "$OUT" \
     "$TMP/cut/cstrace.bin: byte 32752: 8 bytes after the last whole 16-byte formatter frame (a coresight buffer holds whole frames)"
 fi
-# The DSTREAM capture of a Cortex-A55 in OpenCSD's tests (a55-test-tpiu) is not among
-# the shared snapshots here; when present its buffer decodes (it names a memory image
-# it does not ship, so only its packets are compared, as trc_pkt_lister lists them).
-if [ -d "$O/snapshots/a55-test-tpiu" ]; then
-  skip "etm: a55-test-tpiu" "its device file names a memory image the snapshot does not hold (mem_Cortex-A57_0.bin)"
+# Counts per type against trc_pkt_lister's decoded elements of the same snapshot, for
+# every shared snapshot and the DSTREAM copy of TC2 (OCSD_GEN_TRC_ELEM_<KIND> lines).
+lister_counts() { # DIR [LISTER OPTIONS...]: "type=count ..." as etm_counts prints them
+  local d=$1 out="" k t n; shift
+  (cd "$TMP" && trc_pkt_lister -ss_dir "$d" "$@" -decode -logstdout) > "$TMP/lister.txt"
+  for k in INSTR_RANGE:instr_range EXCEPTION:exception EXCEPTION_RET:exception_return TRACE_ON:trace_on NO_SYNC:no_sync \
+           EO_TRACE:end_of_trace ADDR_NACC:addr_nacc TIMESTAMP:timestamp PE_CONTEXT:pe_context CYCLE_COUNT:cycle_count; do
+    n=$(grep -c "OCSD_GEN_TRC_ELEM_${k%%:*}(" "$TMP/lister.txt")
+    out="$out ${k#*:}=$n"
+  done
+  printf '%s' "${out# }"
+}
+if command -v trc_pkt_lister >/dev/null; then
+  for n in TC2 juno-uname-002 tc2-ptm-rstk-t32; do
+    [ -d "$O/snapshots/$n" ] || { skip "etm: $n against trc_pkt_lister" "snapshot absent"; continue; }
+    check_eq "etm: $n counts per type = trc_pkt_lister's elements" "$(lister_counts "$O/snapshots/$n")" "$(etm_counts "strict-$n")"
+  done
+  [ -d "$TMP/ds" ] && check_eq "etm: DSTREAM TC2 counts per type = trc_pkt_lister -dstream_format's" \
+    "$(lister_counts "$TMP/ds" -dstream_format)" "$(etm_counts ds)"
+  # A snapshot whose device files name memory images it does not ship decodes in both
+  # tools once those [dump] sections are dropped: TC2 without kernel_dump.bin (every
+  # range then an addr_nacc), and OpenCSD's DSTREAM capture of a Cortex-A55
+  # (a55-test-tpiu, whose device1.ini names mem_Cortex-A57_0.bin).
+  drop_missing_dumps() { # DIR
+    python3 - "$1" <<'PY'
+import os, re, sys
+d = sys.argv[1]
+for f in os.listdir(d):
+    if not f.endswith(".ini"):
+        continue
+    secs = re.split(r"(?m)^(?=\[)", open(os.path.join(d, f)).read())
+    keep = [s for s in secs if not (re.match(r"\[dump", s) and
+            not os.path.exists(os.path.join(d, re.search(r"(?m)^file=(.*)$", s).group(1).strip())))]
+    open(os.path.join(d, f), "w").write("".join(keep))
+PY
+  }
+  if [ -d "$O/snapshots/TC2" ]; then
+    rm -rf "$TMP/nomem" && cp -r "$O/snapshots/TC2" "$TMP/nomem" && chmod -R u+w "$TMP/nomem" && rm "$TMP/nomem/kernel_dump.bin"
+    drop_missing_dumps "$TMP/nomem"
+    check_rc "etm: import TC2 without its memory image" 0 "$TRAZA" import "$TMP/nomem" --name nomem
+    check_eq "etm: TC2 without memory: counts per type = trc_pkt_lister's" "$(lister_counts "$TMP/nomem")" "$(etm_counts nomem)"
+  fi
+  A=$O/snapshots/a55-test-tpiu
+  if [ -d "$A" ]; then
+    rm -rf "$TMP/a55" && cp -r "$A" "$TMP/a55" && chmod -R u+w "$TMP/a55"
+    drop_missing_dumps "$TMP/a55"
+    check_rc "etm: import a55-test-tpiu (DSTREAM)" 0 "$TRAZA" import "$TMP/a55" --name a55
+    check_eq "etm: a55-test-tpiu counts per type = trc_pkt_lister -dstream_format's" \
+      "$(lister_counts "$TMP/a55" -dstream_format)" "$(etm_counts a55)"
+  else
+    skip "etm: a55-test-tpiu against trc_pkt_lister" "snapshot absent from the shared data"
+  fi
 else
-  skip "etm: a55-test-tpiu" "snapshot absent from the shared data"
+  skip "etm: counts per type against trc_pkt_lister" "trc_pkt_lister is not installed"
 fi
