@@ -286,12 +286,14 @@ const char *traza_time_format(int64_t ticks, int time_unit, char *buf, size_t si
  * for instants such as an epoch start. */
 const char *traza_time_format_exact(int64_t ticks, int time_unit, char *buf, size_t size);
 /* A trace whose ticks are not seconds says so in its parameter "time.axis": the value
- * "instructions" (a tick is one executed instruction, ETM traces without timestamps).
- * Returns that value, or NULL when the axis is time (10^time_unit s). */
+ * "instructions" (a tick is one executed instruction, ETM traces without timestamps)
+ * or "ticks" (a tick of a clock whose frequency the trace does not give: ETM traces
+ * timed by their timestamps). Returns that value, or NULL when the axis is time
+ * (10^time_unit s). */
 #define TRAZA_TIME_AXIS_PARAM "time.axis"
 const char *traza_time_axis(const traza_trace_info *info);
 /* traza_time_format (exact: traza_time_format_exact) for a trace, on its axis:
- * "9548 instr" on an instruction axis. */
+ * "9548 instr" on an instruction axis, "120 ticks" on a tick axis. */
 const char *traza_trace_time_format(const traza_trace_info *info, int64_t ticks, int exact, char *buf, size_t size);
 
 #pragma GCC visibility pop

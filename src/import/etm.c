@@ -2,9 +2,11 @@
  * "etm" importer: one producer per core (snapshot -> core), instruction ranges as
  * states; exceptions, exception returns, trace-on, no-sync, end of trace,
  * inaccessible addresses, timestamps, PE contexts and cycle counts as punctual
- * events. Element kinds left out (events, software trace...) are counted per kind. Timestamps count executed
- * instructions per core (ETM trace of the snapshots has no common clock): a range
- * of N instructions starting when the core has executed T lasts [T, T + N). */
+ * events. Element kinds left out (events, software trace...) are counted per kind.
+ * Time is that of the trace's timestamps, interpolated over the instructions between
+ * them (see "timestamps as time" below); without timestamps it counts executed
+ * instructions per core: a range of N instructions starting when the core has
+ * executed T lasts [T, T + N). */
 #include "traza/etm.h"
 #include "import/etm_internal.h"
 #include "import/importers.h"
@@ -222,13 +224,73 @@ static int read_file(const char *path, uint8_t **data, size_t *len, traza_err *e
     return 0;
 }
 
+/* How a buffer's bytes reach the decoder, by its trace.ini format=:
+ * - source_data: one source's bytes, not formatted;
+ * - coresight: 16-byte CoreSight formatter frames as a trace sink stores them in memory
+ *   (ETB, ETF, ETR): whole frames, aligned;
+ * - dstream_coresight: the TPIU output a DSTREAM probe captured: frames with frame
+ *   syncs (FSYNC), stored in 512-byte blocks whose last 8 bytes are the probe's own
+ *   footer, not trace (the blocks trc_pkt_lister -dstream_format reads). */
+enum { FRAMING_SINGLE, FRAMING_MEM, FRAMING_DSTREAM };
+#define DSTREAM_BLOCK 512
+#define DSTREAM_DATA (DSTREAM_BLOCK - 8)
+
+/* Drops the footer of each DSTREAM block in place; returns the trace bytes left. */
+static size_t dstream_strip(uint8_t *d, size_t len)
+{
+    size_t out = 0;
+    for (size_t off = 0; off < len; off += DSTREAM_BLOCK) {
+        size_t k = len - off < DSTREAM_DATA ? len - off : DSTREAM_DATA;
+        memmove(d + out, d + off, k);
+        out += k;
+    }
+    return out;
+}
+
+/* The file offset of byte i of the trace the decoder reads. */
+static size_t file_offset(int framing, size_t i)
+{
+    return framing == FRAMING_DSTREAM ? i / DSTREAM_DATA * DSTREAM_BLOCK + i % DSTREAM_DATA : i;
+}
+
+static uint32_t no_memory(const void *p, const ocsd_vaddr_t address, const ocsd_mem_space_acc_t space, const uint32_t n, uint8_t *buf)
+{
+    (void)p, (void)address, (void)space, (void)n, (void)buf;
+    return 0;
+}
+
+/* "the decoder stopped" with OpenCSD's last error, at a byte of the buffer file. */
+static int decoder_stopped(const tz_ss_buffer *b, int framing, size_t at, ocsd_datapath_resp_t r, traza_err *err)
+{
+    char msg[512] = "";
+    ocsd_trc_index_t idx = OCSD_BAD_TRC_INDEX;
+    uint8_t chan = 0;
+    if (ocsd_get_last_err(&idx, &chan, msg, (int)sizeof msg) == OCSD_OK || !msg[0])
+        snprintf(msg, sizeof msg, "OpenCSD response %d", (int)r);
+    else if (idx != OCSD_BAD_TRC_INDEX)
+        at = idx; /* the byte of the packet in error */
+    size_t n = strlen(msg);
+    while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+        msg[--n] = '\0';
+    return traza_err_set(err, TRAZA_E_PARSE, "%s: byte %zu: the decoder stopped: %s", b->path, file_offset(framing, at), msg);
+}
+
 static int decode_buffer(const char *dir, const tz_snapshot *ss, const tz_ss_buffer *b, dctx *c, traza_err *err)
 {
-    int single = strcasecmp(b->format, "source_data") == 0;
-    if (!single && strcasecmp(b->format, "coresight") != 0)
-        return traza_err_set(err, TRAZA_E_UNSUPPORTED, "%s: buffer %s: format '%s' (expected coresight or source_data)", dir, b->name, b->format);
-    dcd_tree_handle_t tree = ocsd_create_dcd_tree(single ? OCSD_TRC_SRC_SINGLE : OCSD_TRC_SRC_FRAME_FORMATTED,
-                                                  single ? 0 : OCSD_DFRMTR_FRAME_MEM_ALIGN);
+    int framing;
+    if (!strcasecmp(b->format, "source_data"))
+        framing = FRAMING_SINGLE;
+    else if (!strcasecmp(b->format, "coresight"))
+        framing = FRAMING_MEM;
+    else if (!strcasecmp(b->format, "dstream_coresight"))
+        framing = FRAMING_DSTREAM;
+    else
+        return traza_err_set(err, TRAZA_E_UNSUPPORTED, "%s: buffer %s: format '%s' (expected coresight, dstream_coresight or source_data)",
+                             dir, b->name, b->format);
+    dcd_tree_handle_t tree = ocsd_create_dcd_tree(framing == FRAMING_SINGLE ? OCSD_TRC_SRC_SINGLE : OCSD_TRC_SRC_FRAME_FORMATTED,
+                                                  framing == FRAMING_SINGLE ? 0
+                                                  : framing == FRAMING_MEM  ? OCSD_DFRMTR_FRAME_MEM_ALIGN
+                                                                            : OCSD_DFRMTR_HAS_FSYNCS);
     if (tree == C_API_INVALID_TREE_HANDLE)
         return traza_err_set(err, TRAZA_E_NOMEM, "OpenCSD: cannot create a decode tree");
     int rc = -1, ndec = 0;
@@ -323,6 +385,7 @@ static int decode_buffer(const char *dir, const tz_snapshot *ss, const tz_ss_buf
         goto out;
     }
     /* memory images of every core */
+    size_t nimages = 0;
     for (size_t i = 0; i < ss->ndev; i++)
         for (size_t j = 0; j < ss->dev[i].ndumps; j++) {
             const tz_ss_dump *m = &ss->dev[i].dumps[j];
@@ -339,13 +402,31 @@ static int decode_buffer(const char *dir, const tz_snapshot *ss, const tz_ss_buf
                 ocsd_fail(err, what, e);
                 goto out;
             }
+            nimages++;
         }
+    if (nimages == 0) {
+        /* no memory image: the decoders still need a memory interface, one that holds
+         * no byte (every range is then an inaccessible address, as trc_pkt_lister
+         * decodes such a snapshot) */
+        ocsd_err_t e = ocsd_dt_add_callback_mem_acc(tree, 0, ~(ocsd_vaddr_t)0, OCSD_MEM_SPACE_ANY, no_memory, NULL);
+        if (e != OCSD_OK) {
+            ocsd_fail(err, "OpenCSD: an empty memory interface", e);
+            goto out;
+        }
+    }
     if (ocsd_dt_set_gen_elem_outfn(tree, on_elem, c) != OCSD_OK) {
         traza_err_set(err, TRAZA_E_INTERNAL, "OpenCSD: cannot set the element callback");
         goto out;
     }
     if (read_file(b->path, &data, &len, err) < 0)
         goto out;
+    if (framing == FRAMING_DSTREAM)
+        len = dstream_strip(data, len);
+    if (framing == FRAMING_MEM && len % OCSD_DFRMTR_FRAME_SIZE) {
+        traza_err_set(err, TRAZA_E_PARSE, "%s: byte %zu: %zu bytes after the last whole %d-byte formatter frame (a coresight buffer holds whole frames)",
+                      b->path, len - len % OCSD_DFRMTR_FRAME_SIZE, len % OCSD_DFRMTR_FRAME_SIZE, OCSD_DFRMTR_FRAME_SIZE);
+        goto out;
+    }
     size_t done = 0;
     while (done < len) {
         uint32_t n = 0;
@@ -354,7 +435,7 @@ static int decode_buffer(const char *dir, const tz_snapshot *ss, const tz_ss_buf
         if (c->failed)
             goto out;
         if (OCSD_DATA_RESP_IS_FATAL(r)) {
-            traza_err_set(err, TRAZA_E_PARSE, "%s: byte %zu: the decoder stopped (OpenCSD response %d)", b->path, done + n, (int)r);
+            decoder_stopped(b, framing, done + n, r, err);
             goto out;
         }
         done += n;
@@ -363,13 +444,17 @@ static int decode_buffer(const char *dir, const tz_snapshot *ss, const tz_ss_buf
             if (c->failed)
                 goto out;
         } else if (n == 0) {
-            traza_err_set(err, TRAZA_E_PARSE, "%s: byte %zu: the decoder consumed nothing", b->path, done);
+            traza_err_set(err, TRAZA_E_PARSE, "%s: byte %zu: the decoder consumed nothing", b->path, file_offset(framing, done));
             goto out;
         }
     }
-    ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
+    ocsd_datapath_resp_t r = ocsd_dt_process_data(tree, OCSD_OP_EOT, 0, 0, NULL, NULL);
     if (c->failed)
         goto out;
+    if (OCSD_DATA_RESP_IS_FATAL(r)) {
+        decoder_stopped(b, framing, len, r, err);
+        goto out;
+    }
     rc = 0;
 out:
     free(data);
@@ -520,6 +605,106 @@ static const char *const other_names[] = {
 
 enum { K_RANGE, K_EXC, K_ERET, K_ON, K_NOSYNC, K_EOT, K_NACC, K_TS, K_CTX, K_CC, N_KINDS };
 
+/* ---- timestamps as time ------------------------------------------------------------
+ * A first decoding pass records, per core, each timestamp with the number of
+ * instructions the core had executed when it was decoded (an anchor). On the second
+ * pass an element at instruction count I, after the core's anchor k, takes
+ *   T_k + (I - I_k) * (T_k+1 - T_k) / (I_k+1 - I_k)   (rounded down),
+ * the time interpolated over the instructions between the two timestamps; before the
+ * core's first timestamp it holds T_0, after its last one T_last. A timestamp lower
+ * than the previous one of its core counts as that previous one (time never goes
+ * back). A core with neither timestamps nor instruction ranges takes the trace's
+ * first timestamp. */
+typedef struct anchor {
+    uint64_t instr;
+    int64_t ts;
+} anchor;
+
+typedef struct core_time {
+    anchor *a;
+    size_t n, cap;
+    size_t seen;    /* timestamps met so far on the second pass */
+    uint64_t instr; /* executed instructions, first pass */
+    int64_t ranges;
+} core_time;
+
+typedef struct timing {
+    tz_map ids;     /* core -> index in cores */
+    core_time *cores;
+    size_t ncores, cap;
+    int64_t first;  /* the trace's first timestamp */
+    int64_t nts;
+} timing;
+
+static void timing_free(timing *t)
+{
+    for (size_t i = 0; i < t->ncores; i++)
+        free(t->cores[i].a);
+    free(t->cores);
+    tz_map_free(&t->ids);
+}
+
+static core_time *timing_core(timing *t, const char *core)
+{
+    int64_t v;
+    if (tz_map_get(&t->ids, core, &v))
+        return &t->cores[v];
+    if (TZ_GROW(t->cores, t->cap, t->ncores + 1) < 0 || tz_map_put(&t->ids, core, (int64_t)t->ncores) < 0)
+        return NULL;
+    memset(&t->cores[t->ncores], 0, sizeof t->cores[0]);
+    return &t->cores[t->ncores++];
+}
+
+static int timing_scan(void *u, const traza_etm_elem *e, traza_err *err)
+{
+    timing *t = u;
+    core_time *c = timing_core(t, e->core);
+    if (!c)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    if (e->kind == TRAZA_ETM_RANGE) {
+        c->instr += e->ninstr;
+        c->ranges++;
+    } else if (e->kind == TRAZA_ETM_TIMESTAMP) {
+        if (TZ_GROW(c->a, c->cap, c->n + 1) < 0)
+            return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        int64_t ts = e->timestamp > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)e->timestamp;
+        if (c->n && ts < c->a[c->n - 1].ts)
+            ts = c->a[c->n - 1].ts;
+        c->a[c->n++] = (anchor){c->instr, ts};
+        if (t->nts++ == 0 || ts < t->first)
+            t->first = ts;
+    }
+    return 0;
+}
+
+/* Whether the trace's time is its timestamps: it has some, and every core that
+ * executed instructions has its own. */
+static int timing_usable(const timing *t)
+{
+    if (t->nts == 0)
+        return 0;
+    for (size_t i = 0; i < t->ncores; i++)
+        if (t->cores[i].ranges && t->cores[i].n == 0)
+            return 0;
+    return 1;
+}
+
+/* The time of instruction count `instr` on core c (see above). */
+static int64_t timing_at(const timing *t, const core_time *c, uint64_t instr)
+{
+    if (c->n == 0)
+        return t->first;
+    if (c->seen == 0)
+        return c->a[0].ts;
+    const anchor *a = &c->a[c->seen - 1];
+    if (c->seen == c->n || instr <= a->instr || a[1].instr == a->instr)
+        return a->ts;
+    uint64_t di = a[1].instr - a->instr, x = instr - a->instr;
+    if (x > di)
+        x = di;
+    return a->ts + (int64_t)((unsigned __int128)(uint64_t)(a[1].ts - a->ts) * x / di);
+}
+
 typedef struct ictx {
     traza_writer *w;
     int32_t root;
@@ -532,6 +717,7 @@ typedef struct ictx {
     tz_etm_syms *syms; /* function names of the ELF images */
     int32_t d_ts, d_tscc, d_ctxid, d_vmid, d_sec, d_el, d_cisa, d_bits, d_cc;
     int64_t ranges;
+    timing *time;      /* NULL: time counts executed instructions */
     int64_t unresolved; /* ranges without their path, addresses the decoder lost */
     int64_t other[N_OTHER]; /* decoder elements of other kinds, not imported */
 } ictx;
@@ -576,6 +762,14 @@ static int imp_elem(void *u, const traza_etm_elem *e, traza_err *err)
     traza_event ev = {0};
     ev.producer = prod;
     ev.ts = now;
+    core_time *ct = NULL;
+    if (c->time) {
+        if (!(ct = timing_core(c->time, e->core)))
+            return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        if (e->kind == TRAZA_ETM_TIMESTAMP && ct->seen < ct->n)
+            ct->seen++;
+        ev.ts = timing_at(c->time, ct, (uint64_t)now);
+    }
     traza_param ps[10];
     uint32_t np = 0;
 #define P(d_, k_, val_) (ps[np].def = (d_), ps[np].v = (traza_value){(k_), (int64_t)(val_), 0, NULL}, np++)
@@ -583,7 +777,7 @@ static int imp_elem(void *u, const traza_etm_elem *e, traza_err *err)
     switch (e->kind) {
     case TRAZA_ETM_RANGE:
         k_idx = K_RANGE;
-        ev.end_ts = now + e->ninstr;
+        ev.end_ts = ct ? timing_at(c->time, ct, (uint64_t)now + e->ninstr) : now + e->ninstr;
         ev.has = TRAZA_HAS_END | TRAZA_HAS_LEVEL;
         P(c->d_start, TRAZA_PT_HEX, e->start);
         P(c->d_end, TRAZA_PT_HEX, e->end);
@@ -708,11 +902,22 @@ static int etm_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, s
     tz_snapshot_free(&ss);
     if (rc < 0)
         goto out;
-    rc = traza_etm_decode(paths[0], imp_elem, &c, err);
+    timing tm;
+    memset(&tm, 0, sizeof tm);
+    tz_map_init(&tm.ids);
+    rc = traza_etm_decode(paths[0], timing_scan, &tm, err);
+    int timed = rc == 0 && timing_usable(&tm);
+    if (rc == 0) {
+        c.time = timed ? &tm : NULL;
+        rc = traza_etm_decode(paths[0], imp_elem, &c, err);
+    }
+    timing_free(&tm);
+    c.time = NULL;
     if (rc == 0) {
         traza_writer_set_time_unit(w, 0);
-        /* ticks are executed instructions per core, not seconds */
-        if ((rc = traza_writer_set_param(w, TRAZA_TIME_AXIS_PARAM, "instructions", err)) < 0)
+        /* ticks are those of the trace's timestamp counter, or executed instructions
+         * per core when the trace has no timestamps to tell the time: not seconds */
+        if ((rc = traza_writer_set_param(w, TRAZA_TIME_AXIS_PARAM, timed ? "ticks" : "instructions", err)) < 0)
             goto out;
         tz_skips sk;
         tz_skips_init(&sk, ctx, w, paths[0], err);

@@ -7,7 +7,8 @@
 
 #define TZ_OCSD_FUNCS(X)                                                                                                \
     X(ocsd_create_dcd_tree) X(ocsd_destroy_dcd_tree) X(ocsd_dt_add_binfile_region_mem_acc) X(ocsd_dt_create_decoder)  \
-    X(ocsd_dt_process_data) X(ocsd_dt_set_gen_elem_outfn) X(ocsd_err_str)
+    X(ocsd_dt_process_data) X(ocsd_dt_set_gen_elem_outfn) X(ocsd_err_str) X(ocsd_get_last_err) \
+    X(ocsd_dt_add_callback_mem_acc)
 
 TZ_DYNLIB_DECLARE(ocsd, TZ_OCSD_FUNCS)
 
@@ -18,5 +19,7 @@ TZ_DYNLIB_DECLARE(ocsd, TZ_OCSD_FUNCS)
 #define ocsd_dt_process_data (tz_ocsd_api_get()->ocsd_dt_process_data)
 #define ocsd_dt_set_gen_elem_outfn (tz_ocsd_api_get()->ocsd_dt_set_gen_elem_outfn)
 #define ocsd_err_str (tz_ocsd_api_get()->ocsd_err_str)
+#define ocsd_get_last_err (tz_ocsd_api_get()->ocsd_get_last_err)
+#define ocsd_dt_add_callback_mem_acc (tz_ocsd_api_get()->ocsd_dt_add_callback_mem_acc)
 
 #endif

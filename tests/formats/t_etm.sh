@@ -133,3 +133,127 @@ PY
   check_rc "etm: --elf of a non-ELF file fails" 1 "$TRAZA" import "$J" --name juno-bad --elf "$J/trace.ini"
   check_contains "etm: --elf error" "$OUT" "$J/trace.ini: not an ELF file with function symbols"
 fi
+# Timestamps as time: TC2's ETMv3/PTM cores emit timestamps, so its axis is their
+# counter (time.axis = ticks). cpu_0 (trace ID 0x10): trc_pkt_lister -decode gives its
+# first timestamps TS=0x82f9d0cd3d (562536959293) and TS=0x82f9d0cf5f (562536959839)
+# with 38 one-instruction ranges between them: range k (from 0) lasts
+# [T0 + k*546/38, T0 + (k+1)*546/38) rounded down. Its no_sync, decoded before any
+# timestamp, holds T0; cpu_4 (no timestamp, no range) takes the trace's first one.
+if [ -d "$O/snapshots/TC2" ]; then
+  INFO=$("$TRAZA" info strict-TC2)
+  check_contains "etm: TC2's axis is its timestamp counter" "$INFO" "time axis:   ticks"
+  check_contains "etm: TC2 starts at its first timestamp" "$INFO" "start:       562536959293 (562536959293 ticks)"
+  check_contains "etm: TC2 span in ticks" "$INFO" "(+52235 ticks from the start)"
+  tse() { "$TRAZA" query strict-TC2 "$@" --json | python3 -c 'import json,sys; print(" ".join("%s:%s-%s" % (e["type"], e["ts"], e.get("end_ts", "")) for e in json.load(sys.stdin)))'; }
+  check_eq "etm: cpu_0's first ranges interpolated between its first two timestamps" \
+    "instr_range:562536959293-562536959307 instr_range:562536959307-562536959321 instr_range:562536959321-562536959336" \
+    "$(tse --type instr_range --producer cpu_0 --limit 3)"
+  check_eq "etm: cpu_0's timestamps sit at their values" "timestamp:562536959293- timestamp:562536959839-" \
+    "$(tse --type timestamp --producer cpu_0 --limit 2)"
+  check_eq "etm: the 38th range of cpu_0 ends at the second timestamp" "instr_range:562536959824-562536959839" \
+    "$(tse --type instr_range --producer cpu_0 --limit 1 --offset 37)"
+  check_eq "etm: no_sync before the first timestamp holds it" "no_sync:562536959293-" "$(tse --type no_sync --producer cpu_0)"
+  check_eq "etm: a core without timestamps takes the trace's first" "end_of_trace:562536959293-" "$(tse --producer cpu_4)"
+fi
+# DSTREAM-framed buffers (format=dstream_coresight): TC2's buffer rewritten as a DSTREAM
+# probe stores a TPIU capture (frame syncs, 512-byte blocks ending in an 8-byte footer)
+# imports to the same events as the original; a damaged frame sync is an error at its
+# byte, with OpenCSD's message, and nothing is imported.
+if [ -d "$O/snapshots/TC2" ]; then
+  mkds() { # DIR [DAMAGED_OFFSET]
+    rm -rf "$1"; cp -r "$O/snapshots/TC2" "$1" && chmod -R u+w "$1"
+    sed -i 's/^format=coresight/format=dstream_coresight/' "$1/trace.ini"
+    python3 - "$O/snapshots/TC2/cstrace.bin" "$1/cstrace.bin" ${2:-} <<'PY'
+import sys
+d = open(sys.argv[1], "rb").read()
+tp = bytearray()
+for i in range(0, len(d), 16):
+    if i % 128 == 0:
+        tp += b"\xff\xff\xff\x7f"
+    tp += d[i:i + 16]
+out = bytearray()
+for i in range(0, len(tp), 504):
+    out += tp[i:i + 504]
+    if len(tp[i:i + 504]) == 504:
+        out += b"\xa5" * 8
+for x in sys.argv[3:]:
+    out[int(x)] = 0
+open(sys.argv[2], "wb").write(out)
+PY
+  }
+  mkds "$TMP/ds"
+  check_rc "etm: import a DSTREAM-framed snapshot" 0 "$TRAZA" import "$TMP/ds" --name ds --strict
+  check_eq "etm: DSTREAM counts per type = the memory-framed original's" "$(etm_counts strict-TC2)" "$(etm_counts ds)"
+  if command -v trc_pkt_lister >/dev/null; then
+    n=$(cd "$TMP" && trc_pkt_lister -ss_dir "$TMP/ds" -dstream_format -decode -logstdout | grep -c 'OCSD_GEN_TRC_ELEM_INSTR_RANGE(')
+    check_eq "etm: DSTREAM ranges = trc_pkt_lister -dstream_format's" "$n" "$("$TRAZA" query ds --type instr_range --count)"
+  else
+    skip "etm: DSTREAM ranges against trc_pkt_lister" "trc_pkt_lister is not installed"
+  fi
+  mkds "$TMP/dsbad" 132
+  check_rc "etm: a damaged frame sync fails" 1 "$TRAZA" import "$TMP/dsbad" --name dsbad
+  check_contains "etm: damaged frame sync: file, byte and OpenCSD's error" "$OUT" \
+    "$TMP/dsbad/cstrace.bin: byte 132: the decoder stopped: 0x0012 (OCSD_ERR_DFMTR_BAD_FHSYNC)"
+  check_rc "etm: damaged frame sync: nothing imported" 1 "$TRAZA" info dsbad
+  # a coresight (memory-framed) buffer holds whole 16-byte frames
+  mkdir -p "$TMP/cut" && cp -r "$O/snapshots/TC2/." "$TMP/cut/" && chmod -R u+w "$TMP/cut"
+  head -c 32760 "$O/snapshots/TC2/cstrace.bin" > "$TMP/cut/cstrace.bin"
+  check_rc "etm: a partial frame fails" 1 "$TRAZA" import "$TMP/cut" --name cut
+  check_contains "etm: partial frame: file and byte" "$OUT" \
+    "$TMP/cut/cstrace.bin: byte 32752: 8 bytes after the last whole 16-byte formatter frame (a coresight buffer holds whole frames)"
+fi
+# Counts per type against trc_pkt_lister's decoded elements of the same snapshot, for
+# every shared snapshot and the DSTREAM copy of TC2 (OCSD_GEN_TRC_ELEM_<KIND> lines).
+lister_counts() { # DIR [LISTER OPTIONS...]: "type=count ..." as etm_counts prints them
+  local d=$1 out="" k t n; shift
+  (cd "$TMP" && trc_pkt_lister -ss_dir "$d" "$@" -decode -logstdout) > "$TMP/lister.txt"
+  for k in INSTR_RANGE:instr_range EXCEPTION:exception EXCEPTION_RET:exception_return TRACE_ON:trace_on NO_SYNC:no_sync \
+           EO_TRACE:end_of_trace ADDR_NACC:addr_nacc TIMESTAMP:timestamp PE_CONTEXT:pe_context CYCLE_COUNT:cycle_count; do
+    n=$(grep -c "OCSD_GEN_TRC_ELEM_${k%%:*}(" "$TMP/lister.txt")
+    out="$out ${k#*:}=$n"
+  done
+  printf '%s' "${out# }"
+}
+if command -v trc_pkt_lister >/dev/null; then
+  for n in TC2 juno-uname-002 tc2-ptm-rstk-t32; do
+    [ -d "$O/snapshots/$n" ] || { skip "etm: $n against trc_pkt_lister" "snapshot absent"; continue; }
+    check_eq "etm: $n counts per type = trc_pkt_lister's elements" "$(lister_counts "$O/snapshots/$n")" "$(etm_counts "strict-$n")"
+  done
+  [ -d "$TMP/ds" ] && check_eq "etm: DSTREAM TC2 counts per type = trc_pkt_lister -dstream_format's" \
+    "$(lister_counts "$TMP/ds" -dstream_format)" "$(etm_counts ds)"
+  # A snapshot whose device files name memory images it does not ship decodes in both
+  # tools once those [dump] sections are dropped: TC2 without kernel_dump.bin (every
+  # range then an addr_nacc), and OpenCSD's DSTREAM capture of a Cortex-A55
+  # (a55-test-tpiu, whose device1.ini names mem_Cortex-A57_0.bin).
+  drop_missing_dumps() { # DIR
+    python3 - "$1" <<'PY'
+import os, re, sys
+d = sys.argv[1]
+for f in os.listdir(d):
+    if not f.endswith(".ini"):
+        continue
+    secs = re.split(r"(?m)^(?=\[)", open(os.path.join(d, f)).read())
+    keep = [s for s in secs if not (re.match(r"\[dump", s) and
+            not os.path.exists(os.path.join(d, re.search(r"(?m)^file=(.*)$", s).group(1).strip())))]
+    open(os.path.join(d, f), "w").write("".join(keep))
+PY
+  }
+  if [ -d "$O/snapshots/TC2" ]; then
+    rm -rf "$TMP/nomem" && cp -r "$O/snapshots/TC2" "$TMP/nomem" && chmod -R u+w "$TMP/nomem" && rm "$TMP/nomem/kernel_dump.bin"
+    drop_missing_dumps "$TMP/nomem"
+    check_rc "etm: import TC2 without its memory image" 0 "$TRAZA" import "$TMP/nomem" --name nomem
+    check_eq "etm: TC2 without memory: counts per type = trc_pkt_lister's" "$(lister_counts "$TMP/nomem")" "$(etm_counts nomem)"
+  fi
+  A=$O/snapshots/a55-test-tpiu
+  if [ -d "$A" ]; then
+    rm -rf "$TMP/a55" && cp -r "$A" "$TMP/a55" && chmod -R u+w "$TMP/a55"
+    drop_missing_dumps "$TMP/a55"
+    check_rc "etm: import a55-test-tpiu (DSTREAM)" 0 "$TRAZA" import "$TMP/a55" --name a55
+    check_eq "etm: a55-test-tpiu counts per type = trc_pkt_lister -dstream_format's" \
+      "$(lister_counts "$TMP/a55" -dstream_format)" "$(etm_counts a55)"
+  else
+    skip "etm: a55-test-tpiu against trc_pkt_lister" "snapshot absent from the shared data"
+  fi
+else
+  skip "etm: counts per type against trc_pkt_lister" "trc_pkt_lister is not installed"
+fi

@@ -1,6 +1,6 @@
 // traza web UI: the trace explorer, tabs, and the shared range shown in the header.
 import './style.css';
-import { state, api, post, changed, onChange, fmtTime, fmtAt, fmtAbs, instrAxis, setOrigin, rel, absTicks, el } from './state.js';
+import { state, api, post, changed, onChange, fmtTime, fmtAt, fmtAbs, countAxis, setOrigin, rel, absTicks, el } from './state.js';
 import { setupOverview } from './overview.js';
 import { setupViews } from './views.js';
 import { setupDetails } from './details.js';
@@ -40,7 +40,7 @@ function renderExplorer() {
     add('name', i.name); add('format', i.format); add('events', i.events); add('producers', i.producers);
     add('event types', i.event_types); add('span', fmtTime(state.trace.span, i.time_unit));
     add('start', fmtAbs(i.min_ts, i.time_unit));
-    add(instrAxis() ? 'time axis' : 'time unit', instrAxis() ? 'executed instructions' : `10^${i.time_unit} s`);
+    add(countAxis() ? 'time axis' : 'time unit', countAxis() === 'instructions' ? 'executed instructions' : countAxis() ? 'timestamp counter ticks' : `10^${i.time_unit} s`);
     for (const s of i.sources) add('source', s);
     for (const [k, v] of Object.entries(i.params)) add(k, v);
     box.append(el('h3', {}, 'Metadata'), meta);

@@ -39,13 +39,15 @@ function decimal(n, unit, e, trim) {
   }
   return (neg ? '-' : '') + txt;
 }
-// A trace whose ticks are executed instructions (trace parameter time.axis, ETM
-// imports): every time reads as a count, "+9548 instr".
-export const instrAxis = () => state.trace?.info?.params?.['time.axis'] === 'instructions';
-const fmtInstr = (ticks, sign) => (sign && ticks >= 0 ? '+' : '') + String(BigInt(Math.round(Number(ticks)))) + ' instr';
+// A trace whose ticks are not seconds (trace parameter time.axis, ETM imports): executed
+// instructions ("instructions") or timestamp counter ticks ("ticks"); every time reads
+// as a count, "+9548 instr", "+120 ticks".
+export const countAxis = () => state.trace?.info?.params?.['time.axis'] || null;
+const fmtInstr = (ticks, sign) => (sign && ticks >= 0 ? '+' : '') + String(BigInt(Math.round(Number(ticks)))) + ' ' +
+  (countAxis() === 'instructions' ? 'instr' : countAxis());
 // An offset from the start in adaptive units: +1.234 567 s, +850 ns, +0 s.
 export function fmtRel(offset, unit) {
-  if (instrAxis()) return fmtInstr(offset, true);
+  if (countAxis()) return fmtInstr(offset, true);
   const n = BigInt(Math.round(offset));
   const a = n < 0n ? -n : n;
   let [e, name] = UNITS[UNITS.length - 1];
@@ -57,7 +59,7 @@ export function fmtRel(offset, unit) {
 // label is the one fmtRel gives to ref (the largest offset on the ruler), so every
 // label of a ruler reads in one unit.
 export function fmtTick(offset, unit, step, ref) {
-  if (instrAxis()) return fmtInstr(state.absolute ? absTicks(offset) : offset, !state.absolute);
+  if (countAxis()) return fmtInstr(state.absolute ? absTicks(offset) : offset, !state.absolute);
   const stepDigits = String(Math.max(1, Math.round(step))).length - 1; // trailing zeros of a 1/2/5 step
   let n, e, name;
   if (state.absolute) { n = BigInt(absTicks(offset)); [e, name] = [0, 's']; } else {
@@ -76,7 +78,7 @@ export function fmtTick(offset, unit, step, ref) {
   return (state.absolute || n < 0n ? '' : '+') + txt + ' ' + name;
 }
 // An absolute tick in seconds with every digit: 1571261796.553 123 457 s.
-export function fmtAbs(ticks, unit) { if (instrAxis()) return fmtInstr(ticks, false); return decimal(BigInt(ticks), unit, 0, false) + ' s'; }
+export function fmtAbs(ticks, unit) { if (countAxis()) return fmtInstr(ticks, false); return decimal(BigInt(ticks), unit, 0, false) + ' s'; }
 // An offset as shown: relative by default, absolute when the toggle says so.
 export function fmtAt(offset, unit) { return state.absolute ? fmtAbs(absTicks(offset), unit) : fmtRel(offset, unit); }
 
@@ -157,7 +159,7 @@ export function setRange(from, to) {
 
 // A duration in ticks, rounded to 4 digits.
 export function fmtTime(ticks, unit) {
-  if (instrAxis()) return fmtInstr(ticks, false);
+  if (countAxis()) return fmtInstr(ticks, false);
   const s = ticks * Math.pow(10, unit);
   const a = Math.abs(s);
   if (a === 0) return '0';
