@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "traza/store.h"
+#include "traza/grammar.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -180,6 +181,48 @@ typedef struct traza_diff_range {
  * flagged slices of one direction merged. lo, hi: A's interval, seconds. */
 int traza_diff_ranges(traza_trace *a, traza_trace *b, const char *type, size_t slices, int rule, double k,
                       traza_diff_range **out, size_t *n, double *lo, double *hi, traza_err *err);
+
+/* ---- structure: cycle types of two grammars, sequence patterns of two traces ----- */
+
+/* One counted thing of both sides: a cycle type of a PC trace's grammar, or a pattern
+ * of event types (its sequence-search instances). */
+typedef struct traza_diff_count {
+    char *name;               /* a pattern: its types joined by " > "; a cycle: NULL */
+    uint64_t hash, length;    /* a cycle: its identity (traza_gcycle); a pattern: 0 and its length */
+    int64_t count_a, count_b; /* occurrences (cycles) or instances (patterns) */
+    double share_a, share_b;  /* a cycle: count * length / |w| (its share of the trace); a pattern: per second */
+    size_t index_a, index_b;  /* a cycle: its number in `traza grammar cycles` on each side, 0 where absent */
+    double p;                 /* conditional binomial test of B's count given the exposures (traza_rate_test) */
+    double p_adj;             /* p corrected over every row (the diff's correction) */
+    traza_diff_verdict verdict; /* NEW, GONE, MORE, FEWER or SAME */
+} traza_diff_count;
+
+typedef struct traza_diff_counts {
+    traza_diff_count *rows; /* the changed rows first (see below), then the others */
+    size_t nrows, changed;  /* changed: rows whose verdict is not SAME */
+    double exposure_a, exposure_b; /* cycles: the number of cycles of each side; patterns: the spans, s */
+    uint64_t loop_header;   /* cycles: the loop header both sides were cut at */
+} traza_diff_counts;
+
+/* The cycle types of two grammars of PC (or event type) sequences, read from the
+ * grammars without expanding them, matched by content (hash and length). A type on
+ * one side only is NEW or GONE whatever its count (a program path that runs or no
+ * longer runs); a type on both sides is MORE or FEWER when its corrected p is below
+ * alpha. Ranked: changed rows by the change of their share of the trace (|share_b -
+ * share_a|), then by p_adj; then the unchanged ones, by share. */
+int traza_diff_grammar_cycles(const traza_grammar *a, const traza_grammar *b, uint64_t loop_header,
+                              traza_diff_correction correction, double alpha, traza_diff_counts *out, traza_err *err);
+
+/* Patterns of event types (each "A,B[,C...]": type names, in order) searched
+ * on both traces with traza_seqsearch (per producer when per_producer, no maximum
+ * gap); npatterns = 0: the patterns are every pair of consecutive event types (on a
+ * producer when per_producer) among the `top` most frequent pairs of either side. A
+ * row is a change when its corrected p is below alpha: NEW or GONE when a side has no
+ * instance, else MORE or FEWER. Ranked by p_adj, then by |log of the rate ratio|. Reads
+ * each trace once; memory: its events (id, time, type, producer). */
+int traza_diff_patterns(traza_trace *a, traza_trace *b, const char *const *patterns, size_t npatterns, size_t top, int per_producer, traza_diff_correction correction, double alpha,
+                        traza_diff_counts *out, traza_err *err);
+void traza_diff_counts_free(traza_diff_counts *c);
 
 /* ---- the statistics, for reuse and tests ---------------------------------------- */
 

@@ -2,6 +2,7 @@
  * per row a rank test on durations, a rate test on counts, a Hodges–Lehmann shift
  * with a bootstrap interval, and Holm / Benjamini–Hochberg over every test. */
 #include "traza/diff.h"
+#include "analysis/diff_span.h"
 #include "tools/callprofile.h"
 #include "util/util.h"
 
@@ -437,7 +438,7 @@ static int add_duration(acc *A, acc_run *s, double d)
     return 0;
 }
 
-static double span_seconds(const traza_trace_info *info)
+double tz_diff_span_seconds(const traza_trace_info *info)
 {
     int64_t span = info->max_ts > info->min_ts ? info->max_ts - info->min_ts : 1;
     return (double)span * pow(10.0, info->time_unit);
@@ -913,7 +914,7 @@ int traza_diff_compute_runs(traza_trace *const *a, size_t na, traza_trace *const
     for (int side = 0; side < 2 && rc == 0; side++) {
         traza_trace *const *t = side ? b : a;
         for (size_t k = 0; k < A.nruns[side] && rc == 0; k++) {
-            A.span[side][k] = span_seconds(traza_trace_info_of(t[k]));
+            A.span[side][k] = tz_diff_span_seconds(traza_trace_info_of(t[k]));
             *(side ? &out->span_b : &out->span_a) += A.span[side][k];
             rc = o->by == TRAZA_DIFF_BY_FUNCTION ? scan_calls(&A, t[k], side, k, err) : scan_trace(&A, t[k], side, k, err);
         }

@@ -1,9 +1,11 @@
 /* traza diff A B | --base A1 A2 .. --new B1 B2 .. [--by type|producer|function] [--top N]
  *                [--alpha P] [--correction holm|bh] [--fail-on EXPR] [--json]
- *                [--flame OUT.svg [--flame-by self|total]] */
+ *                [--flame OUT.svg [--flame-by self|total]] [--patterns] [--pattern P]..
+ *   traza diff A.tzg B.tzg [--grammar] [--loop-header ADDR] */
 #include "cli/cli.h"
 #include "util/util.h"
 #include "report/diff_json.h"
+#include "cli/diff_structure.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -17,7 +19,9 @@ const char cmd_diff_usage[] =
     "usage: traza diff A B [--by type|producer|function] [--top N] [--alpha P]\n"
     "                  [--correction holm|bh] [--fail-on EXPR] [--json]\n"
     "                  [--flame OUT.svg [--flame-by self|total]] [--ranges]\n"
+    "                  [--patterns] [--pattern A,B[,C..]]..\n"
     "       traza diff --base A1 A2 [A3..] --new B1 B2 [B3..] [options]\n"
+    "       traza diff A.tzg B.tzg [--grammar] [--loop-header ADDR] [--top N] [--alpha P] [--json]\n"
     "\n"
     "What changed from trace A (the base) to trace B (the new run), per row: counts,\n"
     "rates, duration median/p90/p99/total; a Mann-Whitney U test on the durations, a\n"
@@ -48,13 +52,29 @@ const char cmd_diff_usage[] =
     "  --flame-by M        the time that colours a frame: self (the default) or total\n"
     "  --ranges            where in time each slower/faster row (A B, --by type) shows: the\n"
     "                      slices (1/20 of B's span) whose median duration is outside A's\n"
-    "                      median +- 3 MAD, merged, from B's start (JSON: \"ranges\")\n";
+    "                      median +- 3 MAD, merged, from B's start (JSON: \"ranges\")\n"
+    "  --patterns          also the sequence-search patterns whose instance counts changed (A B):\n"
+    "                      the 20 most frequent pairs of consecutive event types on a producer\n"
+    "                      of each side, searched on both; a rate test per pattern, corrected\n"
+    "                      over the patterns (JSON: \"patterns\")\n"
+    "  --pattern A,B[,C..] a pattern of event types to search instead (repeatable; implies --patterns)\n"
+    "  --grammar           A and B are grammars (.tzg of PC traces; implied when both names end in\n"
+    "                      .tzg): the cycle types only in A (gone), only in B (new), and those whose\n"
+    "                      count changed (a rate test on the counts given each side's number of\n"
+    "                      cycles, corrected), ranked by the change of their share of the trace;\n"
+    "                      read from the grammars without decompressing them\n"
+    "  --loop-header ADDR  the loop header that cuts both sequences into cycles (default: A's\n"
+    "                      stored one, else B's)\n";
 
-/* --flame, --flame-by and --ranges */
+/* --flame, --flame-by, --ranges and the structure options */
 typedef struct flame_opts {
     const char *out;
     traza_diff_metric metric;
     int ranges;
+    int grammar, patterns;
+    const char *loop_header;
+    const char **pattern; /* the --pattern specs */
+    size_t npattern;
 } flame_opts;
 
 /* ---- --fail-on ------------------------------------------------------------------- */
@@ -191,12 +211,14 @@ static int fail_match(const fail_expr *e, const traza_diff_row *r)
 /* ---- output -------------------------------------------------------------------- */
 
 static void print_json(tz_buf *b, traza_trace *const *ta, traza_trace *const *tb, const traza_diff *d, const unsigned char *failed,
-                       const char *ranges)
+                       const char *ranges, const char *patterns)
 {
     tz_buf_putc(b, '{');
     tz_diff_json_fields(b, ta, tb, d, failed);
     if (ranges)
         tz_buf_printf(b, ",\"ranges\":%s", ranges);
+    if (patterns)
+        tz_buf_printf(b, ",\"patterns\":%s", patterns);
     tz_buf_puts(b, "}\n");
 }
 
@@ -301,7 +323,7 @@ static int open_traces(traza_cli *cli, const char **names, size_t n, traza_trace
 }
 
 static int run_diff(traza_cli *cli, traza_trace *const *ta, size_t na, traza_trace *const *tb, size_t nb,
-                    const traza_diff_opts *o, long top, const char *fail_on, const fail_expr *fe, int ranges)
+                    const traza_diff_opts *o, long top, const char *fail_on, const fail_expr *fe, const flame_opts *fl)
 {
     traza_err err;
     traza_err_clear(&err);
@@ -321,8 +343,10 @@ static int run_diff(traza_cli *cli, traza_trace *const *ta, size_t na, traza_tra
         for (size_t i = 0; i < d.nrows; i++)
             nfailed += failed[i] = (unsigned char)fail_match(fe, &d.rows[i]);
     }
-    char *where = NULL;
-    if (ranges && !(where = where_in_time(ta[0], tb[0], &d, cli->json, &err))) {
+    char *where = NULL, *pats = NULL;
+    if ((fl->ranges && !(where = where_in_time(ta[0], tb[0], &d, cli->json, &err))) ||
+        (fl->patterns && !(pats = diff_patterns_section(ta[0], tb[0], fl->pattern, fl->npattern, o, cli->json, top, &err)))) {
+        free(where);
         free(failed);
         traza_diff_free(&d);
         return cli_fail(cli, &err);
@@ -330,7 +354,7 @@ static int run_diff(traza_cli *cli, traza_trace *const *ta, size_t na, traza_tra
     tz_buf b;
     tz_buf_init(&b);
     if (cli->json) {
-        print_json(&b, ta, tb, &d, failed, where);
+        print_json(&b, ta, tb, &d, failed, where, pats);
     } else {
         print_text(&b, ta, tb, &d, top, failed);
         if (fail_on) {
@@ -343,8 +367,11 @@ static int run_diff(traza_cli *cli, traza_trace *const *ta, size_t na, traza_tra
         }
         if (where)
             tz_buf_puts(&b, where);
+        if (pats)
+            tz_buf_puts(&b, pats);
     }
     free(where);
+    free(pats);
     fputs(b.s ? b.s : "", stdout);
     tz_buf_free(&b);
     if (nfailed)
@@ -354,13 +381,21 @@ static int run_diff(traza_cli *cli, traza_trace *const *ta, size_t na, traza_tra
     return rc;
 }
 
+/* Whether a name is a grammar file's. */
+static int is_tzg(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 4 && strcmp(name + n - 4, ".tzg") == 0;
+}
+
 /* The options into o, top, fail_on and fe; the trace names in order into names[0]
  * (A B), names[1] (after --base) and names[2] (after --new): getopt returns each as 1.
  * EXIT_OK to go on, 1 + an exit status to stop with it. */
 static int parse_args(traza_cli *cli, int argc, char **argv, traza_diff_opts *o, long *top, const char **fail_on, fail_expr *fe,
                       const char ***names, size_t *nnames, flame_opts *fl)
 {
-    enum { O_BY = OPT_FIRST_FREE, O_TOP, O_ALPHA, O_CORR, O_FAIL, O_BASE, O_NEW, O_FLAME, O_FLAME_BY, O_RANGES };
+    enum { O_BY = OPT_FIRST_FREE, O_TOP, O_ALPHA, O_CORR, O_FAIL, O_BASE, O_NEW, O_FLAME, O_FLAME_BY, O_RANGES, O_GRAMMAR, O_LH,
+           O_PATTERNS, O_PATTERN };
     static const struct option longopts[] = {
         CLI_COMMON_LONGOPTS,
         {"by", required_argument, NULL, O_BY},
@@ -373,6 +408,10 @@ static int parse_args(traza_cli *cli, int argc, char **argv, traza_diff_opts *o,
         {"flame", required_argument, NULL, O_FLAME},
         {"flame-by", required_argument, NULL, O_FLAME_BY},
         {"ranges", no_argument, NULL, O_RANGES},
+        {"grammar", no_argument, NULL, O_GRAMMAR},
+        {"loop-header", required_argument, NULL, O_LH},
+        {"patterns", no_argument, NULL, O_PATTERNS},
+        {"pattern", required_argument, NULL, O_PATTERN},
         {NULL, 0, NULL, 0},
     };
     int side = 0, c;
@@ -404,6 +443,13 @@ static int parse_args(traza_cli *cli, int argc, char **argv, traza_diff_opts *o,
             break;
         case O_FLAME: fl->out = optarg; break;
         case O_RANGES: fl->ranges = 1; break;
+        case O_GRAMMAR: fl->grammar = 1; break;
+        case O_LH: fl->loop_header = optarg; break;
+        case O_PATTERNS: fl->patterns = 1; break;
+        case O_PATTERN:
+            fl->patterns = 1;
+            fl->pattern[fl->npattern++] = optarg;
+            break;
         case O_FLAME_BY:
             if (!strcmp(optarg, "self")) fl->metric = TRAZA_DIFF_METRIC_SELF;
             else if (!strcmp(optarg, "total")) fl->metric = TRAZA_DIFF_METRIC_TOTAL;
@@ -425,6 +471,15 @@ static int parse_args(traza_cli *cli, int argc, char **argv, traza_diff_opts *o,
         return 1 + cli_usage_error("diff", nnames[1] || nnames[2]
                                                ? "--base and --new want two or more traces each and no other trace name"
                                                : "expected two trace names, A (the base) and B (the new run)");
+    if (nnames[0] == 2 && is_tzg(names[0][0]) && is_tzg(names[0][1]))
+        fl->grammar = 1;
+    if (fl->grammar && (!nnames[0] || fl->ranges || fl->out || fl->patterns || *fail_on))
+        return 1 + cli_usage_error("diff", "--grammar compares two .tzg files, A B, without --ranges, --flame, --patterns "
+                                           "or --fail-on");
+    if (fl->loop_header && !fl->grammar)
+        return 1 + cli_usage_error("diff", "--loop-header is for grammars (.tzg files, --grammar)");
+    if (fl->patterns && !nnames[0])
+        return 1 + cli_usage_error("diff", "--patterns is for two traces, A B");
     if (fl->ranges && (!nnames[0] || o->by != TRAZA_DIFF_BY_TYPE))
         return 1 + cli_usage_error("diff", "--ranges is for two traces, A B, by type");
     if (fl->out && !nnames[0])
@@ -457,7 +512,7 @@ static int write_flame(traza_cli *cli, traza_trace *a, traza_trace *b, const cha
 
 int cmd_diff(traza_cli *cli, int argc, char **argv)
 {
-    flame_opts fl = {NULL, TRAZA_DIFF_METRIC_SELF, 0};
+    flame_opts fl = {NULL, TRAZA_DIFF_METRIC_SELF, 0, 0, 0, NULL, NULL, 0};
     traza_diff_opts o;
     traza_diff_opts_init(&o);
     long top = 20;
@@ -469,17 +524,20 @@ int cmd_diff(traza_cli *cli, int argc, char **argv)
     int rc = EXIT_FAIL;
     for (int k = 0; k < 3; k++)
         names[k] = malloc((size_t)argc * sizeof *names[k]);
-    if (!t || !names[0] || !names[1] || !names[2])
+    fl.pattern = malloc((size_t)argc * sizeof *fl.pattern);
+    if (!t || !names[0] || !names[1] || !names[2] || !fl.pattern)
         fputs("traza: out of memory\n", stderr);
     else if ((rc = parse_args(cli, argc, argv, &o, &top, &fail_on, &fe, names, nnames, &fl)) != EXIT_OK)
         rc--;
+    else if (fl.grammar)
+        rc = diff_grammars(cli, names[0][0], names[0][1], fl.loop_header, &o, top);
     else {
         /* A B, or the base runs then the new ones */
         size_t na = nnames[0] ? 1 : nnames[1], nb = nnames[0] ? 1 : nnames[2];
         rc = EXIT_FAIL;
         if (open_traces(cli, nnames[0] ? names[0] : names[1], na, t) == 0) {
             if (open_traces(cli, nnames[0] ? names[0] + 1 : names[2], nb, t + na) == 0) {
-                rc = run_diff(cli, t, na, t + na, nb, &o, top, fail_on, &fe, fl.ranges);
+                rc = run_diff(cli, t, na, t + na, nb, &o, top, fail_on, &fe, &fl);
                 if (fl.out && rc != EXIT_FAIL) {
                     int frc = write_flame(cli, t[0], t[1], names[0][0], names[0][1], &fl);
                     rc = frc != EXIT_OK ? frc : rc;
@@ -493,6 +551,7 @@ int cmd_diff(traza_cli *cli, int argc, char **argv)
     }
     for (int k = 0; k < 3; k++)
         free(names[k]);
+    free(fl.pattern);
     free(t);
     return rc;
 }

@@ -360,12 +360,189 @@ static void test_aa(void **state)
     tu_ws_close(&w);
 }
 
+/* ---- structure: cycle types and sequence patterns --------------------------------------- */
+
+/* A loop of `iters` iterations (header 1) running f (10..25) every 3rd iteration, else
+ * g (30..30+glen-1); h (50..57) every 5th. */
+static traza_grammar *firmware(int iters, int glen, traza_err *err)
+{
+    uint64_t *w = malloc((size_t)iters * 40 * sizeof *w);
+    assert_non_null(w);
+    size_t n = 0;
+    for (int i = 0; i < iters; i++) {
+        w[n++] = 1;
+        if (i % 3 == 0)
+            for (uint64_t k = 10; k < 26; k++)
+                w[n++] = k;
+        else
+            for (uint64_t k = 30; k < 30 + (uint64_t)glen; k++)
+                w[n++] = k;
+        if (i % 5 == 0)
+            for (uint64_t k = 50; k < 58; k++)
+                w[n++] = k;
+    }
+    const uint64_t lh = 1;
+    traza_grammar *g = traza_grammar_build(w, n, TRAZA_G_CYCLITUR, &lh, err);
+    free(w);
+    assert_non_null(g);
+    return g;
+}
+
+static void test_grammar_cycles(void **state)
+{
+    (void)state;
+    traza_err err;
+    traza_err_clear(&err);
+    traza_grammar *a = firmware(300, 12, &err), *b = firmware(300, 13, &err), *c = firmware(300, 12, &err);
+    traza_diff_counts d;
+    assert_int_equal(traza_diff_grammar_cycles(a, b, 1, TRAZA_DIFF_HOLM, 0.01, &d, &err), 0);
+    /* g alone (160 times, 13 symbols in A) and g with h (40 times): gone from A, new in B, first */
+    assert_int_equal(d.nrows, 6);
+    assert_int_equal(d.changed, 4);
+    assert_int_equal(d.rows[0].verdict, TRAZA_DIFF_NEW);
+    assert_int_equal(d.rows[0].count_b, 160);
+    assert_int_equal(d.rows[0].length, 14);
+    assert_int_equal(d.rows[1].verdict, TRAZA_DIFF_GONE);
+    assert_int_equal(d.rows[1].count_a, 160);
+    assert_int_equal(d.rows[1].length, 13);
+    assert_int_equal(d.rows[1].index_a, 1);
+    assert_int_equal(d.rows[1].index_b, 0);
+    assert_int_equal(d.rows[2].count_b + d.rows[3].count_a, 80);
+    /* f alone and f with h: the same counts, the same verdict */
+    for (size_t i = 4; i < 6; i++) {
+        assert_int_equal(d.rows[i].verdict, TRAZA_DIFF_SAME);
+        assert_int_equal(d.rows[i].count_a, d.rows[i].count_b);
+        NEAR(d.rows[i].p, 1, 1e-9);
+    }
+    NEAR(d.exposure_a, 300, 0);
+    traza_diff_counts_free(&d);
+    /* A/A */
+    assert_int_equal(traza_diff_grammar_cycles(a, c, 1, TRAZA_DIFF_BH, 0.01, &d, &err), 0);
+    assert_int_equal(d.nrows, 4);
+    assert_int_equal(d.changed, 0);
+    traza_diff_counts_free(&d);
+    assert_int_equal(traza_diff_grammar_cycles(a, c, 1, TRAZA_DIFF_BH, 1.5, &d, &err), -1);
+    assert_err_contains(err, "between 0 and 1");
+    traza_grammar_free(a);
+    traza_grammar_free(b);
+    traza_grammar_free(c);
+}
+
+/* `n` events on two producers, types a b c d at random; after 1 in `every` "a" events
+ * the pair "send" "recv" on the same producer. */
+static traza_trace *write_pattern_trace(tu_ws *w, const char *name, uint64_t seed, int n, int every)
+{
+    traza_writer *wr = traza_writer_begin(w->ws, name, "test", &w->err);
+    assert_non_null(wr);
+    int32_t p[2] = {traza_writer_producer(wr, -1, "cpu0", "Core", &w->err),
+                    traza_writer_producer(wr, -1, "cpu1", "Core", &w->err)};
+    const char *names[6] = {"a", "b", "c", "d", "send", "recv"};
+    int32_t ty[6];
+    for (int k = 0; k < 6; k++)
+        ty[k] = traza_writer_event_type(wr, names[k], TRAZA_PUNCTUAL, &w->err);
+    int64_t ts = 0;
+    int na = 0;
+    for (int i = 0; i < n; i++) {
+        uint64_t r = next(&seed);
+        traza_event e;
+        memset(&e, 0, sizeof e);
+        e.ts = e.end_ts = ts;
+        e.type = ty[r % 4];
+        e.producer = p[(r >> 8) & 1];
+        assert_int_equal(traza_writer_event(wr, &e, &w->err), 0);
+        if (r % 4 == 0 && ++na % every == 0)
+            for (int k = 4; k < 6; k++) {
+                e.ts = e.end_ts = ++ts;
+                e.type = ty[k];
+                assert_int_equal(traza_writer_event(wr, &e, &w->err), 0);
+            }
+        ts += 1000;
+    }
+    assert_int_equal(traza_writer_commit(wr, NULL, &w->err), 0);
+    traza_trace *t = traza_trace_open(w->ws, name, TRAZA_OPEN_READ, &w->err);
+    assert_non_null(t);
+    return t;
+}
+
+static void test_patterns(void **state)
+{
+    (void)state;
+    tu_ws w;
+    tu_ws_open(&w);
+    traza_trace *a = write_pattern_trace(&w, "a", 1, 8000, 40), *b = write_pattern_trace(&w, "b", 2, 8000, 8);
+    traza_diff_counts d;
+    const char *pats[] = {"send,recv", "b,c"};
+    if (traza_diff_patterns(a, b, pats, 2, 0, 1, TRAZA_DIFF_HOLM, 0.01, &d, &w.err) < 0)
+        fail_msg("%s", w.err.msg);
+    assert_int_equal(d.nrows, 2);
+    assert_string_equal(d.rows[0].name, "send > recv");
+    assert_int_equal(d.rows[0].verdict, TRAZA_DIFF_MORE);
+    assert_true(d.rows[0].count_a > 20);
+    assert_true(d.rows[0].count_b > 4 * d.rows[0].count_a);
+    assert_string_equal(d.rows[1].name, "b > c");
+    assert_int_equal(d.rows[1].verdict, TRAZA_DIFF_SAME);
+    assert_int_equal(d.changed, 1);
+    traza_diff_counts_free(&d);
+    /* the pairs of consecutive types: send > recv found among them, ranked first */
+    assert_int_equal(traza_diff_patterns(a, b, NULL, 0, 20, 1, TRAZA_DIFF_HOLM, 0.01, &d, &w.err), 0);
+    assert_true(d.nrows >= 16);
+    assert_int_equal(d.rows[0].verdict, TRAZA_DIFF_MORE);
+    assert_true(strstr(d.rows[0].name, "send") || strstr(d.rows[0].name, "recv"));
+    for (size_t i = 0; i < d.nrows; i++)
+        if (!strcmp(d.rows[i].name, "send > recv"))
+            assert_int_equal(d.rows[i].verdict, TRAZA_DIFF_MORE);
+        else if (!strchr(d.rows[i].name, 's') && !strchr(d.rows[i].name, 'r'))
+            assert_int_equal(d.rows[i].verdict, TRAZA_DIFF_SAME);
+    traza_diff_counts_free(&d);
+    const char *bad[] = {"send,,recv"};
+    assert_int_equal(traza_diff_patterns(a, b, bad, 1, 0, 1, TRAZA_DIFF_HOLM, 0.01, &d, &w.err), -1);
+    assert_err_contains(w.err, "an empty type name");
+    traza_trace_close(a);
+    traza_trace_close(b);
+    tu_ws_close(&w);
+}
+
+/* A/A on patterns: 50 pairs of runs of the same generator, at most 1 row in 100 flagged. */
+static void test_aa_patterns(void **state)
+{
+    (void)state;
+    tu_ws w;
+    tu_ws_open(&w);
+    size_t rows = 0, flagged = 0, raw = 0;
+    for (int rep = 0; rep < 50; rep++) {
+        char na[32], nb[32];
+        snprintf(na, sizeof na, "a%d", rep);
+        snprintf(nb, sizeof nb, "b%d", rep);
+        traza_trace *a = write_pattern_trace(&w, na, 3000 + 2 * (uint64_t)rep, 1500, 10);
+        traza_trace *b = write_pattern_trace(&w, nb, 3001 + 2 * (uint64_t)rep, 1500, 10);
+        traza_diff_counts d;
+        if (traza_diff_patterns(a, b, NULL, 0, 20, 1, TRAZA_DIFF_HOLM, 0.01, &d, &w.err) < 0)
+            fail_msg("%s", w.err.msg);
+        rows += d.nrows;
+        flagged += d.changed;
+        for (size_t i = 0; i < d.nrows; i++)
+            raw += d.rows[i].p < 0.01;
+        traza_diff_counts_free(&d);
+        traza_trace_close(a);
+        traza_trace_close(b);
+    }
+    print_message("A/A patterns: %zu rows, %zu flagged; %zu at raw p < 0.01\n", rows, flagged, raw);
+    assert_true(rows >= 50 * 16);
+    if (flagged * 100 > rows)
+        fail_msg("%zu of %zu pattern rows flagged in A/A comparisons", flagged, rows);
+    /* each test alone keeps its level: at most 2 % below 0.01 */
+    if (raw * 50 > rows)
+        fail_msg("%zu of %zu pattern tests at raw p < 0.01", raw, rows);
+    tu_ws_close(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mann_whitney), cmocka_unit_test(test_hodges_lehmann), cmocka_unit_test(test_corrections),
         cmocka_unit_test(test_rate),         cmocka_unit_test(test_welch),          cmocka_unit_test(test_injected),
-        cmocka_unit_test(test_runs),         cmocka_unit_test(test_aa),
+        cmocka_unit_test(test_runs),         cmocka_unit_test(test_aa),             cmocka_unit_test(test_grammar_cycles),
+        cmocka_unit_test(test_patterns),     cmocka_unit_test(test_aa_patterns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

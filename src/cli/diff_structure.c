@@ -1,0 +1,149 @@
+/* traza diff: the cycle types of two grammars and the sequence-search patterns of two
+ * traces, as text or JSON. */
+#include "cli/diff_structure.h"
+#include "cli/grammar_cli.h"
+#include "util/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Pairs of consecutive event types tried per side when no pattern is given. */
+enum { AUTO_PAIRS = 20 };
+
+/* A row's label: the pattern, or the cycle by its numbers on each side. */
+static const char *count_label(const traza_diff_count *r, char *buf, size_t size)
+{
+    if (r->name)
+        snprintf(buf, size, "%s", r->name);
+    else if (r->index_a && r->index_b)
+        snprintf(buf, size, "A:C%zu = B:C%zu (length %llu)", r->index_a, r->index_b, (unsigned long long)r->length);
+    else
+        snprintf(buf, size, "%s:C%zu (length %llu)", r->index_a ? "A" : "B", r->index_a ? r->index_a : r->index_b,
+                 (unsigned long long)r->length);
+    return buf;
+}
+
+static void counts_json(tz_buf *b, const traza_diff_counts *c)
+{
+    tz_buf_putc(b, '[');
+    for (size_t i = 0; i < c->nrows; i++) {
+        const traza_diff_count *r = &c->rows[i];
+        tz_buf_puts(b, i ? ",{" : "{");
+        if (r->name) {
+            tz_buf_puts(b, "\"pattern\":");
+            tz_json_str(b, r->name);
+            tz_buf_printf(b, ",\"length\":%llu,\"rate_a\":%.9g,\"rate_b\":%.9g", (unsigned long long)r->length, r->share_a, r->share_b);
+        } else {
+            tz_buf_printf(b, "\"cycle_a\":%zu,\"cycle_b\":%zu,\"hash\":\"%016llx\",\"length\":%llu,\"share_a\":%.9g,\"share_b\":%.9g",
+                          r->index_a, r->index_b, (unsigned long long)r->hash, (unsigned long long)r->length, r->share_a,
+                          r->share_b);
+        }
+        tz_buf_printf(b, ",\"count_a\":%lld,\"count_b\":%lld,", (long long)r->count_a, (long long)r->count_b);
+        tz_buf_printf(b, isnan(r->p) ? "\"p\":null," : "\"p\":%.6g,", r->p);
+        tz_buf_printf(b, isnan(r->p_adj) ? "\"p_adj\":null," : "\"p_adj\":%.6g,", r->p_adj);
+        tz_buf_printf(b, "\"verdict\":\"%s\"}", traza_diff_verdict_name(r->verdict));
+    }
+    tz_buf_putc(b, ']');
+}
+
+/* The text table: the changed rows (at most top), then how many are unchanged. */
+static void counts_text(tz_buf *b, const traza_diff_counts *c, int cycles, long top)
+{
+    char label[512];
+    tz_buf_printf(b, "%-40s %10s %10s %9s %9s %9s  %s\n", cycles ? "cycle type" : "pattern", "count A", "count B",
+                  cycles ? "share A" : "rate A/s", cycles ? "share B" : "rate B/s", "p adj", "verdict");
+    size_t shown = 0;
+    for (size_t i = 0; i < c->nrows && c->rows[i].verdict != TRAZA_DIFF_SAME && (long)shown < top; i++, shown++) {
+        const traza_diff_count *r = &c->rows[i];
+        if (cycles)
+            tz_buf_printf(b, "%-40s %10lld %10lld %8.2f%% %8.2f%% %9.2g  %s\n", count_label(r, label, sizeof label),
+                          (long long)r->count_a, (long long)r->count_b, 100 * r->share_a, 100 * r->share_b, r->p_adj,
+                          traza_diff_verdict_name(r->verdict));
+        else
+            tz_buf_printf(b, "%-40s %10lld %10lld %9.4g %9.4g %9.2g  %s\n", count_label(r, label, sizeof label),
+                          (long long)r->count_a, (long long)r->count_b, r->share_a, r->share_b, r->p_adj,
+                          traza_diff_verdict_name(r->verdict));
+    }
+    if (c->changed > shown)
+        tz_buf_printf(b, "(%zu more changed: --top or --json)\n", c->changed - shown);
+    tz_buf_printf(b, "%zu of %zu %s unchanged\n", c->nrows - c->changed, c->nrows, cycles ? "cycle types" : "patterns");
+}
+
+int diff_grammars(traza_cli *cli, const char *pa, const char *pb, const char *loop_header, const traza_diff_opts *o, long top)
+{
+    traza_grammar *a = grammar_cli_load(pa), *b = a ? grammar_cli_load(pb) : NULL;
+    int rc = EXIT_FAIL;
+    uint64_t lh;
+    gopts go;
+    memset(&go, 0, sizeof go);
+    go.loop_header = loop_header;
+    if (!a || !b)
+        goto done;
+    if (grammar_cli_loop_header(a->has_loop_header || loop_header ? a : b, &go, &lh) < 0) {
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    traza_err err;
+    traza_err_clear(&err);
+    traza_diff_counts c;
+    if (traza_diff_grammar_cycles(a, b, lh, o->correction, o->alpha, &c, &err) < 0) {
+        rc = cli_fail(cli, &err);
+        goto done;
+    }
+    tz_buf out;
+    tz_buf_init(&out);
+    if (cli->json) {
+        tz_buf_puts(&out, "{\"a\":");
+        tz_json_str(&out, pa);
+        tz_buf_puts(&out, ",\"b\":");
+        tz_json_str(&out, pb);
+        tz_buf_printf(&out, ",\"loop_header\":\"0x%llx\",\"cycles_a\":%.0f,\"cycles_b\":%.0f,\"changed\":%zu,\"cycle_types\":",
+                      (unsigned long long)lh, c.exposure_a, c.exposure_b, c.changed);
+        counts_json(&out, &c);
+        tz_buf_puts(&out, "}\n");
+    } else {
+        const char *name = traza_grammar_name(a, lh);
+        tz_buf_printf(&out, "A: %s (%.0f cycles)  B: %s (%.0f cycles)  loop header ", pa, c.exposure_a, pb, c.exposure_b);
+        if (name)
+            tz_buf_puts(&out, name);
+        else
+            tz_buf_printf(&out, "0x%llx", (unsigned long long)lh);
+        tz_buf_printf(&out, "\n%s-corrected p < %g is a change of frequency; a type on one side only is new or gone\n",
+                      o->correction == TRAZA_DIFF_BH ? "BH" : "Holm", o->alpha);
+        counts_text(&out, &c, 1, top);
+    }
+    rc = out.oom ? EXIT_FAIL : EXIT_OK;
+    fputs(out.oom ? "traza: out of memory\n" : out.s ? out.s : "", out.oom ? stderr : stdout);
+    tz_buf_free(&out);
+    traza_diff_counts_free(&c);
+done:
+    traza_grammar_free(a);
+    traza_grammar_free(b);
+    return rc;
+}
+
+char *diff_patterns_section(traza_trace *a, traza_trace *b, const char *const *patterns, size_t npatterns,
+                            const traza_diff_opts *o, int json, long top, traza_err *err)
+{
+    traza_diff_counts c;
+    if (traza_diff_patterns(a, b, patterns, npatterns, AUTO_PAIRS, 1, o->correction, o->alpha, &c, err) < 0)
+        return NULL;
+    tz_buf out;
+    tz_buf_init(&out);
+    if (json) {
+        counts_json(&out, &c);
+    } else {
+        tz_buf_printf(&out, "\nsequence patterns (%s, per producer; a rate test on the instance counts, corrected over the "
+                            "patterns):\n",
+                      npatterns ? "--pattern" : "the most frequent pairs of consecutive event types");
+        counts_text(&out, &c, 0, top);
+    }
+    traza_diff_counts_free(&c);
+    char *s = tz_buf_take(&out);
+    if (!s) {
+        tz_buf_free(&out);
+        traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    }
+    return s;
+}
