@@ -74,6 +74,6 @@ int cmd_run(traza_cli *cli, int argc, char **argv)
     traza_err err;
     traza_err_clear(&err);
     if (traza_tool_run(tool, &call, &err) < 0)
-        return cli_fail(cli, &err);
+        return cli_fail_tool(cli, tool, &err);
     return EXIT_OK;
 }

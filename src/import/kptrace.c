@@ -142,7 +142,7 @@ static int ts_err(traza_err *err, const char *path, long line, size_t col, const
     if (rc == -2)
         return tz_field_err(err, path, line, col, name, "a timestamp that fits in 64 bits", f, n);
     if (rc == -3) {
-        snprintf(ex, sizeof ex, "an integer count of 1e%d s (KPTrace timestamps are in the trace unit; give a finer --time-unit)", unit);
+        snprintf(ex, sizeof ex, "an integer count of 1e%d s (KPTrace timestamps are in the trace unit; give the trace a finer time unit)", unit);
         return tz_field_err(err, path, line, col, name, ex, f, n);
     }
     snprintf(ex, sizeof ex, "a timestamp, an integer count of 1e%d s (e.g. 266047)", unit);
