@@ -316,34 +316,10 @@ static int csv_detect(const char *path, const unsigned char *head, size_t len)
 typedef struct csv_state {
     traza_writer *w;
     tz_namecache producers, types;
-    int32_t *defs;          /* [type * nparams + i] */
-    traza_ptype *ptypes;
-    size_t ntypes_cap;
+    tz_param_slots slots;   /* one per (type, parameter of the map) */
     traza_param *pbuf;
     int64_t unmapped;       /* non-empty fields of columns the map does not use */
 } csv_state;
-
-static int ensure_slots(csv_state *s, const csv_map *m, int32_t t, traza_err *err)
-{
-    if ((size_t)t < s->ntypes_cap)
-        return 0;
-    size_t ncap = s->ntypes_cap ? s->ntypes_cap * 2 : 16;
-    while (ncap <= (size_t)t)
-        ncap *= 2;
-    size_t np = m->nparams ? m->nparams : 1;
-    int32_t *d = realloc(s->defs, ncap * np * sizeof *d);
-    if (!d)
-        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-    s->defs = d;
-    traza_ptype *p = realloc(s->ptypes, ncap * np * sizeof *p);
-    if (!p)
-        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-    s->ptypes = p;
-    for (size_t i = s->ntypes_cap * np; i < ncap * np; i++)
-        s->defs[i] = -1;
-    s->ntypes_cap = ncap;
-    return 0;
-}
 
 static int time_field(const char *path, long ln, long col, const char *nm, const char *f, size_t n, int shift, int64_t *out, traza_err *err)
 {
@@ -418,11 +394,7 @@ static int csv_file(traza_ctx *ctx, csv_state *s, const char *path, const traza_
         if (m.params[i].col > maxcol)
             maxcol = m.params[i].col;
     free(s->pbuf);
-    free(s->defs);
-    free(s->ptypes);
-    s->defs = NULL;
-    s->ptypes = NULL;
-    s->ntypes_cap = 0;
+    tz_param_slots_reset(&s->slots, m.nparams);
     if (!(s->pbuf = calloc(m.nparams + 1, sizeof *s->pbuf))) {
         traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
         goto out;
@@ -559,31 +531,22 @@ static int csv_file(traza_ctx *ctx, csv_state *s, const char *path, const traza_
 #undef F
 #undef L
 #undef HAS
-        if (ensure_slots(s, &m, ev.type, err) < 0)
-            goto out;
         uint32_t npar = 0;
-        size_t np = m.nparams ? m.nparams : 1;
         for (size_t i = 0; i < m.nparams; i++) {
             const char *f = r.f[m.params[i].col];
             size_t fl = r.len[m.params[i].col];
             if (!fl)
                 continue;
-            size_t slot = (size_t)ev.type * np + i;
-            if (s->defs[slot] < 0) {
-                traza_ptype pt = m.params[i].ptype >= 0 ? (traza_ptype)m.params[i].ptype : tz_guess_ptype(f, fl);
-                int32_t d = traza_writer_param_def(s->w, ev.type, m.params[i].pname, pt, err);
-                if (d < 0) {
-                    traza_err_prefix(err, "%s:%ld: ", path, ln);
-                    goto out;
-                }
-                s->defs[slot] = d;
-                s->ptypes[slot] = pt;
+            traza_ptype pt;
+            int vr = tz_param_slot_value(&s->slots, s->w, ev.type, i, m.params[i].pname, m.params[i].ptype, f, fl, &s->pbuf[npar],
+                                         &pt, err);
+            if (vr == -1) {
+                traza_err_prefix(err, "%s:%ld: ", path, ln);
+                goto out;
             }
-            traza_param *p = &s->pbuf[npar];
-            p->def = s->defs[slot];
-            if (tz_parse_value(s->ptypes[slot], f, fl, &p->v) < 0) {
+            if (vr < 0) {
                 char ex[160];
-                snprintf(ex, sizeof ex, "a %s value for parameter '%s'%s", traza_ptype_name(s->ptypes[slot]), m.params[i].pname,
+                snprintf(ex, sizeof ex, "a %s value for parameter '%s'%s", traza_ptype_name(pt), m.params[i].pname,
                          m.params[i].ptype >= 0 ? "" : " (its type came from its first value)");
                 tz_field_err(err, path, ln, (size_t)m.params[i].col, m.params[i].pname, ex, f, fl);
                 goto out;
@@ -624,8 +587,7 @@ static int csv_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, s
     }
     tz_namecache_free(&s.producers);
     tz_namecache_free(&s.types);
-    free(s.defs);
-    free(s.ptypes);
+    tz_param_slots_reset(&s.slots, 0);
     free(s.pbuf);
     return rc;
 }
