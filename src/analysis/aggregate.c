@@ -219,7 +219,7 @@ int traza_agg_micro_build(traza_trace *t, int has_window, int64_t t0, int64_t t1
         t1 = info->max_ts;
     }
     if (nslices == 0 || nslices > 100000)
-        return traza_err_set(err, TRAZA_E_USAGE, "--slices must be between 1 and 100000 (got %zu)", nslices);
+        return traza_err_set(err, TRAZA_E_USAGE, "the slice count must be between 1 and 100000 (got %zu)", nslices);
     if (t1 <= t0)
         t1 = t0 + 1;
     const traza_producer *prods;

@@ -354,15 +354,15 @@ static int run_aggregate(const traza_tool *tool, const traza_tool_call *call, tr
 {
     int model = traza_agg_model_parse(tz_targ(tool, call, "model"));
     if (model < 0)
-        return traza_err_set(err, TRAZA_E_USAGE, "--model must be occurrences, duration, avg-duration or avg-value, not '%s'",
+        return traza_err_set(err, TRAZA_E_USAGE, "option 'model' must be occurrences, duration, avg-duration or avg-value, not '%s'",
                              tz_targ(tool, call, "model"));
     double slices = tz_targ_double(tool, call, "slices", 20);
     if (!(slices >= 1 && slices <= 100000))
-        return traza_err_set(err, TRAZA_E_USAGE, "--slices must be between 1 and 100000");
+        return traza_err_set(err, TRAZA_E_USAGE, "option 'slices' must be between 1 and 100000");
     const char *ps = tz_targ(tool, call, "p");
     double p = tz_targ_double(tool, call, "p", 0);
     if (ps && !(p >= 0 && p <= 1))
-        return traza_err_set(err, TRAZA_E_USAGE, "--p must be between 0 and 1 (got %s)", ps);
+        return traza_err_set(err, TRAZA_E_USAGE, "option 'p' must be between 0 and 1 (got %s)", ps);
     traza_trace *t = traza_trace_open(call->ws, call->trace, TRAZA_OPEN_WRITE, err);
     if (!t)
         return -1;

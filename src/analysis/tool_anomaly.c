@@ -10,7 +10,7 @@
 static const traza_tool_option anomaly_opts[] = {
     {"type", TRAZA_OPT_STRING, NULL, "event type of the series (or TYPE@PRODUCER)", 0, 0},
     {"producer", TRAZA_OPT_STRING, NULL, "only this producer (name or path)", 0, 0},
-    {"subtree", TRAZA_OPT_BOOL, "false", "with --producer: include its descendants", 0, 0},
+    {"subtree", TRAZA_OPT_BOOL, "false", "with option 'producer': include its descendants", 0, 0},
     {"series", TRAZA_OPT_STRING, NULL, "a series: TYPE, TYPE@PRODUCER or a saved event set", 0, 0},
     {"metric", TRAZA_OPT_STRING, "duration", "duration or period", 0, 0},
     {"rule", TRAZA_OPT_STRING, "mad", "mad (median +- k MAD), sigma (mean +- k sigma), ci99 (mean +- 3 sigma/sqrt n)", 0, 0},
@@ -100,12 +100,12 @@ int tz_anomaly_opts(const traza_tool *tool, const traza_tool_call *call, int *me
     *metric = traza_metric_parse(tz_targ(tool, call, "metric"));
     *rule = traza_rule_parse(tz_targ(tool, call, "rule"));
     if (*metric < 0)
-        return traza_err_set(err, TRAZA_E_USAGE, "--metric must be duration or period, not '%s'", tz_targ(tool, call, "metric"));
+        return traza_err_set(err, TRAZA_E_USAGE, "option 'metric' must be duration or period, not '%s'", tz_targ(tool, call, "metric"));
     if (*rule < 0)
-        return traza_err_set(err, TRAZA_E_USAGE, "--rule must be mad, sigma or ci99, not '%s'", tz_targ(tool, call, "rule"));
+        return traza_err_set(err, TRAZA_E_USAGE, "option 'rule' must be mad, sigma or ci99, not '%s'", tz_targ(tool, call, "rule"));
     *k = tz_targ_double(tool, call, "k", 3.0);
     if (!(*k > 0) || !isfinite(*k))
-        return traza_err_set(err, TRAZA_E_USAGE, "--k must be a positive number, not '%s'", tz_targ(tool, call, "k"));
+        return traza_err_set(err, TRAZA_E_USAGE, "option 'k' must be a positive number, not '%s'", tz_targ(tool, call, "k"));
     return 0;
 }
 

@@ -15,11 +15,11 @@ static const traza_tool_option correlate_opts[] = {
     {"delta", TRAZA_OPT_TIME, NULL, "irregular: the near distance (default min(1% of the span, 1/4 median gap of E1))", 0, 0},
     {"rank", TRAZA_OPT_BOOL, "false", "rank every other (type, producer) series as a probable cause", 0, 0},
     {"anomalies-of", TRAZA_OPT_STRING, NULL, "detect the anomalies of this type first and use them as the series", 0, 0},
-    {"producer", TRAZA_OPT_STRING, NULL, "with --anomalies-of: only this producer", 0, 0},
-    {"subtree", TRAZA_OPT_BOOL, "false", "with --producer: include its descendants", 0, 0},
-    {"metric", TRAZA_OPT_STRING, "duration", "with --anomalies-of: duration or period", 0, 0},
-    {"rule", TRAZA_OPT_STRING, "mad", "with --anomalies-of: mad, sigma or ci99", 0, 0},
-    {"k", TRAZA_OPT_DOUBLE, "3", "with --anomalies-of: factor of sigma and mad", 0, 0},
+    {"producer", TRAZA_OPT_STRING, NULL, "with option 'anomalies-of': only this producer", 0, 0},
+    {"subtree", TRAZA_OPT_BOOL, "false", "with option 'producer': include its descendants", 0, 0},
+    {"metric", TRAZA_OPT_STRING, "duration", "with option 'anomalies-of': duration or period", 0, 0},
+    {"rule", TRAZA_OPT_STRING, "mad", "with option 'anomalies-of': mad, sigma or ci99", 0, 0},
+    {"k", TRAZA_OPT_DOUBLE, "3", "with option 'anomalies-of': factor of sigma and mad", 0, 0},
     {"top", TRAZA_OPT_STRING, "20", "rank: lines shown in text output (N >= 1, or all)", 0, 0},
     {"save", TRAZA_OPT_STRING, NULL, "name of the saved annotations", 0, 0},
     TZ_OPT_REPLACE,
@@ -289,7 +289,7 @@ static int parse_slices(const char *v, traza_corr_opts *o, traza_err *err)
     }
     int64_t n;
     if (tz_parse_i64(v, strlen(v), &n) < 0 || n < TRAZA_CORR_MIN_SLICES || n > TRAZA_CORR_MAX_SLICES)
-        return traza_err_set(err, TRAZA_E_USAGE, "--slices must be auto, paper or a count from %d to %d, not '%s'",
+        return traza_err_set(err, TRAZA_E_USAGE, "option 'slices' must be auto, paper or a count from %d to %d, not '%s'",
                              TRAZA_CORR_MIN_SLICES, TRAZA_CORR_MAX_SLICES, v);
     o->slicing = TRAZA_SLICES_COUNT;
     o->slices = (size_t)n;
@@ -305,7 +305,7 @@ static int parse_top(const char *v, size_t *top, traza_err *err)
         return 0;
     }
     if (tz_parse_i64(v, strlen(v), &n) < 0 || n < 1)
-        return traza_err_set(err, TRAZA_E_USAGE, "--top must be a count of at least 1, or all, not '%s'", v);
+        return traza_err_set(err, TRAZA_E_USAGE, "option 'top' must be a count of at least 1, or all, not '%s'", v);
     *top = (size_t)n;
     return 0;
 }
@@ -319,7 +319,7 @@ static int run_correlate(const traza_tool *tool, const traza_tool_call *call, tr
     else if (!strcmp(ms, "irregular"))
         opts.method = TRAZA_CORR_IRREGULAR;
     else
-        return traza_err_set(err, TRAZA_E_USAGE, "--method must be regular or irregular, not '%s'", ms);
+        return traza_err_set(err, TRAZA_E_USAGE, "option 'method' must be regular or irregular, not '%s'", ms);
     size_t top = 20;
     int metric, rule;
     double k;
@@ -329,9 +329,9 @@ static int run_correlate(const traza_tool *tool, const traza_tool_call *call, tr
     int rank = tz_targ_bool(tool, call, "rank");
     const char *of = tz_targ(tool, call, "anomalies-of");
     if (!rank && !tz_targ(tool, call, "with"))
-        return traza_err_set(err, TRAZA_E_USAGE, "give --with SERIES, or --rank");
+        return traza_err_set(err, TRAZA_E_USAGE, "give option 'with' SERIES, or option 'rank'");
     if (!of && !tz_targ(tool, call, "series"))
-        return traza_err_set(err, TRAZA_E_USAGE, "give --series SERIES (or --anomalies-of TYPE)");
+        return traza_err_set(err, TRAZA_E_USAGE, "give option 'series' SERIES (or option 'anomalies-of' TYPE)");
     traza_trace *t = traza_trace_open(call->ws, call->trace, TRAZA_OPEN_WRITE, err);
     if (!t)
         return -1;
@@ -344,7 +344,7 @@ static int run_correlate(const traza_tool *tool, const traza_tool_call *call, tr
     if (hd < 0)
         goto done;
     if (hd > 0 && opts.delta <= 0) {
-        traza_err_set(err, TRAZA_E_USAGE, "--delta must be a positive duration, not '%s'", tz_targ(tool, call, "delta"));
+        traza_err_set(err, TRAZA_E_USAGE, "option 'delta' must be a positive duration, not '%s'", tz_targ(tool, call, "delta"));
         goto done;
     }
     if (of) {

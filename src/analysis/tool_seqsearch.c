@@ -39,11 +39,11 @@ static int run_seqsearch(const traza_tool *tool, const traza_tool_call *call, tr
             tok++;
         const traza_event_type *ty = traza_trace_event_type_by_name(t, tok);
         if (!ty) {
-            traza_err_set(err, TRAZA_E_NOTFOUND, "--pattern '%s': the trace has no event type '%s'", pat, tok);
+            traza_err_set(err, TRAZA_E_NOTFOUND, "option 'pattern' '%s': the trace has no event type '%s'", pat, tok);
             goto done;
         }
         if (len == 64) {
-            traza_err_set(err, TRAZA_E_USAGE, "--pattern: at most 64 types");
+            traza_err_set(err, TRAZA_E_USAGE, "option 'pattern': at most 64 types");
             goto done;
         }
         types[len++] = ty->id;

@@ -103,7 +103,7 @@ int cli_run_analysis(traza_cli *cli, const char *cmd, const char *toolname, int 
     traza_tool_call call = {cli->ctx, ws, trace, &args, cli->json, cli_tool_print, cli, warn_stderr};
     traza_err err;
     traza_err_clear(&err);
-    rc = traza_tool_run(tool, &call, &err) < 0 ? cli_fail_saved(cli, &err, "--save") : EXIT_OK;
+    rc = traza_tool_run(tool, &call, &err) < 0 ? cli_fail_tool(cli, tool, &err) : EXIT_OK;
 done:
     for (size_t i = 0; i < neq; i++)
         free(eqbuf[i]);

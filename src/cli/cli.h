@@ -113,6 +113,14 @@ int cli_unknown_option(const char *cmd, const char *arg, const cli_near *near);
 /* Whether `name` is one of the tool's options; if not, prints the unknown-option error
  * (with the closest of its options and of the common ones) and returns 0. */
 int cli_tool_has_option(const char *cmd, const traza_tool *tool, const char *name);
+/* TEXT of a tool (an error, an option's help) into OUT, each option 'NAME' of the tool
+ * written --NAME (cli_words.c). OUT is truncated to SIZE. */
+void cli_tool_words(const traza_tool *tool, const char *text, char *out, size_t size);
+/* cli_fail for the error of a tool, its options written as the CLI's. */
+int cli_fail_tool(traza_cli *cli, const traza_tool *tool, const traza_err *err);
+/* The option advice cli_fail appends to a library message about what an option gives
+ * (the library names no option), or NULL. */
+const char *cli_hint(const char *msg);
 
 /* For the commands whose output is not JSON (a file format, decompressed text): with
  * --json, prints that `what` has no JSON output and returns EXIT_USAGE; else 0. */

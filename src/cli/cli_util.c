@@ -102,7 +102,9 @@ int cli_fail(traza_cli *cli, const traza_err *err)
 {
     if (cli)
         cli_progress_clear(cli);
-    fprintf(stderr, "traza: %s\n", err->msg[0] ? err->msg : traza_errcode_name(err->code));
+    const char *hint = cli_hint(err->msg);
+    fprintf(stderr, "traza: %s%s%s%s\n", err->msg[0] ? err->msg : traza_errcode_name(err->code), hint ? " (" : "", hint ? hint : "",
+            hint ? ")" : "");
     return err->code == TRAZA_E_USAGE ? EXIT_USAGE : EXIT_FAIL;
 }
 

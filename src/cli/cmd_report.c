@@ -13,7 +13,8 @@ const char cmd_report_usage[] =
     "  -o FILE      output (default: traza-report.html)\n"
     "  --diff BASE  first a section on what changed from trace BASE (the old run) to the\n"
     "               first TRACE: the rows of `traza diff` by event type and, for traces\n"
-    "               of calls, by function with the differential flame graph\n"
+    "               of calls, by function with the differential flame graph; a table\n"
+    "               lists its first 30 rows ('traza diff --json' lists them all)\n"
     "  --slices N   density slices (default 60)\n"
     "  --json       {\"report\": PATH}\n";
 

@@ -73,12 +73,7 @@ int cmd_run(traza_cli *cli, int argc, char **argv)
     traza_tool_call call = {cli->ctx, ws, target, &args, cli->json, cli_tool_print, cli, NULL};
     traza_err err;
     traza_err_clear(&err);
-    if (traza_tool_run(tool, &call, &err) < 0) {
-        const char *name_opt = "--name";
-        for (size_t k = 0; k < tool->noptions; k++)
-            if (!strcmp(tool->options[k].name, "save"))
-                name_opt = "--save";
-        return cli_fail_saved(cli, &err, name_opt);
-    }
+    if (traza_tool_run(tool, &call, &err) < 0)
+        return cli_fail_tool(cli, tool, &err);
     return EXIT_OK;
 }

@@ -37,7 +37,9 @@ int cmd_tools(traza_cli *cli, int argc, char **argv)
             tz_buf_printf(&b, "%s (%s, %s)\n  %s\n", t->name, traza_tool_kind_name(t->kind), t->origin, t->summary ? t->summary : "");
             for (size_t i = 0; i < t->noptions; i++) {
                 const traza_tool_option *o = &t->options[i];
-                tz_buf_printf(&b, "  --%-14s %-7s %s%s%s%s%s\n", o->name, traza_opt_type_name(o->type), o->help ? o->help : "",
+                char help[512];
+                cli_tool_words(t, o->help ? o->help : "", help, sizeof help);
+                tz_buf_printf(&b, "  --%-14s %-7s %s%s%s%s%s\n", o->name, traza_opt_type_name(o->type), help,
                               o->def ? " (default " : "", o->def ? o->def : "", o->def ? ")" : "", o->required ? " [required]" : "");
             }
         }

@@ -114,7 +114,7 @@ static int parse_map(const char *s, csv_map *m, traza_err *err)
         }
         const char *eq = memchr(p, '=', n);
         if (!eq)
-            return traza_err_set(err, TRAZA_E_USAGE, "--map: expected KEY=COLUMN, found '%.*s'", (int)n, p);
+            return traza_err_set(err, TRAZA_E_USAGE, "column map: expected KEY=COLUMN, found '%.*s'", (int)n, p);
         size_t kl = (size_t)(eq - p), vl = n - kl - 1;
         const char *v = eq + 1;
         if (kl == 3 && !strncmp(p, "sep", 3)) {
@@ -129,15 +129,15 @@ static int parse_map(const char *s, csv_map *m, traza_err *err)
             else if (vl == 9 && !strncmp(v, "semicolon", 9))
                 m->sep = ';';
             else
-                return traza_err_set(err, TRAZA_E_USAGE, "--map: sep expects , ; | or tab, found '%.*s'", (int)vl, v);
+                return traza_err_set(err, TRAZA_E_USAGE, "column map: sep expects , ; | or tab, found '%.*s'", (int)vl, v);
         } else if (kl == 6 && !strncmp(p, "header", 6)) {
             if (vl == 3 && !strncmp(v, "yes", 3)) m->header = 1;
             else if (vl == 2 && !strncmp(v, "no", 2)) m->header = 0;
-            else return traza_err_set(err, TRAZA_E_USAGE, "--map: header expects yes or no, found '%.*s'", (int)vl, v);
+            else return traza_err_set(err, TRAZA_E_USAGE, "column map: header expects yes or no, found '%.*s'", (int)vl, v);
         } else if (kl == 6 && !strncmp(p, "tsunit", 6)) {
             int64_t u;
             if (tz_parse_int(v, vl, &u) < 0 || u < -18 || u > 3)
-                return traza_err_set(err, TRAZA_E_USAGE, "--map: tsunit expects an exponent from -18 to 3, found '%.*s'", (int)vl, v);
+                return traza_err_set(err, TRAZA_E_USAGE, "column map: tsunit expects an exponent from -18 to 3, found '%.*s'", (int)vl, v);
             m->has_tsunit = 1;
             m->tsunit = (int)u;
         } else if (kl > 6 && !strncmp(p, "param:", 6)) {
@@ -149,12 +149,12 @@ static int parse_map(const char *s, csv_map *m, traza_err *err)
                 char tn[16];
                 size_t tl = nl - (size_t)(c - nm) - 1;
                 if (tl >= sizeof tn || (memcpy(tn, c + 1, tl), tn[tl] = '\0', (pt = traza_ptype_parse(tn)) < 0))
-                    return traza_err_set(err, TRAZA_E_USAGE, "--map: parameter type expects int, double, string or hex, found '%.*s'",
+                    return traza_err_set(err, TRAZA_E_USAGE, "column map: parameter type expects int, double, string or hex, found '%.*s'",
                                          (int)tl, c + 1);
                 nl = (size_t)(c - nm);
             }
             if (nl == 0)
-                return traza_err_set(err, TRAZA_E_USAGE, "--map: param: needs a name (param:NAME=COLUMN)");
+                return traza_err_set(err, TRAZA_E_USAGE, "column map: param: needs a name (param:NAME=COLUMN)");
             if (TZ_GROW(m->params, m->capparams, m->nparams + 1) < 0)
                 return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
             csv_param *cp = &m->params[m->nparams];
@@ -163,18 +163,18 @@ static int parse_map(const char *s, csv_map *m, traza_err *err)
             cp->col = -1;
             m->nparams++;
             if (!(cp->pname = tz_strndup(nm, nl)) || parse_ref(v, vl, &cp->ref) < 0)
-                return traza_err_set(err, TRAZA_E_USAGE, "--map: param:%.*s expects a column number or header name, found '%.*s'", (int)nl, nm,
+                return traza_err_set(err, TRAZA_E_USAGE, "column map: param:%.*s expects a column number or header name, found '%.*s'", (int)nl, nm,
                                      (int)vl, v);
         } else {
             int k = key_index(p, kl);
             if (k < 0)
                 return traza_err_set(err, TRAZA_E_USAGE,
-                                     "--map: unknown key '%.*s' (expected ts, end, type, producer, end_producer, cpu, value, level, "
+                                     "column map: unknown key '%.*s' (expected ts, end, type, producer, end_producer, cpu, value, level, "
                                      "category, param:NAME[:TYPE], sep, header, tsunit)",
                                      (int)kl, p);
             free(m->fixed[k].name);
             if (parse_ref(v, vl, &m->fixed[k]) < 0)
-                return traza_err_set(err, TRAZA_E_USAGE, "--map: %s expects a column number or header name, found '%.*s'", key_names[k], (int)vl, v);
+                return traza_err_set(err, TRAZA_E_USAGE, "column map: %s expects a column number or header name, found '%.*s'", key_names[k], (int)vl, v);
         }
         if (!e)
             break;
@@ -183,7 +183,7 @@ static int parse_map(const char *s, csv_map *m, traza_err *err)
     static const int required[] = {K_TS, K_TYPE, K_PRODUCER};
     for (size_t i = 0; i < 3; i++)
         if (m->fixed[required[i]].num < 0 && !m->fixed[required[i]].name)
-            return traza_err_set(err, TRAZA_E_USAGE, "--map: '%s' is required (e.g. --map ts=0,type=1,producer=2)", key_names[required[i]]);
+            return traza_err_set(err, TRAZA_E_USAGE, "column map: '%s' is required (e.g. ts=0,type=1,producer=2)", key_names[required[i]]);
     return 0;
 }
 
@@ -210,7 +210,7 @@ static int resolve(csv_map *m, const tz_fields *hdr, const char *path, traza_err
                 if (!strcmp(hdr->f[c], r->name))
                     m->col[k] = (long)c;
             if (m->col[k] < 0)
-                return traza_err_set(err, TRAZA_E_PARSE, "%s:1: --map %s=%s: no column named '%s' in the header", path, key_names[k], r->name, r->name);
+                return traza_err_set(err, TRAZA_E_PARSE, "%s:1: column map %s=%s: no column named '%s' in the header", path, key_names[k], r->name, r->name);
         }
     }
     for (size_t i = 0; i < m->nparams; i++) {
@@ -222,7 +222,7 @@ static int resolve(csv_map *m, const tz_fields *hdr, const char *path, traza_err
                 if (!strcmp(hdr->f[c], p->ref.name))
                     p->col = (long)c;
             if (p->col < 0)
-                return traza_err_set(err, TRAZA_E_PARSE, "%s:1: --map param:%s: no column named '%s' in the header", path, p->pname, p->ref.name);
+                return traza_err_set(err, TRAZA_E_PARSE, "%s:1: column map param:%s: no column named '%s' in the header", path, p->pname, p->ref.name);
         }
     }
     return 0;
@@ -245,8 +245,8 @@ static int header_map(const tz_fields *hdr, csv_map *m, const char *path, traza_
     }
     if (m->fixed[K_TS].num < 0 || m->fixed[K_TYPE].num < 0 || m->fixed[K_PRODUCER].num < 0)
         return traza_err_set(err, TRAZA_E_USAGE,
-                             "%s: no --map given and the header does not name the columns ts, type and producer: "
-                             "give the column map, e.g. --map ts=0,type=1,producer=2",
+                             "%s: no column map given and the header does not name the columns ts, type and producer: "
+                             "give the column map, e.g. ts=0,type=1,producer=2",
                              path);
     for (size_t c = 0; c < hdr->n; c++) {
         if (key_index(hdr->f[c], hdr->len[c]) >= 0)
@@ -264,8 +264,8 @@ static int header_map(const tz_fields *hdr, csv_map *m, const char *path, traza_
     }
     if (m->fixed[K_TS].num < 0 || m->fixed[K_TYPE].num < 0 || m->fixed[K_PRODUCER].num < 0)
         return traza_err_set(err, TRAZA_E_USAGE,
-                             "%s: no --map given and the header does not name the columns ts, type and producer: "
-                             "give the column map, e.g. --map ts=0,type=1,producer=2",
+                             "%s: no column map given and the header does not name the columns ts, type and producer: "
+                             "give the column map, e.g. ts=0,type=1,producer=2",
                              path);
     return resolve(m, hdr, path, err);
 }
@@ -316,34 +316,10 @@ static int csv_detect(const char *path, const unsigned char *head, size_t len)
 typedef struct csv_state {
     traza_writer *w;
     tz_namecache producers, types;
-    int32_t *defs;          /* [type * nparams + i] */
-    traza_ptype *ptypes;
-    size_t ntypes_cap;
+    tz_param_slots slots;   /* one per (type, parameter of the map) */
     traza_param *pbuf;
     int64_t unmapped;       /* non-empty fields of columns the map does not use */
 } csv_state;
-
-static int ensure_slots(csv_state *s, const csv_map *m, int32_t t, traza_err *err)
-{
-    if ((size_t)t < s->ntypes_cap)
-        return 0;
-    size_t ncap = s->ntypes_cap ? s->ntypes_cap * 2 : 16;
-    while (ncap <= (size_t)t)
-        ncap *= 2;
-    size_t np = m->nparams ? m->nparams : 1;
-    int32_t *d = realloc(s->defs, ncap * np * sizeof *d);
-    if (!d)
-        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-    s->defs = d;
-    traza_ptype *p = realloc(s->ptypes, ncap * np * sizeof *p);
-    if (!p)
-        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-    s->ptypes = p;
-    for (size_t i = s->ntypes_cap * np; i < ncap * np; i++)
-        s->defs[i] = -1;
-    s->ntypes_cap = ncap;
-    return 0;
-}
 
 static int time_field(const char *path, long ln, long col, const char *nm, const char *f, size_t n, int shift, int64_t *out, traza_err *err)
 {
@@ -352,7 +328,7 @@ static int time_field(const char *path, long ln, long col, const char *nm, const
         return 0;
     return tz_field_err(err, path, ln, (size_t)col, nm,
                         rc == -2 ? "a time that fits in 64 bits in the trace unit"
-                        : rc == -3 ? "no more precision than the trace unit (set --time-unit or tsunit= in the map)"
+                        : rc == -3 ? "no more precision than the trace unit (set a finer time unit of the trace, or tsunit= in the column map)"
                                    : "a number (time)",
                         f, n);
 }
@@ -398,7 +374,7 @@ static int csv_file(traza_ctx *ctx, csv_state *s, const char *path, const traza_
                       tz_parse_fixed(r.f[m.fixed[K_TS].num], r.len[m.fixed[K_TS].num], 0, &x) == -1);
         }
         if (!header && uses_names(&m)) {
-            traza_err_set(err, TRAZA_E_USAGE, "--map uses column names but header=no");
+            traza_err_set(err, TRAZA_E_USAGE, "column map: uses column names but header=no");
             goto out;
         }
         if (resolve(&m, header ? &r : NULL, path, err) < 0)
@@ -418,11 +394,7 @@ static int csv_file(traza_ctx *ctx, csv_state *s, const char *path, const traza_
         if (m.params[i].col > maxcol)
             maxcol = m.params[i].col;
     free(s->pbuf);
-    free(s->defs);
-    free(s->ptypes);
-    s->defs = NULL;
-    s->ptypes = NULL;
-    s->ntypes_cap = 0;
+    tz_param_slots_reset(&s->slots, m.nparams);
     if (!(s->pbuf = calloc(m.nparams + 1, sizeof *s->pbuf))) {
         traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
         goto out;
@@ -559,31 +531,22 @@ static int csv_file(traza_ctx *ctx, csv_state *s, const char *path, const traza_
 #undef F
 #undef L
 #undef HAS
-        if (ensure_slots(s, &m, ev.type, err) < 0)
-            goto out;
         uint32_t npar = 0;
-        size_t np = m.nparams ? m.nparams : 1;
         for (size_t i = 0; i < m.nparams; i++) {
             const char *f = r.f[m.params[i].col];
             size_t fl = r.len[m.params[i].col];
             if (!fl)
                 continue;
-            size_t slot = (size_t)ev.type * np + i;
-            if (s->defs[slot] < 0) {
-                traza_ptype pt = m.params[i].ptype >= 0 ? (traza_ptype)m.params[i].ptype : tz_guess_ptype(f, fl);
-                int32_t d = traza_writer_param_def(s->w, ev.type, m.params[i].pname, pt, err);
-                if (d < 0) {
-                    traza_err_prefix(err, "%s:%ld: ", path, ln);
-                    goto out;
-                }
-                s->defs[slot] = d;
-                s->ptypes[slot] = pt;
+            traza_ptype pt;
+            int vr = tz_param_slot_value(&s->slots, s->w, ev.type, i, m.params[i].pname, m.params[i].ptype, f, fl, &s->pbuf[npar],
+                                         &pt, err);
+            if (vr == -1) {
+                traza_err_prefix(err, "%s:%ld: ", path, ln);
+                goto out;
             }
-            traza_param *p = &s->pbuf[npar];
-            p->def = s->defs[slot];
-            if (tz_parse_value(s->ptypes[slot], f, fl, &p->v) < 0) {
+            if (vr < 0) {
                 char ex[160];
-                snprintf(ex, sizeof ex, "a %s value for parameter '%s'%s", traza_ptype_name(s->ptypes[slot]), m.params[i].pname,
+                snprintf(ex, sizeof ex, "a %s value for parameter '%s'%s", traza_ptype_name(pt), m.params[i].pname,
                          m.params[i].ptype >= 0 ? "" : " (its type came from its first value)");
                 tz_field_err(err, path, ln, (size_t)m.params[i].col, m.params[i].pname, ex, f, fl);
                 goto out;
@@ -624,13 +587,12 @@ static int csv_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, s
     }
     tz_namecache_free(&s.producers);
     tz_namecache_free(&s.types);
-    free(s.defs);
-    free(s.ptypes);
+    tz_param_slots_reset(&s.slots, 0);
     free(s.pbuf);
     return rc;
 }
 
 const traza_importer tz_importer_csv = {
-    "csv", "import-csv", "any delimited text with a column map (--map ts=0,type=1,producer=2,...) or a header naming the columns",
+    "csv", "import-csv", "any delimited text with a column map (ts=0,type=1,producer=2,...) or a header naming the columns",
     csv_detect, csv_read,
 };

@@ -387,3 +387,53 @@ int tz_import_emit(traza_ctx *ctx, traza_writer *w, const traza_event *ev, tz_in
         return traza_err_set(err, TRAZA_E_CANCELLED, "import cancelled");
     return 0;
 }
+
+void tz_param_slots_reset(tz_param_slots *s, size_t width)
+{
+    free(s->defs);
+    free(s->ptypes);
+    s->defs = NULL;
+    s->ptypes = NULL;
+    s->ntypes_cap = 0;
+    s->width = width ? width : 1;
+}
+
+static int param_slots_grow(tz_param_slots *s, int32_t t, traza_err *err)
+{
+    if ((size_t)t < s->ntypes_cap)
+        return 0;
+    size_t ncap = s->ntypes_cap ? s->ntypes_cap * 2 : 16;
+    while (ncap <= (size_t)t)
+        ncap *= 2;
+    int32_t *d = realloc(s->defs, ncap * s->width * sizeof *d);
+    if (!d)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    s->defs = d;
+    traza_ptype *p = realloc(s->ptypes, ncap * s->width * sizeof *p);
+    if (!p)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    s->ptypes = p;
+    for (size_t i = s->ntypes_cap * s->width; i < ncap * s->width; i++)
+        s->defs[i] = -1;
+    s->ntypes_cap = ncap;
+    return 0;
+}
+
+int tz_param_slot_value(tz_param_slots *s, traza_writer *w, int32_t t, size_t k, const char *name, int pt, const char *f,
+                        size_t fl, traza_param *p, traza_ptype *slot_type, traza_err *err)
+{
+    if (param_slots_grow(s, t, err) < 0)
+        return -1;
+    size_t slot = (size_t)t * s->width + k;
+    if (s->defs[slot] < 0) {
+        traza_ptype ty = pt >= 0 ? (traza_ptype)pt : tz_guess_ptype(f, fl);
+        int32_t d = traza_writer_param_def(w, t, name, ty, err);
+        if (d < 0)
+            return -1;
+        s->defs[slot] = d;
+        s->ptypes[slot] = ty;
+    }
+    p->def = s->defs[slot];
+    *slot_type = s->ptypes[slot];
+    return tz_parse_value(s->ptypes[slot], f, fl, &p->v) < 0 ? -2 : 0;
+}

@@ -71,6 +71,23 @@ int32_t tz_cached_producer(tz_namecache *c, traza_writer *w, int32_t parent, con
 int32_t tz_cached_type(tz_namecache *c, traza_writer *w, const char *name, size_t len, traza_category cat,
                        const char *path, long lineno, traza_err *err);
 
+/* The parameter definitions of a line importer, one slot per (event type, parameter
+ * column): the definition is made at the column's first value for that type, its type
+ * given or guessed from that value, and every later value is parsed as that type. */
+typedef struct tz_param_slots {
+    int32_t *defs;          /* [type * width + k], -1 = none yet */
+    traza_ptype *ptypes;
+    size_t ntypes_cap, width;
+} tz_param_slots;
+/* Frees the slots and starts again with `width` parameter columns per type. */
+void tz_param_slots_reset(tz_param_slots *s, size_t width);
+/* Value f of parameter column k of event type t into p (definition and value), the
+ * definition named `name` made at the first value, of type `pt` (< 0: guessed from f).
+ * *slot_type gets the slot's type. 0; -1 (err set: memory, or the writer refused the
+ * definition); -2 when f is not a value of the slot's type (the caller says so). */
+int tz_param_slot_value(tz_param_slots *s, traza_writer *w, int32_t t, size_t k, const char *name, int pt, const char *f,
+                        size_t fl, traza_param *p, traza_ptype *slot_type, traza_err *err);
+
 /* Picks the separator of a CSV line: the most frequent of , ; TAB outside quotes (',' on ties/none). */
 char tz_guess_sep(const char *line, size_t len);
 /* Counts lines in head (complete lines only, at most max). */

@@ -45,7 +45,7 @@ const traza_importer *traza_importer_detect(const char *path, traza_err *err)
             }
         }
         if (!best)
-            traza_err_set(err, TRAZA_E_PARSE, "%s: a directory, and no importer recognises it (uftrace.data, CTF, CoreSight snapshot); give --format", path);
+            traza_err_set(err, TRAZA_E_PARSE, "%s: a directory, and no importer recognises it (uftrace.data, CTF, CoreSight snapshot)", path);
         return best;
     }
     /* The head is read through tz_input so compressed files (.xz, .zst, .gz) are
@@ -82,7 +82,7 @@ const traza_importer *traza_importer_detect(const char *path, traza_err *err)
         tz_buf_init(&b);
         for (size_t i = 0; tz_importers[i]; i++)
             tz_buf_printf(&b, "%s%s", i ? ", " : "", tz_importers[i]->name);
-        traza_err_set(err, TRAZA_E_PARSE, "%s: the format is not recognised (tried %s); give it with --format", path, b.s ? b.s : "");
+        traza_err_set(err, TRAZA_E_PARSE, "%s: the format is not recognised (tried %s)", path, b.s ? b.s : "");
         tz_buf_free(&b);
     }
     return best;

@@ -105,9 +105,7 @@ typedef struct kp_state {
     const char *path;
     traza_writer *w;
     tz_namecache producers, types;
-    int32_t *defs;          /* [type * KP_MAXPAR + k] parameter definition, -1 = none yet */
-    traza_ptype *ptypes;
-    size_t ntypes_cap;
+    tz_param_slots slots;   /* one per (type, parameter column) */
     size_t nnamed;          /* parameter columns the header names */
     char **pnames;          /* [KP_MAXPAR]: the header's names, then arg<k> */
     char *argnames[KP_MAXPAR];
@@ -115,34 +113,13 @@ typedef struct kp_state {
     traza_param pbuf[KP_MAXPAR];
 } kp_state;
 
-static int ensure_type_slots(kp_state *s, int32_t t, traza_err *err)
-{
-    if ((size_t)t < s->ntypes_cap)
-        return 0;
-    size_t ncap = s->ntypes_cap ? s->ntypes_cap * 2 : 16;
-    while (ncap <= (size_t)t)
-        ncap *= 2;
-    int32_t *d = realloc(s->defs, ncap * KP_MAXPAR * sizeof *d);
-    if (!d)
-        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-    s->defs = d;
-    traza_ptype *p = realloc(s->ptypes, ncap * KP_MAXPAR * sizeof *p);
-    if (!p)
-        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-    s->ptypes = p;
-    for (size_t i = s->ntypes_cap * KP_MAXPAR; i < ncap * KP_MAXPAR; i++)
-        s->defs[i] = -1;
-    s->ntypes_cap = ncap;
-    return 0;
-}
-
 static int ts_err(traza_err *err, const char *path, long line, size_t col, const char *name, const char *f, size_t n, int rc, int unit)
 {
     char ex[160];
     if (rc == -2)
         return tz_field_err(err, path, line, col, name, "a timestamp that fits in 64 bits", f, n);
     if (rc == -3) {
-        snprintf(ex, sizeof ex, "an integer count of 1e%d s (KPTrace timestamps are in the trace unit; give a finer --time-unit)", unit);
+        snprintf(ex, sizeof ex, "an integer count of 1e%d s (KPTrace timestamps are in the trace unit; give the trace a finer time unit)", unit);
         return tz_field_err(err, path, line, col, name, ex, f, n);
     }
     snprintf(ex, sizeof ex, "a timestamp, an integer count of 1e%d s (e.g. 266047)", unit);
@@ -249,8 +226,6 @@ static int kp_line(traza_ctx *ctx, kp_state *s, tz_fields *r, tz_input *in, cons
     }
     if ((ev.type = tz_cached_type(&s->types, s->w, r->f[4], r->len[4], cat, path, ln, err)) < 0)
         return -1;
-    if (ensure_type_slots(s, ev.type, err) < 0)
-        return -1;
     uint32_t npar = 0;
     for (size_t k = 0; k + par0 < r->n; k++) {
         const char *f = r->f[par0 + k];
@@ -258,21 +233,14 @@ static int kp_line(traza_ctx *ctx, kp_state *s, tz_fields *r, tz_input *in, cons
         if (!fl)
             continue;
         const char *name = !sys && k < s->nnamed ? s->pnames[k] : s->argnames[k];
-        size_t slot = (size_t)ev.type * KP_MAXPAR + k;
-        if (s->defs[slot] < 0) {
-            traza_ptype pt = tz_guess_ptype(f, fl);
-            int32_t d = traza_writer_param_def(s->w, ev.type, name, pt, err);
-            if (d < 0)
-                return -1;
-            s->defs[slot] = d;
-            s->ptypes[slot] = pt;
-        }
-        traza_param *p = &s->pbuf[npar];
-        p->def = s->defs[slot];
-        if (tz_parse_value(s->ptypes[slot], f, fl, &p->v) < 0) {
+        traza_ptype pt;
+        int got = tz_param_slot_value(&s->slots, s->w, ev.type, k, name, -1, f, fl, &s->pbuf[npar], &pt, err);
+        if (got == -1)
+            return -1;
+        if (got < 0) {
             char ex[160];
             snprintf(ex, sizeof ex, "a %s value (parameter '%s' of type '%s' took that type from its first value)",
-                     traza_ptype_name(s->ptypes[slot]), name, r->f[4]);
+                     traza_ptype_name(pt), name, r->f[4]);
             return tz_field_err(err, path, ln, par0 + k, name, ex, f, fl);
         }
         npar++;
@@ -329,6 +297,7 @@ static int kptrace_read(traza_ctx *ctx, traza_writer *w, const char *const *path
     kp_state s;
     memset(&s, 0, sizeof s);
     s.w = w;
+    tz_param_slots_reset(&s.slots, KP_MAXPAR);
     tz_namecache_init(&s.producers);
     tz_namecache_init(&s.types);
     int unit = opts && opts->has_time_unit ? opts->time_unit : -6;
@@ -352,8 +321,7 @@ static int kptrace_read(traza_ctx *ctx, traza_writer *w, const char *const *path
         free(s.argnames[k]);
     }
     free(s.pnames);
-    free(s.defs);
-    free(s.ptypes);
+    tz_param_slots_reset(&s.slots, 0);
     return rc;
 }
 

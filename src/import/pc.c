@@ -131,7 +131,7 @@ static int parse_map(const char *map, int *force_base, traza_err *err)
     else if (!strcmp(map, "base=dec"))
         *force_base = 0;
     else
-        return traza_err_set(err, TRAZA_E_USAGE, "pc: --map accepts only base=hex or base=dec, got '%s'", map);
+        return traza_err_set(err, TRAZA_E_USAGE, "pc: the map accepts only base=hex or base=dec, got '%s'", map);
     return 0;
 }
 
@@ -282,7 +282,7 @@ static int pc_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, si
             int64_t sv;
             if (L.hex ? tz_parse_u64_hex(a, al, &addr) < 0 : (tz_parse_int(a, al, &sv) < 0 || sv < 0 || (addr = (uint64_t)sv, 0))) {
                 tz_field_err(err, path, ln, (size_t)L.addr_col, "address",
-                             L.hex ? "a hexadecimal address (up to 16 digits)" : "a decimal address (the file was read as decimal; try --map base=hex)", a, al);
+                             L.hex ? "a hexadecimal address (up to 16 digits)" : "a decimal address (the file was read as decimal; try base=hex in the map)", a, al);
                 ok = 0;
                 break;
             }

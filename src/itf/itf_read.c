@@ -2150,7 +2150,7 @@ int traza_itf_extract(traza_itf_reader *r, uint64_t from, uint64_t count, FILE *
     if (count == 0)
         return 0;
     if (from >= r->info.instructions)
-        return traza_err_set(err, TRAZA_E_USAGE, "itf: --from %llu is beyond the end (%llu instructions)",
+        return traza_err_set(err, TRAZA_E_USAGE, "itf: the first instruction to extract, %llu, is beyond the end (%llu instructions)",
                              (unsigned long long)from, (unsigned long long)r->info.instructions);
     /* the chunk holding record `from`: binary search on rec_before */
     size_t lo = 0, hi = r->nix;

@@ -1518,7 +1518,7 @@ int traza_itf_compress(const char *inpath, const char *outpath, const traza_itf_
         w->o = *opts;
     if (w->o.mem == TRAZA_ITF_MEM_DISTRIBUTION && !w->o.lossy) {
         free(w);
-        return traza_err_set(err, TRAZA_E_USAGE, "itf: the distribution codec is lossy: add --lossy");
+        return traza_err_set(err, TRAZA_E_USAGE, "itf: the distribution codec is lossy: allow a lossy encoding");
     }
     if (w->o.backend < 0 || w->o.backend > TRAZA_ITF_AUTO || w->o.mem < 0 || w->o.mem >= TRAZA_ITF_MEM_NCODECS) {
         free(w);

@@ -38,7 +38,7 @@ static int table(tz_buf *b, traza_trace *a, traza_trace *tb, traza_diff_by by, c
     }
     tz_buf_puts(b, "</table>\n");
     if (d.nrows > DIFF_ROWS)
-        tz_buf_printf(b, "<p>%zu more rows: <code>traza diff --json</code>.</p>\n", d.nrows - DIFF_ROWS);
+        tz_buf_printf(b, "<p>%zu more rows, not shown: the table lists the first %d of %zu.</p>\n", d.nrows - DIFF_ROWS, DIFF_ROWS, d.nrows);
     traza_diff_free(&d);
     return 0;
 }

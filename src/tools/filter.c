@@ -239,7 +239,7 @@ static int run_filter(const traza_tool *tool, const traza_tool_call *call, traza
                 if ((hit = strstr(v, ops[o])))
                     oi = o;
             if (!hit || hit == v) {
-                traza_err_set(err, TRAZA_E_USAGE, "--where '%s': expected NAME OP VALUE", v);
+                traza_err_set(err, TRAZA_E_USAGE, "option 'where' '%s': expected NAME OP VALUE", v);
                 goto out;
             }
             condbuf[nconds] = tz_strndup(v, (size_t)(hit - v));
@@ -258,7 +258,7 @@ static int run_filter(const traza_tool *tool, const traza_tool_call *call, traza
     const char *name = traza_tool_arg(tool, call->args, "name");
     int exclude = strcmp(traza_tool_arg(tool, call->args, "mode"), "exclude") == 0;
     if (!exclude && strcmp(traza_tool_arg(tool, call->args, "mode"), "include") != 0) {
-        traza_err_set(err, TRAZA_E_USAGE, "--mode expects include or exclude");
+        traza_err_set(err, TRAZA_E_USAGE, "option 'mode' expects include or exclude");
         goto out;
     }
     int as_prod = strcmp(traza_tool_arg(tool, call->args, "output"), "producers") == 0;

@@ -79,7 +79,7 @@ static void test_errors(void **state)
     for (int i = 0; i < 2100; i++)
         memcpy(dec + 4 * i, "100\n", 4);
     strcpy(dec + 2100 * 4, "abc\n");
-    iu_expect_fail(&w, "decthenhex", dec, "pc", NULL, "decthenhex:2101", "--map base=hex", NULL);
+    iu_expect_fail(&w, "decthenhex", dec, "pc", NULL, "decthenhex:2101", "try base=hex in the map", NULL);
     free(dec);
     iu_expect_fail(&w, "back", "time,address\n5,0x10\n4,0x14\n", "pc", NULL, "back:3: column 1 (time): time goes backwards", NULL);
     iu_expect_fail(&w, "short", "time,address\n5,0x10\n6\n", "pc", NULL, "short:3: column 2", "too few fields", NULL);
