@@ -9,6 +9,7 @@
 #   make fuzz       build the libFuzzer harnesses (clang) into build/fuzz/; make test runs
 #                   each FUZZ_SECONDS (20), make fuzz-long each FUZZ_LONG_SECONDS (600)
 #   make bench      run the benchmarks in bench/ (slow; see bench/README.md)
+#   make doc-images the web UI's screenshots in doc/img on the traces of ../shared/data
 #
 # Sources are found by wildcard: a new file under src/<area>/ is part of libtraza,
 # a new src/server/*.c part of the server front end (libtraza-server.a), a new
@@ -118,7 +119,7 @@ PLUGIN_SO := $(patsubst examples/plugins/%.c,$(BUILD)/plugins/%.so,$(PLUGIN_SRC)
 # needed): that is how `make test` keeps them honest.
 REPLAY_BIN := $(patsubst fuzz/%.c,$(BUILD)/fuzz-replay/%,$(FUZZ_SRC))
 
-.PHONY: fuzz-long tsan all lib cli tests deps test test-fast test-san demo install install-dirs uninstall fuzz bench clean plugins
+.PHONY: doc-images fuzz-long tsan all lib cli tests deps test test-fast test-san demo install install-dirs uninstall fuzz bench clean plugins
 all: deps-check $(BUILD)/libtraza.a $(BUILD)/libtraza.so $(BUILD)/traza plugins
 
 deps-check:
@@ -251,6 +252,14 @@ fuzz: $(patsubst fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
 
 bench: all
 	@bash bench/run-all.sh $(BUILD)/traza
+
+# The screenshots of doc/viewer.md: the web UI on the real traces of TRAZA_TEST_DATA (chromium
+# headless, web/test/docshots.mjs), quantised to 256 colours by pngquant.
+TRAZA_TEST_DATA ?= ../shared/data
+DOC_IMAGES := doc/img/timeline.png doc/img/callstack.png doc/img/diff.png
+doc-images: all
+	cd web && node test/docshots.mjs $(abspath $(BUILD)/traza) $(abspath $(TRAZA_TEST_DATA)) $(abspath doc/img)
+	pngquant --force --ext .png --strip $(DOC_IMAGES)
 
 # Install: the directories written under PREFIX; those an install creates are listed
 # in lib/traza/install-dirs, and uninstall removes them (when empty), and no others.
