@@ -1,7 +1,7 @@
 /* traza patch BINARY -o OUT [--only RE,..] [--disable-all] [--enable RE,..] [--disable RE,..]
  *             [--budget P% --from TRACE [--cost NS]] [--list] */
 #include "cli/cli.h"
-#include "patch/budget.h"
+#include "patch/patch_budget.h"
 #include "patch/patch_elf.h"
 #include "tools/callprofile.h"
 #include "util/util.h"

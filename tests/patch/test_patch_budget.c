@@ -1,9 +1,9 @@
-/* The overhead budget of `traza patch --budget` (src/patch/budget.c): the overhead of
+/* The overhead budget of `traza patch --budget` (src/patch/patch_budget.c): the overhead of
  * the calls left traced is relative to the untraced run time (the recording's run
  * time less what tracing its calls cost), never to the traced run's. */
 #include "testutil.h"
 
-#include "patch/budget.h"
+#include "patch/patch_budget.h"
 
 #include <math.h>
 

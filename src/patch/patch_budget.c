@@ -1,5 +1,5 @@
 /* The overhead budget of `traza patch` (see budget.h). */
-#include "patch/budget.h"
+#include "patch/patch_budget.h"
 
 #include <string.h>
 
