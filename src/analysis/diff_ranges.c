@@ -67,6 +67,8 @@ int traza_diff_ranges(traza_trace *a, traza_trace *b, const char *type, size_t s
         goto done; /* a side without durations: no range */
     if (rc == 0)
         rc = traza_anomaly_interval(da.v, da.n, (traza_rule)rule, k, lo, hi, &center, &spread, err);
+    if (rc == 0 && *lo < 0)
+        *lo = 0; /* a duration is never negative: below 0 the interval holds nothing */
     const traza_trace_info *ib = traza_trace_info_of(b);
     int64_t span = ib->max_ts > ib->min_ts ? ib->max_ts - ib->min_ts : 1;
     double unit = pow(10.0, ib->time_unit);

@@ -40,3 +40,22 @@ check_rc "diff --ranges on an A/A pair" 0 "$TRAZA" diff a a --ranges --json
 check_eq "A/A: no row to place" "[]" "$(printf '%s' "$OUT" | json_get ranges)"
 check_rc "--ranges by function" 2 "$TRAZA" diff a b --ranges --by function
 check_contains "--ranges by function: message" "$OUT" "--ranges is for two traces, A B, by type"
+
+# A base whose durations spread widely (uniform 100 ns to 5 us): median - 3 MAD is
+# below zero, and the interval starts at 0 (a duration is never negative).
+python3 - "$TMP" <<'PY'
+import random, sys
+r = random.Random(5)
+for name, k in (("c", 1), ("d", 3)):
+    with open("%s/%s.csv" % (sys.argv[1], name), "w") as f:
+        f.write("ts,end,type,producer\n")
+        for i in range(2000):
+            t = i * 10000
+            f.write("%d,%d,work,cpu0\n" % (t, t + int(r.uniform(100, 5000) * (k if 800 <= i < 1200 else 1))))
+PY
+for x in c d; do check_rc "import $x" 0 "$TRAZA" import "$TMP/$x.csv" --name "$x"; done
+check_rc "diff --ranges on a wide base" 0 "$TRAZA" diff c d --ranges --json
+check_eq "wide base: the interval starts at 0" "work 0" "$(printf '%s' "$OUT" | python3 -c '
+import json, sys
+for w in json.load(sys.stdin)["ranges"]:
+    print(w["row"], w["lo"])')"
