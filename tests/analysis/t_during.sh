@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Annotations as time ranges: --during RESULT of query, stats, export, density, filter
-# and the server's during= keep the events that overlap one of the result's ranges.
+# Annotations as time ranges: --during RESULT of query, stats, export, density, filter,
+# aggregate and the server's during= keep the events that overlap one of the result's ranges.
 # The paper trace: 68 punctual events on p0 from 0 to 428; from 100 to 249: a at
 # 100-104 and 200-205, b at 120-122 and 220-221, c at 140-144 and 240-248.
 . "$(dirname "$0")/../lib.sh"
@@ -29,6 +29,23 @@ check_rc "export --during" 0 "$TRAZA" export paper --during parts --format csv -
 check_eq "export: a header and the 30 events" 31 "$(wc -l < "$TMP/d.csv")"
 check_rc "filter --during saves them" 0 "$TRAZA" filter paper --during parts --type c --name cs
 check_contains "the 14 c events (140-144, 240-248)" "$OUT" "saved event_set 'cs': 14 members"
+# aggregate --during: the slices span the trace (or the window), the events are those
+# of the ranges; a part's total is its events (model occurrences)
+part_totals() { python3 -c 'import json,sys; print(" ".join("%g" % p["total"] for p in json.load(sys.stdin)["parts"]))'; }
+check_rc "aggregate without --during" 0 "$TRAZA" aggregate paper --slices 4 --p 0 --json --save all4
+check_eq "the 68 events in 4 slices" "21 15 13 19" "$(echo "$OUT" | part_totals)"
+check_rc "aggregate --during" 0 "$TRAZA" aggregate paper --slices 4 --p 0 --during parts --json --save in4
+check_eq "the 30 events of the ranges: 100-104 | 120-205 | 220-248 | none" "5 15 10 0" "$(echo "$OUT" | part_totals)"
+check_rc "one part over all: its total" 0 "$TRAZA" aggregate paper --slices 4 --p 1 --during parts --json --save in1
+check_eq "equals query --during --count" 30 "$(echo "$OUT" | part_totals)"
+check_rc "aggregate --during with a window" 0 "$TRAZA" aggregate paper --slices 2 --p 1 --from 0 --to 120 --during parts --json --save w2
+check_eq "the 6 events from 100 to 120, as query counts them" 6 "$(echo "$OUT" | part_totals)"
+check_rc "the saved result tells its inputs" 0 "$TRAZA" results paper --json
+check_contains "the during result among the params" "$OUT" "during=parts"
+check_rc "aggregate --during an event set" 2 "$TRAZA" aggregate paper --during cs
+check_contains "refused in the result's terms" "$OUT" "traza: result 'cs' is not a set of time ranges (its kind is event_set)"
+check_rc "aggregate --help names --during" 0 "$TRAZA" aggregate --help
+check_contains "in the options" "$OUT" "--during RESULT"
 check_rc "a correlation's span as ranges" 0 "$TRAZA" correlate paper --series a --with b --slices 4 --save span
 check_rc "query --during a correlation" 0 "$TRAZA" query paper --during span --count
 check_eq "the 65 events of its span [0, 428] (of a and b; not the c at 440-442)" 65 "$OUT"
