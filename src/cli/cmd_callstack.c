@@ -8,7 +8,7 @@
 #include <string.h>
 
 const char cmd_callstack_usage[] =
-    "usage: traza callstack TRACE [--from T] [--to T | --during RESULT] [--tree] [--svg FILE]\n"
+    "usage: traza callstack TRACE [--from T] [--to T] [--during RESULT] [--tree] [--svg FILE]\n"
     "                       [--top N] [--json]\n"
     "\n"
     "Call-stack views of a trace whose functions are nested states (traza record,\n"
@@ -19,7 +19,7 @@ const char cmd_callstack_usage[] =
     "               counted for its part inside (times as traza query --from takes them)\n"
     "  --during RESULT  only the calls overlapping one of the time ranges of saved\n"
     "               annotations (e.g. an aggregation's parts), each counted for its time\n"
-    "               inside them; not with --from/--to\n"
+    "               inside them (and inside --from/--to when given)\n"
     "  --tree       print the calls as an indented tree per producer (thread) instead\n"
     "  --svg FILE   write the call-stack timeline (depth downward, time to the right)\n"
     "  --top N      at most N functions / edges in the text output (default 30)\n"
@@ -134,8 +134,6 @@ int cmd_callstack(traza_cli *cli, int argc, char **argv)
     }
     if (optind + 1 != argc)
         return cli_usage_error("callstack", "expected one trace name");
-    if (during && (from_s || to_s))
-        return cli_usage_error("callstack", "--during takes the place of --from/--to");
     traza_trace *t = cli_trace(cli, argv[optind], TRAZA_OPEN_READ);
     if (!t)
         return EXIT_FAIL;

@@ -32,6 +32,7 @@ void tz_callprofile_free(tz_callprofile *cp)
     free(cp->calls);
     free(cp->funcs);
     free(cp->edges);
+    free(cp->ranges);
     memset(cp, 0, sizeof *cp);
 }
 
@@ -185,16 +186,11 @@ int tz_callprofile_build(traza_trace *t, tz_callprofile *cp, const char *during,
         if (c->level > cp->max_level)
             cp->max_level = c->level;
     }
-    tz_range all = {cp->min_ts, cp->max_ts}, *r = &all;
-    size_t nr = 1;
-    if (f.during && tz_time_ranges(t, f.during, &r, &nr, err) < 0) {
+    if (f.during && tz_time_ranges(t, f.during, &cp->ranges, &cp->nranges, err) < 0) {
         tz_callprofile_free(cp);
         return -1;
     }
-    int ok = tz_callprofile_ranges(t, cp, r, nr) == 0;
-    if (r != &all)
-        free(r);
-    if (!ok) {
+    if (tz_callprofile_range(t, cp, cp->min_ts, cp->max_ts) < 0) {
         tz_callprofile_free(cp);
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     }
@@ -226,8 +222,20 @@ int tz_callprofile_parents(const tz_callprofile *cp, int64_t *parent)
 
 int tz_callprofile_range(traza_trace *t, tz_callprofile *cp, int64_t from, int64_t to)
 {
-    tz_range r = {from, to};
-    return tz_callprofile_ranges(t, cp, &r, from > to ? 0 : 1);
+    if (!cp->ranges) {
+        tz_range r = {from, to};
+        return tz_callprofile_ranges(t, cp, &r, from > to ? 0 : 1);
+    }
+    tz_range *r = malloc((cp->nranges ? cp->nranges : 1) * sizeof *r); /* the ranges clipped to [from, to] */
+    if (!r)
+        return -1;
+    size_t n = 0;
+    for (size_t i = 0; i < cp->nranges; i++)
+        if (cp->ranges[i].to >= from && cp->ranges[i].from <= to)
+            r[n++] = (tz_range){cp->ranges[i].from > from ? cp->ranges[i].from : from, cp->ranges[i].to < to ? cp->ranges[i].to : to};
+    int rc = tz_callprofile_ranges(t, cp, r, n);
+    free(r);
+    return rc;
 }
 
 /* The time of [a, b] inside the ranges, and whether it overlaps one of them. */

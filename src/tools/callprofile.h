@@ -36,6 +36,8 @@ typedef struct tz_callprofile {
     size_t nedges;
     int64_t min_ts, max_ts;
     int max_level;
+    tz_range *ranges;       /* built with during: its ranges (sorted, disjoint); else NULL */
+    size_t nranges;
 } tz_callprofile;
 
 /* Stoppable (stop and pi may be NULL; stage TRAZA_STAGE_READ) every 4096 calls read and
@@ -47,7 +49,7 @@ int tz_callprofile_build(traza_trace *t, tz_callprofile *cp, const char *during,
                          traza_err *err);
 /* Replaces funcs and edges by those of the calls overlapping [from, to], each call
  * counted for its part inside the range (the whole trace's profile is the range
- * [min_ts, max_ts]). -1 when out of memory (funcs and edges are then empty). */
+ * [min_ts, max_ts]); built with during, inside [from, to] and the ranges. -1 when out of memory (funcs and edges are then empty). */
 int tz_callprofile_range(traza_trace *t, tz_callprofile *cp, int64_t from, int64_t to);
 /* The same over sorted disjoint ranges (tz_time_ranges): a call overlapping one of them
  * counts for its time inside all of them. */

@@ -66,8 +66,10 @@ check_rc "callstack --from 45 --to 55" 0 "$TRAZA" callstack calls --from 45 --to
 check_eq "one range: the profile of that window" \
   "$(echo "$cs_mid" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["profile"], d["callgraph"])')" \
   "$(echo "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["profile"], d["callgraph"])')"
-check_rc "callstack --during with --from" 2 "$TRAZA" callstack calls --during mid --from 0
-check_contains "says which" "$OUT" "--during takes the place of --from/--to"
+check_rc "the ranges [12, 52]" 0 "$TRAZA" aggregate calls --slices 1 --from 12 --to 52 --p 0 --save wide
+check_rc "callstack --during with --from/--to" 0 "$TRAZA" callstack calls --during wide --from 45 --to 55 --json
+check_eq "the times inside both: main 7 + 5, b 2" "main 2 12 10; b 1 2 2" \
+  "$(echo "$OUT" | python3 -c 'import json,sys; print("; ".join("%s %d %d %d" % (f["name"], f["calls"], f["inclusive"], f["exclusive"]) for f in json.load(sys.stdin)["profile"]))')"
 check_rc "callstack --help names --during" 0 "$TRAZA" callstack --help
 check_contains "in the options" "$OUT" "--during RESULT"
 
