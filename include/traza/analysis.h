@@ -204,9 +204,11 @@ typedef struct traza_agg_micro {
 /* From explicit values (tests): values[k * nseries + s] = slice k, series s. */
 int traza_agg_micro_from(traza_agg_micro *m, const double *values, size_t nslices, size_t nseries, traza_err *err);
 /* Reads the events of a trace. has_window = 0: the whole trace. producers = NULL:
- * all. */
+ * all. during (a saved annotations result, name or id; NULL: none): only the events
+ * that overlap one of its time ranges; the slices still span the window. */
 int traza_agg_micro_build(traza_trace *t, int has_window, int64_t t0, int64_t t1, size_t nslices, traza_agg_model model,
-                          const int32_t *producers, size_t nproducers, traza_agg_micro *m, traza_err *err);
+                          const int32_t *producers, size_t nproducers, const char *during, traza_agg_micro *m,
+                          traza_err *err);
 /* Divides every series by its maximum (values then lie in [0, 1]). */
 void traza_agg_micro_normalize(traza_agg_micro *m);
 void traza_agg_micro_free(traza_agg_micro *m);

@@ -210,7 +210,8 @@ static int acc_event(agg_acc *A, int64_t a, int64_t b, int32_t type, int32_t pro
 }
 
 int traza_agg_micro_build(traza_trace *t, int has_window, int64_t t0, int64_t t1, size_t nslices, traza_agg_model model,
-                          const int32_t *producers, size_t nproducers, traza_agg_micro *m, traza_err *err)
+                          const int32_t *producers, size_t nproducers, const char *during, traza_agg_micro *m,
+                          traza_err *err)
 {
     memset(m, 0, sizeof *m);
     const traza_trace_info *info = traza_trace_info_of(t);
@@ -254,6 +255,18 @@ int traza_agg_micro_build(traza_trace *t, int has_window, int64_t t0, int64_t t1
     f.from = t0;
     f.to = t1;
     f.overlap = model != TRAZA_AGG_OCCURRENCES;
+    if (during) { /* the window is set: only f.during changes */
+        traza_filter_spec spec = {.during = during};
+        int32_t *no_types = NULL, *no_prods = NULL;
+        int rr = traza_filter_resolve(t, &spec, &f, &no_types, &no_prods, err);
+        free(no_types);
+        free(no_prods);
+        if (rr < 0) {
+            free(sidx);
+            free(cat);
+            return -1;
+        }
+    }
     f.producers = producers;
     f.nproducers = nproducers;
     if (model == TRAZA_AGG_STATE_DURATION || model == TRAZA_AGG_STATE_AVG)

@@ -519,7 +519,7 @@ static int scan_calls(acc *A, traza_trace *t, int side, size_t run, traza_err *e
 {
     double unit = pow(10.0, traza_trace_info_of(t)->time_unit);
     tz_callprofile cp;
-    if (tz_callprofile_build(t, &cp, NULL, NULL, err) < 0)
+    if (tz_callprofile_build(t, &cp, NULL, NULL, NULL, err) < 0)
         return -1;
     size_t n = cp.ncalls;
     int64_t *parent = malloc((n ? n : 1) * sizeof *parent), *pid = malloc((n ? n : 1) * sizeof *pid);

@@ -48,7 +48,7 @@ static int64_t node_of(build *bd, size_t parent, const char *name, int depth, tr
 static int scan(build *bd, traza_trace *t, int side, traza_err *err)
 {
     tz_callprofile cp;
-    if (tz_callprofile_build(t, &cp, NULL, NULL, err) < 0)
+    if (tz_callprofile_build(t, &cp, NULL, NULL, NULL, err) < 0)
         return -1;
     size_t n = cp.ncalls;
     int64_t *parent = malloc((n ? n : 1) * sizeof *parent), *nid = malloc((n ? n : 1) * sizeof *nid);

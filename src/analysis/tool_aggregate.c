@@ -14,6 +14,7 @@ static const traza_tool_option aggregate_opts[] = {
     {"list-p", TRAZA_OPT_BOOL, "false", "list the meaningful p values and their partitions", 0, 0},
     {"threshold", TRAZA_OPT_DOUBLE, "0.001", "bisection threshold of the p list", 0, 0},
     {"producers", TRAZA_OPT_RESULT, NULL, "a saved producer set, group or event set: its producers restrict the analysis", 0, 0},
+    {"during", TRAZA_OPT_RESULT, NULL, "saved annotations: only the events overlapping one of their time ranges", 0, 0},
     {"from", TRAZA_OPT_TIME, NULL, "window start (default: trace start)", 0, 0},
     {"to", TRAZA_OPT_TIME, NULL, "window end (default: trace end)", 0, 0},
     {"normalize", TRAZA_OPT_BOOL, "false", "divide every (producer, type) series by its maximum", 0, 0},
@@ -188,6 +189,27 @@ done:
     return rc;
 }
 
+/* The sum of the values of every series over slices [first, end): with the model
+ * occurrences, the events of those slices. */
+static double part_total(const traza_agg_micro *m, size_t first, size_t end)
+{
+    double sum = 0;
+    for (size_t s = 0; s < m->nseries; s++)
+        for (size_t k = first; k < end; k++)
+            sum += m->v[s * m->nslices + k];
+    return sum;
+}
+
+/* The saved results an aggregation reads, one a line (NULL: none). */
+static const char *agg_inputs(const traza_tool *tool, const traza_tool_call *call, char *buf, size_t size)
+{
+    const char *pset = tz_targ(tool, call, "producers"), *during = tz_targ(tool, call, "during");
+    if (!pset && !during)
+        return NULL;
+    snprintf(buf, size, "%.200s%s%.200s", pset ? pset : "", pset && during ? "\n" : "", during ? during : "");
+    return buf;
+}
+
 /* The spatio-temporal parts as blocks over producers (rows, depth-first) x time. */
 static int draw_spatial(const char *path, traza_trace *t, const traza_agg_micro *m, const traza_agg_stpart *parts, size_t np,
                         char **keys, double p, traza_err *err)
@@ -278,7 +300,8 @@ static int run_spatial(const traza_tool *tool, const traza_tool_call *call, traz
         ann[i].from = slice_ts(m, parts[i].first);
         ann[i].to = slice_ts(m, parts[i].last + 1);
     }
-    traza_result_meta meta = {name, tool->name, params, tz_targ_bool(tool, call, "replace"), tz_targ(tool, call, "producers")};
+    char inputs[420];
+    traza_result_meta meta = {name, tool->name, params, tz_targ_bool(tool, call, "replace"), agg_inputs(tool, call, inputs, sizeof inputs)};
     if (traza_result_save_annotations(t, &meta, ann, np, err) < 0)
         goto done;
     if (tz_targ_bool(tool, call, "list-p")) {
@@ -387,10 +410,10 @@ static int run_aggregate(const traza_tool *tool, const traza_tool_call *call, tr
         from = traza_trace_info_of(t)->min_ts;
     if (!ht)
         to = traza_trace_info_of(t)->max_ts;
-    const char *pset = tz_targ(tool, call, "producers");
+    const char *pset = tz_targ(tool, call, "producers"), *during = tz_targ(tool, call, "during");
     if (pset && traza_result_producer_ids(t, pset, &prods, &nprods, err) < 0)
         goto done;
-    if (traza_agg_micro_build(t, 1, from, to, (size_t)slices, (traza_agg_model)model, prods, pset ? nprods : 0, &m, err) < 0)
+    if (traza_agg_micro_build(t, 1, from, to, (size_t)slices, (traza_agg_model)model, prods, pset ? nprods : 0, during, &m, err) < 0)
         goto done;
     if (tz_targ_bool(tool, call, "normalize"))
         traza_agg_micro_normalize(&m);
@@ -398,13 +421,15 @@ static int run_aggregate(const traza_tool *tool, const traza_tool_call *call, tr
     const char *save = tz_targ(tool, call, "save");
     /* the default name tells the inputs that shape the result (the producer set too);
      * the params hold every one, so that the same run again is told from another */
-    snprintf(name, sizeof name, "aggregate%s:%s:%zu%s%.200s", tz_targ_bool(tool, call, "spatial") ? ":spatial" : "",
-             traza_agg_model_name((traza_agg_model)model), m.nslices, pset ? ":" : "", pset ? pset : "");
+    snprintf(name, sizeof name, "aggregate%s:%s:%zu%s%.100s%s%.100s", tz_targ_bool(tool, call, "spatial") ? ":spatial" : "",
+             traza_agg_model_name((traza_agg_model)model), m.nslices, pset ? ":" : "", pset ? pset : "", during ? ":during=" : "",
+             during ? during : "");
     if (save)
         snprintf(name, sizeof name, "%s", save);
-    snprintf(params, sizeof params, "slices=%zu model=%s from=%lld to=%lld normalize=%d spatial=%d%s%.200s", m.nslices,
+    snprintf(params, sizeof params, "slices=%zu model=%s from=%lld to=%lld normalize=%d spatial=%d%s%.100s%s%.100s", m.nslices,
              traza_agg_model_name((traza_agg_model)model), (long long)from, (long long)to, tz_targ_bool(tool, call, "normalize"),
-             tz_targ_bool(tool, call, "spatial"), pset ? " producers=" : "", pset ? pset : "");
+             tz_targ_bool(tool, call, "spatial"), pset ? " producers=" : "", pset ? pset : "", during ? " during=" : "",
+             during ? during : "");
     if (tz_targ_bool(tool, call, "spatial")) {
         rc = run_spatial(tool, call, t, &m, ps ? p : -1, name, params, err);
         goto done;
@@ -449,7 +474,8 @@ static int run_aggregate(const traza_tool *tool, const traza_tool_call *call, tr
             pi++;
             first = k;
         }
-    traza_result_meta meta = {name, tool->name, params, tz_targ_bool(tool, call, "replace"), tz_targ(tool, call, "producers")};
+    char inputs[420];
+    traza_result_meta meta = {name, tool->name, params, tz_targ_bool(tool, call, "replace"), agg_inputs(tool, call, inputs, sizeof inputs)};
     if (traza_result_save_annotations(t, &meta, ann, np, err) < 0) {
         free(pf);
         goto done;
@@ -489,6 +515,8 @@ static int run_aggregate(const traza_tool *tool, const traza_tool_call *call, tr
             tz_json_num(&b, q.gain[a * n + z]);
             tz_buf_puts(&b, ", \"loss\": ");
             tz_json_num(&b, q.loss[a * n + z]);
+            tz_buf_puts(&b, ", \"total\": ");
+            tz_json_num(&b, part_total(&m, UNIT(a), UNIT(z + 1)));
             tz_buf_putc(&b, '}');
         }
         tz_buf_puts(&b, "]}\n");

@@ -3,7 +3,8 @@
 
 const char cmd_aggregate_usage[] =
     "usage: traza aggregate TRACE [--slices N] [--model M] [--p P | --list-p] [--producers SET]\n"
-    "                       [--from T] [--to T] [--normalize] [--spatial] [--svg FILE] [--json]\n"
+    "                       [--during RESULT] [--from T] [--to T] [--normalize] [--spatial]\n"
+    "                       [--svg FILE] [--json]\n"
     "                       [--save NAME [--replace]]\n"
     "\n"
     "Best cut partition of the time slices (FrameSoC RR-8304 section 5, Ocelotl): consecutive\n"
@@ -13,9 +14,11 @@ const char cmd_aggregate_usage[] =
     "  --list-p        the meaningful p values, one per distinct partition, by bisection\n"
     "  --threshold T   bisection threshold (default 0.001)\n"
     "  --producers S   only the producers of a saved producer set, group or event set\n"
+    "  --during RESULT only events overlapping one of the time ranges of saved annotations\n"
+    "                  (e.g. another aggregation's parts); the slices still span the window\n"
     "  --spatial       spatio-temporal: a part is a producer subtree over an interval\n"
     CLI_SAVE_HELP
     "  --svg FILE      parts along time with type proportions, and the gain/loss curve over p\n"
-    "  --json          parts, or with --list-p {\"p_list\": [{\"p\", \"gain\", \"loss\", \"parts\"}, ...]}\n";
+    "  --json          parts (each with its total: events, with occurrences), or with --list-p {\"p_list\": [{\"p\", \"gain\", \"loss\", \"parts\"}, ...]}\n";
 
 int cmd_aggregate(traza_cli *cli, int argc, char **argv) { return cli_run_analysis(cli, "aggregate", "aggregate", argc, argv); }

@@ -1,4 +1,4 @@
-/* traza callstack TRACE [--from T] [--to T] [--tree] [--svg FILE] [--json] [--top N] */
+/* traza callstack TRACE [--from T] [--to T] [--during RESULT] [--tree] [--svg FILE] [--json] [--top N] */
 #include "cli/cli.h"
 #include "tools/callprofile.h"
 #include "util/util.h"
@@ -8,7 +8,8 @@
 #include <string.h>
 
 const char cmd_callstack_usage[] =
-    "usage: traza callstack TRACE [--from T] [--to T] [--tree] [--svg FILE] [--top N] [--json]\n"
+    "usage: traza callstack TRACE [--from T] [--to T] [--during RESULT] [--tree] [--svg FILE]\n"
+    "                       [--top N] [--json]\n"
     "\n"
     "Call-stack views of a trace whose functions are nested states (traza record,\n"
     "uftrace, ...): a flat profile (calls, inclusive and exclusive time per function;\n"
@@ -16,6 +17,9 @@ const char cmd_callstack_usage[] =
     "the call graph (caller -> callee, calls, time).\n"
     "  --from T, --to T  profile and call graph of the calls overlapping [T, T], each\n"
     "               counted for its part inside (times as traza query --from takes them)\n"
+    "  --during RESULT  only the calls overlapping one of the time ranges of saved\n"
+    "               annotations (e.g. an aggregation's parts), each counted for its time\n"
+    "               inside them (and inside --from/--to when given)\n"
     "  --tree       print the calls as an indented tree per producer (thread) instead\n"
     "  --svg FILE   write the call-stack timeline (depth downward, time to the right)\n"
     "  --top N      at most N functions / edges in the text output (default 30)\n"
@@ -99,22 +103,24 @@ static void write_svg(tz_buf *b, traza_trace *t, const tz_callprofile *cp)
 
 int cmd_callstack(traza_cli *cli, int argc, char **argv)
 {
-    enum { OPT_TREE = OPT_FIRST_FREE, OPT_SVG, OPT_TOP, OPT_CFROM, OPT_CTO };
+    enum { OPT_TREE = OPT_FIRST_FREE, OPT_SVG, OPT_TOP, OPT_CFROM, OPT_CTO, OPT_CDURING };
     static const struct option longopts[] = {CLI_COMMON_LONGOPTS,
                                              {"tree", no_argument, NULL, OPT_TREE},
                                              {"svg", required_argument, NULL, OPT_SVG},
                                              {"top", required_argument, NULL, OPT_TOP},
                                              {"from", required_argument, NULL, OPT_CFROM},
                                              {"to", required_argument, NULL, OPT_CTO},
+                                             {"during", required_argument, NULL, OPT_CDURING},
                                              {NULL, 0, NULL, 0}};
     int c, tree = 0;
     long top = 30;
-    const char *svg = NULL, *from_s = NULL, *to_s = NULL;
+    const char *svg = NULL, *from_s = NULL, *to_s = NULL, *during = NULL;
     while ((c = cli_getopt(cli, argc, argv, ":hqw:", longopts)) != -1) {
         if (c == OPT_TREE) tree = 1;
         else if (c == OPT_SVG) svg = optarg;
         else if (c == OPT_CFROM) from_s = optarg;
         else if (c == OPT_CTO) to_s = optarg;
+        else if (c == OPT_CDURING) during = optarg;
         else if (c == OPT_TOP) {
             char *end;
             top = strtol(optarg, &end, 10);
@@ -134,7 +140,7 @@ int cmd_callstack(traza_cli *cli, int argc, char **argv)
     traza_err err;
     traza_err_clear(&err);
     tz_callprofile cp;
-    if (tz_callprofile_build(t, &cp, NULL, NULL, &err) < 0) {
+    if (tz_callprofile_build(t, &cp, during, NULL, NULL, &err) < 0) {
         traza_trace_close(t);
         return cli_fail(cli, &err);
     }

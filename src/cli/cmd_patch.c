@@ -143,7 +143,7 @@ int cmd_patch(traza_cli *cli, int argc, char **argv)
             return EXIT_FAIL;
         }
         tz_callprofile cp;
-        if (tz_callprofile_build(t, &cp, NULL, NULL, &err) < 0) {
+        if (tz_callprofile_build(t, &cp, NULL, NULL, NULL, &err) < 0) {
             traza_trace_close(t);
             tz_sites_free(&s);
             return cli_fail(cli, &err);

@@ -18,7 +18,7 @@ int tz_stacks_build(traza_trace *t, tz_stack **out, size_t *nout, traza_err *err
     *out = NULL;
     *nout = 0;
     tz_callprofile cp;
-    if (tz_callprofile_build(t, &cp, NULL, NULL, err) < 0)
+    if (tz_callprofile_build(t, &cp, NULL, NULL, NULL, err) < 0)
         return -1;
     size_t *open = malloc(((size_t)cp.max_level + 1) * sizeof *open); /* the call open at each level */
     int64_t *self = malloc((cp.ncalls ? cp.ncalls : 1) * sizeof *self);

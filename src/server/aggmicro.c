@@ -77,7 +77,7 @@ int tz_agg_micro_bounded(tz_req *r, traza_trace *t, int64_t t0, int64_t t1, size
     if (tz_arg_clamp(r, "exact", 1, TZ_AGG_EXACT, TZ_AGG_EXACT, &exact) < 0)
         return -2;
     if (n <= exact)
-        return traza_agg_micro_build(t, 1, t0, t1, nslices, (traza_agg_model)model, NULL, 0, m, &r->err);
+        return traza_agg_micro_build(t, 1, t0, t1, nslices, (traza_agg_model)model, NULL, 0, NULL, m, &r->err);
     /* the time index takes at most half the budget; until it is complete (after a
      * few requests on a big trace) the answer is sampled */
     int64_t now = tz_now_ns();

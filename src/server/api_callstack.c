@@ -131,7 +131,7 @@ int tz_api_callstack(tz_req *r)
         traza_stop stop;
         tz_budget_stop bs;
         tz_budget_stop_init(&bs, &stop, r);
-        if (tz_callprofile_build(t, &e->cp, &stop, &pi, &r->err) < 0) {
+        if (tz_callprofile_build(t, &e->cp, NULL, &stop, &pi, &r->err) < 0) {
             free(e);
             return tz_fail_err(r, &r->err);
         }

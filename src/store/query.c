@@ -9,6 +9,7 @@
  * are applied here too: each event's [ts, end_ts] against the merged ranges. */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "store/store_internal.h"
+#include "store/time_ranges.h"
 
 #include <pcre2.h>
 #include <stdio.h>
@@ -27,10 +28,6 @@ typedef struct rx {
 } rx;
 
 enum { COL_TYPE = -1, COL_PRODUCER = -2, COL_TS = -3, COL_END = -4, COL_CAT = -5, COL_CPU = -6, COL_VALUE = -7, COL_LEVEL = -8, COL_PARAM = -9 };
-
-typedef struct tz_range {
-    int64_t from, to; /* inclusive */
-} tz_range;
 
 struct traza_cursor {
     traza_trace *t;
@@ -198,42 +195,13 @@ static int compile_regexes(traza_cursor *c, const traza_filter *f, traza_err *er
     return 0;
 }
 
-static int cmp_range(const void *a, const void *b)
-{
-    const tz_range *x = a, *y = b;
-    return (x->from > y->from) - (x->from < y->from);
-}
-
 /* The time ranges of the annotations result f->during, sorted and merged. */
 static int load_ranges(traza_cursor *c, const traza_filter *f, traza_err *err)
 {
     if (!f->during)
         return 0;
-    traza_annotation *a = NULL;
-    size_t n = 0;
-    if (traza_result_annotations(c->t, f->during, &a, &n, err) < 0)
+    if (tz_time_ranges(c->t, f->during, &c->ranges, &c->nranges, err) < 0)
         return -1;
-    c->ranges = malloc((n ? n : 1) * sizeof *c->ranges);
-    if (!c->ranges) {
-        traza_annotations_free(a, n);
-        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-    }
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (a[i].has_range)
-            c->ranges[k++] = (tz_range){a[i].from < a[i].to ? a[i].from : a[i].to, a[i].from < a[i].to ? a[i].to : a[i].from};
-    traza_annotations_free(a, n);
-    qsort(c->ranges, k, sizeof *c->ranges, cmp_range);
-    size_t m = 0;
-    for (size_t i = 0; i < k; i++) {
-        if (m && c->ranges[i].from <= c->ranges[m - 1].to) {
-            if (c->ranges[i].to > c->ranges[m - 1].to)
-                c->ranges[m - 1].to = c->ranges[i].to;
-        } else {
-            c->ranges[m++] = c->ranges[i];
-        }
-    }
-    c->nranges = m;
     c->post = 1;
     return 0;
 }

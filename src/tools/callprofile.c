@@ -1,6 +1,7 @@
 /* Call-stack analysis over nested states: per-function calls, inclusive and
  * exclusive time, caller->callee edges. */
 #include "tools/callprofile.h"
+#include "store/time_ranges.h"
 #include "util/util.h"
 
 #include <stdlib.h>
@@ -31,6 +32,7 @@ void tz_callprofile_free(tz_callprofile *cp)
     free(cp->calls);
     free(cp->funcs);
     free(cp->edges);
+    free(cp->ranges);
     memset(cp, 0, sizeof *cp);
 }
 
@@ -109,7 +111,8 @@ static int sort_calls(tz_callprofile *cp)
     return 0;
 }
 
-int tz_callprofile_build(traza_trace *t, tz_callprofile *cp, const traza_stop *stop, traza_partial *pi, traza_err *err)
+int tz_callprofile_build(traza_trace *t, tz_callprofile *cp, const char *during, const traza_stop *stop, traza_partial *pi,
+                         traza_err *err)
 {
     memset(cp, 0, sizeof *cp);
     traza_partial pdummy;
@@ -121,6 +124,15 @@ int tz_callprofile_build(traza_trace *t, tz_callprofile *cp, const traza_stop *s
     traza_filter_init(&f);
     f.categories = 1u << TRAZA_STATE;
     f.stop = stop; /* a step of the store may pass over millions of other events */
+    if (during) { /* a call overlapping a range has its callers overlap it too: the stacks stay whole */
+        traza_filter_spec spec = {.during = during};
+        int32_t *no_types = NULL, *no_prods = NULL;
+        int rr = traza_filter_resolve(t, &spec, &f, &no_types, &no_prods, err);
+        free(no_types);
+        free(no_prods);
+        if (rr < 0)
+            return -1;
+    }
     traza_cursor *cur = traza_query(t, &f, err);
     if (!cur)
         return -1;
@@ -174,6 +186,10 @@ int tz_callprofile_build(traza_trace *t, tz_callprofile *cp, const traza_stop *s
         if (c->level > cp->max_level)
             cp->max_level = c->level;
     }
+    if (f.during && tz_time_ranges(t, f.during, &cp->ranges, &cp->nranges, err) < 0) {
+        tz_callprofile_free(cp);
+        return -1;
+    }
     if (tz_callprofile_range(t, cp, cp->min_ts, cp->max_ts) < 0) {
         tz_callprofile_free(cp);
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
@@ -206,6 +222,37 @@ int tz_callprofile_parents(const tz_callprofile *cp, int64_t *parent)
 
 int tz_callprofile_range(traza_trace *t, tz_callprofile *cp, int64_t from, int64_t to)
 {
+    if (!cp->ranges) {
+        tz_range r = {from, to};
+        return tz_callprofile_ranges(t, cp, &r, from > to ? 0 : 1);
+    }
+    tz_range *r = malloc((cp->nranges ? cp->nranges : 1) * sizeof *r); /* the ranges clipped to [from, to] */
+    if (!r)
+        return -1;
+    size_t n = 0;
+    for (size_t i = 0; i < cp->nranges; i++)
+        if (cp->ranges[i].to >= from && cp->ranges[i].from <= to)
+            r[n++] = (tz_range){cp->ranges[i].from > from ? cp->ranges[i].from : from, cp->ranges[i].to < to ? cp->ranges[i].to : to};
+    int rc = tz_callprofile_ranges(t, cp, r, n);
+    free(r);
+    return rc;
+}
+
+/* The time of [a, b] inside the ranges, and whether it overlaps one of them. */
+static int64_t time_inside(const tz_range *r, size_t nr, int64_t a, int64_t b, int *overlaps)
+{
+    int64_t in = 0;
+    *overlaps = 0;
+    for (size_t k = 0; k < nr && r[k].from <= b; k++)
+        if (r[k].to >= a) {
+            *overlaps = 1;
+            in += (b < r[k].to ? b : r[k].to) - (a > r[k].from ? a : r[k].from);
+        }
+    return in;
+}
+
+int tz_callprofile_ranges(traza_trace *t, tz_callprofile *cp, const tz_range *r, size_t nr)
+{
     free(cp->funcs);
     free(cp->edges);
     cp->funcs = NULL;
@@ -234,9 +281,10 @@ int tz_callprofile_range(traza_trace *t, tz_callprofile *cp, int64_t from, int64
                 recursive = 1;
         stack[c->level] = c->type;
         depth = c->level + 1;
-        if (c->end < from || c->ts > to || from > to)
-            continue; /* outside the range: only its place on the stack counts */
-        int64_t dur = (c->end < to ? c->end : to) - (c->ts > from ? c->ts : from);
+        int inside;
+        int64_t dur = time_inside(r, nr, c->ts, c->end, &inside);
+        if (!inside)
+            continue; /* outside the ranges: only its place on the stack counts */
         tz_cp_func *fn = func_of(cp, &fidx, &fcap, t, c->type);
         tz_cp_func *pf = parent >= 0 ? func_of(cp, &fidx, &fcap, t, parent) : NULL;
         tz_cp_edge *e = edge_of(cp, &eidx, &ecap, parent, c->type);

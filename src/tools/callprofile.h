@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include "traza/store.h"
 #include "traza/analysis.h"
+#include "store/time_ranges.h"
 
 typedef struct tz_cp_call {
     int64_t ts, end;
@@ -35,16 +36,24 @@ typedef struct tz_callprofile {
     size_t nedges;
     int64_t min_ts, max_ts;
     int max_level;
+    tz_range *ranges;       /* built with during: its ranges (sorted, disjoint); else NULL */
+    size_t nranges;
 } tz_callprofile;
 
 /* Stoppable (stop and pi may be NULL; stage TRAZA_STAGE_READ) every 4096 calls read and
  * while the store looks for the next call: when stopped, the profile covers the calls
- * that started up to pi->covered_to (pi->partial = 1). */
-int tz_callprofile_build(traza_trace *t, tz_callprofile *cp, const traza_stop *stop, traza_partial *pi, traza_err *err);
+ * that started up to pi->covered_to (pi->partial = 1). during (a saved annotations
+ * result, name or id; NULL: none): only the calls overlapping one of its time ranges,
+ * funcs and edges counting each for its time inside them (tz_callprofile_ranges). */
+int tz_callprofile_build(traza_trace *t, tz_callprofile *cp, const char *during, const traza_stop *stop, traza_partial *pi,
+                         traza_err *err);
 /* Replaces funcs and edges by those of the calls overlapping [from, to], each call
  * counted for its part inside the range (the whole trace's profile is the range
- * [min_ts, max_ts]). -1 when out of memory (funcs and edges are then empty). */
+ * [min_ts, max_ts]); built with during, inside [from, to] and the ranges. -1 when out of memory (funcs and edges are then empty). */
 int tz_callprofile_range(traza_trace *t, tz_callprofile *cp, int64_t from, int64_t to);
+/* The same over sorted disjoint ranges (tz_time_ranges): a call overlapping one of them
+ * counts for its time inside all of them. */
+int tz_callprofile_ranges(traza_trace *t, tz_callprofile *cp, const tz_range *r, size_t nr);
 /* The caller of each call into parent[0..ncalls-1]: the index of the call open one
  * level up on its producer when it starts, -1 for a root call (the nesting rule of
  * tz_callprofile_range). -1 when out of memory. */

@@ -172,12 +172,12 @@ static void test_callprofile_stop(void **state)
     traza_trace *t = open_gen(&w);
     tz_callprofile full, part;
     traza_partial pi;
-    assert_int_equal(tz_callprofile_build(t, &full, NULL, &pi, &w.err), 0);
+    assert_int_equal(tz_callprofile_build(t, &full, NULL, NULL, &pi, &w.err), 0);
     assert_int_equal(pi.partial, 0);
     assert_true(full.ncalls > 4096);
     counter c = {TRAZA_STAGE_READ, 1, {0, 0}};
     traza_stop st = {count_stop, &c};
-    assert_int_equal(tz_callprofile_build(t, &part, &st, &pi, &w.err), 0);
+    assert_int_equal(tz_callprofile_build(t, &part, NULL, &st, &pi, &w.err), 0);
     assert_int_equal(pi.partial, 1);
     /* the store consults the stop while it looks for the next call: the build stops
      * before its own check after the first 4096 calls */
