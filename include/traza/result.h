@@ -113,6 +113,14 @@ void traza_group_nodes_free(traza_group_node *nodes, size_t n);
 int traza_result_annotations(traza_trace *t, int64_t id, traza_annotation **a, size_t *n, traza_err *err);
 void traza_annotations_free(traza_annotation *a, size_t n);
 
+typedef struct traza_time_range {
+    int64_t from, to; /* inclusive, from <= to */
+} traza_time_range;
+/* The time ranges of the annotations of result `id` into *out (malloc'd, free()),
+ * sorted by start and merged where they overlap or touch, so that they are disjoint;
+ * annotations without a range are skipped. */
+int traza_result_time_ranges(traza_trace *t, int64_t id, traza_time_range **out, size_t *n, traza_err *err);
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

@@ -9,7 +9,6 @@
  * are applied here too: each event's [ts, end_ts] against the merged ranges. */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "store/store_internal.h"
-#include "store/time_ranges.h"
 
 #include <pcre2.h>
 #include <stdio.h>
@@ -40,7 +39,7 @@ struct traza_cursor {
     size_t nrx;
     pcre2_match_context *mctx;
     pcre2_jit_stack *jstack;
-    tz_range *ranges; /* filter.during: sorted, disjoint */
+    traza_time_range *ranges; /* filter.during: sorted, disjoint */
     size_t nranges;
     int post;                 /* regexes or ranges: events are kept or dropped here */
     const traza_stop *stop;
@@ -200,7 +199,7 @@ static int load_ranges(traza_cursor *c, const traza_filter *f, traza_err *err)
 {
     if (!f->during)
         return 0;
-    if (tz_time_ranges(c->t, f->during, &c->ranges, &c->nranges, err) < 0)
+    if (traza_result_time_ranges(c->t, f->during, &c->ranges, &c->nranges, err) < 0)
         return -1;
     c->post = 1;
     return 0;

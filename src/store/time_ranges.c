@@ -1,16 +1,15 @@
 /* The time ranges of a saved annotations result, sorted and merged. */
-#include "store/time_ranges.h"
 #include "traza/result.h"
 
 #include <stdlib.h>
 
 static int cmp_range(const void *a, const void *b)
 {
-    const tz_range *x = a, *y = b;
+    const traza_time_range *x = a, *y = b;
     return (x->from > y->from) - (x->from < y->from);
 }
 
-int tz_time_ranges(traza_trace *t, int64_t id, tz_range **out, size_t *n, traza_err *err)
+int traza_result_time_ranges(traza_trace *t, int64_t id, traza_time_range **out, size_t *n, traza_err *err)
 {
     *out = NULL;
     *n = 0;
@@ -18,7 +17,7 @@ int tz_time_ranges(traza_trace *t, int64_t id, tz_range **out, size_t *n, traza_
     size_t na = 0;
     if (traza_result_annotations(t, id, &a, &na, err) < 0)
         return -1;
-    tz_range *r = malloc((na ? na : 1) * sizeof *r);
+    traza_time_range *r = malloc((na ? na : 1) * sizeof *r);
     if (!r) {
         traza_annotations_free(a, na);
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
@@ -26,7 +25,7 @@ int tz_time_ranges(traza_trace *t, int64_t id, tz_range **out, size_t *n, traza_
     size_t k = 0;
     for (size_t i = 0; i < na; i++)
         if (a[i].has_range)
-            r[k++] = (tz_range){a[i].from < a[i].to ? a[i].from : a[i].to, a[i].from < a[i].to ? a[i].to : a[i].from};
+            r[k++] = (traza_time_range){a[i].from < a[i].to ? a[i].from : a[i].to, a[i].from < a[i].to ? a[i].to : a[i].from};
     traza_annotations_free(a, na);
     qsort(r, k, sizeof *r, cmp_range);
     size_t m = 0;

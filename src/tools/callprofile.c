@@ -1,7 +1,6 @@
 /* Call-stack analysis over nested states: per-function calls, inclusive and
  * exclusive time, caller->callee edges. */
 #include "tools/callprofile.h"
-#include "store/time_ranges.h"
 #include "util/util.h"
 
 #include <stdlib.h>
@@ -186,7 +185,7 @@ int tz_callprofile_build(traza_trace *t, tz_callprofile *cp, const char *during,
         if (c->level > cp->max_level)
             cp->max_level = c->level;
     }
-    if (f.during && tz_time_ranges(t, f.during, &cp->ranges, &cp->nranges, err) < 0) {
+    if (f.during && traza_result_time_ranges(t, f.during, &cp->ranges, &cp->nranges, err) < 0) {
         tz_callprofile_free(cp);
         return -1;
     }
@@ -223,23 +222,23 @@ int tz_callprofile_parents(const tz_callprofile *cp, int64_t *parent)
 int tz_callprofile_range(traza_trace *t, tz_callprofile *cp, int64_t from, int64_t to)
 {
     if (!cp->ranges) {
-        tz_range r = {from, to};
+        traza_time_range r = {from, to};
         return tz_callprofile_ranges(t, cp, &r, from > to ? 0 : 1);
     }
-    tz_range *r = malloc((cp->nranges ? cp->nranges : 1) * sizeof *r); /* the ranges clipped to [from, to] */
+    traza_time_range *r = malloc((cp->nranges ? cp->nranges : 1) * sizeof *r); /* the ranges clipped to [from, to] */
     if (!r)
         return -1;
     size_t n = 0;
     for (size_t i = 0; i < cp->nranges; i++)
         if (cp->ranges[i].to >= from && cp->ranges[i].from <= to)
-            r[n++] = (tz_range){cp->ranges[i].from > from ? cp->ranges[i].from : from, cp->ranges[i].to < to ? cp->ranges[i].to : to};
+            r[n++] = (traza_time_range){cp->ranges[i].from > from ? cp->ranges[i].from : from, cp->ranges[i].to < to ? cp->ranges[i].to : to};
     int rc = tz_callprofile_ranges(t, cp, r, n);
     free(r);
     return rc;
 }
 
 /* The time of [a, b] inside the ranges, and whether it overlaps one of them. */
-static int64_t time_inside(const tz_range *r, size_t nr, int64_t a, int64_t b, int *overlaps)
+static int64_t time_inside(const traza_time_range *r, size_t nr, int64_t a, int64_t b, int *overlaps)
 {
     int64_t in = 0;
     *overlaps = 0;
@@ -251,7 +250,7 @@ static int64_t time_inside(const tz_range *r, size_t nr, int64_t a, int64_t b, i
     return in;
 }
 
-int tz_callprofile_ranges(traza_trace *t, tz_callprofile *cp, const tz_range *r, size_t nr)
+int tz_callprofile_ranges(traza_trace *t, tz_callprofile *cp, const traza_time_range *r, size_t nr)
 {
     free(cp->funcs);
     free(cp->edges);

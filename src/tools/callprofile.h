@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include "traza/store.h"
 #include "traza/analysis.h"
-#include "store/time_ranges.h"
+#include "traza/result.h"
 
 typedef struct tz_cp_call {
     int64_t ts, end;
@@ -36,7 +36,7 @@ typedef struct tz_callprofile {
     size_t nedges;
     int64_t min_ts, max_ts;
     int max_level;
-    tz_range *ranges;       /* built with during: its ranges (sorted, disjoint); else NULL */
+    traza_time_range *ranges;       /* built with during: its ranges (sorted, disjoint); else NULL */
     size_t nranges;
 } tz_callprofile;
 
@@ -51,9 +51,9 @@ int tz_callprofile_build(traza_trace *t, tz_callprofile *cp, const char *during,
  * counted for its part inside the range (the whole trace's profile is the range
  * [min_ts, max_ts]); built with during, inside [from, to] and the ranges. -1 when out of memory (funcs and edges are then empty). */
 int tz_callprofile_range(traza_trace *t, tz_callprofile *cp, int64_t from, int64_t to);
-/* The same over sorted disjoint ranges (tz_time_ranges): a call overlapping one of them
+/* The same over sorted disjoint ranges (traza_result_time_ranges): a call overlapping one of them
  * counts for its time inside all of them. */
-int tz_callprofile_ranges(traza_trace *t, tz_callprofile *cp, const tz_range *r, size_t nr);
+int tz_callprofile_ranges(traza_trace *t, tz_callprofile *cp, const traza_time_range *r, size_t nr);
 /* The caller of each call into parent[0..ncalls-1]: the index of the call open one
  * level up on its producer when it starts, -1 for a root call (the nesting rule of
  * tz_callprofile_range). -1 when out of memory. */

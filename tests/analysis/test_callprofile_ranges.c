@@ -1,5 +1,5 @@
 /* A call-stack profile over several time ranges: the ranges of a saved annotations
- * result are sorted and merged (tz_time_ranges), and each call counts for its time
+ * result are sorted and merged (traza_result_time_ranges), and each call counts for its time
  * inside all of them (tz_callprofile_ranges); a call outside them keeps only its place
  * on the stack. */
 #include "testutil.h"
@@ -52,9 +52,9 @@ static void test_ranges_merged(void **state)
     traza_result_meta meta = {"r", "test", "", 0, NULL};
     int64_t id = traza_result_save_annotations(t, &meta, a, 4, &w.err);
     assert_true(id > 0);
-    tz_range *r;
+    traza_time_range *r;
     size_t n;
-    assert_int_equal(tz_time_ranges(t, id, &r, &n, &w.err), 0);
+    assert_int_equal(traza_result_time_ranges(t, id, &r, &n, &w.err), 0);
     assert_int_equal(n, 2);
     assert_int_equal(r[0].from, 5);
     assert_int_equal(r[0].to, 15);
