@@ -36,7 +36,11 @@ for f in bad badlen; do
     # the nesting as in the intact dump; a call cut by the gap counts once more
     shape=$(sed 's/^ *[0-9]* //' <<<"$counts")
     check_eq "$f: the nesting after the gap" "$(sed 's/^ *[0-9]* //' <<<"$intact")" "$shape"
-    check_eq "$f: every level's count" "" "$(awk -v j=$jumps '$2 != "work" && $2 != "main" && ($1 < j || $1 > j + 1)' <<<"$counts")"
+    # every level lost what lay inside the gap: a level's count differs from jumper's
+    # only by the calls the gap's two edges cut (counted on both sides, or a level
+    # closed at an edge where jumper was open), so by at most 2 either way; where the
+    # gap falls depends on the dump's encoded sizes, which vary from run to run
+    check_eq "$f: every level's count" "" "$(awk -v j=$jumps '$2 != "work" && $2 != "main" && ($1 < j - 2 || $1 > j + 2)' <<<"$counts")"
     check_rc "$f: --strict refuses it" 1 "$TRAZA" import --name ${f}s $f.tzr --strict
     check_contains "$f: --strict says why" "$OUT" "a strict import takes every event: skipped 1 corrupt blocks"
 done
