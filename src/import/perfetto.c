@@ -15,7 +15,12 @@
  *   debug annotations        -> parameters ("traza.cpu": the cpu field)
  *   categories (own, interned) -> the parameter "cat"
  *
- * Timestamps are nanoseconds (time unit 10^-9 s). Interned event, annotation and
+ * Timestamps are nanoseconds (time unit 10^-9 s) of the trace clock: a packet on
+ * another clock (timestamp_clock_id, or its sequence's TracePacketDefaults) is
+ * converted through the clock snapshots (import/perfetto_clock.h); an event no
+ * snapshot places on the trace clock is counted as skipped. An event without a
+ * track_uuid is on its sequence's default track (TrackEventDefaults), or else on
+ * the "global" producer. Interned event, annotation and
  * category names are read per packet sequence. Anything else a Perfetto trace holds
  * (ftrace, process stats, ...: counted per packet kind), fields outside the subset in
  * any message (per message type and field), nested annotation values, counter units,
@@ -24,6 +29,7 @@
  * was expected there. */
 #include "formats/perfetto_names.h"
 #include "import/importers.h"
+#include "import/perfetto_clock.h"
 #include "import/skips.h"
 #include "perfetto_trace.pb-c.h"
 #include "util/input.h"
@@ -117,6 +123,10 @@ typedef struct pf_reader {
     int64_t nested_annotations; /* outside the TrackEvent subset: not imported */
     int64_t counter_units;      /* CounterDescriptor.unit_name: no place in the model */
     int64_t end_annotations;    /* TYPE_SLICE_END events with debug annotations or categories */
+    int64_t unsynced;           /* events on a clock no snapshot relates to the trace clock */
+    uint32_t unsynced_clock;    /* the first such clock */
+    tz_pf_clocks clocks;
+    tz_imap default_track;      /* sequence -> TrackEventDefaults.track_uuid */
     pf_unread *unread;          /* fields outside the subset, per message type and field */
     size_t nunread, capunread;
 } pf_reader;
@@ -506,14 +516,27 @@ static int read_event(pf_reader *r, const pf_packet *p, const pf_event *e)
     uint32_t seq = p->has_trusted_packet_sequence_id ? p->trusted_packet_sequence_id : 0;
     if (!p->has_timestamp)
         return bad(r, "TrackEvent packet without a timestamp (expected TracePacket.timestamp, field 8)");
-    if (p->timestamp > INT64_MAX)
-        return bad(r, "timestamp above 2^63-1 ns");
-    int64_t ts = (int64_t)p->timestamp;
+    int64_t ts;
+    uint32_t clock = 0;
+    int synced = tz_pf_clocks_convert(&r->clocks, seq, p->has_timestamp_clock_id, p->timestamp_clock_id, p->timestamp, &ts, &clock);
+    if (synced < 0)
+        return bad(r, "timestamp above 2^63-1 ns on the trace clock");
+    if (synced == 0) {
+        if (!r->unsynced++)
+            r->unsynced_clock = clock;
+        return 0;
+    }
     if (ts > r->max_ts)
         r->max_ts = ts;
     size_t ti;
     int64_t v;
-    if (!e->has_track_uuid) {
+    uint64_t track_uuid = e->track_uuid;
+    int has_track = e->has_track_uuid;
+    if (!has_track && tz_imap_get(&r->default_track, (int64_t)seq, &v)) {
+        track_uuid = (uint64_t)v;
+        has_track = 1;
+    }
+    if (!has_track) {
         /* no track: the "global" producer, through a pseudo track of uuid 0 */
         if (!tz_imap_get(&r->by_uuid, 0, &v)) {
             Perfetto__Protos__TrackDescriptor d = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
@@ -523,12 +546,12 @@ static int read_event(pf_reader *r, const pf_packet *p, const pf_event *e)
                 return -1;
         }
         ti = (size_t)v;
-    } else if (tz_imap_get(&r->by_uuid, (int64_t)e->track_uuid, &v))
+    } else if (tz_imap_get(&r->by_uuid, (int64_t)track_uuid, &v))
         ti = (size_t)v;
     else {
         char msg[128];
         snprintf(msg, sizeof msg, "track_uuid %llu: expected a TrackDescriptor of that uuid before the event, found none",
-                 (unsigned long long)e->track_uuid);
+                 (unsigned long long)track_uuid);
         return bad(r, msg);
     }
     if (track_producer(r, ti) < 0)
@@ -693,7 +716,7 @@ static const struct {
     uint32_t field;
     const char *name;
 } pf_packet_fields[] = {
-    {1, "ftrace_events"}, {2, "process_tree"}, {4, "inode_file_map"}, {5, "chrome_events"}, {6, "clock_snapshot"},
+    {1, "ftrace_events"}, {2, "process_tree"}, {4, "inode_file_map"}, {5, "chrome_events"},
     {7, "sys_stats"}, {9, "process_stats"}, {33, "trace_config"}, {34, "ftrace_stats"}, {35, "trace_stats"},
     {36, "synchronization_marker"}, {37, "profile_packet"}, {38, "battery"}, {39, "android_log"}, {40, "power_rails"},
     {43, "process_descriptor"}, {44, "thread_descriptor"}, {45, "system_info"}, {46, "trigger"}, {47, "packages_list"},
@@ -707,8 +730,8 @@ static const struct {
 };
 /* TracePacket fields that describe the packet, not trace content: nothing is lost
  * without them (trusted_uid, incremental_state_cleared, previous_packet_dropped,
- * trace_packet_defaults, trusted_pid, first_packet_on_sequence). */
-static int pf_header_field(uint32_t f) { return f == 3 || f == 41 || f == 42 || f == 59 || f == 79 || f == 87; }
+ * trusted_pid, first_packet_on_sequence). */
+static int pf_header_field(uint32_t f) { return f == 3 || f == 41 || f == 42 || f == 79 || f == 87; }
 
 /* Counts the fields of m outside the subset, and those of the messages it holds. */
 static int note_unread(pf_reader *r, const ProtobufCMessage *m)
@@ -754,6 +777,15 @@ static int note_unread(pf_reader *r, const ProtobufCMessage *m)
 static int read_packet(pf_reader *r, const pf_packet *p)
 {
     uint32_t seq = p->has_trusted_packet_sequence_id ? p->trusted_packet_sequence_id : 0;
+    if (p->clock_snapshot && tz_pf_clocks_snapshot(&r->clocks, seq, p->clock_snapshot) < 0)
+        return oom(r);
+    const Perfetto__Protos__TracePacketDefaults *d = p->trace_packet_defaults;
+    if (d && d->has_timestamp_clock_id && tz_pf_clocks_default(&r->clocks, seq, d->timestamp_clock_id) < 0)
+        return oom(r);
+    if (d && d->track_event_defaults && d->track_event_defaults->has_track_uuid &&
+        (d->track_event_defaults->track_uuid > INT64_MAX ||
+         tz_imap_put(&r->default_track, (int64_t)seq, (int64_t)d->track_event_defaults->track_uuid) < 0))
+        return d->track_event_defaults->track_uuid > INT64_MAX ? bad(r, "TrackEventDefaults.track_uuid above 2^63-1") : oom(r);
     if (p->interned_data && read_interned(r, p->interned_data, seq) < 0)
         return -1;
     if (p->track_descriptor && read_descriptor(r, p->track_descriptor) < 0)
@@ -814,6 +846,10 @@ static int report_skipped(pf_reader *r)
         }
         tz_skips_note(&sk, key, what, u->n);
     }
+    char unsynced[128];
+    snprintf(unsynced, sizeof unsynced, "track events on clocks no clock snapshot relates to the trace clock (the first: clock %u)",
+             r->unsynced_clock);
+    tz_skips_note(&sk, "clock_unsynced", unsynced, r->unsynced);
     tz_skips_note(&sk, "nested_annotations", "debug annotations with nested values", r->nested_annotations);
     tz_skips_note(&sk, "counter_units", "counter track units (CounterDescriptor.unit_name)", r->counter_units);
     tz_skips_note(&sk, "slice_end_annotations", "slice ends with debug annotations or categories (a slice keeps its begin's)",
@@ -886,6 +922,8 @@ static int pf_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, si
     tz_imap_init(&r->anns);
     tz_imap_init(&r->cats);
     tz_imap_init(&r->by_flow);
+    tz_imap_init(&r->default_track);
+    tz_pf_clocks_init(&r->clocks);
     traza_writer_set_time_unit(w, -9);
     unsigned char *pkt = NULL;
     size_t cappkt = 0;
@@ -966,6 +1004,8 @@ static int pf_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, si
     tz_imap_free(&r->anns);
     tz_imap_free(&r->cats);
     tz_imap_free(&r->by_flow);
+    tz_imap_free(&r->default_track);
+    tz_pf_clocks_free(&r->clocks);
     free(r);
     return rc < 0 ? -1 : 0;
 }
@@ -989,11 +1029,13 @@ static int pf_detect(const char *path, const unsigned char *head, size_t len)
     }
     if (i >= len || plen == 0 || plen > PF_MAX_PACKET)
         return 0;
-    /* first field of the packet: timestamp (8, varint), trusted_packet_sequence_id
-     * (10, varint), track_event (11), interned_data (12), sequence_flags (13), or
-     * track_descriptor (60, length-delimited: a two-byte tag 0xe2 0x03) */
+    /* first field of the packet: clock_snapshot (6), timestamp (8, varint),
+     * trusted_packet_sequence_id (10, varint), track_event (11), interned_data (12),
+     * sequence_flags (13), or, as two-byte tags, trace_packet_defaults (59: 0xda 0x03)
+     * or track_descriptor (60: 0xe2 0x03) */
     unsigned char t = head[i];
-    if (t == 0x40 || t == 0x50 || t == 0x5a || t == 0x62 || t == 0x68 || (t == 0xe2 && i + 1 < len && head[i + 1] == 0x03))
+    int t2 = i + 1 < len ? head[i + 1] : -1;
+    if (t == 0x32 || t == 0x40 || t == 0x50 || t == 0x5a || t == 0x62 || t == 0x68 || ((t == 0xda || t == 0xe2) && t2 == 0x03))
         return 40;
     return 0;
 }
