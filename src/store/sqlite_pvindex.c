@@ -8,7 +8,12 @@
  * reals compared by value, exactly), then text (BINARY collation: bytes, then
  * length). CREATE INDEX sorts the same entries with its external merge sorter,
  * which costs about three quarters of an import with parameters; this sort does
- * it in a fraction. Beyond the memory budget the caller lets CREATE INDEX do it. */
+ * it in a fraction. Beyond the memory budget the caller lets CREATE INDEX do it.
+ *
+ * Text values repeat (function names, addresses, states): each distinct text is kept
+ * once in the arena, the distinct texts are sorted once, and the entries then sort
+ * by the rank of their text, an integer compare instead of a memcmp through the
+ * arena. */
 #include "store/sqlite_pvindex.h"
 
 #include <stdlib.h>
@@ -21,19 +26,27 @@ enum { CL_NULL, CL_NUM, CL_TEXT };
 typedef struct pv_ent {
     int64_t event;
     union {
-        int64_t i;
+        int64_t i; /* integer; text: the id of its distinct text, then its rank */
         double d;
-        uint64_t soff; /* text: offset in the arena */
     } v;
-    uint32_t slen;
     int32_t def;
     uint8_t cls, is_real;
 } pv_ent;
 
+/* A distinct text: where it is in the arena. */
+typedef struct pv_text {
+    uint64_t off;
+    uint32_t len;
+} pv_text;
+
 typedef struct pv_sort {
     pv_ent *e;
     size_t n, cap, k;
-    tz_buf str;
+    tz_buf str;       /* the arena: each distinct text once */
+    pv_text *texts;   /* by id while loading, by rank once sorted */
+    size_t ntexts, captexts;
+    uint32_t *slots;  /* open addressing: id + 1, 0 = empty */
+    size_t nslots;
     tz_buf rec;
 } pv_sort;
 
@@ -53,7 +66,7 @@ static int cmp_int_real(int64_t i, double d)
     return s < d ? -1 : s > d;
 }
 
-static int cmp_ent(const pv_ent *a, const pv_ent *b, const char *arena)
+static int cmp_ent(const pv_ent *a, const pv_ent *b)
 {
     if (a->def != b->def)
         return a->def < b->def ? -1 : 1;
@@ -70,18 +83,15 @@ static int cmp_ent(const pv_ent *a, const pv_ent *b, const char *arena)
         else
             c = -cmp_int_real(b->v.i, a->v.d);
     } else if (a->cls == CL_TEXT) {
-        size_t m = a->slen < b->slen ? a->slen : b->slen;
-        c = memcmp(arena + a->v.soff, arena + b->v.soff, m);
-        if (c == 0)
-            c = a->slen < b->slen ? -1 : a->slen > b->slen;
+        c = a->v.i < b->v.i ? -1 : a->v.i > b->v.i; /* ranks */
     }
     if (c)
         return c;
     return a->event < b->event ? -1 : a->event > b->event;
 }
 
-/* A merge sort with the arena as context (qsort_r is not in C11). */
-static void sort_ents(pv_ent *e, pv_ent *tmp, size_t n, const char *arena)
+/* A merge sort, stable and fast on runs already in order. */
+static void sort_ents(pv_ent *e, pv_ent *tmp, size_t n)
 {
     if (n < 2)
         return;
@@ -89,21 +99,21 @@ static void sort_ents(pv_ent *e, pv_ent *tmp, size_t n, const char *arena)
         for (size_t i = 1; i < n; i++) {
             pv_ent x = e[i];
             size_t j = i;
-            for (; j > 0 && cmp_ent(&e[j - 1], &x, arena) > 0; j--)
+            for (; j > 0 && cmp_ent(&e[j - 1], &x) > 0; j--)
                 e[j] = e[j - 1];
             e[j] = x;
         }
         return;
     }
     size_t h = n / 2;
-    sort_ents(e, tmp, h, arena);
-    sort_ents(e + h, tmp, n - h, arena);
-    if (cmp_ent(&e[h - 1], &e[h], arena) <= 0)
+    sort_ents(e, tmp, h);
+    sort_ents(e + h, tmp, n - h);
+    if (cmp_ent(&e[h - 1], &e[h]) <= 0)
         return; /* already in order (common: values grow with time) */
     memcpy(tmp, e, h * sizeof *e);
     size_t i = 0, j = h, k = 0;
     while (i < h && j < n)
-        e[k++] = cmp_ent(&tmp[i], &e[j], arena) <= 0 ? tmp[i++] : e[j++];
+        e[k++] = cmp_ent(&tmp[i], &e[j]) <= 0 ? tmp[i++] : e[j++];
     while (i < h)
         e[k++] = tmp[i++];
 }
@@ -122,8 +132,8 @@ static int pv_next(void *ctx, const unsigned char **recb, size_t *n, traza_err *
         c[1].kind = TZ_BT_NULL;
     } else if (x->cls == CL_TEXT) {
         c[1].kind = TZ_BT_TEXT;
-        c[1].s = s->str.s + x->v.soff;
-        c[1].slen = x->slen;
+        c[1].s = s->str.s + s->texts[x->v.i].off;
+        c[1].slen = s->texts[x->v.i].len;
     } else if (x->is_real) {
         c[1].kind = TZ_BT_REAL;
         c[1].d = x->v.d;
@@ -140,6 +150,98 @@ static int pv_next(void *ctx, const unsigned char **recb, size_t *n, traza_err *
     *recb = (const unsigned char *)s->rec.s;
     *n = s->rec.len;
     return 1;
+}
+
+/* The id of a text, added to the arena when new; -1 when out of memory. */
+static int64_t intern(pv_sort *s, const char *p, size_t len)
+{
+    if (s->ntexts * 2 >= s->nslots) {
+        size_t n = s->nslots ? s->nslots * 2 : 1024;
+        uint32_t *slots = calloc(n, sizeof *slots);
+        if (!slots || s->ntexts >= UINT32_MAX - 1) {
+            free(slots);
+            return -1;
+        }
+        for (size_t i = 0; i < s->ntexts; i++) {
+            size_t k = (size_t)tz_hash_bytes(s->str.s + s->texts[i].off, s->texts[i].len) & (n - 1);
+            while (slots[k])
+                k = (k + 1) & (n - 1);
+            slots[k] = (uint32_t)i + 1;
+        }
+        free(s->slots);
+        s->slots = slots;
+        s->nslots = n;
+    }
+    size_t k = (size_t)tz_hash_bytes(p, len) & (s->nslots - 1);
+    for (; s->slots[k]; k = (k + 1) & (s->nslots - 1)) {
+        const pv_text *t = &s->texts[s->slots[k] - 1];
+        if (t->len == len && memcmp(s->str.s + t->off, p, len) == 0)
+            return s->slots[k] - 1;
+    }
+    if (len > UINT32_MAX || TZ_GROW(s->texts, s->captexts, s->ntexts + 1) < 0)
+        return -1;
+    s->texts[s->ntexts] = (pv_text){s->str.len, (uint32_t)len};
+    tz_buf_put(&s->str, p, len);
+    if (s->str.oom)
+        return -1;
+    s->slots[k] = (uint32_t)s->ntexts + 1;
+    return (int64_t)s->ntexts++;
+}
+
+/* SQLite's BINARY order of two texts: bytes, then length. */
+static int cmp_text(const char *arena, const pv_text *a, const pv_text *b)
+{
+    size_t m = a->len < b->len ? a->len : b->len;
+    int c = memcmp(arena + a->off, arena + b->off, m);
+    return c ? c : a->len < b->len ? -1 : a->len > b->len;
+}
+
+/* Sorts the distinct texts (a merge sort of their ids with the arena as context:
+ * qsort_r is not in C11), then turns every text entry's id into its rank. */
+static int rank_texts(pv_sort *s)
+{
+    size_t n = s->ntexts;
+    if (n == 0)
+        return 0;
+    uint32_t *id = malloc(n * sizeof *id), *tmp = malloc(n * sizeof *tmp), *rank = malloc(n * sizeof *rank);
+    pv_text *sorted = malloc(n * sizeof *sorted);
+    if (!id || !tmp || !rank || !sorted) {
+        free(id);
+        free(tmp);
+        free(rank);
+        free(sorted);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        id[i] = (uint32_t)i;
+    for (size_t w = 1; w < n; w *= 2) { /* bottom-up merge sort */
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n, i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                tmp[k++] = cmp_text(s->str.s, &s->texts[id[i]], &s->texts[id[j]]) <= 0 ? id[i++] : id[j++];
+            while (i < mid)
+                tmp[k++] = id[i++];
+            while (j < hi)
+                tmp[k++] = id[j++];
+        }
+        uint32_t *t = id;
+        id = tmp;
+        tmp = t;
+    }
+    for (size_t r = 0; r < n; r++) {
+        rank[id[r]] = (uint32_t)r;
+        sorted[r] = s->texts[id[r]];
+    }
+    for (size_t i = 0; i < s->n; i++)
+        if (s->e[i].cls == CL_TEXT)
+            s->e[i].v.i = rank[s->e[i].v.i];
+    free(s->texts);
+    s->texts = sorted;
+    s->captexts = n;
+    free(id);
+    free(tmp);
+    free(rank);
+    return 0;
 }
 
 int tz_pv_write(tz_dbfile *f, uint32_t root, tz_rec_spool *ps, traza_err *err)
@@ -173,10 +275,7 @@ int tz_pv_write(tz_dbfile *f, uint32_t root, tz_rec_spool *ps, traza_err *err)
         }
         if (v.kind == TRAZA_PT_STRING) {
             x->cls = CL_TEXT;
-            x->v.soff = s.str.len;
-            x->slen = (uint32_t)slen;
-            tz_buf_put(&s.str, v.s, slen);
-            if (s.str.oom || slen > UINT32_MAX)
+            if ((x->v.i = intern(&s, v.s, slen)) < 0)
                 rc = traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
         } else if (v.kind == TRAZA_PT_DOUBLE) {
             x->cls = v.d != v.d ? CL_NULL : CL_NUM; /* NaN: stored as NULL */
@@ -188,17 +287,22 @@ int tz_pv_write(tz_dbfile *f, uint32_t root, tz_rec_spool *ps, traza_err *err)
         }
         s.n++;
     }
+    free(s.slots);
+    s.slots = NULL;
+    if (rc == 0 && rank_texts(&s) < 0)
+        rc = traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     if (rc == 0 && s.n) {
         pv_ent *tmp = malloc((s.n / 2 + 1) * sizeof *tmp);
         if (!tmp)
             rc = traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
         else
-            sort_ents(s.e, tmp, s.n, s.str.s);
+            sort_ents(s.e, tmp, s.n);
         free(tmp);
     }
     if (rc == 0)
         rc = tz_dbfile_put_index(f, root, s.n, pv_next, &s, err);
     free(s.e);
+    free(s.texts);
     tz_buf_free(&s.str);
     tz_buf_free(&s.rec);
     return rc;

@@ -313,6 +313,7 @@ static void param_order_case(const char *sort_mem, int shuffle)
     static const int64_t ints[] = {0, 1, -1, 2, 9007199254740993LL, INT64_MAX, INT64_MIN, 9007199254740992LL, 3};
     static const double reals[] = {1.0, 1.5, -0.0, 0.0, 9007199254740992.0, 9.3e18, -9.3e18, 1e-300, 2.5, 9223372036854775807.0};
     static const char *const strs[] = {"", "a", "ab", "b", "\xc3\xa9", "A", "10", "9", "ab\x7f", "a b"};
+    char uniq[16];
     for (int i = 0; i < 3000; i++) {
         int k = shuffle ? (i * 7919) % 3000 : i;
         traza_param par[2];
@@ -321,7 +322,11 @@ static void param_order_case(const char *sort_mem, int shuffle)
         switch (k % 4) {
         case 0: par[0].v.kind = TRAZA_PT_INT; par[0].v.i = ints[(k / 4) % 9]; break;
         case 1: par[0].v.kind = TRAZA_PT_DOUBLE; par[0].v.d = k % 40 == 1 ? NAN : reals[(k / 4) % 10]; break;
-        case 2: par[0].v.kind = TRAZA_PT_STRING; par[0].v.s = strs[(k / 4) % 10]; break;
+        case 2: /* the ten texts, and 562 distinct ones: the sort's text table grows */
+            par[0].v.kind = TRAZA_PT_STRING;
+            snprintf(uniq, sizeof uniq, "u%d", k % 3000);
+            par[0].v.s = k % 16 == 2 ? strs[(k / 16) % 10] : uniq;
+            break;
         default: par[0].v.kind = TRAZA_PT_HEX; par[0].v.i = k; break;
         }
         par[1].def = dw;
