@@ -21,8 +21,23 @@
 #ifndef TZ_PAGE_SIZE
 #define TZ_PAGE_SIZE "8192"
 #endif
-/* Default memory for sorting an out-of-order import in memory (TRAZA_SORT_MEM overrides). */
-#define TZ_SORT_MEM_DEFAULT ((size_t)512 << 20)
+/* Memory for sorting an out-of-order import and the parameter index in memory
+ * (TRAZA_SORT_MEM overrides): a quarter of the machine's memory, at least 512 MiB.
+ * Beyond it the writer falls back to paths that spill to disk and cost about twice
+ * the time (a 111 MB trace-cmd file: 30.5 s at 512 MiB, 14.6 s sorted in 0.9 GB);
+ * a quarter leaves room for the rest of the machine and a second import. */
+#define TZ_SORT_MEM_MIN ((size_t)512 << 20)
+
+static size_t sort_mem_default(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0)
+        return TZ_SORT_MEM_MIN;
+    uint64_t quarter = (uint64_t)pages * (uint64_t)page / 4;
+    if (quarter > SIZE_MAX)
+        quarter = SIZE_MAX;
+    return quarter > TZ_SORT_MEM_MIN ? (size_t)quarter : TZ_SORT_MEM_MIN;
+}
 
 /* The ids of the events of one (type, producer) pair, in increasing order: the
  * (type, producer) index is written from these lists, already sorted, at commit. */
@@ -248,7 +263,7 @@ int tz_sqlite_w_begin(tz_backend *b, const char *name, tz_wstate **out, traza_er
     w->last_ts = INT64_MIN;
     tz_buf_init(&w->bstr);
     tz_buf_init(&w->prec);
-    w->sort_mem = TZ_SORT_MEM_DEFAULT;
+    w->sort_mem = sort_mem_default();
     const char *env = getenv("TRAZA_SORT_MEM");
     if (env && *env) {
         char *end;
