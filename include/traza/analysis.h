@@ -254,9 +254,17 @@ typedef struct traza_agg_stpart {
 } traza_agg_stpart;
 
 /* The best spatio-temporal partition at p of a micro description built over the
- * trace's producers. Parts are in (node, first) order. */
+ * trace's producers. Parts are in (node, first) order. A producer tree too large to
+ * search over the slices is cut at the deepest level that fits (see
+ * traza_agg_spatial_depth_limit): producers below it count in their ancestor's part. */
 int traza_agg_spatial(traza_trace *t, const traza_agg_micro *m, double p, traza_agg_stpart **parts, size_t *nparts,
                       double *gain, double *loss, traza_err *err);
+
+/* Where traza_agg_spatial cuts the producer tree: 1 with *depth (producers deeper
+ * than it count as their ancestor at that depth, roots at 0) and *nodes (the search's
+ * nodes); 0 when the whole tree is searched (*nodes then counts it); -1 with err when
+ * even the roots alone are too many for the slices. */
+int traza_agg_spatial_depth_limit(traza_trace *t, const traza_agg_micro *m, size_t *depth, size_t *nodes, traza_err *err);
 
 /* The meaningful p values of the spatio-temporal partition, by the bisection of the
  * temporal list (threshold <= 0: 0.001), each a full search. */

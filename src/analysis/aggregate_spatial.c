@@ -1,7 +1,14 @@
 /* Spatio-temporal best cut partition (Ocelotl): a part is a producer subtree over an
  * interval of slices. For every node and interval, the best of: aggregating it,
  * cutting the interval in two, or splitting the node into its children (a producer
- * with events of its own and children gets a virtual leaf child for its own cell). */
+ * with events of its own and children gets a virtual leaf child for its own cell).
+ *
+ * A tree too large to search (table cells and steps beyond the bounds below) is cut
+ * at the deepest level that fits: producers below it count as part of their
+ * ancestor on that level, which becomes a leaf of the search whose cell is its whole
+ * subtree (its quality still counts every microscopic cell below it). The leaves are
+ * aggregated first, as Ocelotl does with hierarchies too large for its search; the
+ * parts found are exact for that coarser tree. */
 #include "analysis/aggregate_quality.h"
 #include "traza/analysis.h"
 #include "util/util.h"
@@ -10,9 +17,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Bounds of the search: table cells (nodes x slices^2) and steps (x slices). */
+#define ST_MAX_CELLS 3e7
+#define ST_MAX_STEPS 4e9
+/* Deepest producer level followed (as the tree walks elsewhere in this file). */
+#define ST_MAX_DEPTH 255
+
 typedef struct stnode {
     int32_t prod;      /* producer id, -1 for the virtual root */
     int own;           /* the node is the cell of `prod` alone */
+    double leafcells;  /* cells of a leaf: 1, or those of a subtree cut below it */
     size_t *kids;
     size_t nkids, capk;
     double cells;      /* producers (cells) below */
@@ -119,12 +133,96 @@ static int cmp_part(const void *x, const void *y)
     return (a->first > b->first) - (a->first < b->first);
 }
 
+/* Depth of every producer (roots 0), into depth[0..maxp]. */
+static void producer_depths(traza_trace *t, const traza_producer *prods, size_t npr, uint16_t *depth)
+{
+    for (size_t i = 0; i < npr; i++) {
+        size_t d = 0;
+        const traza_producer *pp = &prods[i];
+        while (pp && pp->parent >= 0 && d < ST_MAX_DEPTH) {
+            d++;
+            pp = traza_trace_producer(t, pp->parent);
+        }
+        depth[prods[i].id] = (uint16_t)d;
+    }
+}
+
+static int fits(double nodes, size_t n) { return nodes * n * n <= ST_MAX_CELLS && nodes * n * n * n <= ST_MAX_STEPS; }
+
+/* Search nodes when producers deeper than d are cut: the virtual root, the kept
+ * producers, and an own-cell leaf for each kept producer with kept children and
+ * events of its own. */
+static double nodes_at(const traza_producer *prods, size_t npr, const uint16_t *depth, const unsigned char *has, size_t d)
+{
+    double nodes = 1;
+    for (size_t i = 0; i < npr; i++) {
+        size_t di = depth[prods[i].id];
+        nodes += di <= d;
+        nodes += di < d && has[prods[i].id] == 3; /* events of its own, and children */
+    }
+    return nodes;
+}
+
+/* The level limit: *cut = SIZE_MAX when the whole tree fits, -1 when even the roots
+ * alone do not. has[p]: bit 0 = p has events of its own, bit 1 = p has children. */
+static int depth_limit(const traza_producer *prods, size_t npr, const uint16_t *depth, const unsigned char *has, size_t n,
+                       size_t *cut, double *nodes)
+{
+    size_t maxd = 0;
+    for (size_t i = 0; i < npr; i++)
+        if (depth[prods[i].id] > maxd)
+            maxd = depth[prods[i].id];
+    for (size_t d = maxd + 1; d-- > 0;) {
+        *nodes = nodes_at(prods, npr, depth, has, d);
+        if (fits(*nodes, n)) {
+            *cut = d == maxd ? SIZE_MAX : d;
+            return 0;
+        }
+    }
+    return -1;
+}
+
 static int add_kid(stnode *p, size_t k)
 {
     if (TZ_GROW(p->kids, p->capk, p->nkids + 1) < 0)
         return -1;
     p->kids[p->nkids++] = k;
     return 0;
+}
+
+int traza_agg_spatial_depth_limit(traza_trace *t, const traza_agg_micro *m, size_t *depth_out, size_t *nodes_out, traza_err *err)
+{
+    const traza_producer *prods;
+    size_t npr = traza_trace_producers(t, &prods);
+    int32_t maxp = 0;
+    for (size_t i = 0; i < npr; i++)
+        if (prods[i].id > maxp)
+            maxp = prods[i].id;
+    unsigned char *has = calloc((size_t)maxp + 1, 1);
+    uint16_t *depth = calloc((size_t)maxp + 1, sizeof *depth);
+    if (!has || !depth) {
+        free(has);
+        free(depth);
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    }
+    for (size_t s = 0; s < m->nseries; s++)
+        if (m->producer[s] >= 0 && m->producer[s] <= maxp)
+            has[m->producer[s]] |= 1;
+    for (size_t i = 0; i < npr; i++)
+        if (prods[i].parent >= 0 && prods[i].parent <= maxp)
+            has[prods[i].parent] |= 2;
+    producer_depths(t, prods, npr, depth);
+    size_t cut;
+    double nodes;
+    int rc = depth_limit(prods, npr, depth, has, m->nslices, &cut, &nodes);
+    free(has);
+    free(depth);
+    if (rc < 0)
+        return traza_err_set(err, TRAZA_E_USAGE, "spatio-temporal aggregation over %zu slices is too large even for the root "
+                                                 "producers alone (%.0f nodes): use fewer slices or a producer set", m->nslices, nodes);
+    *depth_out = cut;
+    *nodes_out = (size_t)nodes;
+    return cut != SIZE_MAX;
 }
 
 int traza_agg_spatial(traza_trace *t, const traza_agg_micro *m, double p, traza_agg_stpart **parts, size_t *nparts,
@@ -148,9 +246,12 @@ int traza_agg_spatial(traza_trace *t, const traza_agg_micro *m, double p, traza_
     size_t *node_of = malloc(((size_t)maxp + 1) * sizeof *node_of);  /* producer -> its node */
     size_t *own_of = malloc(((size_t)maxp + 1) * sizeof *own_of);    /* producer -> node of its own cell */
     int32_t *tix = malloc(((size_t)maxt + 1) * sizeof *tix);
-    unsigned char *has = calloc((size_t)maxp + 1, 1), *haskid = calloc((size_t)maxp + 1, 1);
+    unsigned char *has = calloc((size_t)maxp + 1, 1); /* bit 0: events of its own; bit 1: children */
+    uint16_t *depth = calloc((size_t)maxp + 1, sizeof *depth);
+    int32_t *rep = malloc(((size_t)maxp + 1) * sizeof *rep); /* producer -> its node's producer */
+    double *cells = calloc((size_t)maxp + 1, sizeof *cells);
     c.nodes = calloc(2 * npr + 1, sizeof *c.nodes);
-    if (!node_of || !own_of || !tix || !has || !haskid || !c.nodes)
+    if (!node_of || !own_of || !tix || !has || !depth || !rep || !cells || !c.nodes)
         goto oom;
     for (int32_t i = 0; i <= maxt; i++)
         tix[i] = -1;
@@ -158,27 +259,58 @@ int traza_agg_spatial(traza_trace *t, const traza_agg_micro *m, double p, traza_
         if (tix[m->type[s]] < 0)
             tix[m->type[s]] = (int32_t)c.nt++;
         if (m->producer[s] >= 0 && m->producer[s] <= maxp)
-            has[m->producer[s]] = 1;
+            has[m->producer[s]] |= 1;
     }
     for (size_t i = 0; i < npr; i++)
         if (prods[i].parent >= 0 && prods[i].parent <= maxp)
-            haskid[prods[i].parent] = 1;
-    /* Node 0: the virtual root; one node per producer; own-cell leaves. */
+            has[prods[i].parent] |= 2;
+    producer_depths(t, prods, npr, depth);
+    size_t cut;
+    double nodes;
+    if (depth_limit(prods, npr, depth, has, n, &cut, &nodes) < 0) {
+        traza_err_set(err, TRAZA_E_USAGE, "spatio-temporal aggregation over %zu slices is too large even for the root producers "
+                                          "alone (%.0f nodes): use fewer slices or a producer set", n, nodes);
+        goto done;
+    }
+    /* Producers below the cut count as their ancestor on the cut level, whose cell
+     * holds every microscopic cell below it (a producer is a cell when it is a leaf
+     * or has events of its own). */
+    for (size_t i = 0; i < npr; i++) {
+        int32_t id = prods[i].id, r = id;
+        const traza_producer *pp = &prods[i];
+        for (size_t d = depth[id]; cut != SIZE_MAX && d > cut && pp; d--) {
+            r = pp->parent;
+            pp = traza_trace_producer(t, r);
+        }
+        rep[id] = r;
+        if (cut != SIZE_MAX && depth[id] >= cut)
+            cells[r] += !(has[id] & 2) || (has[id] & 1);
+    }
+    /* Node 0: the virtual root; one node per kept producer; own-cell leaves. */
     c.nodes[0].prod = -1;
+    c.nodes[0].leafcells = 1;
     c.nn = 1;
     for (size_t i = 0; i < npr; i++) {
-        node_of[prods[i].id] = c.nn;
-        c.nodes[c.nn].prod = prods[i].id;
-        c.nodes[c.nn].own = !haskid[prods[i].id];
-        own_of[prods[i].id] = c.nn;
+        int32_t id = prods[i].id;
+        if (rep[id] != id)
+            continue;
+        node_of[id] = c.nn;
+        c.nodes[c.nn].prod = id;
+        c.nodes[c.nn].own = !(has[id] & 2);
+        c.nodes[c.nn].leafcells = cut != SIZE_MAX && depth[id] == cut && cells[id] > 0 ? cells[id] : 1;
+        own_of[id] = c.nn;
         c.nn++;
     }
     for (size_t i = 0; i < npr; i++) {
         int32_t id = prods[i].id;
-        if (haskid[id] && has[id]) {
+        if (rep[id] != id)
+            continue;
+        int cut_here = cut != SIZE_MAX && depth[id] == cut; /* a leaf of the search */
+        if (!cut_here && has[id] == 3) {
             own_of[id] = c.nn;
             c.nodes[c.nn].prod = id;
             c.nodes[c.nn].own = 1;
+            c.nodes[c.nn].leafcells = 1;
             if (add_kid(&c.nodes[node_of[id]], c.nn) < 0)
                 goto oom;
             c.nn++;
@@ -186,11 +318,6 @@ int traza_agg_spatial(traza_trace *t, const traza_agg_micro *m, double p, traza_
         int32_t par = prods[i].parent;
         if (add_kid(&c.nodes[par >= 0 && par <= maxp ? node_of[par] : 0], node_of[id]) < 0)
             goto oom;
-    }
-    if ((double)c.nn * (double)n * (double)n > 3e7 || (double)c.nn * (double)n * (double)n * (double)n > 4e9) {
-        traza_err_set(err, TRAZA_E_USAGE, "spatio-temporal aggregation of %zu producer nodes over %zu slices is too large: "
-                                          "use fewer slices or a producer set", c.nn, n);
-        goto done;
     }
     c.pre = calloc(c.nn * c.nt * (n + 1), sizeof *c.pre);
     c.cpre = calloc(c.nn * (n + 1), sizeof *c.cpre);
@@ -206,6 +333,7 @@ int traza_agg_spatial(traza_trace *t, const traza_agg_micro *m, double p, traza_
         int32_t pid = m->producer[s];
         if (pid < 0 || pid > maxp)
             continue;
+        pid = rep[pid];
         size_t t2 = (size_t)tix[m->type[s]];
         const double *v = m->v + s * n;
         /* The own cell and every ancestor node. */
@@ -264,7 +392,7 @@ int traza_agg_spatial(traza_trace *t, const traza_agg_micro *m, double p, traza_
     }
     for (size_t a = 0; a < no; a++) {
         stnode *nd = &c.nodes[order[a]];
-        nd->cells = nd->nkids ? 0 : 1;
+        nd->cells = nd->nkids ? 0 : nd->leafcells;
         for (size_t k = 0; k < nd->nkids; k++)
             nd->cells += c.nodes[nd->kids[k]].cells;
         if (nd->cells < 1)
@@ -293,7 +421,7 @@ done:
         for (size_t i = 0; i < c.nn; i++)
             free(c.nodes[i].kids);
     free(c.nodes); free(c.pre); free(c.cpre); free(c.best); free(c.g); free(c.l); free(c.choice);
-    free(node_of); free(own_of); free(tix); free(has); free(haskid);
+    free(node_of); free(own_of); free(tix); free(has); free(depth); free(rep); free(cells);
     return rc;
 }
 

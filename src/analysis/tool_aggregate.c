@@ -268,6 +268,15 @@ static int run_spatial(const traza_tool *tool, const traza_tool_call *call, traz
     size_t np, nl = 0, prop = 0;
     double g, l;
     traza_agg_stentry *pl = NULL;
+    size_t cut, nodes;
+    int cutting = traza_agg_spatial_depth_limit(t, m, &cut, &nodes, err);
+    if (cutting < 0)
+        return -1;
+    traza_warnings warn = {0};
+    if (cutting)
+        traza_warnings_add(&warn, "the producer tree is too large to search over %zu slices: producers deeper than level %zu "
+                                  "count in their ancestor at that level (%zu nodes searched; roots are level 0)",
+                           m->nslices, cut, nodes);
     /* p < 0: the proposed p of the spatio-temporal list */
     if ((p < 0 || tz_targ_bool(tool, call, "list-p")) &&
         traza_agg_spatial_plist(t, m, tz_targ_double(tool, call, "threshold", 0.001), &pl, &nl, &prop, err) < 0)
@@ -343,7 +352,11 @@ static int run_spatial(const traza_tool *tool, const traza_tool_call *call, traz
             tz_json_num(&b, parts[i].loss);
             tz_buf_puts(&b, parts[i].own ? ", \"own\": true}" : ", \"own\": false}");
         }
-        tz_buf_puts(&b, "]}\n");
+        tz_buf_putc(&b, ']');
+        if (cutting)
+            tz_buf_printf(&b, ", \"depth_limit\": %zu", cut);
+        tz_json_warnings(&b, &warn);
+        tz_buf_puts(&b, "}\n");
     } else {
         tz_buf_printf(&b, "spatio-temporal partition at p = %.4f: %zu parts, gain %.6g, loss %.6g, saved as '%s'\n", p, np, g, l, name);
         tz_buf_printf(&b, "%-30s %7s %20s %20s %12s %12s\n", "producer subtree", "slices", "from", "to", "gain", "loss");
@@ -353,6 +366,7 @@ static int run_spatial(const traza_tool *tool, const traza_tool_call *call, traz
     }
     if (b.oom)
         goto oom;
+    tz_warnings_show(call, &warn);
     traza_tool_printf(call, "%s", b.s ? b.s : "");
     const char *svg = tz_targ(tool, call, "svg");
     if (svg && draw_spatial(svg, t, m, parts, np, keys, p, err) < 0)
