@@ -6,7 +6,11 @@
  * reason other than "no match" fails the query. The filter's stop is consulted after
  * each event a regex was evaluated on, so a caller's deadline holds within one
  * event's evaluations. The time ranges of a saved annotations result (filter.during)
- * are applied here too: each event's [ts, end_ts] against the merged ranges. */
+ * are applied here too: each event's [ts, end_ts] against the merged ranges.
+ *
+ * A regex on the type or the producer is decided once per type name or producer
+ * path, not per event: the ids it keeps join the backend filter, so the backend
+ * pages and counts (a deep page of a type regex costs what naming the types costs). */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "store/store_internal.h"
 
@@ -23,6 +27,7 @@ typedef struct rx {
     int column;        /* <0: fixed column code; >=0 unused */
     const char *param; /* parameter name for param columns */
     int negate;
+    int folded;        /* decided per name: its ids are in the backend filter */
     char *pattern, *colname; /* copies, for error messages */
 } rx;
 
@@ -36,7 +41,9 @@ struct traza_cursor {
     int32_t *defs_buf;
     struct tz_bcond *conds_buf;
     rx *rxs;
-    size_t nrx;
+    size_t nrx, nlive;        /* regexes, and those applied per event */
+    traza_filter fold;        /* the filter with producer regexes folded into its producers */
+    int32_t *fold_prods;
     pcre2_match_context *mctx;
     pcre2_jit_stack *jstack;
     traza_time_range *ranges; /* filter.during: sorted, disjoint */
@@ -270,6 +277,8 @@ static int regex_ok(traza_cursor *c, const traza_event *ev, traza_err *err)
 {
     for (size_t i = 0; i < c->nrx; i++) {
         rx *x = &c->rxs[i];
+        if (x->folded)
+            continue;
         const char *s = column_text(c, x, ev);
         int hit = 0;
         if (s) {
@@ -294,6 +303,85 @@ static int regex_ok(traza_cursor *c, const traza_event *ev, traza_err *err)
     return 1;
 }
 
+/* Whether a name passes regex x: 1, 0, or -1 when the match cannot be decided (the
+ * regex then stays per event, where the failure is reported with its event). */
+static int name_ok(traza_cursor *c, rx *x, const char *name)
+{
+    int rc = pcre2_match(x->code, (PCRE2_SPTR)name, strlen(name), 0, 0, x->md, c->mctx);
+    if (rc < 0 && rc != PCRE2_ERROR_NOMATCH)
+        return -1;
+    return (rc >= 0) != x->negate;
+}
+
+/* Type regexes narrow the backend's type list; producer regexes its producer list
+ * (through c->fold, a copy of the filter that owns the new list). */
+static int fold_name_regexes(traza_cursor *c, const traza_filter *f, traza_err *err)
+{
+    const tz_model *m = &c->t->model;
+    for (size_t i = 0; i < c->nrx; i++) {
+        rx *x = &c->rxs[i];
+        if (x->column == COL_TYPE) {
+            int32_t *keep = malloc((m->ntypes ? m->ntypes : 1) * sizeof *keep);
+            if (!keep)
+                return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+            size_t n = 0;
+            int undecided = 0;
+            for (size_t k = 0; k < m->ntypes && !undecided; k++) {
+                int in = !c->bf.types;
+                for (size_t j = 0; !in && j < c->bf.ntypes; j++)
+                    in = c->bf.types[j] == (int32_t)k;
+                int ok = in ? name_ok(c, x, m->types[k].name) : 0;
+                undecided = ok < 0;
+                if (ok > 0)
+                    keep[n++] = (int32_t)k;
+            }
+            if (undecided) {
+                free(keep);
+                continue;
+            }
+            free(c->types_buf);
+            c->bf.types = keep;
+            c->types_buf = keep;
+            c->bf.ntypes = n;
+            c->bf.empty |= n == 0;
+            x->folded = 1;
+        } else if (x->column == COL_PRODUCER) {
+            const traza_filter *cur = c->bf.f;
+            const traza_producer *prods;
+            size_t np = traza_trace_producers(c->t, &prods), n = 0;
+            size_t base = cur->producers ? cur->nproducers : np;
+            int32_t *keep = malloc((base ? base : 1) * sizeof *keep);
+            if (!keep)
+                return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+            int undecided = 0;
+            for (size_t k = 0; k < base && !undecided; k++) {
+                int32_t id = cur->producers ? cur->producers[k] : prods[k].id;
+                const char *path = traza_trace_producer_path(c->t, id, c->text, sizeof c->text);
+                int ok = path ? name_ok(c, x, path) : x->negate;
+                undecided = ok < 0;
+                if (ok > 0)
+                    keep[n++] = id;
+            }
+            if (undecided) {
+                free(keep);
+                continue;
+            }
+            if (c->bf.f != &c->fold)
+                c->fold = *f;
+            free(c->fold_prods);
+            c->fold_prods = keep;
+            c->fold.producers = keep;
+            c->fold.nproducers = n;
+            c->bf.f = &c->fold;
+            c->bf.empty |= n == 0;
+            x->folded = 1;
+        }
+    }
+    for (size_t i = 0; i < c->nrx; i++)
+        c->nlive += !c->rxs[i].folded;
+    return 0;
+}
+
 traza_cursor *traza_query(traza_trace *t, const traza_filter *f, traza_err *err)
 {
     traza_cursor *c = calloc(1, sizeof *c);
@@ -304,11 +392,11 @@ traza_cursor *traza_query(traza_trace *t, const traza_filter *f, traza_err *err)
     c->t = t;
     c->stop = f->stop && f->stop->fn ? f->stop : NULL;
     if (tz_make_bfilter(t, f, &c->bf, &c->types_buf, &c->defs_buf, &c->conds_buf, err) < 0 || compile_regexes(c, f, err) < 0 ||
-        load_ranges(c, f, err) < 0) {
+        fold_name_regexes(c, f, err) < 0 || load_ranges(c, f, err) < 0) {
         traza_cursor_free(c);
         return NULL;
     }
-    c->post |= c->nrx > 0;
+    c->post |= c->nlive > 0;
     if (c->post) {
         c->skip = f->offset;
         c->left = f->limit ? f->limit : -1;
@@ -321,13 +409,14 @@ traza_cursor *traza_query(traza_trace *t, const traza_filter *f, traza_err *err)
     }
     if (!c->bf.empty) {
         /* Parameter regexes need the parameters loaded. */
-        traza_filter f2 = *f;
+        const traza_filter *cur = c->bf.f;
+        traza_filter f2 = *cur;
         for (size_t i = 0; i < c->nrx; i++)
             if (c->rxs[i].column == COL_PARAM)
                 f2.with_params = 1;
         c->bf.f = &f2;
         int rc = t->ws->b->ops->q_open(t->st, &c->bf, &c->q, err);
-        c->bf.f = f;
+        c->bf.f = cur;
         if (rc < 0) {
             traza_cursor_free(c);
             return NULL;
@@ -395,6 +484,7 @@ void traza_cursor_free(traza_cursor *c)
         free(c->rxs[i].colname);
     }
     free(c->rxs);
+    free(c->fold_prods);
     free(c->ranges);
     pcre2_match_context_free(c->mctx);
     pcre2_jit_stack_free(c->jstack);
@@ -411,6 +501,11 @@ int64_t traza_count(traza_trace *t, const traza_filter *f, traza_err *err)
         traza_cursor *c = traza_query(t, &f2, err);
         if (!c)
             return -1;
+        if (!c->post) { /* every regex folded into the backend filter */
+            int64_t n = c->bf.empty ? 0 : t->ws->b->ops->q_count(t->st, &c->bf, err);
+            traza_cursor_free(c);
+            return n;
+        }
         int64_t n = 0;
         const traza_event *ev;
         int rc;
