@@ -30,6 +30,9 @@ typedef struct traza_import_opts {
     const char *symbols;  /* ctf: a symbol table in nm's output format ("ADDR TYPE NAME"
                              lines) naming the cyg-profile functions at those exact
                              addresses, before elf; NULL = none */
+    double timestamp_hz;  /* etm: the frequency of the trace's timestamp counter; its
+                             timestamps then become nanoseconds (time unit 10^-9 s).
+                             0 = time stays in counter ticks */
 } traza_import_opts;
 
 typedef struct traza_importer {

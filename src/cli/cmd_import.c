@@ -8,7 +8,7 @@
 
 const char cmd_import_usage[] =
     "usage: traza import FILE... [--format F] [--name N] [--map MAP] [--time-unit E] [--elf FILE]\n"
-    "                    [--symbols FILE] [--strict] [--meta KEY=VAL]... [--json]\n"
+    "                    [--symbols FILE] [--timestamp-hz HZ] [--strict] [--meta KEY=VAL]... [--json]\n"
     "\n"
     "Imports one or more files as one new trace. The format is detected from the\n"
     "content unless --format is given. Nothing changes in the workspace if the import\n"
@@ -25,6 +25,8 @@ const char cmd_import_usage[] =
     "                  ctf: name the functions of cyg-profile calls (else by address)\n"
     "  --symbols FILE  ctf: name the functions of cyg-profile calls from this symbol\n"
     "                  table (nm's output: ADDR TYPE NAME), before --elf\n"
+    "  --timestamp-hz HZ  etm: the frequency of the trace's timestamp counter (e.g.\n"
+    "                  24M, 100000000): time in seconds instead of counter ticks\n"
     "  --no-process    CTF: do not build the processed trace (kernel states, providers)\n"
     "  --strict        fail (changing nothing) rather than skip any input; without it\n"
     "                  what is skipped is counted on stderr and in 'traza info'\n"
@@ -45,6 +47,7 @@ int cmd_import(traza_cli *cli, int argc, char **argv)
         {"meta", required_argument, NULL, 'M'},
         {"elf", required_argument, NULL, 'E'},
         {"symbols", required_argument, NULL, 'Y'},
+        {"timestamp-hz", required_argument, NULL, 'H'},
         {NULL, 0, NULL, 0},
     };
     traza_kv meta[64];
@@ -60,6 +63,18 @@ int cmd_import(traza_cli *cli, int argc, char **argv)
         case 'S': o.strict = 1; break;
         case 'E': o.elf = optarg; break;
         case 'Y': o.symbols = optarg; break;
+        case 'H': {
+            char *end;
+            double v = strtod(optarg, &end);
+            double mult = *end == 'k' ? 1e3 : *end == 'M' ? 1e6 : *end == 'G' ? 1e9 : 1;
+            if (mult != 1)
+                end++;
+            if (end == optarg || *end || !(v > 0) || v * mult > 1e15)
+                return cli_usage_error("import", "--timestamp-hz expects a frequency in hertz (e.g. 24M, 100000000), got '%s'",
+                                       optarg);
+            o.timestamp_hz = v * mult;
+            break;
+        }
         case 'm': o.map = optarg; break;
         case 'M': {
             if (nmeta == sizeof meta / sizeof *meta)

@@ -614,7 +614,8 @@ enum { K_RANGE, K_EXC, K_ERET, K_ON, K_NOSYNC, K_EOT, K_NACC, K_TS, K_CTX, K_CC,
  * core's first timestamp it holds T_0, after its last one T_last. A timestamp lower
  * than the previous one of its core counts as that previous one (time never goes
  * back). A core with neither timestamps nor instruction ranges takes the trace's
- * first timestamp. */
+ * first timestamp. Given the counter's frequency, timestamps are turned into
+ * nanoseconds as they are read (T * 10^9 / hz, rounded down), before all that. */
 typedef struct anchor {
     uint64_t instr;
     int64_t ts;
@@ -634,6 +635,7 @@ typedef struct timing {
     size_t ncores, cap;
     int64_t first;  /* the trace's first timestamp */
     int64_t nts;
+    double hz;      /* the counter's frequency; 0 = ticks */
 } timing;
 
 static void timing_free(timing *t)
@@ -668,6 +670,10 @@ static int timing_scan(void *u, const traza_etm_elem *e, traza_err *err)
         if (TZ_GROW(c->a, c->cap, c->n + 1) < 0)
             return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
         int64_t ts = e->timestamp > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)e->timestamp;
+        if (t->hz > 0) {
+            long double ns = (long double)ts * 1e9L / (long double)t->hz;
+            ts = ns >= 9223372036854775807.0L ? INT64_MAX : (int64_t)ns;
+        }
         if (c->n && ts < c->a[c->n - 1].ts)
             ts = c->a[c->n - 1].ts;
         c->a[c->n++] = (anchor){c->instr, ts};
@@ -905,20 +911,33 @@ static int etm_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, s
     timing tm;
     memset(&tm, 0, sizeof tm);
     tz_map_init(&tm.ids);
+    tm.hz = opts ? opts->timestamp_hz : 0;
     rc = traza_etm_decode(paths[0], timing_scan, &tm, err);
     int timed = rc == 0 && timing_usable(&tm);
+    if (rc == 0 && !timed && tm.hz > 0)
+        rc = traza_err_set(err, TRAZA_E_USAGE,
+                           "%s: a timestamp counter frequency was given, but %s: its time counts executed instructions",
+                           paths[0], tm.nts ? "a core that executed instructions has no timestamp" : "the trace has no timestamp");
     if (rc == 0) {
         c.time = timed ? &tm : NULL;
         rc = traza_etm_decode(paths[0], imp_elem, &c, err);
     }
     timing_free(&tm);
     c.time = NULL;
-    if (rc == 0) {
+    if (rc == 0 && opts && opts->timestamp_hz > 0) {
+        traza_writer_set_time_unit(w, -9); /* nanoseconds: a time axis in seconds */
+        char hz[64];
+        snprintf(hz, sizeof hz, "%.17g", opts->timestamp_hz);
+        if ((rc = traza_writer_set_param(w, "etm.timestamp_hz", hz, err)) < 0)
+            goto out;
+    } else if (rc == 0) {
         traza_writer_set_time_unit(w, 0);
         /* ticks are those of the trace's timestamp counter, or executed instructions
          * per core when the trace has no timestamps to tell the time: not seconds */
         if ((rc = traza_writer_set_param(w, TRAZA_TIME_AXIS_PARAM, timed ? "ticks" : "instructions", err)) < 0)
             goto out;
+    }
+    if (rc == 0) {
         tz_skips sk;
         tz_skips_init(&sk, ctx, w, paths[0], err);
         tz_skips_note(&sk, "unresolved", "ranges or addresses the decoder could not resolve (I_RANGE_NOPATH, ADDR_UNKNOWN)", c.unresolved);

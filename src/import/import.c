@@ -171,6 +171,12 @@ static int import_files(traza_workspace *ws, const char *const *paths, const cha
     } else if (!(imp = traza_importer_detect(paths[0], err))) {
         return -1;
     }
+    if (opts->timestamp_hz != 0 && strcmp(imp->name, "etm") != 0)
+        return traza_err_set(err, TRAZA_E_USAGE, "%s: a timestamp counter frequency applies to ETM traces only, not to format '%s'",
+                             paths[0], imp->name);
+    if (opts->timestamp_hz < 0 || opts->timestamp_hz != opts->timestamp_hz)
+        return traza_err_set(err, TRAZA_E_USAGE, "timestamp counter frequency %g: expected a positive number of hertz",
+                             opts->timestamp_hz);
     char *name = opts->name ? tz_strdup(opts->name) : default_name(sources[0]);
     if (!name)
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");

@@ -154,7 +154,24 @@ if [ -d "$O/snapshots/TC2" ]; then
     "$(tse --type instr_range --producer cpu_0 --limit 1 --offset 37)"
   check_eq "etm: no_sync before the first timestamp holds it" "no_sync:562536959293-" "$(tse --type no_sync --producer cpu_0)"
   check_eq "etm: a core without timestamps takes the trace's first" "end_of_trace:562536959293-" "$(tse --producer cpu_4)"
+  # With the counter's frequency, time is in nanoseconds: T * 10^9 / hz, rounded down
+  # (562536959293 ticks at 24 MHz = 23439039970541.4 ns; the span 52235 ticks = 2.176458 ms)
+  check_rc "etm: --timestamp-hz" 0 "$TRAZA" import "$O/snapshots/TC2" --name TC2-ns --timestamp-hz 24M
+  INFO=$("$TRAZA" info TC2-ns)
+  check_contains "etm: with a frequency, nanoseconds" "$INFO" "time unit:   10^-9 s"
+  check_contains "etm: the first timestamp in nanoseconds" "$INFO" "start:       23439039970541 (23439.039970541 s)"
+  check_contains "etm: the span in seconds" "$INFO" "(+2.17646 ms from the start)"
+  check_contains "etm: the frequency kept" "$INFO" "etm.timestamp_hz = 24000000"
+  check_eq "etm: no ticks axis" "" "$(grep 'time axis' <<<"$INFO")"
+  check_eq "etm: cpu_0's second timestamp at 562536959839 * 10^9 / 24e6" "timestamp:23439039993291-" \
+    "$("$TRAZA" query TC2-ns --type timestamp --producer cpu_0 --limit 1 --offset 1 --json | python3 -c 'import json,sys; print(" ".join("%s:%s-%s" % (e["type"], e["ts"], e.get("end_ts", "")) for e in json.load(sys.stdin)))')"
 fi
+if [ -d "$O/snapshots/juno-uname-002" ]; then
+  check_rc "etm: --timestamp-hz without timestamps fails" 2 "$TRAZA" import "$O/snapshots/juno-uname-002" --name juno-hz --timestamp-hz 1G
+  check_contains "etm: why" "$OUT" "a timestamp counter frequency was given, but the trace has no timestamp: its time counts executed instructions"
+fi
+check_rc "--timestamp-hz on another format fails" 2 "$TRAZA" import "$TRAZA_SRC/examples/demo.paje" --name p-hz --timestamp-hz 1G
+check_contains "--timestamp-hz: ETM only" "$OUT" "a timestamp counter frequency applies to ETM traces only, not to format 'paje'"
 # DSTREAM-framed buffers (format=dstream_coresight): TC2's buffer rewritten as a DSTREAM
 # probe stores a TPIU capture (frame syncs, 512-byte blocks ending in an 8-byte footer)
 # imports to the same events as the original; a damaged frame sync is an error at its
