@@ -182,6 +182,24 @@ static int depth_limit(const traza_producer *prods, size_t npr, const uint16_t *
     return -1;
 }
 
+/* Fills has[] and depth[] (zeroed, maxp + 1 each) and finds the cut (depth_limit);
+ * -1 with err when even the roots do not fit. */
+static int tree_cut(traza_trace *t, const traza_agg_micro *m, const traza_producer *prods, size_t npr, int32_t maxp,
+                    unsigned char *has, uint16_t *depth, size_t *cut, double *nodes, traza_err *err)
+{
+    for (size_t s = 0; s < m->nseries; s++)
+        if (m->producer[s] >= 0 && m->producer[s] <= maxp)
+            has[m->producer[s]] |= 1;
+    for (size_t i = 0; i < npr; i++)
+        if (prods[i].parent >= 0 && prods[i].parent <= maxp)
+            has[prods[i].parent] |= 2;
+    producer_depths(t, prods, npr, depth);
+    if (depth_limit(prods, npr, depth, has, m->nslices, cut, nodes) < 0)
+        return traza_err_set(err, TRAZA_E_USAGE, "spatio-temporal aggregation over %zu slices is too large even for the root "
+                                                 "producers alone (%.0f nodes): use fewer slices or a producer set", m->nslices, *nodes);
+    return 0;
+}
+
 static int add_kid(stnode *p, size_t k)
 {
     if (TZ_GROW(p->kids, p->capk, p->nkids + 1) < 0)
@@ -205,21 +223,13 @@ int traza_agg_spatial_depth_limit(traza_trace *t, const traza_agg_micro *m, size
         free(depth);
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     }
-    for (size_t s = 0; s < m->nseries; s++)
-        if (m->producer[s] >= 0 && m->producer[s] <= maxp)
-            has[m->producer[s]] |= 1;
-    for (size_t i = 0; i < npr; i++)
-        if (prods[i].parent >= 0 && prods[i].parent <= maxp)
-            has[prods[i].parent] |= 2;
-    producer_depths(t, prods, npr, depth);
     size_t cut;
     double nodes;
-    int rc = depth_limit(prods, npr, depth, has, m->nslices, &cut, &nodes);
+    int rc = tree_cut(t, m, prods, npr, maxp, has, depth, &cut, &nodes, err);
     free(has);
     free(depth);
     if (rc < 0)
-        return traza_err_set(err, TRAZA_E_USAGE, "spatio-temporal aggregation over %zu slices is too large even for the root "
-                                                 "producers alone (%.0f nodes): use fewer slices or a producer set", m->nslices, nodes);
+        return -1;
     *depth_out = cut;
     *nodes_out = (size_t)nodes;
     return cut != SIZE_MAX;
@@ -255,23 +265,13 @@ int traza_agg_spatial(traza_trace *t, const traza_agg_micro *m, double p, traza_
         goto oom;
     for (int32_t i = 0; i <= maxt; i++)
         tix[i] = -1;
-    for (size_t s = 0; s < m->nseries; s++) {
+    for (size_t s = 0; s < m->nseries; s++)
         if (tix[m->type[s]] < 0)
             tix[m->type[s]] = (int32_t)c.nt++;
-        if (m->producer[s] >= 0 && m->producer[s] <= maxp)
-            has[m->producer[s]] |= 1;
-    }
-    for (size_t i = 0; i < npr; i++)
-        if (prods[i].parent >= 0 && prods[i].parent <= maxp)
-            has[prods[i].parent] |= 2;
-    producer_depths(t, prods, npr, depth);
     size_t cut;
     double nodes;
-    if (depth_limit(prods, npr, depth, has, n, &cut, &nodes) < 0) {
-        traza_err_set(err, TRAZA_E_USAGE, "spatio-temporal aggregation over %zu slices is too large even for the root producers "
-                                          "alone (%.0f nodes): use fewer slices or a producer set", n, nodes);
+    if (tree_cut(t, m, prods, npr, maxp, has, depth, &cut, &nodes, err) < 0)
         goto done;
-    }
     /* Producers below the cut count as their ancestor on the cut level, whose cell
      * holds every microscopic cell below it (a producer is a cell when it is a leaf
      * or has events of its own). */
