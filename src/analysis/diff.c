@@ -100,39 +100,115 @@ static double select_kth(double *v, size_t n, size_t k)
     return v[k];
 }
 
-/* Median of v[0..n-1] (n >= 1), reordering v. */
-static double median_inplace(double *v, size_t n)
+/* Scratch space of the Hodges–Lehmann selection, for samples of up to nx x ny. */
+typedef struct hl_scratch {
+    size_t *lo, *hi; /* each row's remaining candidates [lo, hi) */
+    double *buf;     /* the last candidates, selected directly */
+    size_t cap;      /* of buf */
+} hl_scratch;
+
+static int hl_scratch_init(hl_scratch *h, size_t nx, size_t ny)
 {
-    size_t k = (n - 1) / 2;
-    double m = select_kth(v, n, k);
-    if (n % 2)
-        return m;
-    double next = v[k + 1];
-    for (size_t i = k + 2; i < n; i++)
-        if (v[i] < next)
-            next = v[i];
-    return (m + next) / 2;
+    h->cap = nx + ny + 64;
+    h->lo = malloc((nx ? nx : 1) * sizeof *h->lo);
+    h->hi = malloc((nx ? nx : 1) * sizeof *h->hi);
+    h->buf = malloc(h->cap * sizeof *h->buf);
+    return h->lo && h->hi && h->buf ? 0 : -1;
 }
 
-/* Hodges–Lehmann on x, y using work (nx * ny doubles). */
-static double hl_work(const double *x, size_t nx, const double *y, size_t ny, double *work)
+static void hl_scratch_free(hl_scratch *h)
 {
-    size_t k = 0;
-    for (size_t j = 0; j < ny; j++)
+    free(h->lo);
+    free(h->hi);
+    free(h->buf);
+}
+
+/* The k-th smallest (0-based) of the nx * ny differences y[j] - x[i], x and y sorted.
+ * Row i's differences grow with j, and (rounding being monotone) the number below any
+ * value grows with i, so one pass of two pointers counts the differences below a
+ * pivot. Each round takes a random remaining difference as the pivot and keeps the
+ * side holding the k-th, until few enough remain to select among directly: exact, in
+ * O((nx + ny) log(nx ny)) expected time instead of O(nx ny). */
+static double kth_diff(const double *x, size_t nx, const double *y, size_t ny, size_t k, hl_scratch *h)
+{
+    uint64_t rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)nx << 32) ^ ny;
+    for (size_t i = 0; i < nx; i++) {
+        h->lo[i] = 0;
+        h->hi[i] = ny;
+    }
+    for (;;) {
+        size_t total = 0;
         for (size_t i = 0; i < nx; i++)
-            work[k++] = y[j] - x[i];
-    return median_inplace(work, k);
+            total += h->hi[i] - h->lo[i];
+        if (total <= h->cap) {
+            size_t n = 0;
+            for (size_t i = 0; i < nx; i++)
+                for (size_t j = h->lo[i]; j < h->hi[i]; j++)
+                    h->buf[n++] = y[j] - x[i];
+            return select_kth(h->buf, n, k);
+        }
+        size_t r = (size_t)(rng_next(&rng) % total), pi = 0;
+        while (r >= h->hi[pi] - h->lo[pi]) {
+            r -= h->hi[pi] - h->lo[pi];
+            pi++;
+        }
+        double pivot = y[h->lo[pi] + r] - x[pi];
+        size_t below = 0, upto = 0, lt = 0, le = 0;
+        for (size_t i = 0; i < nx; i++) { /* candidates of row i below / up to the pivot */
+            while (lt < ny && y[lt] - x[i] < pivot)
+                lt++;
+            while (le < ny && y[le] - x[i] <= pivot)
+                le++;
+            size_t a = lt < h->lo[i] ? h->lo[i] : lt > h->hi[i] ? h->hi[i] : lt;
+            size_t b = le < h->lo[i] ? h->lo[i] : le > h->hi[i] ? h->hi[i] : le;
+            below += a - h->lo[i];
+            upto += b - h->lo[i];
+        }
+        if (k >= below && k < upto)
+            return pivot;
+        lt = le = 0;
+        for (size_t i = 0; i < nx; i++) {
+            while (lt < ny && y[lt] - x[i] < pivot)
+                lt++;
+            while (le < ny && y[le] - x[i] <= pivot)
+                le++;
+            if (k < below)
+                h->hi[i] = lt < h->lo[i] ? h->lo[i] : lt > h->hi[i] ? h->hi[i] : lt;
+            else
+                h->lo[i] = le < h->lo[i] ? h->lo[i] : le > h->hi[i] ? h->hi[i] : le;
+        }
+        if (k >= below)
+            k -= upto;
+    }
+}
+
+/* Hodges–Lehmann on sorted x, y: the median of the differences y[j] - x[i]. */
+static double hl_sorted(const double *x, size_t nx, const double *y, size_t ny, hl_scratch *h)
+{
+    size_t n = nx * ny, k = (n - 1) / 2;
+    double m = kth_diff(x, nx, y, ny, k, h);
+    return n % 2 ? m : (m + kth_diff(x, nx, y, ny, k + 1, h)) / 2;
 }
 
 double traza_hodges_lehmann(const double *x, size_t nx, const double *y, size_t ny)
 {
-    if (!nx || !ny || nx > SIZE_MAX / sizeof(double) / ny)
+    if (!nx || !ny || nx > SIZE_MAX / ny)
         return NAN;
-    double *w = malloc(nx * ny * sizeof *w);
-    if (!w)
-        return NAN;
-    double r = hl_work(x, nx, y, ny, w);
-    free(w);
+    double *sx = malloc(nx * sizeof *sx), *sy = malloc(ny * sizeof *sy);
+    hl_scratch h;
+    memset(&h, 0, sizeof h);
+    int ok = sx && sy && hl_scratch_init(&h, nx, ny) == 0;
+    double r = NAN;
+    if (ok) {
+        memcpy(sx, x, nx * sizeof *sx);
+        memcpy(sy, y, ny * sizeof *sy);
+        qsort(sx, nx, sizeof *sx, cmp_double);
+        qsort(sy, ny, sizeof *sy, cmp_double);
+        r = hl_sorted(sx, nx, sy, ny, &h);
+    }
+    hl_scratch_free(&h);
+    free(sx);
+    free(sy);
     return r;
 }
 
@@ -689,18 +765,21 @@ static int shift_of(const traza_diff_opts *o, const boot_side *a, const boot_sid
     size_t hx = a->n < o->hl_cap ? a->n : o->hl_cap, hy = b->n < o->hl_cap ? b->n : o->hl_cap;
     size_t bx = resample_size(o, a), by = resample_size(o, b);
     size_t nb = o->boot_resamples;
-    size_t wn = hx * hy > bx * by ? hx * hy : bx * by;
-    double *work = malloc(wn * sizeof *work), *sx = malloc(hx * sizeof *sx), *sy = malloc(hy * sizeof *sy);
+    hl_scratch h;
+    memset(&h, 0, sizeof h);
+    double *sx = malloc(hx * sizeof *sx), *sy = malloc(hy * sizeof *sy);
     double *rx = malloc(bx * sizeof *rx), *ry = malloc(by * sizeof *ry), *boot = malloc((nb ? nb : 1) * sizeof *boot);
-    int ok = work && sx && sy && rx && ry && boot;
+    int ok = hl_scratch_init(&h, hx > bx ? hx : bx, hy > by ? hy : by) == 0 && sx && sy && rx && ry && boot;
     if (ok) {
         r->subsampled = hx < a->n || hy < b->n;
         spread(a->s, a->n, sx, hx);
         spread(b->s, b->n, sy, hy);
-        r->shift = hl_work(sx, hx, sy, hy, work);
+        r->shift = hl_sorted(sx, hx, sy, hy, &h);
         for (size_t k = 0; k < nb; k++) {
             size_t mx = resample(o, a, rng, rx), my = resample(o, b, rng, ry);
-            boot[k] = hl_work(rx, mx, ry, my, work);
+            qsort(rx, mx, sizeof *rx, cmp_double);
+            qsort(ry, my, sizeof *ry, cmp_double);
+            boot[k] = hl_sorted(rx, mx, ry, my, &h);
         }
         if (nb) {
             qsort(boot, nb, sizeof *boot, cmp_double);
@@ -710,7 +789,7 @@ static int shift_of(const traza_diff_opts *o, const boot_side *a, const boot_sid
             r->shift_hi = r->shift + (quantile_sorted(boot, nb, 0.975) - r->shift) * scale;
         }
     }
-    free(work);
+    hl_scratch_free(&h);
     free(sx);
     free(sy);
     free(rx);

@@ -35,6 +35,12 @@ static void test_mann_whitney(void **state)
     assert_true(isnan(traza_mann_whitney(x, 5, y, 0, NULL)));
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 static void test_hodges_lehmann(void **state)
 {
     (void)state;
@@ -45,6 +51,29 @@ static void test_hodges_lehmann(void **state)
     const double x2[] = {1, 2}, y2[] = {3, 5};
     NEAR(traza_hodges_lehmann(x2, 2, y2, 2), 2.5, 0);
     assert_true(isnan(traza_hodges_lehmann(x, 3, y, 0)));
+    /* Samples large enough for the selection over the pairs (more pairs than the
+     * direct buffer holds), with ties and both parities of nx * ny: the same median
+     * as sorting every difference. */
+    static double bx[400], by[400], d[400 * 400];
+    uint64_t s = 12345;
+    for (int trial = 0; trial < 40; trial++) {
+        size_t nx = 50 + (size_t)trial * 9, ny = 31 + (size_t)trial * 7;
+        for (size_t i = 0; i < nx || i < ny; i++) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            double v = (double)((s >> 33) % (trial % 3 ? 1000 : 20)) * 0.25; /* few distinct values: ties */
+            if (i < nx)
+                bx[i] = v;
+            if (i < ny)
+                by[i] = v + (double)(trial % 5) - 0.1 * (double)((s >> 13) % 7);
+        }
+        size_t n = 0;
+        for (size_t i = 0; i < nx; i++)
+            for (size_t j = 0; j < ny; j++)
+                d[n++] = by[j] - bx[i];
+        qsort(d, n, sizeof *d, cmp_dbl);
+        double want = n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2;
+        NEAR(traza_hodges_lehmann(bx, nx, by, ny), want, 0);
+    }
 }
 
 static void test_corrections(void **state)
