@@ -57,7 +57,7 @@ static void test_hodges_lehmann(void **state)
     static double bx[400], by[400], d[400 * 400];
     uint64_t s = 12345;
     for (int trial = 0; trial < 40; trial++) {
-        size_t nx = 50 + (size_t)trial * 9, ny = 31 + (size_t)trial * 7;
+        size_t nx = 50 + (size_t)trial * 8, ny = 31 + (size_t)trial * 7;
         for (size_t i = 0; i < nx || i < ny; i++) {
             s = s * 6364136223846793005ull + 1442695040888963407ull;
             double v = (double)((s >> 33) % (trial % 3 ? 1000 : 20)) * 0.25; /* few distinct values: ties */
