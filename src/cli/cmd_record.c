@@ -240,6 +240,10 @@ int cmd_record(traza_cli *cli, int argc, char **argv)
         snprintf(absout, sizeof absout, "%s/%s", cwd, out);
     }
     unlink(absout);
+    /* the runtime writes here why it could not trace, when it knows (rt/arch/arm) */
+    char note[PATH_MAX + 8];
+    snprintf(note, sizeof note, "%s.note", absout);
+    unlink(note);
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
@@ -251,7 +255,7 @@ int cmd_record(traza_cli *cli, int argc, char **argv)
         char *pre = old && *old ? tz_asprintf("%s:%s", rt, old) : tz_strdup(rt);
         char pidbuf[32];
         snprintf(pidbuf, sizeof pidbuf, "%ld", (long)getpid());
-        if (!pre || setenv("LD_PRELOAD", pre, 1) || setenv("TRAZA_RT_OUT", absout, 1) ||
+        if (!pre || setenv("LD_PRELOAD", pre, 1) || setenv("TRAZA_RT_OUT", absout, 1) || setenv("TRAZA_RT_NOTE", note, 1) ||
             setenv("TRAZA_RT_MODE", mode, 1) || setenv("TRAZA_RT_PID", pidbuf, 1) ||
             (buffer && setenv("TRAZA_RT_BUFSIZE", buffer, 1)))
             _exit(127);
@@ -267,6 +271,9 @@ int cmd_record(traza_cli *cli, int argc, char **argv)
         }
     struct stat st;
     int have = stat(absout, &st) == 0;
+    struct stat nst;
+    int told = stat(note, &nst) == 0 && nst.st_size > 0; /* the runtime said why */
+    unlink(note);
     if (WIFSIGNALED(status))
         fprintf(stderr, "traza record: %s died of signal %d (%s)%s\n", argv[optind], WTERMSIG(status),
                 strsignal(WTERMSIG(status)), have ? "; the dump holds its events until then" : "");
@@ -276,9 +283,9 @@ int cmd_record(traza_cli *cli, int argc, char **argv)
         return EXIT_FAIL;
     }
     if (!have) {
-        fprintf(stderr, "traza record: %s exited (status %d) without writing %s: was it compiled with "
-                        "-pg -mfentry or -finstrument-functions?\n",
-                argv[optind], WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out);
+        fprintf(stderr, "traza record: %s exited (status %d) without writing %s%s\n", argv[optind],
+                WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out,
+                told ? " (the runtime said why, above)" : ": was it compiled with -pg -mfentry or -finstrument-functions?");
         return EXIT_FAIL;
     }
     if (!cli->quiet && !cli->json)

@@ -134,3 +134,6 @@ tail=41" "$OUT"
   check_eq "arm -pg: exits by return address (longjmp, tail call)" "$expect" "$b"
   check_eq "arm -pg: two workers" "2" "$("$TRAZA" callstack armpg --tree | grep -c '^  worker$')"
 fi
+# A program the runtime cannot hook (not instrumented) writes no dump: record guesses why.
+check_rc "an uninstrumented program: no dump" 1 "$TRAZA" record -o "$TMP/none.tzr" -- true
+check_contains "an uninstrumented program: the guess" "$OUT" "without writing $TMP/none.tzr: was it compiled with -pg -mfentry or -finstrument-functions?"

@@ -43,9 +43,12 @@ check_rc "thumb -pg: record writes no dump" 1 "$TRAZA" record -o thumb.tzr -- qe
 check_contains "thumb -pg: the runtime says to add -marm" "$OUT" \
   "traza-rt: the program was compiled as Thumb: add -marm"
 check_eq "thumb -pg: said once" "1" "$(printf '%s\n' "$OUT" | grep -c '^traza-rt:')"
+check_contains "thumb -pg: record points at the runtime's reason" "$OUT" "without writing thumb.tzr (the runtime said why, above)"
+check_eq "thumb -pg: no vaguer guess after it" "" "$(printf '%s\n' "$OUT" | grep 'was it compiled with')"
 check_contains "thumb -pg: the program runs as built" "$OUT" "$output"
 check_rc "no frame pointer: record writes no dump" 1 "$TRAZA" record -o nofp.tzr -- qemu-arm "$A/variadic.nofp"
 check_contains "no frame pointer: the runtime says to add -fno-omit-frame-pointer" "$OUT" \
   "traza-rt: frame pointers are missing: add -fno-omit-frame-pointer"
 check_eq "no frame pointer: said once" "1" "$(printf '%s\n' "$OUT" | grep -c '^traza-rt:')"
+check_eq "no frame pointer: no vaguer guess after it" "" "$(printf '%s\n' "$OUT" | grep 'was it compiled with')"
 check_contains "no frame pointer: the program runs as built" "$OUT" "$output"

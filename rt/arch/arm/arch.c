@@ -1,7 +1,9 @@
 /* 32-bit ARM: the C side of __gnu_mcount_nc and the exit trampoline (hooks.S). */
 #include "rt_internal.h"
 
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 void tz_arm_enter(uintptr_t self, uintptr_t *stacked, uintptr_t *fp) TZ_NOINSTR;
@@ -98,7 +100,9 @@ static int TZ_NOINSTR arm_frame(uintptr_t self, uintptr_t fp, tz_arm_frame *f)
 }
 
 /* Said once per cause, on stderr, when the first such function is called: a program
- * the tracer cannot follow records nothing, and the user learns which flag to add. */
+ * the tracer cannot follow records nothing, and the user learns which flag to add.
+ * Also appended to the file TRAZA_RT_NOTE names (traza record sets it), so that the
+ * recorder knows the reason was given and does not add a vaguer guess of its own. */
 static void TZ_NOINSTR arm_untraced(int thumb, uintptr_t func)
 {
     static int said[2];
@@ -114,8 +118,19 @@ static void TZ_NOINSTR arm_untraced(int thumb, uintptr_t func)
                              "traza-rt: frame pointers are missing: add -fno-omit-frame-pointer (the -pg "
                              "call at %#lx and the others in functions without one are not traced)\n",
                              (unsigned long)func);
-    if (n > 0 && write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1) < 0)
+    if (n <= 0)
         return;
+    size_t len = (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1;
+    if (write(2, msg, len) < 0)
+        return;
+    const char *note = getenv("TRAZA_RT_NOTE");
+    int fd = note && *note ? open(note, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644) : -1;
+    if (fd >= 0) {
+        if (write(fd, msg, len) < 0) {
+            /* the reason is on stderr already */
+        }
+        close(fd);
+    }
 }
 
 void tz_arm_enter(uintptr_t self, uintptr_t *stacked, uintptr_t *fp)
