@@ -101,6 +101,18 @@ $(RT_DIR)/arm/pfe.plain: rt/tests/arm/pfe.c rt/rt.mk
 rt: $(RT_DIR)/arm/prog.arm $(RT_DIR)/arm/prog.thumb $(RT_DIR)/arm/prog.armpg
 rt: $(RT_DIR)/arm/pfe.thumb $(RT_DIR)/arm/pfe.arm $(RT_DIR)/arm/pfe.thumbpg $(RT_DIR)/arm/pfe.plain
 rt: $(addprefix $(RT_DIR)/arm/variadic.,O1 Os apcs thumb nofp)
+# installed for cross builds: lib/arm-linux-gnueabihf/libtraza-rt.a and traza-rt-armhf.pc
+install-rt-arm: $(RT_DIR)/arm/libtraza-rt.a install-dirs
+	install -d $(INSTALL_ROOT)/lib/arm-linux-gnueabihf
+	install -m 644 $(RT_DIR)/arm/libtraza-rt.a $(INSTALL_ROOT)/lib/arm-linux-gnueabihf/libtraza-rt.a
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' rt/traza-rt-armhf.pc.in \
+	  > $(INSTALL_ROOT)/lib/pkgconfig/traza-rt-armhf.pc
+uninstall-rt-arm:
+	rm -f $(INSTALL_ROOT)/lib/arm-linux-gnueabihf/libtraza-rt.a $(INSTALL_ROOT)/lib/pkgconfig/traza-rt-armhf.pc
+	-rmdir $(INSTALL_ROOT)/lib/arm-linux-gnueabihf 2>/dev/null
+install: install-rt-arm
+uninstall: uninstall-rt-arm
+.PHONY: install-rt-arm uninstall-rt-arm
 endif
 
 # Bare-metal Cortex-M3 (gcc-arm-none-eabi): the runtime (no libc) and a firmware for
