@@ -8,7 +8,9 @@
  * A forked child records on into its own dump, TRAZA_RT_OUT.<pid>. A fatal signal
  * (SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL) writes the dump, then the signal is
  * raised again with its default action. TRAZA_RT_SNAPSHOT_SIGNAL (USR1, USR2 or a
- * number): that signal writes the ring out as it is (out.snapN.tzr), recording on. */
+ * number): that signal writes the ring out as it is (out.snapN.tzr), recording on.
+ * TRAZA_RT_SNAPSHOT_FILE (a path): the same each time that file appears (a watcher
+ * thread takes it away). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -153,6 +155,47 @@ static TZ_NOINSTR void on_snapshot(int sig)
     errno = saved;
 }
 
+/* A snapshot when a file appears (TRAZA_RT_SNAPSHOT_FILE), for programs whose
+ * signals are their own and for whoever can only touch a file: a watcher thread
+ * removes the file every 50 ms (one unlink: it succeeds only when the file is
+ * there, and then the file is consumed) and writes the snapshot as the signal does.
+ * The traced threads pay nothing; the watcher runs only runtime and libc code (not
+ * instrumented) and blocks every signal, which stay the program's threads'. A
+ * forked child has no watcher. */
+static char g_snap_file[4096];
+static TZ_NOINSTR void *snap_watch(void *arg)
+{
+    (void)arg;
+    const struct timespec period = {0, 50 * 1000 * 1000};
+    for (;;) {
+        if (unlink(g_snap_file) == 0)
+            on_snapshot(0);
+        nanosleep(&period, NULL);
+    }
+    return NULL;
+}
+
+static TZ_NOINSTR void start_snap_watch(void)
+{
+    const char *f = getenv("TRAZA_RT_SNAPSHOT_FILE");
+    if (!f || !*f || strlen(f) >= sizeof g_snap_file)
+        return;
+    memcpy(g_snap_file, f, strlen(f) + 1);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_attr_t attr;
+    pthread_t th;
+    if (pthread_attr_init(&attr) == 0) {
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        pthread_attr_setstacksize(&attr, 64 * 1024);
+        if (pthread_create(&th, &attr, snap_watch, NULL) != 0)
+            g_snap_file[0] = 0;
+        pthread_attr_destroy(&attr);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 /* "USR2", "SIGUSR2" or a number; 0 if none */
 static TZ_NOINSTR int parse_signal(const char *s)
 {
@@ -257,6 +300,7 @@ static TZ_NOINSTR void rt_init(void)
     tz_rt_g.tsc_a = tz_plat_ticks();
     tz_rt_g.ns_a = tz_plat_ns();
     __atomic_store_n(&g_state, 1, __ATOMIC_RELEASE);
+    start_snap_watch();
 }
 
 tz_thread *tz_plat_thread_peek(void) { return tz_tls_thread; }

@@ -6,7 +6,9 @@
  *                   vforks and execs /bin/true
  *   crash segv N | abort N | fpe N   N calls of work(), then dies of that signal
  *   crash jmp N     N times: jumper() -> deep() -> longjmp back; then work()
- *   crash snap N    N calls of work(), SIGUSR2, N more, SIGUSR2 again; prints "snaps 2" */
+ *   crash snap N    N calls of work(), SIGUSR2, N more, SIGUSR2 again; prints "snaps 2"
+ *   crash file N F  N calls of work(), creates the file F and waits (up to 10 s) until
+ *                   it is gone, N more calls; prints "consumed 1" or "consumed 0" */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
@@ -88,6 +90,21 @@ int main(int argc, char **argv)
             raise(SIGUSR2);
         }
         printf("snaps 2\n");
+    } else if (strcmp(mode, "file") == 0 && argc > 3) {
+        for (long i = 0; i < n; i++)
+            work(i);
+        FILE *f = fopen(argv[3], "w");
+        if (f)
+            fclose(f);
+        int gone = 0;
+        for (int k = 0; k < 1000 && !gone; k++) {
+            gone = access(argv[3], F_OK) != 0;
+            if (!gone)
+                usleep(10000);
+        }
+        for (long i = 0; i < n; i++)
+            work(i);
+        printf("consumed %d\n", gone);
     } else if (strcmp(mode, "jmp") == 0) {
         for (long i = 0; i < n; i++)
             jumper();
