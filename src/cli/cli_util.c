@@ -462,6 +462,8 @@ int cli_filter_resolve(traza_cli *cli, cli_filter *cf, traza_trace *t)
         return cli_fail(cli, &err);
     cf->f.conds = cf->conds;
     cf->f.nconds = cf->nconds;
+    if (cli->stop.fn) /* the first SIGINT (main.c) stops the reading */
+        cf->f.stop = &cli->stop;
     return EXIT_OK;
 }
 

@@ -64,13 +64,15 @@ static void log_to_stderr(void *user, traza_log_level level, const char *msg)
 }
 
 /* In the commands whose work consults the context's stop (imports, generation,
- * analyses), the first SIGINT asks that work to stop: it fails with "cancelled" and
+ * analyses) or the filter's (queries: the filter builder gives them this one), the
+ * first SIGINT asks that work to stop: it fails with "cancelled" and
  * leaves the workspace unchanged; the handler resets itself, so a second SIGINT ends
  * the process at once. The other commands keep SIGINT's default (`serve` and
  * `record` handle it themselves). */
 static int stops_on_sigint(const char *cmd)
 {
-    static const char *const polled[] = {"import", "gen", "run", "anomaly", "correlate", "aggregate", "seqsearch"};
+    static const char *const polled[] = {"import",    "gen",   "run",    "anomaly", "correlate", "aggregate", "seqsearch",
+                                         "query",     "stats", "export", "density", "filter"};
     for (size_t i = 0; i < sizeof polled / sizeof polled[0]; i++)
         if (strcmp(cmd, polled[i]) == 0)
             return 1;

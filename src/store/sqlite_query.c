@@ -454,8 +454,16 @@ int64_t tz_sqlite_q_count(tz_tstate *t, const tz_bfilter *bf, traza_err *err)
         return -1;
     bind_where(bf, st, lo, hi);
     int64_t n = -1;
-    if (sqlite3_step(st) == SQLITE_ROW)
+    const traza_stop *stop = f->stop && f->stop->fn ? f->stop : NULL;
+    if (stop)
+        sqlite3_progress_handler(t->db, 1000, stop_progress, (void *)stop);
+    rc = sqlite3_step(st);
+    if (stop)
+        sqlite3_progress_handler(t->db, 0, NULL, NULL);
+    if (rc == SQLITE_ROW)
         n = sqlite3_column_int64(st, 0);
+    else if (rc == SQLITE_INTERRUPT && stop)
+        traza_err_set(err, TRAZA_E_CANCELLED, "the count was stopped");
     else
         tz_sql_fail(t->db, "counting events", err);
     sqlite3_finalize(st);
