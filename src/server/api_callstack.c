@@ -105,6 +105,23 @@ static void json_threads(tz_buf *b, traza_trace *t, const tz_callprofile *cp, in
     }
 }
 
+/* Whether [a, b] overlaps one of the sorted disjoint ranges. */
+static int in_ranges(const traza_time_range *rg, size_t n, int64_t a, int64_t b)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (rg[mid].to < a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && rg[lo].from <= b;
+}
+
+static int callstack_answer(tz_req *r, traza_trace *t, const traza_trace_info *info, int64_t from, int64_t to, int64_t max,
+                            int64_t top, const traza_time_range *rg, size_t nrg);
+
 int tz_api_callstack(tz_req *r)
 {
     traza_trace *t = tz_req_trace(r);
@@ -117,6 +134,31 @@ int tz_api_callstack(tz_req *r)
         tz_arg_clamp(r, "max", 1, TZ_API_MAX_DETAIL, 5000, &max) < 0 ||
         tz_arg_clamp(r, "top", 1, TZ_API_MAX_LIST, 50, &top) < 0)
         return -1;
+    /* during= (a saved annotations result): only the calls overlapping its ranges,
+     * each counted for its time inside them and the window, as `callstack --during` */
+    traza_time_range *rg = NULL;
+    size_t nrg = 0;
+    const char *during = tz_arg_str(r, "during");
+    if (during && *during) {
+        traza_filter df;
+        traza_filter_init(&df);
+        traza_filter_spec spec = {.during = during};
+        int32_t *no_types = NULL, *no_prods = NULL;
+        int rr = traza_filter_resolve(t, &spec, &df, &no_types, &no_prods, &r->err);
+        free(no_types);
+        free(no_prods);
+        if (rr < 0 || traza_result_time_ranges(t, df.during, &rg, &nrg, &r->err) < 0)
+            return tz_fail_err(r, &r->err);
+    }
+    int rc = callstack_answer(r, t, info, from, to, max, top, rg, nrg);
+    free(rg);
+    return rc;
+}
+
+/* The answer over [from, to], within the ranges rg when given. */
+static int callstack_answer(tz_req *r, traza_trace *t, const traza_trace_info *info, int64_t from, int64_t to, int64_t max,
+                            int64_t top, const traza_time_range *rg, size_t nrg)
+{
     /* The profile is built within the request's budget; only a complete one is kept
      * for the next requests (a partial one is answered, flagged, then dropped). */
     traza_partial pi;
@@ -142,6 +184,10 @@ int tz_api_callstack(tz_req *r)
     tz_callprofile win = e->cp;
     win.funcs = NULL;
     win.edges = NULL;
+    if (rg) {
+        win.ranges = (traza_time_range *)rg; /* read only: tz_callprofile_range clips a copy */
+        win.nranges = nrg;
+    }
     if (tz_callprofile_range(t, &win, from, to) < 0) {
         cp_release(sh, e);
         return tz_fail(r, 500, "out of memory");
@@ -156,7 +202,7 @@ int tz_api_callstack(tz_req *r)
     }
     size_t ns = 0;
     for (size_t i = 0; i < cp->ncalls; i++)
-        if (cp->calls[i].end >= from && cp->calls[i].ts <= to)
+        if (cp->calls[i].end >= from && cp->calls[i].ts <= to && (!rg || in_ranges(rg, nrg, cp->calls[i].ts, cp->calls[i].end)))
             sel[ns++] = &cp->calls[i];
     int truncated = ns > (size_t)max;
     if (truncated) { /* the max longest: those longer than the max-th, then ties */

@@ -89,6 +89,14 @@ if [ -n "$PORT" ]; then
   check_eq "its total" 30 "$(json_get total < "$TMP/body")"
   check_eq "during= of an event set: 400" 400 "$(get "/api/events?trace=paper&during=cs&limit=1")"
   check_contains "with the message" "$(cat "$TMP/body")" "result 'cs' is not a set of time ranges"
+  prof() { python3 -c 'import json,sys; d=json.load(sys.stdin); print("; ".join("%s %d %d %d" % (f["name"], f["calls"], f["inclusive"], f["exclusive"]) for f in d["profile"]), len(d["calls"]))'; }
+  check_eq "during= in /api/callstack" 200 "$(get "/api/callstack?trace=calls&during=mid")"
+  check_eq "the profile callstack --during gives, and its 3 calls" "main 2 15 10; b 1 5 5 3" "$(prof < "$TMP/body")"
+  check_eq "during= with a window in /api/callstack" 200 "$(get "/api/callstack?trace=calls&during=wide&from=45&to=55")"
+  check_eq "the times inside both, as the CLI's" "main 2 12 10; b 1 2 2 3" "$(prof < "$TMP/body")"
+  check_eq "without during=: the whole profile" 200 "$(get "/api/callstack?trace=calls")"
+  check_eq "every call" 6 "$(python3 -c 'import json,sys; print(len(json.load(sys.stdin)["calls"]))' < "$TMP/body")"
+  check_eq "during= of an event set in /api/callstack: 400" 400 "$(get "/api/callstack?trace=paper&during=cs")"
   stop_server TERM
 else
   fail "serve starts" "$(cat "$TMP/serve.out")"
