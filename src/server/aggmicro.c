@@ -1,7 +1,7 @@
 /* The micro model of /api/aggregate, bounded in time whatever the window.
  *
- * - a window of at most TZ_AGG_EXACT events (or exact=N, less): the library's exact
- *   model;
+ * - a window of at most TZ_AGG_EXACT events (or exact=N, less), or the time ranges
+ *   of saved annotations (during=): the library's exact model;
  * - the occurrences model with the server's time index: exact, from the index (one
  *   pass over the window's entries, no store access); the index is filled with at
  *   most half of each request's budget (tindex.c), so on a big trace the first
@@ -65,6 +65,11 @@ int tz_agg_micro_bounded(tz_req *r, traza_trace *t, int64_t t0, int64_t t1, size
 {
     *sampled = *partial = 0;
     memset(m, 0, sizeof *m);
+    /* during= (saved annotations): the library's exact model over the ranges, as
+     * `traza aggregate --during` builds it */
+    const char *during = tz_arg_str(r, "during");
+    if (during && *during)
+        return traza_agg_micro_build(t, 1, t0, t1, nslices, (traza_agg_model)model, NULL, 0, during, m, &r->err);
     traza_filter f;
     traza_filter_init(&f);
     f.has_from = f.has_to = 1;

@@ -97,6 +97,12 @@ if [ -n "$PORT" ]; then
   check_eq "without during=: the whole profile" 200 "$(get "/api/callstack?trace=calls")"
   check_eq "every call" 6 "$(python3 -c 'import json,sys; print(len(json.load(sys.stdin)["calls"]))' < "$TMP/body")"
   check_eq "during= of an event set in /api/callstack: 400" 400 "$(get "/api/callstack?trace=paper&during=cs")"
+  per_slice() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(" ".join("%g" % sum(t["values"][k] for t in d["types"]) for k in range(d["slices"])))'; }
+  check_eq "during= in /api/aggregate" 200 "$(get "/api/aggregate?trace=paper&slices=4&during=parts")"
+  check_eq "the 30 events of the ranges per slice, as aggregate --during" "5 15 10 0" "$(per_slice < "$TMP/body")"
+  check_eq "/api/aggregate without during=" 200 "$(get "/api/aggregate?trace=paper&slices=4")"
+  check_eq "the 68 events per slice" "21 15 13 19" "$(per_slice < "$TMP/body")"
+  check_eq "during= of an event set in /api/aggregate: 400" 400 "$(get "/api/aggregate?trace=paper&during=cs")"
   stop_server TERM
 else
   fail "serve starts" "$(cat "$TMP/serve.out")"
