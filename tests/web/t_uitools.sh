@@ -9,6 +9,11 @@ need_browser "Tools tab browser test"
 
 "$TRAZA" gen --name gen --events 20000 --params 2 -q >/dev/null
 "$TRAZA" gen --name big --events 2M --types punctual=1,state=1 -q >/dev/null
+# saved annotations whose one time range (the second quarter of the trace) the UI uses
+# as a time filter ("use its time ranges"), and the events it must then show
+read -r q1 q2 < <("$TRAZA" info gen --json | python3 -c 'import json,sys; d=json.load(sys.stdin); a,b=d["min_ts"],d["max_ts"]; print(a+(b-a)//4, a+(b-a)//2)')
+"$TRAZA" aggregate gen --slices 1 --p 0 --from "$q1" --to "$q2" --save ui-parts -q >/dev/null
+export DURING_COUNT=$("$TRAZA" query gen --during ui-parts --count)
 real=() # a real trace (../shared/data) and one of its event types, when present
 lttng=$DATA/babeltrace-ctf/lttng-tracefile-rotation/kernel
 if [ -d "$lttng" ] && "$TRAZA" import "$lttng" --name lttng -q >/dev/null 2>&1; then
@@ -30,7 +35,7 @@ check_eq "serve stops cleanly after the browser test" 0 "$RC"
 
 # what the UI did, as the CLI sees it
 names=$("$TRAZA" results gen --json | python3 -c 'import json,sys; print(" ".join(sorted(r["name"] for r in json.load(sys.stdin))))')
-check_eq "traza results lists the sets the UI saved, not the one it deleted" "ui-sel ui-state0 ui-two" "$names"
+check_eq "traza results lists the sets the UI saved, not the one it deleted" "ui-parts ui-sel ui-state0 ui-two" "$names"
 check_eq "the repeatable option's set holds both types" \
   "$(( $("$TRAZA" query gen --type state0 --count) + $("$TRAZA" query gen --type state1 --count) ))" \
   "$("$TRAZA" results gen --json | python3 -c 'import json,sys; print([r["size"] for r in json.load(sys.stdin) if r["name"]=="ui-two"][0])')"

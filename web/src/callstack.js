@@ -38,7 +38,7 @@ function build() {
 
 async function load() {
   const [from, to] = span();
-  const c = await api('callstack', { trace: state.trace.info.id, from: absTicks(from), to: absTicks(to), max: 20000, top: 500, budget: budget() });
+  const c = await api('callstack', { trace: state.trace.info.id, from: absTicks(from), to: absTicks(to), max: 20000, top: 500, budget: budget(), during: state.during || undefined });
   c.calls = c.calls.map(([ts, end, type, producer, level]) => ({ ts: rel(ts), end: rel(end), type, producer, level }));
   cs = c; view = [from, to]; picked = null;
   const by = new Map();
@@ -321,6 +321,6 @@ const countNodes = n => 1 + [...n.kids.values()].reduce((s, k) => s + countNodes
 // Called by the views on every change while this tab is shown.
 export async function callstackChanged(what) {
   if (what.has('trace') || what.has('tab') || !document.getElementById('cs-threads')) build();
-  if (what.has('trace') || what.has('tab') || what.has('range') || !cs) await load();
+  if (what.has('trace') || what.has('tab') || what.has('range') || what.has('result') || !cs) await load();
   else if (what.has('timefmt')) { drawAll(); renderDetails(); renderProfile(); showPartial(); }
 }

@@ -12,7 +12,7 @@ async function openTrace(id) {
   t.prodMap = new Map(t.producers.map(x => [x.id, x]));
   setOrigin(t.info.min_ts);
   t.span = rel(t.info.max_ts);
-  state.trace = t; state.range = null; state.folded = new Set(); state.result = null;
+  state.trace = t; state.range = null; state.folded = new Set(); state.result = null; state.during = null;
   document.getElementById('trace-title').textContent = `${t.info.name} (${t.info.format}, ${t.info.events} events)`;
   renderExplorer();
   changed('trace');
@@ -51,18 +51,22 @@ function renderExplorer() {
   }
 }
 
-// A saved result: an event set, producer set or group can filter every view; any can be deleted.
+// A saved result: an event set, producer set or group can filter every view, and so
+// can the time ranges of annotations (an aggregation's parts, anomalies); any can be deleted.
 function resultItem(r) {
-  const on = state.result === r.name;
+  const on = state.result === r.name || state.during === r.name;
   const acts = el('span', { class: 'ractions' });
   if (r.kind === 'event_set' || r.kind === 'producer_set' || r.kind === 'group') {
     acts.append(el('button', { 'data-testid': 'result-filter', title: 'show only this set in every view',
       onclick: () => { state.result = on ? null : r.name; renderExplorer(); changed('result'); } }, on ? 'stop filtering' : 'use as filter'));
+  } else if (r.kind === 'annotation') {
+    acts.append(el('button', { 'data-testid': 'result-during', title: 'show only the events during its time ranges in every view',
+      onclick: () => { state.during = on ? null : r.name; renderExplorer(); changed('result'); } }, on ? 'stop filtering' : 'use its time ranges'));
   }
   acts.append(el('button', { 'data-testid': 'result-delete', title: 'delete this result from the workspace', onclick: async () => {
     if (!confirm(`Delete the result '${r.name}' of ${state.trace.info.name}?`)) return;
     try { await post('results/delete', { trace: state.trace.info.id, name: r.name }); } catch (e) { alert('delete failed: ' + e.message); }
-    if (on) { state.result = null; changed('result'); }
+    if (on) { state.result = state.during = null; changed('result'); }
     changed('results');
   } }, 'delete'));
   return el('li', { class: on ? 'on' : '', 'data-testid': 'result-item', 'data-name': r.name, 'data-kind': r.kind, 'data-size': r.size },
@@ -77,6 +81,7 @@ async function refreshResults() {
   if (!state.trace || state.trace.info.id !== id) return;
   state.trace.results = r.results;
   if (state.result && !r.results.some(x => x.name === state.result)) { state.result = null; changed('result'); }
+  if (state.during && !r.results.some(x => x.name === state.during)) { state.during = null; changed('result'); }
   renderExplorer();
 }
 

@@ -14,7 +14,7 @@ async function loadDensity() {
   const slices = Math.max(10, Math.min(2000, Math.floor((cv.clientWidth || 800) / 2)));
   // the density shows the whole trace (within the result used as a filter); the
   // brush shows the selected range
-  const p = { trace: state.trace.info.id, slices, result: state.result || undefined };
+  const p = { trace: state.trace.info.id, slices, result: state.result || undefined, during: state.during || undefined };
   densityData = await api('density', p);
   densityData.from = rel(densityData.from); densityData.to = rel(densityData.to);
   drawDensity();

@@ -9,6 +9,7 @@ export const state = {
   absolute: false,    // times shown as absolute ticks instead of offsets from the start
   selected: null,     // id of the event in the details panel (its table row is marked)
   result: null,       // name of the saved event or producer set every view is filtered by
+  during: null,       // name of saved annotations whose time ranges filter every view
 };
 
 // Times. The API sends ticks as strings (ticks=string): epoch nanoseconds are beyond
@@ -139,7 +140,7 @@ export function columnFilters(p = {}) {
 // Parameters of the current selection (range, regex filters, the result used as a
 // filter), for every endpoint.
 export function selection(extra = {}) {
-  const p = { trace: state.trace ? state.trace.info.id : undefined, result: state.result || undefined };
+  const p = { trace: state.trace ? state.trace.info.id : undefined, result: state.result || undefined, during: state.during || undefined };
   if (state.range) { p.from = absTicks(state.range.from); p.to = absTicks(state.range.to); }
   return Object.assign(columnFilters(p), extra);
 }

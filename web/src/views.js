@@ -36,7 +36,7 @@ function aggregateTab() {
 async function loadAggregate() {
   if (!state.trace) return;
   const [from, to] = span();
-  agg = await api('aggregate', { trace: state.trace.info.id, from: absTicks(from), to: absTicks(to), slices: document.getElementById('agg-slices').value, model: document.getElementById('agg-model').value });
+  agg = await api('aggregate', { trace: state.trace.info.id, from: absTicks(from), to: absTicks(to), slices: document.getElementById('agg-slices').value, model: document.getElementById('agg-model').value, during: state.during || undefined });
   const sl = document.getElementById('agg-slider');
   sl.max = String(agg.p_list.length - 1); sl.value = String(agg.proposed);
   drawAggregate();

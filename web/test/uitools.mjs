@@ -90,6 +90,19 @@ await withBrowser(shots, async ({ page, errors, shot }) => {
   await page.waitForFunction(n => +document.querySelector('[data-testid=table]').dataset.total === n, all, { timeout: 15000 });
   check('stop filtering: the whole trace again', (await total(page)) === all, `${await total(page)} vs ${all}`);
 
+  // annotations as a time filter: the table and statistics hold the events during
+  // their ranges, as `traza query --during` counts them
+  const during = +process.env.DURING_COUNT;
+  await page.click('[data-testid=result-item][data-name="ui-parts"] [data-testid=result-during]');
+  await page.waitForFunction(n => +document.querySelector('[data-testid=table]').dataset.total === n, during, { timeout: 15000 }).catch(() => {});
+  check('"use its time ranges": the table count is query --during\'s', (await total(page)) === during && during > 0 && during < all, `${await total(page)} vs ${during}`);
+  const dlabel = await page.$eval('[data-testid=result-item][data-name="ui-parts"] [data-testid=result-during]', x => x.textContent);
+  check('the active time filter says how to stop it', dlabel === 'stop filtering', dlabel);
+  await shot('uitools-3b-during');
+  await page.click('[data-testid=result-item][data-name="ui-parts"] [data-testid=result-during]');
+  await page.waitForFunction(n => +document.querySelector('[data-testid=table]').dataset.total === n, all, { timeout: 15000 });
+  check('stop the time filter: the whole trace again', (await total(page)) === all, `${await total(page)} vs ${all}`);
+
   // the selection passed to a run: anomaly on the saved set the views are filtered by
   await page.click('[data-testid=result-item][data-name="ui-state0"] [data-testid=result-filter]');
   const rs = await runTool(page, 'anomaly', { save: 'ui-sel' }, true);
