@@ -86,19 +86,26 @@ static int64_t kth_largest(int64_t *v, size_t n, size_t k)
 
 /* Per thread (producer): its deepest level and its calls in the window. The calls
  * are sorted by producer, so a thread is one run of them. */
+/* Every thread with calls: its deepest level in the window (in the whole trace when
+ * it has none there) and its calls in the window. */
 static void json_threads(tz_buf *b, traza_trace *t, const tz_callprofile *cp, int64_t from, int64_t to)
 {
     char path[512];
     size_t nt = 0;
     for (size_t i = 0; i < cp->ncalls;) {
         int32_t p = cp->calls[i].producer;
-        int maxl = 0;
+        int maxl = 0, inl = 0; /* deepest level: of every call, of those in the window */
         int64_t n = 0;
         for (; i < cp->ncalls && cp->calls[i].producer == p; i++) {
+            int in = cp->calls[i].end >= from && cp->calls[i].ts <= to;
             if (cp->calls[i].level > maxl)
                 maxl = cp->calls[i].level;
-            n += cp->calls[i].end >= from && cp->calls[i].ts <= to;
+            if (in && cp->calls[i].level > inl)
+                inl = cp->calls[i].level;
+            n += in;
         }
+        if (n) /* the lanes the window needs, not an empty band below them */
+            maxl = inl;
         tz_buf_printf(b, "%s{\"producer\":%d,\"name\":", nt++ ? "," : "", p);
         tz_json_str(b, traza_trace_producer_path(t, p, path, sizeof path));
         tz_buf_printf(b, ",\"max_level\":%d,\"calls\":%lld}", maxl, (long long)n);

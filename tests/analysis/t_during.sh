@@ -97,6 +97,10 @@ if [ -n "$PORT" ]; then
   check_eq "without during=: the whole profile" 200 "$(get "/api/callstack?trace=calls")"
   check_eq "every call" 6 "$(python3 -c 'import json,sys; print(len(json.load(sys.stdin)["calls"]))' < "$TMP/body")"
   check_eq "during= of an event set in /api/callstack: 400" 400 "$(get "/api/callstack?trace=paper&during=cs")"
+  # threads: the deepest level in the window; t2 (main [0,50] > a) has no call in [60, 100]
+  check_eq "/api/callstack of [60, 100]" 200 "$(get "/api/callstack?trace=calls&from=60&to=100")"
+  check_eq "t1: main and b, two levels; t2: no call" "t1 1 2; t2 1 0" \
+    "$(python3 -c 'import json,sys; print("; ".join("%s %d %d" % (t["name"], t["max_level"], t["calls"]) for t in json.load(sys.stdin)["threads"]))' < "$TMP/body")"
   per_slice() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(" ".join("%g" % sum(t["values"][k] for t in d["types"]) for k in range(d["slices"])))'; }
   check_eq "during= in /api/aggregate" 200 "$(get "/api/aggregate?trace=paper&slices=4&during=parts")"
   check_eq "the 30 events of the ranges per slice, as aggregate --during" "5 15 10 0" "$(per_slice < "$TMP/body")"

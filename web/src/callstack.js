@@ -8,6 +8,7 @@ const RH = 16;            // a depth lane's height, px
 const SETTLE_MS = 350;    // a zoom or pan at rest this long becomes the selected range
 let cs = null;            // the /api/callstack answer, times as offsets from the start
 let threads = [];         // [{id, name, maxLevel, levels: [[call]] by level, sorted by ts}]
+let idle = 0;             // threads with calls, none of them in the range
 let view = [0, 1];        // the shown time window (offsets)
 let picked = null;        // the clicked call
 let sortKey = 'exclusive', sortDesc = true;
@@ -42,7 +43,9 @@ async function load() {
   c.calls = c.calls.map(([ts, end, type, producer, level]) => ({ ts: rel(ts), end: rel(end), type, producer, level }));
   cs = c; view = [from, to]; picked = null;
   const by = new Map();
-  threads = c.threads.map(t => { const x = { id: t.producer, name: t.name, maxLevel: t.max_level, n: t.calls, levels: [] }; by.set(t.producer, x); return x; });
+  // the threads with calls in the range: one without would be an empty band
+  threads = c.threads.filter(t => t.calls > 0).map(t => { const x = { id: t.producer, name: t.name, maxLevel: t.max_level, n: t.calls, levels: [] }; by.set(t.producer, x); return x; });
+  idle = c.threads.length - threads.length;
   for (const k of c.calls) {
     const t = by.get(k.producer); if (!t) continue;
     (t.levels[k.level] ||= []).push(k);
@@ -52,7 +55,7 @@ async function load() {
 }
 
 function showPartial() {
-  document.getElementById('cs-info').textContent = `${cs.calls.length} calls drawn${cs.truncated ? ' (the longest ones in the range)' : ''} · ${cs.functions} functions · ${threads.length} threads`;
+  document.getElementById('cs-info').textContent = `${cs.calls.length} calls drawn${cs.truncated ? ' (the longest ones in the range)' : ''} · ${cs.functions} functions · ${threads.length} threads${idle ? ` (${idle} more without calls in the range)` : ''}`;
   const p = document.getElementById('cs-partial');
   if (!cs.partial) { p.hidden = true; p.textContent = ''; delete p.dataset.coveredTo; return; }
   const u = unit();

@@ -122,9 +122,20 @@ await withBrowser(shots, async ({ page, errors, shot }) => {
     const bad = uiRows.filter(([n, s, t]) => !ranged.has(n) || ranged.get(n).exclusive !== s || ranged.get(n).inclusive !== t);
     check(`${name}: the profile of the zoomed range is the CLI's (--from ${from} --to ${to})`, uiRows.length > 0 && uiRows.length === Math.min(ranged.size, 500) && !bad.length,
       `${uiRows.length} rows, ${ranged.size} in the CLI; differing: ${JSON.stringify(bad.slice(0, 4))}`);
-    let laneInk = 0;
-    for (let i = 1; i <= threads.length; i++) laneInk += await inked(page, `.cs-thread:nth-of-type(${i}) canvas`);
+    // the threads with calls in the range, each lane drawn: no empty band
+    const zoomed = await page.$$eval('[data-testid=cs-thread-label]', xs => xs.map(x => x.dataset.name));
+    const inRange = await page.evaluate(([n, f, t]) => fetch(`/api/callstack?trace=${n}&from=${f}&to=${t}&max=1`)
+      .then(r => r.json()).then(j => j.threads.filter(x => x.calls > 0).map(x => x.name)), [name, from, to]);
+    check(`${name}: after the zoom, the threads with calls in the range (${zoomed.length} of ${threads.length})`,
+      zoomed.length > 0 && JSON.stringify(zoomed) === JSON.stringify(inRange), `ui: ${zoomed.join(',')}\n  api: ${inRange.join(',')}`);
+    let laneInk = 0, empty = 0;
+    for (let i = 1; i <= zoomed.length; i++) {
+      const k = await inked(page, `.cs-thread:nth-of-type(${i}) canvas`);
+      laneInk += k;
+      empty += k === 0;
+    }
     check(`${name}: the lanes are drawn after the zoom`, laneInk > 200, 'coloured pixels: ' + laneInk);
+    check(`${name}: no empty lane after the zoom`, empty === 0, `${empty} of ${zoomed.length} lanes blank`);
     await shot(`flame-${name}-4-zoom`);
     // a drag pans every lane: the view moves back in time by what was dragged
     const [f0, t0] = await page.$eval('[data-testid=cs-axis]', x => [+x.dataset.from, +x.dataset.to]);
