@@ -30,6 +30,7 @@ int main(void) { int s = 0; for (int i = 0; i < 5; i++) s += mid(i); printf("%d\
 C
 check_rc "a program builds from the installed runtime and flags" 0 arm-linux-gnueabihf-gcc -O1 -g -static \
   $(pc --variable=trace_cflags traza-rt-armhf) $(pc --cflags traza-rt-armhf) -o "$TMP/p" "$TMP/p.c" $(pc --libs traza-rt-armhf)
+cd "$TMP"  # a -pg program writes gmon.out where it runs
 check_rc "it is recorded under qemu-arm" 0 "$TRAZA" record -o "$TMP/p.tzr" --import p -- qemu-arm "$TMP/p"
 check_eq "its calls" "leaf=10 main=1 mid=5" "$("$TRAZA" callstack p --json | python3 -c 'import json,sys; print(" ".join("%s=%d" % (f["name"], f["calls"]) for f in sorted(json.load(sys.stdin)["profile"], key=lambda f: f["name"])))')"
 check_rc "make uninstall" 0 make -s -C "$SRC" BUILD="$BUILD" uninstall PREFIX=/opt/tz DESTDIR="$dest"
