@@ -136,29 +136,41 @@ static TZ_NOINSTR int out_name(char *dst, size_t cap, const char *tag, uint64_t 
 /* A snapshot on demand (TRAZA_RT_SNAPSHOT_SIGNAL): the ring as it is now written to
  * out.snapN.tzr (N = 1, 2, ...) while the program runs on; recording goes on. Other
  * threads may write while their buffers are copied (as at exit). Ring mode only: a
- * stream is on disk already. */
+ * stream is on disk already. A runtime that has recorded nothing writes none: with
+ * two in the process (linked in and preloaded), the idle one stays silent, as at
+ * exit. 1 when a snapshot was written. */
 static int g_snap_signal;
 static uint32_t g_snaps;
-static TZ_NOINSTR void on_snapshot(int sig)
+static TZ_NOINSTR int snapshot_now(void)
 {
-    (void)sig;
-    int saved = errno;
+    int saved = errno, wrote = 0;
+    uint64_t events = 0;
+    for (tz_thread *t = tz_rt_g.threads; t; t = t->next)
+        events += t->events;
     char path[sizeof g_out];
-    if (__atomic_load_n(&g_state, __ATOMIC_ACQUIRE) == 1 && tz_rt_g.mode == TZR_MODE_RING &&
+    if (__atomic_load_n(&g_state, __ATOMIC_ACQUIRE) == 1 && tz_rt_g.mode == TZR_MODE_RING && events &&
         out_name(path, sizeof path, "snap", __atomic_add_fetch(&g_snaps, 1, __ATOMIC_RELAXED)) == 0) {
         int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         if (fd >= 0) {
-            tz_write_dump(put_fd, &fd, TZ_ARCH, (uint32_t)getpid(), g_exe, 1);
+            wrote = tz_write_dump(put_fd, &fd, TZ_ARCH, (uint32_t)getpid(), g_exe, 1) == 0;
             close(fd);
         }
     }
     errno = saved;
+    return wrote;
+}
+
+static TZ_NOINSTR void on_snapshot(int sig)
+{
+    (void)sig;
+    snapshot_now();
 }
 
 /* A snapshot when a file appears (TRAZA_RT_SNAPSHOT_FILE), for programs whose
  * signals are their own and for whoever can only touch a file: a watcher thread
- * removes the file every 50 ms (one unlink: it succeeds only when the file is
- * there, and then the file is consumed) and writes the snapshot as the signal does.
+ * looks for the file every 50 ms (one access), writes the snapshot as the signal
+ * does, then removes the file: whoever touched it knows the snapshot is complete
+ * once the file is gone. An idle runtime (see snapshot_now) leaves the file alone.
  * The traced threads pay nothing; the watcher runs only runtime and libc code (not
  * instrumented) and blocks every signal, which stay the program's threads'. A
  * forked child has no watcher. */
@@ -168,8 +180,8 @@ static TZ_NOINSTR void *snap_watch(void *arg)
     (void)arg;
     const struct timespec period = {0, 50 * 1000 * 1000};
     for (;;) {
-        if (unlink(g_snap_file) == 0)
-            on_snapshot(0);
+        if (access(g_snap_file, F_OK) == 0 && snapshot_now())
+            unlink(g_snap_file);
         nanosleep(&period, NULL);
     }
     return NULL;

@@ -22,7 +22,7 @@ check_rc "unset: SIGUSR2 is the program's" 1 "$TRAZA" record -o u.tzr -- "$P/cra
 check_contains "unset: died of it" "$OUT" "died of signal 12"
 check_eq "unset: no snapshot" "" "$(ls u.snap*.tzr 2>/dev/null)"
 # By a control file: with TRAZA_RT_SNAPSHOT_FILE set, the file appearing writes the
-# snapshot and is taken away (crash.c file: 100 calls, creates the file, waits until it
+# snapshot, then the file is removed (the program waits for that before going on) (crash.c file: 100 calls, creates the file, waits until it
 # is gone, 100 more): snapshot 1 holds the first 100 calls, the dump all 200.
 for v in pre cyg; do
     TRAZA_RT_SNAPSHOT_FILE=$TMP/snap.now check_rc "$v: record with a control file" 0 "$TRAZA" record -o f$v.tzr --import f$v -- "$P/crash.$v" file 100 "$TMP/snap.now"
