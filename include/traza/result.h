@@ -120,6 +120,8 @@ typedef struct traza_time_range {
  * sorted by start and merged where they overlap or touch, so that they are disjoint;
  * annotations without a range are skipped. */
 int traza_result_time_ranges(traza_trace *t, int64_t id, traza_time_range **out, size_t *n, traza_err *err);
+/* Whether [from, to] overlaps one of n sorted disjoint ranges (as the above gives them). */
+int traza_time_ranges_overlap(const traza_time_range *r, size_t n, int64_t from, int64_t to);
 
 #pragma GCC visibility pop
 

@@ -103,6 +103,7 @@ static double select_kth(double *v, size_t n, size_t k)
 /* Scratch space of the Hodges–Lehmann selection, for samples of up to nx x ny. */
 typedef struct hl_scratch {
     size_t *lo, *hi; /* each row's remaining candidates [lo, hi) */
+    size_t *lt, *le; /* per row, where the candidates below / up to the pivot end */
     double *buf;     /* the last candidates, selected directly */
     size_t cap;      /* of buf */
 } hl_scratch;
@@ -112,14 +113,18 @@ static int hl_scratch_init(hl_scratch *h, size_t nx, size_t ny)
     h->cap = nx + ny + 64;
     h->lo = malloc((nx ? nx : 1) * sizeof *h->lo);
     h->hi = malloc((nx ? nx : 1) * sizeof *h->hi);
+    h->lt = malloc((nx ? nx : 1) * sizeof *h->lt);
+    h->le = malloc((nx ? nx : 1) * sizeof *h->le);
     h->buf = malloc(h->cap * sizeof *h->buf);
-    return h->lo && h->hi && h->buf ? 0 : -1;
+    return h->lo && h->hi && h->lt && h->le && h->buf ? 0 : -1;
 }
 
 static void hl_scratch_free(hl_scratch *h)
 {
     free(h->lo);
     free(h->hi);
+    free(h->lt);
+    free(h->le);
     free(h->buf);
 }
 
@@ -159,23 +164,18 @@ static double kth_diff(const double *x, size_t nx, const double *y, size_t ny, s
                 lt++;
             while (le < ny && y[le] - x[i] <= pivot)
                 le++;
-            size_t a = lt < h->lo[i] ? h->lo[i] : lt > h->hi[i] ? h->hi[i] : lt;
-            size_t b = le < h->lo[i] ? h->lo[i] : le > h->hi[i] ? h->hi[i] : le;
-            below += a - h->lo[i];
-            upto += b - h->lo[i];
+            h->lt[i] = lt < h->lo[i] ? h->lo[i] : lt > h->hi[i] ? h->hi[i] : lt;
+            h->le[i] = le < h->lo[i] ? h->lo[i] : le > h->hi[i] ? h->hi[i] : le;
+            below += h->lt[i] - h->lo[i];
+            upto += h->le[i] - h->lo[i];
         }
         if (k >= below && k < upto)
             return pivot;
-        lt = le = 0;
         for (size_t i = 0; i < nx; i++) {
-            while (lt < ny && y[lt] - x[i] < pivot)
-                lt++;
-            while (le < ny && y[le] - x[i] <= pivot)
-                le++;
             if (k < below)
-                h->hi[i] = lt < h->lo[i] ? h->lo[i] : lt > h->hi[i] ? h->hi[i] : lt;
+                h->hi[i] = h->lt[i];
             else
-                h->lo[i] = le < h->lo[i] ? h->lo[i] : le > h->hi[i] ? h->hi[i] : le;
+                h->lo[i] = h->le[i];
         }
         if (k >= below)
             k -= upto;

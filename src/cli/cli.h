@@ -78,6 +78,9 @@ int cli_print_usage(const char *cmd);
 typedef tz_outfile cli_out;
 /* 0, or -1 after printing why. */
 int cli_out_open(cli_out *o, const char *path);
+/* A number with an optional suffix k, M or G (10^3, 10^6, 10^9) into *out; -1 when
+ * the text is not one. */
+int cli_parse_scaled(const char *s, double *out);
 /* Closes; renames or removes the temporary. -1 (errno set) when closing or renaming
  * fails; the temporary is then removed. */
 int cli_out_close(cli_out *o, int ok);

@@ -467,6 +467,20 @@ int cli_filter_resolve(traza_cli *cli, cli_filter *cf, traza_trace *t)
     return EXIT_OK;
 }
 
+int cli_parse_scaled(const char *s, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    double mul = 1;
+    if (*end == 'k' || *end == 'K') mul = 1e3, end++;
+    else if (*end == 'M' || *end == 'm') mul = 1e6, end++;
+    else if (*end == 'G' || *end == 'g') mul = 1e9, end++;
+    if (end == s || *end || v != v)
+        return -1;
+    *out = v * mul;
+    return 0;
+}
+
 int cli_out_open(cli_out *o, const char *path)
 {
     traza_err err;

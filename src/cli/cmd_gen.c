@@ -31,15 +31,10 @@ const char cmd_gen_usage[] =
 
 static int parse_count(const char *s, int64_t *out)
 {
-    char *end;
-    double v = strtod(s, &end);
-    double mul = 1;
-    if (*end == 'k' || *end == 'K') mul = 1e3, end++;
-    else if (*end == 'M' || *end == 'm') mul = 1e6, end++;
-    else if (*end == 'G' || *end == 'g') mul = 1e9, end++;
-    if (end == s || *end || v < 0 || v * mul > 1e12)
+    double v;
+    if (cli_parse_scaled(s, &v) < 0 || v < 0 || v > 1e12)
         return -1;
-    *out = (int64_t)(v * mul + 0.5);
+    *out = (int64_t)(v + 0.5);
     return 0;
 }
 

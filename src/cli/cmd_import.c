@@ -64,15 +64,11 @@ int cmd_import(traza_cli *cli, int argc, char **argv)
         case 'E': o.elf = optarg; break;
         case 'Y': o.symbols = optarg; break;
         case 'H': {
-            char *end;
-            double v = strtod(optarg, &end);
-            double mult = *end == 'k' ? 1e3 : *end == 'M' ? 1e6 : *end == 'G' ? 1e9 : 1;
-            if (mult != 1)
-                end++;
-            if (end == optarg || *end || !(v > 0) || v * mult > 1e15)
+            double v;
+            if (cli_parse_scaled(optarg, &v) < 0 || !(v > 0) || v > 1e15)
                 return cli_usage_error("import", "--timestamp-hz expects a frequency in hertz (e.g. 24M, 100000000), got '%s'",
                                        optarg);
-            o.timestamp_hz = v * mult;
+            o.timestamp_hz = v;
             break;
         }
         case 'm': o.map = optarg; break;

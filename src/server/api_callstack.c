@@ -112,20 +112,6 @@ static void json_threads(tz_buf *b, traza_trace *t, const tz_callprofile *cp, in
     }
 }
 
-/* Whether [a, b] overlaps one of the sorted disjoint ranges. */
-static int in_ranges(const traza_time_range *rg, size_t n, int64_t a, int64_t b)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (rg[mid].to < a)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && rg[lo].from <= b;
-}
-
 static int callstack_answer(tz_req *r, traza_trace *t, const traza_trace_info *info, int64_t from, int64_t to, int64_t max,
                             int64_t top, const traza_time_range *rg, size_t nrg);
 
@@ -209,7 +195,7 @@ static int callstack_answer(tz_req *r, traza_trace *t, const traza_trace_info *i
     }
     size_t ns = 0;
     for (size_t i = 0; i < cp->ncalls; i++)
-        if (cp->calls[i].end >= from && cp->calls[i].ts <= to && (!rg || in_ranges(rg, nrg, cp->calls[i].ts, cp->calls[i].end)))
+        if (cp->calls[i].end >= from && cp->calls[i].ts <= to && (!rg || traza_time_ranges_overlap(rg, nrg, cp->calls[i].ts, cp->calls[i].end)))
             sel[ns++] = &cp->calls[i];
     int truncated = ns > (size_t)max;
     if (truncated) { /* the max longest: those longer than the max-th, then ties */

@@ -212,20 +212,11 @@ static int load_ranges(traza_cursor *c, const traza_filter *f, traza_err *err)
     return 0;
 }
 
-/* Whether the event overlaps one of the ranges: the first range ending at or after
- * its start begins at or before its end. */
+/* Whether the event overlaps one of the ranges. */
 static int in_ranges(const traza_cursor *c, const traza_event *ev)
 {
     int64_t end = (ev->has & TRAZA_HAS_END) && ev->end_ts > ev->ts ? ev->end_ts : ev->ts;
-    size_t lo = 0, hi = c->nranges;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c->ranges[mid].to < ev->ts)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < c->nranges && c->ranges[lo].from <= end;
+    return traza_time_ranges_overlap(c->ranges, c->nranges, ev->ts, end);
 }
 
 /* The text of a column of an event, as regexes see it; NULL if absent. */

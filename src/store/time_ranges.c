@@ -41,3 +41,17 @@ int traza_result_time_ranges(traza_trace *t, int64_t id, traza_time_range **out,
     *n = m;
     return 0;
 }
+
+int traza_time_ranges_overlap(const traza_time_range *r, size_t n, int64_t from, int64_t to)
+{
+    /* the first range ending at or after from begins at or before to */
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r[mid].to < from)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && r[lo].from <= to;
+}
