@@ -37,6 +37,10 @@ const char cmd_grammar_usage[] =
     "\n"
     "Cycle analyses use the file's loop header (Cyclitur) or --loop-header ADDR (with\n"
     "--trace, or on a grammar of a trace, an event type's name).\n"
+    "--loop-header auto chooses over the whole sequence, from its grammar: the candidate\n"
+    "whose cycles are the most regular (the largest share of the sequence in cycles that\n"
+    "occur twice or more), a loop before the functions it calls; the first eight are\n"
+    "printed on stderr with their cycle counts.\n"
     "  --json   machine-readable output (stats: size, comp, length, rules, depth, cycles,\n"
     "           distinct_cycles)\n";
 
@@ -144,14 +148,16 @@ static int symbol_of(const char *text, const uint64_t *vals, char *const *names,
 }
 
 /* Loops shown by --loop-header auto. */
-enum { AUTO_SHOWN = 5 };
+enum { AUTO_SHOWN = 8 };
 
 /* Whether candidate y cuts the sequence as x does, shifted (another address of the
- * same loop): as many cycles within one, as regular within 0.2 points. */
+ * same loop): as many cycles within one, as regular within 0.2 points, and the same
+ * call tests (a function the loop calls gets a row of its own). */
 static int same_loop(const traza_gheader *x, const traza_gheader *y)
 {
     uint64_t d = x->cycles > y->cycles ? x->cycles - y->cycles : y->cycles - x->cycles;
-    return d <= 1 && fabs(x->regular - y->regular) < 0.002;
+    return d <= 1 && fabs(x->regular - y->regular) < 0.002 && x->in_call == y->in_call &&
+           x->return_point == y->return_point;
 }
 
 int grammar_cli_auto_loop_header(const traza_grammar *g, int addresses, int quiet, uint64_t *loop_header)

@@ -155,43 +155,64 @@ static int sequential(uint64_t a, uint64_t b)
     return b > a && b - a <= SEQ_GAP;
 }
 
-/* How the cycle c[0..n) (followed by h) relates to calls: *unmatched when it returns
- * from a call it did not make (it lands, out of sequence, at most SEQ_GAP bytes after
- * an instruction that jumps away only later in the cycle: the call site, seen again
- * before the cycle ends); *returns_to_h when its jump to h lands just after one of its
- * jumps (h is where a call returns). */
+/* Whether some key of m lies in (v, v + SEQ_GAP]; *pos receives its value (the
+ * smallest one when several do). */
+static int near_after(const tz_imap *m, uint64_t v, int64_t *pos)
+{
+    int found = 0;
+    for (uint64_t d = 1; d <= SEQ_GAP && v <= UINT64_MAX - d; d++) {
+        int64_t p;
+        if (tz_imap_get(m, (int64_t)(v + d), &p) && (!found || p < *pos)) {
+            *pos = p;
+            found = 1;
+        }
+    }
+    return found;
+}
+
+/* How the cycle c[0..n) (followed by h) relates to calls. A jump from s is a call when
+ * the cycle lands, out of sequence, at most SEQ_GAP bytes after s (the return); a jump
+ * out of sequence from x that is no call lands at b as a return when b is at most
+ * SEQ_GAP bytes after a jump. *unmatched: a return to just after a jump the cycle
+ * makes only later (the call was made before the cycle began); *returns_to_h: its jump
+ * to h is such a return, to just after one of its own jumps (h is where a call
+ * returns). */
 static int call_shape(const uint64_t *c, size_t n, uint64_t h, int *unmatched, int *returns_to_h, traza_err *err)
 {
-    tz_imap jump; /* jump source -> its first position */
+    tz_imap jump, land; /* jump source -> its first position; landing -> 1 */
     tz_imap_init(&jump);
+    tz_imap_init(&land);
     *unmatched = *returns_to_h = 0;
-    if (tz_imap_reserve(&jump, n) < 0)
+    if (tz_imap_reserve(&jump, n) < 0 || tz_imap_reserve(&land, n) < 0) {
+        tz_imap_free(&jump);
+        tz_imap_free(&land);
         return traza_err_set(err, TRAZA_E_NOMEM, "grammar: out of memory");
+    }
     for (size_t i = 0; i < n; i++) {
         uint64_t next = i + 1 < n ? c[i + 1] : h;
         int64_t p;
-        if (!sequential(c[i], next) && !tz_imap_get(&jump, (int64_t)c[i], &p))
+        if (sequential(c[i], next))
+            continue;
+        if (!tz_imap_get(&jump, (int64_t)c[i], &p))
             tz_imap_put(&jump, (int64_t)c[i], (int64_t)i);
+        tz_imap_put(&land, (int64_t)next, 1);
     }
     for (size_t i = 1; i <= n; i++) {
         uint64_t b = i < n ? c[i] : h;
-        if (sequential(c[i - 1], b))
-            continue;
-        int before = 0, after = 0;
-        for (uint64_t d = 1; d <= SEQ_GAP && d <= b; d++) {
-            int64_t p;
-            if (tz_imap_get(&jump, (int64_t)(b - d), &p)) {
-                if ((size_t)p < i)
-                    before = 1;
-                else
-                    after = 1;
-            }
+        int64_t p;
+        if (sequential(c[i - 1], b) || near_after(&land, c[i - 1], &p))
+            continue; /* in sequence, or a call */
+        if (b > SEQ_GAP ? near_after(&jump, b - SEQ_GAP - 1, &p) : 0) {
+            int before = 0;
+            for (uint64_t d = 1; d <= SEQ_GAP; d++) /* a jump just before b, made before i */
+                before |= tz_imap_get(&jump, (int64_t)(b - d), &p) && (size_t)p < i;
+            *unmatched |= !before;
+            if (i == n)
+                *returns_to_h = before;
         }
-        *unmatched |= after && !before;
-        if (i == n)
-            *returns_to_h = before;
     }
     tz_imap_free(&jump);
+    tz_imap_free(&land);
     return 0;
 }
 

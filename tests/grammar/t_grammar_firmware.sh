@@ -59,6 +59,10 @@ else fail "the start-up loop is a candidate" "$auto"; fi
 check_contains "... its cycles: 43% repeating, 57% in its largest" "$(printf '%s\n' "$auto" | grep "^  $startup ")" "43.4%    56.6%"
 hook=$(range 0 idle_hook | awk '{ printf "0x%x", $1 }')
 check_contains "the hook the loop calls is no loop header: inside a call" "$auto" "  inside a call"
+# main's own addresses (work's entry follows the hook's return by 6 bytes: no call)
+bad=$(printf '%s\n' "$auto" | awk '$1 ~ /^0x/ && /inside a call/ { print substr($1, 3) }' | while read -r a; do
+  within "$a" 0 main && echo "0x$a"; done)
+check_eq "no address of main's own loop is inside a call" "" "$bad"
 case "$(printf '%s\n' "$auto" | sed -n '3p')" in *chosen*) pass "the chosen one comes first" ;; *) fail "the chosen one comes first" "$auto" ;; esac
 check_eq "the hook (${hook}) is not chosen" "" "$(printf '%s\n' "$chosen" | grep -F "$hook ")"
 # the same choice on a grammar compressed without a loop header
