@@ -184,9 +184,9 @@ int grammar_cli_auto_loop_header(const traza_grammar *g, int addresses, int quie
     if (!quiet) {
         fprintf(stderr,
                 "loop header auto: %zu candidates over the whole sequence (%llu symbols), the most regular cycles first:\n"
-                "  %-18s %12s %9s %10s %8s %9s\n",
+                "  %-18s %12s %9s %10s %8s%s\n",
                 n, (unsigned long long)g->len[0], "candidate", "cycles", "distinct", "repeating", "largest",
-                addresses ? "backward" : "");
+                addresses ? "  backward" : "");
         for (size_t k = 0; k < ns; k++) {
             const traza_gheader *c = &h[shown[k]];
             const char *name = traza_grammar_name(g, c->symbol);
