@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include "traza/store.h"
 #include "traza/grammar.h"
+#include "traza/elf.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -201,7 +202,8 @@ typedef struct traza_diff_counts {
     traza_diff_count *rows; /* the changed rows first (see below), then the others */
     size_t nrows, changed;  /* changed: rows whose verdict is not SAME */
     double exposure_a, exposure_b; /* cycles: the number of cycles of each side; patterns: the spans, s */
-    uint64_t loop_header;   /* cycles: the loop header both sides were cut at */
+    uint64_t loop_header;   /* cycles: the loop header A was cut at */
+    uint64_t loop_header_b; /* cycles: the loop header B was cut at */
 } traza_diff_counts;
 
 /* The cycle types of two grammars of PC (or event type) sequences, read from the
@@ -212,6 +214,14 @@ typedef struct traza_diff_counts {
  * share_a|), then by p_adj; then the unchanged ones, by share. */
 int traza_diff_grammar_cycles(const traza_grammar *a, const traza_grammar *b, uint64_t loop_header,
                               traza_diff_correction correction, double alpha, traza_diff_counts *out, traza_err *err);
+/* As traza_diff_grammar_cycles, A cut at lh_a and B at lh_b, with the addresses of each
+ * side read as function + offset in its program (ea for a, eb for b, either may be
+ * NULL: the address itself; traza_elf_func_at; an address outside every function is
+ * itself): two builds whose functions moved because another one changed size keep
+ * their common cycle types. A type's hash is the one of its renamed content. */
+int traza_diff_grammar_cycles_elf(const traza_grammar *a, const traza_elf *ea, uint64_t lh_a, const traza_grammar *b,
+                                  const traza_elf *eb, uint64_t lh_b, traza_diff_correction correction, double alpha,
+                                  traza_diff_counts *out, traza_err *err);
 
 /* Patterns of event types (each "A,B[,C...]": type names, in order) searched
  * on both traces with traza_seqsearch (per producer when per_producer, no maximum

@@ -63,9 +63,45 @@ void traza_gbuilder_free(traza_gbuilder *b);
 traza_grammar *traza_grammar_build(const uint64_t *seq, size_t n, traza_galgo algo, const uint64_t *loop_header,
                                    traza_err *err);
 
-/* Loop-header selection: tries the most frequent symbols of seq as loop headers
- * (on at most `sample` symbols) and returns the one giving the smallest Cyclitur
- * grammar. `why` (may be NULL) receives a human explanation. */
+/* ---- choosing a loop header ------------------------------------------------------- */
+
+/* A loop-header candidate, scored over the whole expansion of a grammar. */
+typedef struct traza_gheader {
+    uint64_t symbol;
+    uint64_t occurrences;     /* times it occurs in w */
+    uint64_t back_entries;    /* occurrences right after a greater or equal symbol (addresses: a backward jump) */
+    uint64_t cycles, distinct_cycles; /* w cut at it (traza_grammar_cycles) */
+    double regular;           /* share of w in cycles that occur at least twice */
+    double largest;           /* share of w of its longest cycle */
+    uint64_t first;           /* index in w of its first occurrence */
+    int in_call;              /* addresses: it runs inside a function its loop calls: more than half
+                                 of `regular` is in cycles that land, out of sequence, at most 8
+                                 bytes after an instruction that jumps away only later in the
+                                 cycle (a return from a call made before the cycle began) */
+    int return_point;         /* addresses: a call of its loop returns to it: more than half of
+                                 `regular` is in cycles whose jump to it lands at most 8 bytes
+                                 after one of their own jumps */
+} traza_gheader;
+
+/* Candidates tried by traza_grammar_pick_loop_header. */
+#define TRAZA_GHEADER_CANDIDATES 32
+
+/* Ranks loop-header candidates over the whole expansion of g (any algorithm), read from
+ * the grammar in O(|G|) per candidate. Candidates: when the symbols are addresses,
+ * the max/2 (rounded up) symbols most often entered from a greater or equal one (a
+ * loop's backward jump); then, up to max, the most frequent symbols occurring twice
+ * or more.
+ * Ranked best first: the candidates whose `regular` is within 0.01 of the best, by
+ * (addresses) not inside a call, not a return point, mostly entered by a backward
+ * jump (back_entries > occurrences / 2), fewer distinct cycles, the earlier first
+ * occurrence, the smaller symbol; then the others, the more regular first. *out
+ * (calloc'ed, free() it) holds *n >= 1 entries; no candidate is an error. */
+int traza_grammar_rank_loop_headers(const traza_grammar *g, int addresses, size_t max, traza_gheader **out, size_t *n,
+                                    traza_err *err);
+
+/* The best candidate of traza_grammar_rank_loop_headers on the Sequitur grammar of
+ * seq's first `sample` symbols (0: all of them), as addresses. `why` (may be NULL)
+ * receives the five best with their cycle counts. */
 int traza_grammar_pick_loop_header(const uint64_t *seq, size_t n, size_t sample, uint64_t *loop_header, char *why, size_t whysize,
                           traza_err *err);
 

@@ -3,11 +3,13 @@
  * traces, each a count per side tested with the conditional binomial rate test and
  * corrected over the rows like the other rows of a diff. */
 #include "traza/diff.h"
+#include "traza/elf.h"
 #include "traza/analysis.h"
 #include "analysis/diff_span.h"
 #include "util/util.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,17 +145,16 @@ static uint64_t total_cycles(const traza_gcycle *t, size_t n)
     return s;
 }
 
-int traza_diff_grammar_cycles(const traza_grammar *a, const traza_grammar *b, uint64_t loop_header,
-                              traza_diff_correction correction, double alpha, traza_diff_counts *out, traza_err *err)
+/* The rows of the cycle types of a (cut at lh_a) and b (at lh_b), whose terminals are
+ * comparable. */
+static int diff_cycles(const traza_grammar *a, uint64_t lh_a, const traza_grammar *b, uint64_t lh_b,
+                       traza_diff_correction correction, double alpha, traza_diff_counts *out, traza_err *err)
 {
-    memset(out, 0, sizeof *out);
-    if (check_alpha(alpha, err) < 0)
-        return -1;
     traza_gcycle *ta = NULL, *tb = NULL;
     size_t na = 0, nb = 0;
-    if (traza_grammar_cycles(a, loop_header, &ta, &na, err) < 0)
+    if (traza_grammar_cycles(a, lh_a, &ta, &na, err) < 0)
         return -1;
-    if (traza_grammar_cycles(b, loop_header, &tb, &nb, err) < 0) {
+    if (traza_grammar_cycles(b, lh_b, &tb, &nb, err) < 0) {
         free(ta);
         return -1;
     }
@@ -165,7 +166,6 @@ int traza_diff_grammar_cycles(const traza_grammar *a, const traza_grammar *b, ui
         traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
         goto done;
     }
-    out->loop_header = loop_header;
     out->exposure_a = (double)total_cycles(ta, na);
     out->exposure_b = (double)total_cycles(tb, nb);
     double wa = a->len[0] ? (double)a->len[0] : 1, wb = b->len[0] ? (double)b->len[0] : 1;
@@ -205,6 +205,90 @@ done:
     free(matched);
     if (rc < 0)
         traza_diff_counts_free(out);
+    return rc;
+}
+
+int traza_diff_grammar_cycles(const traza_grammar *a, const traza_grammar *b, uint64_t loop_header,
+                              traza_diff_correction correction, double alpha, traza_diff_counts *out, traza_err *err)
+{
+    return traza_diff_grammar_cycles_elf(a, NULL, loop_header, b, NULL, loop_header, correction, alpha, out, err);
+}
+
+/* One side's terminals renamed: a shallow copy of g (its arrays but syms are g's) whose
+ * terminal values are numbers of a dictionary both sides share. */
+typedef struct renamed {
+    traza_grammar g;
+    traza_gsym *syms;
+} renamed;
+
+/* The dictionary key of address v: "function+offset" named by elf, else "@address". */
+static size_t sym_key(const traza_elf *elf, uint64_t v, char *key, size_t size)
+{
+    uint64_t off = 0;
+    const char *fn = elf ? traza_elf_func_at(elf, v, &off) : NULL;
+    int n = fn ? snprintf(key, size, "%s+%llx", fn, (unsigned long long)off) : snprintf(key, size, "@%llx", (unsigned long long)v);
+    return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
+}
+
+static int dict_id(tz_map *dict, const traza_elf *elf, uint64_t v, uint64_t *id)
+{
+    char key[512];
+    size_t n = sym_key(elf, v, key, sizeof key);
+    int64_t x;
+    if (!tz_map_getn(dict, key, n, &x)) {
+        x = (int64_t)dict->count;
+        if (tz_map_putn(dict, key, n, x) < 0)
+            return -1;
+    }
+    *id = (uint64_t)x;
+    return 0;
+}
+
+static int rename_side(const traza_grammar *g, const traza_elf *elf, tz_map *dict, uint64_t lh, renamed *r,
+                       uint64_t *lh_id)
+{
+    r->g = *g;
+    uint64_t n = g->off[g->nrules];
+    r->syms = malloc((n ? n : 1) * sizeof *r->syms);
+    if (!r->syms)
+        return -1;
+    for (uint64_t k = 0; k < n; k++) {
+        r->syms[k] = g->syms[k];
+        if (!g->syms[k].is_rule && dict_id(dict, elf, g->syms[k].value, &r->syms[k].value) < 0)
+            return -1;
+    }
+    r->g.syms = r->syms;
+    r->g.nnames = 0; /* the values are the dictionary's, not g's */
+    return dict_id(dict, elf, lh, lh_id);
+}
+
+int traza_diff_grammar_cycles_elf(const traza_grammar *a, const traza_elf *ea, uint64_t lh_a, const traza_grammar *b,
+                                  const traza_elf *eb, uint64_t lh_b, traza_diff_correction correction, double alpha,
+                                  traza_diff_counts *out, traza_err *err)
+{
+    memset(out, 0, sizeof *out);
+    if (check_alpha(alpha, err) < 0)
+        return -1;
+    int rc;
+    if (!ea && !eb) {
+        rc = diff_cycles(a, lh_a, b, lh_b, correction, alpha, out, err);
+    } else {
+        tz_map dict;
+        tz_map_init(&dict);
+        renamed ra = {0}, rb = {0};
+        uint64_t ia, ib;
+        if (rename_side(a, ea, &dict, lh_a, &ra, &ia) < 0 || rename_side(b, eb, &dict, lh_b, &rb, &ib) < 0)
+            rc = traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        else
+            rc = diff_cycles(&ra.g, ia, &rb.g, ib, correction, alpha, out, err);
+        free(ra.syms);
+        free(rb.syms);
+        tz_map_free(&dict);
+    }
+    if (rc == 0) {
+        out->loop_header = lh_a;
+        out->loop_header_b = lh_b;
+    }
     return rc;
 }
 

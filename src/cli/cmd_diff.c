@@ -1,7 +1,7 @@
 /* traza diff A B | --base A1 A2 .. --new B1 B2 .. [--by type|producer|function] [--top N]
  *                [--alpha P] [--correction holm|bh] [--fail-on EXPR] [--json]
  *                [--flame OUT.svg [--flame-by self|total]] [--patterns] [--pattern P]..
- *   traza diff A.tzg B.tzg [--grammar] [--loop-header ADDR] */
+ *   traza diff A.tzg B.tzg [--grammar] [--loop-header ADDR|auto] [--elf A.elf --elf B.elf] */
 #include "cli/cli.h"
 #include "util/util.h"
 #include "report/diff_json.h"
@@ -21,7 +21,8 @@ const char cmd_diff_usage[] =
     "                  [--flame OUT.svg [--flame-by self|total]] [--ranges]\n"
     "                  [--patterns] [--pattern A,B[,C..]]..\n"
     "       traza diff --base A1 A2 [A3..] --new B1 B2 [B3..] [options]\n"
-    "       traza diff A.tzg B.tzg [--grammar] [--loop-header ADDR] [--top N] [--alpha P] [--json]\n"
+    "       traza diff A.tzg B.tzg [--grammar] [--loop-header ADDR|auto] [--elf A.elf --elf B.elf]\n"
+    "                  [--top N] [--alpha P] [--json]\n"
     "\n"
     "What changed from trace A (the base) to trace B (the new run), per row: counts,\n"
     "rates, duration median/p90/p99/total; a Mann-Whitney U test on the durations, a\n"
@@ -63,8 +64,12 @@ const char cmd_diff_usage[] =
     "                      count changed (a rate test on the counts given each side's number of\n"
     "                      cycles, corrected), ranked by the change of their share of the trace;\n"
     "                      read from the grammars without decompressing them\n"
-    "  --loop-header ADDR  the loop header that cuts both sequences into cycles (default: A's\n"
-    "                      stored one, else B's)\n";
+    "  --loop-header ADDR  the loop header that cuts both sequences into cycles, an address of A\n"
+    "                      or auto (chosen on A: traza grammar compress --loop-header auto);\n"
+    "                      default: each file's stored one (B: A's when it has none)\n"
+    "  --elf A.elf --elf B.elf  the two programs: addresses compared as function + offset, so\n"
+    "                      that a function moved by another's change keeps its cycle types; the\n"
+    "                      loop header is A's, carried to B by function + offset\n";
 
 /* --flame, --flame-by, --ranges and the structure options */
 typedef struct flame_opts {
@@ -73,6 +78,8 @@ typedef struct flame_opts {
     int ranges;
     int grammar, patterns;
     const char *loop_header;
+    const char *elf[2];   /* --elf: A's program, then B's */
+    int nelf;
     const char **pattern; /* the --pattern specs */
     size_t npattern;
 } flame_opts;
@@ -395,7 +402,7 @@ static int parse_args(traza_cli *cli, int argc, char **argv, traza_diff_opts *o,
                       const char ***names, size_t *nnames, flame_opts *fl)
 {
     enum { O_BY = OPT_FIRST_FREE, O_TOP, O_ALPHA, O_CORR, O_FAIL, O_BASE, O_NEW, O_FLAME, O_FLAME_BY, O_RANGES, O_GRAMMAR, O_LH,
-           O_PATTERNS, O_PATTERN };
+           O_PATTERNS, O_PATTERN, O_ELF };
     static const struct option longopts[] = {
         CLI_COMMON_LONGOPTS,
         {"by", required_argument, NULL, O_BY},
@@ -410,6 +417,7 @@ static int parse_args(traza_cli *cli, int argc, char **argv, traza_diff_opts *o,
         {"ranges", no_argument, NULL, O_RANGES},
         {"grammar", no_argument, NULL, O_GRAMMAR},
         {"loop-header", required_argument, NULL, O_LH},
+        {"elf", required_argument, NULL, O_ELF},
         {"patterns", no_argument, NULL, O_PATTERNS},
         {"pattern", required_argument, NULL, O_PATTERN},
         {NULL, 0, NULL, 0},
@@ -445,6 +453,11 @@ static int parse_args(traza_cli *cli, int argc, char **argv, traza_diff_opts *o,
         case O_RANGES: fl->ranges = 1; break;
         case O_GRAMMAR: fl->grammar = 1; break;
         case O_LH: fl->loop_header = optarg; break;
+        case O_ELF:
+            if (fl->nelf == 2)
+                return 1 + cli_usage_error("diff", "--elf is given twice at most: A's program, then B's");
+            fl->elf[fl->nelf++] = optarg;
+            break;
         case O_PATTERNS: fl->patterns = 1; break;
         case O_PATTERN:
             fl->patterns = 1;
@@ -478,6 +491,10 @@ static int parse_args(traza_cli *cli, int argc, char **argv, traza_diff_opts *o,
                                            "or --fail-on");
     if (fl->loop_header && !fl->grammar)
         return 1 + cli_usage_error("diff", "--loop-header is for grammars (.tzg files, --grammar)");
+    if (fl->nelf && !fl->grammar)
+        return 1 + cli_usage_error("diff", "--elf is for grammars (.tzg files, --grammar)");
+    if (fl->nelf == 1)
+        return 1 + cli_usage_error("diff", "--elf names A's program, then B's: give it twice");
     if (fl->patterns && !nnames[0])
         return 1 + cli_usage_error("diff", "--patterns is for two traces, A B");
     if (fl->ranges && (!nnames[0] || o->by != TRAZA_DIFF_BY_TYPE))
@@ -512,7 +529,7 @@ static int write_flame(traza_cli *cli, traza_trace *a, traza_trace *b, const cha
 
 int cmd_diff(traza_cli *cli, int argc, char **argv)
 {
-    flame_opts fl = {NULL, TRAZA_DIFF_METRIC_SELF, 0, 0, 0, NULL, NULL, 0};
+    flame_opts fl = {NULL, TRAZA_DIFF_METRIC_SELF, 0, 0, 0, NULL, {NULL, NULL}, 0, NULL, 0};
     traza_diff_opts o;
     traza_diff_opts_init(&o);
     long top = 20;
@@ -530,7 +547,7 @@ int cmd_diff(traza_cli *cli, int argc, char **argv)
     else if ((rc = parse_args(cli, argc, argv, &o, &top, &fail_on, &fe, names, nnames, &fl)) != EXIT_OK)
         rc--;
     else if (fl.grammar)
-        rc = diff_grammars(cli, names[0][0], names[0][1], fl.loop_header, &o, top);
+        rc = diff_grammars(cli, names[0][0], names[0][1], fl.loop_header, fl.nelf ? fl.elf : NULL, &o, top);
     else {
         /* A B, or the base runs then the new ones */
         size_t na = nnames[0] ? 1 : nnames[1], nb = nnames[0] ? 1 : nnames[2];

@@ -2,6 +2,7 @@
 #include "cli/grammar_cli.h"
 
 #include <errno.h>
+#include <math.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <sys/statvfs.h>
@@ -36,6 +37,10 @@ const char cmd_grammar_usage[] =
     "\n"
     "Cycle analyses use the file's loop header (Cyclitur) or --loop-header ADDR (with\n"
     "--trace, or on a grammar of a trace, an event type's name).\n"
+    "--loop-header auto chooses over the whole sequence, from its grammar: the candidate\n"
+    "whose cycles are the most regular (the largest share of the sequence in cycles that\n"
+    "occur twice or more), a loop before the functions it calls; the first eight are\n"
+    "printed on stderr with their cycle counts.\n"
     "  --json   machine-readable output (stats: size, comp, length, rules, depth, cycles,\n"
     "           distinct_cycles)\n";
 
@@ -142,8 +147,76 @@ static int symbol_of(const char *text, const uint64_t *vals, char *const *names,
     return -1;
 }
 
+/* Loops shown by --loop-header auto. */
+enum { AUTO_SHOWN = 8 };
+
+/* Whether candidate y cuts the sequence as x does, shifted (another address of the
+ * same loop): as many cycles within one, as regular within 0.2 points, and the same
+ * call tests (a function the loop calls gets a row of its own). */
+static int same_loop(const traza_gheader *x, const traza_gheader *y)
+{
+    uint64_t d = x->cycles > y->cycles ? x->cycles - y->cycles : y->cycles - x->cycles;
+    return d <= 1 && fabs(x->regular - y->regular) < 0.002 && x->in_call == y->in_call &&
+           x->return_point == y->return_point;
+}
+
+int grammar_cli_auto_loop_header(const traza_grammar *g, int addresses, int quiet, uint64_t *loop_header)
+{
+    traza_err err;
+    traza_err_clear(&err);
+    traza_gheader *h;
+    size_t n;
+    if (traza_grammar_rank_loop_headers(g, addresses, TRAZA_GHEADER_CANDIDATES, &h, &n, &err) < 0)
+        return cli_fail(NULL, &err);
+    *loop_header = h[0].symbol;
+    size_t shown[AUTO_SHOWN], same[AUTO_SHOWN], ns = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = 0;
+        while (k < ns && !same_loop(&h[shown[k]], &h[i]))
+            k++;
+        if (k < ns)
+            same[k]++;
+        else if (ns < AUTO_SHOWN) {
+            shown[ns] = i;
+            same[ns++] = 0;
+        }
+    }
+    if (!quiet) {
+        fprintf(stderr,
+                "loop header auto: %zu candidates over the whole sequence (%llu symbols), the most regular cycles first:\n"
+                "  %-18s %12s %9s %10s %8s%s\n",
+                n, (unsigned long long)g->len[0], "candidate", "cycles", "distinct", "repeating", "largest",
+                addresses ? "  backward" : "");
+        for (size_t k = 0; k < ns; k++) {
+            const traza_gheader *c = &h[shown[k]];
+            const char *name = traza_grammar_name(g, c->symbol);
+            char sym[64], more[64] = "";
+            if (name)
+                snprintf(sym, sizeof sym, "%.63s", name);
+            else
+                snprintf(sym, sizeof sym, "0x%llx", (unsigned long long)c->symbol);
+            if (same[k])
+                snprintf(more, sizeof more, "  (+%zu of the same loop)", same[k]);
+            fprintf(stderr, "  %-18s %12llu %9llu %9.1f%% %7.1f%%", sym, (unsigned long long)c->cycles,
+                    (unsigned long long)c->distinct_cycles, 100 * c->regular, 100 * c->largest);
+            if (addresses)
+                fprintf(stderr, " %8.0f%%", c->occurrences ? 100.0 * (double)c->back_entries / (double)c->occurrences : 0);
+            fprintf(stderr, "%s%s%s%s\n", k == 0 ? "  chosen" : "", c->in_call ? "  inside a call" : "",
+                    c->return_point ? "  where a call returns" : "", more);
+        }
+        fprintf(stderr, "  (repeating: the share of the sequence in cycles that occur twice or more; largest: the\n"
+                        "  longest cycle's share%s)\n",
+                addresses ? "; backward: the share of its occurrences entered by a backward jump;\n"
+                            "  among equally regular ones, a loop ranks before the functions it calls" : "");
+    }
+    free(h);
+    return 0;
+}
+
 int grammar_cli_loop_header(const traza_grammar *g, const gopts *o, uint64_t *loop_header)
 {
+    if (o->loop_header && strcmp(o->loop_header, "auto") == 0)
+        return grammar_cli_auto_loop_header(g, g->nnames == 0, o->quiet, loop_header) == 0 ? 0 : -1;
     if (o->loop_header) {
         if (symbol_of(o->loop_header, g->name_vals, g->names, g->nnames, loop_header) < 0) {
             cli_usage_error("grammar", "--loop-header '%s': expected a hexadecimal address%s", o->loop_header,
@@ -316,6 +389,41 @@ static int finish_compress(traza_cli *cli, traza_grammar *g, const gopts *o)
     return EXIT_OK;
 }
 
+/* g (Sequitur, of the whole input) with the loop header --loop-header auto chooses on
+ * it, as algo: Sequitur records it, another algorithm is built anew from g's
+ * expansion. g is freed on failure or when replaced; NULL: the error is printed. */
+static traza_grammar *with_auto_loop_header(traza_cli *cli, traza_grammar *g, traza_galgo algo, int addresses, int quiet)
+{
+    uint64_t lh;
+    if (grammar_cli_auto_loop_header(g, addresses && g->nnames == 0, quiet, &lh) != 0) {
+        traza_grammar_free(g);
+        return NULL;
+    }
+    if (algo == TRAZA_G_SEQUITUR) {
+        g->has_loop_header = 1;
+        g->loop_header = lh;
+        return g;
+    }
+    traza_err err;
+    traza_err_clear(&err);
+    traza_gbuilder *b = traza_gbuilder_new(algo, &lh, &err);
+    pushctx px = {b, &err};
+    traza_grammar *out = NULL;
+    if (b && traza_grammar_extract(g, 0, g->len[0], push_builder, &px, &err) == 0)
+        out = traza_gbuilder_finish(b, &err);
+    else
+        traza_gbuilder_free(b);
+    if (out && g->nnames &&
+        traza_grammar_set_names(out, g->name_vals, (const char *const *)g->names, g->nnames, &err) < 0) {
+        traza_grammar_free(out);
+        out = NULL;
+    }
+    traza_grammar_free(g);
+    if (!out)
+        cli_fail(cli, &err);
+    return out;
+}
+
 static int do_compress(traza_cli *cli, int argc, char **argv)
 {
     gopts o;
@@ -339,8 +447,10 @@ static int do_compress(traza_cli *cli, int argc, char **argv)
     int loop_header_by_name = o.loop_header && !auto_loop_header && tz_parse_u64_hex(o.loop_header, strlen(o.loop_header), &loop_header) < 0;
     if (loop_header_by_name && !o.trace)
         return cli_usage_error("grammar", "--loop-header '%s': expected a hexadecimal address or auto", o.loop_header);
-    if (!auto_loop_header && !o.trace && !o.from_etm) { /* streaming: memory follows the grammar, not the input */
-        traza_gbuilder *b = traza_gbuilder_new((traza_galgo)algo, o.loop_header ? &loop_header : NULL, &err);
+    if (!o.trace && !o.from_etm) { /* streaming: memory follows the grammar, not the input */
+        /* auto: the Sequitur grammar of the whole input chooses, then gives the input again */
+        traza_gbuilder *b = traza_gbuilder_new(auto_loop_header ? TRAZA_G_SEQUITUR : (traza_galgo)algo,
+                                               o.loop_header && !auto_loop_header ? &loop_header : NULL, &err);
         if (!b)
             return cli_fail(cli, &err);
         pushctx px = {b, &err};
@@ -351,6 +461,8 @@ static int do_compress(traza_cli *cli, int argc, char **argv)
         traza_grammar *g = traza_gbuilder_finish(b, &err);
         if (!g)
             return cli_fail(cli, &err);
+        if (auto_loop_header && !(g = with_auto_loop_header(cli, g, (traza_galgo)algo, 1, o.quiet && !o.json)))
+            return EXIT_FAIL;
         return finish_compress(cli, g, &o);
     }
     vec64 v = {0};
@@ -371,16 +483,8 @@ static int do_compress(traza_cli *cli, int argc, char **argv)
         return cli_usage_error("grammar", "--loop-header '%s': expected a hexadecimal value, auto, or an event type of '%s'",
                                o.loop_header, o.trace);
     }
-    if (auto_loop_header) {
-        char why[4096];
-        if (traza_grammar_pick_loop_header(v.v, v.n, 200000, &loop_header, why, sizeof why, &err) < 0) {
-            free(v.v);
-            return cli_fail(cli, &err);
-        }
-        if (!o.quiet || o.json)
-            fprintf(stderr, "loop header: 0x%llx: %s\n", (unsigned long long)loop_header, why);
-    }
-    traza_grammar *g = traza_grammar_build(v.v, v.n, (traza_galgo)algo, o.loop_header ? &loop_header : NULL, &err);
+    traza_grammar *g = traza_grammar_build(v.v, v.n, auto_loop_header ? TRAZA_G_SEQUITUR : (traza_galgo)algo,
+                                           o.loop_header && !auto_loop_header ? &loop_header : NULL, &err);
     free(v.v);
     /* a trace: the event type names go into the .tzg (format v2) for `show` */
     if (g && tn.n && traza_grammar_set_names(g, tn.vals, (const char *const *)tn.names, tn.n, &err) < 0) {
@@ -390,6 +494,8 @@ static int do_compress(traza_cli *cli, int argc, char **argv)
     tnames_free(&tn);
     if (!g)
         return cli_fail(cli, &err);
+    if (auto_loop_header && !(g = with_auto_loop_header(cli, g, (traza_galgo)algo, !o.trace, o.quiet && !o.json)))
+        return EXIT_FAIL;
     return finish_compress(cli, g, &o);
 }
 

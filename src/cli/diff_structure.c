@@ -70,24 +70,72 @@ static void counts_text(tz_buf *b, const traza_diff_counts *c, int cycles, long 
     tz_buf_printf(b, "%zu of %zu %s unchanged\n", c->nrows - c->changed, c->nrows, cycles ? "cycle types" : "patterns");
 }
 
-int diff_grammars(traza_cli *cli, const char *pa, const char *pb, const char *loop_header, const traza_diff_opts *o, long top)
+/* An address of side `side` as text: function+offset in its program, else hex. */
+static void addr_text(tz_buf *b, const traza_grammar *g, const traza_elf *elf, uint64_t v)
 {
-    traza_grammar *a = grammar_cli_load(pa), *b = a ? grammar_cli_load(pb) : NULL;
-    int rc = EXIT_FAIL;
-    uint64_t lh;
+    uint64_t off = 0;
+    const char *fn = elf ? traza_elf_func_at(elf, v, &off) : NULL;
+    const char *name = traza_grammar_name(g, v);
+    if (name)
+        tz_buf_puts(b, name);
+    else if (fn)
+        tz_buf_printf(b, "%s+0x%llx (0x%llx)", fn, (unsigned long long)off, (unsigned long long)v);
+    else
+        tz_buf_printf(b, "0x%llx", (unsigned long long)v);
+}
+
+/* The loop headers of A and B: --loop-header (or auto) on A, else A's stored one, else
+ * B's; B's is A's carried by function + offset when both programs are given, else B's
+ * stored one when there is no --loop-header, else A's. */
+static int loop_headers(const traza_grammar *a, const traza_grammar *b, const char *given, traza_elf *const elf[2],
+                        const char *const elfpath[2], uint64_t *lh_a, uint64_t *lh_b)
+{
     gopts go;
     memset(&go, 0, sizeof go);
-    go.loop_header = loop_header;
+    go.loop_header = given;
+    if (grammar_cli_loop_header(a->has_loop_header || given ? a : b, &go, lh_a) != 0)
+        return -1;
+    *lh_b = !given && b->has_loop_header && !elf[0] ? b->loop_header : *lh_a;
+    if (!elf[0])
+        return 0;
+    uint64_t off;
+    const char *fn = traza_elf_func_at(elf[0], *lh_a, &off);
+    if (!fn)
+        return 0; /* outside every function: the same address on both sides */
+    traza_err err;
+    traza_err_clear(&err);
+    uint64_t at;
+    if (traza_elf_symbol(elf[1], fn, &at, &err) < 0) {
+        fprintf(stderr, "traza diff: the loop header 0x%llx is %s+0x%llx in %s, and %s has no %s\n",
+                (unsigned long long)*lh_a, fn, (unsigned long long)off, elfpath[0], elfpath[1], fn);
+        return -1;
+    }
+    *lh_b = at + off;
+    return 0;
+}
+
+int diff_grammars(traza_cli *cli, const char *pa, const char *pb, const char *loop_header, const char *const *elfpath,
+                  const traza_diff_opts *o, long top)
+{
+    traza_grammar *a = grammar_cli_load(pa), *b = a ? grammar_cli_load(pb) : NULL;
+    traza_elf *elf[2] = {NULL, NULL};
+    int rc = EXIT_FAIL;
+    uint64_t lh, lhb;
+    traza_err err;
+    traza_err_clear(&err);
     if (!a || !b)
         goto done;
-    if (grammar_cli_loop_header(a->has_loop_header || loop_header ? a : b, &go, &lh) < 0) {
+    for (int k = 0; elfpath && k < 2; k++)
+        if (!(elf[k] = traza_elf_open(elfpath[k], &err))) {
+            rc = cli_fail(cli, &err);
+            goto done;
+        }
+    if (loop_headers(a, b, loop_header, elf, elfpath, &lh, &lhb) < 0) {
         rc = EXIT_USAGE;
         goto done;
     }
-    traza_err err;
-    traza_err_clear(&err);
     traza_diff_counts c;
-    if (traza_diff_grammar_cycles(a, b, lh, o->correction, o->alpha, &c, &err) < 0) {
+    if (traza_diff_grammar_cycles_elf(a, elf[0], lh, b, elf[1], lhb, o->correction, o->alpha, &c, &err) < 0) {
         rc = cli_fail(cli, &err);
         goto done;
     }
@@ -98,18 +146,22 @@ int diff_grammars(traza_cli *cli, const char *pa, const char *pb, const char *lo
         tz_json_str(&out, pa);
         tz_buf_puts(&out, ",\"b\":");
         tz_json_str(&out, pb);
-        tz_buf_printf(&out, ",\"loop_header\":\"0x%llx\",\"cycles_a\":%.0f,\"cycles_b\":%.0f,\"changed\":%zu,\"cycle_types\":",
-                      (unsigned long long)lh, c.exposure_a, c.exposure_b, c.changed);
+        tz_buf_printf(&out, ",\"loop_header\":\"0x%llx\",\"loop_header_b\":\"0x%llx\",\"by_function\":%s,\"cycles_a\":%.0f,"
+                            "\"cycles_b\":%.0f,\"changed\":%zu,\"cycle_types\":",
+                      (unsigned long long)lh, (unsigned long long)lhb, elf[0] ? "true" : "false", c.exposure_a, c.exposure_b,
+                      c.changed);
         counts_json(&out, &c);
         tz_buf_puts(&out, "}\n");
     } else {
-        const char *name = traza_grammar_name(a, lh);
         tz_buf_printf(&out, "A: %s (%.0f cycles)  B: %s (%.0f cycles)  loop header ", pa, c.exposure_a, pb, c.exposure_b);
-        if (name)
-            tz_buf_puts(&out, name);
-        else
-            tz_buf_printf(&out, "0x%llx", (unsigned long long)lh);
-        tz_buf_printf(&out, "\n%s-corrected p < %g is a change of frequency; a type on one side only is new or gone\n",
+        addr_text(&out, a, elf[0], lh);
+        if (lhb != lh || elf[0]) {
+            tz_buf_puts(&out, " in A, ");
+            addr_text(&out, b, elf[1], lhb);
+            tz_buf_puts(&out, " in B");
+        }
+        tz_buf_printf(&out, "\n%s%s-corrected p < %g is a change of frequency; a type on one side only is new or gone\n",
+                      elf[0] ? "addresses compared as function + offset; " : "",
                       o->correction == TRAZA_DIFF_BH ? "BH" : "Holm", o->alpha);
         counts_text(&out, &c, 1, top);
     }
@@ -118,6 +170,8 @@ int diff_grammars(traza_cli *cli, const char *pa, const char *pb, const char *lo
     tz_buf_free(&out);
     traza_diff_counts_free(&c);
 done:
+    for (int k = 0; k < 2; k++)
+        traza_elf_close(elf[k]);
     traza_grammar_free(a);
     traza_grammar_free(b);
     return rc;

@@ -9,32 +9,6 @@
 #include "grammar/gram_internal.h"
 #include "util/util.h"
 
-typedef struct sbuf {
-    uint64_t *v;
-    size_t n, cap;
-} sbuf;
-
-static int collect(void *user, uint64_t sym)
-{
-    sbuf *s = user;
-    if (s->n == s->cap)
-        return 1; /* cannot happen: the buffer holds the whole stretch */
-    s->v[s->n++] = sym;
-    return 0;
-}
-
-static int expand(const traza_grammar *g, uint64_t at, uint64_t len, sbuf *s, traza_err *err)
-{
-    s->n = 0;
-    s->cap = (size_t)len;
-    s->v = malloc((len ? (size_t)len : 1) * sizeof *s->v);
-    if (!s->v)
-        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory for a stretch of %llu symbols", (unsigned long long)len);
-    if (traza_grammar_extract(g, at, at + len, collect, s, err) < 0)
-        return -1;
-    return 0;
-}
-
 /* Myers' forward search, keeping V of each round for the way back: D rounds cost
  * O(D^2) memory, which max_edits bounds. */
 static int myers(const uint64_t *a, size_t n, const uint64_t *b, size_t m, size_t max_edits, size_t base_a,
@@ -129,18 +103,18 @@ int traza_grammar_diff(const traza_grammar *g, uint64_t a, uint64_t la, uint64_t
     if (la > TRAZA_GDIFF_MAX_LEN || lb > TRAZA_GDIFF_MAX_LEN)
         return traza_err_set(err, TRAZA_E_USAGE, "stretches of %llu and %llu symbols; at most %llu each",
                              (unsigned long long)la, (unsigned long long)lb, (unsigned long long)TRAZA_GDIFF_MAX_LEN);
-    sbuf A = {0}, B = {0};
+    uint64_t *A = NULL, *B = NULL;
     int rc = -1;
-    if (expand(g, a, la, &A, err) < 0 || expand(g, b, lb, &B, err) < 0)
+    if (tzg_expand(g, a, la, &A, err) < 0 || tzg_expand(g, b, lb, &B, err) < 0)
         goto out;
-    size_t pre = 0, suf = 0;
-    while (pre < A.n && pre < B.n && A.v[pre] == B.v[pre])
+    size_t na = (size_t)la, nb = (size_t)lb, pre = 0, suf = 0;
+    while (pre < na && pre < nb && A[pre] == B[pre])
         pre++;
-    while (suf < A.n - pre && suf < B.n - pre && A.v[A.n - 1 - suf] == B.v[B.n - 1 - suf])
+    while (suf < na - pre && suf < nb - pre && A[na - 1 - suf] == B[nb - 1 - suf])
         suf++;
-    rc = myers(A.v + pre, A.n - pre - suf, B.v + pre, B.n - pre - suf, max_edits, pre, pre, out, n, err);
+    rc = myers(A + pre, na - pre - suf, B + pre, nb - pre - suf, max_edits, pre, pre, out, n, err);
 out:
-    free(A.v);
-    free(B.v);
+    free(A);
+    free(B);
     return rc;
 }

@@ -352,6 +352,29 @@ int traza_grammar_extract(const traza_grammar *g, uint64_t i, uint64_t j, traza_
     return 0;
 }
 
+typedef struct fill {
+    uint64_t *v;
+    size_t n, cap;
+} fill;
+
+static int fill_sym(void *user, uint64_t sym)
+{
+    fill *f = user;
+    if (f->n == f->cap)
+        return 1; /* cannot happen: the array holds the whole stretch */
+    f->v[f->n++] = sym;
+    return 0;
+}
+
+int tzg_expand(const traza_grammar *g, uint64_t at, uint64_t len, uint64_t **out, traza_err *err)
+{
+    fill f = {malloc((len ? (size_t)len : 1) * sizeof *f.v), 0, (size_t)len};
+    *out = f.v;
+    if (!f.v)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory for a stretch of %llu symbols", (unsigned long long)len);
+    return traza_grammar_extract(g, at, at + len, fill_sym, &f, err);
+}
+
 static int cover_rec(const traza_grammar *g, uint32_t r, uint64_t i, uint64_t j, tz_buf *b)
 {
     /* [i, j) relative to rule r, 0 <= i < j <= len[r] */
