@@ -42,10 +42,20 @@ it=$(secs "$TRAZA" import "$W/A.uft" --name A)
 it2=$(secs "$TRAZA" import "$W/B.uft" --name B)
 ev=$("$TRAZA" info A --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"])')
 ev2=$("$TRAZA" info B --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"])')
-/usr/bin/time -f '%e %M' -o "$W/time" "$TRAZA" diff A B --by function --json >"$W/diff.json"
+# peak memory: the resident total (which counts the pages of the two databases read
+# through mmap) and the anonymous part alone (what traza allocates), sampled
+/usr/bin/time -f '%e %M' -o "$W/time" "$TRAZA" diff A B --by function --json >"$W/diff.json" &
+anon=0
+while kill -0 $! 2>/dev/null; do
+  pid=$(pgrep -n -f "$TRAZA diff A B" || true)
+  a=$([ -n "$pid" ] && awk '/^RssAnon/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)
+  [ -n "$a" ] && [ "$a" -gt "$anon" ] && anon=$a
+  sleep 0.05
+done
+wait $!
 read -r dt rss <"$W/time"
 tz_first=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["rows"][0]; print(r.get("key") or r.get("name"), "shift", r.get("shift"), "p", r.get("p_holm", r.get("p")))' "$W/diff.json")
 echo "traces: A $ev events, B $ev2 events (imports $it s, $it2 s)"
-echo "traza diff --by function: $dt s, peak memory $((rss / 1024)) MB; first row: $tz_first"
+echo "traza diff --by function: $dt s, peak memory $((rss / 1024)) MB resident, $((anon / 1024)) MB anonymous; first row: $tz_first"
 echo "uftrace report --diff:    $ut s; first row: $uf_first"
 echo "ratio traza/uftrace: $(echo "scale=2; $dt / $ut" | bc)"

@@ -3,7 +3,7 @@
  * with a bootstrap interval, and Holm / Benjamini–Hochberg over every test. */
 #include "traza/diff.h"
 #include "analysis/diff_span.h"
-#include "tools/callprofile.h"
+#include "tools/callwalk.h"
 #include "util/util.h"
 
 #include <math.h>
@@ -52,10 +52,80 @@ static uint64_t rng_next(uint64_t *s)
     return z ^ (z >> 31);
 }
 
-static int cmp_double(const void *a, const void *b)
+/* Sorts v ascending (no NaN) in place: quicksort (median of three, the smaller part
+ * first) down to runs of 16, finished by insertion; the bootstrap's short samples. */
+static void sort_small(double *v, size_t n)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    while (n > 16) {
+        double a = v[0], b = v[n / 2], c = v[n - 1];
+        double p = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+        size_t i = 0, j = n - 1;
+        for (;;) {
+            while (v[i] < p)
+                i++;
+            while (p < v[j])
+                j--;
+            if (i >= j)
+                break;
+            double t = v[i];
+            v[i++] = v[j];
+            v[j--] = t;
+        }
+        size_t left = j + 1; /* v[0..j] <= p <= v[j+1..n-1] */
+        if (left < n - left) {
+            sort_small(v, left);
+            v += left;
+            n -= left;
+        } else {
+            sort_small(v + left, n - left);
+            n = left;
+        }
+    }
+    for (size_t i = 1; i < n; i++) {
+        double x = v[i];
+        size_t j = i;
+        for (; j > 0 && v[j - 1] > x; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
+}
+
+/* Sorts v ascending (no NaN): an LSD radix sort on the doubles' bits, made monotonic
+ * (the sign bit set on positives, every bit flipped on negatives), one pass per byte
+ * that varies; qsort for short arrays or when there is no memory for the copy. */
+static void sort_doubles(double *v, size_t n)
+{
+    uint64_t *a = n >= 512 ? malloc(2 * n * sizeof *a) : NULL;
+    if (!a) {
+        sort_small(v, n);
+        return;
+    }
+    uint64_t *b = a + n, diff = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t u;
+        memcpy(&u, &v[i], sizeof u);
+        a[i] = u >> 63 ? ~u : u | 1ull << 63;
+        diff |= a[i] ^ a[0];
+    }
+    for (unsigned sh = 0; sh < 64; sh += 8) {
+        if (!((diff >> sh) & 0xff))
+            continue;
+        size_t cnt[257] = {0};
+        for (size_t i = 0; i < n; i++)
+            cnt[((a[i] >> sh) & 0xff) + 1]++;
+        for (size_t k = 1; k < 257; k++)
+            cnt[k] += cnt[k - 1];
+        for (size_t i = 0; i < n; i++)
+            b[cnt[(a[i] >> sh) & 0xff]++] = a[i];
+        uint64_t *t = a;
+        a = b;
+        b = t;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint64_t u = a[i] >> 63 ? a[i] & ~(1ull << 63) : ~a[i];
+        memcpy(&v[i], &u, sizeof u);
+    }
+    free(a < b ? a : b);
 }
 
 /* Quantile of sorted v (linear between order statistics, R's type 7). */
@@ -202,8 +272,8 @@ double traza_hodges_lehmann(const double *x, size_t nx, const double *y, size_t 
     if (ok) {
         memcpy(sx, x, nx * sizeof *sx);
         memcpy(sy, y, ny * sizeof *sy);
-        qsort(sx, nx, sizeof *sx, cmp_double);
-        qsort(sy, ny, sizeof *sy, cmp_double);
+        sort_doubles(sx, nx);
+        sort_doubles(sy, ny);
         r = hl_sorted(sx, nx, sy, ny, &h);
     }
     hl_scratch_free(&h);
@@ -261,8 +331,8 @@ double traza_mann_whitney(const double *x, size_t nx, const double *y, size_t ny
     }
     memcpy(sx, x, nx * sizeof *sx);
     memcpy(sy, y, ny * sizeof *sy);
-    qsort(sx, nx, sizeof *sx, cmp_double);
-    qsort(sy, ny, sizeof *sy, cmp_double);
+    sort_doubles(sx, nx);
+    sort_doubles(sy, ny);
     double p = mw_sorted(sx, nx, sy, ny, u_out);
     free(sx);
     free(sy);
@@ -447,6 +517,8 @@ typedef struct acc_run {
     double total;
     double *s; /* kept durations, seconds */
     size_t n, cap;
+    int64_t next; /* the reservoir: the number of the next duration kept, */
+    double w;     /* and Algorithm L's weight */
 } acc_run;
 
 typedef struct acc_row {
@@ -495,8 +567,24 @@ static int64_t row_of(acc *A, traza_diff_kind kind, const char *name, traza_err 
     return (int64_t)A->nrows++;
 }
 
+/* A uniform number in (0, 1). */
+static double rng_unit(uint64_t *s)
+{
+    return ((double)(rng_next(s) >> 11) + 0.5) * 0x1p-53;
+}
+
+/* The number of the duration after the one numbered n that the reservoir keeps
+ * (Li's Algorithm L, 1994: skips drawn from the geometric law of the weight). */
+static int64_t reservoir_skip(acc_run *s, uint64_t *rng, size_t cap)
+{
+    s->w *= exp(log(rng_unit(rng)) / (double)cap);
+    double skip = floor(log(rng_unit(rng)) / log1p(-s->w));
+    return s->ndur + 1 + (skip < 9e18 ? (int64_t)skip : INT64_MAX / 2);
+}
+
 /* One duration into a run: appended below the cap, else reservoir sampling (each
- * duration seen is kept with probability cap / ndur). */
+ * duration seen is kept with probability cap / ndur), which draws numbers only for
+ * the durations it keeps. */
 static int add_duration(acc *A, acc_run *s, double d)
 {
     s->ndur++;
@@ -506,11 +594,16 @@ static int add_duration(acc *A, acc_run *s, double d)
         if (TZ_GROW(s->s, s->cap, s->n + 1) < 0)
             return -1;
         s->s[s->n++] = d;
+        if (s->n == cap) {
+            s->w = 1;
+            s->next = reservoir_skip(s, &A->rng, cap);
+        }
         return 0;
     }
-    uint64_t j = rng_next(&A->rng) % (uint64_t)s->ndur;
-    if (j < cap)
-        s->s[j] = d;
+    if (s->ndur == s->next) {
+        s->s[rng_next(&A->rng) % cap] = d;
+        s->next = reservoir_skip(s, &A->rng, cap);
+    }
     return 0;
 }
 
@@ -588,84 +681,100 @@ static int scan_trace(acc *A, traza_trace *t, int side, size_t run, traza_err *e
     return rc < 0 ? -1 : 0;
 }
 
-/* A call-stack trace through the call model of tools/callprofile: per call, its
- * function's calls row (count, total time) and self row (total minus the calls it
- * made), and the row of its call path (root;...;function, counted). */
+/* A call-stack trace walked once (tools/callwalk): per call, its function's calls
+ * row (count, total time) and self row (total minus the calls it made), and the row
+ * of its call path (root;...;function, counted). Memory: the rows and the paths, not
+ * the calls. */
+typedef struct calls_ctx {
+    acc *A;
+    traza_trace *t;
+    int side;
+    size_t run;
+    double unit;
+    int64_t ntypes;
+    char **paths;     /* path id -> "root;...;function" */
+    int64_t *path_row; /* path id -> row */
+    size_t npaths, pcap, rcap;
+    tz_imap pmap;     /* (parent path id + 1) * ntypes + type -> path id */
+    acc_run **fruns;  /* type * 2 + (0 calls, 1 self) -> its row's run */
+} calls_ctx;
+
+static acc_run *func_run(calls_ctx *x, int32_t type, int self, traza_err *err)
+{
+    acc_run **slot = &x->fruns[(size_t)type * 2 + (size_t)self];
+    if (!*slot) {
+        const traza_event_type *et = traza_trace_event_type(x->t, type);
+        int64_t r = row_of(x->A, self ? TRAZA_DIFF_SELF : TRAZA_DIFF_CALLS, et ? et->name : "?", err);
+        if (r < 0)
+            return NULL;
+        *slot = &x->A->rows[r].run[x->side][x->run]; /* the runs of a row do not move when rows are added */
+    }
+    return *slot;
+}
+
+static int call_open(void *ctx, tz_cw_frame *f, const tz_cw_frame *parent, traza_err *err)
+{
+    calls_ctx *x = ctx;
+    int64_t ppid = parent ? parent->user : -1, id;
+    if (f->c.type < 0 || f->c.type >= x->ntypes || ppid >= (INT64_MAX - x->ntypes) / x->ntypes - 1)
+        return traza_err_set(err, TRAZA_E_INTERNAL, "%s: a call has type %d, not in the trace", traza_trace_info_of(x->t)->name,
+                             (int)f->c.type);
+    int64_t key = (ppid + 1) * x->ntypes + f->c.type;
+    if (!tz_imap_get(&x->pmap, key, &id)) {
+        const traza_event_type *et = traza_trace_event_type(x->t, f->c.type);
+        const char *fname = et ? et->name : "?";
+        char *p = parent ? tz_asprintf("%s;%s", x->paths[ppid], fname) : tz_strdup(fname);
+        int64_t r = p ? row_of(x->A, TRAZA_DIFF_PATH, p, err) : traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        if (r < 0 || TZ_GROW(x->paths, x->pcap, x->npaths + 1) < 0 || TZ_GROW(x->path_row, x->rcap, x->npaths + 1) < 0 ||
+            tz_imap_put(&x->pmap, key, (int64_t)x->npaths) < 0) {
+            free(p);
+            return r < 0 ? -1 : traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        }
+        x->paths[x->npaths] = p;
+        x->path_row[x->npaths] = r;
+        id = (int64_t)x->npaths++;
+    }
+    f->user = id;
+    x->A->rows[x->path_row[id]].run[x->side][x->run].count++;
+    acc_run *s = func_run(x, f->c.type, 0, err);
+    if (!s)
+        return -1;
+    s->count++;
+    if (add_duration(x->A, s, (double)(f->c.end - f->c.ts) * x->unit) < 0)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    return 0;
+}
+
+static int call_close(void *ctx, const tz_cw_frame *f, traza_err *err)
+{
+    calls_ctx *x = ctx;
+    acc_run *s = func_run(x, f->c.type, 1, err);
+    if (!s)
+        return -1;
+    s->count++;
+    double self = (double)(f->c.end - f->c.ts - f->child_time) * x->unit;
+    if (add_duration(x->A, s, self > 0 ? self : 0) < 0)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    return 0;
+}
+
 static int scan_calls(acc *A, traza_trace *t, int side, size_t run, traza_err *err)
 {
-    double unit = pow(10.0, traza_trace_info_of(t)->time_unit);
-    tz_callprofile cp;
-    if (tz_callprofile_build(t, &cp, NULL, NULL, NULL, err) < 0)
-        return -1;
-    size_t n = cp.ncalls;
-    int64_t *parent = malloc((n ? n : 1) * sizeof *parent), *pid = malloc((n ? n : 1) * sizeof *pid);
-    double *self = malloc((n ? n : 1) * sizeof *self);
-    char **paths = NULL;     /* path id -> "root;...;function" */
-    int64_t *path_row = NULL; /* path id -> row */
-    size_t npaths = 0, pcap = 0, rcap = 0;
-    tz_map pmap; /* "parent path id/function" -> path id */
-    tz_imap frow; /* type * 2 + (0 calls, 1 self) -> row */
-    tz_map_init(&pmap);
-    tz_imap_init(&frow);
-    int rc = parent && pid && self && tz_callprofile_parents(&cp, parent) == 0 ? 0 : traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-    for (size_t i = 0; rc == 0 && i < n; i++) {
-        self[i] = (double)(cp.calls[i].end - cp.calls[i].ts) * unit;
-        if (parent[i] >= 0)
-            self[parent[i]] -= self[i];
-    }
-    for (size_t i = 0; rc == 0 && i < n; i++) { /* a parent comes before its calls */
-        const tz_cp_call *c = &cp.calls[i];
-        const traza_event_type *et = traza_trace_event_type(t, c->type);
-        const char *fname = et ? et->name : "?";
-        char *key = tz_asprintf("%lld/%s", (long long)(parent[i] >= 0 ? pid[parent[i]] : -1), fname);
-        int64_t id;
-        if (!key) {
-            rc = traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-            break;
-        }
-        if (!tz_map_get(&pmap, key, &id)) {
-            char *p = parent[i] >= 0 ? tz_asprintf("%s;%s", paths[pid[parent[i]]], fname) : tz_strdup(fname);
-            int64_t r = p ? row_of(A, TRAZA_DIFF_PATH, p, err) : traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-            if (r < 0 || TZ_GROW(paths, pcap, npaths + 1) < 0 || TZ_GROW(path_row, rcap, npaths + 1) < 0 ||
-                tz_map_put(&pmap, key, (int64_t)npaths) < 0) {
-                free(p);
-                free(key);
-                rc = r < 0 ? -1 : traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-                break;
-            }
-            paths[npaths] = p;
-            path_row[npaths] = r;
-            id = (int64_t)npaths++;
-        }
-        free(key);
-        pid[i] = id;
-        A->rows[path_row[id]].run[side][run].count++;
-        for (int k = 0; k < 2 && rc == 0; k++) {
-            int64_t r;
-            if (!tz_imap_get(&frow, (int64_t)c->type * 2 + k, &r)) {
-                r = row_of(A, k ? TRAZA_DIFF_SELF : TRAZA_DIFF_CALLS, fname, err);
-                if (r < 0 || tz_imap_put(&frow, (int64_t)c->type * 2 + k, r) < 0) {
-                    rc = r < 0 ? -1 : traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-                    break;
-                }
-            }
-            acc_run *s = &A->rows[r].run[side][run];
-            s->count++;
-            double d = k ? (self[i] > 0 ? self[i] : 0) : (double)(c->end - c->ts) * unit;
-            if (add_duration(A, s, d) < 0)
-                rc = traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-        }
-    }
-    for (size_t i = 0; i < npaths; i++)
-        free(paths[i]);
-    free(paths);
-    free(path_row);
-    tz_map_free(&pmap);
-    tz_imap_free(&frow);
-    free(parent);
-    free(pid);
-    free(self);
-    tz_callprofile_free(&cp);
+    const traza_event_type *types;
+    calls_ctx x = {.A = A, .t = t, .side = side, .run = run, .unit = pow(10.0, traza_trace_info_of(t)->time_unit)};
+    x.ntypes = (int64_t)traza_trace_event_types(t, &types);
+    if (!x.ntypes)
+        x.ntypes = 1;
+    tz_imap_init(&x.pmap);
+    x.fruns = calloc((size_t)x.ntypes * 2, sizeof *x.fruns);
+    static const tz_callwalk_fns fns = {call_open, call_close};
+    int rc = x.fruns ? tz_callwalk(t, &fns, &x, err) : traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < x.npaths; i++)
+        free(x.paths[i]);
+    free(x.paths);
+    free(x.path_row);
+    tz_imap_free(&x.pmap);
+    free(x.fruns);
     return rc;
 }
 
@@ -690,7 +799,7 @@ static int pool(const acc_run *runs, size_t nruns, double **out, size_t *n)
         memcpy(v + k, runs[r].s, runs[r].n * sizeof *v);
         k += runs[r].n;
     }
-    qsort(v, k, sizeof *v, cmp_double);
+    sort_doubles(v, k);
     *out = v;
     return 0;
 }
@@ -777,12 +886,12 @@ static int shift_of(const traza_diff_opts *o, const boot_side *a, const boot_sid
         r->shift = hl_sorted(sx, hx, sy, hy, &h);
         for (size_t k = 0; k < nb; k++) {
             size_t mx = resample(o, a, rng, rx), my = resample(o, b, rng, ry);
-            qsort(rx, mx, sizeof *rx, cmp_double);
-            qsort(ry, my, sizeof *ry, cmp_double);
+            sort_doubles(rx, mx);
+            sort_doubles(ry, my);
             boot[k] = hl_sorted(rx, mx, ry, my, &h);
         }
         if (nb) {
-            qsort(boot, nb, sizeof *boot, cmp_double);
+            sort_doubles(boot, nb);
             double scale = a->runs ? 1
                                    : sqrt((1.0 / (double)a->n + 1.0 / (double)b->n) / (1.0 / (double)bx + 1.0 / (double)by));
             r->shift_lo = r->shift + (quantile_sorted(boot, nb, 0.025) - r->shift) * scale;
@@ -831,7 +940,7 @@ static size_t run_medians(acc_run *runs, size_t nruns, const acc_run **with, dou
     size_t k = 0;
     for (size_t i = 0; i < nruns; i++)
         if (runs[i].n) {
-            qsort(runs[i].s, runs[i].n, sizeof *runs[i].s, cmp_double);
+            sort_doubles(runs[i].s, runs[i].n);
             with[k] = &runs[i];
             med[k++] = quantile_sorted(runs[i].s, runs[i].n, 0.5);
         }

@@ -89,11 +89,15 @@ int tz_make_bfilter(traza_trace *t, const traza_filter *f, tz_bfilter *bf, int32
             if (ok)
                 types[n++] = (int32_t)i;
         }
-        bf->types = types;
-        bf->ntypes = n;
-        if (!n)
-            bf->empty = 1;
-        *types_out = types;
+        if (n && n == m->ntypes) { /* every type: no list, which the database would probe per event */
+            free(types);
+        } else {
+            bf->types = types;
+            bf->ntypes = n;
+            if (!n)
+                bf->empty = 1;
+            *types_out = types;
+        }
     }
     if (f->producers && f->nproducers == 0)
         bf->empty = 1;
