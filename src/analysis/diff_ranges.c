@@ -1,7 +1,9 @@
 /* Where in time a change of durations shows: B's slices whose median duration of a
- * row lies outside A's normal interval (the anomaly rules of anomaly.c). */
+ * row (an event type, a type on one producer, a function's calls or its self time)
+ * lies outside A's normal interval (the anomaly rules of anomaly.c). */
 #include "traza/diff.h"
 #include "traza/analysis.h"
+#include "tools/callwalk.h"
 #include "util/util.h"
 
 #include <math.h>
@@ -12,13 +14,46 @@ typedef struct durs {
     double *v;
     int64_t *ts;
     size_t n, cap, tcap;
+    double unit;
+    int64_t min_ts;
 } durs;
 
-/* The durations (seconds) and start times of the events of type name in t. */
-static int read_durs(traza_trace *t, const char *name, durs *d, traza_err *err)
+static int add_dur(durs *d, int64_t ticks, int64_t ts, traza_err *err)
 {
-    const traza_trace_info *info = traza_trace_info_of(t);
-    double unit = pow(10.0, info->time_unit);
+    if (TZ_GROW(d->v, d->cap, d->n + 1) < 0 || TZ_GROW(d->ts, d->tcap, d->n + 1) < 0)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    d->v[d->n] = (double)(ticks > 0 ? ticks : 0) * d->unit;
+    d->ts[d->n++] = ts - d->min_ts;
+    return 0;
+}
+
+/* A row's events: those of a type (by type, and a function's calls), or of a type on
+ * one producer ("type @ producer path", by producer). 1 when event type ty of
+ * producer prod belongs to it; the answers per type and producer are cached in seen
+ * (key -> 0 or 1). */
+static int row_has(traza_trace *t, const traza_event_type *ty, int32_t tid, int32_t prod, traza_diff_by by, const char *name,
+                   tz_imap *seen, traza_err *err)
+{
+    if (ty->category == TRAZA_PUNCTUAL || (by == TRAZA_DIFF_BY_FUNCTION && ty->category != TRAZA_STATE))
+        return 0; /* a function's calls are states */
+    if (by != TRAZA_DIFF_BY_PRODUCER)
+        return strcmp(ty->name, name) == 0;
+    size_t len = strlen(ty->name);
+    if (strncmp(ty->name, name, len) != 0 || strncmp(name + len, " @ ", 3) != 0)
+        return 0;
+    int64_t key = (int64_t)((uint64_t)(uint32_t)tid << 32 | (uint32_t)prod), v;
+    if (!tz_imap_get(seen, key, &v)) {
+        char path[512];
+        v = strcmp(traza_trace_producer_path(t, prod, path, sizeof path), name + len + 3) == 0;
+        if (tz_imap_put(seen, key, v) < 0)
+            return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    }
+    return (int)v;
+}
+
+/* The durations (seconds) and start times of a row's events in t. */
+static int read_durs(traza_trace *t, traza_diff_by by, const char *name, durs *d, traza_err *err)
+{
     const traza_event_type *types;
     size_t nt = traza_trace_event_types(t, &types);
     traza_filter f;
@@ -26,22 +61,54 @@ static int read_durs(traza_trace *t, const char *name, durs *d, traza_err *err)
     traza_scan *sc = traza_scan_open(t, &f, err);
     if (!sc)
         return -1;
+    tz_imap seen;
+    tz_imap_init(&seen);
     traza_scan_batch b;
     int rc;
     while ((rc = traza_scan_next(sc, &b, err)) > 0)
-        for (size_t k = 0; k < b.n; k++) {
+        for (size_t k = 0; k < b.n && rc > 0; k++) {
             int32_t ty = b.type[k];
-            if (ty < 0 || (size_t)ty >= nt || types[ty].category == TRAZA_PUNCTUAL || strcmp(types[ty].name, name) != 0)
-                continue;
-            if (TZ_GROW(d->v, d->cap, d->n + 1) < 0 || TZ_GROW(d->ts, d->tcap, d->n + 1) < 0) {
-                traza_scan_free(sc);
-                return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-            }
-            d->v[d->n] = (double)(b.end_ts[k] > b.ts[k] ? b.end_ts[k] - b.ts[k] : 0) * unit;
-            d->ts[d->n++] = b.ts[k] - info->min_ts;
+            int in = ty >= 0 && (size_t)ty < nt ? row_has(t, &types[ty], ty, b.producer[k], by, name, &seen, err) : 0;
+            if (in < 0 || (in && add_dur(d, b.end_ts[k] - b.ts[k], b.ts[k], err) < 0))
+                rc = -1;
         }
     traza_scan_free(sc);
+    tz_imap_free(&seen);
     return rc < 0 ? -1 : 0;
+}
+
+/* A function's self times: its calls walked with their callees (tools/callwalk). */
+typedef struct self_ctx {
+    durs *d;
+    int32_t type;
+} self_ctx;
+
+static int self_close(void *ctx, const tz_cw_frame *f, traza_err *err)
+{
+    self_ctx *x = ctx;
+    return f->c.type == x->type ? add_dur(x->d, f->c.end - f->c.ts - f->child_time, f->c.ts, err) : 0;
+}
+
+static int read_self(traza_trace *t, const char *name, durs *d, traza_err *err)
+{
+    const traza_event_type *types;
+    size_t nt = traza_trace_event_types(t, &types);
+    self_ctx x = {d, -1};
+    for (size_t i = 0; i < nt && x.type < 0; i++)
+        if (types[i].category == TRAZA_STATE && strcmp(types[i].name, name) == 0)
+            x.type = (int32_t)i;
+    if (x.type < 0)
+        return 0;
+    tz_callwalk_fns fns = {NULL, self_close};
+    return tz_callwalk(t, &fns, &x, err);
+}
+
+static int read_row(traza_trace *t, traza_diff_by by, traza_diff_kind kind, const char *name, durs *d, traza_err *err)
+{
+    const traza_trace_info *info = traza_trace_info_of(t);
+    d->unit = pow(10.0, info->time_unit);
+    d->min_ts = info->min_ts;
+    return kind == TRAZA_DIFF_SELF ? read_self(t, name, d, err) : read_durs(t, by, name, d, err);
 }
 
 static int cmp_d(const void *x, const void *y)
@@ -50,8 +117,8 @@ static int cmp_d(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-int traza_diff_ranges(traza_trace *a, traza_trace *b, const char *type, size_t slices, int rule, double k,
-                      traza_diff_range **out, size_t *n, double *lo, double *hi, traza_err *err)
+int traza_diff_ranges(traza_trace *a, traza_trace *b, traza_diff_by by, traza_diff_kind kind, const char *name, size_t slices,
+                      int rule, double k, traza_diff_range **out, size_t *n, double *lo, double *hi, traza_err *err)
 {
     *out = NULL;
     *n = 0;
@@ -60,9 +127,11 @@ int traza_diff_ranges(traza_trace *a, traza_trace *b, const char *type, size_t s
     durs da = {0}, db = {0};
     double center, spread;
     size_t cap = 0, last_first = 0; /* the first slice of the last range */
-    int rc = read_durs(a, type, &da, err);
+    if (kind == TRAZA_DIFF_PATH)
+        return traza_err_set(err, TRAZA_E_USAGE, "diff: a call path's row has no durations to place in time");
+    int rc = read_row(a, by, kind, name, &da, err);
     if (rc == 0)
-        rc = read_durs(b, type, &db, err);
+        rc = read_row(b, by, kind, name, &db, err);
     if (rc == 0 && (!da.n || !db.n))
         goto done; /* a side without durations: no range */
     if (rc == 0)

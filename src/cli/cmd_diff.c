@@ -51,7 +51,8 @@ const char cmd_diff_usage[] =
     "                      faster (intensity: the relative change, full at 100 %), purple\n"
     "                      when only in B; its tooltip the times of A and B, the change\n"
     "  --flame-by M        the time that colours a frame: self (the default) or total\n"
-    "  --ranges            where in time each slower/faster row (A B, --by type) shows: the\n"
+    "  --ranges            where in time each slower/faster row (A B; a function's calls or\n"
+    "                      self time with --by function) shows: the\n"
     "                      slices (1/20 of B's span) whose median duration is outside A's\n"
     "                      median +- 3 MAD, merged, from B's start (JSON: \"ranges\")\n"
     "  --patterns          also the sequence-search patterns whose instance counts changed (A B):\n"
@@ -286,7 +287,8 @@ static void text_row_ranges(void *ctx, const traza_diff_row *r, const traza_diff
 {
     tz_buf *o = ctx;
     char x[32], y[32], z[32];
-    tz_buf_printf(o, "  %s (A's interval [%s, %s]):", r->name, tz_secs_str(lo, x, sizeof x), tz_secs_str(hi, y, sizeof y));
+    tz_buf_printf(o, "  %s%s (A's interval [%s, %s]):", r->name, r->kind == TRAZA_DIFF_SELF ? " (self)" : "", tz_secs_str(lo, x, sizeof x),
+                  tz_secs_str(hi, y, sizeof y));
     for (size_t k = 0; k < n; k++)
         tz_buf_printf(o, "%s %s", k ? "," : "", tz_secs_str(g[k].from, x, sizeof x)),
             tz_buf_printf(o, " - %s %s (%lld events, median %s)", tz_secs_str(g[k].to, y, sizeof y), g[k].slower ? "slower" : "faster",
@@ -294,7 +296,7 @@ static void text_row_ranges(void *ctx, const traza_diff_row *r, const traza_diff
     tz_buf_puts(o, n ? "\n" : " no slice outside it\n");
 }
 
-/* Where in time each slower or faster row of event durations shows (--ranges): as
+/* Where in time each slower or faster row of durations shows (--ranges): as
  * the JSON of tz_diff_json_ranges when json, else text lines. NULL when out of memory
  * or err set. */
 static char *where_in_time(traza_trace *a, traza_trace *b, const traza_diff *d, int json, traza_err *err)
@@ -497,8 +499,8 @@ static int parse_args(traza_cli *cli, int argc, char **argv, traza_diff_opts *o,
         return 1 + cli_usage_error("diff", "--elf names A's program, then B's: give it twice");
     if (fl->patterns && !nnames[0])
         return 1 + cli_usage_error("diff", "--patterns is for two traces, A B");
-    if (fl->ranges && (!nnames[0] || o->by != TRAZA_DIFF_BY_TYPE))
-        return 1 + cli_usage_error("diff", "--ranges is for two traces, A B, by type");
+    if (fl->ranges && !nnames[0])
+        return 1 + cli_usage_error("diff", "--ranges is for two traces, A B");
     if (fl->out && !nnames[0])
         return 1 + cli_usage_error("diff", "--flame draws two traces, A B, not --base / --new sets");
     return EXIT_OK;

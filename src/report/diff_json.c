@@ -94,12 +94,12 @@ int tz_diff_each_ranges(traza_trace *a, traza_trace *b, const traza_diff *d, tz_
 {
     for (size_t i = 0; i < d->nrows; i++) {
         const traza_diff_row *r = &d->rows[i];
-        if (r->kind != TRAZA_DIFF_EVENTS || (r->verdict != TRAZA_DIFF_SLOWER && r->verdict != TRAZA_DIFF_FASTER))
+        if (r->kind == TRAZA_DIFF_PATH || (r->verdict != TRAZA_DIFF_SLOWER && r->verdict != TRAZA_DIFF_FASTER))
             continue;
         traza_diff_range *g;
         size_t n;
         double lo, hi;
-        if (traza_diff_ranges(a, b, r->name, TZ_DIFF_RANGE_SLICES, TRAZA_RULE_MAD, 3, &g, &n, &lo, &hi, err) < 0)
+        if (traza_diff_ranges(a, b, d->opts.by, r->kind, r->name, TZ_DIFF_RANGE_SLICES, TRAZA_RULE_MAD, 3, &g, &n, &lo, &hi, err) < 0)
             return -1;
         fn(ctx, r, g, n, lo, hi);
         free(g);
@@ -118,6 +118,7 @@ static void json_row_ranges(void *ctx, const traza_diff_row *r, const traza_diff
     tz_buf *o = c->o;
     tz_buf_puts(o, c->nrow++ ? ",{\"row\":" : "{\"row\":");
     tz_json_str(o, r->name);
+    tz_buf_printf(o, ",\"kind\":\"%s\"", traza_diff_kind_name(r->kind));
     json_field(o, "lo", lo);
     json_field(o, "hi", hi);
     tz_buf_puts(o, ",\"ranges\":[");

@@ -38,8 +38,47 @@ check_contains "ranges: text" "$OUT" "where in time (B's slices of 1/20 of its s
 check_contains "ranges: text line of work" "$OUT" "slower (400 events, median"
 check_rc "diff --ranges on an A/A pair" 0 "$TRAZA" diff a a --ranges --json
 check_eq "A/A: no row to place" "[]" "$(printf '%s' "$OUT" | json_get ranges)"
-check_rc "--ranges by function" 2 "$TRAZA" diff a b --ranges --by function
-check_contains "--ranges by function: message" "$OUT" "--ranges is for two traces, A B, by type"
+check_rc "diff --ranges --by producer" 0 "$TRAZA" diff a b --ranges --by producer --json
+check_eq "by producer: the row of work on cpu0, the same range" "work @ cpu0 events 1 slower 400 0.4 0.6" "$(printf '%s' "$OUT" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+for w in d["ranges"]:
+    for x in w["ranges"]:
+        print(w["row"], w["kind"], len(w["ranges"]), x["direction"], x["events"], round(x["from"] / d["span_b"], 9), round(x["to"] / d["span_b"], 9))')"
+
+# Calls: main(level 0) > foo(1) > bar(2) on one thread, 2000 times every 10 us; in B,
+# bar lasts 3 us instead of 1 from 8 ms to 12 ms. bar's calls and self time, and
+# the calls of foo and main (which hold bar's) are slower there; their self times
+# are not.
+python3 - "$TMP" <<'PY'
+import random, sys
+for name, seed, slow in (("fa", 3, 0), ("fb", 4, 1)):
+    r = random.Random(seed)
+    with open("%s/%s.csv" % (sys.argv[1], name), "w") as f:
+        f.write("ts,end,type,producer,level\n")
+        for i in range(2000):
+            t = i * 10000
+            j = lambda m: int(m * r.uniform(0.9, 1.1))
+            bar = j(3000 if slow and 800 <= i < 1200 else 1000)
+            f0, b0 = t + j(500), t + 500 + j(500)
+            b1 = b0 + bar
+            f1 = b1 + j(500)
+            f.write("%d,%d,main,th,0\n%d,%d,foo,th,1\n%d,%d,bar,th,2\n" % (t, f1 + j(500), f0, f1, b0, b1))
+PY
+for x in fa fb; do check_rc "import $x" 0 "$TRAZA" import "$TMP/$x.csv" --name "$x"; done
+check_rc "diff --ranges --by function" 0 "$TRAZA" diff fa fb --ranges --by function --json
+check_eq "by function: bar's calls and self, and the calls of foo and main, slower from 0.4 to 0.6 of B" \
+  "bar calls 1 slower 400 0.4 0.6
+bar self 1 slower 400 0.4 0.6
+foo calls 1 slower 400 0.4 0.6
+main calls 1 slower 400 0.4 0.6" "$(printf '%s' "$OUT" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+for w in sorted(d["ranges"], key=lambda w: (w["row"], w["kind"])):
+    for x in w["ranges"]:
+        print(w["row"], w["kind"], len(w["ranges"]), x["direction"], x["events"], round(x["from"] / d["span_b"], 1), round(x["to"] / d["span_b"], 1))')"
+check_rc "diff --ranges --by function (text)" 0 "$TRAZA" diff fa fb --ranges --by function
+check_contains "by function: text names the self row" "$OUT" "  bar (self) (A's interval"
 
 # A base whose durations spread widely (uniform 100 ns to 5 us): median - 3 MAD is
 # below zero, and the interval starts at 0 (a duration is never negative).

@@ -38,7 +38,7 @@ start_server
 [ -n "$PORT" ] || fail "serve starts" "$(cat "$TMP/serve.out")"
 # the endpoint: the CLI's JSON, field for field, plus the tree
 for by in type function; do
-  "$TRAZA" diff a b --by "$by" --json $([ $by = type ] && echo --ranges) >"$TMP/cli-$by.json"
+  "$TRAZA" diff a b --by "$by" --json --ranges >"$TMP/cli-$by.json"
   curl -s "http://127.0.0.1:$PORT/api/diff?base=a&trace=b&by=$by" >"$TMP/api-$by.json"
   check_eq "/api/diff by $by: the rows and ranges of traza diff --json --ranges" same "$(python3 - "$TMP/cli-$by.json" "$TMP/api-$by.json" <<'PY'
 import json, sys

@@ -93,7 +93,7 @@ function renderRanges() {
   box.replaceChildren();
   const scale = Math.pow(10, -d.b_time_unit); // ticks of the open trace per second
   for (const g of d.ranges) {
-    const line = el('div', { class: 'diff-range-row' }, el('b', {}, g.row), ` (base interval ${secs(g.lo)} – ${secs(g.hi)}): `);
+    const line = el('div', { class: 'diff-range-row' }, el('b', {}, g.row + (g.kind === 'self' ? ' (self)' : '')), ` (base interval ${secs(g.lo)} – ${secs(g.hi)}): `);
     for (const x of g.ranges) {
       const from = Math.round(x.from * scale), to = Math.round(x.to * scale);
       line.append(el('button', { class: 'diff-range ' + x.direction, 'data-testid': 'diff-range', 'data-row': g.row, 'data-from': from, 'data-to': to,
@@ -105,7 +105,7 @@ function renderRanges() {
     if (!g.ranges.length) line.append(el('span', { class: 'hint' }, 'no slice outside it'));
     box.append(line);
   }
-  if (!d.ranges.length) box.append(el('p', { class: 'hint' }, d.by === 'function' ? 'rows by function have no time ranges: pick rows by type' : 'no slower or faster row'));
+  if (!d.ranges.length) box.append(el('p', { class: 'hint' }, 'no slower or faster row'));
 }
 
 const F = i => d.tree.frames[i]; // [name, parent, depth, calls_a, calls_b, total_a, total_b, self_a, self_b, fill]
