@@ -299,14 +299,32 @@ static void row_votes(const tz_tindex *ix, const tz_prow *p, size_t k, size_t k2
         run_vote(u, p->type[k + (size_t)((__int128)(k2 - k) * i / m)], (double)(k2 - k) / (double)m);
 }
 
+/* The column of t in [from, to]: the last c with bound[c] <= t (bound[0] <= t). */
+static int64_t col_of(const __int128 *bound, int64_t width, int64_t t)
+{
+    int64_t lo = 0, hi = width - 1;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo + 1) / 2;
+        if (bound[mid] <= t)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
 /* The "rows" of a summary (see the comment at the top). Column c is [A(c), A(c+1))
  * with A(c) = from + span * c / width, as in tz_req_slice_ranks; the column of a time
- * t in the window is the last c with A(c) <= t. */
-static void summary_rows(const tz_tindex *ix, tz_buf *b, int64_t from, int64_t to, int64_t width)
+ * t in the window is the last c with A(c) <= t. The bounds are computed once for
+ * every producer. -1 when out of memory. */
+static int summary_rows(const tz_tindex *ix, tz_buf *b, int64_t from, int64_t to, int64_t width)
 {
     __int128 span = (__int128)to - from + 1, w = width;
-#define A(c) ((__int128)from + span * (__int128)(c) / w)
-#define COL(t) ((int64_t)((((__int128)(t) - from + 1) * w - 1) / span))
+    __int128 *bound = malloc((size_t)(width + 1) * sizeof *bound);
+    if (!bound)
+        return -1;
+    for (int64_t c = 0; c <= width; c++)
+        bound[c] = (__int128)from + span * (__int128)c / w;
     runs u;
     memset(&u, 0, sizeof u);
     u.b = b;
@@ -320,16 +338,16 @@ static void summary_rows(const tz_tindex *ix, tz_buf *b, int64_t from, int64_t t
         u.len = 0;
         u.nv = 0;
         int64_t c = 0;
-        size_t k = row_first_ge(ix, p, 0, A(0));
+        size_t k = row_first_ge(ix, p, 0, bound[0]);
         while (c < width) {
-            __int128 a = A(c);
-            size_t k2 = row_first_ge(ix, p, k, A(c + 1));
+            __int128 a = bound[c];
+            size_t k2 = row_first_ge(ix, p, k, bound[c + 1]);
             int64_t reach = k2 ? (p->reach ? p->reach[k2 - 1] : p->ts[k2 - 1]) : INT64_MIN;
             if (!k2 || reach < a) {
                 /* nothing in column c: on to the column of the next start */
                 if (k2 >= p->n || p->ts[k2] > to)
                     break;
-                c = COL(p->ts[k2]);
+                c = col_of(bound, width, p->ts[k2]);
                 k = k2;
                 continue;
             }
@@ -347,9 +365,9 @@ static void summary_rows(const tz_tindex *ix, tz_buf *b, int64_t from, int64_t t
             } else {
                 /* covered by a state only: every column up to its end or the next start */
                 run_vote(&u, p->bytype[k2 - 1], 1);
-                last = reach > to ? width - 1 : COL(reach);
-                if (k2 < p->n && p->ts[k2] <= to && COL(p->ts[k2]) - 1 < last)
-                    last = COL(p->ts[k2]) - 1;
+                last = reach > to ? width - 1 : col_of(bound, width, reach);
+                if (k2 < p->n && p->ts[k2] <= to && col_of(bound, width, p->ts[k2]) - 1 < last)
+                    last = col_of(bound, width, p->ts[k2]) - 1;
             }
             u.len = last + 1 - u.x;
             c = last + 1;
@@ -360,9 +378,9 @@ static void summary_rows(const tz_tindex *ix, tz_buf *b, int64_t from, int64_t t
         if (u.open)
             tz_buf_puts(b, "]}");
     }
-#undef A
-#undef COL
+    free(bound);
     tz_buf_printf(b, "],\"rows_truncated\":%s", truncated ? "true" : "false");
+    return 0;
 }
 
 int tz_api_timeline(tz_req *r)
@@ -430,8 +448,8 @@ int tz_api_timeline(tz_req *r)
         if (rc == 0 && tz_filter_time_only(&q) && info->events > 0) {
             int64_t now = tz_now_ns();
             const tz_tindex *ix = tz_req_tindex_within(r, t, now + (r->deadline - now) / 2);
-            if (ix)
-                summary_rows(ix, &b, from, to, width);
+            if (ix) /* out of memory for its bounds: no rows, as when the index is not ready */
+                (void)summary_rows(ix, &b, from, to, width);
         }
         tz_buf_puts(&b, "}");
     }
