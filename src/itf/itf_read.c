@@ -654,6 +654,32 @@ static int compile_skels(traza_itf_reader *r, traza_err *err)
     return 0;
 }
 
+/* Where a file that does not end with a footer would end if bytes were appended to
+ * it: the end of the last valid footer (magic and CRC) in its last MiB, 0 if none. */
+static uint64_t footer_before(traza_itf_reader *r, uint64_t sz)
+{
+    uint64_t from = sz > ((uint64_t)1 << 20) ? sz - ((uint64_t)1 << 20) : 0;
+    if (from < ITF_HEADER_SIZE)
+        from = ITF_HEADER_SIZE;
+    if (sz < from + ITF_FOOTER_SIZE)
+        return 0;
+    size_t n = (size_t)(sz - from);
+    uint8_t *buf = malloc(n);
+    traza_err e;
+    traza_err_clear(&e);
+    uint64_t end = 0;
+    if (buf && read_at(r, from, buf, n, &e) == 0)
+        for (size_t i = n - ITF_FOOTER_SIZE; !end; i--) {
+            const uint8_t *ft = buf + i;
+            if (memcmp(ft + 20, ITF_FOOT_MAGIC, 4) == 0 && (uint32_t)crc32(0, ft, 16) == itf_rd_u32le(ft + 16))
+                end = from + i + ITF_FOOTER_SIZE;
+            if (i == 0)
+                break;
+        }
+    free(buf);
+    return end;
+}
+
 static traza_itf_reader *open_common(traza_itf_reader *r, traza_err *err)
 {
     r->rt_min = TRAZA_ITF_RENDER_MIN_LINES;
@@ -702,7 +728,12 @@ static traza_itf_reader *open_common(traza_itf_reader *r, traza_err *err)
         goto fail;
     }
     if (memcmp(ft + 20, ITF_FOOT_MAGIC, 4) != 0) {
-        traza_err_set(err, TRAZA_E_FORMAT, "tzi: truncated file: footer magic 'TZIE' missing at the end");
+        uint64_t fend = footer_before(r, (uint64_t)sz);
+        if (fend)
+            traza_err_set(err, TRAZA_E_FORMAT, "tzi: %llu bytes after the end of the file (its footer ends at byte %llu)",
+                          (unsigned long long)((uint64_t)sz - fend), (unsigned long long)fend);
+        else
+            traza_err_set(err, TRAZA_E_FORMAT, "tzi: truncated file: footer magic 'TZIE' missing at the end");
         goto fail;
     }
     int footer_ok = (uint32_t)crc32(0, ft, 16) == itf_rd_u32le(ft + 16);
