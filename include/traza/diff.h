@@ -176,14 +176,15 @@ typedef struct traza_diff_range {
     int slower;        /* 1 above A's interval, 0 below */
 } traza_diff_range;
 
-/* The ranges of B where the durations of a row depart from A's: the row is named as
- * traza_diff_compute names it for `by` and `kind` (an event type; "type @ producer
- * path" by producer; a function's calls, or its self times, by function; not a call
- * path). B's span cut into `slices` equal slices, each slice's median compared with
- * the interval of traza_anomaly_interval (rule, k) on every duration of A; adjacent
- * flagged slices of one direction merged. lo, hi: A's interval, seconds. */
-int traza_diff_ranges(traza_trace *a, traza_trace *b, traza_diff_by by, traza_diff_kind kind, const char *name, size_t slices,
-                      int rule, double k, traza_diff_range **out, size_t *n, double *lo, double *hi, traza_err *err);
+/* The ranges of B where the durations of a row depart from A's (a[0..na-1], the
+ * base's runs, whose durations are pooled): the row is named as traza_diff_compute
+ * names it for `by` and `kind` (an event type; "type @ producer path" by producer; a
+ * function's calls, or its self times, by function; not a call path). B's span cut
+ * into `slices` equal slices, each slice's median compared with the interval of
+ * traza_anomaly_interval (rule, k) on every duration of A; adjacent flagged slices of
+ * one direction merged. lo, hi: A's interval, seconds. */
+int traza_diff_ranges(traza_trace *const *a, size_t na, traza_trace *b, traza_diff_by by, traza_diff_kind kind, const char *name,
+                      size_t slices, int rule, double k, traza_diff_range **out, size_t *n, double *lo, double *hi, traza_err *err);
 
 /* ---- structure: cycle types of two grammars, sequence patterns of two traces ----- */
 

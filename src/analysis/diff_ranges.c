@@ -117,8 +117,8 @@ static int cmp_d(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-int traza_diff_ranges(traza_trace *a, traza_trace *b, traza_diff_by by, traza_diff_kind kind, const char *name, size_t slices,
-                      int rule, double k, traza_diff_range **out, size_t *n, double *lo, double *hi, traza_err *err)
+int traza_diff_ranges(traza_trace *const *a, size_t na, traza_trace *b, traza_diff_by by, traza_diff_kind kind, const char *name,
+                      size_t slices, int rule, double k, traza_diff_range **out, size_t *n, double *lo, double *hi, traza_err *err)
 {
     *out = NULL;
     *n = 0;
@@ -129,7 +129,9 @@ int traza_diff_ranges(traza_trace *a, traza_trace *b, traza_diff_by by, traza_di
     size_t cap = 0, last_first = 0; /* the first slice of the last range */
     if (kind == TRAZA_DIFF_PATH)
         return traza_err_set(err, TRAZA_E_USAGE, "diff: a call path's row has no durations to place in time");
-    int rc = read_row(a, by, kind, name, &da, err);
+    int rc = 0;
+    for (size_t i = 0; i < na && rc == 0; i++) /* A's runs pooled: one normal interval */
+        rc = read_row(a[i], by, kind, name, &da, err);
     if (rc == 0)
         rc = read_row(b, by, kind, name, &db, err);
     if (rc == 0 && (!da.n || !db.n))

@@ -51,8 +51,8 @@ const char cmd_diff_usage[] =
     "                      faster (intensity: the relative change, full at 100 %), purple\n"
     "                      when only in B; its tooltip the times of A and B, the change\n"
     "  --flame-by M        the time that colours a frame: self (the default) or total\n"
-    "  --ranges            where in time each slower/faster row (A B; a function's calls or\n"
-    "                      self time with --by function) shows: the\n"
+    "  --ranges            where in time each slower/faster row (a function's calls or self\n"
+    "                      time with --by function) shows, in B or in each run of --new: the\n"
     "                      slices (1/20 of B's span) whose median duration is outside A's\n"
     "                      median +- 3 MAD, merged, from B's start (JSON: \"ranges\")\n"
     "  --patterns          also the sequence-search patterns whose instance counts changed (A B):\n"
@@ -283,12 +283,14 @@ static void print_text(tz_buf *b, traza_trace *const *ta, traza_trace *const *tb
 }
 
 /* One row of the text of --ranges. */
-static void text_row_ranges(void *ctx, const traza_diff_row *r, const traza_diff_range *g, size_t n, double lo, double hi)
+static void text_row_ranges(void *ctx, const traza_diff_row *r, int run, const traza_diff_range *g, size_t n, double lo, double hi)
 {
     tz_buf *o = ctx;
-    char x[32], y[32], z[32];
-    tz_buf_printf(o, "  %s%s (A's interval [%s, %s]):", r->name, r->kind == TRAZA_DIFF_SELF ? " (self)" : "", tz_secs_str(lo, x, sizeof x),
-                  tz_secs_str(hi, y, sizeof y));
+    char x[32], y[32], z[32], rn[32] = "";
+    if (run >= 0)
+        snprintf(rn, sizeof rn, " in B's run %d", run + 1);
+    tz_buf_printf(o, "  %s%s%s (A's interval [%s, %s]):", r->name, r->kind == TRAZA_DIFF_SELF ? " (self)" : "", rn,
+                  tz_secs_str(lo, x, sizeof x), tz_secs_str(hi, y, sizeof y));
     for (size_t k = 0; k < n; k++)
         tz_buf_printf(o, "%s %s", k ? "," : "", tz_secs_str(g[k].from, x, sizeof x)),
             tz_buf_printf(o, " - %s %s (%lld events, median %s)", tz_secs_str(g[k].to, y, sizeof y), g[k].slower ? "slower" : "faster",
@@ -299,17 +301,18 @@ static void text_row_ranges(void *ctx, const traza_diff_row *r, const traza_diff
 /* Where in time each slower or faster row of durations shows (--ranges): as
  * the JSON of tz_diff_json_ranges when json, else text lines. NULL when out of memory
  * or err set. */
-static char *where_in_time(traza_trace *a, traza_trace *b, const traza_diff *d, int json, traza_err *err)
+static char *where_in_time(traza_trace *const *a, size_t na, traza_trace *const *b, size_t nb, const traza_diff *d, int json,
+                           traza_err *err)
 {
     tz_buf o;
     tz_buf_init(&o);
     int rc;
     if (json) {
-        rc = tz_diff_json_ranges(&o, a, b, d, err);
+        rc = tz_diff_json_ranges(&o, a, na, b, nb, d, err);
     } else {
-        tz_buf_printf(&o, "\nwhere in time (B's slices of 1/%d of its span whose median is outside A's interval, median +- 3 MAD):\n",
-                      TZ_DIFF_RANGE_SLICES);
-        rc = tz_diff_each_ranges(a, b, d, text_row_ranges, &o, err);
+        tz_buf_printf(&o, "\nwhere in time (B's slices of 1/%d of its span whose median is outside A's interval, median +- 3 MAD%s):\n",
+                      TZ_DIFF_RANGE_SLICES, na > 1 ? ", A's runs pooled" : "");
+        rc = tz_diff_each_ranges(a, na, b, nb, d, text_row_ranges, &o, err);
     }
     char *s = rc < 0 ? NULL : tz_buf_take(&o);
     if (rc < 0)
@@ -353,7 +356,7 @@ static int run_diff(traza_cli *cli, traza_trace *const *ta, size_t na, traza_tra
             nfailed += failed[i] = (unsigned char)fail_match(fe, &d.rows[i]);
     }
     char *where = NULL, *pats = NULL;
-    if ((fl->ranges && !(where = where_in_time(ta[0], tb[0], &d, cli->json, &err))) ||
+    if ((fl->ranges && !(where = where_in_time(ta, na, tb, nb, &d, cli->json, &err))) ||
         (fl->patterns && !(pats = diff_patterns_section(ta[0], tb[0], fl->pattern, fl->npattern, o, cli->json, top, &err)))) {
         free(where);
         free(failed);
@@ -499,8 +502,6 @@ static int parse_args(traza_cli *cli, int argc, char **argv, traza_diff_opts *o,
         return 1 + cli_usage_error("diff", "--elf names A's program, then B's: give it twice");
     if (fl->patterns && !nnames[0])
         return 1 + cli_usage_error("diff", "--patterns is for two traces, A B");
-    if (fl->ranges && !nnames[0])
-        return 1 + cli_usage_error("diff", "--ranges is for two traces, A B");
     if (fl->out && !nnames[0])
         return 1 + cli_usage_error("diff", "--flame draws two traces, A B, not --base / --new sets");
     return EXIT_OK;

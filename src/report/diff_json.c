@@ -90,19 +90,23 @@ void tz_diff_json_fields(tz_buf *b, traza_trace *const *ta, traza_trace *const *
     tz_buf_putc(b, ']');
 }
 
-int tz_diff_each_ranges(traza_trace *a, traza_trace *b, const traza_diff *d, tz_diff_ranges_fn fn, void *ctx, traza_err *err)
+int tz_diff_each_ranges(traza_trace *const *a, size_t na, traza_trace *const *b, size_t nb, const traza_diff *d, tz_diff_ranges_fn fn,
+                        void *ctx, traza_err *err)
 {
     for (size_t i = 0; i < d->nrows; i++) {
         const traza_diff_row *r = &d->rows[i];
         if (r->kind == TRAZA_DIFF_PATH || (r->verdict != TRAZA_DIFF_SLOWER && r->verdict != TRAZA_DIFF_FASTER))
             continue;
-        traza_diff_range *g;
-        size_t n;
-        double lo, hi;
-        if (traza_diff_ranges(a, b, d->opts.by, r->kind, r->name, TZ_DIFF_RANGE_SLICES, TRAZA_RULE_MAD, 3, &g, &n, &lo, &hi, err) < 0)
-            return -1;
-        fn(ctx, r, g, n, lo, hi);
-        free(g);
+        for (size_t run = 0; run < nb; run++) {
+            traza_diff_range *g;
+            size_t n;
+            double lo, hi;
+            if (traza_diff_ranges(a, na, b[run], d->opts.by, r->kind, r->name, TZ_DIFF_RANGE_SLICES, TRAZA_RULE_MAD, 3, &g, &n, &lo,
+                                  &hi, err) < 0)
+                return -1;
+            fn(ctx, r, nb > 1 ? (int)run : -1, g, n, lo, hi);
+            free(g);
+        }
     }
     return 0;
 }
@@ -112,13 +116,15 @@ struct json_ctx {
     size_t nrow;
 };
 
-static void json_row_ranges(void *ctx, const traza_diff_row *r, const traza_diff_range *g, size_t n, double lo, double hi)
+static void json_row_ranges(void *ctx, const traza_diff_row *r, int run, const traza_diff_range *g, size_t n, double lo, double hi)
 {
     struct json_ctx *c = ctx;
     tz_buf *o = c->o;
     tz_buf_puts(o, c->nrow++ ? ",{\"row\":" : "{\"row\":");
     tz_json_str(o, r->name);
     tz_buf_printf(o, ",\"kind\":\"%s\"", traza_diff_kind_name(r->kind));
+    if (run >= 0)
+        tz_buf_printf(o, ",\"run\":%d", run);
     json_field(o, "lo", lo);
     json_field(o, "hi", hi);
     tz_buf_puts(o, ",\"ranges\":[");
@@ -133,11 +139,12 @@ static void json_row_ranges(void *ctx, const traza_diff_row *r, const traza_diff
     tz_buf_puts(o, "]}");
 }
 
-int tz_diff_json_ranges(tz_buf *o, traza_trace *a, traza_trace *b, const traza_diff *d, traza_err *err)
+int tz_diff_json_ranges(tz_buf *o, traza_trace *const *a, size_t na, traza_trace *const *b, size_t nb, const traza_diff *d,
+                        traza_err *err)
 {
     struct json_ctx c = {o, 0};
     tz_buf_putc(o, '[');
-    if (tz_diff_each_ranges(a, b, d, json_row_ranges, &c, err) < 0)
+    if (tz_diff_each_ranges(a, na, b, nb, d, json_row_ranges, &c, err) < 0)
         return -1;
     tz_buf_putc(o, ']');
     return 0;

@@ -14,15 +14,19 @@
 void tz_diff_json_fields(tz_buf *b, traza_trace *const *ta, traza_trace *const *tb, const traza_diff *d,
                          const unsigned char *failed);
 
-/* Calls fn for each slower or faster row of durations (not a call path) with its time ranges (of
- * traza_diff_ranges over TZ_DIFF_RANGE_SLICES slices, median +- 3 MAD) and A's
+/* Calls fn for each slower or faster row of durations (not a call path) and each
+ * run of B (run -1 when B is one trace) with its time ranges (of traza_diff_ranges
+ * over TZ_DIFF_RANGE_SLICES slices, median +- 3 MAD, A's runs pooled) and A's
  * interval [lo, hi]. -1 with err set. */
-typedef void (*tz_diff_ranges_fn)(void *ctx, const traza_diff_row *r, const traza_diff_range *g, size_t n, double lo, double hi);
-int tz_diff_each_ranges(traza_trace *a, traza_trace *b, const traza_diff *d, tz_diff_ranges_fn fn, void *ctx, traza_err *err);
+typedef void (*tz_diff_ranges_fn)(void *ctx, const traza_diff_row *r, int run, const traza_diff_range *g, size_t n, double lo,
+                                  double hi);
+int tz_diff_each_ranges(traza_trace *const *a, size_t na, traza_trace *const *b, size_t nb, const traza_diff *d, tz_diff_ranges_fn fn,
+                        void *ctx, traza_err *err);
 
-/* Where in time each such row shows, as JSON [{"row", "kind", "lo", "hi", "ranges": [{from,
- * to, events, median, direction}]}] (seconds from B's first timestamp), appended to
- * o. -1 with err set. */
-int tz_diff_json_ranges(tz_buf *o, traza_trace *a, traza_trace *b, const traza_diff *d, traza_err *err);
+/* Where in time each such row shows, as JSON [{"row", "kind", ["run",] "lo", "hi",
+ * "ranges": [{from, to, events, median, direction}]}] (seconds from the first
+ * timestamp of B, or of B's run "run"), appended to o. -1 with err set. */
+int tz_diff_json_ranges(tz_buf *o, traza_trace *const *a, size_t na, traza_trace *const *b, size_t nb, const traza_diff *d,
+                        traza_err *err);
 
 #endif

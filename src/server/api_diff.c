@@ -90,7 +90,7 @@ int tz_api_diff(tz_req *r)
     tz_buf_puts(&out, ",\"b_min_ts\":");
     tz_json_tick(r, &out, ib->min_ts);
     tz_buf_printf(&out, ",\"b_time_unit\":%d,\"ranges\":", ib->time_unit);
-    int rc = tz_diff_json_ranges(&out, a, b, &d, &r->err);
+    int rc = tz_diff_json_ranges(&out, ta, 1, tb, 1, &d, &r->err);
     traza_diff_free(&d);
     if (rc < 0) {
         tz_buf_free(&out);

@@ -98,3 +98,29 @@ check_eq "wide base: the interval starts at 0" "work 0" "$(printf '%s' "$OUT" | 
 import json, sys
 for w in json.load(sys.stdin)["ranges"]:
     print(w["row"], w["lo"])')"
+
+# Sets of runs: three base runs pooled into one interval, and each new run placed on
+# its own: runs 1 and 2 slower from 8 ms to 16 ms, run 3 from 4 ms to 12 ms.
+python3 - "$TMP" <<'PY'
+import random, sys
+for name, seed, lo, hi in (("a1", 1, 0, 0), ("a2", 2, 0, 0), ("a3", 3, 0, 0), ("b1", 4, 800, 1600), ("b2", 5, 800, 1600), ("b3", 6, 400, 1200)):
+    r = random.Random(seed)
+    with open("%s/%s.csv" % (sys.argv[1], name), "w") as f:
+        f.write("ts,end,type,producer\n")
+        for i in range(2000):
+            t = i * 10000
+            f.write("%d,%d,work,cpu0\n" % (t, t + int((2000 if lo <= i < hi else 1000) * r.uniform(0.9, 1.1))))
+PY
+for x in a1 a2 a3 b1 b2 b3; do check_rc "import $x" 0 "$TRAZA" import "$TMP/$x.csv" --name "$x"; done
+check_rc "diff --ranges of sets" 0 "$TRAZA" diff --base a1 a2 a3 --new b1 b2 b3 --ranges --json
+check_eq "sets: each new run's range, against the pooled base" "work 0 slower 800 0.4 0.8
+work 1 slower 800 0.4 0.8
+work 2 slower 800 0.2 0.6" "$(printf '%s' "$OUT" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+for w in d["ranges"]:
+    for x in w["ranges"]:
+        print(w["row"], w["run"], x["direction"], x["events"], round(x["from"] / 0.01999, 1), round(x["to"] / 0.01999, 1))')"
+check_rc "diff --ranges of sets (text)" 0 "$TRAZA" diff --base a1 a2 a3 --new b1 b2 b3 --ranges
+check_contains "sets: text names the run" "$OUT" "  work in B's run 3 (A's interval"
+check_contains "sets: text says the base is pooled" "$OUT" "median +- 3 MAD, A's runs pooled):"
