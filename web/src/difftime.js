@@ -3,8 +3,8 @@
 // event of a type picked in "align at": a function of a call-stack trace), each run
 // drawn from its own /api/timeline summary by the timeline's painter, under one ruler
 // of relative time. The wheel zooms both around the cursor, a drag pans both, a
-// double click shows both whole.
-import { api, el, fmtTime } from './state.js';
+// double click shows both whole; the cursor's time is marked across both.
+import { api, el, fmtTime, fmtRel } from './state.js';
 import { paintSummary, paintRuler } from './timeline.js';
 
 const ROW_H = 18;        // a track (the timeline's summary rows)
@@ -16,11 +16,13 @@ let view = null;         // the window on the axis, [from, to] in 10^U s from th
 let extent = [0, 1];     // the axis from the earliest start to the latest end
 let loads = 0;           // only the latest answers are drawn
 let frame = 0;
+let cursor = null;       // the mouse's x over either run (css px): a line through both
 
 const $ = id => document.getElementById(id);
 
 // The panel, empty until show() is given the two runs.
 export function diffTimelinePanel() {
+  sides = []; view = null; loads++;
   const align = el('input', { id: 'dt-align', 'data-testid': 'diff-align', list: 'dt-types', placeholder: 'start', size: 24,
     title: 'an event type (a function) of both runs: each run is aligned at its first event of that type; empty: at its start' });
   align.addEventListener('change', () => realign(align.value.trim()).catch(showErr));
@@ -33,7 +35,7 @@ export function diffTimelinePanel() {
     el('h3', {}, 'Side by side ', el('small', {}, 'the base above the open trace, in time from each one\'s alignment point (red line); wheel: zoom both, drag: pan both, double-click: whole runs')),
     el('div', { class: 'controls' }, el('label', {}, 'align at ', align), el('datalist', { id: 'dt-types' }),
       el('button', { 'data-testid': 'diff-align-start', onclick: () => { align.value = ''; realign('').catch(showErr); } }, 'starts'),
-      el('span', { id: 'dt-note', 'data-testid': 'diff-tl-note', class: 'hint' })),
+      el('span', { id: 'dt-note', 'data-testid': 'diff-tl-note', class: 'hint' }), ' ', el('span', { id: 'dt-cursor', class: 'hint' })),
     el('div', { class: 'dt-ruler-row' }, el('div', { class: 'dt-gutter' }), el('canvas', { id: 'dt-ruler', 'data-testid': 'diff-tl-ruler' })),
     side('base'), side('open'));
   for (const role of ['base', 'open']) setupCanvas(p.querySelector(`#dt-${role}`));
@@ -160,6 +162,7 @@ function draw() {
       const x0 = X(e[0]);
       g.fillStyle = ty.color; g.fillRect(x0, row * ROW_H + 2, Math.max(1.5, X(e[1]) - x0), ROW_H - 4);
     }
+    if (cursor !== null) { g.fillStyle = 'rgba(0,0,0,0.45)'; g.fillRect(Math.round(cursor), 0, 1, h); }
     // the alignment point
     const xa = Math.round(-v0 / d * w) + 0.5;
     g.strokeStyle = '#d02020'; g.setLineDash([4, 3]); g.beginPath(); g.moveTo(xa, 0); g.lineTo(xa, h); g.stroke(); g.setLineDash([]);
@@ -188,13 +191,19 @@ function setupCanvas(cv) {
     set(t - (t - view[0]) * k, t + (view[1] - t) * k);
   }, { passive: false });
   let drag = null;
-  cv.addEventListener('mousedown', e => { if (view) drag = { x: e.offsetX, view: view.slice() }; });
-  window.addEventListener('mouseup', () => { drag = null; });
+  cv.addEventListener('mousedown', e => {
+    if (!view) return;
+    drag = { x: e.offsetX, view: view.slice() };
+    window.addEventListener('mouseup', () => { drag = null; }, { once: true });
+  });
   cv.addEventListener('mousemove', e => {
-    if (!drag) return;
+    cursor = e.offsetX;
+    $('dt-cursor').textContent = `cursor at ${fmtRel(at(e.offsetX), U)} from the alignment point`;
+    if (!drag) { requestDraw(); return; }
     const dt = (e.offsetX - drag.x) / (cv.clientWidth || 1) * (drag.view[1] - drag.view[0]);
     set(drag.view[0] - dt, drag.view[1] - dt);
   });
+  cv.addEventListener('mouseleave', () => { cursor = null; $('dt-cursor').textContent = ''; requestDraw(); });
   cv.addEventListener('dblclick', () => { if (view) set(extent[0], extent[1]); });
 }
 
