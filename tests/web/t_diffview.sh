@@ -5,7 +5,8 @@
 # main > foo > bar, then qux under main; the open b has no init and no qux, and a baz
 # under foo. The structure lists init and main;qux as only in the base, main;foo;baz as
 # only in b; both timelines are drawn; "align at main" moves the base by its 100 us.
-# Then the uftrace sample of ../shared/data against itself and two traza gen traces.
+# Then two traza gen traces, and the uftrace sample and the LTTng kernel trace of
+# ../shared/data each against itself.
 # Screenshots: $TRAZA_BUILD/web-test/diffview-*.png.
 . "$(dirname "$0")/../lib.sh"
 . "$TRAZA_SRC/tests/cli/diff_calls.sh"
@@ -23,10 +24,13 @@ check_rc "import a" 0 "$TRAZA" import "$TMP/a.csv" --format csv --map ts=t,end=e
 import_calls b 11 1500 1
 check_rc "gen g1" 0 "$TRAZA" gen --name g1 --events 20000 --seed 1 --tree 3x4
 check_rc "gen g2" 0 "$TRAZA" gen --name g2 --events 20000 --seed 2 --tree 3x4 --gap 130
+traces=a,b,g1+g2
 uf=$DATA/uftrace-redisgraph-aarch64
-traces=a,b,g1,g2
 if [ -d "$uf" ] && "$TRAZA" import "$uf" --name uftrace -q >/dev/null 2>&1; then traces=$traces,uftrace
 else skip "the side-by-side timeline on the uftrace sample" "$uf is absent or does not import"; fi
+lt=$DATA/babeltrace-ctf/lttng-tracefile-rotation/kernel
+if [ -d "$lt" ] && "$TRAZA" import "$lt" --name lttng -q >/dev/null 2>&1; then traces=$traces,lttng.processed
+else skip "the side-by-side timeline on the LTTng kernel trace" "$lt is absent or does not import"; fi
 
 start_server
 [ -n "$PORT" ] || fail "serve starts" "$(cat "$TMP/serve.out")"

@@ -3,10 +3,11 @@
 // tests/web/t_diffview.sh: with b open and a as the base, the structure panel lists
 // main;foo;baz as only in b and init, main;qux as only in a; both timelines are drawn;
 // "align at main" moves the base by its 100 us of init; the wheel zooms and a drag pans
-// both runs at once. Then two generated traces and the uftrace sample side by side.
-// usage: node diffview.mjs URL SHOTS TRACE,TRACE[,...] (base, open, then pairs of
-// further traces: the second of each pair against the first; a last single one
-// against itself). Prints PASS:/FAIL: lines (tests/lib.sh conventions).
+// both runs at once. Then two generated traces, and real ones against themselves
+// (aligned at a function), side by side.
+// usage: node diffview.mjs URL SHOTS BASE,OPEN[,BASE2+OPEN2|TRACE...] (then further
+// pairs, or traces against themselves). Prints PASS:/FAIL: lines (tests/lib.sh
+// conventions).
 import { check, withBrowser, openTrace, inked } from './lib.mjs';
 
 const [url, shots, traceList] = process.argv.slice(2);
@@ -91,8 +92,8 @@ await withBrowser(shots, async ({ page, errors, shot }) => {
   await shot('diffview-3-zoomed');
 
   // further pairs: generated traces, then the uftrace sample against itself aligned at a function
-  for (let i = 0; i < others.length; i += 2) {
-    const [b0, o0] = others[i + 1] ? [others[i], others[i + 1]] : [others[i], others[i]];
+  for (const item of others) {
+    const [b0, o0 = b0] = item.split('+');
     await compare(page, o0, b0);
     await page.$eval('[data-testid=diff-timeline]', p => p.scrollIntoView());
     const ia = await inked(page, '[data-testid=diff-tl-base]'), ib = await inked(page, '[data-testid=diff-tl-open]');
@@ -110,7 +111,7 @@ await withBrowser(shots, async ({ page, errors, shot }) => {
       const t = await sides(page);
       check(`${b0} against itself aligned at ${fn}: both moved alike (align ${t[0].align})`, t[0].align === t[1].align && t[0].x0 === t[1].x0, JSON.stringify(t));
     }
-    await shot(`diffview-4-${o0}`);
+    await shot(`diffview-4-${o0.replace(/[^\w-]/g, '_')}`);
   }
   check('no error on the page', errors.length === 0, errors.join('\n'));
 });
