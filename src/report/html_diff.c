@@ -101,6 +101,8 @@ static int structure(tz_buf *b, traza_trace *a, traza_trace *tb, const traza_dif
                           (long long)r->count_a, (long long)r->count_b, r->share_a, r->share_b, r->p_adj, v);
         }
         tz_buf_puts(b, "</table>\n");
+        if (c.changed > DIFF_ROWS)
+            tz_buf_printf(b, "<p>%zu more changed patterns, not shown.</p>\n", c.changed - DIFF_ROWS);
     }
     traza_diff_counts_free(&c);
     tz_buf_puts(b, "</div>\n");
