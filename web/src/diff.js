@@ -6,7 +6,7 @@
 // differential flame graph (widths: the open trace's total times; fills: the server's,
 // red slower, blue faster, purple new), zoomed on a clicked frame.
 import { state, api, setRange, el, fitCanvas, fmtTime } from './state.js';
-import { diffTimelinePanel, show as showSides, redraw as redrawSides } from './difftime.js';
+import { diffTimelinePanel, show as showSides, redraw as redrawSides, markRanges } from './difftime.js';
 
 const RH = 16;        // a frame's height, px
 let d = null;         // the /api/diff answer
@@ -76,6 +76,7 @@ async function load() {
   const tb = document.getElementById('diff-table');
   tb.dataset.base = base; tb.dataset.by = d.by;
   renderTable(); renderStructure(); renderRanges(); drawFlame();
+  markRanges(d.ranges, d.b_time_unit);
 }
 
 // The call paths of one run only, by run, then the patterns whose counts changed.

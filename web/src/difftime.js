@@ -3,7 +3,8 @@
 // event of a type picked in "align at": a function of a call-stack trace), each run
 // drawn from its own /api/timeline summary by the timeline's painter, under one ruler
 // of relative time. The wheel zooms both around the cursor, a drag pans both, a
-// double click shows both whole; the cursor's time is marked across both.
+// double click shows both whole; the cursor's time is marked across both, and the
+// ranges where a change shows (Where in time) are shaded over the open run.
 import { api, el, fmtTime, fmtRel } from './state.js';
 import { paintSummary, paintRuler } from './timeline.js';
 
@@ -17,12 +18,13 @@ let extent = [0, 1];     // the axis from the earliest start to the latest end
 let loads = 0;           // only the latest answers are drawn
 let frame = 0;
 let cursor = null;       // the mouse's x over either run (css px): a line through both
+let marks = [];          // the open run's time ranges of a change: {from, to, slower} in its ticks
 
 const $ = id => document.getElementById(id);
 
 // The panel, empty until show() is given the two runs.
 export function diffTimelinePanel() {
-  sides = []; view = null; loads++;
+  sides = []; view = null; marks = []; loads++;
   const align = el('input', { id: 'dt-align', 'data-testid': 'diff-align', list: 'dt-types', placeholder: 'start', size: 24,
     title: 'an event type (a function) of both runs: each run is aligned at its first event of that type; empty: at its start' });
   align.addEventListener('change', () => realign(align.value.trim()).catch(showErr));
@@ -32,7 +34,7 @@ export function diffTimelinePanel() {
       el('canvas', { class: 'dt-labels', id: `dt-labels-${role}` }),
       el('canvas', { class: 'dt-tracks', id: `dt-${role}`, 'data-testid': `diff-tl-${role}` })));
   const p = el('div', { class: 'panel', id: 'dt-panel', 'data-testid': 'diff-timeline' },
-    el('h3', {}, 'Side by side ', el('small', {}, 'the base above the open trace, in time from each one\'s alignment point (red line); wheel: zoom both, drag: pan both, double-click: whole runs')),
+    el('h3', {}, 'Side by side ', el('small', {}, 'the base above the open trace, in time from each one\'s alignment point (red line), the ranges of Where in time shaded; wheel: zoom both, drag: pan both, double-click: whole runs')),
     el('div', { class: 'controls' }, el('label', {}, 'align at ', align), el('datalist', { id: 'dt-types' }),
       el('button', { 'data-testid': 'diff-align-start', onclick: () => { align.value = ''; realign('').catch(showErr); } }, 'starts'),
       el('span', { id: 'dt-note', 'data-testid': 'diff-tl-note', class: 'hint' }), ' ', el('span', { id: 'dt-cursor', class: 'hint' })),
@@ -153,6 +155,10 @@ function draw() {
     const xs = X(0), xe = X(s.span);
     if (xs > 0) g.fillRect(0, 0, xs, h);
     if (xe < w) g.fillRect(xe, 0, w - xe, h);
+    if (s.role === 'open') for (const m of marks) {
+      g.fillStyle = m.slower ? 'rgba(224,40,40,0.18)' : 'rgba(40,96,224,0.18)';
+      g.fillRect(X(m.from), 0, Math.max(1, X(m.to) - X(m.from)), h);
+    }
     g.strokeStyle = 'rgba(0,0,0,0.07)';
     for (const { t } of ticks) { const x = Math.round((t - v0) / d * w) + 0.5; g.beginPath(); g.moveTo(x, 0); g.lineTo(x, h); g.stroke(); }
     const tl = s.tl, last = s.rows.length - 1, type = id => s.typeMap.get(id);
@@ -167,6 +173,7 @@ function draw() {
     const xa = Math.round(-v0 / d * w) + 0.5;
     g.strokeStyle = '#d02020'; g.setLineDash([4, 3]); g.beginPath(); g.moveTo(xa, 0); g.lineTo(xa, h); g.stroke(); g.setLineDash([]);
     Object.assign(cv.dataset, { trace: s.name, align: String(s.align), alignAt: s.alignAt, x0: xs.toFixed(1), tracks: String(s.rows.length), view: JSON.stringify(view),
+      marks: String(s.role === 'open' ? marks.length : 0),
       mode: tl ? tl.mode : 'none' });
     const u = s.info.time_unit;
     $(`dt-title-${s.role}`).textContent = `${s.role === 'base' ? 'base' : 'open'}: ${s.name} · span ${fmtTime(s.span, u)}` +
@@ -205,6 +212,14 @@ function setupCanvas(cv) {
   });
   cv.addEventListener('mouseleave', () => { cursor = null; $('dt-cursor').textContent = ''; requestDraw(); });
   cv.addEventListener('dblclick', () => { if (view) set(extent[0], extent[1]); });
+}
+
+// Shades the time ranges where a change shows (the Diff answer's ranges: seconds from the
+// open run's first timestamp, its ticks of 10^unit s) over the open run.
+export function markRanges(ranges, unit) {
+  const k = 10 ** -unit;
+  marks = ranges.flatMap(g => g.ranges.map(x => ({ from: x.from * k, to: x.to * k, slower: x.direction === 'slower' })));
+  requestDraw();
 }
 
 // Redraws at the tab's width (the tab was hidden, or the window resized).

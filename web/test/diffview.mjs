@@ -55,6 +55,10 @@ await withBrowser(shots, async ({ page, errors, shot }) => {
     sa.align === '0' && sb.align === '0' && +sa.x0 === 0 && +sb.x0 === 0, JSON.stringify([sa, sb]));
   const ticks = await page.$eval('[data-testid=diff-tl-ruler]', r => JSON.parse(r.dataset.ticks));
   check(`the ruler reads relative time (${ticks.slice(0, 3).join(', ')})`, ticks.length >= 4 && ticks[0] === '+0 µs', ticks.join(', '));
+  const nr = await page.evaluate(([a, b]) => fetch(`/api/diff?base=${a}&trace=${b}&tree=0`).then(r => r.json())
+    .then(d => d.ranges.reduce((n, g) => n + g.ranges.length, 0)), [base, cur]);
+  const marks = await page.$eval('[data-testid=diff-tl-open]', c => c.dataset.marks);
+  check(`the open run shades the ${nr} time ranges of Where in time (${marks})`, nr > 0 && +marks === nr, `${marks} ${nr}`);
   await shot('diffview-1-starts');
 
   // align at main: the base's first main is 100 us after its start (its init), b's at 0
