@@ -327,11 +327,15 @@ export function paintRuler(rc, from, to, unit, absolute) {
   const X = t => (t - from) / Math.max(1, to - from) * w;
   g.strokeStyle = '#999'; g.fillStyle = '#333';
   g.beginPath(); g.moveTo(0, h - 0.5); g.lineTo(w, h - 0.5); g.stroke();
+  let end = -Infinity; // the right end of the last label drawn: a label kept inside the canvas may not reach it
   for (const { t, label } of ticks) {
-    const x = Math.round(X(t)) + 0.5;
+    const x = Math.round(X(t)) + 0.5, lw = g.measureText(label).width;
     g.beginPath(); g.moveTo(x, h - 8); g.lineTo(x, h); g.stroke();
     for (let k = 1; k < 5; k++) { const xm = Math.round(X(t + step * k / 5)) + 0.5; g.beginPath(); g.moveTo(xm, h - 3); g.lineTo(xm, h); g.stroke(); }
-    g.fillText(label, Math.min(w - g.measureText(label).width - 1, Math.max(0, x - g.measureText(label).width / 2)), 11);
+    const lx = Math.min(w - lw - 1, Math.max(0, x - lw / 2));
+    if (lx < end + 6) continue;
+    g.fillText(label, lx, 11);
+    end = lx + lw;
   }
   rc.dataset.ticks = JSON.stringify(ticks.map(x => x.label));
   rc.dataset.tickTs = JSON.stringify(ticks.map(x => x.t));
