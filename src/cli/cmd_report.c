@@ -14,7 +14,9 @@ const char cmd_report_usage[] =
     "  --diff BASE  first a section on what changed from trace BASE (the old run) to the\n"
     "               first TRACE: the rows of `traza diff` by event type and, for traces\n"
     "               of calls, by function with the differential flame graph; a table\n"
-    "               lists its first 30 rows ('traza diff --json' lists them all)\n"
+    "               lists its first 30 rows ('traza diff --json' lists them all); then\n"
+    "               the call paths of one run only and the sequence patterns whose\n"
+    "               counts changed ('traza diff --by function --patterns')\n"
     "  --slices N   density slices (default 60)\n"
     "  --json       {\"report\": PATH}\n";
 

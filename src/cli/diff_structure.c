@@ -2,14 +2,12 @@
  * traces, as text or JSON. */
 #include "cli/diff_structure.h"
 #include "cli/grammar_cli.h"
+#include "report/diff_json.h"
 #include "util/util.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Pairs of consecutive event types tried per side when no pattern is given. */
-enum { AUTO_PAIRS = 20 };
 
 /* A row's label: the pattern, or the cycle by its numbers on each side. */
 static const char *count_label(const traza_diff_count *r, char *buf, size_t size)
@@ -22,29 +20,6 @@ static const char *count_label(const traza_diff_count *r, char *buf, size_t size
         snprintf(buf, size, "%s:C%zu (length %llu)", r->index_a ? "A" : "B", r->index_a ? r->index_a : r->index_b,
                  (unsigned long long)r->length);
     return buf;
-}
-
-static void counts_json(tz_buf *b, const traza_diff_counts *c)
-{
-    tz_buf_putc(b, '[');
-    for (size_t i = 0; i < c->nrows; i++) {
-        const traza_diff_count *r = &c->rows[i];
-        tz_buf_puts(b, i ? ",{" : "{");
-        if (r->name) {
-            tz_buf_puts(b, "\"pattern\":");
-            tz_json_str(b, r->name);
-            tz_buf_printf(b, ",\"length\":%llu,\"rate_a\":%.9g,\"rate_b\":%.9g", (unsigned long long)r->length, r->share_a, r->share_b);
-        } else {
-            tz_buf_printf(b, "\"cycle_a\":%zu,\"cycle_b\":%zu,\"hash\":\"%016llx\",\"length\":%llu,\"share_a\":%.9g,\"share_b\":%.9g",
-                          r->index_a, r->index_b, (unsigned long long)r->hash, (unsigned long long)r->length, r->share_a,
-                          r->share_b);
-        }
-        tz_buf_printf(b, ",\"count_a\":%lld,\"count_b\":%lld,", (long long)r->count_a, (long long)r->count_b);
-        tz_buf_printf(b, isnan(r->p) ? "\"p\":null," : "\"p\":%.6g,", r->p);
-        tz_buf_printf(b, isnan(r->p_adj) ? "\"p_adj\":null," : "\"p_adj\":%.6g,", r->p_adj);
-        tz_buf_printf(b, "\"verdict\":\"%s\"}", traza_diff_verdict_name(r->verdict));
-    }
-    tz_buf_putc(b, ']');
 }
 
 /* The text table: the changed rows (at most top), then how many are unchanged. */
@@ -150,7 +125,7 @@ int diff_grammars(traza_cli *cli, const char *pa, const char *pb, const char *lo
                             "\"cycles_b\":%.0f,\"changed\":%zu,\"cycle_types\":",
                       (unsigned long long)lh, (unsigned long long)lhb, elf[0] ? "true" : "false", c.exposure_a, c.exposure_b,
                       c.changed);
-        counts_json(&out, &c);
+        tz_diff_json_counts(&out, &c);
         tz_buf_puts(&out, "}\n");
     } else {
         tz_buf_printf(&out, "A: %s (%.0f cycles)  B: %s (%.0f cycles)  loop header ", pa, c.exposure_a, pb, c.exposure_b);
@@ -181,12 +156,12 @@ char *diff_patterns_section(traza_trace *a, traza_trace *b, const char *const *p
                             const traza_diff_opts *o, int json, long top, traza_err *err)
 {
     traza_diff_counts c;
-    if (traza_diff_patterns(a, b, patterns, npatterns, AUTO_PAIRS, 1, o->correction, o->alpha, &c, err) < 0)
+    if (traza_diff_patterns(a, b, patterns, npatterns, TZ_DIFF_AUTO_PAIRS, 1, o->correction, o->alpha, &c, err) < 0)
         return NULL;
     tz_buf out;
     tz_buf_init(&out);
     if (json) {
-        counts_json(&out, &c);
+        tz_diff_json_counts(&out, &c);
     } else {
         tz_buf_printf(&out, "\nsequence patterns (%s, per producer; a rate test on the instance counts, corrected over the "
                             "patterns):\n",

@@ -2,6 +2,7 @@
 #include "report/diff_json.h"
 #include "traza/analysis.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 static void json_side(tz_buf *b, const traza_diff_side *s)
@@ -147,5 +148,50 @@ int tz_diff_json_ranges(tz_buf *o, traza_trace *const *a, size_t na, traza_trace
     if (tz_diff_each_ranges(a, na, b, nb, d, json_row_ranges, &c, err) < 0)
         return -1;
     tz_buf_putc(o, ']');
+    return 0;
+}
+
+void tz_diff_json_counts(tz_buf *b, const traza_diff_counts *c)
+{
+    tz_buf_putc(b, '[');
+    for (size_t i = 0; i < c->nrows; i++) {
+        const traza_diff_count *r = &c->rows[i];
+        tz_buf_puts(b, i ? ",{" : "{");
+        if (r->name) {
+            tz_buf_puts(b, "\"pattern\":");
+            tz_json_str(b, r->name);
+            tz_buf_printf(b, ",\"length\":%llu,\"rate_a\":%.9g,\"rate_b\":%.9g", (unsigned long long)r->length, r->share_a, r->share_b);
+        } else {
+            tz_buf_printf(b, "\"cycle_a\":%zu,\"cycle_b\":%zu,\"hash\":\"%016llx\",\"length\":%llu,\"share_a\":%.9g,\"share_b\":%.9g",
+                          r->index_a, r->index_b, (unsigned long long)r->hash, (unsigned long long)r->length, r->share_a,
+                          r->share_b);
+        }
+        tz_buf_printf(b, ",\"count_a\":%lld,\"count_b\":%lld,", (long long)r->count_a, (long long)r->count_b);
+        tz_buf_printf(b, isnan(r->p) ? "\"p\":null," : "\"p\":%.6g,", r->p);
+        tz_buf_printf(b, isnan(r->p_adj) ? "\"p_adj\":null," : "\"p_adj\":%.6g,", r->p_adj);
+        tz_buf_printf(b, "\"verdict\":\"%s\"}", traza_diff_verdict_name(r->verdict));
+    }
+    tz_buf_putc(b, ']');
+}
+
+int tz_diff_json_structure(tz_buf *o, traza_trace *a, traza_trace *b, const traza_diff *fn, traza_err *err)
+{
+    traza_diff_counts c;
+    if (traza_diff_patterns(a, b, NULL, 0, TZ_DIFF_AUTO_PAIRS, 1, fn->opts.correction, fn->opts.alpha, &c, err) < 0)
+        return -1;
+    tz_buf_puts(o, "{\"paths\":[");
+    for (size_t i = 0, k = 0; i < fn->nrows; i++) {
+        const traza_diff_row *r = &fn->rows[i];
+        if (r->kind != TRAZA_DIFF_PATH)
+            continue;
+        tz_buf_puts(o, k++ ? ",{\"path\":" : "{\"path\":");
+        tz_json_str(o, r->name);
+        tz_buf_printf(o, ",\"side\":\"%s\",\"calls\":%lld}", r->a.count ? "base" : "new",
+                      (long long)(r->a.count ? r->a.count : r->b.count));
+    }
+    tz_buf_puts(o, "],\"patterns\":");
+    tz_diff_json_counts(o, &c);
+    tz_buf_printf(o, ",\"patterns_changed\":%zu}", c.changed);
+    traza_diff_counts_free(&c);
     return 0;
 }

@@ -7,6 +7,8 @@
 
 /* Slices of B searched for the time ranges of a change. */
 #define TZ_DIFF_RANGE_SLICES 20
+/* Pairs of consecutive event types tried per side when no sequence pattern is given. */
+#define TZ_DIFF_AUTO_PAIRS 20
 
 /* The fields "a", "b", "by", "correction", "alpha", "span_a", "span_b", "tests",
  * "rows" (every field of every row) and "failed" (the names of the rows with
@@ -28,5 +30,17 @@ int tz_diff_each_ranges(traza_trace *const *a, size_t na, traza_trace *const *b,
  * timestamp of B, or of B's run "run"), appended to o. -1 with err set. */
 int tz_diff_json_ranges(tz_buf *o, traza_trace *const *a, size_t na, traza_trace *const *b, size_t nb, const traza_diff *d,
                         traza_err *err);
+
+/* The rows of traza_diff_counts as a JSON array: a pattern's "pattern", "length",
+ * "rate_a", "rate_b", or a cycle type's "cycle_a", "cycle_b", "hash", "length",
+ * "share_a", "share_b"; then "count_a", "count_b", "p", "p_adj", "verdict". */
+void tz_diff_json_counts(tz_buf *b, const traza_diff_counts *c);
+
+/* What changed in the structure of A and B, the object {"paths": [{"path", "side"
+ * ("base" or "new"), "calls"}], "patterns": tz_diff_json_counts of the most frequent
+ * pairs of consecutive event types (per producer), "patterns_changed"}. The paths are
+ * the rows of kind TRAZA_DIFF_PATH of fn, a diff of A and B by function, in its order.
+ * -1 with err set. */
+int tz_diff_json_structure(tz_buf *o, traza_trace *a, traza_trace *b, const traza_diff *fn, traza_err *err);
 
 #endif

@@ -1,7 +1,9 @@
 /* /api/diff: what changed from a base trace to a trace, as `traza diff BASE TRACE
  * --json --ranges` answers it (the rows ranked with their tests, and where in time
  * each slower or faster row shows), with the merged call tree of the two (the
- * differential flame graph) when they hold calls. The diff reads both traces whole:
+ * differential flame graph) when they hold calls and, with structure=1, what changed
+ * in their structure (the call paths of one side only, the sequence patterns whose
+ * counts changed: tz_diff_json_structure). The diff reads both traces whole:
  * it is not cut by the request's budget. */
 #include "server/api_internal.h"
 #include "report/diff_json.h"
@@ -48,6 +50,21 @@ static void json_tree(tz_buf *b, const traza_diff_tree *t, traza_diff_metric m, 
     tz_buf_puts(b, "]}");
 }
 
+/* The structure of A and B, from d when it is by function, else from a diff by function. */
+static int structure_json(tz_buf *out, traza_trace *a, traza_trace *b, const traza_diff *d, traza_err *err)
+{
+    if (d->opts.by == TRAZA_DIFF_BY_FUNCTION)
+        return tz_diff_json_structure(out, a, b, d, err);
+    traza_diff_opts o = d->opts;
+    o.by = TRAZA_DIFF_BY_FUNCTION;
+    traza_diff fn;
+    if (traza_diff_compute(a, b, &o, &fn, err) < 0)
+        return -1;
+    int rc = tz_diff_json_structure(out, a, b, &fn, err);
+    traza_diff_free(&fn);
+    return rc;
+}
+
 int tz_api_diff(tz_req *r)
 {
     traza_trace *a = tz_req_trace_of(r, "base");
@@ -72,8 +89,8 @@ int tz_api_diff(tz_req *r)
         m = TRAZA_DIFF_METRIC_TOTAL;
     else if (metric && strcmp(metric, "self") != 0)
         return tz_fail(r, 400, "parameter 'metric': self or total, not '%.32s'", metric);
-    int64_t tree, max_frames;
-    if (tz_arg_i64(r, "tree", 0, 1, 1, &tree) < 0 ||
+    int64_t tree, max_frames, structure;
+    if (tz_arg_i64(r, "tree", 0, 1, 1, &tree) < 0 || tz_arg_i64(r, "structure", 0, 1, 0, &structure) < 0 ||
         tz_arg_clamp(r, "max_frames", 1, TZ_DIFF_MAX_FRAMES, TZ_DIFF_MAX_FRAMES, &max_frames) < 0 ||
         tz_arg_double(r, "alpha", 1e-300, 1, o.alpha, &o.alpha) < 0)
         return -1;
@@ -91,6 +108,10 @@ int tz_api_diff(tz_req *r)
     tz_json_tick(r, &out, ib->min_ts);
     tz_buf_printf(&out, ",\"b_time_unit\":%d,\"ranges\":", ib->time_unit);
     int rc = tz_diff_json_ranges(&out, ta, 1, tb, 1, &d, &r->err);
+    if (rc == 0 && structure) {
+        tz_buf_puts(&out, ",\"structure\":");
+        rc = structure_json(&out, a, b, &d, &r->err);
+    }
     traza_diff_free(&d);
     if (rc < 0) {
         tz_buf_free(&out);

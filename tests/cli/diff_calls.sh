@@ -36,3 +36,8 @@ with open(path, "w") as f:
         f.write("%d,%d,%s,%s,%d\n" % row)
 PY
 }
+# import_calls NAME SEED BAR_SELF_NS NEW_PATH: gen_calls into $TMP/NAME.csv, imported as NAME
+import_calls() {
+  gen_calls "$TMP/$1.csv" "$2" "$3" "$4"
+  check_rc "import $1" 0 "$TRAZA" import "$TMP/$1.csv" --format csv --map ts=t,end=e,type=kind,producer=thread,level=lvl --name "$1"
+}

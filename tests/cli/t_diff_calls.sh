@@ -9,11 +9,8 @@
 . tests/lib.sh
 . tests/cli/diff_calls.sh
 for k in 1 2 3; do
-  gen_calls "$TMP/a$k.csv" "$k" 1000 0
-  gen_calls "$TMP/b$k.csv" "$((k + 10))" 1500 1
-done
-for x in a1 a2 a3 b1 b2 b3; do
-  check_rc "import $x" 0 "$TRAZA" import "$TMP/$x.csv" --format csv --map ts=t,end=e,type=kind,producer=thread,level=lvl --name "$x"
+  import_calls "a$k" "$k" 1000 0
+  import_calls "b$k" "$((k + 10))" 1500 1
 done
 
 # one row per line: kind name verdict, sorted

@@ -7,11 +7,8 @@
 # listed under the graph (only in A); an A/A graph has every frame neutral grey.
 . tests/lib.sh
 . tests/cli/diff_calls.sh
-gen_calls "$TMP/a.csv" 1 1000 0
-gen_calls "$TMP/b.csv" 11 1500 1
-for x in a b; do
-  check_rc "import $x" 0 "$TRAZA" import "$TMP/$x.csv" --format csv --map ts=t,end=e,type=kind,producer=thread,level=lvl --name "$x"
-done
+import_calls a 1 1000 0
+import_calls b 11 1500 1
 
 check_rc "diff --flame" 0 "$TRAZA" diff a b --by function --flame "$TMP/ab.svg"
 SVG=$(cat "$TMP/ab.svg" 2>/dev/null)

@@ -1,10 +1,12 @@
 // The Diff tab: what changed from a base trace to the open one (GET /api/diff, the
 // numbers of `traza diff BASE OPEN --json --ranges`): the ranked rows coloured by
-// verdict, the time ranges where a change shows (a click selects the range in the
-// timeline of the open trace) and the differential flame graph (widths: the open
-// trace's total times; fills: the server's, red slower, blue faster, purple new),
-// zoomed on a clicked frame.
+// verdict, the structure (call paths of one run only, sequence patterns whose counts
+// changed), the two runs side by side (difftime.js), the time ranges where a change
+// shows (a click selects the range in the timeline of the open trace) and the
+// differential flame graph (widths: the open trace's total times; fills: the server's,
+// red slower, blue faster, purple new), zoomed on a clicked frame.
 import { state, api, setRange, el, fitCanvas, fmtTime } from './state.js';
+import { diffTimelinePanel, show as showSides, redraw as redrawSides, markRanges } from './difftime.js';
 
 const RH = 16;        // a frame's height, px
 let d = null;         // the /api/diff answer
@@ -12,6 +14,7 @@ let kids = [];        // the frames' callees, by frame index ('roots' at -1 in r
 let rootKids = [];
 let focus = -1;       // the frame the flame graph is zoomed on, -1 for none
 let rects = [];       // the frames drawn: {i, x, y, w}
+let sidesOf = '';     // the base the side-by-side timeline shows
 
 // A time in seconds with a unit.
 const secs = s => (s === null || s === undefined || Number.isNaN(s)) ? '–' : fmtTime(s, 0);
@@ -33,6 +36,9 @@ function build() {
       el('div', { class: 'controls' }, el('label', {}, 'base ', base), el('label', {}, ' rows by ', by),
         el('label', {}, ' flame colour by ', metric), el('span', { id: 'diff-note', 'data-testid': 'diff-note', class: 'hint' })),
       el('div', { id: 'diff-table', 'data-testid': 'diff-table', class: 'diff-table' })),
+    el('div', { class: 'panel' }, el('h3', {}, 'Structure ', el('small', {}, 'call paths (root;…;function) that run in one of the two runs only, and the sequence patterns (the most frequent pairs of consecutive event types, per producer) whose counts changed')),
+      el('div', { id: 'diff-structure', 'data-testid': 'diff-structure', class: 'diff-structure' })),
+    diffTimelinePanel(),
     el('div', { class: 'panel' }, el('h3', {}, 'Where in time ', el('small', {}, 'slices of the open trace whose median duration is outside the base\'s interval (median ± 3 MAD); click to show a range in the timeline')),
       el('div', { id: 'diff-ranges', 'data-testid': 'diff-ranges' })),
     el('div', { class: 'panel' }, el('h3', {}, 'Differential flame graph ',
@@ -45,7 +51,7 @@ function build() {
   cv.addEventListener('click', e => { const r = hit(e); if (r) { focus = r.i; drawFlame(); } });
   cv.addEventListener('dblclick', () => { focus = -1; drawFlame(); });
   cv.addEventListener('mousemove', e => { const r = hit(e); document.getElementById('diff-flame-info').textContent = r ? frameText(r.i) : ''; });
-  d = null;
+  d = null; sidesOf = '';
 }
 
 function showErr(e) {
@@ -59,7 +65,8 @@ async function load() {
   const note = document.getElementById('diff-note');
   note.textContent = 'comparing…';
   const trace = state.trace.info.name;
-  const r = await api('diff', { base, trace, by: document.getElementById('diff-by').value, metric: document.getElementById('diff-metric').value });
+  if (sidesOf !== base) { sidesOf = base; showSides(base, trace).catch(showErr); }
+  const r = await api('diff', { base, trace, by: document.getElementById('diff-by').value, metric: document.getElementById('diff-metric').value, structure: 1 });
   if (!state.trace || state.trace.info.name !== trace) return;
   d = r; focus = -1;
   kids = d.tree ? d.tree.frames.map(() => []) : [];
@@ -68,7 +75,31 @@ async function load() {
   note.textContent = `${d.rows.length} rows · ${d.tests} tests, ${d.correction} correction, α ${d.alpha}`;
   const tb = document.getElementById('diff-table');
   tb.dataset.base = base; tb.dataset.by = d.by;
-  renderTable(); renderRanges(); drawFlame();
+  renderTable(); renderStructure(); renderRanges(); drawFlame();
+  markRanges(d.ranges, d.b_time_unit);
+}
+
+// The call paths of one run only, by run, then the patterns whose counts changed.
+function renderStructure() {
+  const s = d.structure, box = document.getElementById('diff-structure');
+  const paths = side => {
+    const ps = s.paths.filter(p => p.side === side);
+    return el('div', { class: 'diff-paths', 'data-testid': 'diff-paths-' + side, 'data-count': ps.length },
+      el('h4', {}, `only in ${side === 'base' ? 'the base' : 'the open trace'}: ${ps.length} path${ps.length === 1 ? '' : 's'}`),
+      ps.length ? el('table', { class: 'list diff' }, el('tr', {}, el('th', {}, 'call path'), el('th', {}, 'calls')),
+        ...ps.slice(0, 200).map(p => el('tr', { class: side === 'base' ? 'v-gone' : 'v-new', 'data-testid': 'diff-path', 'data-side': side, 'data-path': p.path, 'data-calls': p.calls },
+          el('td', { class: 'name' }, p.path), el('td', {}, p.calls))))
+        : el('p', { class: 'hint' }, 'none'),
+      ps.length > 200 ? el('p', { class: 'hint' }, `${ps.length - 200} more: traza diff --by function`) : '');
+  };
+  const changed = s.patterns.filter(p => p.verdict !== 'same');
+  const pats = el('div', { class: 'diff-patterns', 'data-testid': 'diff-patterns' },
+    el('h4', {}, `sequence patterns: ${changed.length} of ${s.patterns.length} changed`),
+    changed.length ? el('table', { class: 'list diff' }, el('tr', {}, ...['pattern', 'count A', 'count B', 'p adj.', 'verdict'].map(h => el('th', {}, h))),
+      ...changed.map(p => el('tr', { class: 'v-' + p.verdict, 'data-testid': 'diff-pattern', 'data-pattern': p.pattern, 'data-verdict': p.verdict },
+        el('td', { class: 'name' }, p.pattern), el('td', {}, p.count_a), el('td', {}, p.count_b), el('td', {}, pval(p.p_adj)), el('td', { class: 'verdict' }, p.verdict))))
+      : el('p', { class: 'hint' }, 'no pattern changed'));
+  box.replaceChildren(paths('base'), paths('new'), pats);
 }
 
 function renderTable() {
@@ -170,9 +201,8 @@ function drawFlame() {
   cv.dataset.focus = focus >= 0 ? F(focus)[0] : '';
   cv.dataset.frames = String(rects.length);
   cv._rects = rects.map(r => ({ name: F(r.i)[0], depth: F(r.i)[2], fill: F(r.i)[9], x: r.x, y: r.y, w: r.w, caller: !!r.caller }));
-  const gone = d.tree.frames.map((f, i) => i).filter(i => F(i)[4] === 0);
-  const paths = gone.filter(i => F(i)[1] < 0 || F(F(i)[1])[4] > 0).map(i => { const p = []; for (let k = i; k >= 0; k = F(k)[1]) p.unshift(F(k)[0]); return p.join(';'); });
-  document.getElementById('diff-gone').textContent = paths.length ? `only in the base (${paths.length}): ${paths.slice(0, 30).join(', ')}${paths.length > 30 ? ', …' : ''}` : '';
+  const gone = d.structure.paths.filter(p => p.side === 'base').length;
+  document.getElementById('diff-gone').textContent = gone ? `${gone} call paths only in the base are not drawn: see Structure` : '';
   document.getElementById('diff-flame-info').textContent = `${d.tree.frames.length} call paths${d.tree.truncated ? ` (of ${d.tree.frames_total})` : ''} · colour by ${d.tree.metric} time · hover a frame for its numbers`;
 }
 
@@ -185,5 +215,5 @@ function hit(e) {
 let builtFor = null;  // the open trace the tab was built for
 export async function diffChanged(what) {
   if (builtFor !== state.trace.info.id) { build(); builtFor = state.trace.info.id; }
-  else if (what.has('tab') && d) drawFlame();
+  else if (what.has('tab') && d) { drawFlame(); redrawSides(); }
 }

@@ -58,12 +58,12 @@ export function fmtRel(offset, unit) {
 // A ruler tick at offset, as fmtAt shows it but with the fraction cut to the digits a
 // step of `step` ticks needs: +1.2 ms, 1571261796.553 2 s. The unit of a relative
 // label is the one fmtRel gives to ref (the largest offset on the ruler), so every
-// label of a ruler reads in one unit.
-export function fmtTick(offset, unit, step, ref) {
-  if (countAxis()) return fmtInstr(state.absolute ? absTicks(offset) : offset, !state.absolute);
+// label of a ruler reads in one unit. absolute: the open trace's ticks, else offsets.
+export function fmtTick(offset, unit, step, ref, absolute = state.absolute) {
+  if (countAxis()) return fmtInstr(absolute ? absTicks(offset) : offset, !absolute);
   const stepDigits = String(Math.max(1, Math.round(step))).length - 1; // trailing zeros of a 1/2/5 step
   let n, e, name;
-  if (state.absolute) { n = BigInt(absTicks(offset)); [e, name] = [0, 's']; } else {
+  if (absolute) { n = BigInt(absTicks(offset)); [e, name] = [0, 's']; } else {
     n = BigInt(Math.round(offset));
     const a = BigInt(Math.round(Math.abs(ref)));
     [e, name] = UNITS[UNITS.length - 1];
@@ -76,7 +76,7 @@ export function fmtTick(offset, unit, step, ref) {
     const frac = txt.slice(dot + 1).replace(/ /g, '').slice(0, keep);
     txt = txt.slice(0, dot) + (frac ? '.' + frac.match(/.{1,3}/g).join(' ') : '');
   }
-  return (state.absolute || n < 0n ? '' : '+') + txt + ' ' + name;
+  return (absolute || n < 0n ? '' : '+') + txt + ' ' + name;
 }
 // An absolute tick in seconds with every digit: 1571261796.553 123 457 s.
 export function fmtAbs(ticks, unit) { if (countAxis()) return fmtInstr(ticks, false); return decimal(BigInt(ticks), unit, 0, false) + ' s'; }

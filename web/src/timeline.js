@@ -250,28 +250,7 @@ function draw() {
     }
     info.textContent = `${window_()} · ${tl.events.length} events drawn (${tl.count} start in the window${tl.truncated ? ', truncated' : ''}) · ${rows.length} tracks · ${tl.ms.toFixed(0)} ms`;
   } else {
-    // summary columns were computed for the answer's window: place them in the view's.
-    // The exact rows (runs of columns where a producer has an event or a state, in
-    // their dominant type), when the answer has them, with the types sampled per
-    // column over their lower half; else the sampled cells alone.
-    const pxw = (X(tl.to) - X(tl.from)) / tl.width, x0 = X(tl.from);
-    for (const { producer, runs } of tl.rows || []) {
-      const row = rowOf.get(producer); if (row === undefined || row < first || row > last) continue;
-      for (const [x, len, type] of runs) {
-        const ty = typeById(type); if (!ty) continue;
-        const a = Math.round(x0 + x * pxw), b = Math.round(x0 + (x + len) * pxw);
-        g.fillStyle = ty.color; g.fillRect(a, yOf(row) + 2, Math.max(1, b - a), ROW_H - 4);
-      }
-    }
-    const cy = tl.rows ? ROW_H / 2 + 1 : 2;
-    for (const col of tl.columns) {
-      for (const [prod, type, n] of col.cells) {
-        const row = rowOf.get(prod), ty = typeById(type); if (row === undefined || !ty || row < first || row > last) continue;
-        g.fillStyle = ty.color; g.globalAlpha = tl.rows ? 1 : Math.min(1, 0.35 + n / 4);
-        g.fillRect(X(tl.from) + col.x * pxw, yOf(row) + cy, Math.max(1, pxw), ROW_H - 2 - cy);
-      }
-    }
-    g.globalAlpha = 1;
+    paintSummary(g, tl, X, yOf, rowOf, typeById, first, last);
     info.textContent = `${window_()} · level of detail: ${tl.count} events summarised per pixel (${tl.columns.length} columns${tl.rows ? '' : ', sampled'}) · ${rows.length} tracks · ${tl.ms.toFixed(0)} ms`;
   }
   // the go-to mark, the hovered event, the shift-drag selection
@@ -286,20 +265,47 @@ function draw() {
   function add(row, it) { (items[row] || (items[row] = [])).push(Object.assign(it, { sy: y0 })); }
 }
 function fmtNum(x) { return Math.abs(x) >= 1e5 || (Math.abs(x) < 1e-2 && x !== 0) ? x.toExponential(2) : String(+x.toFixed(3)); }
+// Paints a summary answer of /api/timeline (the level of detail) on g. Its columns were
+// computed for the answer's window [tl.from, tl.to] (offsets, placed by X): the exact
+// rows (runs of columns where a producer has an event or a state, in their dominant
+// type), when the answer has them, with the types sampled per column over their lower
+// half; else the sampled cells alone. rowOf: producer id -> row (a Map), yOf: a row's
+// top, type: a type id -> {color}; the rows first..last are painted.
+export function paintSummary(g, tl, X, yOf, rowOf, type, first, last) {
+  const pxw = (X(tl.to) - X(tl.from)) / tl.width, x0 = X(tl.from);
+  for (const { producer, runs } of tl.rows || []) {
+    const row = rowOf.get(producer); if (row === undefined || row < first || row > last) continue;
+    for (const [x, len, t] of runs) {
+      const ty = type(t); if (!ty) continue;
+      const a = Math.round(x0 + x * pxw), b = Math.round(x0 + (x + len) * pxw);
+      g.fillStyle = ty.color; g.fillRect(a, yOf(row) + 2, Math.max(1, b - a), ROW_H - 4);
+    }
+  }
+  const cy = tl.rows ? ROW_H / 2 + 1 : 2;
+  for (const col of tl.columns) {
+    for (const [prod, t, n] of col.cells) {
+      const row = rowOf.get(prod), ty = type(t); if (row === undefined || !ty || row < first || row > last) continue;
+      g.fillStyle = ty.color; g.globalAlpha = tl.rows ? 1 : Math.min(1, 0.35 + n / 4);
+      g.fillRect(x0 + col.x * pxw, yOf(row) + cy, Math.max(1, pxw), ROW_H - 2 - cy);
+    }
+  }
+  g.globalAlpha = 1;
+}
 function window_() { const u = state.trace.info.time_unit, [a, b] = span(); return `${fmtAt(a, u)} – ${fmtAt(b, u)}`; }
 
-// The ruler: ticks every 1, 2 or 5 × 10^k ticks, the least step whose labels fit.
-export function rulerTicks(from, to, w, measure) {
-  const u = state.trace.info.time_unit, d = Math.max(1, to - from);
+// The ruler: ticks every 1, 2 or 5 × 10^k ticks (of 10^u s), the least step whose labels
+// fit; labels absolute (the open trace's ticks) or offsets.
+export function rulerTicks(from, to, w, measure, u = state.trace.info.time_unit, absolute = state.absolute) {
+  const d = Math.max(1, to - from);
   let step = 1;
   for (let k = 0; k < 400; k++) {
     step = [1, 2, 5][k % 3] * 10 ** Math.floor(k / 3);
     if (step / d * w < MIN_TICK_PX) continue;
     // absolute labels fall on round absolute ticks, relative ones on round offsets
-    const base = state.absolute ? Number(BigInt(absTicks(0)) % BigInt(step)) : 0;
+    const base = absolute ? Number(BigInt(absTicks(0)) % BigInt(step)) : 0;
     const t0 = Math.ceil((from + base) / step) * step - base;
     const ticks = [];
-    for (let t = t0; t <= to; t += step) ticks.push({ t, label: fmtTick(t, u, step, Math.max(Math.abs(from), Math.abs(to))) });
+    for (let t = t0; t <= to; t += step) ticks.push({ t, label: fmtTick(t, u, step, Math.max(Math.abs(from), Math.abs(to)), absolute) });
     const widest = Math.max(0, ...ticks.map(x => measure(x.label)));
     if (widest + 12 <= step / d * w) return { step, ticks };
   }
@@ -308,24 +314,33 @@ export function rulerTicks(from, to, w, measure) {
 function drawRuler() {
   const rc = $('timeline-ruler');
   rc.style.width = $('timeline').clientWidth + 'px'; // over the tracks, whatever the scroll bar takes
+  const [from, to] = span();
+  return paintRuler(rc, from, to, state.trace.info.time_unit, state.absolute);
+}
+// Draws a ruler of [from, to] (ticks of 10^unit s) on the canvas rc; its ticks also in
+// its dataset (ticks: labels, tickTs: times, step). Returns the ticks.
+export function paintRuler(rc, from, to, unit, absolute) {
   const { g, w, h } = fit(rc, RULER_H);
   g.clearRect(0, 0, w, h);
   g.font = '10px sans-serif';
-  const [from, to] = span();
-  const { step, ticks } = rulerTicks(from, to, w, s => g.measureText(s).width);
+  const { step, ticks } = rulerTicks(from, to, w, s => g.measureText(s).width, unit, absolute);
   const X = t => (t - from) / Math.max(1, to - from) * w;
   g.strokeStyle = '#999'; g.fillStyle = '#333';
   g.beginPath(); g.moveTo(0, h - 0.5); g.lineTo(w, h - 0.5); g.stroke();
+  let end = -Infinity; // the right end of the last label drawn: a label kept inside the canvas may not reach it
   for (const { t, label } of ticks) {
-    const x = Math.round(X(t)) + 0.5;
+    const x = Math.round(X(t)) + 0.5, lw = g.measureText(label).width;
     g.beginPath(); g.moveTo(x, h - 8); g.lineTo(x, h); g.stroke();
     for (let k = 1; k < 5; k++) { const xm = Math.round(X(t + step * k / 5)) + 0.5; g.beginPath(); g.moveTo(xm, h - 3); g.lineTo(xm, h); g.stroke(); }
-    g.fillText(label, Math.min(w - g.measureText(label).width - 1, Math.max(0, x - g.measureText(label).width / 2)), 11);
+    const lx = Math.min(w - lw - 1, Math.max(0, x - lw / 2));
+    if (lx < end + 6) continue;
+    g.fillText(label, lx, 11);
+    end = lx + lw;
   }
   rc.dataset.ticks = JSON.stringify(ticks.map(x => x.label));
   rc.dataset.tickTs = JSON.stringify(ticks.map(x => x.t));
   rc.dataset.step = String(step);
-  rc.title = `ticks every ${fmtTime(step, state.trace.info.time_unit)}`;
+  rc.title = `ticks every ${fmtTime(step, unit)}`;
   return ticks;
 }
 

@@ -92,6 +92,7 @@ await withBrowser(shots, async ({ page, errors, shot }) => {
     await shot(`diffweb-5-${name}`);
     // zoom on the frame whose callees are narrowest for its width: the deepest drawn
     const deep = before.filter(r => r.w > 30).sort((a, b) => b.depth - a.depth || b.w - a.w)[0];
+    await page.$eval('[data-testid=diff-flame]', cv => cv.scrollIntoView());
     const bx = await (await page.$('[data-testid=diff-flame]')).boundingBox();
     await page.mouse.click(bx.x + deep.x + 5, bx.y + deep.y + 5);
     const z = await page.$eval('[data-testid=diff-flame]', cv => ({ focus: cv.dataset.focus, n: cv._rects.length, depth: Math.max(...cv._rects.map(r => r.depth)) }));

@@ -2,8 +2,9 @@
 // throwaway workspace with the LTTng kernel trace and the uftrace sample of
 // ../shared/data and two `traza gen` traces that differ, `traza serve` on it, then
 // doc/img/timeline.png (the timeline, its ruler, an event's tooltip and details),
-// doc/img/callstack.png (the uftrace sample's call stacks) and doc/img/diff.png (the
-// Diff tab), each in a 1280x720 viewport.
+// doc/img/callstack.png (the uftrace sample's call stacks), doc/img/diff.png (the
+// Diff tab) and doc/img/diff-sides.png (its side-by-side timeline), each
+// in a 1280x720 viewport.
 // usage: node docshots.mjs TRAZA DATA_DIR OUT_DIR
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -94,4 +95,10 @@ await withBrowser(out, async ({ page }) => {
   await page.waitForFunction(() => document.querySelector('[data-testid=diff-table]')?.dataset.base === 'before', null, { timeout: 60000 });
   await page.waitForTimeout(800);
   await shot('diff');
+  // its side-by-side timeline: the two runs on one relative axis, aligned at their starts
+  await page.waitForFunction(() => document.querySelector('[data-testid=diff-tl-base]').dataset.trace === 'before' &&
+    document.querySelector('[data-testid=diff-tl-open]').dataset.mode, null, { timeout: 20000 });
+  await page.$eval('[data-testid=diff-timeline]', p => p.scrollIntoView());
+  await page.waitForTimeout(500);
+  await shot('diff-sides');
 }, { width: 1280, height: 720 });
