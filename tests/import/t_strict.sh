@@ -102,8 +102,8 @@ strict_case "perfetto" "$TMP/flow.pftrace" unmatched_flows 1 "flows that start a
 # ETM: every element kind the shared snapshots decode to is imported, so --strict
 # succeeds on them (tests/formats/t_etm.sh checks it, with the counts per type).
 E=$DATA/opencsd/snapshots/juno-uname-002
-if [ -d "$E" ]; then
+if [ -d "$E" ] && has_feature etm; then
   check_rc "etm: --strict takes the whole snapshot" 0 "$TRAZA" import "$E" --name etm-strict --strict
 else
-  skip "etm" "shared data absent"
+  skip "etm" "shared data or this traza's etm feature absent"
 fi
