@@ -45,9 +45,9 @@ PKG_CONFIG ?= pkg-config
 # does at run time when the library itself is absent; `traza --version` lists them. The
 # rest of traza builds and works (tests/cli/t_build_flags.sh).
 OPTIONAL_PKGS := libpq babeltrace2 libtracecmd libtraceevent libtracefs libmicrohttpd
-MISSING_PKGS := $(foreach p,$(OPTIONAL_PKGS),$(if $(shell $(PKG_CONFIG) --exists $(p) 2>/dev/null && echo y),,$(p)))
+MISSING_PKGS := $(strip $(foreach p,$(OPTIONAL_PKGS),$(if $(shell $(PKG_CONFIG) --exists $(p) 2>/dev/null && echo y),,$(p))))
 # OpenCSD has no pkg-config file: its header is looked for the way the compiler will.
-MISSING_PKGS += $(if $(shell printf '\043include <opencsd/c_api/opencsd_c_api.h>\n' | $(CC) $(CFLAGS) -E -x c - -o /dev/null 2>/dev/null && echo y),,opencsd)
+MISSING_PKGS := $(strip $(MISSING_PKGS) $(if $(shell printf '\043include <opencsd/c_api/opencsd_c_api.h>\n' | $(CC) $(CFLAGS) -E -x c - -o /dev/null 2>/dev/null && echo y),,opencsd))
 PKGS    := $(filter-out $(MISSING_PKGS),$(PKGS))
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 # libpq: Debian's libpq.pc lists static-only libraries (-lpgcommon -lpgport) in
@@ -100,10 +100,13 @@ SRC_tracecmd := src/import/tracecmd.c src/import/tracecmd_api.c
 NEEDS_serve := libmicrohttpd
 SRC_serve := src/server/server.c src/server/mhd_api.c
 $(foreach f,$(FEATURES),$(eval MISSING_SRC_$(f) := $(wildcard src/*/$(f)_missing.c)))
-MISSING_FEATURES := $(foreach f,$(FEATURES),$(if $(filter $(NEEDS_$(f)),$(MISSING_PKGS)),$(f)))
+MISSING_FEATURES := $(strip $(foreach f,$(FEATURES),$(if $(filter $(NEEDS_$(f)),$(MISSING_PKGS)),$(f))))
 # $(call optional,SOURCES): SOURCES with each feature's files or its stand-in, not both
 optional = $(filter-out $(foreach f,$(FEATURES),$(if $(filter $(f),$(MISSING_FEATURES)),$(SRC_$(f)),$(MISSING_SRC_$(f)))),$(1))
 LIB_SRC := $(call optional,$(LIB_SRC))
+ifneq ($(MISSING_FEATURES),)
+$(warning building without $(MISSING_PKGS): left out $(MISSING_FEATURES) (traza --version lists the features; doc/building.md))
+endif
 # The HTTP server and the web UI: a front end over libtraza, linked into the traza
 # program and the tests that drive it, never part of libtraza.a or libtraza.so.
 SERVER_SRC := $(call optional,$(sort $(wildcard src/server/*.c)))
