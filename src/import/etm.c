@@ -20,6 +20,12 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+/* 0, or -1 in a build without OpenCSD, said before the snapshot is read. */
+static int need_opencsd(const char *dir, traza_err *err)
+{
+    return tz_built_etm ? 0 : tz_feature_missing_at(err, dir, TZ_FEATURE_ETM);
+}
+
 int traza_etm_is_snapshot(const char *dir)
 {
     char *p = tz_asprintf("%s/snapshot.ini", dir);
@@ -112,6 +118,8 @@ int traza_etm_pcs(const char *dir, const char *core, uint64_t **pcs, size_t *n, 
 {
     *pcs = NULL;
     *n = 0;
+    if (need_opencsd(dir, err) < 0)
+        return -1;
     tz_snapshot ss;
     if (tz_snapshot_load(dir, &ss, err) < 0)
         return -1;
@@ -419,8 +427,8 @@ static int etm_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, s
         return traza_err_set(err, TRAZA_E_USAGE, "etm: give one snapshot directory");
     if (!traza_etm_is_snapshot(paths[0]))
         return traza_err_set(err, TRAZA_E_PARSE, "%s: not a CoreSight snapshot directory (no snapshot.ini)", paths[0]);
-    if (!tz_built_etm) /* a build without OpenCSD: said before the snapshot is read */
-        return tz_feature_missing_at(err, paths[0], TZ_FEATURE_ETM);
+    if (need_opencsd(paths[0], err) < 0)
+        return -1;
     ictx c;
     memset(&c, 0, sizeof c);
     c.w = w;

@@ -83,6 +83,10 @@ missing "CTF" "$TMP/ctf" ctf "CTF traces" libbabeltrace2 "package libbabeltrace2
 missing "ETM" "$TMP/etm" etm "CoreSight ETM traces" OpenCSD "package libopencsd-dev"
 missing "trace-cmd" "$TMP/x.dat" trace-cmd "trace-cmd .dat files" "libtracecmd and libtraceevent" \
   "packages libtracecmd-dev libtraceevent-dev libtracefs-dev"
+check_rc "ETM: grammar compress --from-etm fails" 1 "$T" grammar compress -q --from-etm "$TMP/etm" --producer cpu_0 -o "$TMP/etm.tzg"
+check_eq "ETM: ... saying so, and writes nothing" \
+  "traza: $TMP/etm: CoreSight ETM traces: this build of traza was made without OpenCSD (Debian package libopencsd-dev) no file" \
+  "$OUT $(test -e "$TMP/etm.tzg" && echo file || echo no file)"
 out=$("$T" list --workspace postgresql://localhost/none 2>&1)
 check_contains "PostgreSQL: a PostgreSQL workspace says so" "$out" "PostgreSQL workspaces: this build of traza was made without libpq (Debian package libpq-dev)"
 check_rc "serve fails" 1 "$T" serve --listen 127.0.0.1:0
