@@ -104,9 +104,6 @@ MISSING_FEATURES := $(strip $(foreach f,$(FEATURES),$(if $(filter $(NEEDS_$(f)),
 # $(call optional,SOURCES): SOURCES with each feature's files or its stand-in, not both
 optional = $(filter-out $(foreach f,$(FEATURES),$(if $(filter $(f),$(MISSING_FEATURES)),$(SRC_$(f)),$(MISSING_SRC_$(f)))),$(1))
 LIB_SRC := $(call optional,$(LIB_SRC))
-ifneq ($(MISSING_FEATURES),)
-$(warning building without $(MISSING_PKGS): left out $(MISSING_FEATURES) (traza --version lists the features; doc/building.md))
-endif
 # The HTTP server and the web UI: a front end over libtraza, linked into the traza
 # program and the tests that drive it, never part of libtraza.a or libtraza.so.
 SERVER_SRC := $(call optional,$(sort $(wildcard src/server/*.c)))
@@ -144,6 +141,10 @@ all: deps-check $(BUILD)/libtraza.a $(BUILD)/libtraza.so $(BUILD)/traza plugins
 deps-check:
 	@$(PKG_CONFIG) --exists $(PKGS) || { echo "missing libraries: run 'make deps' (or 'make test')" >&2; exit 1; }
 .PHONY: deps-check
+# Which optional features the build leaves out, and why (on standard error).
+features-note:
+	@$(if $(MISSING_FEATURES),echo "building without $(MISSING_PKGS): left out $(MISSING_FEATURES) (traza --version lists the features; doc/building.md)" >&2,:)
+.PHONY: features-note
 
 # The package install step of demo, test and test-fast (a test replaces it to check
 # that the build after it sees the installed packages: tests/cli/t_make_fresh.sh).
@@ -191,7 +192,7 @@ WHOLE_LIB = $(WHOLE_ARCHIVE) -rdynamic
 # (paired runs, bench/ab.c). The binary stays position-independent.
 CLI_LINK = $(WHOLE_ARCHIVE) -Wl,--dynamic-list=src/cli/exports.list -Wl,-z,pack-relative-relocs
 
-$(BUILD)/traza: $(CLI_OBJ) $(SERVER_LIB) $(BUILD)/libtraza.a src/cli/exports.list
+$(BUILD)/traza: $(CLI_OBJ) $(SERVER_LIB) $(BUILD)/libtraza.a src/cli/exports.list | features-note
 	$(CC) $(LDSAN) -o $@ $(CLI_OBJ) $(SERVER_WHOLE) $(CLI_LINK) $(CLI_LIBS)
 
 plugins: $(PLUGIN_SO)
