@@ -28,8 +28,8 @@ exec pkg-config "$@"
 SH
 chmod +x "$TMP/pkg-config"
 mkdir -p "$TMP/hide/opencsd/c_api" && echo '#error OpenCSD is hidden' >"$TMP/hide/opencsd/c_api/opencsd_c_api.h"
-mk() { make -s -C "$src" PKG_CONFIG="$TMP/pkg-config" "$@"; }
-print() { local v=$1; shift; mk "$@" --eval "print: ; @echo \$($v)" print 2>/dev/null; }
+mk() { make -C "$src" PKG_CONFIG="$TMP/pkg-config" "$@"; }
+print() { local v=$1; shift; mk -s "$@" --eval "print: ; @echo \$($v)" print 2>/dev/null; }
 # what each missing package leaves out, asked of make without building
 all_pkgs=$(HIDE= print OPTIONAL_PKGS)
 check_eq "with every package, every feature is built" "" "$(HIDE= print MISSING_FEATURES)"
@@ -51,12 +51,13 @@ if ! mk -j2 BUILD="$TMP/b" CFLAGS="$hidden_cflags" "$TMP/b/traza" >"$TMP/make.lo
   fail "traza builds without the optional libraries' development files" "$(grep -m3 -E 'error|Error' "$TMP/make.log")"; exit 0
 fi
 pass "traza builds without the optional libraries' development files"
+check_contains "... with -Werror" "$(grep -m1 'pg_missing\.c' "$TMP/make.log")" "-Werror"
 check_contains "... and make says what it leaves out" "$(cat "$TMP/make.log")" "left out pg ctf etm tracecmd serve"
 T=$TMP/b/traza
 check_eq "... and says so in --version" "features: -postgresql -ctf -etm -trace-cmd -serve" "$("$T" --version | sed -n 2p)"
 # none of the program's sources includes a hidden library's header (each object's
 # dependency file lists the headers it was compiled with)
-used=$(mk BUILD="$TMP/b" CFLAGS="$hidden_cflags" --eval 'print: ; @echo $(LIB_SRC) $(SERVER_SRC) $(CLI_SRC)' print 2>/dev/null)
+used=$(mk -s BUILD="$TMP/b" CFLAGS="$hidden_cflags" --eval 'print: ; @echo $(LIB_SRC) $(SERVER_SRC) $(CLI_SRC)' print 2>/dev/null)
 deps=$(for f in $used; do cat "$TMP/b/obj/${f%.c}.d"; done | grep -o -E '(babeltrace2|opencsd|trace-cmd|traceevent|tracefs|postgresql)/[a-z_/-]*\.h|microhttpd\.h' | sort -u)
 check_eq "... no source of the program includes their headers" "" "$deps"
 check_eq "... nor compiles a feature's own sources" "" "$(grep -o -E 'src/[a-z_/]*\.c' "$TMP/make.log" | grep -v _missing)"
