@@ -40,11 +40,14 @@ PKGS    := sqlite3 libpcre2-8 libzstd liblzma zlib jansson libdw libelf babeltra
 # test-fast) therefore build in a second make, started after the install.
 PKG_CONFIG ?= pkg-config
 # Optional features, probed at build time: without a library's development files its
-# feature is left out (its files src/<area>/<feature>_*.c are replaced by
-# <feature>_missing.c) and says so when used, as it does at run time when the library
-# itself is absent. The rest of traza builds and works (tests/cli/t_build_flags.sh).
-OPTIONAL_PKGS := libpq
-MISSING_PKGS := $(foreach p,$(OPTIONAL_PKGS),$(if $(shell $(PKG_CONFIG) --exists $(p) 2>/dev/null && echo y),,$(p)))
+# feature is left out (its sources SRC_<feature> are replaced by MISSING_SRC_<feature>,
+# a <feature>_missing.c that gives the same entry points) and says so when used, as it
+# does at run time when the library itself is absent; `traza --version` lists them. The
+# rest of traza builds and works (tests/cli/t_build_flags.sh).
+OPTIONAL_PKGS := libpq babeltrace2 libtracecmd libtraceevent libtracefs libmicrohttpd
+MISSING_PKGS := $(strip $(foreach p,$(OPTIONAL_PKGS),$(if $(shell $(PKG_CONFIG) --exists $(p) 2>/dev/null && echo y),,$(p))))
+# OpenCSD has no pkg-config file: its header is looked for the way the compiler will.
+MISSING_PKGS := $(strip $(MISSING_PKGS) $(if $(shell printf '\043include <opencsd/c_api/opencsd_c_api.h>\n' | $(CC) $(CFLAGS) -E -x c - -o /dev/null 2>/dev/null && echo y),,opencsd))
 PKGS    := $(filter-out $(MISSING_PKGS),$(PKGS))
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 # libpq: Debian's libpq.pc lists static-only libraries (-lpgcommon -lpgport) in
@@ -52,8 +55,8 @@ PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 # libpq, libmicrohttpd, OpenCSD, babeltrace2, libtracecmd and libtraceevent are not
 # linked: the features that need them open them with dlopen (src/util/dynlib.c), which spares every other traza
 # process ~8 ms of dynamic linking (babeltrace2 and GLib: ~0.5 ms). Their headers are
-# needed to build (libpq's are optional: OPTIONAL_PKGS); tests that call libpq themselves
-# link it (TEST_LIBS).
+# needed to build their features (optional: OPTIONAL_PKGS); tests that call libpq
+# themselves link it (TEST_LIBS).
 DLOPEN_PKGS := libpq libmicrohttpd babeltrace2 libtracecmd libtraceevent libtracefs
 PKGS_PC = $(filter-out $(DLOPEN_PKGS),$(PKGS))
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS_PC) 2>/dev/null)
@@ -84,13 +87,26 @@ STATIC_LIBS := -lsqlite3 -lpcre2-8 -ljansson -ldw -lelf -lbz2 -lzstd -llzma -lz 
 CLI_LIBS = -Wl,-Bstatic $(STATIC_LIBS) -Wl,-Bdynamic -ldl -lpthread -lm $(LDLIBS)
 
 LIB_SRC := $(sort $(shell find src -name '*.c' -not -path 'src/cli/*' -not -path 'src/server/*'))
-# libpq: PostgreSQL workspaces (src/store/pg_*.c)
-FEATURE_SRC_libpq := $(filter-out %_missing.c,$(wildcard src/store/pg_*.c))
-MISSING_SRC_libpq := src/store/pg_missing.c
-LIB_SRC := $(filter-out $(foreach p,$(OPTIONAL_PKGS),$(if $(filter $(p),$(MISSING_PKGS)),$(FEATURE_SRC_$(p)),$(MISSING_SRC_$(p)))),$(LIB_SRC))
+# The optional features: the packages each needs, its sources, what replaces them.
+FEATURES := pg ctf etm tracecmd serve
+NEEDS_pg := libpq
+SRC_pg := $(filter-out %_missing.c,$(wildcard src/store/pg_*.c))
+NEEDS_ctf := babeltrace2
+SRC_ctf := src/import/ctf.c src/import/bt_api.c
+NEEDS_etm := opencsd
+SRC_etm := src/import/etm_decode.c src/import/etm_api.c
+NEEDS_tracecmd := libtracecmd libtraceevent libtracefs
+SRC_tracecmd := src/import/tracecmd.c src/import/tracecmd_api.c
+NEEDS_serve := libmicrohttpd
+SRC_serve := src/server/server.c src/server/mhd_api.c
+$(foreach f,$(FEATURES),$(eval MISSING_SRC_$(f) := $(wildcard src/*/$(f)_missing.c)))
+MISSING_FEATURES := $(strip $(foreach f,$(FEATURES),$(if $(filter $(NEEDS_$(f)),$(MISSING_PKGS)),$(f))))
+# $(call optional,SOURCES): SOURCES with each feature's files or its stand-in, not both
+optional = $(filter-out $(foreach f,$(FEATURES),$(if $(filter $(f),$(MISSING_FEATURES)),$(SRC_$(f)),$(MISSING_SRC_$(f)))),$(1))
+LIB_SRC := $(call optional,$(LIB_SRC))
 # The HTTP server and the web UI: a front end over libtraza, linked into the traza
 # program and the tests that drive it, never part of libtraza.a or libtraza.so.
-SERVER_SRC := $(sort $(wildcard src/server/*.c))
+SERVER_SRC := $(call optional,$(sort $(wildcard src/server/*.c)))
 CLI_SRC := $(sort $(wildcard src/cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/*/test_*.c))
 PLUGIN_SRC := $(sort $(wildcard examples/plugins/*.c))
@@ -125,6 +141,10 @@ all: deps-check $(BUILD)/libtraza.a $(BUILD)/libtraza.so $(BUILD)/traza plugins
 deps-check:
 	@$(PKG_CONFIG) --exists $(PKGS) || { echo "missing libraries: run 'make deps' (or 'make test')" >&2; exit 1; }
 .PHONY: deps-check
+# Which optional features the build leaves out, and why (on standard error).
+features-note:
+	@$(if $(MISSING_FEATURES),echo "building without $(MISSING_PKGS): left out $(MISSING_FEATURES) (traza --version lists the features; doc/building.md)" >&2,:)
+.PHONY: features-note
 
 # The package install step of demo, test and test-fast (a test replaces it to check
 # that the build after it sees the installed packages: tests/cli/t_make_fresh.sh).
@@ -172,7 +192,7 @@ WHOLE_LIB = $(WHOLE_ARCHIVE) -rdynamic
 # (paired runs, bench/ab.c). The binary stays position-independent.
 CLI_LINK = $(WHOLE_ARCHIVE) -Wl,--dynamic-list=src/cli/exports.list -Wl,-z,pack-relative-relocs
 
-$(BUILD)/traza: $(CLI_OBJ) $(SERVER_LIB) $(BUILD)/libtraza.a src/cli/exports.list
+$(BUILD)/traza: $(CLI_OBJ) $(SERVER_LIB) $(BUILD)/libtraza.a src/cli/exports.list | features-note
 	$(CC) $(LDSAN) -o $@ $(CLI_OBJ) $(SERVER_WHOLE) $(CLI_LINK) $(CLI_LIBS)
 
 plugins: $(PLUGIN_SO)

@@ -54,6 +54,7 @@ print(d if not isinstance(d,(dict,list)) else json.dumps(d, sort_keys=True))' "$
 # start_server [SERVE OPTIONS...]: `traza serve` on an ephemeral loopback port in the
 # background -> $PID, $PORT (empty when it did not start; its output is $TMP/serve.out).
 start_server() {
+  need_feature serve "traza serve"
   rm -f "$TMP/port"
   "$TRAZA" serve --listen 127.0.0.1:0 --port-file "$TMP/port" "$@" >"$TMP/serve.out" 2>&1 &
   PID=$!
@@ -70,6 +71,12 @@ stop_server() {
   wait "$PID"; RC=$?
   SECS=$(python3 -c "import sys; print(round($(date +%s.%N) - $t0, 1))")
 }
+# has_feature FEATURE: whether this traza was built with FEATURE (`traza --version`
+# lists "+ctf" or "-ctf"...: "-" when its library's development files were missing, see
+# the Makefile's FEATURES); need_feature FEATURE NAME exits the test with a SKIP line
+# when it was not.
+has_feature() { case " $("$TRAZA" --version | sed -n 's/^features://p') " in *" +$1 "*) return 0 ;; esac; return 1; }
+need_feature() { has_feature "$1" || { skip "$2" "this traza was built without $1 (traza --version)"; exit 0; }; }
 # need_browser NAME: exits the test with a SKIP line when Chromium or Playwright is absent.
 need_browser() {
   if [ ! -x /usr/bin/chromium ]; then

@@ -5,6 +5,7 @@
 #ifndef TRAZA_CTX_H
 #define TRAZA_CTX_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "traza/error.h"
 
@@ -56,6 +57,18 @@ void traza_log(traza_ctx *ctx, traza_log_level level, const char *fmt, ...)
 int traza_progress(traza_ctx *ctx, const char *what, uint64_t done, uint64_t total);
 
 const char *traza_version(void);
+
+/* An optional feature of libtraza: built in, or left out because the build lacked its
+ * library's development files (it then fails with TRAZA_E_UNSUPPORTED saying so). */
+typedef struct traza_feature {
+    const char *name;    /* "postgresql", "ctf", "etm", "trace-cmd" */
+    const char *what;    /* what it gives: "CTF traces", ... */
+    const char *library; /* the library it needs: "libbabeltrace2", ... */
+    const char *package; /* the Debian packages of its development files, space-separated */
+    int built;           /* 1 when this build has it */
+} traza_feature;
+/* The i-th optional feature (0, 1, ...) into *out: 0, or -1 past the last. */
+int traza_feature_get(size_t i, traza_feature *out);
 
 #pragma GCC visibility pop
 

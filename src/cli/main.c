@@ -1,5 +1,6 @@
 /* traza: the command-line front end. Dispatches to one file per subcommand. */
 #include "cli/cli.h"
+#include "server/server.h"
 
 #include <malloc.h>
 #include <signal.h>
@@ -30,6 +31,18 @@ int cli_print_usage(const char *cmd)
         return 0;
     fputs(c->usage, stdout);
     return 1;
+}
+
+/* `traza --version`: the version, then each optional feature, "+name" when this build
+ * has it and "-name" when it was made without the library it needs. */
+static void print_version(void)
+{
+    printf("traza %s\nfeatures:", traza_version());
+    traza_feature f;
+    for (size_t i = 0; traza_feature_get(i, &f) == 0; i++)
+        printf(" %c%s", f.built ? '+' : '-', f.name);
+    tz_server_feature(&f);
+    printf(" %c%s\n", f.built ? '+' : '-', f.name);
 }
 
 static void main_usage(FILE *out)
@@ -133,7 +146,7 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
             cli.verbose = 1;
         } else if (strcmp(a, "--version") == 0) {
-            printf("traza %s\n", traza_version());
+            print_version();
             return EXIT_OK;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             main_usage(stdout);

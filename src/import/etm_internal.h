@@ -57,6 +57,8 @@ int tz_etm_syms_open(const tz_snapshot *ss, const char *elf, tz_etm_syms **out, 
 const char *tz_etm_syms_func(const tz_etm_syms *s, uint64_t addr);
 void tz_etm_syms_close(tz_etm_syms *s);
 void tz_snapshot_free(tz_snapshot *ss);
+/* The whole of a file (a trace buffer, a memory dump) into *data (free()). */
+int tz_etm_read_file(const char *path, uint8_t **data, size_t *len, traza_err *err);
 const tz_ss_device *tz_snapshot_device(const tz_snapshot *ss, const char *name);
 /* The core device name whose trace source is `source`, or NULL. */
 const char *tz_snapshot_core_of(const tz_snapshot *ss, const char *source);

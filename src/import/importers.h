@@ -20,6 +20,16 @@ extern const traza_importer tz_importer_perfscript;
 extern const traza_importer tz_importer_ftrace;
 extern const traza_importer tz_importer_perfetto;
 
+/* The readers of the formats that need an optional library: the library's own file,
+ * or <feature>_missing.c in a build made without it (Makefile: FEATURES). */
+int tz_ctf_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, size_t npaths, const traza_import_opts *opts, traza_err *err);
+/* trace-cmd recordings start with "\x17\x08\x44" "tracing" then the version as a
+ * NUL-terminated decimal string. */
+#define TC_MAGIC "\x17\x08\x44tracing"
+#define TC_MAGIC_LEN 10
+int tz_tracecmd_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, size_t npaths, const traza_import_opts *opts,
+                     traza_err *err);
+
 /* In detection order (ties go to the earlier one). */
 static const traza_importer *const tz_importers[] = {
     &tz_importer_paje,

@@ -25,10 +25,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* "\x17\x08\x44" "tracing" then the version as a NUL-terminated decimal string. */
-#define TC_MAGIC "\x17\x08\x44tracing"
-#define TC_MAGIC_LEN 10
-
 enum tc_kind {
     K_GENERIC,
     K_SWITCH,
@@ -661,7 +657,7 @@ static int check_file(const char *path, traza_err *err)
     return rc;
 }
 
-static int tracecmd_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, size_t npaths, const traza_import_opts *opts,
+int tz_tracecmd_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, size_t npaths, const traza_import_opts *opts,
                          traza_err *err)
 {
     if (npaths != 1)
@@ -719,15 +715,3 @@ static int tracecmd_read(traza_ctx *ctx, traza_writer *w, const char *const *pat
     tracecmd_close(h);
     return rc;
 }
-
-static int tracecmd_detect(const char *path, const unsigned char *head, size_t len)
-{
-    (void)path;
-    return head && len >= TC_MAGIC_LEN && memcmp(head, TC_MAGIC, TC_MAGIC_LEN) == 0 ? 90 : 0;
-}
-
-const traza_importer tz_importer_tracecmd = {
-    "trace-cmd", "import-trace-cmd",
-    "trace-cmd/ftrace recording (.dat): scheduling, irq, syscall and function-graph states per CPU and thread, other events punctual",
-    tracecmd_detect, tracecmd_read,
-};

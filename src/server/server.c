@@ -254,16 +254,6 @@ static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
     return m;
 }
 
-void tz_server_opts_default(tz_server_opts *o)
-{
-    o->max_connections = 1000;
-    o->max_per_client = 250;
-    o->request_timeout = 10;
-    o->idle_timeout = 15;
-    o->view_workers = 4;
-    o->analysis_workers = 2;
-}
-
 /* The connection limit, lowered to what the descriptor limit allows (the store's
  * files and the server's own need some too). */
 static unsigned conn_limit(int want)

@@ -130,6 +130,11 @@ typedef struct tz_server_opts {
 } tz_server_opts;
 
 void tz_server_opts_default(tz_server_opts *o);
+/* The server as an optional feature: built in (tz_built_serve, defined by mhd_api.c)
+ * or, in a build without libmicrohttpd's development files, left out (server_missing.c,
+ * whose tz_server_start fails saying so). */
+extern const int tz_built_serve;
+void tz_server_feature(traza_feature *out);
 /* Starts listening on host:port (port 0 = an ephemeral port) with its own threads;
  * the workers answer with clones of api (which must outlive the server). opts NULL =
  * the defaults. */

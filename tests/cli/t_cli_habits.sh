@@ -88,13 +88,13 @@ progress_cleared "gen on a terminal erases its progress line" "$TMP/pty_gen.out"
 python3 "$TMP/on_tty.py" "$TRAZA" import "$TMP/g.csv" --name ptycsv > "$TMP/pty_import.out"
 progress_cleared "import on a terminal erases its progress line" "$TMP/pty_import.out" "imported 'ptycsv'"
 CTF=$DATA/babeltrace-ctf/lttng-tracefile-rotation/kernel
-if [ -d "$CTF" ] && command -v babeltrace2 >/dev/null; then
+if [ -d "$CTF" ] && command -v babeltrace2 >/dev/null && has_feature ctf; then
   python3 "$TMP/on_tty.py" "$TRAZA" import "$CTF" --name ptyctf > "$TMP/pty_ctf.out"
   check_contains "CTF import shows a percentage" "$(cat -v "$TMP/pty_ctf.out")" "importing CTF [==============================] 100%"
   check_contains "CTF processing shows a percentage" "$(cat -v "$TMP/pty_ctf.out")" "processing CTF [==============================] 100%"
   progress_cleared "CTF import on a terminal erases its progress line" "$TMP/pty_ctf.out" "imported 'ptyctf'"
 else
-  skip "CTF import progress" "shared data or babeltrace2 absent"
+  skip "CTF import progress" "shared data, babeltrace2 or this traza's ctf feature absent"
 fi
 "$TRAZA" gen --name piped --events 100000 > "$TMP/pipe.out" 2> "$TMP/pipe.err"
 check_eq "gen on a pipe: the result line" "generated 'piped'" "$(cut -c1-17 "$TMP/pipe.out")"

@@ -32,7 +32,7 @@ C
 # pkg-config of the installed .pc, with prefix redirected into DESTDIR
 pc() { PKG_CONFIG_PATH=$dest/opt/tz/lib/pkgconfig pkg-config --define-variable=prefix="$dest/opt/tz" "$@" traza; }
 if cc $(pc --cflags) -o "$TMP/use" "$TMP/use.c" "$dest/opt/tz/lib/libtraza.a" $(pc --static --libs | sed 's/-ltraza//; s/-L[^ ]*//g') 2>"$TMP/cc.log"; then
-  check_eq "program linked against the installed library" "$("$dest/opt/tz/bin/traza" --version | cut -d' ' -f2)" "$("$TMP/use")"
+  check_eq "program linked against the installed library" "$("$dest/opt/tz/bin/traza" --version | head -1 | cut -d' ' -f2)" "$("$TMP/use")"
 else
   fail "program linked against the installed library" "$(head -20 "$TMP/cc.log")"
 fi

@@ -4,6 +4,7 @@
 # in the commands' filters and in the tools' --from/--to. On a real LTTng kernel trace
 # whose timestamps are epoch nanoseconds.
 . tests/lib.sh
+need_feature ctf "time on an LTTng trace"
 k=$DATA/babeltrace-ctf/lttng-tracefile-rotation/kernel
 if [ ! -d "$k" ]; then skip "times from the trace's start" "$k is absent"; exit 0; fi
 check_rc "import the LTTng trace" 0 "$TRAZA" import "$k" --name k

@@ -4,6 +4,7 @@
 # viewer reads them), and a re-import gives the same producers (the tree through
 # process/thread metadata with parent_tid), events and states.
 . "$(dirname "$0")/../lib.sh"
+need_feature ctf "Chrome export of an LTTng trace"
 
 K=$TRAZA_TEST_DATA/babeltrace-ctf/lttng-tracefile-rotation/kernel
 if [ ! -d "$K" ]; then skip "chrome export" "shared data absent"; exit 0; fi

@@ -2,6 +2,7 @@
 # babeltrace2 reads, the imported event count equals the lines babeltrace2 prints.
 # A damaged trace fails with babeltrace2's error, never a crash, and imports nothing.
 . tests/lib.sh
+need_feature ctf "CTF import"
 B=$DATA/babeltrace-ctf
 if [ ! -d "$B" ]; then skip "ctf imports" "shared data absent"; exit 0; fi
 if ! command -v babeltrace2 >/dev/null; then skip "ctf imports" "babeltrace2 not installed"; exit 0; fi

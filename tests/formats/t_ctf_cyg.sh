@@ -5,6 +5,7 @@
 # are counted (cyg.unended_calls), exits without their entry are skips
 # (skipped.unmatched_func_exits, --strict fails). The counts are babeltrace2's.
 . "$(dirname "$0")/../lib.sh"
+need_feature ctf "CTF cyg-profile import"
 C=$DATA/tracecompass-ctf/cyg-profile
 if [ ! -d "$C" ]; then skip "cyg-profile call stacks" "shared data absent"; exit 0; fi
 if ! command -v babeltrace2 >/dev/null; then skip "cyg-profile call stacks" "babeltrace2 not installed"; exit 0; fi

@@ -1,6 +1,7 @@
 # The processed trace of an LTTng kernel trace: built by `traza import`, rebuilt by
 # `traza run ctf-kernel`, listed by `traza results`.
 . tests/lib.sh
+need_feature ctf "CTF kernel processing"
 K=$DATA/babeltrace-ctf/lttng-tracefile-rotation/kernel
 if [ ! -d "$K" ]; then skip "ctf-kernel" "shared data absent"; exit 0; fi
 check_rc "ctf-kernel: import builds the processed trace" 0 "$TRAZA" import "$K" --name rot

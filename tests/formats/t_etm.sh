@@ -1,6 +1,7 @@
 # CoreSight snapshots: import by detection, `grammar compress --from-etm`, and the PC
 # sequence against the DS-5 instruction listings of the TC2 snapshot (ETMv3 cores).
 . tests/lib.sh
+need_feature etm "ETM import"
 O=$DATA/opencsd
 if [ ! -d "$O/snapshots/TC2" ]; then skip "etm" "shared data absent"; exit 0; fi
 OUT=$("$TRAZA" import "$O/snapshots/TC2" --json 2>"$TMP/err"); check_eq "etm: import TC2 (detected)" 0 "$?"

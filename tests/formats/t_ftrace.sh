@@ -53,6 +53,7 @@ check_eq "bad input: the workspace is unchanged" "$before" "$("$TRAZA" list 2>&1
 # differential: `trace-cmd report` (and its raw-field form -R) of each shared .dat
 # file imports to the events and producers of the .dat import of the same file
 dir="$DATA/trace-cmd"
+need_feature trace-cmd "ftrace text against trace-cmd .dat"
 if [ ! -d "$dir" ]; then
   skip "ftrace text against trace-cmd .dat" "$dir is absent"; exit 0
 fi

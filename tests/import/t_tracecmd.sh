@@ -4,6 +4,7 @@
 # (sched_switch: a "running" state starting at the switch, of the task switched to;
 # ftrace function: its function's name). Samples: $DATA/trace-cmd/*/*.dat.
 . "$(dirname "$0")/../lib.sh"
+need_feature trace-cmd "trace-cmd import"
 
 # A .dat written by mkdat.py with every mapping: the exact events traza makes.
 python3 "$(dirname "$0")/mkdat.py" "$TMP/syn.dat"

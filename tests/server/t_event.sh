@@ -4,6 +4,7 @@
 # hold it; 400/404 for bad ids. And /api/stats of a window equals `traza stats
 # --from --to` of that window (one rule: events overlapping it, durations clipped).
 . "$(dirname "$0")/../lib.sh"
+need_feature serve "server events"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 
 "$TRAZA" import "$root/examples/demo.paje" -q >/dev/null

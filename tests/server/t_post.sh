@@ -3,6 +3,7 @@
 # /api/results/delete) only answer the served page (its token, its origin, this
 # server's Host); a tool run is a job whose saved result the CLI lists.
 . "$(dirname "$0")/../lib.sh"
+need_feature serve "server POST endpoints"
 
 "$TRAZA" gen --name gen --events 20000 --params 2 -q >/dev/null
 start_server

@@ -3,6 +3,7 @@
 # series exactly as `traza correlate --anomalies-of --rank --json` does: the same
 # order and the same r values, with the CLI's defaults and with other options.
 . "$(dirname "$0")/../lib.sh"
+need_feature serve "server probable causes"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 
 awk -f "$root/examples/cause-injection/flush.awk" >"$TMP/flush.csv"

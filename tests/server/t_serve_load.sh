@@ -4,6 +4,7 @@
 # the request deadline, a client address is limited in connections, and SIGTERM
 # during a long request stops the server within a few seconds.
 . "$(dirname "$0")/../lib.sh"
+need_feature serve "serve under load"
 probe="python3 $(dirname "$0")/httpprobe.py"
 
 "$TRAZA" gen --name small --events 5000 -q >/dev/null

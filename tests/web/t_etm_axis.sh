@@ -9,4 +9,5 @@ if [ ! -d "$S/TC2" ] || [ ! -d "$S/tc2-ptm-rstk-t32" ]; then skip "etm axis brow
 check_rc "import the TC2 snapshot" 0 "$TRAZA" import "$S/TC2" --name TC2 -q
 check_rc "import the PTM snapshot" 0 "$TRAZA" import "$S/tc2-ptm-rstk-t32" --name ptm -q
 need_browser "etm axis browser test"
+need_feature etm "etm axis browser test"
 browser_run etmaxis etmaxis.mjs
