@@ -250,19 +250,35 @@ typedef struct runs {
     int32_t vtype[RUN_VOTES];
     double vn[RUN_VOTES];
     int nv;
+    int8_t slot[256]; /* type id < 256 -> its index in vtype, -1 when it has no vote yet */
     size_t total;   /* runs written over all rows */
     int open;       /* the producer's object is written */
 } runs;
+
+/* Clears the votes. */
+static void run_clear(runs *u)
+{
+    for (int i = 0; i < u->nv; i++)
+        if (u->vtype[i] >= 0 && u->vtype[i] < 256)
+            u->slot[u->vtype[i]] = -1;
+    u->nv = 0;
+}
 
 /* Adds weight n to type ty in the run's votes (a type beyond RUN_VOTES is not counted). */
 static void run_vote(runs *u, int32_t ty, double n)
 {
     int i = 0;
-    while (i < u->nv && u->vtype[i] != ty)
-        i++;
+    if (ty >= 0 && ty < 256) {
+        i = u->slot[ty] >= 0 ? u->slot[ty] : u->nv;
+    } else {
+        while (i < u->nv && u->vtype[i] != ty)
+            i++;
+    }
     if (i == u->nv) {
         if (u->nv == RUN_VOTES)
             return;
+        if (ty >= 0 && ty < 256)
+            u->slot[ty] = (int8_t)u->nv;
         u->vtype[u->nv] = ty;
         u->vn[u->nv++] = 0;
     }
@@ -287,16 +303,16 @@ static void run_flush(runs *u, int32_t producer, int *firstrow)
     tz_buf_printf(u->b, "[%lld,%lld,%d]", (long long)u->x, (long long)u->len, u->vtype[best]);
     u->total++;
     u->len = 0;
-    u->nv = 0;
+    run_clear(u);
 }
 
 /* Votes for the types of the events [k, k2) of row p: up to 8 of them spread evenly,
  * each weighing its share of the k2 - k events. */
 static void row_votes(const tz_tindex *ix, const tz_prow *p, size_t k, size_t k2, runs *u)
 {
-    size_t m = k2 - k < 8 ? k2 - k : 8;
-    for (size_t i = 0; i < m; i++)
-        run_vote(u, p->type[k + (size_t)((__int128)(k2 - k) * i / m)], (double)(k2 - k) / (double)m);
+    uint64_t d = k2 - k, m = d < 8 ? d : 8; /* d * i stays far below 2^64: d counts events */
+    for (uint64_t i = 0; i < m; i++)
+        run_vote(u, p->type[k + (size_t)(d * i / m)], (double)d / (double)m);
 }
 
 /* The column of t in [from, to]: the last c with bound[c] <= t (bound[0] <= t). */
@@ -327,6 +343,7 @@ static int summary_rows(const tz_tindex *ix, tz_buf *b, int64_t from, int64_t to
         bound[c] = (__int128)from + span * (__int128)c / w;
     runs u;
     memset(&u, 0, sizeof u);
+    memset(u.slot, -1, sizeof u.slot);
     u.b = b;
     int firstrow = 1, truncated = 0;
     tz_buf_puts(b, ",\"rows\":[");
@@ -336,7 +353,7 @@ static int summary_rows(const tz_tindex *ix, tz_buf *b, int64_t from, int64_t to
             continue;
         u.open = 0;
         u.len = 0;
-        u.nv = 0;
+        run_clear(&u);
         int64_t c = 0;
         size_t k = row_first_ge(ix, p, 0, bound[0]);
         while (c < width) {
