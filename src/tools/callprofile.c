@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_DEPTH 4096
+
 
 static int cmp_call(const void *a, const void *b)
 {
@@ -144,14 +144,7 @@ int tz_callprofile_build(traza_trace *t, tz_callprofile *cp, const char *during,
             tz_callprofile_free(cp);
             return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
         }
-        tz_cp_call *c = &cp->calls[cp->ncalls++];
-        c->ts = ev->ts;
-        c->end = (ev->has & TRAZA_HAS_END) ? ev->end_ts : ev->ts;
-        c->type = ev->type;
-        c->producer = ev->producer;
-        c->level = (ev->has & TRAZA_HAS_LEVEL) && ev->level >= 0 ? ev->level : 0;
-        if (c->level >= MAX_DEPTH)
-            c->level = MAX_DEPTH - 1;
+        cp->calls[cp->ncalls++] = tz_cp_call_of(ev);
         pi->covered_to = ev->ts;
         if (stop && stop->fn && cp->ncalls % 4096 == 0 && stop->fn(stop->ctx, TRAZA_STAGE_READ)) {
             pi->partial = 1;
@@ -198,7 +191,7 @@ int tz_callprofile_build(traza_trace *t, tz_callprofile *cp, const char *during,
 
 int tz_callprofile_parents(const tz_callprofile *cp, int64_t *parent)
 {
-    int64_t *open = malloc(MAX_DEPTH * sizeof *open); /* the call open at each level */
+    int64_t *open = malloc(TZ_CP_MAX_DEPTH * sizeof *open); /* the call open at each level */
     if (!open)
         return -1;
     int32_t prod = -1;
@@ -261,7 +254,7 @@ int tz_callprofile_ranges(traza_trace *t, tz_callprofile *cp, const traza_time_r
     tz_imap_init(&fidx);
     tz_imap_init(&eidx);
     size_t fcap = 0, ecap = 0;
-    int32_t *stack = malloc(MAX_DEPTH * sizeof *stack); /* the type open at each level */
+    int32_t *stack = malloc(TZ_CP_MAX_DEPTH * sizeof *stack); /* the type open at each level */
     int ok = stack != NULL;
     int32_t prod = -1;
     int depth = 0;

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_DEPTH 4096 /* levels beyond are clamped, as in tz_callprofile_build */
 
 typedef struct cw_stack {
     tz_cw_frame *f; /* by level */
@@ -114,14 +113,7 @@ int tz_callwalk(traza_trace *t, const tz_callwalk_fns *fns, void *ctx, traza_err
             rc = traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
             break;
         }
-        tz_cp_call *c = &w.tick[w.ntick++];
-        c->ts = ev->ts;
-        c->end = (ev->has & TRAZA_HAS_END) ? ev->end_ts : ev->ts;
-        c->type = ev->type;
-        c->producer = ev->producer;
-        c->level = (ev->has & TRAZA_HAS_LEVEL) && ev->level >= 0 ? ev->level : 0;
-        if (c->level >= MAX_DEPTH)
-            c->level = MAX_DEPTH - 1;
+        w.tick[w.ntick++] = tz_cp_call_of(ev);
     }
     traza_cursor_free(cur);
     if (rc == 0)
