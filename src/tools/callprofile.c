@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
-
 static int cmp_call(const void *a, const void *b)
 {
     const tz_cp_call *x = a, *y = b;
