@@ -2,6 +2,7 @@
  * spatio-temporal with --spatial); parts saved as annotations. */
 #include "analysis/tool_util.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,27 @@ static const traza_tool_option aggregate_opts[] = {
     {"save", TRAZA_OPT_STRING, NULL, "name of the saved annotations", 0, 0},
     TZ_OPT_REPLACE,
     {"svg", TRAZA_OPT_STRING, NULL, "draw the parts, type proportions and the gain/loss curve", 0, 0},
+    {"micro-out", TRAZA_OPT_STRING, NULL, "write the microscopic model that is aggregated (one line per series)", 0, 0},
 };
+
+/* The microscopic model as text, for another implementation to aggregate the same
+ * values: "slices N series S", then per series "producer type" and its N values. */
+static int write_micro(const char *path, const traza_agg_micro *m, traza_err *err)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return traza_err_set(err, TRAZA_E_IO, "%s: cannot write: %s", path, strerror(errno));
+    int bad = fprintf(f, "slices %zu series %zu\n", m->nslices, m->nseries) < 0;
+    for (size_t s = 0; s < m->nseries && !bad; s++) {
+        bad |= fprintf(f, "%ld %ld", (long)m->producer[s], (long)m->type[s]) < 0;
+        for (size_t k = 0; k < m->nslices && !bad; k++)
+            bad |= fprintf(f, " %.17g", m->v[s * m->nslices + k]) < 0;
+        bad |= fputc('\n', f) == EOF;
+    }
+    if (fclose(f) != 0 || bad)
+        return traza_err_set(err, TRAZA_E_IO, "%s: write failed", path);
+    return 0;
+}
 
 /* The first slice of unit k of the qualities q. */
 #define UNIT(k) (q.unit ? q.unit[k] : (k))
@@ -431,6 +452,9 @@ static int run_aggregate(const traza_tool *tool, const traza_tool_call *call, tr
         goto done;
     if (tz_targ_bool(tool, call, "normalize"))
         traza_agg_micro_normalize(&m);
+    const char *micro_out = tz_targ(tool, call, "micro-out");
+    if (micro_out && write_micro(micro_out, &m, err) < 0)
+        goto done;
     char name[300], params[300];
     const char *save = tz_targ(tool, call, "save");
     /* the default name tells the inputs that shape the result (the producer set too);

@@ -5,7 +5,7 @@ const char cmd_aggregate_usage[] =
     "usage: traza aggregate TRACE [--slices N] [--model M] [--p P | --list-p] [--producers SET]\n"
     "                       [--during RESULT] [--from T] [--to T] [--normalize] [--spatial]\n"
     "                       [--svg FILE] [--json]\n"
-    "                       [--save NAME [--replace]]\n"
+    "                       [--micro-out FILE] [--save NAME [--replace]]\n"
     "\n"
     "Best cut partition of the time slices (FrameSoC RR-8304 section 5, Ocelotl): consecutive\n"
     "slices are aggregated into parts maximising p*gain - (1-p)*loss.\n"
@@ -19,6 +19,8 @@ const char cmd_aggregate_usage[] =
     "  --spatial       spatio-temporal: a part is a producer subtree over an interval\n"
     CLI_SAVE_HELP
     "  --svg FILE      parts along time with type proportions, and the gain/loss curve over p\n"
-    "  --json          parts (each with its total: events, with occurrences), or with --list-p {\"p_list\": [{\"p\", \"gain\", \"loss\", \"parts\"}, ...]}\n";
+    "  --json          parts (each with its total: events, with occurrences), or with --list-p {\"p_list\": [{\"p\", \"gain\", \"loss\", \"parts\"}, ...]}\n"
+    "  --micro-out FILE  the values aggregated (after --normalize): \"slices N series S\", then per\n"
+    "                  series its producer id, type id and N values (to check another implementation)\n";
 
 int cmd_aggregate(traza_cli *cli, int argc, char **argv) { return cli_run_analysis(cli, "aggregate", "aggregate", argc, argv); }
