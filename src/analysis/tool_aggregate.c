@@ -23,7 +23,7 @@ static const traza_tool_option aggregate_opts[] = {
     {"save", TRAZA_OPT_STRING, NULL, "name of the saved annotations", 0, 0},
     TZ_OPT_REPLACE,
     {"svg", TRAZA_OPT_STRING, NULL, "draw the parts, type proportions and the gain/loss curve", 0, 0},
-    {"micro-out", TRAZA_OPT_STRING, NULL, "write the microscopic model that is aggregated (one line per series)", 0, 0},
+    {"micro-out", TRAZA_OPT_STRING, NULL, "a file to write the microscopic model that is aggregated to (one line per series)", 0, 0},
 };
 
 /* The microscopic model as text, for another implementation to aggregate the same

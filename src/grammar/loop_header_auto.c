@@ -236,8 +236,8 @@ static int call_tests(const traza_grammar *g, uint64_t h, traza_gcycle *tab, siz
     int rc = 0;
     for (size_t i = 0; i < m && spent + by[i].length <= IN_CALL_BUDGET; i++) {
         spent += by[i].length;
-        uint64_t *c;
-        int un, rh;
+        uint64_t *c = NULL;
+        int un = 0, rh = 0;
         rc = tzg_expand(g, by[i].first, by[i].length, &c, err);
         if (rc == 0)
             rc = call_shape(c, (size_t)by[i].length, h, &un, &rh, err);

@@ -6,7 +6,8 @@
 int tz_tool_option_names_file(const traza_tool_option *o)
 {
     return o->type == TRAZA_OPT_STRING && (strcmp(o->name, "svg") == 0 || strcmp(o->name, "file") == 0 ||
-                                           strcmp(o->name, "output-file") == 0 || (o->help && strstr(o->help, " file")));
+                                           strcmp(o->name, "output-file") == 0 || strcmp(o->name, "micro-out") == 0 ||
+                                           (o->help && strstr(o->help, " file")));
 }
 
 /* Allowed values of a text option, read from its help when it starts with them

@@ -67,6 +67,9 @@ check_eq "nothing was saved by the refused requests" "[]" "$("$TRAZA" results ge
 r=$(req POST "/api/run?tool=anomaly&trace=gen&type=state0&svg=/tmp/x.svg" "X-Traza-Token:$tok")
 check_eq "an option naming a file: 400" 400 "$(status "$r")"
 check_contains "... says so" "$(body "$r")" "names a file"
+r=$(req POST "/api/run?tool=aggregate&trace=gen&micro-out=/tmp/traza-micro-out-by-http" "X-Traza-Token:$tok")
+check_eq "aggregate's micro-out names a file: 400" 400 "$(status "$r")"
+check_eq "... and nothing is written" no "$([ -e /tmp/traza-micro-out-by-http ] && echo yes || echo no)"
 r=$(req POST "/api/run?tool=import-csv&trace=gen" "X-Traza-Token:$tok")
 check_eq "an importer does not run over HTTP: 400" 400 "$(status "$r")"
 r=$(req POST "/api/run?tool=anomaly&trace=gen&bogus=1" "X-Traza-Token:$tok")
