@@ -9,7 +9,7 @@ root=$(pwd)
 export TRAZA_TEST_DATA=${TRAZA_TEST_DATA:-$root/../shared/data}
 export TRAZA_SRC=$root
 export LSAN_OPTIONS=${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$root/tests/lsan.supp
-pass=0; fail=0; skip=0; failed_names=()
+pass=0; fail=0; skip=0; failed_names=(); failed_logs=()
 logdir=$(mktemp -d)
 trap 'rm -rf "$logdir"' EXIT
 # A throwaway PostgreSQL server for the PostgreSQL store backend's tests (they skip,
@@ -65,7 +65,7 @@ for build in "$@"; do
     pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + k))
     printf '   %-48s %d passed, %d failed, %d skipped\n' "$s" "$p" "$f" "$k"
     grep -a '^SKIP: ' "$log" | sed 's/^/     /'
-    if [ "$f" -gt 0 ]; then failed_names+=("$label:$s"); grep -a -B2 -A8 '^FAIL: ' "$log" | sed 's/^/   | /' | tail -60; fi
+    if [ "$f" -gt 0 ]; then failed_names+=("$label:$s"); failed_logs+=("$log"); grep -a -B2 -A8 '^FAIL: ' "$log" | sed 's/^/   | /' | tail -60; fi
   done
   echo "== $label: differential suite (traza against each format's reference tool)"
   bash tests/diff_summary.sh "$build"
@@ -92,6 +92,10 @@ fi
 echo
 if [ ${#failed_names[@]} -gt 0 ]; then
   echo "failed:"; printf '  %s\n' "${failed_names[@]}"
+  # the failed checks again, short, where the last lines of the output show them
+  for log in "${failed_logs[@]}"; do
+    grep -a -A3 '^FAIL: ' "$log" | cut -c1-300 | head -24 | sed "s|^|  $(basename "$log" .log): |"
+  done
 fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
