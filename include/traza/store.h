@@ -74,6 +74,12 @@ int traza_writer_set_type_color(traza_writer *w, int32_t type, const char *color
 /* Get-or-create a parameter definition of an event type. A second definition under
  * the same name with another ptype is an error. Returns the id, -1 on error. */
 int32_t traza_writer_param_def(traza_writer *w, int32_t type, const char *name, traza_ptype ptype, traza_err *err);
+/* Gives parameter `def` one value for every event of its type (a function's address,
+ * file and line): the value is stored once, not per event, and readers see it on
+ * every event of the type as if each carried it (queries, conditions, regexes,
+ * exports, SQL views). Set once per definition; events then do not carry it (an
+ * event that does is refused). Returns 0 or -1. */
+int traza_writer_param_const(traza_writer *w, int32_t def, const traza_value *v, traza_err *err);
 /* Adds an event (params included). ev->id is ignored; ids are assigned at commit in
  * time order. Returns 0 or -1. */
 int traza_writer_event(traza_writer *w, const traza_event *ev, traza_err *err);
@@ -98,6 +104,9 @@ size_t traza_trace_param_defs(const traza_trace *t, const traza_param_def **out)
 const traza_producer *traza_trace_producer(const traza_trace *t, int32_t id);
 const traza_event_type *traza_trace_event_type(const traza_trace *t, int32_t id);
 const traza_param_def *traza_trace_param_def(const traza_trace *t, int32_t id);
+/* The value every event of the definition's type has (traza_writer_param_const), or
+ * NULL when events carry their own values. */
+const traza_value *traza_trace_param_const(const traza_trace *t, int32_t def);
 const traza_event_type *traza_trace_event_type_by_name(const traza_trace *t, const char *name);
 /* Finds a producer by name, or by path "root/child/grandchild", or by numeric id. */
 const traza_producer *traza_trace_producer_find(const traza_trace *t, const char *spec);

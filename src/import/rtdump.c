@@ -27,6 +27,7 @@ static int rtd_detect(const char *path, const unsigned char *head, size_t len)
 typedef struct sym_info {
     int32_t type;
     int32_t d_file, d_line, d_addr;
+    uint64_t addr;
     char *file;
     int line;
 } sym_info;
@@ -38,6 +39,7 @@ typedef struct rtd_ctx {
     Dwfl_Module *mod;
     tz_elfsyms fsyms;       /* the program's symbol table (names owned by dwfl's Elf) */
     tz_imap addr2sym;       /* address -> index in syms */
+    tz_imap type2sym;       /* event type -> the index in syms of its one address */
     sym_info *syms;
     size_t nsyms, cap;
     int32_t thread_prod;
@@ -90,9 +92,23 @@ static int symbolize(rtd_ctx *c, uint64_t addr, sym_info **out, traza_err *err)
         snprintf(namebuf, sizeof namebuf, "0x%" PRIx64, addr);
         name = namebuf;
     }
+    /* A type is one function: its address, file and line are stored once, as the
+     * type's (traza_writer_param_const). A second function of the same name (static
+     * functions of two files) is told apart by its file, else by its address. */
+    char alt[512];
     int32_t type = traza_writer_event_type(c->w, name, TRAZA_STATE, err);
+    for (int k = 0; type >= 0 && tz_imap_get(&c->type2sym, type, &idx) && k < 2; k++) {
+        const char *slash = file ? strrchr(file, '/') : NULL;
+        if (k == 0 && file)
+            snprintf(alt, sizeof alt, "%.200s (%.200s)", name, slash ? slash + 1 : file);
+        else
+            snprintf(alt, sizeof alt, "%.200s (0x%" PRIx64 ")", name, addr);
+        type = traza_writer_event_type(c->w, alt, TRAZA_STATE, err);
+    }
     if (type < 0)
         return -1;
+    if (tz_imap_get(&c->type2sym, type, &idx))
+        return traza_err_set(err, TRAZA_E_FORMAT, "two functions at 0x%" PRIx64 " and 0x%" PRIx64 " have one name: %s", c->syms[idx].addr, addr, name);
     if (TZ_GROW(c->syms, c->cap, c->nsyms + 1) < 0)
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     sym_info *s = &c->syms[c->nsyms];
@@ -105,11 +121,17 @@ static int symbolize(rtd_ctx *c, uint64_t addr, sym_info **out, traza_err *err)
         if (!s->file)
             return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     }
+    s->addr = addr;
+    traza_value va = {TRAZA_PT_HEX, (int64_t)addr, 0, NULL}, vf = {TRAZA_PT_STRING, 0, 0, s->file}, vl = {TRAZA_PT_INT, line, 0, NULL};
     if ((s->d_addr = traza_writer_param_def(c->w, type, "addr", TRAZA_PT_HEX, err)) < 0 ||
-        (s->d_file = traza_writer_param_def(c->w, type, "file", TRAZA_PT_STRING, err)) < 0 ||
-        (s->d_line = traza_writer_param_def(c->w, type, "line", TRAZA_PT_INT, err)) < 0)
+        traza_writer_param_const(c->w, s->d_addr, &va, err) < 0)
         return -1;
-    if (tz_imap_put(&c->addr2sym, (int64_t)addr, (int64_t)c->nsyms) < 0)
+    if (s->file && ((s->d_file = traza_writer_param_def(c->w, type, "file", TRAZA_PT_STRING, err)) < 0 ||
+                    traza_writer_param_const(c->w, s->d_file, &vf, err) < 0 ||
+                    (s->d_line = traza_writer_param_def(c->w, type, "line", TRAZA_PT_INT, err)) < 0 ||
+                    traza_writer_param_const(c->w, s->d_line, &vl, err) < 0))
+        return -1;
+    if (tz_imap_put(&c->addr2sym, (int64_t)addr, (int64_t)c->nsyms) < 0 || tz_imap_put(&c->type2sym, type, (int64_t)c->nsyms) < 0)
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     *out = &c->syms[c->nsyms++];
     return 0;
@@ -121,28 +143,13 @@ static int on_call(void *user, const tz_rtd_thread *t, const tz_rtd_call *call, 
     sym_info *s = NULL;
     if (symbolize(c, call->addr, &s, err) < 0)
         return -1;
-    traza_param ps[3];
-    uint32_t np = 0;
-    ps[np].def = s->d_addr;
-    ps[np].v = (traza_value){TRAZA_PT_HEX, (int64_t)call->addr, 0, NULL};
-    np++;
-    if (s->file) {
-        ps[np].def = s->d_file;
-        ps[np].v = (traza_value){TRAZA_PT_STRING, 0, 0, s->file};
-        np++;
-        ps[np].def = s->d_line;
-        ps[np].v = (traza_value){TRAZA_PT_INT, s->line, 0, NULL};
-        np++;
-    }
-    traza_event ev = {0};
+    traza_event ev = {0}; /* its function's address, file and line are its type's */
     ev.type = s->type;
     ev.producer = c->thread_prod;
     ev.ts = tz_rtdump_ns(c->d, call->start);
     ev.end_ts = tz_rtdump_ns(c->d, call->end);
     ev.level = call->level;
     ev.has = TRAZA_HAS_END | TRAZA_HAS_LEVEL;
-    ev.params = ps;
-    ev.nparams = np;
     c->calls++;
     (void)t;
     return traza_writer_event(c->w, &ev, err);
@@ -206,6 +213,7 @@ int tz_rtdump_import(traza_ctx *ctx, traza_writer *w, const uint8_t *data, size_
         c.user_types[i] = -1;
     c.user_generic = -1;
     tz_imap_init(&c.addr2sym);
+    tz_imap_init(&c.type2sym);
     /* the program: $TRAZA_RT_EXE overrides the path recorded in the dump (a dump
      * read off a board, or a program moved since) */
     const char *exe = getenv("TRAZA_RT_EXE");
@@ -331,6 +339,7 @@ int tz_rtdump_import(traza_ctx *ctx, traza_writer *w, const uint8_t *data, size_
     free(c.syms);
     tz_elfsyms_free(&c.fsyms);
     tz_imap_free(&c.addr2sym);
+    tz_imap_free(&c.type2sym);
     if (c.dwfl)
         dwfl_end(c.dwfl);
     tz_rtdump_free(&d);

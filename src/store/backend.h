@@ -28,6 +28,11 @@ typedef struct tz_bfilter {
         int numeric;
         double num;
         const char *str;
+        /* types whose definition of the name has one value for all their events
+         * (tz_model.consts) and that value matches: their events match without a
+         * parameter row; defs above holds the other definitions only */
+        const int32_t *ctypes;
+        size_t nctypes;
     } *conds;
     size_t nconds;
     int64_t offset, limit;     /* what the backend applies (0 when done above it) */
@@ -42,12 +47,22 @@ typedef struct tz_model {
     size_t ntypes;
     traza_param_def *defs;
     size_t ndefs;
+    /* Definitions with one value for every event of their type (param_const):
+     * consts[d] is that value where is_const[d]; the constant definitions of type k
+     * are tconst[tconst_start[k] .. tconst_start[k + 1]). NULL when there are none. */
+    traza_value *consts;
+    uint8_t *is_const;
+    size_t *tconst_start;
+    int32_t *tconst;
     char **strings;
     size_t nstrings, capstrings;
 } tz_model;
 
 /* Keeps a string alive as long as the model; returns the copy or NULL. */
 const char *tz_model_str(tz_model *m, const char *s);
+/* Records the constant value of definition `def` while a backend loads the model
+ * (after the definitions; a string is copied). 0, or -1 with err set. */
+int tz_model_set_const(tz_model *m, int32_t def, const traza_value *v, traza_err *err);
 void tz_model_free(tz_model *m);
 
 typedef struct tz_backend_ops {
@@ -68,6 +83,7 @@ typedef struct tz_backend_ops {
     int (*w_producer)(tz_wstate *w, const traza_producer *p, traza_err *err);
     int (*w_event_type)(tz_wstate *w, const traza_event_type *t, traza_err *err);
     int (*w_param_def)(tz_wstate *w, const traza_param_def *d, traza_err *err);
+    int (*w_param_const)(tz_wstate *w, int32_t def, const traza_value *v, traza_err *err);
     /* Events arrive in any order; `seq` is the arrival number (0-based). */
     int (*w_event)(tz_wstate *w, const traza_event *ev, int64_t seq, traza_err *err);
     /* Sorts by time if `sorted` is 0, builds indexes and publishes with `info`. */

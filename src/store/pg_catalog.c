@@ -451,6 +451,7 @@ static const tz_backend_ops pg_ops = {
     .w_producer = tz_pg_w_producer,
     .w_event_type = tz_pg_w_event_type,
     .w_param_def = tz_pg_w_param_def,
+    .w_param_const = tz_pg_w_param_const,
     .w_event = tz_pg_w_event,
     .w_commit = tz_pg_w_commit,
     .w_abort = tz_pg_w_abort,

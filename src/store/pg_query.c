@@ -144,6 +144,34 @@ int tz_pg_t_load_model(tz_tstate *t, tz_model *m, traza_err *err)
             goto bad;
     }
     PQclear(r);
+    /* a store written before param_const existed has none */
+    if (!(r = tz_pg_query(t->conn, "SELECT to_regclass('param_const') IS NOT NULL", 0, NULL, "loading the trace model", err)))
+        return -1;
+    int has_consts = PQntuples(r) == 1 && PQgetvalue(r, 0, 0)[0] == 't';
+    PQclear(r);
+    if (!has_consts)
+        return 0;
+    if (!(r = tz_pg_query(t->conn, "SELECT def, i, d, s FROM param_const ORDER BY def", 0, NULL, "loading the trace model", err)))
+        return -1;
+    n = PQntuples(r);
+    for (int i = 0; i < n; i++) {
+        traza_value v = {TRAZA_PT_INT, 0, 0, NULL};
+        if (!PQgetisnull(r, i, 1)) {
+            v.i = tz_pg_i64(r, i, 1);
+        } else if (!PQgetisnull(r, i, 2)) {
+            v.kind = TRAZA_PT_DOUBLE;
+            v.d = strtod(PQgetvalue(r, i, 2), NULL);
+        } else {
+            v.kind = TRAZA_PT_STRING;
+            if (!(v.s = model_str(m, r, i, 3)))
+                goto oom;
+        }
+        if (tz_model_set_const(m, (int32_t)tz_pg_i64(r, i, 0), &v, err) < 0) {
+            PQclear(r);
+            return -1;
+        }
+    }
+    PQclear(r);
     return 0;
 oom:
     PQclear(r);

@@ -14,6 +14,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "store/store_internal.h"
 
+#include <math.h>
 #include <pcre2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +55,9 @@ struct traza_cursor {
     traza_err failed;     /* set when a regex or the stop ended the cursor: every later call repeats it */
     int64_t skip, left;   /* offset/limit applied here when regexes are present */
     traza_event ev;
+    int with_params;          /* parameters are read: the type's constant ones are added */
+    traza_param *pv;          /* the backend's parameters and the type's constant ones */
+    size_t cappv;
     char text[4096];
 };
 
@@ -62,6 +66,89 @@ void tz_bfilter_free(int32_t *types, int32_t *defs, struct tz_bcond *conds)
     free(types);
     free(defs);
     free(conds);
+}
+
+/* A constant value against a condition, in the order both backends compare: numbers
+ * by value, texts bytewise, any number before any text. */
+static int const_matches(const struct tz_bcond *c, const traza_value *v)
+{
+    int r;
+    if (v->kind == TRAZA_PT_STRING) {
+        r = c->numeric ? 1 : strcmp(v->s, c->str);
+    } else if (!c->numeric) {
+        r = -1;
+    } else if (v->kind != TRAZA_PT_DOUBLE && c->num == floor(c->num) && c->num >= -0x1p63 && c->num < 0x1p63) {
+        int64_t n = (int64_t)c->num; /* integers exactly, as SQLite compares them */
+        r = v->i < n ? -1 : v->i > n;
+    } else {
+        long double x = v->kind == TRAZA_PT_DOUBLE ? (long double)v->d : (long double)v->i;
+        r = x < (long double)c->num ? -1 : x > (long double)c->num;
+    }
+    switch (c->op) {
+    case TRAZA_EQ: return r == 0;
+    case TRAZA_NE: return r != 0;
+    case TRAZA_LT: return r < 0;
+    case TRAZA_GT: return r > 0;
+    case TRAZA_LE: return r <= 0;
+    case TRAZA_GE: return r >= 0;
+    }
+    return 0;
+}
+
+/* Conditions on definitions that hold one value per type are decided here, once per
+ * type: the types whose value matches go to the condition's ctypes (stored in the
+ * tail of its slice of `defs`, which they cannot outgrow: a type has one definition
+ * of a name) and only the other definitions stay for the database. A condition left
+ * with no other definition becomes a type list and leaves the backend filter. */
+static int fold_const_conds(const tz_model *m, tz_bfilter *bf, int32_t *defs, int32_t **types_out)
+{
+    struct tz_bcond *conds = (struct tz_bcond *)bf->conds;
+    size_t kept = 0;
+    for (size_t c = 0; c < bf->nconds; c++) {
+        struct tz_bcond x = conds[c];
+        int32_t *slice = defs + (x.defs - defs), *orig = malloc((x.ndefs ? x.ndefs : 1) * sizeof *orig);
+        if (!orig)
+            return -1;
+        size_t nvar = 0, nct = 0, n = x.ndefs;
+        memcpy(orig, slice, n * sizeof *orig);
+        for (size_t i = 0; i < n; i++) {
+            int32_t d = orig[i];
+            if (!m->is_const[d])
+                slice[nvar++] = d;
+            else if (const_matches(&x, &m->consts[d]))
+                slice[n - 1 - nct++] = m->defs[d].type_id;
+        }
+        free(orig);
+        x.ndefs = nvar;
+        x.ctypes = slice + n - nct;
+        x.nctypes = nct;
+        if (nvar) {
+            conds[kept++] = x;
+            continue;
+        }
+        /* every definition of the name is constant: the condition is a type list */
+        int32_t *types = (int32_t *)bf->types;
+        if (!types) {
+            if (!(types = malloc((m->ntypes ? m->ntypes : 1) * sizeof *types)))
+                return -1;
+            for (size_t k = 0; k < m->ntypes; k++)
+                types[k] = (int32_t)k;
+            bf->ntypes = m->ntypes;
+            bf->types = *types_out = types;
+        }
+        size_t nt = 0;
+        for (size_t k = 0; k < bf->ntypes; k++)
+            for (size_t j = 0; j < nct; j++)
+                if (x.ctypes[j] == types[k]) {
+                    types[nt++] = types[k];
+                    break;
+                }
+        bf->ntypes = nt;
+        if (!nt)
+            bf->empty = 1;
+    }
+    bf->nconds = kept;
+    return 0;
 }
 
 /* Builds the backend filter. Allocations go into *types_out, *defs_out, *conds_out. */
@@ -143,6 +230,8 @@ int tz_make_bfilter(traza_trace *t, const traza_filter *f, tz_bfilter *bf, int32
         }
         bf->conds = conds;
         bf->nconds = f->nconds;
+        if (m->consts && fold_const_conds(m, bf, defs, types_out) < 0)
+            return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     }
     if (f->has_from && f->has_to && f->from > f->to)
         bf->empty = 1;
@@ -409,6 +498,7 @@ traza_cursor *traza_query(traza_trace *t, const traza_filter *f, traza_err *err)
         for (size_t i = 0; i < c->nrx; i++)
             if (c->rxs[i].column == COL_PARAM)
                 f2.with_params = 1;
+        c->with_params = f2.with_params;
         c->bf.f = &f2;
         int rc = t->ws->b->ops->q_open(t->st, &c->bf, &c->q, err);
         c->bf.f = cur;
@@ -418,6 +508,29 @@ traza_cursor *traza_query(traza_trace *t, const traza_filter *f, traza_err *err)
         }
     }
     return c;
+}
+
+/* Adds the parameters the event's type holds once (tz_model.consts) to those the
+ * backend read, in definition order as the backend gives them. */
+static int add_consts(traza_cursor *c, traza_err *err)
+{
+    const tz_model *m = &c->t->model;
+    if (!m->tconst_start || c->ev.type < 0 || (size_t)c->ev.type >= m->ntypes)
+        return 0;
+    size_t a = m->tconst_start[c->ev.type], b = m->tconst_start[c->ev.type + 1], n = c->ev.nparams;
+    if (a == b)
+        return 0;
+    if (TZ_GROW(c->pv, c->cappv, n + (b - a)) < 0)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    size_t k = 0, i = 0;
+    for (; a < b || i < n; k++) /* merge: both lists are in definition order */
+        if (i < n && (a == b || c->ev.params[i].def < m->tconst[a]))
+            c->pv[k] = c->ev.params[i++];
+        else
+            c->pv[k] = (traza_param){m->tconst[a], m->consts[m->tconst[a]]}, a++;
+    c->ev.params = c->pv;
+    c->ev.nparams = (uint32_t)k;
+    return 0;
 }
 
 int traza_cursor_next(traza_cursor *c, const traza_event **ev, traza_err *err)
@@ -435,6 +548,8 @@ int traza_cursor_next(traza_cursor *c, const traza_event **ev, traza_err *err)
             c->left = 0; /* stays at the end (stepping SQLite again would rerun the query) */
         if (rc <= 0)
             return rc;
+        if (c->with_params && add_consts(c, err) < 0)
+            return -1;
         /* The backend knows integers; the model knows which are addresses. */
         for (uint32_t i = 0; i < c->ev.nparams; i++) {
             traza_param *p = (traza_param *)&c->ev.params[i];
@@ -481,6 +596,7 @@ void traza_cursor_free(traza_cursor *c)
     free(c->rxs);
     free(c->fold_prods);
     free(c->ranges);
+    free(c->pv);
     pcre2_match_context_free(c->mctx);
     pcre2_jit_stack_free(c->jstack);
     tz_bfilter_free(c->types_buf, c->defs_buf, c->conds_buf);

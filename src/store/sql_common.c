@@ -101,19 +101,28 @@ int tz_where_build(tz_buf *b, const tz_bfilter *bf, int64_t lo, int64_t hi, cons
         int sparse = cond_is_sparse(c, lo, hi, s, ctx);
         if (sparse < 0)
             return -1;
+        /* the types whose one value of the parameter matches (tz_bcond.ctypes) match
+         * without a parameter row */
+        tz_buf_puts(b, " AND ");
+        if (c->nctypes) {
+            tz_buf_puts(b, "(type IN (");
+            for (size_t k = 0; k < c->nctypes; k++)
+                tz_buf_printf(b, "%s%d", k ? "," : "", c->ctypes[k]);
+            tz_buf_puts(b, ") OR ");
+        }
         if (sparse) {
-            tz_buf_puts(b, " AND id IN (SELECT p.event FROM param p WHERE p.event BETWEEN ");
+            tz_buf_puts(b, "id IN (SELECT p.event FROM param p WHERE p.event BETWEEN ");
             s->put_i64(b, 1, lo);
             tz_buf_puts(b, " AND ");
             s->put_i64(b, 2, hi);
             tz_buf_puts(b, " AND");
         } else {
-            tz_buf_puts(b, " AND EXISTS (SELECT 1 FROM param p WHERE p.event = event.id AND");
+            tz_buf_puts(b, "EXISTS (SELECT 1 FROM param p WHERE p.event = event.id AND");
         }
         put_defs(b, c);
         if (s->cond(b, c, TZ_WHERE_COND_SLOT(i), ctx) < 0)
             return -1;
-        tz_buf_putc(b, ')');
+        tz_buf_puts(b, c->nctypes ? "))" : ")");
     }
     if (f->event_set > 0 && f->event_set_node > 0)
         /* the event leaves of one node's subtree of a group */
@@ -135,7 +144,8 @@ int tz_where_build(tz_buf *b, const tz_bfilter *bf, int64_t lo, int64_t hi, cons
 int tz_count_sql(tz_buf *b, const tz_bfilter *bf, int64_t lo, int64_t hi, const tz_where_style *s, void *ctx)
 {
     const traza_filter *f = bf->f;
-    if (bf->nconds == 1 && !bf->types && !f->producers && f->event_set <= 0 && !f->overlap && !f->nregexes) {
+    if (bf->nconds == 1 && !bf->conds[0].nctypes && !bf->types && !f->producers && f->event_set <= 0 && !f->overlap &&
+        !f->nregexes) {
         /* A window and one parameter condition: the matching parameters are counted
          * from the (def, value) index alone. Each is one event: an event has one type,
          * and a type one parameter of a name, so at most one of the defs. */

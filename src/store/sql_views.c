@@ -66,8 +66,11 @@ static void type_views(tz_buf *b, const traza_trace *t, int pg)
                 seen = defs[k].type_id == types[i].id && strcasecmp(defs[k].name, defs[d].name) == 0;
             if (seen)
                 continue;
-            tz_buf_printf(b, ", (SELECT %s FROM param p WHERE p.event = e.id AND p.def = %d) AS ", param_typed(pg, defs[d].ptype),
-                          (int)defs[d].id);
+            if (traza_trace_param_const(t, defs[d].id)) /* one value for the type */
+                tz_buf_printf(b, ", (SELECT %s FROM param_const p WHERE p.def = %d) AS ", param_typed(pg, defs[d].ptype), (int)defs[d].id);
+            else
+                tz_buf_printf(b, ", (SELECT %s FROM param p WHERE p.event = e.id AND p.def = %d) AS ", param_typed(pg, defs[d].ptype),
+                              (int)defs[d].id);
             tz_buf_quoted(b, defs[d].name, '"');
         }
         tz_buf_printf(b, " FROM events e WHERE e.type_id = %d;\n", (int)types[i].id);
@@ -96,8 +99,14 @@ static char *views_ddl(const traza_trace *t, int pg)
                     " FROM event e LEFT JOIN types t ON t.id = e.type LEFT JOIN producers pr ON pr.id = e.producer;\n");
     tz_buf_printf(&b,
                   "CREATE TEMP VIEW params AS SELECT p.event, t.name AS type, d.name, %s AS value, %s AS num"
-                  " FROM param p JOIN param_def d ON d.id = p.def JOIN event_type t ON t.id = d.type;\n",
+                  " FROM param p JOIN param_def d ON d.id = p.def JOIN event_type t ON t.id = d.type",
                   param_text(pg), param_num(pg));
+    if (t->model.consts) /* the values held once per type, on every event of the type */
+        tz_buf_printf(&b,
+                      " UNION ALL SELECT e.id, t.name, d.name, %s, %s FROM param_const p JOIN param_def d ON d.id = p.def"
+                      " JOIN event_type t ON t.id = d.type JOIN event e ON e.type = d.type",
+                      param_text(pg), param_num(pg));
+    tz_buf_puts(&b, ";\n");
     tz_buf_puts(&b, "CREATE TEMP VIEW results AS SELECT id, name, CASE kind");
     for (int k = TRAZA_RES_EVENT_SET; k <= TRAZA_RES_PROCESSED_TRACE; k++)
         tz_buf_printf(&b, " WHEN %d THEN '%s'", k, traza_result_kind_name((traza_result_kind)k));

@@ -374,6 +374,7 @@ static const tz_backend_ops sqlite_ops = {
     .w_producer = tz_sqlite_w_producer,
     .w_event_type = tz_sqlite_w_event_type,
     .w_param_def = tz_sqlite_w_param_def,
+    .w_param_const = tz_sqlite_w_param_const,
     .w_event = tz_sqlite_w_event,
     .w_commit = tz_sqlite_w_commit,
     .w_abort = tz_sqlite_w_abort,

@@ -168,6 +168,22 @@ int tz_sqlite_t_load_model(tz_tstate *t, tz_model *m, traza_err *err)
             goto bad;
     }
     sqlite3_finalize(st);
+    /* a store written before param_const existed has none */
+    if (sqlite3_prepare_v2(t->db, "SELECT def, value FROM param_const ORDER BY def", -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        traza_value v = {TRAZA_PT_INT, 0, 0, NULL};
+        switch (sqlite3_column_type(st, 1)) {
+        case SQLITE_INTEGER: v.i = sqlite3_column_int64(st, 1); break;
+        case SQLITE_FLOAT: v.kind = TRAZA_PT_DOUBLE; v.d = sqlite3_column_double(st, 1); break;
+        default: v.kind = TRAZA_PT_STRING; v.s = (const char *)sqlite3_column_text(st, 1); break;
+        }
+        if (tz_model_set_const(m, sqlite3_column_int(st, 0), &v, err) < 0) {
+            sqlite3_finalize(st);
+            return -1;
+        }
+    }
+    sqlite3_finalize(st);
     return 0;
 oom:
     sqlite3_finalize(st);

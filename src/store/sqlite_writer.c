@@ -72,7 +72,7 @@ struct tz_wstate {
     char *file;     /* final file name "<hex>.db" */
     char *tmp;      /* full path of the temporary */
     char *name;
-    sqlite3_stmt *ins_producer, *ins_type, *ins_def;
+    sqlite3_stmt *ins_producer, *ins_type, *ins_def, *ins_const;
     int64_t max_duration;
     /* The event table's pages, written by the page writer (sqlite_btree.c) */
     tz_table_writer *bt;
@@ -118,8 +118,9 @@ int tz_sqlite_create_schema(sqlite3 *db, const char *p, traza_err *err)
              "CREATE TABLE %sresult_group(result INTEGER NOT NULL, node INTEGER NOT NULL, parent INTEGER, name TEXT,"
              " ordered INTEGER, ref_kind INTEGER, ref INTEGER, position INTEGER, PRIMARY KEY(result, node)) WITHOUT ROWID;"
              "CREATE TABLE %sresult_annotation(result INTEGER NOT NULL, seq INTEGER NOT NULL, key TEXT NOT NULL, value,"
-             " vkind INTEGER, ts_from INTEGER, ts_to INTEGER, PRIMARY KEY(result, seq)) WITHOUT ROWID;",
-             p, p, p, p, p, p, p, p, p, p, p);
+             " vkind INTEGER, ts_from INTEGER, ts_to INTEGER, PRIMARY KEY(result, seq)) WITHOUT ROWID;"
+             "CREATE TABLE %sparam_const(def INTEGER PRIMARY KEY, value);",
+             p, p, p, p, p, p, p, p, p, p, p, p);
     return tz_sql_exec(db, sql, "creating the trace store", err);
 }
 
@@ -160,7 +161,8 @@ static void finalize_all(tz_wstate *w)
     sqlite3_finalize(w->ins_producer);
     sqlite3_finalize(w->ins_type);
     sqlite3_finalize(w->ins_def);
-    w->ins_producer = w->ins_type = w->ins_def = NULL;
+    sqlite3_finalize(w->ins_const);
+    w->ins_producer = w->ins_type = w->ins_def = w->ins_const = NULL;
 }
 
 static void wstate_free(tz_wstate *w, int unlink_tmp)
@@ -283,7 +285,8 @@ int tz_sqlite_w_begin(tz_backend *b, const char *name, tz_wstate **out, traza_er
         tz_sql_exec(w->db, "BEGIN", "starting the import", err) < 0 || begin_pages(w, err) < 0 ||
         tz_sql_prepare(w->db, "INSERT INTO producer VALUES(?,?,?,?)", &w->ins_producer, err) < 0 ||
         tz_sql_prepare(w->db, "INSERT OR REPLACE INTO event_type VALUES(?,?,?,?)", &w->ins_type, err) < 0 ||
-        tz_sql_prepare(w->db, "INSERT INTO param_def VALUES(?,?,?,?)", &w->ins_def, err) < 0) {
+        tz_sql_prepare(w->db, "INSERT INTO param_def VALUES(?,?,?,?)", &w->ins_def, err) < 0 ||
+        tz_sql_prepare(w->db, "INSERT INTO param_const VALUES(?,?)", &w->ins_const, err) < 0) {
         wstate_free(w, 1);
         return -1;
     }
@@ -339,6 +342,19 @@ int tz_sqlite_w_param_def(tz_wstate *w, const traza_param_def *d, traza_err *err
     sqlite3_bind_text(st, 3, d->name, -1, SQLITE_STATIC);
     sqlite3_bind_int(st, 4, (int)d->ptype);
     return step_reset(w, st, "storing a parameter definition", err);
+}
+
+int tz_sqlite_w_param_const(tz_wstate *w, int32_t def, const traza_value *v, traza_err *err)
+{
+    sqlite3_stmt *st = w->ins_const;
+    sqlite3_bind_int(st, 1, def);
+    if (v->kind == TRAZA_PT_STRING)
+        sqlite3_bind_text(st, 2, v->s, -1, SQLITE_TRANSIENT);
+    else if (v->kind == TRAZA_PT_DOUBLE)
+        sqlite3_bind_double(st, 2, v->d);
+    else
+        sqlite3_bind_int64(st, 2, v->i);
+    return step_reset(w, st, "storing a parameter's value", err);
 }
 
 /* ---- (type, producer) id lists ---------------------------------------------- */
@@ -774,6 +790,7 @@ static int reorder(tz_wstate *w, traza_err *err)
         tz_sql_exec(w->db,
                     "INSERT INTO s.meta SELECT * FROM meta; INSERT INTO s.producer SELECT * FROM producer;"
                     "INSERT INTO s.event_type SELECT * FROM event_type; INSERT INTO s.param_def SELECT * FROM param_def;"
+                    "INSERT INTO s.param_const SELECT * FROM param_const;"
                     "INSERT INTO s.event(ts, type, producer, end_ts, end_producer, level, value, cpu)"
                     " SELECT ts, type, producer, end_ts, end_producer, level, value, cpu FROM event ORDER BY ts, id;"
                     "CREATE TEMP TABLE idmap(old INTEGER PRIMARY KEY, new INTEGER NOT NULL);"

@@ -19,6 +19,22 @@ const char *tz_model_str(tz_model *m, const char *s)
     return c;
 }
 
+int tz_model_set_const(tz_model *m, int32_t def, const traza_value *v, traza_err *err)
+{
+    if (def < 0 || (size_t)def >= m->ndefs)
+        return traza_err_set(err, TRAZA_E_FORMAT, "the trace store holds a constant of parameter definition %d, which does not exist", def);
+    if (!m->consts && (!(m->consts = calloc(m->ndefs, sizeof *m->consts)) || !(m->is_const = calloc(m->ndefs, 1))))
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory loading the trace model");
+    traza_value c = *v;
+    if (c.kind == TRAZA_PT_STRING && !(c.s = tz_model_str(m, v->s ? v->s : "")))
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory loading the trace model");
+    if ((c.kind == TRAZA_PT_INT || c.kind == TRAZA_PT_HEX) && m->defs[def].ptype == TRAZA_PT_HEX)
+        c.kind = TRAZA_PT_HEX; /* the backend knows integers; the model knows which are addresses */
+    m->consts[def] = c;
+    m->is_const[def] = 1;
+    return 0;
+}
+
 void tz_model_free(tz_model *m)
 {
     for (size_t i = 0; i < m->nstrings; i++)
@@ -27,7 +43,38 @@ void tz_model_free(tz_model *m)
     free(m->producers);
     free(m->types);
     free(m->defs);
+    free(m->consts);
+    free(m->is_const);
+    free(m->tconst_start);
+    free(m->tconst);
     memset(m, 0, sizeof *m);
+}
+
+/* The constant definitions of each type, as one array cut by type. */
+static int index_consts(tz_model *m)
+{
+    if (!m->consts)
+        return 0;
+    size_t n = 0;
+    for (size_t d = 0; d < m->ndefs; d++)
+        n += m->is_const[d];
+    if (!(m->tconst_start = calloc(m->ntypes + 1, sizeof *m->tconst_start)) || !(m->tconst = malloc((n ? n : 1) * sizeof *m->tconst)))
+        return -1;
+    for (size_t d = 0; d < m->ndefs; d++)
+        if (m->is_const[d])
+            m->tconst_start[m->defs[d].type_id + 1]++;
+    for (size_t k = 0; k < m->ntypes; k++)
+        m->tconst_start[k + 1] += m->tconst_start[k];
+    size_t *fill = calloc(m->ntypes + 1, sizeof *fill);
+    if (!fill)
+        return -1;
+    for (size_t d = 0; d < m->ndefs; d++)
+        if (m->is_const[d]) {
+            int32_t k = m->defs[d].type_id;
+            m->tconst[m->tconst_start[k] + fill[k]++] = (int32_t)d;
+        }
+    free(fill);
+    return 0;
 }
 
 static int build_index(traza_trace *t, traza_err *err)
@@ -43,6 +90,8 @@ static int build_index(traza_trace *t, traza_err *err)
     for (size_t i = 0; i < m->ndefs; i++)
         if (m->defs[i].id != (int32_t)i || m->defs[i].type_id < 0 || (size_t)m->defs[i].type_id >= m->ntypes)
             return traza_err_set(err, TRAZA_E_FORMAT, "trace '%s': parameter table is inconsistent", t->info.name);
+    if (index_consts(m) < 0)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     size_t n = m->nproducers;
     t->child_start = calloc(n + 2, sizeof *t->child_start);
     t->children = malloc((n ? n : 1) * sizeof *t->children);
@@ -144,6 +193,11 @@ const traza_event_type *traza_trace_event_type(const traza_trace *t, int32_t id)
 const traza_param_def *traza_trace_param_def(const traza_trace *t, int32_t id)
 {
     return (id >= 0 && (size_t)id < t->model.ndefs) ? &t->model.defs[id] : NULL;
+}
+
+const traza_value *traza_trace_param_const(const traza_trace *t, int32_t def)
+{
+    return def >= 0 && (size_t)def < t->model.ndefs && t->model.is_const && t->model.is_const[def] ? &t->model.consts[def] : NULL;
 }
 
 const traza_event_type *traza_trace_event_type_by_name(const traza_trace *t, const char *name)

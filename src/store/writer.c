@@ -20,7 +20,8 @@ struct traza_writer {
     size_t ntypes, captypes;
     traza_ptype *def_ptype;
     int32_t *def_type;
-    size_t ndefs, capdefs, capdeftype;
+    uint8_t *def_const;  /* 1: one value for the whole type (traza_writer_param_const) */
+    size_t ndefs, capdefs, capdeftype, capdefconst;
     int32_t nproducers;
     int64_t events, cat[TRAZA_NCATEGORIES];
     int64_t min_ts, max_ts, last_ts;
@@ -84,6 +85,7 @@ static void writer_free(traza_writer *w)
     free(w->type_cat);
     free(w->def_ptype);
     free(w->def_type);
+    free(w->def_const);
     for (size_t i = 0; i < w->nsources; i++)
         free(w->sources[i]);
     free(w->sources);
@@ -219,7 +221,7 @@ int32_t traza_writer_param_def(traza_writer *w, int32_t type, const char *name, 
         return (int32_t)id;
     }
     if (TZ_GROW(w->def_ptype, w->capdefs, w->ndefs + 1) < 0 ||
-        TZ_GROW(w->def_type, w->capdeftype, w->ndefs + 1) < 0 ||
+        TZ_GROW(w->def_type, w->capdeftype, w->ndefs + 1) < 0 || TZ_GROW(w->def_const, w->capdefconst, w->ndefs + 1) < 0 ||
         tz_map_put(&w->defs, w->key.s, (int64_t)w->ndefs) < 0)
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     traza_param_def d = {(int32_t)w->ndefs, type, name, ptype};
@@ -227,7 +229,29 @@ int32_t traza_writer_param_def(traza_writer *w, int32_t type, const char *name, 
         return -1;
     w->def_ptype[w->ndefs] = ptype;
     w->def_type[w->ndefs] = type;
+    w->def_const[w->ndefs] = 0;
     return (int32_t)w->ndefs++;
+}
+
+int traza_writer_param_const(traza_writer *w, int32_t def, const traza_value *v, traza_err *err)
+{
+    if (def < 0 || (size_t)def >= w->ndefs)
+        return traza_err_set(err, TRAZA_E_USAGE, "parameter definition %d does not exist", def);
+    if (w->def_const[def])
+        return traza_err_set(err, TRAZA_E_EXISTS, "parameter definition %d already has its one value", def);
+    traza_ptype want = w->def_ptype[def];
+    int ints = (want == TRAZA_PT_INT || want == TRAZA_PT_HEX) && (v->kind == TRAZA_PT_INT || v->kind == TRAZA_PT_HEX);
+    if (!ints && v->kind != want)
+        return traza_err_set(err, TRAZA_E_USAGE, "parameter definition %d is of type %s, its value of type %s", def,
+                             traza_ptype_name(want), traza_ptype_name(v->kind));
+    if (v->kind == TRAZA_PT_DOUBLE && !isfinite(v->d))
+        return traza_err_set(err, TRAZA_E_USAGE, "parameter definition %d: its value is not a finite number", def);
+    if (v->kind == TRAZA_PT_STRING && !v->s)
+        return traza_err_set(err, TRAZA_E_USAGE, "parameter definition %d: its value is a NULL string", def);
+    if (w->ws->b->ops->w_param_const(w->st, def, v, err) < 0)
+        return -1;
+    w->def_const[def] = 1;
+    return 0;
 }
 
 int traza_writer_event(traza_writer *w, const traza_event *ev, traza_err *err)
@@ -251,6 +275,8 @@ int traza_writer_event(traza_writer *w, const traza_event *ev, traza_err *err)
         int32_t d = ev->params[i].def;
         if (d < 0 || (size_t)d >= w->ndefs || w->def_type[d] != ev->type)
             return traza_err_set(err, TRAZA_E_USAGE, "parameter definition %d does not belong to event type %d", d, ev->type);
+        if (w->def_const[d])
+            return traza_err_set(err, TRAZA_E_USAGE, "parameter definition %d has one value for its whole type; an event cannot carry another", d);
         for (uint32_t j = 0; j < i; j++)
             if (ev->params[j].def == d)
                 return traza_err_set(err, TRAZA_E_USAGE, "parameter definition %d given twice for one event", d);

@@ -50,7 +50,7 @@ static const tz_where_style fake_style = {fake_put, fake_all_types, fake_cond, f
 /* Appends the WHERE clause of one condition `value = 7` on defs to b. */
 static void where_one(tz_buf *b, const int32_t *defs, size_t ndefs, int64_t lo, int64_t hi, const tz_where_style *s)
 {
-    struct tz_bcond c = {defs, ndefs, TRAZA_EQ, 1, 7.0, NULL};
+    struct tz_bcond c = {defs, ndefs, TRAZA_EQ, 1, 7.0, NULL, NULL, 0};
     traza_filter f;
     traza_filter_init(&f);
     tz_bfilter bf = {0};
