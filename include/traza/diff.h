@@ -185,6 +185,20 @@ typedef struct traza_diff_range {
  * one direction merged. lo, hi: A's interval, seconds. */
 int traza_diff_ranges(traza_trace *const *a, size_t na, traza_trace *b, traza_diff_by by, traza_diff_kind kind, const char *name,
                       size_t slices, int rule, double k, traza_diff_range **out, size_t *n, double *lo, double *hi, traza_err *err);
+/* The same for several rows at once, each trace read once for all of them (one scan,
+ * and one call walk when a row is of self times): out[r] for rows[r]; free each
+ * out[r].ranges. */
+typedef struct traza_diff_range_row {
+    traza_diff_kind kind;
+    const char *name;
+} traza_diff_range_row;
+typedef struct traza_diff_ranges_of {
+    traza_diff_range *ranges;
+    size_t n;
+    double lo, hi;
+} traza_diff_ranges_of;
+int traza_diff_ranges_rows(traza_trace *const *a, size_t na, traza_trace *b, traza_diff_by by, const traza_diff_range_row *rows,
+                           size_t nrows, size_t slices, int rule, double k, traza_diff_ranges_of *out, traza_err *err);
 
 /* ---- structure: cycle types of two grammars, sequence patterns of two traces ----- */
 

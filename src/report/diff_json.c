@@ -94,22 +94,33 @@ void tz_diff_json_fields(tz_buf *b, traza_trace *const *ta, traza_trace *const *
 int tz_diff_each_ranges(traza_trace *const *a, size_t na, traza_trace *const *b, size_t nb, const traza_diff *d, tz_diff_ranges_fn fn,
                         void *ctx, traza_err *err)
 {
-    for (size_t i = 0; i < d->nrows; i++) {
+    /* the slower and faster rows of durations, each run of B read once for all */
+    traza_diff_range_row *rows = malloc((d->nrows ? d->nrows : 1) * sizeof *rows);
+    size_t *idx = malloc((d->nrows ? d->nrows : 1) * sizeof *idx), n = 0;
+    traza_diff_ranges_of *got = NULL;
+    int rc = rows && idx ? 0 : traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    for (size_t i = 0; rc == 0 && i < d->nrows; i++) {
         const traza_diff_row *r = &d->rows[i];
         if (r->kind == TRAZA_DIFF_PATH || (r->verdict != TRAZA_DIFF_SLOWER && r->verdict != TRAZA_DIFF_FASTER))
             continue;
-        for (size_t run = 0; run < nb; run++) {
-            traza_diff_range *g;
-            size_t n;
-            double lo, hi;
-            if (traza_diff_ranges(a, na, b[run], d->opts.by, r->kind, r->name, TZ_DIFF_RANGE_SLICES, TRAZA_RULE_MAD, 3, &g, &n, &lo,
-                                  &hi, err) < 0)
-                return -1;
-            fn(ctx, r, nb > 1 ? (int)run : -1, g, n, lo, hi);
-            free(g);
-        }
+        rows[n] = (traza_diff_range_row){r->kind, r->name};
+        idx[n++] = i;
     }
-    return 0;
+    if (rc == 0 && n && !(got = calloc(n * nb, sizeof *got)))
+        rc = traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    for (size_t run = 0; rc == 0 && n && run < nb; run++)
+        rc = traza_diff_ranges_rows(a, na, b[run], d->opts.by, rows, n, TZ_DIFF_RANGE_SLICES, TRAZA_RULE_MAD, 3, got + run * n, err);
+    for (size_t k = 0; rc == 0 && k < n; k++) /* by row, then by run */
+        for (size_t run = 0; run < nb; run++) {
+            const traza_diff_ranges_of *g = &got[run * n + k];
+            fn(ctx, &d->rows[idx[k]], nb > 1 ? (int)run : -1, g->ranges, g->n, g->lo, g->hi);
+        }
+    for (size_t i = 0; got && i < n * nb; i++)
+        free(got[i].ranges);
+    free(got);
+    free(rows);
+    free(idx);
+    return rc;
 }
 
 struct json_ctx {
