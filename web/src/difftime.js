@@ -26,7 +26,7 @@ const $ = id => document.getElementById(id);
 export function diffTimelinePanel() {
   sides = []; view = null; marks = []; loads++;
   const align = el('input', { id: 'dt-align', 'data-testid': 'diff-align', list: 'dt-types', placeholder: 'start', size: 24,
-    title: 'an event type (a function) of both runs: each run is aligned at its first event of that type; empty: at its start' });
+    title: 'an event type (a function) of both runs: each run is aligned at its first event of that type, or its Nth with "TYPE #N" (an iteration of a loop); empty: at its start' });
   align.addEventListener('change', () => realign(align.value.trim()).catch(showErr));
   const side = role => el('div', { class: 'dt-side' },
     el('div', { class: 'dt-title', id: `dt-title-${role}`, 'data-testid': `diff-tl-title-${role}` }),
@@ -85,22 +85,29 @@ function place() {
   if (extent[1] - extent[0] < 2) extent[1] = extent[0] + 2;
 }
 
-// Each run aligned at the first event of the type named name (at its start for '').
-async function realign(name) {
+// "TYPE" or "TYPE #N" (N >= 1): the type's name and which of its events.
+function alignSpec(text) {
+  const m = /^(.*?)\s*#\s*(\d+)$/.exec(text);
+  return m && +m[2] >= 1 ? { name: m[1], nth: +m[2] } : { name: text, nth: 1 };
+}
+
+// Each run aligned at the Nth event of the type of spec (at its start for '').
+async function realign(spec) {
   if (!sides.length) return;
   const note = $('dt-note');
+  const { name, nth } = alignSpec(spec);
   const at = [];
   for (const s of sides) {
     if (!name) { at.push(0); continue; }
     const ty = s.typeByName.get(name);
     if (!ty) { note.textContent = `${s.name} has no event of type ${name}: the runs stay aligned as they were`; return; }
-    const r = await api('events', { trace: s.name, types: ty.id, limit: 1, total: 0 });
-    if (!r.events.length) { note.textContent = `${s.name} has no event of type ${name}`; return; }
+    const r = await api('events', { trace: s.name, types: ty.id, offset: nth - 1, limit: 1, total: 0 });
+    if (!r.events.length) { note.textContent = `${s.name} has no event #${nth} of type ${name}: the runs stay aligned as they were`; return; }
     at.push(Number(BigInt(r.events[0].ts) - s.origin));
   }
   // the whole runs stay whole; a zoomed window keeps its width, centred on the alignment point
   const whole = view[0] <= extent[0] && view[1] >= extent[1], w = view[1] - view[0];
-  sides.forEach((s, i) => { s.align = at[i]; s.alignAt = name; });
+  sides.forEach((s, i) => { s.align = at[i]; s.alignAt = name ? (nth > 1 ? `${name} #${nth}` : name) : ''; });
   place();
   view = whole || w >= extent[1] - extent[0] ? extent.slice() : [-w / 2, w / 2];
   note.textContent = '';
@@ -177,7 +184,7 @@ function draw() {
       mode: tl ? tl.mode : 'none' });
     const u = s.info.time_unit;
     $(`dt-title-${s.role}`).textContent = `${s.role === 'base' ? 'base' : 'open'}: ${s.name} · span ${fmtTime(s.span, u)}` +
-      (s.alignAt ? ` · aligned at its first ${s.alignAt}, ${s.align ? fmtTime(s.align, u) + ' after' : 'at'} its start` : ' · aligned at its start') +
+      (s.alignAt ? ` · aligned at its ${/#\d+$/.test(s.alignAt) ? '' : 'first '}${s.alignAt}, ${s.align ? fmtTime(s.align, u) + ' after' : 'at'} its start` : ' · aligned at its start') +
       (s.tracks > s.rows.length ? ` · ${s.rows.length} of ${s.tracks} tracks` : '');
   }
 }

@@ -78,6 +78,24 @@ await withBrowser(shots, async ({ page, errors, shot }) => {
   check('the base is still drawn', await inked(page, '[data-testid=diff-tl-base]') > 1000, '');
   await shot('diffview-2-aligned');
 
+  // align at main #3: each run at its third main, as /api/events gives it
+  await page.fill('[data-testid=diff-align]', 'main #3');
+  await page.$eval('[data-testid=diff-align]', x => x.dispatchEvent(new Event('change')));
+  await sidesDrawn(page, base, cur, 'main #3');
+  const third = await page.evaluate(async ([b, o]) => Promise.all([b, o].map(async n => {
+    const t = await (await fetch(`/api/trace?trace=${n}`)).json();
+    const ty = t.types.find(x => x.name === 'main');
+    const r = await (await fetch(`/api/events?trace=${n}&types=${ty.id}&offset=2&limit=1&total=0`)).json();
+    return String(BigInt(r.events[0].ts) - BigInt(t.info.min_ts));
+  })), [base, cur]);
+  [sa, sb] = await sides(page);
+  const t3 = await page.$eval('[data-testid=diff-tl-title-base]', t => t.textContent);
+  check(`align at "main #3" aligns each run at its third main (align ${sa.align} and ${sb.align}, want ${third}; ${t3})`,
+    sa.align === third[0] && sb.align === third[1] && +third[0] > 100000 && t3.includes('aligned at its main #3, '), JSON.stringify({ sa, sb, third }));
+  await page.fill('[data-testid=diff-align]', 'main');
+  await page.$eval('[data-testid=diff-align]', x => x.dispatchEvent(new Event('change')));
+  await sidesDrawn(page, base, cur, 'main');
+
   // the wheel over the base zooms both; a drag over the open trace pans both
   const box = await (await page.$('[data-testid=diff-tl-base]')).boundingBox();
   await page.mouse.move(box.x + box.width / 2, box.y + 10);
