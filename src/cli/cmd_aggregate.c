@@ -21,9 +21,12 @@ const char cmd_aggregate_usage[] =
     "  --json          parts (each with its total: events, with occurrences), or with --list-p {\"p_list\": [{\"p\", \"gain\", \"loss\", \"parts\"}, ...]}\n"
     "  --micro-out FILE  the values aggregated (after --normalize): \"slices N series S\", then per\n"
     "                  series its producer id, type id and N values (to check another implementation)\n"
-    "The events aggregated are those the filters select (the filters of traza query but\n"
-    "--overlap and --absolute); the default name of the result carries them\n"
-    "(aggregate:MODEL:N[:SET][:regex=...]), so a filtered run never replaces another.\n"
-    "\n" CLI_FILTER_HELP;
+    "Filters (as traza query takes them; see traza query --help):\n"
+    "  --type NAME, --producer P, --subtree, --category C, --where 'PARAM OP VAL',\n"
+    "  --regex 'COL~RE', --set RESULT (an event set, a group or a producer set),\n"
+    "  --during RESULT (the slices still span the window)\n"
+    "                  only the events they keep are aggregated; the default name of the\n"
+    "                  result carries them (aggregate:MODEL:N[:SET][:regex=...]), so a\n"
+    "                  filtered run never replaces another's result\n";
 
 int cmd_aggregate(traza_cli *cli, int argc, char **argv) { return cli_run_analysis(cli, "aggregate", "aggregate", argc, argv); }
