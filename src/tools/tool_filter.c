@@ -33,38 +33,31 @@ static int values_of(const traza_tool_call *call, const char *name, const char *
     return 0;
 }
 
-static int read_conds(const traza_tool_call *call, tz_filter_args *tf, traza_err *err)
+/* The where and regex options, parsed into tf's conditions. */
+static int read_conditions(const traza_tool_call *call, tz_filter_args *tf, traza_err *err)
 {
-    const char **w = NULL;
-    size_t n = 0;
-    if (values_of(call, "where", &w, &n, err) < 0)
-        return -1;
-    tf->conds = calloc(n ? n : 1, sizeof *tf->conds);
-    tf->cond_copies = calloc(n ? n : 1, sizeof *tf->cond_copies);
-    int rc = tf->conds && tf->cond_copies ? 0 : traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-    for (; rc == 0 && tf->nconds < n; tf->nconds++)
-        if (traza_param_cond_parse(w[tf->nconds], &tf->conds[tf->nconds], &tf->cond_copies[tf->nconds], err) < 0)
-            rc = traza_err_prefix(err, "option 'where': ");
-    free(w);
+    size_t n = call->args->n ? call->args->n : 1;
+    tf->conds = calloc(n, sizeof *tf->conds);
+    tf->cond_copies = calloc(n, sizeof *tf->cond_copies);
+    tf->regexes = calloc(n, sizeof *tf->regexes);
+    tf->regex_columns = calloc(n, sizeof *tf->regex_columns);
+    if (!tf->conds || !tf->cond_copies || !tf->regexes || !tf->regex_columns)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < call->args->n; i++) {
+        const char *k = call->args->keys[i], *v = call->args->values[i];
+        if (v && strcmp(k, "where") == 0) {
+            if (traza_param_cond_parse(v, &tf->conds[tf->nconds], &tf->cond_copies[tf->nconds], err) < 0)
+                return traza_err_prefix(err, "option 'where': ");
+            tf->nconds++;
+        } else if (v && strcmp(k, "regex") == 0) {
+            if (traza_regex_cond_parse(v, &tf->regexes[tf->nregexes], &tf->regex_columns[tf->nregexes], err) < 0)
+                return traza_err_prefix(err, "option 'regex': ");
+            tf->nregexes++;
+        }
+    }
     tf->f.conds = tf->conds;
     tf->f.nconds = tf->nconds;
-    return rc;
-}
-
-static int read_regexes(const traza_tool_call *call, tz_filter_args *tf, traza_err *err)
-{
-    const char **re = NULL;
-    size_t n = 0;
-    if (values_of(call, "regex", &re, &n, err) < 0)
-        return -1;
-    tf->regexes = calloc(n ? n : 1, sizeof *tf->regexes);
-    tf->regex_columns = calloc(n ? n : 1, sizeof *tf->regex_columns);
-    int rc = tf->regexes && tf->regex_columns ? 0 : traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-    for (; rc == 0 && tf->nregexes < n; tf->nregexes++)
-        if (traza_regex_cond_parse(re[tf->nregexes], &tf->regexes[tf->nregexes], &tf->regex_columns[tf->nregexes], err) < 0)
-            rc = traza_err_prefix(err, "option 'regex': ");
-    free(re);
-    return rc;
+    return 0;
 }
 
 int tz_filter_args_read(const traza_tool *tool, const traza_tool_call *call, traza_trace *t, const int32_t *extra_producers,
@@ -74,8 +67,7 @@ int tz_filter_args_read(const traza_tool *tool, const traza_tool_call *call, tra
     size_t ntypes = 0, nproducers = 0, ncategories = 0;
     int rc = -1;
     if (values_of(call, "type", &types, &ntypes, err) < 0 || values_of(call, "producer", &producers, &nproducers, err) < 0 ||
-        values_of(call, "category", &categories, &ncategories, err) < 0 || read_conds(call, tf, err) < 0 ||
-        read_regexes(call, tf, err) < 0)
+        values_of(call, "category", &categories, &ncategories, err) < 0 || read_conditions(call, tf, err) < 0)
         goto out;
     const char *subtree = traza_tool_arg(tool, call->args, "subtree");
     traza_filter_spec spec = {
