@@ -203,11 +203,13 @@ typedef struct traza_agg_micro {
 
 /* From explicit values (tests): values[k * nseries + s] = slice k, series s. */
 int traza_agg_micro_from(traza_agg_micro *m, const double *values, size_t nslices, size_t nseries, traza_err *err);
-/* Reads the events of a trace. has_window = 0: the whole trace. producers = NULL:
- * all. during (a saved annotations result, name or id; NULL: none): only the events
- * that overlap one of its time ranges; the slices still span the window. */
-int traza_agg_micro_build(traza_trace *t, int has_window, int64_t t0, int64_t t1, size_t nslices, traza_agg_model model,
-                          const int32_t *producers, size_t nproducers, const char *during, traza_agg_micro *m,
+/* Reads the events of a trace that f selects (NULL: every event). The slices span
+ * f's window ([from, to]; the trace's start or end for a bound f has not), which the
+ * events are counted in by start time (occurrences) or overlap (the other models,
+ * whatever f->overlap says); the model's category (states, variables) is read only,
+ * and a filter whose categories leave it out is refused (TRAZA_E_USAGE). f's offset,
+ * limit and order are not used. */
+int traza_agg_micro_build(traza_trace *t, const traza_filter *f, size_t nslices, traza_agg_model model, traza_agg_micro *m,
                           traza_err *err);
 /* Divides every series by its maximum (values then lie in [0, 1]). */
 void traza_agg_micro_normalize(traza_agg_micro *m);

@@ -206,6 +206,12 @@ typedef struct traza_filter_spec {
  * '~' after a column name; TRAZA_E_NOMEM), *column then NULL. */
 int traza_regex_cond_parse(const char *text, traza_regex_cond *out, char **column, traza_err *err);
 
+/* Reads a parameter condition written "PARAM OP VALUE" (OP one of = != < > <= >=,
+ * the first in the text; spaces around it ignored): out->name and out->value point
+ * into *copy, a malloc'd copy of text the caller frees. 0, or -1 with err
+ * (TRAZA_E_USAGE: no operator after a name; TRAZA_E_NOMEM), *copy then NULL. */
+int traza_param_cond_parse(const char *text, traza_param_cond *out, char **copy, traza_err *err);
+
 /* Sets the types, producers, categories, event_set, during and regexes of f from spec
  * (f's regexes point to spec's); the other fields are left as they are, and an
  * event_set already set must be the result's.

@@ -3,6 +3,7 @@
  * dynamic programming, and the list of meaningful p values by bisection. */
 #include "analysis/aggregate_quality.h"
 #include "traza/analysis.h"
+#include "tools/tool_filter.h"
 #include "analysis/progress.h"
 #include "util/util.h"
 
@@ -209,16 +210,18 @@ static int acc_event(agg_acc *A, int64_t a, int64_t b, int32_t type, int32_t pro
     return 0;
 }
 
-int traza_agg_micro_build(traza_trace *t, int has_window, int64_t t0, int64_t t1, size_t nslices, traza_agg_model model,
-                          const int32_t *producers, size_t nproducers, const char *during, traza_agg_micro *m,
+int traza_agg_micro_build(traza_trace *t, const traza_filter *sel, size_t nslices, traza_agg_model model, traza_agg_micro *m,
                           traza_err *err)
 {
     memset(m, 0, sizeof *m);
     const traza_trace_info *info = traza_trace_info_of(t);
-    if (!has_window) {
-        t0 = info->min_ts;
-        t1 = info->max_ts;
-    }
+    traza_filter f = tz_filter_all_of(sel);
+    if ((model == TRAZA_AGG_STATE_DURATION || model == TRAZA_AGG_STATE_AVG) &&
+        tz_filter_only_category(&f, TRAZA_STATE, "the duration models", err) < 0)
+        return -1;
+    if (model == TRAZA_AGG_VARIABLE_AVG && tz_filter_only_category(&f, TRAZA_VARIABLE, "the avg-value model", err) < 0)
+        return -1;
+    int64_t t0 = f.has_from ? f.from : info->min_ts, t1 = f.has_to ? f.to : info->max_ts;
     if (nslices == 0 || nslices > 100000)
         return traza_err_set(err, TRAZA_E_USAGE, "the slice count must be between 1 and 100000 (got %zu)", nslices);
     if (t1 <= t0)
@@ -249,30 +252,10 @@ int traza_agg_micro_build(traza_trace *t, int has_window, int64_t t0, int64_t t1
     for (size_t i = 0; i < nt; i++)
         if (types[i].id >= 0)
             cat[types[i].id] = (unsigned char)types[i].category;
-    traza_filter f;
-    traza_filter_init(&f);
     f.has_from = f.has_to = 1;
     f.from = t0;
     f.to = t1;
     f.overlap = model != TRAZA_AGG_OCCURRENCES;
-    if (during) { /* the window is set: only f.during changes */
-        traza_filter_spec spec = {.during = during};
-        int32_t *no_types = NULL, *no_prods = NULL;
-        int rr = traza_filter_resolve(t, &spec, &f, &no_types, &no_prods, err);
-        free(no_types);
-        free(no_prods);
-        if (rr < 0) {
-            free(sidx);
-            free(cat);
-            return -1;
-        }
-    }
-    f.producers = producers;
-    f.nproducers = nproducers;
-    if (model == TRAZA_AGG_STATE_DURATION || model == TRAZA_AGG_STATE_AVG)
-        f.categories = 1u << TRAZA_STATE;
-    else if (model == TRAZA_AGG_VARIABLE_AVG)
-        f.categories = 1u << TRAZA_VARIABLE;
     int avg = model == TRAZA_AGG_STATE_AVG || model == TRAZA_AGG_VARIABLE_AVG;
     agg_acc A = {model, t0, t1, nslices, (double)t1 - (double)t0, (double)nslices, maxt, maxp, sidx, &v, &w, &cap, &ns,
                  &stype, &sprod, &capt, avg, NULL};

@@ -1,6 +1,7 @@
 /* The "aggregate" tool: best-cut-partition time-slice aggregation (temporal, or
  * spatio-temporal with --spatial); parts saved as annotations. */
 #include "analysis/tool_util.h"
+#include "tools/tool_filter.h"
 
 #include <errno.h>
 #include <math.h>
@@ -15,7 +16,7 @@ static const traza_tool_option aggregate_opts[] = {
     {"list-p", TRAZA_OPT_BOOL, "false", "list the meaningful p values and their partitions", 0, 0},
     {"threshold", TRAZA_OPT_DOUBLE, "0.001", "bisection threshold of the p list", 0, 0},
     {"producers", TRAZA_OPT_RESULT, NULL, "a saved producer set, group or event set: its producers restrict the analysis", 0, 0},
-    {"during", TRAZA_OPT_RESULT, NULL, "saved annotations: only the events overlapping one of their time ranges", 0, 0},
+    TZ_FILTER_OPTIONS,
     {"from", TRAZA_OPT_TIME, NULL, "window start (default: trace start)", 0, 0},
     {"to", TRAZA_OPT_TIME, NULL, "window end (default: trace end)", 0, 0},
     {"normalize", TRAZA_OPT_BOOL, "false", "divide every (producer, type) series by its maximum", 0, 0},
@@ -224,11 +225,13 @@ static double part_total(const traza_agg_micro *m, size_t first, size_t end)
 /* The saved results an aggregation reads, one a line (NULL: none). */
 static const char *agg_inputs(const traza_tool *tool, const traza_tool_call *call, char *buf, size_t size)
 {
-    const char *pset = tz_targ(tool, call, "producers"), *during = tz_targ(tool, call, "during");
-    if (!pset && !during)
-        return NULL;
-    snprintf(buf, size, "%.200s%s%.200s", pset ? pset : "", pset && during ? "\n" : "", during ? during : "");
-    return buf;
+    const char *in[] = {tz_targ(tool, call, "producers"), tz_targ(tool, call, "set"), tz_targ(tool, call, "during")};
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < 3; i++)
+        if (in[i] && len < size)
+            len += (size_t)snprintf(buf + len, size - len, "%s%.200s", len ? "\n" : "", in[i]);
+    return len ? buf : NULL;
 }
 
 /* The spatio-temporal parts as blocks over producers (rows, depth-first) x time. */
@@ -433,8 +436,12 @@ static int run_aggregate(const traza_tool *tool, const traza_tool_call *call, tr
     size_t nl = 0, prop = 0;
     int *parts = NULL;
     traza_annotation *ann = NULL;
-    tz_buf b;
+    tz_buf b, fname, fparams;
     tz_buf_init(&b);
+    tz_buf_init(&fname);
+    tz_buf_init(&fparams);
+    tz_filter_args tf;
+    tz_filter_args_init(&tf);
     memset(&m, 0, sizeof m);
     memset(&q, 0, sizeof q);
     int64_t from = 0, to = 0;
@@ -445,10 +452,15 @@ static int run_aggregate(const traza_tool *tool, const traza_tool_call *call, tr
         from = traza_trace_info_of(t)->min_ts;
     if (!ht)
         to = traza_trace_info_of(t)->max_ts;
-    const char *pset = tz_targ(tool, call, "producers"), *during = tz_targ(tool, call, "during");
+    const char *pset = tz_targ(tool, call, "producers");
     if (pset && traza_result_producer_ids(t, pset, &prods, &nprods, err) < 0)
         goto done;
-    if (traza_agg_micro_build(t, 1, from, to, (size_t)slices, (traza_agg_model)model, prods, pset ? nprods : 0, during, &m, err) < 0)
+    tf.f.has_from = tf.f.has_to = 1;
+    tf.f.from = from;
+    tf.f.to = to;
+    if (tz_filter_args_read(tool, call, t, prods, nprods, &tf, err) < 0)
+        goto done;
+    if (traza_agg_micro_build(t, &tf.f, (size_t)slices, (traza_agg_model)model, &m, err) < 0)
         goto done;
     if (tz_targ_bool(tool, call, "normalize"))
         traza_agg_micro_normalize(&m);
@@ -457,17 +469,22 @@ static int run_aggregate(const traza_tool *tool, const traza_tool_call *call, tr
         goto done;
     char name[300], params[300];
     const char *save = tz_targ(tool, call, "save");
-    /* the default name tells the inputs that shape the result (the producer set too);
-     * the params hold every one, so that the same run again is told from another */
-    snprintf(name, sizeof name, "aggregate%s:%s:%zu%s%.100s%s%.100s", tz_targ_bool(tool, call, "spatial") ? ":spatial" : "",
-             traza_agg_model_name((traza_agg_model)model), m.nslices, pset ? ":" : "", pset ? pset : "", during ? ":during=" : "",
-             during ? during : "");
+    /* the default name tells the inputs that shape the result (the producer set and
+     * the filter too); the params hold every one, so that the same run again is told
+     * from another */
+    tz_filter_args_text(call, ":", NULL, &fname);
+    tz_filter_args_text(call, " ", NULL, &fparams);
+    if (fname.oom || fparams.oom) {
+        traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        goto done;
+    }
+    snprintf(name, sizeof name, "aggregate%s:%s:%zu%s%.100s%.150s", tz_targ_bool(tool, call, "spatial") ? ":spatial" : "",
+             traza_agg_model_name((traza_agg_model)model), m.nslices, pset ? ":" : "", pset ? pset : "", fname.s ? fname.s : "");
     if (save)
         snprintf(name, sizeof name, "%s", save);
-    snprintf(params, sizeof params, "slices=%zu model=%s from=%lld to=%lld normalize=%d spatial=%d%s%.100s%s%.100s", m.nslices,
+    snprintf(params, sizeof params, "slices=%zu model=%s from=%lld to=%lld normalize=%d spatial=%d%s%.100s%.150s", m.nslices,
              traza_agg_model_name((traza_agg_model)model), (long long)from, (long long)to, tz_targ_bool(tool, call, "normalize"),
-             tz_targ_bool(tool, call, "spatial"), pset ? " producers=" : "", pset ? pset : "", during ? " during=" : "",
-             during ? during : "");
+             tz_targ_bool(tool, call, "spatial"), pset ? " producers=" : "", pset ? pset : "", fparams.s ? fparams.s : "");
     if (tz_targ_bool(tool, call, "spatial")) {
         rc = run_spatial(tool, call, t, &m, ps ? p : -1, name, params, err);
         goto done;
@@ -584,6 +601,9 @@ static int run_aggregate(const traza_tool *tool, const traza_tool_call *call, tr
     rc = 0;
 done:
     tz_buf_free(&b);
+    tz_buf_free(&fname);
+    tz_buf_free(&fparams);
+    tz_filter_args_free(&tf);
     free(ann);
     free(parts);
     free(prods);

@@ -359,38 +359,13 @@ static int parse_cond(cli_filter *cf, const char *cmd, const char *arg)
 {
     if (cf->nconds >= 32)
         return cli_usage_error(cmd, "too many --where conditions (at most 32)"), -1;
-    char *s = strdup(arg);
-    if (!s)
-        return -1;
-    static const struct { const char *op; traza_cmp c; } ops[] = {
-        {"!=", TRAZA_NE}, {"<=", TRAZA_LE}, {">=", TRAZA_GE}, {"=", TRAZA_EQ}, {"<", TRAZA_LT}, {">", TRAZA_GT},
-    };
-    char *best = NULL;
-    size_t bi = 0;
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
-        char *p = strstr(s, ops[i].op);
-        if (p && (!best || p < best || (p == best && strlen(ops[i].op) > strlen(ops[bi].op)))) {
-            best = p;
-            bi = i;
-        }
-    }
-    if (!best || best == s) {
-        free(s);
-        cli_usage_error(cmd, "--where '%s': expected PARAM OP VALUE with OP one of = != < > <= >=", arg);
+    traza_err err;
+    if (traza_param_cond_parse(arg, &cf->conds[cf->nconds], &cf->cond_bufs[cf->nconds], &err) < 0) {
+        if (err.code == TRAZA_E_USAGE)
+            cli_usage_error(cmd, "--where: %s", err.msg);
         return -1;
     }
-    char *name_end = best;
-    while (name_end > s && name_end[-1] == ' ')
-        name_end--;
-    *name_end = '\0';
-    char *val = best + strlen(ops[bi].op);
-    while (*val == ' ')
-        val++;
-    traza_param_cond *c = &cf->conds[cf->nconds];
-    c->name = s;
-    c->op = ops[bi].c;
-    c->value = val;
-    cf->cond_bufs[cf->nconds++] = s;
+    cf->nconds++;
     return 1;
 }
 

@@ -1,4 +1,4 @@
-/* traza callstack TRACE [--from T] [--to T] [--during RESULT] [--tree] [--svg FILE] [--json] [--top N] */
+/* traza callstack TRACE [FILTERS] [--tree] [--svg FILE] [--json] [--top N] */
 #include "cli/cli.h"
 #include "tools/callprofile.h"
 #include "util/util.h"
@@ -8,23 +8,22 @@
 #include <string.h>
 
 const char cmd_callstack_usage[] =
-    "usage: traza callstack TRACE [--from T] [--to T] [--during RESULT] [--tree] [--svg FILE]\n"
-    "                       [--top N] [--json]\n"
+    "usage: traza callstack TRACE [FILTERS] [--tree] [--svg FILE] [--top N] [--json]\n"
     "\n"
     "Call-stack views of a trace whose functions are nested states (traza record,\n"
     "uftrace, ...): a flat profile (calls, inclusive and exclusive time per function;\n"
     "inclusive time counts only the outermost activation of a recursive function) and\n"
     "the call graph (caller -> callee, calls, time).\n"
-    "  --from T, --to T  profile and call graph of the calls overlapping [T, T], each\n"
-    "               counted for its part inside (times as traza query --from takes them)\n"
-    "  --during RESULT  only the calls overlapping one of the time ranges of saved\n"
-    "               annotations (e.g. an aggregation's parts), each counted for its time\n"
-    "               inside them (and inside --from/--to when given)\n"
+    "The calls are the states the filters select (the filters of traza query, below);\n"
+    "except that --from/--to do not select calls: the profile and call graph count the\n"
+    "calls overlapping [--from, --to], each for its part inside; --during counts each call\n"
+    "for its time inside the annotations' ranges (and inside --from/--to when given).\n"
     "  --tree       print the calls as an indented tree per producer (thread) instead\n"
     "  --svg FILE   write the call-stack timeline (depth downward, time to the right)\n"
     "  --top N      at most N functions / edges in the text output (default 30)\n"
     "  --json       {\"profile\":[{name,calls,inclusive,exclusive}],\n"
-    "                \"callgraph\":[{caller,callee,calls,time}]}\n";
+    "                \"callgraph\":[{caller,callee,calls,time}]}\n"
+    "\n" CLI_FILTER_HELP;
 
 static const char *tname(traza_trace *t, int32_t id)
 {
@@ -101,59 +100,81 @@ static void write_svg(tz_buf *b, traza_trace *t, const tz_callprofile *cp)
     free(lmax);
 }
 
+/* The profile of the calls the filter selects; --from/--to (cf's window) restrict
+ * what is counted, not the calls read: each call overlapping the window counts for
+ * its part inside. EXIT_OK with *cp built, or the exit code. */
+static int build_profile(traza_cli *cli, cli_filter *cf, traza_trace *t, tz_callprofile *cp)
+{
+    traza_err err;
+    traza_err_clear(&err);
+    int rc = cli_filter_resolve(cli, cf, t);
+    if (rc != EXIT_OK)
+        return rc;
+    traza_filter f = cf->f;
+    if (cf->from_s || cf->to_s)
+        f.has_from = f.has_to = 0;
+    if (tz_callprofile_build(t, cp, &f, NULL, NULL, &err) < 0)
+        return cli_fail(cli, &err);
+    if (!cf->from_s && !cf->to_s)
+        return EXIT_OK;
+    int64_t from = cf->from_s ? cf->f.from : cp->min_ts, to = cf->to_s ? cf->f.to : cp->max_ts;
+    if (tz_callprofile_range(t, cp, from, to) < 0) {
+        tz_callprofile_free(cp);
+        traza_err_set(&err, TRAZA_E_NOMEM, "out of memory");
+        return cli_fail(cli, &err);
+    }
+    return EXIT_OK;
+}
+
 int cmd_callstack(traza_cli *cli, int argc, char **argv)
 {
-    enum { OPT_TREE = OPT_FIRST_FREE, OPT_SVG, OPT_TOP, OPT_CFROM, OPT_CTO, OPT_CDURING };
-    static const struct option longopts[] = {CLI_COMMON_LONGOPTS,
+    enum { OPT_TREE = OPT_FIRST_FREE, OPT_SVG, OPT_TOP };
+    static const struct option longopts[] = {CLI_COMMON_LONGOPTS, CLI_FILTER_LONGOPTS,
                                              {"tree", no_argument, NULL, OPT_TREE},
                                              {"svg", required_argument, NULL, OPT_SVG},
                                              {"top", required_argument, NULL, OPT_TOP},
-                                             {"from", required_argument, NULL, OPT_CFROM},
-                                             {"to", required_argument, NULL, OPT_CTO},
-                                             {"during", required_argument, NULL, OPT_CDURING},
                                              {NULL, 0, NULL, 0}};
     int c, tree = 0;
     long top = 30;
-    const char *svg = NULL, *from_s = NULL, *to_s = NULL, *during = NULL;
+    const char *svg = NULL;
+    cli_filter cf;
+    cli_filter_init(&cf);
     while ((c = cli_getopt(cli, argc, argv, ":hqw:", longopts)) != -1) {
+        int r = cli_filter_opt(&cf, "callstack", c, optarg);
+        if (r < 0) { cli_filter_free(&cf); return EXIT_USAGE; }
+        if (r) continue;
         if (c == OPT_TREE) tree = 1;
         else if (c == OPT_SVG) svg = optarg;
-        else if (c == OPT_CFROM) from_s = optarg;
-        else if (c == OPT_CTO) to_s = optarg;
-        else if (c == OPT_CDURING) during = optarg;
         else if (c == OPT_TOP) {
             char *end;
             top = strtol(optarg, &end, 10);
-            if (*end || top <= 0)
+            if (*end || top <= 0) {
+                cli_filter_free(&cf);
                 return cli_usage_error("callstack", "--top wants a positive number, got '%s'", optarg);
+            }
         } else {
-            int r = cli_common_opt(cli, "callstack", c);
-            if (r == -1) return EXIT_OK;
-            if (r <= 0) return EXIT_USAGE;
+            int r2 = cli_common_opt(cli, "callstack", c);
+            if (r2 <= 0) {
+                cli_filter_free(&cf);
+                return r2 == -1 ? EXIT_OK : EXIT_USAGE;
+            }
         }
     }
-    if (optind + 1 != argc)
+    if (optind + 1 != argc) {
+        cli_filter_free(&cf);
         return cli_usage_error("callstack", "expected one trace name");
-    traza_trace *t = cli_trace(cli, argv[optind], TRAZA_OPEN_READ);
-    if (!t)
-        return EXIT_FAIL;
-    traza_err err;
-    traza_err_clear(&err);
-    tz_callprofile cp;
-    if (tz_callprofile_build(t, &cp, during, NULL, NULL, &err) < 0) {
-        traza_trace_close(t);
-        return cli_fail(cli, &err);
     }
-    if (from_s || to_s) {
-        const traza_trace_info *info = traza_trace_info_of(t);
-        int64_t from = cp.min_ts, to = cp.max_ts;
-        if ((from_s && traza_time_parse_in(info, from_s, 0, &from, &err) < 0) ||
-            (to_s && traza_time_parse_in(info, to_s, 0, &to, &err) < 0) ||
-            (tz_callprofile_range(t, &cp, from, to) < 0 && traza_err_set(&err, TRAZA_E_NOMEM, "out of memory"))) {
-            tz_callprofile_free(&cp);
-            traza_trace_close(t);
-            return cli_fail(cli, &err);
-        }
+    traza_trace *t = cli_trace(cli, argv[optind], TRAZA_OPEN_READ);
+    if (!t) {
+        cli_filter_free(&cf);
+        return EXIT_FAIL;
+    }
+    tz_callprofile cp;
+    int brc = build_profile(cli, &cf, t, &cp);
+    cli_filter_free(&cf);
+    if (brc != EXIT_OK) {
+        traza_trace_close(t);
+        return brc;
     }
     int rc = EXIT_OK;
     tz_buf b;

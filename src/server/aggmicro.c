@@ -67,14 +67,20 @@ int tz_agg_micro_bounded(tz_req *r, traza_trace *t, int64_t t0, int64_t t1, size
     memset(m, 0, sizeof *m);
     /* during= (saved annotations): the library's exact model over the ranges, as
      * `traza aggregate --during` builds it */
-    const char *during = tz_arg_str(r, "during");
-    if (during && *during)
-        return traza_agg_micro_build(t, 1, t0, t1, nslices, (traza_agg_model)model, NULL, 0, during, m, &r->err);
     traza_filter f;
     traza_filter_init(&f);
     f.has_from = f.has_to = 1;
     f.from = t0;
     f.to = t1;
+    const char *during = tz_arg_str(r, "during");
+    if (during && *during) {
+        traza_filter_spec spec = {.during = during};
+        int32_t *no_types = NULL, *no_prods = NULL;
+        int rr = traza_filter_resolve(t, &spec, &f, &no_types, &no_prods, &r->err);
+        free(no_types);
+        free(no_prods);
+        return rr < 0 ? -1 : traza_agg_micro_build(t, &f, nslices, (traza_agg_model)model, m, &r->err);
+    }
     int64_t n = traza_count(t, &f, &r->err); /* rank look-ups: no scan */
     if (n < 0)
         return -1;
@@ -82,7 +88,7 @@ int tz_agg_micro_bounded(tz_req *r, traza_trace *t, int64_t t0, int64_t t1, size
     if (tz_arg_clamp(r, "exact", 1, TZ_AGG_EXACT, TZ_AGG_EXACT, &exact) < 0)
         return -2;
     if (n <= exact)
-        return traza_agg_micro_build(t, 1, t0, t1, nslices, (traza_agg_model)model, NULL, 0, NULL, m, &r->err);
+        return traza_agg_micro_build(t, &f, nslices, (traza_agg_model)model, m, &r->err);
     /* the time index takes at most half the budget; until it is complete (after a
      * few requests on a big trace) the answer is sampled */
     int64_t now = tz_now_ns();

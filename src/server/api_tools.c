@@ -380,10 +380,14 @@ static int add_arg(tz_req *r, tz_run *run, const char *k, const char *v)
     return 0;
 }
 
-/* The option of the tool a saved set of the selection goes to: its saved-result
- * option, else the series it analyses (an event set is a series). */
+/* The option of the tool a saved set of the selection goes to: the set of its event
+ * filter (tools/tool_filter.h), else its saved-result option, else the series it
+ * analyses (an event set is a series). */
 static const traza_tool_option *set_option(const traza_tool *t)
 {
+    const traza_tool_option *set = find_option(t, "set");
+    if (set && set->type == TRAZA_OPT_RESULT)
+        return set;
     for (size_t i = 0; i < t->noptions; i++)
         if (t->options[i].type == TRAZA_OPT_RESULT)
             return &t->options[i];

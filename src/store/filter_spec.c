@@ -197,6 +197,40 @@ int traza_regex_cond_parse(const char *text, traza_regex_cond *out, char **colum
     return 0;
 }
 
+int traza_param_cond_parse(const char *text, traza_param_cond *out, char **copy, traza_err *err)
+{
+    static const struct { const char *op; traza_cmp c; } ops[] = {
+        {"!=", TRAZA_NE}, {"<=", TRAZA_LE}, {">=", TRAZA_GE}, {"=", TRAZA_EQ}, {"<", TRAZA_LT}, {">", TRAZA_GT},
+    };
+    *copy = NULL;
+    const char *best = NULL;
+    size_t bi = 0;
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) { /* the first operator; the longer at one place */
+        const char *p = strstr(text, ops[i].op);
+        if (p && (!best || p < best || (p == best && strlen(ops[i].op) > strlen(ops[bi].op)))) {
+            best = p;
+            bi = i;
+        }
+    }
+    if (!best || best == text)
+        return traza_err_set(err, TRAZA_E_USAGE,
+                             "parameter condition '%.64s': expected PARAM OP VALUE with OP one of = != < > <= >=", text);
+    char *s = tz_strndup(text, strlen(text));
+    if (!s)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    char *name_end = s + (best - text), *val = name_end + strlen(ops[bi].op);
+    while (name_end > s && name_end[-1] == ' ')
+        name_end--;
+    *name_end = '\0';
+    while (*val == ' ')
+        val++;
+    *copy = s;
+    out->name = s;
+    out->op = ops[bi].c;
+    out->value = val;
+    return 0;
+}
+
 int traza_filter_resolve(traza_trace *t, const traza_filter_spec *spec, traza_filter *f, int32_t **types,
                          int32_t **producers, traza_err *err)
 {

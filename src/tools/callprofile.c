@@ -1,6 +1,7 @@
 /* Call-stack analysis over nested states: per-function calls, inclusive and
  * exclusive time, caller->callee edges. */
 #include "tools/callprofile.h"
+#include "tools/tool_filter.h"
 #include "util/util.h"
 
 #include <stdlib.h>
@@ -108,7 +109,7 @@ static int sort_calls(tz_callprofile *cp)
     return 0;
 }
 
-int tz_callprofile_build(traza_trace *t, tz_callprofile *cp, const char *during, const traza_stop *stop, traza_partial *pi,
+int tz_callprofile_build(traza_trace *t, tz_callprofile *cp, const traza_filter *sel, const traza_stop *stop, traza_partial *pi,
                          traza_err *err)
 {
     memset(cp, 0, sizeof *cp);
@@ -117,19 +118,11 @@ int tz_callprofile_build(traza_trace *t, tz_callprofile *cp, const char *during,
         pi = &pdummy;
     memset(pi, 0, sizeof *pi);
     pi->covered_to = INT64_MIN;
-    traza_filter f;
-    traza_filter_init(&f);
-    f.categories = 1u << TRAZA_STATE;
+    traza_filter f = tz_filter_all_of(sel);
+    f.with_params = f.nregexes > 0 || f.nconds > 0;
+    if (tz_filter_only_category(&f, TRAZA_STATE, "call profiles", err) < 0)
+        return -1;
     f.stop = stop; /* a step of the store may pass over millions of other events */
-    if (during) { /* a call overlapping a range has its callers overlap it too: the stacks stay whole */
-        traza_filter_spec spec = {.during = during};
-        int32_t *no_types = NULL, *no_prods = NULL;
-        int rr = traza_filter_resolve(t, &spec, &f, &no_types, &no_prods, err);
-        free(no_types);
-        free(no_prods);
-        if (rr < 0)
-            return -1;
-    }
     traza_cursor *cur = traza_query(t, &f, err);
     if (!cur)
         return -1;

@@ -53,12 +53,15 @@ typedef struct tz_callprofile {
     size_t nranges;
 } tz_callprofile;
 
-/* Stoppable (stop and pi may be NULL; stage TRAZA_STAGE_READ) every 4096 calls read and
+/* The calls are the states f selects (NULL: every state; f's offset, limit, order
+ * and stop are not used; a filter whose categories leave out states is refused).
+ * With f->during (saved annotations): funcs and edges count each call for its time
+ * inside their ranges (tz_callprofile_ranges); a call overlapping a range has its
+ * callers overlap it too, so the stacks stay whole.
+ * Stoppable (stop and pi may be NULL; stage TRAZA_STAGE_READ) every 4096 calls read and
  * while the store looks for the next call: when stopped, the profile covers the calls
- * that started up to pi->covered_to (pi->partial = 1). during (a saved annotations
- * result, name or id; NULL: none): only the calls overlapping one of its time ranges,
- * funcs and edges counting each for its time inside them (tz_callprofile_ranges). */
-int tz_callprofile_build(traza_trace *t, tz_callprofile *cp, const char *during, const traza_stop *stop, traza_partial *pi,
+ * that started up to pi->covered_to (pi->partial = 1). */
+int tz_callprofile_build(traza_trace *t, tz_callprofile *cp, const traza_filter *f, const traza_stop *stop, traza_partial *pi,
                          traza_err *err);
 /* Replaces funcs and edges by those of the calls overlapping [from, to], each call
  * counted for its part inside the range (the whole trace's profile is the range

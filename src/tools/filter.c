@@ -2,6 +2,7 @@
  * expressions on columns, include or exclude, saved as an event set or a producer set. */
 #include "traza/filters.h"
 #include "traza/tool.h"
+#include "tools/tool_filter.h"
 #include "util/util.h"
 
 #include <stdlib.h>
@@ -10,12 +11,7 @@
 int64_t traza_filter_save(traza_trace *t, const traza_filter *f, int exclude, int as_producers,
                           const traza_result_meta *m, int64_t *count, traza_err *err)
 {
-    traza_filter q;
-    traza_filter_init(&q);
-    if (f)
-        q = *f;
-    q.offset = q.limit = 0;
-    q.order = TRAZA_ORDER_TIME;
+    traza_filter q = tz_filter_all_of(f);
     q.with_params = q.nregexes > 0;
     traza_cursor *c = traza_query(t, &q, err);
     if (!c)
@@ -187,74 +183,19 @@ static void report(const traza_tool *tool, const traza_tool_call *call, const ch
 
 static int is_true(const char *v) { return v && (!strcmp(v, "true") || !strcmp(v, "1") || !strcmp(v, "yes")); }
 
-/* The tool's repeatable options of one name, as a list (malloc'd, NULL when none). */
-static const char **repeated(const traza_tool_call *call, const char *name, size_t *n)
-{
-    const char **v = malloc((call->args->n ? call->args->n : 1) * sizeof *v);
-    *n = 0;
-    if (v)
-        for (size_t i = 0; i < call->args->n; i++)
-            if (strcmp(call->args->keys[i], name) == 0)
-                v[(*n)++] = call->args->values[i];
-    return v;
-}
-
 static int run_filter(const traza_tool *tool, const traza_tool_call *call, traza_err *err)
 {
     traza_trace *t = traza_trace_open(call->ws, call->trace, TRAZA_OPEN_WRITE, err);
     if (!t)
         return -1;
-    traza_filter f;
-    traza_filter_init(&f);
-    traza_param_cond conds[64];
-    char *condbuf[64];
-    size_t nconds = 0, ntypes = 0, nre = 0, nrebuf = 0;
+    tz_filter_args tf;
+    tz_filter_args_init(&tf);
     int rc = -1;
     char *params = NULL;
-    int32_t *types = NULL, *producers = NULL;
-    const char **type_names = repeated(call, "type", &ntypes), **re_texts = repeated(call, "regex", &nre);
-    traza_regex_cond *regexes = calloc(nre ? nre : 1, sizeof *regexes);
-    char **rebuf = calloc(nre ? nre : 1, sizeof *rebuf);
-    if (!type_names || !re_texts || !regexes || !rebuf) {
-        traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    if (parse_time_opt(tool, call, t, "from", &tf.f.has_from, &tf.f.from, err) < 0 ||
+        parse_time_opt(tool, call, t, "to", &tf.f.has_to, &tf.f.to, err) < 0 ||
+        tz_filter_args_read(tool, call, t, NULL, 0, &tf, err) < 0)
         goto out;
-    }
-    for (; nrebuf < nre; nrebuf++)
-        if (traza_regex_cond_parse(re_texts[nrebuf], &regexes[nrebuf], &rebuf[nrebuf], err) < 0)
-            goto out;
-    traza_filter_spec spec = {.type_names = type_names, .ntype_names = ntypes, .regexes = regexes, .nregexes = nre};
-    if (parse_time_opt(tool, call, t, "from", &f.has_from, &f.from, err) < 0 ||
-        parse_time_opt(tool, call, t, "to", &f.has_to, &f.to, err) < 0 ||
-        traza_filter_resolve(t, &spec, &f, &types, &producers, err) < 0)
-        goto out;
-    for (size_t i = 0; i < call->args->n; i++) {
-        const char *k = call->args->keys[i], *v = call->args->values[i];
-        if (strcmp(k, "where") == 0 && nconds < 64) {
-            /* NAME OP VALUE */
-            static const char *const ops[] = {"!=", "<=", ">=", "=", "<", ">"};
-            static const traza_cmp cmps[] = {TRAZA_NE, TRAZA_LE, TRAZA_GE, TRAZA_EQ, TRAZA_LT, TRAZA_GT};
-            const char *hit = NULL;
-            size_t oi = 0;
-            for (size_t o = 0; o < 6 && !hit; o++)
-                if ((hit = strstr(v, ops[o])))
-                    oi = o;
-            if (!hit || hit == v) {
-                traza_err_set(err, TRAZA_E_USAGE, "option 'where' '%s': expected NAME OP VALUE", v);
-                goto out;
-            }
-            condbuf[nconds] = tz_strndup(v, (size_t)(hit - v));
-            if (!condbuf[nconds]) {
-                traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-                goto out;
-            }
-            conds[nconds].name = condbuf[nconds];
-            conds[nconds].op = cmps[oi];
-            conds[nconds].value = hit + strlen(ops[oi]);
-            nconds++;
-        }
-    }
-    f.conds = conds;
-    f.nconds = nconds;
     const char *name = traza_tool_arg(tool, call->args, "name");
     int exclude = strcmp(traza_tool_arg(tool, call->args, "mode"), "exclude") == 0;
     if (!exclude && strcmp(traza_tool_arg(tool, call->args, "mode"), "include") != 0) {
@@ -265,22 +206,13 @@ static int run_filter(const traza_tool *tool, const traza_tool_call *call, traza
     params = args_text(call);
     traza_result_meta m = {name, tool->name, params, is_true(traza_tool_arg(tool, call->args, "replace")), NULL};
     int64_t n = 0;
-    int64_t rid = traza_filter_save(t, &f, exclude, as_prod, &m, &n, err);
+    int64_t rid = traza_filter_save(t, &tf.f, exclude, as_prod, &m, &n, err);
     if (rid > 0) {
         report(tool, call, name, as_prod ? "producer_set" : "event_set", rid, n);
         rc = 0;
     }
 out:
-    for (size_t i = 0; i < nconds; i++)
-        free(condbuf[i]);
-    for (size_t i = 0; i < nrebuf; i++)
-        free(rebuf[i]);
-    free(rebuf);
-    free(regexes);
-    free(re_texts);
-    free(type_names);
-    free(types);
-    free(producers);
+    tz_filter_args_free(&tf);
     free(params);
     traza_trace_close(t);
     return rc;
@@ -290,9 +222,7 @@ static const traza_tool_option filter_opts[] = {
     {"name", TRAZA_OPT_STRING, "filter", "name of the saved result", 0, 0},
     {"from", TRAZA_OPT_TIME, NULL, "start of the time region", 0, 0},
     {"to", TRAZA_OPT_TIME, NULL, "end of the time region", 0, 0},
-    {"type", TRAZA_OPT_STRING, NULL, "event type to keep (repeatable)", 0, 1},
-    {"where", TRAZA_OPT_STRING, NULL, "parameter condition NAME OP VALUE (repeatable)", 0, 1},
-    {"regex", TRAZA_OPT_STRING, NULL, "regular expression on a column, COLUMN~REGEX or COLUMN!~REGEX (repeatable)", 0, 1},
+    TZ_FILTER_OPTIONS,
     {"mode", TRAZA_OPT_STRING, "include", "include or exclude the matching events", 0, 0},
     {"output", TRAZA_OPT_STRING, "events", "events (event set) or producers (producer set)", 0, 0},
     {"replace", TRAZA_OPT_BOOL, "false", "replace a result of the same name", 0, 0},

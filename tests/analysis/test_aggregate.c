@@ -175,7 +175,7 @@ static void test_spatial_random(void **state)
         traza_trace *t = traza_trace_open(w.ws, "st", TRAZA_OPEN_READ, &w.err);
         assert_non_null(t);
         traza_agg_micro m;
-        if (traza_agg_micro_build(t, 1, 0, (int64_t)n * W, n, TRAZA_AGG_STATE_DURATION, NULL, 0, NULL, &m, &w.err) < 0)
+        if (traza_agg_micro_build(t, &(traza_filter){.has_from = 1, .has_to = 1, .from = 0, .to = (int64_t)n * W}, n, TRAZA_AGG_STATE_DURATION, &m, &w.err) < 0)
             fail_msg("micro: %s", w.err.msg);
         /* the cells (leaf, slice) */
         double cell[3][8];

@@ -281,7 +281,7 @@ static void test_agg_spatial(void **state)
     traza_trace *t = traza_trace_open(w.ws, "tree", TRAZA_OPEN_READ, &w.err);
     assert_non_null(t);
     traza_agg_micro m;
-    if (traza_agg_micro_build(t, 1, 0, 200, 2, TRAZA_AGG_OCCURRENCES, NULL, 0, NULL, &m, &w.err) < 0)
+    if (traza_agg_micro_build(t, &(traza_filter){.has_from = 1, .has_to = 1, .from = 0, .to = 200}, 2, TRAZA_AGG_OCCURRENCES, &m, &w.err) < 0)
         fail_msg("micro: %s", w.err.msg);
     assert_int_equal(m.nseries, 2);
     double gr = 6 * log2(3) - 4;
@@ -378,7 +378,7 @@ static void test_agg_window_end(void **state)
     traza_agg_micro m;
 
     /* The whole trace [0, 100] in 2 slices [0, 50) [50, 100]: x@100 is in slice 1. */
-    if (traza_agg_micro_build(t, 0, 0, 0, 2, TRAZA_AGG_OCCURRENCES, NULL, 0, NULL, &m, &w.err) < 0)
+    if (traza_agg_micro_build(t, NULL, 2, TRAZA_AGG_OCCURRENCES, &m, &w.err) < 0)
         fail_msg("micro: %s", w.err.msg);
     assert_int_equal(m.t0, 0);
     assert_int_equal(m.t1, 100);
@@ -388,20 +388,20 @@ static void test_agg_window_end(void **state)
 
     /* Window [0, 50], 2 slices [0, 25) [25, 50]: x@50 (the window's end) is in slice 1,
      * x@100 is outside. */
-    if (traza_agg_micro_build(t, 1, 0, 50, 2, TRAZA_AGG_OCCURRENCES, NULL, 0, NULL, &m, &w.err) < 0)
+    if (traza_agg_micro_build(t, &(traza_filter){.has_from = 1, .has_to = 1, .from = 0, .to = 50}, 2, TRAZA_AGG_OCCURRENCES, &m, &w.err) < 0)
         fail_msg("micro: %s", w.err.msg);
     check_slices("x, window [0, 50]", series_of(&m, tx), (const double[]){1, 2}, 2);
     traza_agg_micro_free(&m);
 
     /* Durations over [0, 100] in 3 slices [0, 33) [33, 66) [66, 100]: s = 0, 26, 34. */
-    if (traza_agg_micro_build(t, 0, 0, 0, 3, TRAZA_AGG_STATE_DURATION, NULL, 0, NULL, &m, &w.err) < 0)
+    if (traza_agg_micro_build(t, NULL, 3, TRAZA_AGG_STATE_DURATION, &m, &w.err) < 0)
         fail_msg("micro: %s", w.err.msg);
     assert_int_equal(m.nseries, 1);
     check_slices("s durations, whole trace", series_of(&m, ts), (const double[]){0, 26, 34}, 3);
     traza_agg_micro_free(&m);
 
     /* Window [0, 70]: the state is cut at 70; slices [0, 23) [23, 46) [46, 70]. */
-    if (traza_agg_micro_build(t, 1, 0, 70, 3, TRAZA_AGG_STATE_DURATION, NULL, 0, NULL, &m, &w.err) < 0)
+    if (traza_agg_micro_build(t, &(traza_filter){.has_from = 1, .has_to = 1, .from = 0, .to = 70}, 3, TRAZA_AGG_STATE_DURATION, &m, &w.err) < 0)
         fail_msg("micro: %s", w.err.msg);
     check_slices("s durations, window [0, 70]", series_of(&m, ts), (const double[]){0, 6, 24}, 3);
     traza_agg_micro_free(&m);

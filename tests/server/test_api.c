@@ -753,7 +753,7 @@ static void test_aggregate_as_cli(void **state)
         traza_agg_quality q;
         traza_agg_pentry *l;
         size_t nl, prop;
-        assert_int_equal(traza_agg_micro_build(t, 0, 0, 0, 5, TRAZA_AGG_OCCURRENCES, NULL, 0, NULL, &m, &err), 0);
+        assert_int_equal(traza_agg_micro_build(t, NULL, 5, TRAZA_AGG_OCCURRENCES, &m, &err), 0);
         if (norm)
             traza_agg_micro_normalize(&m);
         assert_int_equal(traza_agg_qualities(&m, &q, &err), 0);

@@ -169,6 +169,37 @@ static void test_jobs(void **state)
     json_decref(call(f, "POST", "/api/run?tool=filter&trace=gen", 503));
 }
 
+/* The UI's selection (set=, re.COLUMN=) reaches aggregate as its event filter: the
+ * saved set as its set option, the column filter as its regex; the result is named
+ * after them. */
+static void test_selection_filters_aggregate(void **state)
+{
+    fx *f = *state;
+    traza_err err;
+    tz_api *clone = tz_api_clone(f->api, &err);
+    assert_non_null(clone);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, worker, clone), 0);
+    json_t *j = call(f, "POST", "/api/run?tool=filter&trace=gen&type=state0&name=s0", 200);
+    long long id = json_integer_value(json_object_get(j, "job"));
+    json_decref(j);
+    j = wait_job(f, id);
+    assert_string_equal(str(j, "state"), "done");
+    json_decref(j);
+    j = call(f, "POST", "/api/run?tool=aggregate&trace=gen&slices=4&p=0.5&set=s0&re.producer=.", 200);
+    id = json_integer_value(json_object_get(j, "job"));
+    json_decref(j);
+    j = wait_job(f, id);
+    /* the worker stops before the checks, so that a failed one ends the test */
+    assert_int_equal(tz_api_tools_quit(f->api, 5000), 0);
+    assert_int_equal(pthread_join(th, NULL), 0);
+    tz_api_free(clone);
+    char got[512];
+    snprintf(got, sizeof got, "%s | %s | %s | %s", str(j, "state"), str(j, "filter"), str(j, "result"), str(j, "error"));
+    json_decref(j);
+    assert_string_equal(got, "done | set=s0 regex=producer~. | aggregate:occurrences:4:set=s0:regex=producer~. | ");
+}
+
 static void test_token_in_page(void **state)
 {
     (void)state;
@@ -194,6 +225,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_post_only, setup, teardown),
         cmocka_unit_test_setup_teardown(test_jobs, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_selection_filters_aggregate, setup, teardown),
         cmocka_unit_test(test_token_in_page),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

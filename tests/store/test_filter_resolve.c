@@ -345,6 +345,35 @@ static void test_regexes(void **state)
     fx_close(&x);
 }
 
+/* "PARAM OP VALUE": the first operator (the longer of two at one place), spaces
+ * around it dropped; no name before an operator, or none at all, is refused. */
+static void test_param_cond_parse(void **state)
+{
+    (void)state;
+    traza_err err;
+    traza_param_cond c;
+    char *copy;
+    static const struct { const char *text, *name, *value; traza_cmp op; } ok[] = {
+        {"size > 5", "size", "5", TRAZA_GT}, {"size>=5", "size", "5", TRAZA_GE}, {"a!=b=c", "a", "b=c", TRAZA_NE},
+        {"x = <y>", "x", "<y>", TRAZA_EQ}, {"n<=  -1", "n", "-1", TRAZA_LE},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        assert_int_equal(traza_param_cond_parse(ok[i].text, &c, &copy, &err), 0);
+        assert_string_equal(c.name, ok[i].name);
+        assert_string_equal(c.value, ok[i].value);
+        assert_int_equal(c.op, ok[i].op);
+        free(copy);
+    }
+    static const char *const bad[] = {"size", "=5", "", "<x"};
+    for (size_t i = 0; i < 4; i++) {
+        copy = (char *)1;
+        assert_int_equal(traza_param_cond_parse(bad[i], &c, &copy, &err), -1);
+        assert_int_equal(err.code, TRAZA_E_USAGE);
+        assert_null(copy);
+        assert_non_null(strstr(err.msg, "expected PARAM OP VALUE with OP one of = != < > <= >="));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -355,6 +384,7 @@ int main(void)
         cmocka_unit_test(test_during),
         cmocka_unit_test(test_during_errors),
         cmocka_unit_test(test_regexes),
+        cmocka_unit_test(test_param_cond_parse),
     };
     return cmocka_run_group_tests_name("filter_resolve", tests, NULL, NULL);
 }

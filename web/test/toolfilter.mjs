@@ -1,8 +1,8 @@
 // Browser test: a tool launched on the selection reads the events the table shows.
 // Column filters (regexes) typed in the event table reach the tool (POST /api/run
 // re.COLUMN= nre.COLUMN=, the filter tool's regex option): the set the filter tool
-// saves has as many events as the table counts; a tool that takes no regex is
-// refused rather than run on other events.
+// saves has as many events as the table counts, aggregate aggregates them; a tool
+// that takes no regex is refused rather than run on other events.
 // usage: node toolfilter.mjs URL SCREENSHOT_DIR TRACE [REAL_TRACE REAL_REGEX]
 // Prints PASS:/FAIL: lines; tests/web/t_toolfilter.sh then checks the saved sets
 // against `traza query --regex --count`.
@@ -56,8 +56,16 @@ await withBrowser(shots, async ({ page, errors, shot }) => {
   check('the tool saved as many events as the table shows', r.size === shown, `tool ${r.size}, table ${shown}`);
   await shot('viewer-toolfilter-2-run');
 
+  // aggregate takes the same filter: it aggregates the events the table shows
+  const g = await runOnSelection(page, 'aggregate', { slices: '1', p: '0' });
+  check('aggregate run on the selection ends done, named after its filter',
+    g.text.startsWith('done') && g.result === 'aggregate:occurrences:1:regex=type~^state:regex=p0!~^1', `${g.text} ${g.result}`);
+  check('aggregate used the table\'s column filters', g.filter.includes('regex=type~^state') && g.filter.includes('regex=p0!~^1'), g.filter);
+  const gt = await page.$eval('[data-testid=tool-output]', x => x.textContent);
+  check('its one part holds the events the table shows', new RegExp(`"total": ${shown}[,}]`).test(gt), gt.slice(0, 200));
+
   // a tool without a regex option is refused, not run on other events
-  const a = await runOnSelection(page, 'aggregate', {});
+  const a = await runOnSelection(page, 'seqsearch', { pattern: 'state0,state1' });
   check('a tool that takes no regex is refused on a filtered selection', /^error: .*takes no regular expression/.test(a.text), a.text);
   await shot('viewer-toolfilter-3-refused');
 
