@@ -700,7 +700,7 @@ int itf_unpack_stream(itf_zpool *zp, itf_rd *r, int version, const itf_pre *pre,
 
 /* ---------------- a stream unpacked in steps ----------------
  * The line model's decoder reads its streams while a second thread still unpacks
- * them (itf_read.c): LZMA decodes in steps of any size, so the stream is there in
+ * them (itf_read_line.c): LZMA decodes in steps of any size, so the stream is there in
  * its stored form (zero-run form included, which the reader reads as it is) up to
  * `done`. zstd and bzip2 streams are decoded whole at the first step. */
 int itf_sunpack_init(itf_sunpack *s, itf_zpool *zp, itf_rd *r, int version, const itf_pre *pre, traza_err *err)
