@@ -256,7 +256,7 @@ static traza_itf_reader *open_common(traza_itf_reader *r, traza_err *err)
         traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt index (chunk count)");
         goto fail;
     }
-    r->ix = malloc((nix + 1) * 5 * sizeof *r->ix);
+    r->ix = malloc((nix + 1) * sizeof *r->ix);
     if (!r->ix) {
         free(p);
         traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
@@ -265,19 +265,21 @@ static traza_itf_reader *open_common(traza_itf_reader *r, traza_err *err)
     r->nix = (size_t)nix;
     uint64_t recs = 0, lines = 0, prev_end = ITF_HEADER_SIZE;
     for (size_t i = 0; i < r->nix; i++) {
-        uint64_t *e = r->ix + i * 5;
-        for (int k = 0; k < 4; k++)
-            e[k] = itf_get_uv(&d);
-        e[4] = recs;
-        if (d.bad || e[0] != prev_end || e[1] < 8 || e[1] > r->dict_off - e[0] || e[3] == 0 || e[3] > (1u << 30) ||
-            e[2] > e[3]) {
+        itf_chunk_entry *e = &r->ix[i];
+        e->off = itf_get_uv(&d);
+        e->len = itf_get_uv(&d);
+        e->nrec = itf_get_uv(&d);
+        e->nlines = itf_get_uv(&d);
+        e->rec_before = recs;
+        if (d.bad || e->off != prev_end || e->len < 8 || e->len > r->dict_off - e->off || e->nlines == 0 ||
+            e->nlines > (1u << 30) || e->nrec > e->nlines) {
             free(p);
             traza_err_set(err, TRAZA_E_FORMAT, "tzi: corrupt index entry for chunk %zu", i);
             goto fail;
         }
-        prev_end = e[0] + e[1];
-        recs += e[2];
-        lines += e[3];
+        prev_end = e->off + e->len;
+        recs += e->nrec;
+        lines += e->nlines;
     }
     uint64_t g[13];
     for (int k = 0; k < 13; k++)

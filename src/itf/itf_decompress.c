@@ -18,7 +18,7 @@ static int decode_payload(traza_itf_reader *r, size_t ci, const uint8_t *p, size
     } else if (itf_unpack_chunk(r, ci, p, n, sb, sl, NULL, err) < 0 ||
                /* version 8: the blocks come with the texts, read meanwhile */
                (r->info.version >= 8 && itf_need_texts(r, err) < 0) ||
-               itf_decode_blocks(r, ci, sb, sl, r->ix[ci * 5 + 3], es, err) < 0) {
+               itf_decode_blocks(r, ci, sb, sl, r->ix[ci].nlines, es, err) < 0) {
         goto out;
     }
     if (es->ob.oom) {
@@ -43,7 +43,7 @@ static int decode_chunk(traza_itf_reader *r, size_t ci, emit_state *es, traza_er
 {
     uint8_t *p = NULL;
     size_t n = 0;
-    if (itf_read_frame(r, r->ix[ci * 5], r->dict_off, S_NSTREAMS, &p, &n, err) < 0)
+    if (itf_read_frame(r, r->ix[ci].off, r->dict_off, S_NSTREAMS, &p, &n, err) < 0)
         return -1;
     int rc = decode_payload(r, ci, p, n, es, err);
     free(p);
@@ -97,19 +97,19 @@ static void *mt_worker(void *arg)
         s->state = SL_BUSY;
         uint8_t *p = NULL;
         size_t n = 0;
-        int rc = itf_read_frame(r, r->ix[c * 5], r->dict_off, S_NSTREAMS, &p, &n, &s->err);
+        int rc = itf_read_frame(r, r->ix[c].off, r->dict_off, S_NSTREAMS, &p, &n, &s->err);
         pthread_mutex_unlock(&m->mu);
         if (rc == 0) {
             emit_state es;
             memset(&es, 0, sizeof es);
             es.all = 1;
             es.hold = 1;
-            es.rec = (int64_t)r->ix[c * 5 + 4] - 1;
+            es.rec = (int64_t)r->ix[c].rec_before - 1;
             es.line_no = m->line_base[c];
             es.ob = s->ob;
             /* the chunk's text, estimated from the average line length, in one piece */
             if (r->info.lines) {
-                double want = (double)r->info.original_size / (double)r->info.lines * (double)r->ix[c * 5 + 3];
+                double want = (double)r->info.original_size / (double)r->info.lines * (double)r->ix[c].nlines;
                 if (want < (double)(1u << 30)) {
                     size_t need = (size_t)(want * 1.05) + 4096;
                     if (!es.ob.s && need >= ((size_t)4 << 20)) {
@@ -157,7 +157,7 @@ static int decompress_mt(traza_itf_reader *r, FILE *out, int threads, traza_err 
     }
     lb[0] = 0;
     for (size_t c = 0; c < r->nix; c++)
-        lb[c + 1] = lb[c] + r->ix[c * 5 + 3];
+        lb[c + 1] = lb[c] + r->ix[c].nlines;
     m.line_base = lb;
     for (size_t k = 0; k < m.nslots; k++)
         tz_buf_init(&m.slots[k].ob);
@@ -244,10 +244,10 @@ int traza_itf_verify(traza_itf_reader *r, traza_err *err) { return traza_itf_dec
 int traza_itf_check_frames(traza_itf_reader *r, traza_err *err)
 {
     for (size_t i = 0; i < r->nix; i++) {
-        const uint64_t *e = r->ix + i * 5;
+        const itf_chunk_entry *e = &r->ix[i];
         uint8_t *p;
         size_t n;
-        if (itf_read_frame(r, e[0], e[0] + e[1], 0, &p, &n, err) < 0)
+        if (itf_read_frame(r, e->off, e->off + e->len, 0, &p, &n, err) < 0)
             return -1; /* the message names the frame's offset */
         free(p);
     }
@@ -265,26 +265,26 @@ int traza_itf_extract(traza_itf_reader *r, uint64_t from, uint64_t count, FILE *
     size_t lo = 0, hi = r->nix;
     while (hi - lo > 1) {
         size_t mid = (lo + hi) / 2;
-        if (r->ix[mid * 5 + 4] <= from)
+        if (r->ix[mid].rec_before <= from)
             lo = mid;
         else
             hi = mid;
     }
     /* step back over chunks without record starts that share the same rec_before */
-    while (lo > 0 && r->ix[lo * 5 + 4] == r->ix[(lo - 1) * 5 + 4] + r->ix[(lo - 1) * 5 + 2] &&
-           r->ix[(lo - 1) * 5 + 2] == 0)
+    while (lo > 0 && r->ix[lo].rec_before == r->ix[lo - 1].rec_before + r->ix[lo - 1].nrec &&
+           r->ix[lo - 1].nrec == 0)
         lo--;
-    while (lo + 1 < r->nix && r->ix[lo * 5 + 4] + r->ix[lo * 5 + 2] <= from)
+    while (lo + 1 < r->nix && r->ix[lo].rec_before + r->ix[lo].nrec <= from)
         lo++;
     emit_state es;
     memset(&es, 0, sizeof es);
     es.out = out;
     es.from = from;
     es.count = count;
-    es.rec = (int64_t)r->ix[lo * 5 + 4] - 1;
+    es.rec = (int64_t)r->ix[lo].rec_before - 1;
     uint64_t ln = 0;
     for (size_t c = 0; c < lo; c++)
-        ln += r->ix[c * 5 + 3];
+        ln += r->ix[c].nlines;
     es.line_no = ln;
     tz_buf_init(&es.ob);
     return run(r, &es, lo, err);

@@ -17,6 +17,14 @@
 #define ITF_MAX_NEST 32            /* interrupt nesting depth (writer); reader accepts 64 */
 #define ITF_HEADER_SIZE 16
 #define ITF_FOOTER_SIZE 24
+
+/* A chunk in the index: its frame's offset and length (header included), its records
+ * (instructions) and lines as written in the file, and the records of the chunks
+ * before it (the reader's sum, which extract searches). */
+typedef struct itf_chunk_entry {
+    uint64_t off, len, nrec, nlines;
+    uint64_t rec_before;
+} itf_chunk_entry;
 /* The header check (bytes 10..11): the low 16 bits of the CRC-32 of the header with
  * those two bytes as zero, a 0 written as 0xffff (0 is a header without a check). */
 uint16_t itf_header_check(const uint8_t *h);

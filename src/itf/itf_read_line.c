@@ -79,7 +79,7 @@ static int pre_get(traza_itf_reader *r, int k, traza_err *err)
     if (!r->pre_frame) {
         if (r->nix < 2)
             return traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk 0 names a preset dictionary");
-        if (itf_read_frame(r, r->ix[0], r->dict_off, S_NSTREAMS, &r->pre_frame, &r->pre_flen, err) < 0)
+        if (itf_read_frame(r, r->ix[0].off, r->dict_off, S_NSTREAMS, &r->pre_frame, &r->pre_flen, err) < 0)
             return -1;
     }
     itf_rd d = {r->pre_frame, r->pre_frame + r->pre_flen, 0};
@@ -277,8 +277,8 @@ static inline int lm_ensure(lm_feed *f, itf_zrun_reader *zr, const uint8_t **lim
 int itf_decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t n, emit_state *es,
                         traza_err *err)
 {
-    const uint64_t *e = r->ix + ci * 5;
-    uint64_t nl = e[3];
+    const itf_chunk_entry *e = &r->ix[ci];
+    uint64_t nl = e->nlines;
     uint8_t *sb[S_NSTREAMS] = {0}; /* the other streams: empty in a line-model chunk */
     size_t sl[S_NSTREAMS] = {0};
     lm_feed f;
@@ -431,9 +431,9 @@ int itf_decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t n,
         traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk %zu: corrupt %s stream", ci, bad == 2 ? "skeleton" : "numbers");
         goto out;
     }
-    if (!es->done && nrec != e[2]) {
+    if (!es->done && nrec != e->nrec) {
         traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk %zu: %llu records decoded, index says %llu", ci,
-                      (unsigned long long)nrec, (unsigned long long)e[2]);
+                      (unsigned long long)nrec, (unsigned long long)e->nrec);
         goto out;
     }
     /* chunk 0 of a version 5 file: its streams as preset dictionaries of the others */

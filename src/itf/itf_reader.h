@@ -22,7 +22,7 @@ struct traza_itf_reader {
     uint64_t dict_off, index_off;
     uint64_t rt_min;          /* traza_itf_set_render_min_lines */
     /* index */
-    uint64_t *ix;   /* off, len, nrec, nlines, rec_before */
+    itf_chunk_entry *ix;
     size_t nix;
     /* dictionaries */
     uint8_t *dbuf[D_NSTREAMS];

@@ -159,8 +159,8 @@ typedef struct wr {
     uint32_t *pc_grp;
     size_t pcg_cap1, pcg_cap2, pcg_init;
     /* index */
-    uint64_t *ix;
-    size_t nix, ixcap; /* 4 values per chunk: off, len, nrec, nlines */
+    itf_chunk_entry *ix;
+    size_t nix, ixcap;
     itf_cache c_orig, c_lossy;
     tz_buf scratch, skel;
     /* chunk 0's streams in packed form: the preset dictionaries of the later chunks */
@@ -385,10 +385,9 @@ static int pack_all(wr *w, const tz_buf *bufs, size_t n, const int *comp, uint32
 
 static int ix_add(wr *w, uint64_t off, uint64_t len, uint64_t nrec, uint64_t nl)
 {
-    if (GROW(w->ix, w->ixcap, (w->nix + 1) * 4) < 0)
+    if (GROW(w->ix, w->ixcap, w->nix + 1) < 0)
         return oomf(w);
-    uint64_t *e = w->ix + w->nix * 4;
-    e[0] = off, e[1] = len, e[2] = nrec, e[3] = nl;
+    w->ix[w->nix] = (itf_chunk_entry){off, len, nrec, nl, 0};
     w->nix++;
     return 0;
 }
@@ -1467,9 +1466,13 @@ static int write_index(wr *w, int nl_missing)
     w->info.cache_hits_lossy = w->c_lossy.hits;
     uint64_t index_off = w->off;
     itf_put_uv(&payload, w->nix);
-    for (size_t i = 0; i < w->nix; i++)
-        for (int k = 0; k < 4; k++)
-            itf_put_uv(&payload, w->ix[i * 4 + k]);
+    for (size_t i = 0; i < w->nix; i++) {
+        const itf_chunk_entry *e = &w->ix[i];
+        itf_put_uv(&payload, e->off);
+        itf_put_uv(&payload, e->len);
+        itf_put_uv(&payload, e->nrec);
+        itf_put_uv(&payload, e->nlines);
+    }
     /* (an estimate: the index holds its own size; readers since this one take the
      * component as the rest of the file, itf_info_index_rest) */
     w->info.comp_bytes[TRAZA_ITF_C_INDEX] += ITF_HEADER_SIZE + ITF_FOOTER_SIZE + payload.len + 8 + 200;
