@@ -62,7 +62,7 @@ int itf_read_frame(traza_itf_reader *r, uint64_t off, uint64_t limit, int nstrea
                              (unsigned long long)off, c, crc);
     }
     size_t pn = n;
-    if (nstreams && r->info.version >= 7 && itf_frame_expand(&p, &pn, nstreams, err) < 0) {
+    if (nstreams && itf_has_compact_frames(r->info.version) && itf_frame_expand(&p, &pn, nstreams, err) < 0) {
         free(p);
         return traza_err_prefix(err, "frame at offset %llu: ", (unsigned long long)off);
     }

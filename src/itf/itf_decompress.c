@@ -17,7 +17,7 @@ static int decode_payload(traza_itf_reader *r, size_t ci, const uint8_t *p, size
             goto out;
     } else if (itf_unpack_chunk(r, ci, p, n, sb, sl, NULL, err) < 0 ||
                /* version 8: the blocks come with the texts, read meanwhile */
-               (r->info.version >= 8 && itf_need_texts(r, err) < 0) ||
+               (itf_has_text_predictions(r->info.version) && itf_need_texts(r, err) < 0) ||
                itf_decode_blocks(r, ci, sb, sl, r->ix[ci].nlines, es, err) < 0) {
         goto out;
     }

@@ -9,11 +9,10 @@
 #include "traza/itf.h"
 #include "util/util.h"
 #include "itf/itf_sem.h"
+#include "itf/itf_version.h"
 
 #define ITF_MAGIC "TZI\x1a"
 #define ITF_FOOT_MAGIC "TZIE"
-#define ITF_VERSION 10
-#define ITF_VERSION_MIN 2         /* oldest version the reader accepts */
 #define ITF_MAX_NEST 32            /* interrupt nesting depth (writer); reader accepts 64 */
 #define ITF_HEADER_SIZE 16
 #define ITF_FOOTER_SIZE 24

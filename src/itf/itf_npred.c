@@ -44,15 +44,15 @@ void itf_np_init(itf_np *np, int version)
     itf_kmap_init(&np->classes);
     itf_kmap_init(&np->memclasses);
     np->version = version;
-    np->v4 = version >= 4;
-    np->v10 = version >= 10;
-    np->hitk = version >= 7 ? ITF_NP_HITK : 0;
-    np->dc = version >= 7 ? 2 : 3;
+    np->v4 = itf_has_record_contexts((unsigned)version);
+    np->v10 = itf_has_semantic_zero((unsigned)version);
+    np->hitk = itf_has_hit_cost_rules((unsigned)version) ? ITF_NP_HITK : 0;
+    np->dc = itf_has_hit_cost_rules((unsigned)version) ? 2 : 3;
 }
 
 int itf_np_dialect(itf_np *np, int dialect)
 {
-    return np->version >= 9 ? itf_sem_init(&np->sem, dialect) : 0;
+    return itf_has_semantics((unsigned)np->version) ? itf_sem_init(&np->sem, dialect) : 0;
 }
 
 void itf_np_free(itf_np *np)

@@ -414,7 +414,7 @@ int itf_decode_blocks(traza_itf_reader *r, size_t ci, uint8_t **sb, const size_t
             break;
         }
         uint64_t codec = itf_get_uv(&mh);
-        if (r->info.version >= 8) {
+        if (itf_has_text_predictions(r->info.version)) {
             itf_am am;
             itf_amode((const char *)r->text[px], r->tlen[px], r->pc[px], &am);
             a0 = itf_ma0_decode(&m0, &am, itf_get_uv(&ma));

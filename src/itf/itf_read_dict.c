@@ -21,7 +21,7 @@ static int restore_targets(traza_itf_reader *r, traza_err *err)
     uint32_t lit = 0;     /* version 8: the last literal's address */
     for (size_t i = 0; i < r->npc; i++) {
         const uint8_t *x = r->tlen[i] ? memchr(r->text[i], 1, r->tlen[i]) : NULL;
-        const uint8_t *x2 = r->tlen[i] && r->info.version >= 8 ? memchr(r->text[i], 2, r->tlen[i]) : NULL;
+        const uint8_t *x2 = r->tlen[i] && itf_has_text_predictions(r->info.version) ? memchr(r->text[i], 2, r->tlen[i]) : NULL;
         if (!x && !x2)
             continue;
         uint64_t e = x ? itf_get_uv(&tl) : 0, e2 = x2 ? itf_get_uv(&tl) : 0;
@@ -39,8 +39,8 @@ static int restore_targets(traza_itf_reader *r, traza_err *err)
         }
         if (e) {
             int64_t tg;
-            if (r->info.version < 8 || !(e & 1)) { /* an address: before version 8 1 + zz, then 2 + 2 zz */
-                tg = (int64_t)r->pc[i] + itf_unzz(r->info.version < 8 ? e - 1 : (e - 2) >> 1);
+            if (!itf_has_text_predictions(r->info.version) || !(e & 1)) { /* an address: before version 8 1 + zz, then 2 + 2 zz */
+                tg = (int64_t)r->pc[i] + itf_unzz(!itf_has_text_predictions(r->info.version) ? e - 1 : (e - 2) >> 1);
             } else { /* version 8: a rank, 1 + 2 zz(rank - this rank) */
                 int64_t k = (int64_t)i + itf_unzz(e >> 1);
                 tg = k >= 0 && (uint64_t)k < r->npc ? (int64_t)r->pc[k] : -1;
@@ -143,9 +143,9 @@ static int load_texts(traza_itf_reader *r, traza_err *err)
         r->tlen[r->npc - 1] = (uint32_t)(d.end - d.p);
     } else if (d.p != d.end)
         BAD("instruction texts without addresses");
-    if (r->info.version >= 8 && load_pcs_v8(r, err) < 0)
+    if (itf_has_text_predictions(r->info.version) && load_pcs_v8(r, err) < 0)
         return -1;
-    if (r->info.version >= 3 && restore_targets(r, err) < 0)
+    if (itf_has_branch_targets(r->info.version) && restore_targets(r, err) < 0)
         return -1;
     return 0;
 }
@@ -168,7 +168,7 @@ static void *text_main(void *arg)
         traza_err_prefix(&r->text_err, "dictionary: ");
     else
         r->text_rc = load_texts(r, &r->text_err);
-    if (r->text_rc == 0 && r->info.version >= 8 && r->model == 0)
+    if (r->text_rc == 0 && itf_has_text_predictions(r->info.version) && r->model == 0)
         r->text_rc = load_blocks_v8(r, &r->text_err);
     return NULL;
 }
@@ -196,7 +196,7 @@ int itf_load_dicts(traza_itf_reader *r, traza_err *err)
     uint64_t pc = 0;
     /* version 8: the gaps are coded against the texts (read on the text thread,
      * load_texts); here only their number */
-    while (r->info.version >= 8 && r->model == 0 && dp.p < dp.end) {
+    while (itf_has_text_predictions(r->info.version) && r->model == 0 && dp.p < dp.end) {
         (void)itf_get_uv(&dp);
         if (dp.bad)
             BAD("instruction address");
@@ -219,7 +219,7 @@ int itf_load_dicts(traza_itf_reader *r, traza_err *err)
         text_main(r);
         r->text_state = 2;
     }
-    return r->info.version >= 8 && r->model == 0 ? 0 : load_blocks(r, NULL, err);
+    return itf_has_text_predictions(r->info.version) && r->model == 0 ? 0 : load_blocks(r, NULL, err);
 }
 
 /* Version 8: the blocks and variants, coded against the texts' predictions (on the
@@ -369,7 +369,7 @@ static int load_blocks(traza_itf_reader *r, itf_iclass *ic, traza_err *err)
     }
     r->vm_off[r->nvar] = nvm;
     /* skeletons (version 6: front-coded; back to the plain layout first) */
-    if (r->info.version >= 6 && r->dlen[D_SKEL]) {
+    if (itf_has_front_coded_skeletons(r->info.version) && r->dlen[D_SKEL]) {
         tz_buf plain;
         tz_buf_init(&plain);
         const char *why;

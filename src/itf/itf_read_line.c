@@ -100,7 +100,7 @@ static int pre_get(traza_itf_reader *r, int k, traza_err *err)
 /* All of chunk 0's streams that any chunk may name, before threads share the reader. */
 int itf_pre_all(traza_itf_reader *r, traza_err *err)
 {
-    if (r->info.version < 5 || r->nix < 2)
+    if (!itf_has_presets(r->info.version) || r->nix < 2)
         return 0;
     for (int k = 0; k < S_NSTREAMS; k++)
         if (pre_get(r, k, err) < 0)
@@ -137,10 +137,10 @@ int itf_unpack_chunk(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t n,
                       lm_feed *feed, traza_err *err)
 {
     itf_rd d = {p, p + n, 0};
-    int nstreams = r->info.version >= 3 ? S_NSTREAMS : S_INT; /* version 2: no interrupt stream */
+    int nstreams = itf_has_interrupts(r->info.version) ? S_NSTREAMS : S_INT; /* version 2: no interrupt stream */
     /* decoding chunk 0 of a version 5 file keeps its streams' packed forms for the
      * other chunks, so that pre_get does not read and decode them a second time */
-    int keep = ci == 0 && r->info.version >= 5 && r->nix > 1;
+    int keep = ci == 0 && itf_has_presets(r->info.version) && r->nix > 1;
     for (int k = 0; k < nstreams; k++) {
         itf_pre pre = {NULL, 0};
         if (ci > 0 && itf_stream_wants_pre(&d, r->info.version)) {
