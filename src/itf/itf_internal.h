@@ -16,6 +16,7 @@
 #define ITF_MAX_NEST 32            /* interrupt nesting depth (writer); reader accepts 64 */
 #define ITF_HEADER_SIZE 16
 #define ITF_FOOTER_SIZE 24
+#define NOPC 0xFFFFFFFFu /* the instruction of a verbatim (exception) line: none */
 
 /* A chunk in the index: its frame's offset and length (header included), its records
  * (instructions) and lines as written in the file, and the records of the chunks

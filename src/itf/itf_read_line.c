@@ -10,7 +10,6 @@
  * ES). */
 #define LM_FLUSH (32u << 10)
 
-
 /* The skeletons given to the predictor (each one's record start, classes, slots), on
  * the first line-model decode: opening a file for its statistics does not need them,
  * and a decompression does it while its second thread starts unpacking. Out of

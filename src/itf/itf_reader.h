@@ -9,8 +9,6 @@
 #include <string.h>
 #include "itf/itf_internal.h"
 
-#define NOPC 0xFFFFFFFFu
-
 struct traza_itf_reader {
     FILE *f;
     uint8_t *mem;   /* the whole file when it is small (WHOLE_MAX), else NULL */

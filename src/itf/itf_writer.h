@@ -13,7 +13,6 @@
 #define MAXMEM 64 /* data addresses a line may have (wline.nmem is one byte) */
 /* TZ_GROW with the common case (enough room) checked inline */
 #define GROW(arr, cap, need) ((size_t)(need) <= (cap) ? 0 : TZ_GROW(arr, cap, need))
-#define NOPC 0xFFFFFFFFu
 
 typedef struct wline {
     uint32_t pc, pcidx;
