@@ -322,7 +322,7 @@ int itf_skels_front(tz_buf *out, const itf_kmap *m);
  * (NULL: out of memory) on a corrupt entry. */
 int itf_skels_unfront(const uint8_t *in, size_t n, tz_buf *out, const char **why);
 
-/* Skeletons compiled for rendering: see itf_common.c. */
+/* Skeletons compiled for rendering: see itf_render.c. */
 #define ITF_PROG_PAD 32
 int itf_skel_compile(tz_buf *prog, const uint8_t *skel, size_t len, size_t *maxout);
 /* Renders a compiled skeleton at o (room for its maxout + ITF_PROG_PAD bytes); the
