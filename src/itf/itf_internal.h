@@ -9,14 +9,22 @@
 #include "traza/itf.h"
 #include "util/util.h"
 #include "itf/itf_sem.h"
+#include "itf/itf_version.h"
 
 #define ITF_MAGIC "TZI\x1a"
 #define ITF_FOOT_MAGIC "TZIE"
-#define ITF_VERSION 10
-#define ITF_VERSION_MIN 2         /* oldest version the reader accepts */
 #define ITF_MAX_NEST 32            /* interrupt nesting depth (writer); reader accepts 64 */
 #define ITF_HEADER_SIZE 16
 #define ITF_FOOTER_SIZE 24
+#define NOPC 0xFFFFFFFFu /* the instruction of a verbatim (exception) line: none */
+
+/* A chunk in the index: its frame's offset and length (header included), its records
+ * (instructions) and lines as written in the file, and the records of the chunks
+ * before it (the reader's sum, which extract searches). */
+typedef struct itf_chunk_entry {
+    uint64_t off, len, nrec, nlines;
+    uint64_t rec_before;
+} itf_chunk_entry;
 /* The header check (bytes 10..11): the low 16 bits of the CRC-32 of the header with
  * those two bytes as zero, a 0 written as 0xffff (0 is a header without a check). */
 uint16_t itf_header_check(const uint8_t *h);
@@ -314,7 +322,7 @@ int itf_skels_front(tz_buf *out, const itf_kmap *m);
  * (NULL: out of memory) on a corrupt entry. */
 int itf_skels_unfront(const uint8_t *in, size_t n, tz_buf *out, const char **why);
 
-/* Skeletons compiled for rendering: see itf_common.c. */
+/* Skeletons compiled for rendering: see itf_render.c. */
 #define ITF_PROG_PAD 32
 int itf_skel_compile(tz_buf *prog, const uint8_t *skel, size_t len, size_t *maxout);
 /* Renders a compiled skeleton at o (room for its maxout + ITF_PROG_PAD bytes); the

@@ -472,29 +472,6 @@ static inline __attribute__((always_inline)) void np_end(itf_np *np, const np_ln
         sem_end(&np->sem, L->id, cur, L->nn, L->semall, L->semv);
 }
 
-/* One line's numbers at a time, so that prediction and update are inlined into the
- * loop (they are most of the line model's time): number k goes to stream
- * out[min(k, 3)] as the zig-zag residual from its prediction. */
-static inline void np_encode_line(itf_np *np, uint32_t id, const uint64_t *nums, tz_buf *const out[4])
-{
-    np_ln L;
-    struct itf_npst st;
-    ln_init(np, id, &L);
-    for (size_t k = 0; k < L.nn; k++) {
-        tz_buf *o = out[k < 3 ? k : 3];
-        int sem = np->v10 && k < 32 && (L.semm >> k & 1);
-        if (sem && nums[k] == L.semv[k]) {
-            itf_put_uv(o, 0);
-            np_semhit(np, &L, k, nums, &st);
-            continue;
-        }
-        uint64_t p = np_predict(np, &L, k, nums, &st), z = itf_zz((int64_t)(nums[k] - p));
-        itf_put_uv(o, sem ? sem_miss_code(z, itf_zz((int64_t)(L.semv[k] - p))) : z);
-        np_update(np, &L, k, nums, &st);
-    }
-    np_end(np, &L, nums);
-}
-
 /* One line's numbers decoded from nu[0..3] (number k from nu[min(k, 3)]); -1 when a
  * stream is corrupt. */
 static inline int np_decode_line(itf_np *np, uint32_t id, uint64_t *nums, itf_zrun_reader *nu)

@@ -44,15 +44,15 @@ void itf_np_init(itf_np *np, int version)
     itf_kmap_init(&np->classes);
     itf_kmap_init(&np->memclasses);
     np->version = version;
-    np->v4 = version >= 4;
-    np->v10 = version >= 10;
-    np->hitk = version >= 7 ? ITF_NP_HITK : 0;
-    np->dc = version >= 7 ? 2 : 3;
+    np->v4 = itf_has_record_contexts((unsigned)version);
+    np->v10 = itf_has_semantic_zero((unsigned)version);
+    np->hitk = itf_has_hit_cost_rules((unsigned)version) ? ITF_NP_HITK : 0;
+    np->dc = itf_has_hit_cost_rules((unsigned)version) ? 2 : 3;
 }
 
 int itf_np_dialect(itf_np *np, int dialect)
 {
-    return np->version >= 9 ? itf_sem_init(&np->sem, dialect) : 0;
+    return itf_has_semantics((unsigned)np->version) ? itf_sem_init(&np->sem, dialect) : 0;
 }
 
 void itf_np_free(itf_np *np)
@@ -336,11 +336,30 @@ void itf_np_end(itf_np *np, uint32_t id, const uint64_t *cur)
     np_end(np, &L, cur);
 }
 
+/* One line's numbers at a time, so that prediction and update are inlined into the
+ * loop (they are most of the line model's time): number k goes to stream
+ * out[min(k, 3)] as the zig-zag residual from its prediction. */
+void itf_np_encode_line(itf_np *np, uint32_t id, const uint64_t *nums, tz_buf *const out[4])
+{
+    np_ln L;
+    struct itf_npst st;
+    ln_init(np, id, &L);
+    for (size_t k = 0; k < L.nn; k++) {
+        tz_buf *o = out[k < 3 ? k : 3];
+        int sem = np->v10 && k < 32 && (L.semm >> k & 1);
+        if (sem && nums[k] == L.semv[k]) {
+            itf_put_uv(o, 0);
+            np_semhit(np, &L, k, nums, &st);
+            continue;
+        }
+        uint64_t p = np_predict(np, &L, k, nums, &st), z = itf_zz((int64_t)(nums[k] - p));
+        itf_put_uv(o, sem ? sem_miss_code(z, itf_zz((int64_t)(L.semv[k] - p))) : z);
+        np_update(np, &L, k, nums, &st);
+    }
+    np_end(np, &L, nums);
+}
+
 /* The per-line steps (itf_npline.h) for callers outside the reader's decode loop. */
 long itf_np_skel_predict(itf_np *np) { return np_skel_predict(np); }
 int itf_np_begin(itf_np *np, uint32_t id) { return np_begin(np, id); }
-void itf_np_encode_line(itf_np *np, uint32_t id, const uint64_t *nums, tz_buf *const out[4])
-{
-    np_encode_line(np, id, nums, out);
-}
 int itf_np_decode_line(itf_np *np, uint32_t id, uint64_t *nums, itf_zrun_reader *nu) { return np_decode_line(np, id, nums, nu); }

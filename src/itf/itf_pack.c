@@ -406,7 +406,7 @@ out:
 
 int itf_stream_wants_pre(const itf_rd *r, int version)
 {
-    return version >= 5 && r->p < r->end && (*r->p & M_PRESET) && (*r->p & 0x3f) != M_STORED;
+    return itf_has_presets((unsigned)version) && r->p < r->end && (*r->p & M_PRESET) && (*r->p & 0x3f) != M_STORED;
 }
 
 int itf_skip_stream(itf_rd *r)
@@ -567,15 +567,15 @@ static int stream_head(itf_rd *r, int version, const itf_pre **pre, int *methodp
     if (r->p >= r->end)
         return traza_err_set(err, TRAZA_E_FORMAT, "tzi: stream header truncated");
     int method = *r->p++;
-    int zrun = version >= 4 && (method & M_ZRUN);
-    int usepre = version >= 5 && (method & M_PRESET);
+    int zrun = itf_has_zero_runs((unsigned)version) && (method & M_ZRUN);
+    int usepre = itf_has_presets((unsigned)version) && (method & M_PRESET);
     method &= ~((zrun ? M_ZRUN : 0) | (usepre ? M_PRESET : 0));
     uint64_t raw = itf_get_uv(r), len = itf_get_uv(r);
     if (r->bad)
         return traza_err_set(err, TRAZA_E_FORMAT, "tzi: stream header truncated");
-    if (method > (version >= 5 ? M_BZIP2 : M_ZSTD))
+    if (method > (itf_has_bzip2((unsigned)version) ? M_BZIP2 : M_ZSTD))
         return traza_err_set(err, TRAZA_E_FORMAT, "tzi: unknown stream method %d (expected 0..%d)", method,
-                             version >= 5 ? M_BZIP2 : M_ZSTD);
+                             itf_has_bzip2((unsigned)version) ? M_BZIP2 : M_ZSTD);
     if (usepre && (method == M_STORED || method == M_BZIP2 || !*pre || !(*pre)->n))
         return traza_err_set(err, TRAZA_E_FORMAT, "tzi: stream names a preset dictionary where there is none%s",
                              method == M_STORED  ? " (stored stream)"
@@ -700,7 +700,7 @@ int itf_unpack_stream(itf_zpool *zp, itf_rd *r, int version, const itf_pre *pre,
 
 /* ---------------- a stream unpacked in steps ----------------
  * The line model's decoder reads its streams while a second thread still unpacks
- * them (itf_read.c): LZMA decodes in steps of any size, so the stream is there in
+ * them (itf_read_line.c): LZMA decodes in steps of any size, so the stream is there in
  * its stored form (zero-run form included, which the reader reads as it is) up to
  * `done`. zstd and bzip2 streams are decoded whole at the first step. */
 int itf_sunpack_init(itf_sunpack *s, itf_zpool *zp, itf_rd *r, int version, const itf_pre *pre, traza_err *err)

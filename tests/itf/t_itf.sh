@@ -119,7 +119,7 @@ done
 want=$(sed -n '400,460p' "$TMP/irq.itf"); got=$("$TRAZA" itf extract "$TMP/irq.tzi" --from 399 --count 61)
 check_eq "interrupts: extract inside a nested interrupt" "$want" "$got"
 # A cut that is not resumed for 4096 blocks is taken for good (a task switch: the
-# writer's open blocks end at their cuts; itf_write.c, build_nodes). Here a start-up
+# writer's open blocks end at their cuts; itf_write_block.c, itf_wr_build_nodes). Here a start-up
 # block is left by a jump, 40,000 loop blocks follow with an interrupt in them, then
 # execution comes back after the old cut: a new block, not a resumption. Its 80,000
 # lines are published to the worker in parts (every 32,768) and modelled early: the
