@@ -71,7 +71,7 @@ run() { # name, then the program's arguments after its binary
   ufb=$(du -sb "$W/$name.uft" | cut -f1)
   export TRAZA_WORKSPACE=$W/ws-$name
   imp=$(python3 -c 'import subprocess,sys,time
-t=time.monotonic(); subprocess.run(sys.argv[1:],check=True); print("%.3f"%(time.monotonic()-t))' "$TRAZA" import "$W/$name.tzr" --name "$name" -q)
+t=time.monotonic(); subprocess.run(sys.argv[1:],check=True,stdout=subprocess.DEVNULL); print("%.3f"%(time.monotonic()-t))' "$TRAZA" import "$W/$name.tzr" --name "$name" -q)
   tzc=$("$TRAZA" callstack "$name" --json | python3 -c 'import json,sys; print(sum(f["calls"] for f in json.load(sys.stdin)["profile"]))')
   ev=$("$TRAZA" info "$name" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"])')
   sb=$(du -bc "$TRAZA_WORKSPACE"/traces/*.db | tail -1 | cut -f1)
