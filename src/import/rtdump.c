@@ -26,10 +26,8 @@ static int rtd_detect(const char *path, const unsigned char *head, size_t len)
 
 typedef struct sym_info {
     int32_t type;
-    int32_t d_file, d_line, d_addr;
     uint64_t addr;
     char *file;
-    int line;
 } sym_info;
 
 typedef struct rtd_ctx {
@@ -66,6 +64,13 @@ static void load_fsyms(rtd_ctx *c)
     Dwarf *dw = dwfl_module_getdwarf(c->mod, &bias);
     if (dw && (e = dwarf_getelf(dw)))
         tz_elfsyms_read(e, "debuginfo", &c->fsyms, &ignored);
+}
+
+/* A parameter of a function's type with its one value (its calls do not carry it). */
+static int type_param(traza_writer *w, int32_t type, const char *name, const traza_value *v, traza_err *err)
+{
+    int32_t def = traza_writer_param_def(w, type, name, v->kind, err);
+    return def < 0 ? -1 : traza_writer_param_const(w, def, v, err);
 }
 
 static int symbolize(rtd_ctx *c, uint64_t addr, sym_info **out, traza_err *err)
@@ -114,7 +119,6 @@ static int symbolize(rtd_ctx *c, uint64_t addr, sym_info **out, traza_err *err)
     sym_info *s = &c->syms[c->nsyms];
     memset(s, 0, sizeof *s);
     s->type = type;
-    s->line = line;
     if (file) {
         const char *slash = strrchr(file, '/');
         s->file = tz_strdup(slash ? slash + 1 : file);
@@ -122,18 +126,14 @@ static int symbolize(rtd_ctx *c, uint64_t addr, sym_info **out, traza_err *err)
             return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     }
     s->addr = addr;
+    c->nsyms++; /* owned from here: freed with the others on any failure */
     traza_value va = {TRAZA_PT_HEX, (int64_t)addr, 0, NULL}, vf = {TRAZA_PT_STRING, 0, 0, s->file}, vl = {TRAZA_PT_INT, line, 0, NULL};
-    if ((s->d_addr = traza_writer_param_def(c->w, type, "addr", TRAZA_PT_HEX, err)) < 0 ||
-        traza_writer_param_const(c->w, s->d_addr, &va, err) < 0)
+    if (type_param(c->w, type, "addr", &va, err) < 0 ||
+        (s->file && (type_param(c->w, type, "file", &vf, err) < 0 || type_param(c->w, type, "line", &vl, err) < 0)))
         return -1;
-    if (s->file && ((s->d_file = traza_writer_param_def(c->w, type, "file", TRAZA_PT_STRING, err)) < 0 ||
-                    traza_writer_param_const(c->w, s->d_file, &vf, err) < 0 ||
-                    (s->d_line = traza_writer_param_def(c->w, type, "line", TRAZA_PT_INT, err)) < 0 ||
-                    traza_writer_param_const(c->w, s->d_line, &vl, err) < 0))
-        return -1;
-    if (tz_imap_put(&c->addr2sym, (int64_t)addr, (int64_t)c->nsyms) < 0 || tz_imap_put(&c->type2sym, type, (int64_t)c->nsyms) < 0)
+    if (tz_imap_put(&c->addr2sym, (int64_t)addr, (int64_t)c->nsyms - 1) < 0 || tz_imap_put(&c->type2sym, type, (int64_t)c->nsyms - 1) < 0)
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-    *out = &c->syms[c->nsyms++];
+    *out = s;
     return 0;
 }
 
