@@ -92,6 +92,7 @@ await withBrowser(shots, async ({ page, errors, shot }) => {
   const t3 = await page.$eval('[data-testid=diff-tl-title-base]', t => t.textContent);
   check(`align at "main #3" aligns each run at its third main (align ${sa.align} and ${sb.align}, want ${third}; ${t3})`,
     sa.align === third[0] && sb.align === third[1] && +third[0] > 100000 && t3.includes('aligned at its main #3, '), JSON.stringify({ sa, sb, third }));
+  await shot('diffview-2b-third-main');
   await page.fill('[data-testid=diff-align]', 'main');
   await page.$eval('[data-testid=diff-align]', x => x.dispatchEvent(new Event('change')));
   await sidesDrawn(page, base, cur, 'main');
