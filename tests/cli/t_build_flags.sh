@@ -62,6 +62,16 @@ deps=$(for f in $used; do cat "$TMP/b/obj/${f%.c}.d"; done | grep -o -E '(babelt
 check_eq "... no source of the program includes their headers" "" "$deps"
 check_eq "... nor compiles a feature's own sources" "" "$(grep -o -E 'src/[a-z_/]*\.c' "$TMP/make.log" | grep -v _missing)"
 check_eq "... nor links them" 0 "$(nm "$T" | grep -c -E 'tz_(babel|ocsd|tcmd|mhd|pq)_api_get|tz_pg_store')"
+# the tests build too: the PostgreSQL runs (libpq creates their databases) are skipped
+pgtest=$TMP/b/tests/store/test_store_pg
+if mk -j2 BUILD="$TMP/b" CFLAGS="$hidden_cflags" "$pgtest" "$TMP/b/tests/util/test_features" >"$TMP/make-tests.log" 2>&1; then
+  pass "the tests build without the optional libraries' development files"
+  out=$(TRAZA_PG_URI=postgresql://localhost/none "$pgtest" 2>&1)
+  check_contains "... and a PostgreSQL run says it was built without libpq" "$out" "the tests were built without libpq"
+  check_contains "... and skips" "$out" "SKIPPED"
+else
+  fail "the tests build without the optional libraries' development files" "$(grep -m3 -E 'error|Error' "$TMP/make-tests.log")"
+fi
 
 # Each format is still detected, then its import fails naming the library; the
 # workspace is left as it was.
