@@ -3,8 +3,8 @@
  * states; exceptions, exception returns, trace-on, no-sync, end of trace,
  * inaccessible addresses, timestamps, PE contexts and cycle counts as punctual
  * events. Element kinds left out (events, software trace...) are counted per kind.
- * Time is that of the trace's timestamps, interpolated over the instructions between
- * them (see "timestamps as time" below); without timestamps it counts executed
+ * Time is that of the trace's timestamps, interpolated over the cycles or the
+ * instructions between them (etm_time.c); without timestamps it counts executed
  * instructions per core: a range of N instructions starting when the core has
  * executed T lasts [T, T + N). */
 #include "traza/etm.h"
@@ -177,112 +177,6 @@ static const char *const other_names[] = {
 
 enum { K_RANGE, K_EXC, K_ERET, K_ON, K_NOSYNC, K_EOT, K_NACC, K_TS, K_CTX, K_CC, N_KINDS };
 
-/* ---- timestamps as time ------------------------------------------------------------
- * A first decoding pass records, per core, each timestamp with the number of
- * instructions the core had executed when it was decoded (an anchor). On the second
- * pass an element at instruction count I, after the core's anchor k, takes
- *   T_k + (I - I_k) * (T_k+1 - T_k) / (I_k+1 - I_k)   (rounded down),
- * the time interpolated over the instructions between the two timestamps; before the
- * core's first timestamp it holds T_0, after its last one T_last. A timestamp lower
- * than the previous one of its core counts as that previous one (time never goes
- * back). A core with neither timestamps nor instruction ranges takes the trace's
- * first timestamp. Given the counter's frequency, timestamps are turned into
- * nanoseconds as they are read (T * 10^9 / hz, rounded down), before all that. */
-typedef struct anchor {
-    uint64_t instr;
-    int64_t ts;
-} anchor;
-
-typedef struct core_time {
-    anchor *a;
-    size_t n, cap;
-    size_t seen;    /* timestamps met so far on the second pass */
-    uint64_t instr; /* executed instructions, first pass */
-    int64_t ranges;
-} core_time;
-
-typedef struct timing {
-    tz_map ids;     /* core -> index in cores */
-    core_time *cores;
-    size_t ncores, cap;
-    int64_t first;  /* the trace's first timestamp */
-    int64_t nts;
-    double hz;      /* the counter's frequency; 0 = ticks */
-} timing;
-
-static void timing_free(timing *t)
-{
-    for (size_t i = 0; i < t->ncores; i++)
-        free(t->cores[i].a);
-    free(t->cores);
-    tz_map_free(&t->ids);
-}
-
-static core_time *timing_core(timing *t, const char *core)
-{
-    int64_t v;
-    if (tz_map_get(&t->ids, core, &v))
-        return &t->cores[v];
-    if (TZ_GROW(t->cores, t->cap, t->ncores + 1) < 0 || tz_map_put(&t->ids, core, (int64_t)t->ncores) < 0)
-        return NULL;
-    memset(&t->cores[t->ncores], 0, sizeof t->cores[0]);
-    return &t->cores[t->ncores++];
-}
-
-static int timing_scan(void *u, const traza_etm_elem *e, traza_err *err)
-{
-    timing *t = u;
-    core_time *c = timing_core(t, e->core);
-    if (!c)
-        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-    if (e->kind == TRAZA_ETM_RANGE) {
-        c->instr += e->ninstr;
-        c->ranges++;
-    } else if (e->kind == TRAZA_ETM_TIMESTAMP) {
-        if (TZ_GROW(c->a, c->cap, c->n + 1) < 0)
-            return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-        int64_t ts = e->timestamp > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)e->timestamp;
-        if (t->hz > 0) {
-            long double ns = (long double)ts * 1e9L / (long double)t->hz;
-            ts = ns >= 9223372036854775807.0L ? INT64_MAX : (int64_t)ns;
-        }
-        if (c->n && ts < c->a[c->n - 1].ts)
-            ts = c->a[c->n - 1].ts;
-        c->a[c->n++] = (anchor){c->instr, ts};
-        if (t->nts++ == 0 || ts < t->first)
-            t->first = ts;
-    }
-    return 0;
-}
-
-/* Whether the trace's time is its timestamps: it has some, and every core that
- * executed instructions has its own. */
-static int timing_usable(const timing *t)
-{
-    if (t->nts == 0)
-        return 0;
-    for (size_t i = 0; i < t->ncores; i++)
-        if (t->cores[i].ranges && t->cores[i].n == 0)
-            return 0;
-    return 1;
-}
-
-/* The time of instruction count `instr` on core c (see above). */
-static int64_t timing_at(const timing *t, const core_time *c, uint64_t instr)
-{
-    if (c->n == 0)
-        return t->first;
-    if (c->seen == 0)
-        return c->a[0].ts;
-    const anchor *a = &c->a[c->seen - 1];
-    if (c->seen == c->n || instr <= a->instr || a[1].instr == a->instr)
-        return a->ts;
-    uint64_t di = a[1].instr - a->instr, x = instr - a->instr;
-    if (x > di)
-        x = di;
-    return a->ts + (int64_t)((unsigned __int128)(uint64_t)(a[1].ts - a->ts) * x / di);
-}
-
 typedef struct ictx {
     traza_writer *w;
     int32_t root;
@@ -290,15 +184,36 @@ typedef struct ictx {
     tz_map counters;  /* core -> executed instructions so far */
     int32_t t[N_KINDS];
     int32_t d_idxs[N_KINDS];
-    int32_t d_start, d_end, d_isa, d_n, d_last, d_exc, d_ret, d_reason, d_addr, d_exec, d_rcc;
+    int32_t d_start, d_end, d_isa, d_n, d_last, d_exc, d_ret, d_reason, d_addr, d_exec;
     int32_t d_func;
     tz_etm_syms *syms; /* function names of the ELF images */
-    int32_t d_ts, d_tscc, d_ctxid, d_vmid, d_sec, d_el, d_cisa, d_bits, d_cc;
+    int32_t d_ccs[N_KINDS]; /* cycle_count of each kind but K_CC (whose count is its "cycles") */
+    int32_t d_ts, d_ctxid, d_vmid, d_sec, d_el, d_cisa, d_bits, d_cc;
     int64_t ranges;
-    timing *time;      /* NULL: time counts executed instructions */
+    tz_etm_time *time; /* NULL: time counts executed instructions */
+    double hz;         /* the timestamp counter's frequency; 0: ticks */
     int64_t unresolved; /* ranges without their path, addresses the decoder lost */
     int64_t other[N_OTHER]; /* decoder elements of other kinds, not imported */
 } ictx;
+
+/* The cycle rate that timed a cycle-accurate core: CORE.cycles_per_timestamp_tick and,
+ * given the counter's frequency, the core clock it implies, CORE.cycle_hz. */
+static int core_rate_params(ictx *c, const char *core, traza_err *err)
+{
+    double r = c->time ? tz_etm_time_rate(c->time, core) : 0; /* cycles per time unit */
+    if (r <= 0)
+        return 0;
+    char key[160], val[64];
+    snprintf(key, sizeof key, "%s.cycles_per_timestamp_tick", core);
+    snprintf(val, sizeof val, "%.6g", c->hz > 0 ? r * 1e9 / c->hz : r);
+    if (traza_writer_set_param(c->w, key, val, err) < 0)
+        return -1;
+    if (c->hz <= 0)
+        return 0;
+    snprintf(key, sizeof key, "%s.cycle_hz", core);
+    snprintf(val, sizeof val, "%.6g", r * 1e9);
+    return traza_writer_set_param(c->w, key, val, err);
+}
 
 static int imp_elem(void *u, const traza_etm_elem *e, traza_err *err)
 {
@@ -334,20 +249,17 @@ static int imp_elem(void *u, const traza_etm_elem *e, traza_err *err)
         snprintf(key, sizeof key, "%s.protocol", e->core);
         if (traza_writer_set_param(c->w, key, e->protocol, err) < 0)
             return -1;
+        if (core_rate_params(c, e->core, err) < 0)
+            return -1;
     }
     int64_t now = 0;
     tz_map_get(&c->counters, e->core, &now);
     traza_event ev = {0};
     ev.producer = prod;
     ev.ts = now;
-    core_time *ct = NULL;
-    if (c->time) {
-        if (!(ct = timing_core(c->time, e->core)))
-            return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-        if (e->kind == TRAZA_ETM_TIMESTAMP && ct->seen < ct->n)
-            ct->seen++;
-        ev.ts = timing_at(c->time, ct, (uint64_t)now);
-    }
+    int64_t end = now + (e->kind == TRAZA_ETM_RANGE ? (int64_t)e->ninstr : 0);
+    if (c->time && tz_etm_time_place(c->time, e, &ev.ts, &end, err) < 0)
+        return -1;
     traza_param ps[10];
     uint32_t np = 0;
 #define P(d_, k_, val_) (ps[np].def = (d_), ps[np].v = (traza_value){(k_), (int64_t)(val_), 0, NULL}, np++)
@@ -355,7 +267,7 @@ static int imp_elem(void *u, const traza_etm_elem *e, traza_err *err)
     switch (e->kind) {
     case TRAZA_ETM_RANGE:
         k_idx = K_RANGE;
-        ev.end_ts = ct ? timing_at(c->time, ct, (uint64_t)now + e->ninstr) : now + e->ninstr;
+        ev.end_ts = end;
         ev.has = TRAZA_HAS_END | TRAZA_HAS_LEVEL;
         P(c->d_start, TRAZA_PT_HEX, e->start);
         P(c->d_end, TRAZA_PT_HEX, e->end);
@@ -364,7 +276,7 @@ static int imp_elem(void *u, const traza_etm_elem *e, traza_err *err)
         P(c->d_last, TRAZA_PT_INT, e->last_size);
         P(c->d_exec, TRAZA_PT_INT, e->executed);
         if (e->has_cc)
-            P(c->d_rcc, TRAZA_PT_INT, e->cycle_count);
+            P(c->d_ccs[K_RANGE], TRAZA_PT_INT, e->cycle_count);
         const char *fn = tz_etm_syms_func(c->syms, e->start);
         if (fn)
             ps[np].def = c->d_func, ps[np].v = (traza_value){TRAZA_PT_STRING, 0, 0, fn}, np++;
@@ -393,7 +305,7 @@ static int imp_elem(void *u, const traza_etm_elem *e, traza_err *err)
         k_idx = K_TS;
         P(c->d_ts, TRAZA_PT_INT, e->timestamp);
         if (e->has_cc)
-            P(c->d_tscc, TRAZA_PT_INT, e->cycle_count);
+            P(c->d_ccs[K_TS], TRAZA_PT_INT, e->cycle_count);
         break;
     case TRAZA_ETM_PE_CONTEXT:
         k_idx = K_CTX;
@@ -413,6 +325,10 @@ static int imp_elem(void *u, const traza_etm_elem *e, traza_err *err)
         break;
     default: return 0;
     }
+    /* the cycles an element of another kind carries (an I-sync's count covers the time
+     * tracing was off): kept, as they time the trace */
+    if (e->has_cc && k_idx != K_RANGE && k_idx != K_TS && k_idx != K_CC)
+        P(c->d_ccs[k_idx], TRAZA_PT_INT, e->cycle_count);
     ev.type = c->t[k_idx];
     P(c->d_idxs[k_idx], TRAZA_PT_INT, e->index);
 #undef P
@@ -459,10 +375,10 @@ static int etm_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, s
         {&c.d_start, K_RANGE, "start", TRAZA_PT_HEX},       {&c.d_end, K_RANGE, "end", TRAZA_PT_HEX},
         {&c.d_isa, K_RANGE, "isa", TRAZA_PT_STRING},        {&c.d_n, K_RANGE, "ninstr", TRAZA_PT_INT},
         {&c.d_last, K_RANGE, "last_size", TRAZA_PT_INT},    {&c.d_exec, K_RANGE, "last_executed", TRAZA_PT_INT},
-        {&c.d_rcc, K_RANGE, "cycle_count", TRAZA_PT_INT},   {&c.d_func, K_RANGE, "function", TRAZA_PT_STRING},
+        {&c.d_ccs[K_RANGE], K_RANGE, "cycle_count", TRAZA_PT_INT}, {&c.d_func, K_RANGE, "function", TRAZA_PT_STRING},
         {&c.d_exc, K_EXC, "number", TRAZA_PT_INT},          {&c.d_ret, K_EXC, "return_address", TRAZA_PT_HEX},
         {&c.d_reason, K_ON, "reason", TRAZA_PT_INT},        {&c.d_addr, K_NACC, "address", TRAZA_PT_HEX},
-        {&c.d_ts, K_TS, "timestamp", TRAZA_PT_INT},         {&c.d_tscc, K_TS, "cycle_count", TRAZA_PT_INT},
+        {&c.d_ts, K_TS, "timestamp", TRAZA_PT_INT},         {&c.d_ccs[K_TS], K_TS, "cycle_count", TRAZA_PT_INT},
         {&c.d_ctxid, K_CTX, "context_id", TRAZA_PT_HEX},    {&c.d_vmid, K_CTX, "vmid", TRAZA_PT_INT},
         {&c.d_sec, K_CTX, "security", TRAZA_PT_STRING},     {&c.d_el, K_CTX, "exception_level", TRAZA_PT_INT},
         {&c.d_cisa, K_CTX, "isa", TRAZA_PT_STRING},         {&c.d_bits, K_CTX, "bits", TRAZA_PT_INT},
@@ -470,6 +386,9 @@ static int etm_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, s
     };
     for (size_t i = 0; i < sizeof defs / sizeof defs[0]; i++)
         if ((*defs[i].id = traza_writer_param_def(w, c.t[defs[i].kind], defs[i].name, defs[i].pt, err)) < 0)
+            goto out;
+    for (size_t i = 0; i < N_KINDS; i++)
+        if (i != K_RANGE && i != K_TS && i != K_CC && (c.d_ccs[i] = traza_writer_param_def(w, c.t[i], "cycle_count", TRAZA_PT_INT, err)) < 0)
             goto out;
     /* "index" exists on every type; one definition per type */
     for (size_t i = 0; i < N_KINDS; i++)
@@ -482,27 +401,27 @@ static int etm_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, s
     tz_snapshot_free(&ss);
     if (rc < 0)
         goto out;
-    timing tm;
-    memset(&tm, 0, sizeof tm);
-    tz_map_init(&tm.ids);
-    tm.hz = opts ? opts->timestamp_hz : 0;
-    rc = traza_etm_decode(paths[0], timing_scan, &tm, err);
-    int timed = rc == 0 && timing_usable(&tm);
-    if (rc == 0 && !timed && tm.hz > 0)
+    double hz = c.hz = opts ? opts->timestamp_hz : 0;
+    tz_etm_time *tm;
+    if ((rc = tz_etm_time_new(hz, &tm, err)) < 0)
+        goto out;
+    rc = traza_etm_decode(paths[0], tz_etm_time_scan, tm, err);
+    int timed = rc == 0 && tz_etm_time_usable(tm);
+    if (rc == 0 && !timed && hz > 0)
         rc = traza_err_set(err, TRAZA_E_USAGE,
                            "%s: a timestamp counter frequency was given, but %s: its time counts executed instructions",
-                           paths[0], tm.nts ? "a core that executed instructions has no timestamp" : "the trace has no timestamp");
+                           paths[0], tz_etm_time_count(tm) ? "a core that executed instructions has no timestamp" : "the trace has no timestamp");
     if (rc == 0) {
-        c.time = timed ? &tm : NULL;
+        c.time = timed ? tm : NULL;
         rc = traza_etm_decode(paths[0], imp_elem, &c, err);
     }
-    timing_free(&tm);
+    tz_etm_time_free(tm);
     c.time = NULL;
     if (rc == 0 && opts && opts->timestamp_hz > 0) {
         traza_writer_set_time_unit(w, -9); /* nanoseconds: a time axis in seconds */
-        char hz[64];
-        snprintf(hz, sizeof hz, "%.17g", opts->timestamp_hz);
-        if ((rc = traza_writer_set_param(w, "etm.timestamp_hz", hz, err)) < 0)
+        char hzs[64];
+        snprintf(hzs, sizeof hzs, "%.17g", opts->timestamp_hz);
+        if ((rc = traza_writer_set_param(w, "etm.timestamp_hz", hzs, err)) < 0)
             goto out;
     } else if (rc == 0) {
         traza_writer_set_time_unit(w, 0);
