@@ -206,7 +206,7 @@ $(BUILD)/tests/%: tests/%.c $(SERVER_LIB) $(BUILD)/libtraza.a $(wildcard tests/*
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(TEST_CFLAGS) -Itests $(LDSAN) -o $@ $< $(SERVER_WHOLE) $(WHOLE_LIB) $(LDLIBS_ALL) $(TEST_LIBS) -lcmocka
 
-$(BUILD)/fuzz-replay/%: fuzz/%.c fuzz/replay_main.c $(SERVER_LIB) $(BUILD)/libtraza.a
+$(BUILD)/fuzz-replay/%: fuzz/%.c fuzz/replay_main.c $(SERVER_LIB) $(BUILD)/libtraza.a $(wildcard fuzz/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(LDSAN) -o $@ $< fuzz/replay_main.c $(SERVER_LIB) $(BUILD)/libtraza.a $(LDLIBS_ALL)
 

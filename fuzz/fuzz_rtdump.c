@@ -4,16 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "import/rtdump.h"
+#include "fuzz_rtreplay.h"
 #include "../rt/include/traza_rt_format.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static int on_call(void *u, const tz_rtd_thread *t, const tz_rtd_call *c, traza_err *err)
-{
-    (void)t; (void)err;
-    *(uint64_t *)u += c->end - c->start + (uint64_t)c->level;
-    return 0;
-}
 
 /* Odd first byte of the input: its chunk checksums are recomputed first, so the
  * fuzzer reaches the event decoding instead of stopping at the checksum. */
@@ -50,9 +44,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     uint64_t acc = 0, unmatched = 0;
     for (size_t i = 0; i < d.nthreads; i++)
-        tz_rtdump_replay(&d.threads[i], on_call, NULL, &acc, &unmatched, &err);
+        replay(&d.threads[i], &acc, &unmatched);
     for (size_t i = 0; i < d.ntasks; i++) {
-        tz_rtdump_replay(&d.tasks[i], on_call, NULL, &acc, &unmatched, &err);
+        replay(&d.tasks[i], &acc, &unmatched);
         for (size_t r = 0; r < d.tasks[i].nruns; r++)
             acc += d.tasks[i].runs[r].end - d.tasks[i].runs[r].start;
     }

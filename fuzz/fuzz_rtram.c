@@ -5,16 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "import/rtdump.h"
+#include "fuzz_rtreplay.h"
 #include "import/rtring.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static int on_call(void *u, const tz_rtd_thread *t, const tz_rtd_call *c, traza_err *err)
-{
-    (void)t; (void)err;
-    *(uint64_t *)u += c->end - c->start + (uint64_t)c->level;
-    return 0;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -26,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (tz_rtdump_parse(&d, (const uint8_t *)out.s, out.len, "fuzz", &err) == 0) {
             uint64_t acc = 0, unmatched = 0;
             for (size_t i = 0; i < d.nthreads; i++)
-                tz_rtdump_replay(&d.threads[i], on_call, NULL, &acc, &unmatched, &err);
+                replay(&d.threads[i], &acc, &unmatched);
             tz_rtdump_free(&d);
         } else
             abort(); /* the reader makes only dumps the parser takes */

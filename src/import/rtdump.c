@@ -43,6 +43,7 @@ typedef struct rtd_ctx {
     int32_t thread_prod;
     int32_t user_types[64]; /* by id, lazily; larger ids share the generic one */
     int32_t user_generic, d_uid, d_uval;
+    int32_t states[4];      /* Running, Ready, Blocked, Suspended; lazily */
     uint64_t calls;
 } rtd_ctx;
 
@@ -137,9 +138,8 @@ static int symbolize(rtd_ctx *c, uint64_t addr, sym_info **out, traza_err *err)
     return 0;
 }
 
-static int on_call(void *user, const tz_rtd_thread *t, const tz_rtd_call *call, traza_err *err)
+static int on_call(rtd_ctx *c, const tz_rtd_call *call, traza_err *err)
 {
-    rtd_ctx *c = user;
     sym_info *s = NULL;
     if (symbolize(c, call->addr, &s, err) < 0)
         return -1;
@@ -151,14 +151,11 @@ static int on_call(void *user, const tz_rtd_thread *t, const tz_rtd_call *call, 
     ev.level = call->level;
     ev.has = TRAZA_HAS_END | TRAZA_HAS_LEVEL;
     c->calls++;
-    (void)t;
     return traza_writer_event(c->w, &ev, err);
 }
 
-static int on_user(void *user, const tz_rtd_thread *t, const tz_rtd_op *op, traza_err *err)
+static int on_user(rtd_ctx *c, const tz_rtd_op *op, traza_err *err)
 {
-    rtd_ctx *c = user;
-    (void)t;
     int32_t *slot = op->a < 64 ? &c->user_types[op->a] : &c->user_generic;
     if (*slot < 0) {
         char name[48];
@@ -184,6 +181,107 @@ static int on_user(void *user, const tz_rtd_thread *t, const tz_rtd_op *op, traz
     ev.params = ps;
     ev.nparams = 2;
     return traza_writer_event(c->w, &ev, err);
+}
+
+/* One source of events in time order: a thread's or a task's calls and user events,
+ * or a task's scheduling states (runs). The head is its next event. */
+typedef struct tz_rtd_stream {
+    tz_rtd_replay rp;
+    const tz_rtd_thread *runs; /* a task whose states this stream gives (rp unused) */
+    size_t run;
+    int32_t prod;
+    int has;
+    uint64_t tsc;
+    tz_rtd_call call;
+    const tz_rtd_op *user;
+} tz_rtd_stream;
+
+static void stream_advance(tz_rtd_stream *s)
+{
+    if (s->runs) {
+        s->has = s->run < s->runs->nruns;
+        if (s->has)
+            s->tsc = s->runs->runs[s->run++].start;
+        return;
+    }
+    s->has = tz_rtd_replay_next(&s->rp, &s->call, &s->user);
+    if (s->has)
+        s->tsc = s->user ? s->user->tsc : s->call.start;
+}
+
+/* Heap order of the streams by their head: time, then the stream's rank. */
+static int stream_before(const tz_rtd_stream *ss, size_t a, size_t b)
+{
+    return ss[a].tsc != ss[b].tsc ? ss[a].tsc < ss[b].tsc : a < b;
+}
+
+static void heap_down(const tz_rtd_stream *ss, size_t *h, size_t n, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < n && stream_before(ss, h[l], h[m]))
+            m = l;
+        if (l + 1 < n && stream_before(ss, h[l + 1], h[m]))
+            m = l + 1;
+        if (m == i)
+            return;
+        size_t x = h[i];
+        h[i] = h[m];
+        h[m] = x;
+        i = m;
+    }
+}
+
+/* A task's scheduling state: one of its runs (skipped when its state is none of the four). */
+static int emit_run(rtd_ctx *c, const tz_rtd_stream *s, traza_err *err)
+{
+    static const char *const state_names[] = {"Running", "Ready", "Blocked", "Suspended"};
+    const tz_rtd_run *run = &s->runs->runs[s->run - 1];
+    int k = run->state + 1; /* TZ_RTD_RUNNING = -1 */
+    if (k < 0 || k > 3)
+        return 0;
+    if (c->states[k] < 0 && (c->states[k] = traza_writer_event_type(c->w, state_names[k], TRAZA_STATE, err)) < 0)
+        return -1;
+    traza_event ev = {0};
+    ev.type = c->states[k];
+    ev.producer = s->prod;
+    ev.ts = tz_rtdump_ns(c->d, run->start);
+    ev.end_ts = tz_rtdump_ns(c->d, run->end);
+    ev.has = TRAZA_HAS_END;
+    return traza_writer_event(c->w, &ev, err);
+}
+
+/* The events of every stream, merged in time order: the store takes them as they
+ * come, with no sort. */
+static int replay_merged(rtd_ctx *c, tz_rtd_stream *ss, size_t ns, traza_err *err)
+{
+    size_t *h = malloc((ns + 1) * sizeof *h), n = 0;
+    if (!h)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < ns; i++) {
+        stream_advance(&ss[i]);
+        if (ss[i].has)
+            h[n++] = i;
+    }
+    for (size_t i = n / 2; i-- > 0;)
+        heap_down(ss, h, n, i);
+    int rc = 0;
+    while (rc == 0 && n) {
+        tz_rtd_stream *s = &ss[h[0]];
+        c->thread_prod = s->prod;
+        if (s->runs)
+            rc = emit_run(c, s, err);
+        else if (s->user)
+            rc = on_user(c, s->user, err);
+        else
+            rc = on_call(c, &s->call, err);
+        stream_advance(s);
+        if (!s->has)
+            h[0] = h[--n];
+        heap_down(ss, h, n, 0);
+    }
+    free(h);
+    return rc;
 }
 
 static int import_one(traza_ctx *ctx, traza_writer *w, const char *path, const traza_import_opts *opts,
@@ -212,6 +310,8 @@ int tz_rtdump_import(traza_ctx *ctx, traza_writer *w, const uint8_t *data, size_
     for (size_t i = 0; i < 64; i++)
         c.user_types[i] = -1;
     c.user_generic = -1;
+    for (size_t i = 0; i < 4; i++)
+        c.states[i] = -1;
     tz_imap_init(&c.addr2sym);
     tz_imap_init(&c.type2sym);
     /* the program: $TRAZA_RT_EXE overrides the path recorded in the dump (a dump
@@ -234,15 +334,19 @@ int tz_rtdump_import(traza_ctx *ctx, traza_writer *w, const uint8_t *data, size_
     int32_t proc = traza_writer_producer(w, -1, buf, "Process", err);
     rc = proc < 0 ? -1 : 0;
     uint64_t unmatched = 0, lost = 0, over = 0, overflow = 0, written = 0;
+    tz_rtd_stream *ss = calloc(2 * (d.nthreads + d.ntasks) + 1, sizeof *ss);
+    size_t ns = 0;
+    if (!ss && rc == 0)
+        rc = traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     for (size_t i = 0; rc == 0 && i < d.nthreads; i++) {
         tz_rtd_thread *t = &d.threads[i];
         snprintf(buf, sizeof buf, "thread %u", (unsigned)t->tid);
-        c.thread_prod = traza_writer_producer(w, proc, buf, "Thread", err);
-        if (c.thread_prod < 0) {
+        ss[ns].prod = traza_writer_producer(w, proc, buf, "Thread", err);
+        if (ss[ns].prod < 0 || tz_rtd_replay_open(&ss[ns].rp, t, &unmatched, err) < 0) {
             rc = -1;
             break;
         }
-        rc = tz_rtdump_replay(t, on_call, on_user, &c, &unmatched, err);
+        ns++;
         lost += t->lost;
         written += t->events;
         over += t->overwritten;
@@ -250,8 +354,6 @@ int tz_rtdump_import(traza_ctx *ctx, traza_writer *w, const uint8_t *data, size_
     }
     /* RTOS tasks: a producer each with its calls, and a child with its states;
      * interrupt handlers: a producer each with its calls */
-    static const char *const state_names[] = {"Running", "Ready", "Blocked", "Suspended"};
-    int32_t states[4] = {-1, -1, -1, -1};
     for (size_t i = 0; rc == 0 && i < d.ntasks; i++) {
         tz_rtd_thread *t = &d.tasks[i];
         if (!t->nops && !t->nruns && !t->nopen)
@@ -265,30 +367,23 @@ int tz_rtdump_import(traza_ctx *ctx, traza_writer *w, const uint8_t *data, size_
             snprintf(buf, sizeof buf, "%s", nm);
         else
             snprintf(buf, sizeof buf, "task %u", (unsigned)t->tid);
-        c.thread_prod = traza_writer_producer(w, proc, buf, t->isr ? "ISR" : "Task", err);
-        int32_t sched = c.thread_prod < 0 || t->isr ? -1 : traza_writer_producer(w, c.thread_prod, "state", "Scheduling", err);
-        if (c.thread_prod < 0 || (!t->isr && sched < 0)) {
+        int32_t prod = traza_writer_producer(w, proc, buf, t->isr ? "ISR" : "Task", err);
+        int32_t sched = prod < 0 || t->isr ? -1 : traza_writer_producer(w, prod, "state", "Scheduling", err);
+        if (prod < 0 || (!t->isr && sched < 0) || tz_rtd_replay_open(&ss[ns].rp, t, &unmatched, err) < 0) {
             rc = -1;
             break;
         }
-        rc = tz_rtdump_replay(t, on_call, on_user, &c, &unmatched, err);
-        for (size_t r = 0; rc == 0 && r < t->nruns; r++) {
-            int s = t->runs[r].state + 1; /* TZ_RTD_RUNNING = -1 */
-            if (s < 0 || s > 3 || sched < 0)
-                continue;
-            if (states[s] < 0 && (states[s] = traza_writer_event_type(w, state_names[s], TRAZA_STATE, err)) < 0) {
-                rc = -1;
-                break;
-            }
-            traza_event ev = {0};
-            ev.type = states[s];
-            ev.producer = sched;
-            ev.ts = tz_rtdump_ns(&d, t->runs[r].start);
-            ev.end_ts = tz_rtdump_ns(&d, t->runs[r].end);
-            ev.has = TRAZA_HAS_END;
-            rc = traza_writer_event(w, &ev, err);
+        ss[ns++].prod = prod;
+        if (sched >= 0 && t->nruns) {
+            ss[ns].runs = t;
+            ss[ns++].prod = sched;
         }
     }
+    if (rc == 0)
+        rc = replay_merged(&c, ss, ns, err);
+    for (size_t i = 0; ss && i < ns; i++)
+        tz_rtd_replay_close(&ss[i].rp);
+    free(ss);
     if (rc == 0) {
         char v[64];
         traza_writer_set_time_unit(w, d.has_calib ? -9 : 0);

@@ -93,12 +93,31 @@ typedef struct tz_rtd_call {
     int open_start, open_end;
 } tz_rtd_call;
 
-typedef int (*tz_rtd_call_fn)(void *user, const tz_rtd_thread *t, const tz_rtd_call *c, traza_err *err);
-typedef int (*tz_rtd_user_fn)(void *user, const tz_rtd_thread *t, const tz_rtd_op *op, traza_err *err);
-/* Replays a thread's operations into calls (in end order) and user events. Exits
- * without an entry in the window are counted in *unmatched. */
-int tz_rtdump_replay(const tz_rtd_thread *t, tz_rtd_call_fn on_call, tz_rtd_user_fn on_user, void *user,
-                     uint64_t *unmatched, traza_err *err);
+/* Nesting a replay follows at most; deeper entries are refused. */
+#define TZ_RTD_MAX_OPEN 4096
+
+/* A thread's calls and user events in the order they start (rtdump_replay.c). */
+typedef struct tz_rtd_replay {
+    const tz_rtd_thread *t;
+    uint64_t *ends;     /* by push order: the frame's end tick */
+    uint8_t *seen_end;  /* by push order: its exit was seen (else the end is the gap's or the window's) */
+    size_t nframes, cap_seen;
+    uint64_t *stack;    /* the addresses of the open frames */
+    size_t depth, next_frame, i;
+    const uint64_t *q_addr;   /* frames to push before the next op: addresses, or */
+    const tz_rtd_op *q_ops;   /* ... the ops of a snapshot */
+    size_t q_pos, q_n;
+    uint64_t q_tsc;
+} tz_rtd_replay;
+
+/* Walks the thread's operations once to find every call's end (exits without an
+ * entry in the window are counted in *unmatched). 0, or -1 (calls nested deeper than
+ * TZ_RTD_MAX_OPEN, out of memory). */
+int tz_rtd_replay_open(tz_rtd_replay *r, const tz_rtd_thread *t, uint64_t *unmatched, traza_err *err);
+/* The next item in start order: 1 with a call in *call (*user NULL) or a user event
+ * in *user, 0 after the last. */
+int tz_rtd_replay_next(tz_rtd_replay *r, tz_rtd_call *call, const tz_rtd_op **user);
+void tz_rtd_replay_close(tz_rtd_replay *r);
 /* Ticks -> nanoseconds since the first calibration point (ticks as-is if uncalibrated). */
 int64_t tz_rtdump_ns(const tz_rtdump *d, uint64_t tsc);
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_OPEN 4096 /* nesting a replay follows at most; deeper entries are refused */
+#define MAX_OPEN TZ_RTD_MAX_OPEN
 
 static uint32_t rd32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
 static uint64_t rd64(const uint8_t *p) { return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32; }
@@ -528,73 +528,6 @@ int64_t tz_rtdump_ns(const tz_rtdump *d, uint64_t tsc)
     if (v < -9e18)
         v = -9e18;
     return (int64_t)v;
-}
-
-int tz_rtdump_replay(const tz_rtd_thread *t, tz_rtd_call_fn on_call, tz_rtd_user_fn on_user, void *user,
-                     uint64_t *unmatched, traza_err *err)
-{
-    struct fr { uint64_t addr, start; int open; } *st = malloc(MAX_OPEN * sizeof *st);
-    if (!st)
-        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-    size_t depth = 0;
-    uint64_t last = t->first_tsc;
-    for (size_t i = 0; i < t->nopen && depth < MAX_OPEN; i++) {
-        st[depth].addr = t->open[i];
-        st[depth].start = t->first_tsc;
-        st[depth++].open = 1;
-    }
-    int rc = 0;
-    for (size_t i = 0; i < t->nops && rc == 0; i++) {
-        const tz_rtd_op *o = &t->ops[i];
-        last = o->tsc;
-        if (o->kind == TZR_K_ENTRY) {
-            if (depth >= MAX_OPEN) {
-                rc = traza_err_set(err, TRAZA_E_FORMAT, "thread %u: calls nested deeper than %d", t->tid, MAX_OPEN);
-                break;
-            }
-            st[depth].addr = o->a;
-            st[depth].start = o->tsc;
-            st[depth++].open = 0;
-        } else if (o->kind == TZR_K_EXIT) {
-            if (!depth) {
-                (*unmatched)++;
-                continue;
-            }
-            depth--;
-            tz_rtd_call c = {st[depth].addr, st[depth].start, o->tsc, (int)depth, st[depth].open, 0};
-            if (on_call)
-                rc = on_call(user, t, &c, err);
-        } else if (o->kind == TZ_RTD_SYNC) {
-            /* the frames the snapshot does not hold ended in the gap (end unknown);
-             * those it adds began in it */
-            size_t n = o->a <= t->nops - i - 1 ? (size_t)o->a : t->nops - i - 1, k = 0;
-            const tz_rtd_op *f = o + 1;
-            while (k < n && k < depth && st[k].addr == f[k].a)
-                k++;
-            while (rc == 0 && depth > k) {
-                depth--;
-                tz_rtd_call c = {st[depth].addr, st[depth].start, o->tsc, (int)depth, st[depth].open, 1};
-                if (on_call)
-                    rc = on_call(user, t, &c, err);
-            }
-            for (; k < n && depth < MAX_OPEN; k++) {
-                st[depth].addr = f[k].a;
-                st[depth].start = o->tsc;
-                st[depth++].open = 1;
-            }
-            i += n;
-        } else if (o->kind == TZR_K_USER && on_user) {
-            rc = on_user(user, t, o, err);
-        }
-    }
-    while (rc == 0 && depth) { /* still running when the dump was written */
-        depth--;
-        tz_rtd_call c = {st[depth].addr, st[depth].start, last, (int)depth, st[depth].open, 1};
-        if (on_call)
-            rc = on_call(user, t, &c, err);
-    }
-    free(st);
-    return rc;
 }
 
 uint64_t tz_rtdump_events_read(const tz_rtdump *d)
