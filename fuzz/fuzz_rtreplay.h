@@ -13,9 +13,10 @@ static void replay(const tz_rtd_thread *t, uint64_t *acc, uint64_t *unmatched)
     if (tz_rtd_replay_open(&r, t, unmatched, &err) < 0)
         return;
     tz_rtd_call c;
-    const tz_rtd_op *user;
-    while (tz_rtd_replay_next(&r, &c, &user) > 0)
-        *acc += user ? user->tsc : c.end - c.start + (uint64_t)c.level;
+    const tz_rtd_user *user;
+    int k;
+    while ((k = tz_rtd_replay_next(&r, &c, &user)) > 0)
+        *acc += k == 2 ? user->tsc + user->id : c.end - c.start + (uint64_t)c.level;
     tz_rtd_replay_close(&r);
 }
 

@@ -154,13 +154,13 @@ static int on_call(rtd_ctx *c, const tz_rtd_call *call, traza_err *err)
     return traza_writer_event(c->w, &ev, err);
 }
 
-static int on_user(rtd_ctx *c, const tz_rtd_op *op, traza_err *err)
+static int on_user(rtd_ctx *c, const tz_rtd_user *op, traza_err *err)
 {
-    int32_t *slot = op->a < 64 ? &c->user_types[op->a] : &c->user_generic;
+    int32_t *slot = op->id < 64 ? &c->user_types[op->id] : &c->user_generic;
     if (*slot < 0) {
         char name[48];
-        if (op->a < 64)
-            snprintf(name, sizeof name, "event %u", (unsigned)op->a);
+        if (op->id < 64)
+            snprintf(name, sizeof name, "event %u", (unsigned)op->id);
         else
             snprintf(name, sizeof name, "event");
         int32_t ty = traza_writer_event_type(c->w, name, TRAZA_PUNCTUAL, err);
@@ -172,8 +172,8 @@ static int on_user(rtd_ctx *c, const tz_rtd_op *op, traza_err *err)
     int32_t dval = traza_writer_param_def(c->w, *slot, "value", TRAZA_PT_INT, err);
     if (did < 0 || dval < 0)
         return -1;
-    traza_param ps[2] = {{did, {TRAZA_PT_INT, (int64_t)(op->a & INT64_MAX), 0, NULL}},
-                         {dval, {TRAZA_PT_INT, op->v, 0, NULL}}};
+    traza_param ps[2] = {{did, {TRAZA_PT_INT, (int64_t)(op->id & INT64_MAX), 0, NULL}},
+                         {dval, {TRAZA_PT_INT, op->value, 0, NULL}}};
     traza_event ev = {0};
     ev.type = *slot;
     ev.producer = c->thread_prod;
@@ -193,7 +193,7 @@ typedef struct tz_rtd_stream {
     int has;
     uint64_t tsc;
     tz_rtd_call call;
-    const tz_rtd_op *user;
+    const tz_rtd_user *user; /* the head is this user event (else the call) */
 } tz_rtd_stream;
 
 static void stream_advance(tz_rtd_stream *s)
@@ -204,7 +204,10 @@ static void stream_advance(tz_rtd_stream *s)
             s->tsc = s->runs->runs[s->run++].start;
         return;
     }
-    s->has = tz_rtd_replay_next(&s->rp, &s->call, &s->user);
+    int k = tz_rtd_replay_next(&s->rp, &s->call, &s->user);
+    s->has = k > 0;
+    if (k == 1)
+        s->user = NULL;
     if (s->has)
         s->tsc = s->user ? s->user->tsc : s->call.start;
 }

@@ -9,12 +9,18 @@
 #include "traza/import.h"
 #include "traza/store.h"
 
+/* A thread's operation: 16 bytes, its kind in the thread's kinds[] beside it (a dump
+ * holds tens of millions of them). */
 typedef struct tz_rtd_op {
     uint64_t tsc;
-    uint64_t a;      /* entry: function address (ELF vaddr); user: id */
-    int64_t v;       /* user: value */
-    uint8_t kind;    /* TZR_K_ENTRY, TZR_K_EXIT, TZR_K_USER, TZ_RTD_SYNC, TZ_RTD_SYNC_FRAME */
+    uint64_t a;      /* entry: function address (ELF vaddr); user: index in the thread's users[] */
 } tz_rtd_op;
+
+/* A user event's id and value. */
+typedef struct tz_rtd_user {
+    uint64_t tsc, id;
+    int64_t value;
+} tz_rtd_user;
 
 /* After lost or corrupt blocks, a block's stack snapshot realigns the nesting: a
  * TZ_RTD_SYNC op (a = the number of frames) followed by that many TZ_RTD_SYNC_FRAME
@@ -41,7 +47,10 @@ typedef struct tz_rtd_thread {
     uint64_t *open;          /* functions open at the first block (outermost first) */
     size_t nopen;
     tz_rtd_op *ops;
-    size_t nops, cap;
+    uint8_t *kinds;           /* of each op: TZR_K_ENTRY, TZR_K_EXIT, TZR_K_USER, TZ_RTD_SYNC, TZ_RTD_SYNC_FRAME */
+    size_t nops, cap, kcap;
+    tz_rtd_user *users;       /* the user events' ids and values */
+    size_t nusers, ucap;
     size_t nsync;             /* ops that are TZ_RTD_SYNC or TZ_RTD_SYNC_FRAME (not events) */
     /* RTOS tasks only */
     char *name;               /* from the TASK chunk; NULL if none */
@@ -114,9 +123,9 @@ typedef struct tz_rtd_replay {
  * entry in the window are counted in *unmatched). 0, or -1 (calls nested deeper than
  * TZ_RTD_MAX_OPEN, out of memory). */
 int tz_rtd_replay_open(tz_rtd_replay *r, const tz_rtd_thread *t, uint64_t *unmatched, traza_err *err);
-/* The next item in start order: 1 with a call in *call (*user NULL) or a user event
- * in *user, 0 after the last. */
-int tz_rtd_replay_next(tz_rtd_replay *r, tz_rtd_call *call, const tz_rtd_op **user);
+/* The next item in start order: 1 with a call in *call or 2 with a user event in
+ * *user, 0 after the last. */
+int tz_rtd_replay_next(tz_rtd_replay *r, tz_rtd_call *call, const tz_rtd_user **user);
 void tz_rtd_replay_close(tz_rtd_replay *r);
 /* Ticks -> nanoseconds since the first calibration point (ticks as-is if uncalibrated). */
 int64_t tz_rtdump_ns(const tz_rtdump *d, uint64_t tsc);

@@ -16,6 +16,8 @@ static uint64_t rd64(const uint8_t *p) { return (uint64_t)rd32(p) | (uint64_t)rd
 static void thread_free(tz_rtd_thread *t)
 {
     free(t->ops);
+    free(t->kinds);
+    free(t->users);
     free(t->open);
     free(t->name);
     free(t->runs);
@@ -80,13 +82,16 @@ static int uv(const uint8_t *p, size_t n, size_t *pos, uint64_t *out)
 
 static int push_op(tz_rtd_thread *t, uint64_t tsc, uint8_t kind, uint64_t a, int64_t v)
 {
-    if (TZ_GROW(t->ops, t->cap, t->nops + 1) < 0)
+    if (TZ_GROW(t->ops, t->cap, t->nops + 1) < 0 || TZ_GROW(t->kinds, t->kcap, t->nops + 1) < 0)
         return -1;
-    tz_rtd_op *o = &t->ops[t->nops++];
-    o->tsc = tsc;
-    o->kind = kind;
-    o->a = a;
-    o->v = v;
+    if (kind == TZR_K_USER) {
+        if (TZ_GROW(t->users, t->ucap, t->nusers + 1) < 0)
+            return -1;
+        t->users[t->nusers] = (tz_rtd_user){tsc, a, v};
+        a = t->nusers++;
+    }
+    t->ops[t->nops] = (tz_rtd_op){tsc, a};
+    t->kinds[t->nops++] = kind;
     return 0;
 }
 

@@ -63,19 +63,20 @@ static int find_ends(tz_rtd_replay *r, uint64_t *unmatched, traza_err *err)
     uint64_t last = t->first_tsc;
     for (size_t i = 0; i < t->nops; i++) {
         const tz_rtd_op *o = &t->ops[i];
+        uint8_t kind = t->kinds[i];
         last = o->tsc;
-        if (o->kind == TZR_K_ENTRY) {
+        if (kind == TZR_K_ENTRY) {
             if (depth >= TZ_RTD_MAX_OPEN) {
                 rc = traza_err_set(err, TRAZA_E_FORMAT, "thread %u: calls nested deeper than %d", t->tid, TZ_RTD_MAX_OPEN);
                 goto out;
             }
             PUSH(o->a);
-        } else if (o->kind == TZR_K_EXIT) {
+        } else if (kind == TZR_K_EXIT) {
             if (!depth)
                 (*unmatched)++;
             else
                 POP(o->tsc, 1);
-        } else if (o->kind == TZ_RTD_SYNC) {
+        } else if (kind == TZ_RTD_SYNC) {
             size_t n = sync_frames(t, i), k = sync_kept(t, i, r->stack, depth);
             while (depth > k)
                 POP(o->tsc, 0);
@@ -129,10 +130,9 @@ static void push(tz_rtd_replay *r, uint64_t addr, uint64_t start, int open, tz_r
     r->depth++;
 }
 
-int tz_rtd_replay_next(tz_rtd_replay *r, tz_rtd_call *call, const tz_rtd_op **user)
+int tz_rtd_replay_next(tz_rtd_replay *r, tz_rtd_call *call, const tz_rtd_user **user)
 {
     const tz_rtd_thread *t = r->t;
-    *user = NULL;
     for (;;) {
         if (r->q_pos < r->q_n && r->depth < TZ_RTD_MAX_OPEN) {
             /* frames open from the start, or added by a snapshot */
@@ -145,14 +145,15 @@ int tz_rtd_replay_next(tz_rtd_replay *r, tz_rtd_call *call, const tz_rtd_op **us
             return 0;
         size_t i = r->i++;
         const tz_rtd_op *o = &t->ops[i];
-        if (o->kind == TZR_K_ENTRY) {
+        uint8_t kind = t->kinds[i];
+        if (kind == TZR_K_ENTRY) {
             push(r, o->a, o->tsc, 0, call);
             return 1;
         }
-        if (o->kind == TZR_K_EXIT) {
+        if (kind == TZR_K_EXIT) {
             if (r->depth)
                 r->depth--;
-        } else if (o->kind == TZ_RTD_SYNC) {
+        } else if (kind == TZ_RTD_SYNC) {
             size_t n = sync_frames(t, i), k = sync_kept(t, i, r->stack, r->depth);
             r->depth = k;
             r->q_ops = &t->ops[i + 1 + k];
@@ -160,9 +161,9 @@ int tz_rtd_replay_next(tz_rtd_replay *r, tz_rtd_call *call, const tz_rtd_op **us
             r->q_n = n - k;
             r->q_tsc = o->tsc;
             r->i += n;
-        } else if (o->kind == TZR_K_USER) {
-            *user = o;
-            return 1;
+        } else if (kind == TZR_K_USER && o->a < t->nusers) {
+            *user = &t->users[o->a];
+            return 2;
         }
     }
 }
