@@ -62,10 +62,14 @@ typedef struct traza_series {
 } traza_series;
 
 /* Loads a series: "TYPE", "TYPE@PRODUCER" (the producer and, when `subtree`, its
- * descendants) or the name/id of a saved event set. `categories` is a bit set
- * (1 << category) restricting the events, 0 = all. Stoppable (stop and pi may be
- * NULL): when stopped, s holds the first events read (time order) and pi->partial = 1. */
-int traza_series_load(traza_trace *t, const char *spec, int subtree, unsigned categories, const traza_stop *stop,
+ * descendants) or the name/id of a saved event set. `within` (NULL: every event)
+ * keeps only the events it selects too: its window, categories, parameter
+ * conditions, regular expressions, saved set or group and annotation ranges apply,
+ * and its types and producers, when it names some, are intersected with the series'
+ * (a series that is a saved set takes no other set). Stoppable (stop and pi may be
+ * NULL): when stopped, s holds the first events read (time order) and
+ * pi->partial = 1. */
+int traza_series_load(traza_trace *t, const char *spec, int subtree, const traza_filter *within, const traza_stop *stop,
                       traza_partial *pi, traza_series *s, traza_err *err);
 /* Builds a series from arrays (copied; `end` may be NULL). Used by tests and tools. */
 int traza_series_from(traza_series *s, const char *name, const int64_t *ts, const int64_t *end, size_t n, traza_err *err);
@@ -143,6 +147,7 @@ typedef struct traza_corr_opts {
     traza_slicing slicing;  /* regular */
     size_t slices;          /* regular with TRAZA_SLICES_COUNT */
     const char *name_a, *name_b; /* the series' names in warnings (NULL: "the first/second series") */
+    const traza_filter *within;  /* traza_correlate_rank: the candidates' events are those it selects (NULL: all) */
 } traza_corr_opts;
 
 /* Correlates two sorted time arrays with options (opts NULL: the defaults, all zero).
@@ -289,9 +294,11 @@ typedef struct traza_seq_result {
 
 /* Finds the instances of types[0..len-1] in time order (per producer when
  * per_producer), each next event at most max_gap after the previous (0 = no limit).
- * Non-overlapping, leftmost (doc/analysis.md). */
-int traza_seqsearch(traza_trace *t, const int32_t *types, size_t len, int per_producer, int64_t max_gap,
-                    traza_seq_result *out, traza_err *err);
+ * Non-overlapping, leftmost (doc/analysis.md). Only the events `within` selects
+ * (NULL: all) take part: its types, when it names some, are intersected with the
+ * pattern's, and a pattern type it leaves out has no events. */
+int traza_seqsearch(traza_trace *t, const traza_filter *within, const int32_t *types, size_t len, int per_producer,
+                    int64_t max_gap, traza_seq_result *out, traza_err *err);
 /* The same on arrays (tests): events in time order. */
 int traza_seqsearch_arrays(const int64_t *id, const int64_t *ts, const int32_t *type, const int32_t *producer, size_t n,
                            const int32_t *types, size_t len, int per_producer, int64_t max_gap, traza_seq_result *out,

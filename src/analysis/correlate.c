@@ -181,14 +181,14 @@ static void finish(traza_corr *out, const traza_corr_opts *o)
 int traza_correlate(const int64_t *a, size_t na, const int64_t *b, size_t nb, traza_corr_method m, int64_t delta,
                     traza_corr *out, traza_err *err)
 {
-    traza_corr_opts o = {m, delta, TRAZA_SLICES_PAPER, 0, NULL, NULL};
+    traza_corr_opts o = {m, delta, TRAZA_SLICES_PAPER, 0, NULL, NULL, NULL};
     return traza_correlate_opts(a, na, b, nb, &o, out, err);
 }
 
 int traza_correlate_opts(const int64_t *a, size_t na, const int64_t *b, size_t nb, const traza_corr_opts *opts,
                          traza_corr *out, traza_err *err)
 {
-    static const traza_corr_opts defaults = {TRAZA_CORR_REGULAR, 0, TRAZA_SLICES_AUTO, 0, NULL, NULL};
+    static const traza_corr_opts defaults = {TRAZA_CORR_REGULAR, 0, TRAZA_SLICES_AUTO, 0, NULL, NULL, NULL};
     const traza_corr_opts *o = opts ? opts : &defaults;
     traza_corr_method m = o->method;
     int64_t delta = o->delta;
@@ -319,7 +319,7 @@ int traza_correlate_rank(traza_trace *t, const traza_series *target, const traza
                          const traza_stop *stop, traza_partial *pi, traza_rank_entry **out, size_t *nout,
                          traza_warnings *warn, traza_err *err)
 {
-    traza_corr_opts o = {TRAZA_CORR_REGULAR, 0, TRAZA_SLICES_AUTO, 0, NULL, NULL};
+    traza_corr_opts o = {TRAZA_CORR_REGULAR, 0, TRAZA_SLICES_AUTO, 0, NULL, NULL, NULL};
     if (opts)
         o = *opts;
     o.name_a = o.name_b = NULL;
@@ -357,6 +357,12 @@ int traza_correlate_rank(traza_trace *t, const traza_series *target, const traza
     }
     traza_filter f;
     traza_filter_init(&f);
+    if (o.within) {
+        f = *o.within;
+        f.order = TRAZA_ORDER_TIME;
+        f.offset = f.limit = 0;
+        f.with_params = 0;
+    }
     traza_scan *c = traza_scan_open(t, &f, err);
     if (!c)
         goto done;

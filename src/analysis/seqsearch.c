@@ -102,14 +102,30 @@ oom:
     return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
 }
 
-int traza_seqsearch(traza_trace *t, const int32_t *types, size_t len, int per_producer, int64_t max_gap,
-                    traza_seq_result *out, traza_err *err)
+int traza_seqsearch(traza_trace *t, const traza_filter *within, const int32_t *types, size_t len, int per_producer,
+                    int64_t max_gap, traza_seq_result *out, traza_err *err)
 {
     memset(out, 0, sizeof *out);
     traza_filter f;
     traza_filter_init(&f);
-    f.types = types;
-    f.ntypes = len;
+    if (within) {
+        f = *within;
+        f.order = TRAZA_ORDER_TIME;
+        f.offset = f.limit = 0;
+        f.with_params = 0;
+    }
+    /* the pattern's types that the filter keeps (-1 when it keeps none: no events) */
+    int32_t kept[64] = {-1};
+    size_t nk = 0;
+    for (size_t i = 0; i < len && nk < 64; i++) {
+        int in = !within || !within->ntypes;
+        for (size_t j = 0; !in && j < within->ntypes; j++)
+            in = within->types[j] == types[i];
+        if (in)
+            kept[nk++] = types[i];
+    }
+    f.types = kept;
+    f.ntypes = nk ? nk : 1;
     int64_t cnt = traza_count(t, &f, err);
     if (cnt < 0)
         return -1;

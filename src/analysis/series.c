@@ -53,7 +53,23 @@ int traza_series_from(traza_series *s, const char *name, const int64_t *ts, cons
     return 0;
 }
 
-int traza_series_load(traza_trace *t, const char *spec, int subtree, unsigned categories, const traza_stop *stop,
+/* ids[0..n) that are also in within[0..nw) (both small), in place; *n updated. An
+ * empty `within` keeps all. */
+static void intersect_ids(int32_t *ids, size_t *n, const int32_t *within, size_t nw)
+{
+    if (!within || !nw)
+        return;
+    size_t k = 0;
+    for (size_t i = 0; i < *n; i++)
+        for (size_t j = 0; j < nw; j++)
+            if (ids[i] == within[j]) {
+                ids[k++] = ids[i];
+                break;
+            }
+    *n = k;
+}
+
+int traza_series_load(traza_trace *t, const char *spec, int subtree, const traza_filter *within, const traza_stop *stop,
                       traza_partial *pi, traza_series *s, traza_err *err)
 {
     memset(s, 0, sizeof *s);
@@ -64,7 +80,16 @@ int traza_series_load(traza_trace *t, const char *spec, int subtree, unsigned ca
     pi->covered_to = INT64_MIN;
     traza_filter f;
     traza_filter_init(&f);
-    f.categories = categories;
+    if (within) {
+        f = *within;
+        f.types = NULL;
+        f.ntypes = 0;
+        f.producers = NULL;
+        f.nproducers = 0;
+        f.order = TRAZA_ORDER_TIME;
+        f.offset = f.limit = 0;
+        f.with_params = 0;
+    }
     int32_t type = -1;
     int32_t *prods = NULL;
     size_t nprods = 0;
@@ -81,6 +106,8 @@ int traza_series_load(traza_trace *t, const char *spec, int subtree, unsigned ca
     if (ty) {
         type = ty->id;
     } else if (is_set) {
+        if (f.event_set)
+            return traza_err_set(err, TRAZA_E_USAGE, "series '%s' is a saved set: it takes no other set", spec);
         traza_err e3;
         traza_err_clear(&e3);
         if (traza_filter_set_result(t, &f, spec, &e3) < 0)
@@ -113,12 +140,31 @@ int traza_series_load(traza_trace *t, const char *spec, int subtree, unsigned ca
         return traza_err_set(err, TRAZA_E_NOTFOUND,
                              "series '%s': not an event type, TYPE@PRODUCER, or saved event set of the trace", spec);
     }
+    int32_t none = -1; /* no such type: the series is empty */
     if (type >= 0) {
         f.types = &type;
         f.ntypes = 1;
+        size_t nt = 1;
+        intersect_ids(&type, &nt, within ? within->types : NULL, within ? within->ntypes : 0);
+        if (!nt)
+            f.types = &none;
+    } else if (within && within->ntypes) {
+        f.types = within->types;
+        f.ntypes = within->ntypes;
     }
-    f.producers = prods;
-    f.nproducers = nprods;
+    if (prods) {
+        size_t before = nprods;
+        intersect_ids(prods, &nprods, within ? within->producers : NULL, within ? within->nproducers : 0);
+        if (before && !nprods) {
+            f.types = &none;
+            f.ntypes = 1;
+        }
+        f.producers = prods;
+        f.nproducers = nprods;
+    } else if (within && within->nproducers) {
+        f.producers = within->producers;
+        f.nproducers = within->nproducers;
+    }
     int64_t cnt = traza_count(t, &f, err);
     if (cnt < 0 || series_alloc(s, (size_t)cnt, err) < 0) {
         free(prods);

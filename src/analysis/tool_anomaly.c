@@ -1,6 +1,7 @@
 /* The "anomaly" tool: events whose duration or period falls outside the interval
  * of a rule (ci99, sigma, mad); saved as an event set. */
 #include "analysis/tool_util.h"
+#include "tools/tool_filter.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@ static const traza_tool_option anomaly_opts[] = {
     {"save", TRAZA_OPT_STRING, NULL, "name of the saved event set (default anomalies:SERIES:METRIC)", 0, 0},
     TZ_OPT_REPLACE,
     {"svg", TRAZA_OPT_STRING, NULL, "draw the series and the metric with the interval into this file", 0, 0},
+    TZ_FILTER_CONDITION_OPTIONS,
 };
 
 int tz_series_spec(const traza_tool *tool, const traza_tool_call *call, const char *type_opt, char *buf, size_t size, traza_err *err)
@@ -116,18 +118,33 @@ int tz_anomaly_run(const traza_tool *tool, const traza_tool_call *call, traza_tr
     double k;
     if (tz_anomaly_opts(tool, call, &metric, &rule, &k, err) < 0)
         return -1;
+    /* the series' events are those of the filter options too */
+    tz_filter_args tf;
+    tz_filter_args_init(&tf);
+    tf.conditions_only = 1;
     traza_series s;
-    if (traza_series_load(t, spec, tz_targ_bool(tool, call, "subtree"), 0, NULL, NULL, &s, err) < 0)
-        return -1;
+    memset(&s, 0, sizeof s);
     traza_anomalies a;
+    memset(&a, 0, sizeof a);
+    int rc = -1;
+    tz_buf ftext, fparams;
+    tz_buf_init(&ftext);
+    tz_buf_init(&fparams);
+    if (tz_filter_args_read(tool, call, t, NULL, 0, &tf, err) < 0 ||
+        traza_series_load(t, spec, tz_targ_bool(tool, call, "subtree"), &tf.f, NULL, NULL, &s, err) < 0) {
+        tz_filter_args_free(&tf);
+        return -1;
+    }
+    tz_filter_args_free(&tf);
     if (traza_anomaly_detect(&s, (traza_metric)metric, (traza_rule)rule, k, &a, err) < 0) {
         traza_series_free(&s);
         return -1;
     }
-    int rc = -1;
+    tz_filter_conditions_text(call, ":", &ftext);
+    tz_filter_conditions_text(call, " ", &fparams);
     int64_t *ids = malloc((a.n ? a.n : 1) * sizeof *ids), *tss = malloc((a.n ? a.n : 1) * sizeof *tss);
     char name[400], params[512];
-    if (!ids || !tss) {
+    if (!ids || !tss || ftext.oom || fparams.oom) {
         traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
         goto done;
     }
@@ -138,10 +155,10 @@ int tz_anomaly_run(const traza_tool *tool, const traza_tool_call *call, traza_tr
     const char *save = tz_targ(tool, call, "save");
     if (save)
         snprintf(name, sizeof name, "%s", save);
-    else
-        snprintf(name, sizeof name, "anomalies:%s:%s", spec, traza_metric_name((traza_metric)metric));
-    snprintf(params, sizeof params, "series=%s subtree=%d metric=%s rule=%s k=%g", spec, tz_targ_bool(tool, call, "subtree"),
-             traza_metric_name((traza_metric)metric), traza_rule_name((traza_rule)rule), a.k);
+    else /* a filtered series is told from the whole one by the filter's options */
+        snprintf(name, sizeof name, "anomalies:%s:%s%.200s", spec, traza_metric_name((traza_metric)metric), ftext.s ? ftext.s : "");
+    snprintf(params, sizeof params, "series=%s subtree=%d metric=%s rule=%s k=%g%.200s", spec, tz_targ_bool(tool, call, "subtree"),
+             traza_metric_name((traza_metric)metric), traza_rule_name((traza_rule)rule), a.k, fparams.s ? fparams.s : "");
     /* made by the anomaly analysis whichever tool ran it (correlate --anomalies-of too),
      * so that the same detection run again by either finds its own result */
     char inputs[400];
@@ -221,6 +238,8 @@ int tz_anomaly_run(const traza_tool *tool, const traza_tool_call *call, traza_tr
     }
     rc = 0;
 done:
+    tz_buf_free(&ftext);
+    tz_buf_free(&fparams);
     free(ids);
     free(tss);
     traza_anomalies_free(&a);

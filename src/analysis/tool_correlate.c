@@ -1,6 +1,7 @@
 /* The "correlate" tool: temporal correlation of two series, or the ranking of the
  * probable causes of a series (usually anomalies) among every other series. */
 #include "analysis/tool_util.h"
+#include "tools/tool_filter.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@ static const traza_tool_option correlate_opts[] = {
     {"save", TRAZA_OPT_STRING, NULL, "name of the saved annotations", 0, 0},
     TZ_OPT_REPLACE,
     {"svg", TRAZA_OPT_STRING, NULL, "draw both series over time and the density histogram", 0, 0},
+    TZ_FILTER_CONDITION_OPTIONS,
 };
 
 static int draw(const char *path, const traza_series *a, const traza_series *b, const traza_corr *c, traza_err *err)
@@ -103,6 +105,17 @@ static const char *slicing_name(const traza_corr_opts *o, char *buf, size_t size
     return buf;
 }
 
+/* The filter options of the call as text (tz_filter_conditions_text) in buf. */
+static const char *filter_text(const traza_tool_call *call, const char *sep, char *buf, size_t size)
+{
+    tz_buf b;
+    tz_buf_init(&b);
+    tz_filter_conditions_text(call, sep, &b);
+    snprintf(buf, size, "%s", b.s && !b.oom ? b.s : "");
+    tz_buf_free(&b);
+    return buf;
+}
+
 static int run_rank(const traza_tool *tool, const traza_tool_call *call, traza_trace *t, const traza_series *target,
                     const traza_corr_opts *o, size_t top, traza_warnings *warn, traza_err *err)
 {
@@ -122,7 +135,7 @@ static int run_rank(const traza_tool *tool, const traza_tool_call *call, traza_t
         traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
         goto done;
     }
-    char path[1024], name[400], params[600];
+    char path[1024], name[600], params[800], fbuf[256], fbuf2[256];
     for (size_t i = 0; i < n; i++) {
         const traza_event_type *ty = traza_trace_event_type(t, r[i].type);
         traza_trace_producer_path(t, r[i].producer, path, sizeof path);
@@ -142,9 +155,10 @@ static int run_rank(const traza_tool *tool, const traza_tool_call *call, traza_t
     if (save)
         snprintf(name, sizeof name, "%s", save);
     else
-        snprintf(name, sizeof name, "rank:%s%s", target->name, msuffix);
-    snprintf(params, sizeof params, "series=%s method=%s delta=%lld slices=%s rank=1", target->name,
-             m == TRAZA_CORR_REGULAR ? "regular" : "irregular", (long long)delta, slicing_name(o, sl, sizeof sl));
+        snprintf(name, sizeof name, "rank:%s%s%.200s", target->name, msuffix, filter_text(call, ":", fbuf, sizeof fbuf));
+    snprintf(params, sizeof params, "series=%s method=%s delta=%lld slices=%s rank=1%.200s", target->name,
+             m == TRAZA_CORR_REGULAR ? "regular" : "irregular", (long long)delta, slicing_name(o, sl, sizeof sl),
+             filter_text(call, " ", fbuf2, sizeof fbuf2));
     char inputs[600];
     traza_result_meta meta = {name, tool->name, params, tz_targ_bool(tool, call, "replace"),
                               tz_result_inputs(t, target->name, NULL, inputs, sizeof inputs)};
@@ -199,7 +213,7 @@ static int run_pair(const traza_tool *tool, const traza_tool_call *call, traza_t
 {
     const char *with = tz_targ(tool, call, "with");
     traza_series b;
-    if (traza_series_load(t, with, 0, 0, NULL, NULL, &b, err) < 0)
+    if (traza_series_load(t, with, 0, opts->within, NULL, NULL, &b, err) < 0)
         return -1;
     traza_corr c;
     traza_corr_opts co = *opts;
@@ -213,14 +227,16 @@ static int run_pair(const traza_tool *tool, const traza_tool_call *call, traza_t
     }
     tz_warnings_merge(warn, &c.warn);
     int rc = -1;
-    char name[600], params[700];
+    char name[1024], params[1200], fbuf[256], fbuf2[256];
     const char *save = tz_targ(tool, call, "save");
     if (save)
         snprintf(name, sizeof name, "%s", save);
     else
-        snprintf(name, sizeof name, "correlation:%s~%s%s", a->name, b.name, m == TRAZA_CORR_IRREGULAR ? ":irregular" : "");
-    snprintf(params, sizeof params, "series=%s with=%s method=%s delta=%lld slices=%s", a->name, b.name,
-             m == TRAZA_CORR_REGULAR ? "regular" : "irregular", (long long)c.delta, slicing_name(&co, sl, sizeof sl));
+        snprintf(name, sizeof name, "correlation:%s~%s%s%.200s", a->name, b.name, m == TRAZA_CORR_IRREGULAR ? ":irregular" : "",
+                 filter_text(call, ":", fbuf, sizeof fbuf));
+    snprintf(params, sizeof params, "series=%s with=%s method=%s delta=%lld slices=%s%.200s", a->name, b.name,
+             m == TRAZA_CORR_REGULAR ? "regular" : "irregular", (long long)c.delta, slicing_name(&co, sl, sizeof sl),
+             filter_text(call, " ", fbuf2, sizeof fbuf2));
     traza_annotation ann[3];
     memset(ann, 0, sizeof ann);
     ann[0].key = "r";
@@ -313,7 +329,7 @@ static int parse_top(const char *v, size_t *top, traza_err *err)
 static int run_correlate(const traza_tool *tool, const traza_tool_call *call, traza_err *err)
 {
     const char *ms = tz_targ(tool, call, "method");
-    traza_corr_opts opts = {TRAZA_CORR_REGULAR, 0, TRAZA_SLICES_AUTO, 0, NULL, NULL};
+    traza_corr_opts opts = {TRAZA_CORR_REGULAR, 0, TRAZA_SLICES_AUTO, 0, NULL, NULL, NULL};
     if (!strcmp(ms, "regular"))
         opts.method = TRAZA_CORR_REGULAR;
     else if (!strcmp(ms, "irregular"))
@@ -340,6 +356,13 @@ static int run_correlate(const traza_tool *tool, const traza_tool_call *call, tr
     memset(&warn, 0, sizeof warn);
     traza_series a;
     memset(&a, 0, sizeof a);
+    /* every series read (the first, the second, the candidates) keeps the filter's events */
+    tz_filter_args tf;
+    tz_filter_args_init(&tf);
+    tf.conditions_only = 1;
+    if (tz_filter_args_read(tool, call, t, NULL, 0, &tf, err) < 0)
+        goto done;
+    opts.within = &tf.f;
     int hd = tz_targ_time(tool, call, t, "delta", &opts.delta, err);
     if (hd < 0)
         goto done;
@@ -360,11 +383,12 @@ static int run_correlate(const traza_tool *tool, const traza_tool_call *call, tr
             traza_err_set(err, TRAZA_E_USAGE, "no anomalies of %s with rule %s: nothing to correlate", spec, tz_targ(tool, call, "rule"));
             goto done;
         }
-    } else if (traza_series_load(t, tz_targ(tool, call, "series"), tz_targ_bool(tool, call, "subtree"), 0, NULL, NULL, &a, err) < 0) {
+    } else if (traza_series_load(t, tz_targ(tool, call, "series"), tz_targ_bool(tool, call, "subtree"), opts.within, NULL, NULL, &a, err) < 0) {
         goto done;
     }
     rc = rank ? run_rank(tool, call, t, &a, &opts, top, &warn, err) : run_pair(tool, call, t, &a, &opts, &warn, err);
 done:
+    tz_filter_args_free(&tf);
     traza_series_free(&a);
     traza_trace_close(t);
     return rc;

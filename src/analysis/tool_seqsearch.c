@@ -1,6 +1,7 @@
 /* The "seqsearch" tool: instances of a pattern of event types saved as ordered
  * groups, the exceptions as a separate group. */
 #include "analysis/tool_util.h"
+#include "tools/tool_filter.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@ static const traza_tool_option seqsearch_opts[] = {
     {"max-gap", TRAZA_OPT_TIME, NULL, "at most this long between consecutive events of an instance", 0, 0},
     {"save", TRAZA_OPT_STRING, NULL, "name of the saved instance group (exceptions: NAME:exceptions)", 0, 0},
     TZ_OPT_REPLACE,
+    TZ_FILTER_OPTIONS,
 };
 
 static int run_seqsearch(const traza_tool *tool, const traza_tool_call *call, traza_err *err)
@@ -27,8 +29,12 @@ static int run_seqsearch(const traza_tool *tool, const traza_tool_call *call, tr
     memset(&r, 0, sizeof r);
     traza_group_node *nodes = NULL;
     char *inames = NULL;
-    tz_buf b;
+    tz_buf b, fname, fparams;
     tz_buf_init(&b);
+    tz_buf_init(&fname);
+    tz_buf_init(&fparams);
+    tz_filter_args tf;
+    tz_filter_args_init(&tf);
     char *dup = tz_strdup(pat);
     if (!dup) {
         traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
@@ -51,8 +57,17 @@ static int run_seqsearch(const traza_tool *tool, const traza_tool_call *call, tr
     int64_t gap = 0;
     if (tz_targ_time(tool, call, t, "max-gap", &gap, err) < 0)
         goto done;
-    if (traza_seqsearch(t, types, len, tz_targ_bool(tool, call, "per-producer"), gap, &r, err) < 0)
+    /* only the events of the filter options take part; a filtered search is saved
+     * under a name that tells it from the whole one */
+    if (tz_filter_args_read(tool, call, t, NULL, 0, &tf, err) < 0 ||
+        traza_seqsearch(t, &tf.f, types, len, tz_targ_bool(tool, call, "per-producer"), gap, &r, err) < 0)
         goto done;
+    tz_filter_args_text(call, ":", NULL, &fname);
+    tz_filter_args_text(call, " ", NULL, &fparams);
+    if (fname.oom || fparams.oom) {
+        traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        goto done;
+    }
     size_t nn = r.ninstances * (len + 1) + r.nexceptions + 1;
     nodes = calloc(nn, sizeof *nodes);
     if (!nodes) {
@@ -84,12 +99,15 @@ static int run_seqsearch(const traza_tool *tool, const traza_tool_call *call, tr
             nodes[k].position = (int64_t)j;
         }
     }
-    char name[300], ename[320], params[400];
+    char name[600], ename[620], params[700];
     const char *sv = tz_targ(tool, call, "save");
-    snprintf(name, sizeof name, "%s%s", sv ? "" : "seq:", sv ? sv : pat);
+    if (sv)
+        snprintf(name, sizeof name, "%s", sv);
+    else
+        snprintf(name, sizeof name, "seq:%.300s%.250s", pat, fname.s ? fname.s : "");
     snprintf(ename, sizeof ename, "%s:exceptions", name);
-    snprintf(params, sizeof params, "pattern=%s per-producer=%d max-gap=%lld", pat, tz_targ_bool(tool, call, "per-producer"),
-             (long long)gap);
+    snprintf(params, sizeof params, "pattern=%.300s per-producer=%d max-gap=%lld%.250s", pat, tz_targ_bool(tool, call, "per-producer"),
+             (long long)gap, fparams.s ? fparams.s : "");
     traza_result_meta meta = {name, tool->name, params, tz_targ_bool(tool, call, "replace"), NULL};
     if (traza_result_save_group(t, &meta, nodes, k, err) < 0)
         goto done;
@@ -146,6 +164,9 @@ static int run_seqsearch(const traza_tool *tool, const traza_tool_call *call, tr
     rc = 0;
 done:
     tz_buf_free(&b);
+    tz_buf_free(&fname);
+    tz_buf_free(&fparams);
+    tz_filter_args_free(&tf);
     free(nodes);
     free(inames);
     free(dup);

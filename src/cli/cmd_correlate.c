@@ -17,6 +17,10 @@ const char cmd_correlate_usage[] =
     "A constant series (r undefined) or a rule flagging most values is a warning (stderr,\n"
     "and \"warnings\" in --json).\n"
     "|r| >= 0.5 is reported as strong.\n"
+    "Filters (as traza query takes them): --category C, --where 'PARAM OP VAL',\n"
+    "  --regex 'COL~RE', --set RESULT, --during RESULT: every series read (A, B, the\n"
+    "  anomalies' series and --rank's candidates) keeps only the events they select; the\n"
+    "  default name carries them\n"
     CLI_SAVE_HELP
     "  --rank      correlate A with every other (type, producer) series, best first\n"
     "  --svg FILE  both series over time and the count/density histogram\n"

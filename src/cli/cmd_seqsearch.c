@@ -2,7 +2,7 @@
 #include "cli/analysis_cli.h"
 
 const char cmd_seqsearch_usage[] =
-    "usage: traza seqsearch TRACE --pattern 'A,B[,C...]' [--per-producer] [--max-gap T] [--save NAME [--replace]] [--json]\n"
+    "usage: traza seqsearch TRACE --pattern 'A,B[,C...]' [--per-producer] [--max-gap T] [FILTERS] [--save NAME [--replace]] [--json]\n"
     "\n"
     "Finds the instances of a sequence of event types in time order (leftmost, not\n"
     "overlapping; a new A restarts a pending instance). Instances are saved as a group\n"
@@ -10,6 +10,10 @@ const char cmd_seqsearch_usage[] =
     "seq:PATTERN:exceptions.\n"
     "  --per-producer  match each producer's events separately\n"
     "  --max-gap T     at most T between consecutive events of an instance\n"
+    "Filters (as traza query takes them): --type NAME, --producer P, --subtree, --category C,\n"
+    "  --where 'PARAM OP VAL', --regex 'COL~RE', --set RESULT, --during RESULT: only the\n"
+    "  events they select take part (--type: the pattern's types it keeps); the default\n"
+    "  names carry them (seq:PATTERN:producer=...)\n"
     CLI_SAVE_HELP
     "  --json          {\"pattern\", \"instances\": [[ids], ...], \"exceptions\": [ids]}\n";
 

@@ -380,9 +380,9 @@ static int add_arg(tz_req *r, tz_run *run, const char *k, const char *v)
     return 0;
 }
 
-/* The option of the tool a saved set of the selection goes to: the set of its event
- * filter (tools/tool_filter.h), else its saved-result option, else the series it
- * analyses (an event set is a series). */
+/* The option of the tool a saved set of the selection goes to (when it is not the
+ * series, see selection()): the set of its event filter (tools/tool_filter.h), else
+ * its saved-result option, else the series it analyses (an event set is a series). */
 static const traza_tool_option *set_option(const traza_tool *t)
 {
     const traza_tool_option *set = find_option(t, "set");
@@ -425,12 +425,24 @@ static int column_filters(tz_req *r, const traza_tool *tool, tz_run *run)
  * filtered by; its column filters) becomes the tool's own options when it has them;
  * those used are kept in run->filter for /api/job. An option the request also sets
  * is left to it. */
+/* Whether the run names the series its tool analyses (options series, type, anomalies-of). */
+static int names_series(const tz_run *run)
+{
+    for (size_t j = 0; j < run->nargs; j++)
+        if (!strcmp(run->keys[j], "series") || !strcmp(run->keys[j], "type") || !strcmp(run->keys[j], "anomalies-of"))
+            return 1;
+    return 0;
+}
+
 static int selection(tz_req *r, const traza_tool *tool, tz_run *run)
 {
     static const char *const sel[] = {"from", "to", "set"};
     for (size_t i = 0; i < 3; i++) {
         const char *v = tz_arg_str(r, sel[i]);
-        const traza_tool_option *o = i < 2 ? find_option(tool, sel[i]) : set_option(tool);
+        /* the saved set of the selection: the series of a series analysis that is given
+         * none, else the set of its filter */
+        const traza_tool_option *series = find_option(tool, "series");
+        const traza_tool_option *o = i < 2 ? find_option(tool, sel[i]) : series && !names_series(run) ? series : set_option(tool);
         if (!v || !*v || !o || (i < 2 && o->type != TRAZA_OPT_TIME))
             continue;
         int given = 0;

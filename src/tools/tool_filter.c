@@ -66,10 +66,11 @@ int tz_filter_args_read(const traza_tool *tool, const traza_tool_call *call, tra
     const char **types = NULL, **producers = NULL, **categories = NULL;
     size_t ntypes = 0, nproducers = 0, ncategories = 0;
     int rc = -1;
-    if (values_of(call, "type", &types, &ntypes, err) < 0 || values_of(call, "producer", &producers, &nproducers, err) < 0 ||
+    if ((!tf->conditions_only &&
+         (values_of(call, "type", &types, &ntypes, err) < 0 || values_of(call, "producer", &producers, &nproducers, err) < 0)) ||
         values_of(call, "category", &categories, &ncategories, err) < 0 || read_conditions(call, tf, err) < 0)
         goto out;
-    const char *subtree = traza_tool_arg(tool, call->args, "subtree");
+    const char *subtree = tf->conditions_only ? NULL : traza_tool_arg(tool, call->args, "subtree");
     traza_filter_spec spec = {
         .type_names = types, .ntype_names = ntypes,
         .producer_names = producers, .nproducer_names = nproducers,
@@ -98,6 +99,12 @@ void tz_filter_args_text(const traza_tool_call *call, const char *sep, const cha
         if (!skipped)
             tz_buf_printf(b, "%s%s=%s", sep, k, call->args->values[i] ? call->args->values[i] : "true");
     }
+}
+
+void tz_filter_conditions_text(const traza_tool_call *call, const char *sep, tz_buf *b)
+{
+    static const char *const selection[] = {"type", "producer", "subtree", NULL};
+    tz_filter_args_text(call, sep, selection, b);
 }
 
 void tz_filter_args_free(tz_filter_args *tf)

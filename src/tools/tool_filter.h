@@ -14,6 +14,11 @@
     {"type", TRAZA_OPT_STRING, NULL, "event type (repeatable)", 0, 1},                                                    \
     {"producer", TRAZA_OPT_STRING, NULL, "producer name or path a/b/c (repeatable)", 0, 1},                               \
     {"subtree", TRAZA_OPT_BOOL, "false", "each producer given with its descendants", 0, 0},                               \
+    TZ_FILTER_CONDITION_OPTIONS
+
+/* The filter options but those that name types and producers: for the analyses of a
+ * series, whose own options name its type and producer (tz_filter_args.conditions_only). */
+#define TZ_FILTER_CONDITION_OPTIONS                                                                                        \
     {"category", TRAZA_OPT_STRING, NULL, "punctual, state, link or variable (repeatable)", 0, 1},                          \
     {"where", TRAZA_OPT_STRING, NULL, "parameter condition PARAM OP VALUE (repeatable)", 0, 1},                           \
     {"regex", TRAZA_OPT_STRING, NULL, "regular expression on a column, COLUMN~REGEX or COLUMN!~REGEX (repeatable)", 0, 1}, \
@@ -28,6 +33,7 @@ typedef struct tz_filter_args {
     traza_regex_cond *regexes;
     char **regex_columns;
     size_t nconds, nregexes;
+    int conditions_only; /* set before tz_filter_args_read: options type, producer and subtree are the tool's own */
 } tz_filter_args;
 
 /* An empty filter (every event): set f's window before tz_filter_args_read. */
@@ -37,11 +43,14 @@ void tz_filter_args_init(tz_filter_args *tf);
  * err naming the option. */
 int tz_filter_args_read(const traza_tool *tool, const traza_tool_call *call, traza_trace *t, const int32_t *extra_producers,
                         size_t nextra, tz_filter_args *tf, traza_err *err);
-/* The filter options of the call as "NAME=VALUE" words, each after `sep`, appended to
+/* The filter options of the call as "NAME=VALUE" words (with conditions_only, those
+ * of TZ_FILTER_CONDITION_OPTIONS), each after `sep`, appended to
  * b in the order given (nothing when none): what a result's name or parameters carry
  * so that a filtered run is told from an unfiltered one. Options in `skip` (NULL-ended,
  * or NULL) are left out. */
 void tz_filter_args_text(const traza_tool_call *call, const char *sep, const char *const *skip, tz_buf *b);
+/* The same for a tool of TZ_FILTER_CONDITION_OPTIONS. */
+void tz_filter_conditions_text(const traza_tool_call *call, const char *sep, tz_buf *b);
 void tz_filter_args_free(tz_filter_args *tf);
 
 /* The events sel selects (NULL: every event) in time order, every one of them: sel

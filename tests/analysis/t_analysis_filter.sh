@@ -69,3 +69,50 @@ check_eq "no states to read" "traza: the duration models read state events, whic
 check_rc "callstack --category link" 2 "$TRAZA" callstack calls --category link
 check_eq "no calls to read" "traza: call profiles read state events, which the filter's categories leave out" "$OUT"
 check_eq "nothing saved" "" "$("$TRAZA" results g | awk '$2 ~ /^bad/ { print $2 }')"
+
+# anomaly, correlate and seqsearch take the filter too (their own --type/--producer name
+# the series; --category, --where, --regex, --set and --during select its events)
+check_rc "event set: state1 of n1 and n3" 0 "$TRAZA" filter g --type state1 --regex 'producer~n[13]$' --name s13
+check_rc "event set: punctual0 of n1 and n3" 0 "$TRAZA" filter g --type punctual0 --regex 'producer~n[13]$' --name p13
+anoms() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d["anomalies"]), " ".join(str(a["id"]) for a in d["anomalies"]))'; }
+check_rc "anomaly --regex" 0 "$TRAZA" anomaly g --type state1 --rule sigma --k 1.5 --regex 'producer~n[13]$' --json
+filtered=$(echo "$OUT" | anoms)
+check_rc "anomaly of the same events as a saved set" 0 "$TRAZA" anomaly g --series s13 --rule sigma --k 1.5 --json
+check_eq "anomaly: the filtered series is the set's" "$(echo "$OUT" | anoms)" "$filtered"
+check_rc "anomaly unfiltered" 0 "$TRAZA" anomaly g --type state1 --rule sigma --k 1.5 --json
+check_eq "anomaly: the filter changes the answer" "different" "$([ "$(echo "$OUT" | anoms)" != "$filtered" ] && echo different)"
+check_eq "anomaly: both results kept, each under its name" "anomalies:state1:duration
+anomalies:state1:duration:regex=producer~n[13]\$" \
+  "$("$TRAZA" results g --json | python3 -c 'import json,sys; print("\n".join(sorted(r["name"] for r in json.load(sys.stdin) if r["name"].startswith("anomalies:state1"))))')"
+check_rc "correlate --regex" 0 "$TRAZA" correlate g --series state1 --with punctual0 --regex 'producer~n[13]$' --json
+r_filtered=$(echo "$OUT" | json_get r)
+check_rc "correlate the saved sets" 0 "$TRAZA" correlate g --series s13 --with p13 --json
+check_eq "correlate: r of the filtered series = r of the sets" "$(echo "$OUT" | json_get r)" "$r_filtered"
+check_rc "correlate unfiltered" 0 "$TRAZA" correlate g --series state1 --with punctual0 --json
+check_eq "correlate: the filter changes r" "different" "$([ "$(echo "$OUT" | json_get r)" != "$r_filtered" ] && echo different)"
+check_rc "correlate --rank --regex" 0 "$TRAZA" correlate g --series state1 --rank --regex 'producer~n[13]$' --json
+check_eq "rank: every candidate is a series of n1 or n3" "18 0" \
+  "$(echo "$OUT" | python3 -c 'import json,sys; r=json.load(sys.stdin)["ranking"]; print(len(r), sum(1 for e in r if not e["producer"].endswith(("/n1", "/n3"))))')"
+check_rc "seqsearch --producer n1" 0 "$TRAZA" seqsearch g --pattern state1,punctual0 --producer n1 --json
+# the instances, recomputed from n1's events: a state1 opens one (a later one restarts it),
+# the next punctual0 closes it; the other events are the exceptions
+want=$("$TRAZA" query g --type state1 --type punctual0 --producer n1 --json --limit 100000 | python3 -c '
+import json,sys
+ev=json.load(sys.stdin); inst=[]; pend=None
+for e in ev:
+    if e["type"]=="state1": pend=e["id"]
+    elif pend is not None: inst.append([pend, e["id"]]); pend=None
+print(len(inst), len(ev)-2*len(inst), inst[:3])')
+check_eq "seqsearch: n1's instances and exceptions" "$want" \
+  "$(echo "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d["instances"]), len(d["exceptions"]), d["instances"][:3])')"
+check_eq "seqsearch: saved under a name of its own" "seq:state1,punctual0:producer=n1 seq:state1,punctual0:producer=n1:exceptions" \
+  "$("$TRAZA" results g --json | python3 -c 'import json,sys; print(" ".join(sorted(r["name"] for r in json.load(sys.stdin) if r["name"].startswith("seq:"))))')"
+check_rc "seqsearch --type keeps the pattern's types it names" 0 "$TRAZA" seqsearch g --pattern state1,punctual0 --type state1 --json --save onlyA
+check_eq "seqsearch: no instance without the pattern's second type" "0 $("$TRAZA" query g --type state1 --count)" \
+  "$(echo "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d["instances"]), len(d["exceptions"]))')"
+check_rc "a saved set as series takes no --set" 2 "$TRAZA" anomaly g --series s13 --set p13
+check_contains "says why" "$OUT" "series 's13' is a saved set: it takes no other set"
+for tool in anomaly correlate seqsearch; do
+  check_rc "$tool --help lists the filters" 0 "$TRAZA" $tool --help
+  check_contains "$tool: --regex" "$OUT" "--regex 'COL~RE'"
+done

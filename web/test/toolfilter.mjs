@@ -1,8 +1,8 @@
 // Browser test: a tool launched on the selection reads the events the table shows.
 // Column filters (regexes) typed in the event table reach the tool (POST /api/run
 // re.COLUMN= nre.COLUMN=, the filter tool's regex option): the set the filter tool
-// saves has as many events as the table counts, aggregate aggregates them; a tool
-// that takes no regex is refused rather than run on other events.
+// saves has as many events as the table counts, aggregate aggregates them, seqsearch
+// searches them; a tool that takes no regex is refused rather than run on other events.
 // usage: node toolfilter.mjs URL SCREENSHOT_DIR TRACE [REAL_TRACE REAL_REGEX]
 // Prints PASS:/FAIL: lines; tests/web/t_toolfilter.sh then checks the saved sets
 // against `traza query --regex --count`.
@@ -64,8 +64,14 @@ await withBrowser(shots, async ({ page, errors, shot }) => {
   const gt = await page.$eval('[data-testid=tool-output]', x => x.textContent);
   check('its one part holds the events the table shows', new RegExp(`"total": ${shown}[,}]`).test(gt), gt.slice(0, 200));
 
+  // seqsearch takes the filter too: its search is named after it (the job names the
+  // last result it saved, the exceptions' group)
+  const q = await runOnSelection(page, 'seqsearch', { pattern: 'state0,state1' });
+  check('seqsearch run on the selection ends done, named after its filter',
+    q.text.startsWith('done') && q.result === 'seq:state0,state1:regex=type~^state:regex=p0!~^1:exceptions', `${q.text} ${q.result}`);
+
   // a tool without a regex option is refused, not run on other events
-  const a = await runOnSelection(page, 'seqsearch', { pattern: 'state0,state1' });
+  const a = await runOnSelection(page, 'producer-activity', { name: 'ui-active' });
   check('a tool that takes no regex is refused on a filtered selection', /^error: .*takes no regular expression/.test(a.text), a.text);
   await shot('viewer-toolfilter-3-refused');
 
