@@ -1,8 +1,11 @@
 /* /api/callstack: flame chart over time and flat profile of a function trace
  * (nested states). The calls of the last trace asked for are kept between
- * requests; calls are answered for a window, at most `max` of them, the longest
- * first when more fall in it (a call shorter than a pixel is invisible anyway),
- * with the window's threads and flat profile. */
+ * requests, and those of the last filter asked for on it (the view's filter:
+ * result=, re.COLUMN=, nre.COLUMN=, types=, producers=, categories=, set=: the calls
+ * are the states it keeps, as `traza callstack` with the same filter reads them);
+ * calls are answered for a window, at most `max` of them, the longest first when
+ * more fall in it (a call shorter than a pixel is invisible anyway), with the
+ * window's threads and flat profile. */
 #include "server/api_internal.h"
 #include "tools/callprofile.h"
 
@@ -13,6 +16,7 @@
 struct tz_cp_entry {
     tz_callprofile cp;
     int64_t trace_id;
+    char *key;  /* the filter's parameters ("" for none) */
     int refs; /* the cache's (while in it) and each reading request's (under sh->mu) */
 };
 
@@ -20,6 +24,7 @@ static void cp_unref(struct tz_cp_entry *e)
 {
     if (e && --e->refs == 0) {
         tz_callprofile_free(&e->cp);
+        free(e->key);
         free(e);
     }
 }
@@ -27,28 +32,51 @@ static void cp_unref(struct tz_cp_entry *e)
 void tz_api_callstack_free(tz_shared *sh)
 {
     cp_unref(sh->cp);
-    sh->cp = NULL;
+    cp_unref(sh->cp_filtered);
+    sh->cp = sh->cp_filtered = NULL;
 }
 
-/* The cached profile of the trace with a reference for the caller, or NULL. */
-static struct tz_cp_entry *cp_get(tz_shared *sh, int64_t trace_id)
+/* The cache slot of a profile: the unfiltered one, or the last filtered one. */
+static struct tz_cp_entry **cp_slot(tz_shared *sh, const char *key) { return *key ? &sh->cp_filtered : &sh->cp; }
+
+/* The cached profile of the trace and filter with a reference for the caller, or NULL. */
+static struct tz_cp_entry *cp_get(tz_shared *sh, int64_t trace_id, const char *key)
 {
     pthread_mutex_lock(&sh->mu);
-    struct tz_cp_entry *e = sh->cp && sh->cp->trace_id == trace_id ? sh->cp : NULL;
+    struct tz_cp_entry *e = *cp_slot(sh, key);
+    if (e && (e->trace_id != trace_id || strcmp(e->key, key) != 0))
+        e = NULL;
     if (e)
         e->refs++;
     pthread_mutex_unlock(&sh->mu);
     return e;
 }
 
-/* Makes e the cached profile (the caller keeps its reference). */
+/* Makes e the cached profile of its slot (the caller keeps its reference). */
 static void cp_put(tz_shared *sh, struct tz_cp_entry *e)
 {
     pthread_mutex_lock(&sh->mu);
-    cp_unref(sh->cp);
+    struct tz_cp_entry **slot = cp_slot(sh, e->key);
+    cp_unref(*slot);
     e->refs++;
-    sh->cp = e;
+    *slot = e;
     pthread_mutex_unlock(&sh->mu);
+}
+
+/* The request's parameters that choose the calls read, as one key ("" when none). */
+static int filter_key(tz_req *r, tz_buf *key)
+{
+    static const char *const names[] = {"types", "producers", "subtree", "set", "result", "categories"};
+    for (size_t i = 0; i < r->params->n; i++) {
+        const char *k = r->params->p[i].key, *v = r->params->p[i].value;
+        int take = !strncmp(k, "re.", 3) || !strncmp(k, "nre.", 4);
+        for (size_t j = 0; j < sizeof names / sizeof *names && !take; j++)
+            take = !strcmp(k, names[j]);
+        if (take && v && *v)
+            tz_buf_printf(key, "%s=%s&", k, v);
+    }
+    tz_buf_putc(key, '\0');
+    return key->oom ? tz_fail(r, 500, "out of memory") : 0;
 }
 
 static void cp_release(tz_shared *sh, struct tz_cp_entry *e)
@@ -113,7 +141,7 @@ static void json_threads(tz_buf *b, traza_trace *t, const tz_callprofile *cp, in
 }
 
 static int callstack_answer(tz_req *r, traza_trace *t, const traza_trace_info *info, int64_t from, int64_t to, int64_t max,
-                            int64_t top, const traza_time_range *rg, size_t nrg);
+                            int64_t top, const traza_time_range *rg, size_t nrg, const char *key, const traza_filter *sel_filter);
 
 int tz_api_callstack(tz_req *r)
 {
@@ -143,30 +171,52 @@ int tz_api_callstack(tz_req *r)
         if (rr < 0 || traza_result_time_ranges(t, df.during, &rg, &nrg, &r->err) < 0)
             return tz_fail_err(r, &r->err);
     }
-    int rc = callstack_answer(r, t, info, from, to, max, top, rg, nrg);
+    /* the view's filter: the calls read are the states it keeps, over the whole trace
+     * (the window and during= choose what is counted and drawn, as above) */
+    tz_buf key;
+    tz_buf_init(&key);
+    tz_req_filter rf;
+    int have_rf = 0, rc = -1;
+    if (filter_key(r, &key) < 0)
+        goto out;
+    if (key.s[0]) {
+        if (tz_req_filter_parse(r, t, &rf) < 0)
+            goto out;
+        have_rf = 1;
+        rf.f.has_from = rf.f.has_to = rf.f.overlap = 0;
+        rf.f.during = 0;
+    }
+    rc = callstack_answer(r, t, info, from, to, max, top, rg, nrg, key.s, have_rf ? &rf.f : NULL);
+out:
+    if (have_rf)
+        tz_req_filter_free(&rf);
+    tz_buf_free(&key);
     free(rg);
     return rc;
 }
 
 /* The answer over [from, to], within the ranges rg when given. */
 static int callstack_answer(tz_req *r, traza_trace *t, const traza_trace_info *info, int64_t from, int64_t to, int64_t max,
-                            int64_t top, const traza_time_range *rg, size_t nrg)
+                            int64_t top, const traza_time_range *rg, size_t nrg, const char *key, const traza_filter *sel_filter)
 {
     /* The profile is built within the request's budget; only a complete one is kept
      * for the next requests (a partial one is answered, flagged, then dropped). */
     traza_partial pi;
     memset(&pi, 0, sizeof pi);
     tz_shared *sh = r->api->sh;
-    struct tz_cp_entry *e = cp_get(sh, info->id);
+    struct tz_cp_entry *e = cp_get(sh, info->id, key);
     if (!e) {
-        if (!(e = calloc(1, sizeof *e)))
+        if (!(e = calloc(1, sizeof *e)) || !(e->key = tz_strdup(key))) {
+            free(e);
             return tz_fail(r, 500, "out of memory");
+        }
         e->trace_id = info->id;
         e->refs = 1;
         traza_stop stop;
         tz_budget_stop bs;
         tz_budget_stop_init(&bs, &stop, r);
-        if (tz_callprofile_build(t, &e->cp, NULL, &stop, &pi, &r->err) < 0) {
+        if (tz_callprofile_build(t, &e->cp, sel_filter, &stop, &pi, &r->err) < 0) {
+            free(e->key);
             free(e);
             return tz_fail_err(r, &r->err);
         }

@@ -73,6 +73,7 @@ typedef struct tz_shared {
     uint64_t clock;               /* LRU clock of the caches (under mu) */
     tz_tindex *tix[TZ_TINDEX_CACHE];
     struct tz_cp_entry *cp;       /* the call profile of the last trace asked for */
+    struct tz_cp_entry *cp_filtered; /* ... and of the last filter asked for on it (api_callstack.c) */
     atomic_int stopping;          /* set by tz_api_cancel: every request stops */
     struct tz_runs *runs;         /* the tool jobs (api_tools.c; under mu) */
     traza_registry *reg;          /* the tools: the registry of the workspace's context */

@@ -116,3 +116,25 @@ for tool in anomaly correlate seqsearch; do
   check_rc "$tool --help lists the filters" 0 "$TRAZA" $tool --help
   check_contains "$tool: --regex" "$OUT" "--regex 'COL~RE'"
 done
+
+# the server's /api/callstack reads the calls of the view's filter (result=, re.COLUMN=,
+# types=, producers=), each filter apart from the unfiltered profile it keeps
+start_server
+if [ -n "$PORT" ]; then
+  get() { curl -s -o "$TMP/body" -w '%{http_code}' "http://127.0.0.1:$PORT$1"; }
+  prof() { python3 -c 'import json,sys; d=json.load(sys.stdin); print("; ".join("%s %d %d %d" % (f["name"], f["calls"], f["inclusive"], f["exclusive"]) for f in d["profile"]), len(d["calls"]), sorted({t["name"] for t in d["threads"] if t["calls"]}))'; }
+  cli_prof() { "$TRAZA" callstack calls "$@" --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print("; ".join("%s %d %d %d" % (f["name"], f["calls"], f["inclusive"], f["exclusive"]) for f in d["profile"]))'; }
+  check_eq "/api/callstack unfiltered" 200 "$(get "/api/callstack?trace=calls")"
+  check_eq "every call, both threads" "$(cli_prof) 6 ['t1', 't2']" "$(prof < "$TMP/body")"
+  check_eq "/api/callstack re.producer=t1" 200 "$(get "/api/callstack?trace=calls&re.producer=t1")"
+  check_eq "t1's calls only, the profile callstack --regex gives" "$(cli_prof --regex 'producer~t1') 4 ['t1']" "$(prof < "$TMP/body")"
+  check_eq "/api/callstack result= (the event set of b's calls)" 200 "$(get "/api/callstack?trace=calls&result=bs")"
+  check_eq "the set's calls, as callstack --set" "$(cli_prof --set bs) 2 ['t1']" "$(prof < "$TMP/body")"
+  check_eq "/api/callstack unfiltered again (its cache untouched)" 200 "$(get "/api/callstack?trace=calls")"
+  check_eq "every call again" "$(cli_prof) 6 ['t1', 't2']" "$(prof < "$TMP/body")"
+  check_eq "/api/callstack nre.producer=t1 (the other thread)" 200 "$(get "/api/callstack?trace=calls&nre.producer=t1")"
+  check_eq "t2's calls, as callstack --regex 'producer!~t1'" "$(cli_prof --regex 'producer!~t1') 2 ['t2']" "$(prof < "$TMP/body")"
+  stop_server TERM
+else
+  fail "serve starts" "$(cat "$TMP/serve.out")"
+fi

@@ -2,7 +2,7 @@
 // the details of a clicked call, the flat profile of the range and the flame graph
 // of the range merged by call path. Zoom (wheel) and pan (drag) move a view shared by
 // every thread; once it rests, it becomes the selected range of every tab.
-import { state, api, span, setRange, fmtTime, fmtAt, rel, absTicks, typeById, prodById, fitCanvas, el } from './state.js';
+import { state, api, selection, span, setRange, fmtTime, fmtAt, rel, absTicks, typeById, prodById, fitCanvas, el } from './state.js';
 
 const RH = 16;            // a depth lane's height, px
 const SETTLE_MS = 350;    // a zoom or pan at rest this long becomes the selected range
@@ -39,7 +39,8 @@ function build() {
 
 async function load() {
   const [from, to] = span();
-  const c = await api('callstack', { trace: state.trace.info.id, from: absTicks(from), to: absTicks(to), max: 20000, top: 500, budget: budget(), during: state.during || undefined });
+  // the view's filter (its saved set, the table's column filters, during=) chooses the calls
+  const c = await api('callstack', selection({ from: absTicks(from), to: absTicks(to), max: 20000, top: 500, budget: budget() }));
   c.calls = c.calls.map(([ts, end, type, producer, level]) => ({ ts: rel(ts), end: rel(end), type, producer, level }));
   cs = c; view = [from, to]; picked = null;
   const by = new Map();
@@ -55,7 +56,10 @@ async function load() {
 }
 
 function showPartial() {
-  document.getElementById('cs-info').textContent = `${cs.calls.length} calls drawn${cs.truncated ? ' (the longest ones in the range)' : ''} · ${cs.functions} functions · ${threads.length} threads${idle ? ` (${idle} more without calls in the range)` : ''}`;
+  // the view's filter, when one chose the calls
+  const f = Object.entries(state.filters).filter(([, re]) => re).map(([c, re]) => `${c} ${re}`);
+  if (state.result) f.push(`set ${state.result}`);
+  document.getElementById('cs-info').textContent = `${cs.calls.length} calls drawn${cs.truncated ? ' (the longest ones in the range)' : ''} · ${cs.functions} functions · ${threads.length} threads${idle ? ` (${idle} more without calls in the range)` : ''}${f.length ? ' · filtered: ' + f.join(', ') : ''}`;
   const p = document.getElementById('cs-partial');
   if (!cs.partial) { p.hidden = true; p.textContent = ''; delete p.dataset.coveredTo; return; }
   const u = unit();
@@ -324,6 +328,6 @@ const countNodes = n => 1 + [...n.kids.values()].reduce((s, k) => s + countNodes
 // Called by the views on every change while this tab is shown.
 export async function callstackChanged(what) {
   if (what.has('trace') || what.has('tab') || !document.getElementById('cs-threads')) build();
-  if (what.has('trace') || what.has('tab') || what.has('range') || what.has('result') || !cs) await load();
+  if (what.has('trace') || what.has('tab') || what.has('range') || what.has('result') || what.has('filter') || !cs) await load();
   else if (what.has('timefmt')) { drawAll(); renderDetails(); renderProfile(); showPartial(); }
 }

@@ -152,6 +152,30 @@ await withBrowser(shots, async ({ page, errors, shot }) => {
     check(`${name}: a complete answer shows no partial notice`, !notice, 'the notice is shown');
   }
 
+  // the view's filter reaches the tab: a column filter typed in the event table keeps
+  // the calls of one thread, as `traza callstack --regex` keeps them
+  {
+    const name = traceList.split(',')[0];
+    const want = cli(name, '--regex', 'producer~thread-3$');
+    await page.goto(url);
+    await page.waitForSelector('[data-testid=trace-item]', { timeout: 10000 });
+    await openTrace(page, name);
+    const all = await page.$eval('[data-testid=table]', x => +x.dataset.total);
+    await page.fill('[data-testid=filter-producer]', 'thread-3$');
+    await page.waitForFunction(n => +document.querySelector('[data-testid=table]').dataset.total !== n, all, { timeout: 15000 });
+    await page.click('#tabs button[data-tab=callstack]');
+    await page.waitForSelector('[data-testid=cs-table] tr[data-name]', { timeout: 20000 });
+    const labels = await page.$$eval('[data-testid=cs-thread-label]', xs => xs.map(x => x.dataset.name));
+    check(`${name}: with the table's producer filter, one thread is drawn`, JSON.stringify(labels) === JSON.stringify(['thread-3']), labels.join(','));
+    const rows = await page.$$eval('[data-testid=cs-table] tr[data-name]', xs => xs.map(x => x.dataset.name));
+    const wantRows = want.profile.map(f => f.name);
+    check(`${name}: its flat profile is that of callstack --regex 'producer~thread-3$' (${want.calls} calls)`,
+      JSON.stringify(rows.slice().sort()) === JSON.stringify(wantRows.slice().sort()), `ui: ${rows.join(',')}\n  cli: ${wantRows.join(',')}`);
+    const info = await page.$eval('#cs-info', x => x.textContent);
+    check(`${name}: the tab says the calls are filtered`, info.includes('filtered: producer thread-3$'), info);
+    await shot('flame-filtered');
+  }
+
   // a tiny budget on a big trace: the answer is partial and the tab says up to when
   await page.goto(url + '?budget=10');
   await page.waitForSelector('[data-testid=trace-item]', { timeout: 10000 });
