@@ -3,14 +3,17 @@
 // event of a type picked in "align at": a function of a call-stack trace), each run
 // drawn from its own /api/timeline summary by the timeline's painter, under one ruler
 // of relative time. The wheel zooms both around the cursor, a drag pans both, a
-// double click shows both whole; the cursor's time is marked across both, and the
-// ranges where a change shows (Where in time) are shaded over the open run.
+// double click shows both whole, a click on an event aligns both runs at it (its type's
+// Nth event in each); the cursor's time is marked across both, and the ranges where a
+// change shows (Where in time) are shaded over the open run. Nested states are drawn
+// in depth lanes inside their track.
 import { api, el, fmtTime, fmtRel } from './state.js';
 import { paintSummary, paintRuler } from './timeline.js';
 
 const ROW_H = 18;        // a track (the timeline's summary rows)
 const MAX_ROWS = 12;     // tracks in view per run; more scroll
 const MAX_TRACKS = 400;  // tracks drawn per run
+const LANES = 7;         // depth lanes a track shows at most (deeper levels share the last)
 let sides = [];          // per run: {role, name, info, typeMap, rows, rowOf, k, span, origin, align, alignAt, tl}
 let U = -9;              // the axis's unit, 10^U s: the finer of the two runs'
 let view = null;         // the window on the axis, [from, to] in 10^U s from the alignment points
@@ -34,7 +37,7 @@ export function diffTimelinePanel() {
       el('canvas', { class: 'dt-labels', id: `dt-labels-${role}` }),
       el('canvas', { class: 'dt-tracks', id: `dt-${role}`, 'data-testid': `diff-tl-${role}` })));
   const p = el('div', { class: 'panel', id: 'dt-panel', 'data-testid': 'diff-timeline' },
-    el('h3', {}, 'Side by side ', el('small', {}, 'the base above the open trace, in time from each one\'s alignment point (red line), the ranges of Where in time shaded; wheel: zoom both, drag: pan both, double-click: whole runs')),
+    el('h3', {}, 'Side by side ', el('small', {}, 'the base above the open trace, in time from each one\'s alignment point (red line), the ranges of Where in time shaded; wheel: zoom both, drag: pan both, click an event: align both at it, double-click: whole runs')),
     el('div', { class: 'controls' }, el('label', {}, 'align at ', align), el('datalist', { id: 'dt-types' }),
       el('button', { 'data-testid': 'diff-align-start', onclick: () => { align.value = ''; realign('').catch(showErr); } }, 'starts'),
       el('span', { id: 'dt-note', 'data-testid': 'diff-tl-note', class: 'hint' }), ' ', el('span', { id: 'dt-cursor', class: 'hint' })),
@@ -170,10 +173,19 @@ function draw() {
     for (const { t } of ticks) { const x = Math.round((t - v0) / d * w) + 0.5; g.beginPath(); g.moveTo(x, 0); g.lineTo(x, h); g.stroke(); }
     const tl = s.tl, last = s.rows.length - 1, type = id => s.typeMap.get(id);
     if (tl && tl.mode === 'summary') paintSummary(g, tl, X, r => r * ROW_H, s.rowOf, type, 0, last);
-    else if (tl) for (const e of tl.events) {
-      const row = s.rowOf.get(e[3]), ty = type(e[2]); if (row === undefined || !ty) continue;
-      const x0 = X(e[0]);
-      g.fillStyle = ty.color; g.fillRect(x0, row * ROW_H + 2, Math.max(1.5, X(e[1]) - x0), ROW_H - 4);
+    else if (tl) {
+      // nested states in depth lanes inside their track: a track's height shared by the
+      // levels it shows in the window (level 0 on top), as the call-stack tab stacks them
+      const depth = new Map();
+      for (const e of tl.events) { const row = s.rowOf.get(e[3]); if (row !== undefined) depth.set(row, Math.max(depth.get(row) || 1, (e[5] || 0) + 1)); }
+      for (const e of tl.events) {
+        const row = s.rowOf.get(e[3]), ty = type(e[2]); if (row === undefined || !ty) continue;
+        const lanes = Math.min(depth.get(row), LANES), lh = (ROW_H - 4) / lanes, lane = Math.min(e[5] || 0, lanes - 1);
+        const x0 = X(e[0]);
+        g.fillStyle = ty.color; g.fillRect(x0, row * ROW_H + 2 + lane * lh, Math.max(1.5, X(e[1]) - x0), Math.max(1, lh - (lanes > 1 ? 0.5 : 0)));
+      }
+      s.depth = depth;
+      cv.dataset.lanes = String(Math.max(0, ...depth.values()));
     }
     if (cursor !== null) { g.fillStyle = 'rgba(0,0,0,0.45)'; g.fillRect(Math.round(cursor), 0, 1, h); }
     // the alignment point
@@ -208,7 +220,14 @@ function setupCanvas(cv) {
   cv.addEventListener('mousedown', e => {
     if (!view) return;
     drag = { x: e.offsetX, view: view.slice() };
-    window.addEventListener('mouseup', () => { drag = null; }, { once: true });
+    const x0 = e.offsetX, y0 = e.offsetY;
+    window.addEventListener('mouseup', u => {
+      drag = null;
+      // a click, not a drag nor the first of a double click: align both runs at the event under it
+      clearTimeout(cv._click);
+      if (u.target === cv && Math.abs(u.offsetX - x0) < 3 && u.detail < 2)
+        cv._click = setTimeout(() => alignAtEvent(cv, x0, y0).catch(showErr), 300);
+    }, { once: true });
   });
   cv.addEventListener('mousemove', e => {
     cursor = e.offsetX;
@@ -218,7 +237,38 @@ function setupCanvas(cv) {
     set(drag.view[0] - dt, drag.view[1] - dt);
   });
   cv.addEventListener('mouseleave', () => { cursor = null; $('dt-cursor').textContent = ''; requestDraw(); });
-  cv.addEventListener('dblclick', () => { if (view) set(extent[0], extent[1]); });
+  cv.addEventListener('dblclick', () => { clearTimeout(cv._click); if (view) set(extent[0], extent[1]); });
+}
+
+// The event drawn under (x, y) of a run's canvas (in the depth lane under y), or null.
+function eventAt(s, cv, x, y) {
+  const tl = s.tl; if (!tl || tl.mode !== 'detail' || !view) return null;
+  const [v0, v1] = view, w = cv.clientWidth || 800, t = (v0 + (v1 - v0) * x / w) / s.k + s.align, px = (v1 - v0) / w / s.k;
+  const row = Math.floor(y / ROW_H), lanes = Math.min((s.depth && s.depth.get(row)) || 1, LANES);
+  const lane = Math.max(0, Math.min(lanes - 1, Math.floor((y - row * ROW_H - 2) / ((ROW_H - 4) / lanes))));
+  let best = null;
+  for (const e of tl.events) {
+    if (s.rowOf.get(e[3]) !== row || !s.typeMap.get(e[2]) || Math.min(e[5] || 0, lanes - 1) !== lane) continue;
+    const d = e[0] <= t && t <= Math.max(e[1], e[0]) ? 0 : Math.min(Math.abs(t - e[0]), Math.abs(t - e[1]));
+    if (d <= 2 * px && (!best || d < best.d)) best = { e, d };
+  }
+  return best && best.e;
+}
+
+// Aligns both runs at the event clicked in one of them: its type, and its rank among
+// that type's events in its run (the other run at its event of the same rank).
+async function alignAtEvent(cv, x, y) {
+  const s = sides.find(r => `dt-${r.role}` === cv.id);
+  const note = $('dt-note');
+  if (!s) return;
+  if (!s.tl || s.tl.mode !== 'detail') { note.textContent = 'zoom in until the events are drawn one by one to pick one'; return; }
+  const e = eventAt(s, cv, x, y);
+  if (!e) return;
+  const ty = s.typeMap.get(e[2]);
+  const r = await api('events', { trace: s.name, types: ty.id, to: (s.origin + BigInt(e[0])).toString(), limit: 1 });
+  const spec = r.total > 1 ? `${ty.name} #${r.total}` : ty.name;
+  $('dt-align').value = spec;
+  await realign(spec);
 }
 
 // Shades the time ranges where a change shows (the Diff answer's ranges: seconds from the

@@ -114,6 +114,36 @@ await withBrowser(shots, async ({ page, errors, shot }) => {
     await inked(page, '[data-testid=diff-tl-base]') > 500 && await inked(page, '[data-testid=diff-tl-open]') > 500, JSON.stringify([sa.view, sb.view, p]));
   await shot('diffview-3-zoomed');
 
+  // zoomed in until the events are drawn one by one: nested calls in depth lanes, and a
+  // click on a main of the open run aligns both runs at that main (its Nth in each)
+  const ob2 = await (await page.$('[data-testid=diff-tl-open]')).boundingBox();
+  for (let k = 0; k < 40 && (await sides(page))[1].mode !== 'detail'; k++) {
+    await page.mouse.move(ob2.x + ob2.width / 2, ob2.y + 4);
+    for (let j = 0; j < 3; j++) await page.mouse.wheel(0, -100);
+    await page.waitForTimeout(400);
+  }
+  const lanes = await page.$eval('[data-testid=diff-tl-open]', x => +x.dataset.lanes);
+  check(`nested calls are drawn in depth lanes (main > foo > bar: ${lanes} lanes)`, lanes >= 2, String(lanes));
+  // the top lane of each track in turn (a track may have no call in this window)
+  for (let row = 0; row < +(await sides(page))[1].tracks; row++) {
+    await page.mouse.click(ob2.x + ob2.width / 2, ob2.y + 18 * row + 3);
+    const ok = await page.waitForFunction(() => /^main #\d+$/.test(document.querySelector('[data-testid=diff-align]').value), null, { timeout: 3000 })
+      .then(() => true, () => false);
+    if (ok) break;
+  }
+  const picked = await page.$eval('[data-testid=diff-align]', x => x.value);
+  await sidesDrawn(page, base, cur, picked).catch(() => {});
+  [sa, sb] = await sides(page);
+  const nth = +(/#(\d+)$/.exec(picked) || [0, 1])[1];
+  const nthTs = async tr => { const t = await (await fetch(`${url}api/trace?trace=${tr}`)).json();
+    const ty = t.types.find(x => x.name === 'main').id;
+    const e = await (await fetch(`${url}api/events?trace=${tr}&types=${ty}&offset=${nth - 1}&limit=1&ticks=string`)).json();
+    return Number(BigInt(e.events[0].ts) - BigInt(t.info.min_ts)); };
+  const [wa, wb] = [await nthTs(base), await nthTs(cur)];
+  check(`a click on a main of the open run aligns both at that main (${picked}: align ${sa.align} and ${sb.align}, want ${wa} and ${wb})`,
+    nth > 1 && +sa.align === wa && +sb.align === wb && sa.alignAt === picked && sb.alignAt === picked, JSON.stringify({ picked, sa, sb }));
+  await shot('diffview-3b-picked');
+
   // further pairs: generated traces, then the uftrace sample against itself aligned at a function
   for (const item of others) {
     const [b0, o0 = b0] = item.split('+');
