@@ -1,5 +1,6 @@
 /* /api/diff: what changed from a base trace to a trace, as `traza diff BASE TRACE
- * --json --ranges` answers it (the rows ranked with their tests, and where in time
+ * --json --ranges` answers it (several runs per side: base= repeated, and new= the
+ * runs beside the open trace=, as `traza diff --base A1 A2 --new B1 B2`) (the rows ranked with their tests, and where in time
  * each slower or faster row shows), with the merged call tree of the two (the
  * differential flame graph) when they hold calls and, with structure=1, what changed
  * in their structure (the call paths of one side only, the sequence patterns whose
@@ -10,6 +11,9 @@
 
 #include <stdint.h>
 #include <string.h>
+
+/* At most this many runs per side. */
+#define TZ_DIFF_MAX_RUNS 8
 
 /* At most this many frames of the call tree are answered (a caller always before its
  * callees, so a cut tree is still a tree); "truncated" says when more exist. */
@@ -65,14 +69,63 @@ static int structure_json(tz_buf *out, traza_trace *a, traza_trace *b, const tra
     return rc;
 }
 
+/* The runs of one side: the values of parameter `key` in order, each trace opened for
+ * this request alone (the server's trace cache could close one while another opens),
+ * after `first` when given (the open trace). 0, or -1 after an answer. */
+static int open_runs(tz_req *r, const char *key, traza_trace *first, traza_trace **runs, size_t *n, traza_trace **owned,
+                     size_t *nowned)
+{
+    *n = 0;
+    if (first)
+        runs[(*n)++] = first;
+    for (size_t i = 0; i < r->params->n; i++) {
+        if (strcmp(r->params->p[i].key, key) != 0 || !*r->params->p[i].value)
+            continue;
+        if (*n == TZ_DIFF_MAX_RUNS)
+            return tz_fail(r, 400, "at most %d runs per side (parameter '%s')", TZ_DIFF_MAX_RUNS, key);
+        traza_trace_info info;
+        memset(&info, 0, sizeof info);
+        traza_err err;
+        traza_err_clear(&err);
+        char id[32];
+        if (traza_workspace_find(r->api->ws, r->params->p[i].value, &info, &err) < 0)
+            return tz_fail_err(r, &err);
+        snprintf(id, sizeof id, "%lld", (long long)info.id);
+        traza_trace_info_clear(&info);
+        traza_trace *t = traza_trace_open(r->api->ws, id, TRAZA_OPEN_READ, &err);
+        if (!t)
+            return tz_fail_err(r, &err);
+        owned[(*nowned)++] = t;
+        runs[(*n)++] = t;
+    }
+    if (*n == 0)
+        return tz_fail(r, 400, "missing parameter '%s'", key);
+    return 0;
+}
+
+static int diff_answer(tz_req *r, traza_trace *const *ta, size_t na, traza_trace *const *tb, size_t nb);
+
 int tz_api_diff(tz_req *r)
 {
-    traza_trace *a = tz_req_trace_of(r, "base");
-    if (!a)
-        return -1;
     traza_trace *b = tz_req_trace(r);
     if (!b)
         return -1;
+    traza_trace *ta[TZ_DIFF_MAX_RUNS], *tb[TZ_DIFF_MAX_RUNS], *owned[2 * TZ_DIFF_MAX_RUNS];
+    size_t na = 0, nb = 0, nowned = 0;
+    int rc = -1;
+    if (open_runs(r, "base", NULL, ta, &na, owned, &nowned) == 0 && open_runs(r, "new", b, tb, &nb, owned, &nowned) == 0)
+        rc = diff_answer(r, ta, na, tb, nb);
+    for (size_t i = 0; i < nowned; i++)
+        traza_trace_close(owned[i]);
+    return rc;
+}
+
+/* The answer for runs ta (base) and tb (the open trace first): the rows of every run;
+ * the structure, the call tree and the ranges' origin those of the first run of each
+ * side. */
+static int diff_answer(tz_req *r, traza_trace *const *ta, size_t na, traza_trace *const *tb, size_t nb)
+{
+    traza_trace *a = ta[0], *b = tb[0];
     traza_diff_opts o;
     traza_diff_opts_init(&o);
     const char *by = tz_arg_str(r, "by"), *metric = tz_arg_str(r, "metric");
@@ -95,19 +148,18 @@ int tz_api_diff(tz_req *r)
         tz_arg_double(r, "alpha", 1e-300, 1, o.alpha, &o.alpha) < 0)
         return -1;
     traza_diff d;
-    if (traza_diff_compute(a, b, &o, &d, &r->err) < 0)
+    if ((na == 1 && nb == 1 ? traza_diff_compute(a, b, &o, &d, &r->err) : traza_diff_compute_runs(ta, na, tb, nb, &o, &d, &r->err)) < 0)
         return tz_fail_err(r, &r->err);
     tz_buf out;
     tz_buf_init(&out);
     tz_buf_putc(&out, '{');
-    traza_trace *const ta[] = {a}, *const tb[] = {b};
     tz_diff_json_fields(&out, ta, tb, &d, NULL);
     /* B's first timestamp and time unit: the ranges' seconds are from it */
     const traza_trace_info *ib = traza_trace_info_of(b);
     tz_buf_puts(&out, ",\"b_min_ts\":");
     tz_json_tick(r, &out, ib->min_ts);
     tz_buf_printf(&out, ",\"b_time_unit\":%d,\"ranges\":", ib->time_unit);
-    int rc = tz_diff_json_ranges(&out, ta, 1, tb, 1, &d, &r->err);
+    int rc = tz_diff_json_ranges(&out, ta, na, tb, nb, &d, &r->err);
     if (rc == 0 && structure) {
         tz_buf_puts(&out, ",\"structure\":");
         rc = structure_json(&out, a, b, &d, &r->err);

@@ -24,6 +24,8 @@ check_rc "import a" 0 "$TRAZA" import "$TMP/a.csv" --format csv --map ts=t,end=e
 import_calls b 11 1500 1
 check_rc "gen g1" 0 "$TRAZA" gen --name g1 --events 20000 --seed 1 --tree 3x4
 check_rc "gen g2" 0 "$TRAZA" gen --name g2 --events 20000 --seed 2 --tree 3x4 --gap 130
+check_rc "gen g3 (a second run of g1's side)" 0 "$TRAZA" gen --name g3 --events 20000 --seed 3 --tree 3x4
+check_rc "gen g4 (a second run of g2's side)" 0 "$TRAZA" gen --name g4 --events 20000 --seed 4 --tree 3x4 --gap 130
 traces=a,b,g1+g2
 uf=$DATA/uftrace-redisgraph-aarch64
 if [ -d "$uf" ] && "$TRAZA" import "$uf" --name uftrace -q >/dev/null 2>&1; then traces=$traces,uftrace
@@ -53,6 +55,18 @@ check_eq "/api/diff?structure=1: the patterns of traza diff --patterns" \
   "$(api 'diff?base=a&trace=b&structure=1' | python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)["structure"]["patterns"]))')"
 check_eq "/api/diff without structure=1: no structure" "absent" \
   "$(api 'diff?base=a&trace=b' | python3 -c 'import json, sys; print("absent" if "structure" not in json.load(sys.stdin) else "present")')"
+# several runs per side: base= repeated, new= beside the open trace; the rows of traza diff --base --new
+rows() { python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)["rows"], sort_keys=True))'; }
+check_eq "/api/diff with two runs per side: the rows of traza diff --base g1 g3 --new g2 g4" \
+  "$("$TRAZA" diff --base g1 g3 --new g2 g4 --json | rows)" "$(api 'diff?base=g1&base=g3&trace=g2&new=g4&tree=0' | rows)"
+check_eq "... which are not those of one run per side" "different" \
+  "$([ "$(api 'diff?base=g1&trace=g2&tree=0' | rows)" != "$(api 'diff?base=g1&base=g3&trace=g2&new=g4&tree=0' | rows)" ] && echo different)"
+check_eq "/api/diff: more than 8 runs a side is a 400" 400 \
+  "$(curl -s -o "$TMP/e.json" -w '%{http_code}' "http://127.0.0.1:$PORT/api/diff?trace=g2$(printf '&base=g1%.0s' 1 2 3 4 5 6 7 8 9)")"
+check_contains "... saying so" "$(cat "$TMP/e.json")" "at most 8 runs per side (parameter 'base')"
+check_eq "/api/diff: an unknown run is a 404" 404 "$(curl -s -o "$TMP/e.json" -w '%{http_code}' "http://127.0.0.1:$PORT/api/diff?trace=g2&base=g1&new=nosuch")"
+"$TRAZA" diff --base g1 g3 --new g2 g4 --json | python3 -c 'import json, sys; print(" ".join(r["name"] for r in json.load(sys.stdin)["rows"]))' >"$TMP/runs-rows"
+export DIFF_RUNS_ROWS=$(cat "$TMP/runs-rows")
 check_eq "/api/diff: a bad structure= is a 400" 400 "$(curl -s -o "$TMP/e.json" -w '%{http_code}' "http://127.0.0.1:$PORT/api/diff?base=a&trace=b&structure=2")"
 stop_server TERM
 

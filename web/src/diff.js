@@ -29,11 +29,20 @@ function build() {
   for (const b of ['type', 'producer', 'function']) by.append(el('option', { value: b }, b));
   const metric = el('select', { id: 'diff-metric', 'data-testid': 'diff-metric' });
   for (const m of ['self', 'total']) metric.append(el('option', { value: m }, m + ' time'));
-  for (const x of [base, by, metric]) x.addEventListener('change', () => load().catch(showErr));
+  // more runs per side: run-to-run variance enters the tests (traza diff --base A1 A2 --new B1 B2)
+  const runs = (id, title) => {
+    const m = el('select', { id, 'data-testid': id, multiple: true, size: 3, title, class: 'diff-runs' });
+    for (const t of state.traces) if (t.id !== state.trace.info.id) m.append(el('option', { value: t.name }, t.name));
+    return m;
+  };
+  const moreBase = runs('diff-more-base', 'more runs of the base side (ctrl-click to pick several)');
+  const moreNew = runs('diff-more-new', `more runs beside ${state.trace.info.name} (ctrl-click to pick several)`);
+  for (const x of [base, by, metric, moreBase, moreNew]) x.addEventListener('change', () => load().catch(showErr));
   s.replaceChildren(
     el('div', { class: 'panel' },
       el('h3', {}, 'Diff ', el('small', {}, `what changed from a base run to ${state.trace.info.name} (traza diff BASE ${state.trace.info.name})`)),
-      el('div', { class: 'controls' }, el('label', {}, 'base ', base), el('label', {}, ' rows by ', by),
+      el('div', { class: 'controls' }, el('label', {}, 'base ', base), el('label', {}, ' + runs ', moreBase),
+        el('label', {}, ` ${state.trace.info.name} + runs `, moreNew), el('label', {}, ' rows by ', by),
         el('label', {}, ' flame colour by ', metric), el('span', { id: 'diff-note', 'data-testid': 'diff-note', class: 'hint' })),
       el('div', { id: 'diff-table', 'data-testid': 'diff-table', class: 'diff-table' })),
     el('div', { class: 'panel' }, el('h3', {}, 'Structure ', el('small', {}, 'call paths (root;…;function) that run in one of the two runs only, and the sequence patterns (the most frequent pairs of consecutive event types, per producer) whose counts changed')),
@@ -66,15 +75,24 @@ async function load() {
   note.textContent = 'comparing…';
   const trace = state.trace.info.name;
   if (sidesOf !== base) { sidesOf = base; showSides(base, trace).catch(showErr); }
-  const r = await api('diff', { base, trace, by: document.getElementById('diff-by').value, metric: document.getElementById('diff-metric').value, structure: 1 });
+  const picked = id => [...document.getElementById(id).selectedOptions].map(o => o.value);
+  const bases = [base, ...picked('diff-more-base').filter(n => n !== base)], news = picked('diff-more-new');
+  if ((bases.length > 1) !== (news.length > 0)) { // the spread of each side is measured: two runs or more on each
+    note.textContent = `one run per side, or at least two on each: now ${bases.length} and ${1 + news.length}`;
+    return;
+  }
+  const r = await api('diff', { base: bases, trace, new: news, by: document.getElementById('diff-by').value, metric: document.getElementById('diff-metric').value, structure: 1 });
   if (!state.trace || state.trace.info.name !== trace) return;
   d = r; focus = -1;
   kids = d.tree ? d.tree.frames.map(() => []) : [];
   rootKids = [];
   if (d.tree) d.tree.frames.forEach((f, i) => (f[1] < 0 ? rootKids : kids[f[1]]).push(i));
-  note.textContent = `${d.rows.length} rows · ${d.tests} tests, ${d.correction} correction, α ${d.alpha}`;
+  const several = bases.length > 1 || news.length;
+  note.textContent = `${d.rows.length} rows · ${d.tests} tests, ${d.correction} correction, α ${d.alpha}` +
+    (several ? ` · ${bases.length} base run${bases.length > 1 ? 's' : ''} against ${1 + news.length} (run-to-run variance in the tests; the structure, the flame graph and the side by side compare ${base} with ${trace})` : '');
   const tb = document.getElementById('diff-table');
   tb.dataset.base = base; tb.dataset.by = d.by;
+  tb.dataset.runs = JSON.stringify([bases, [trace, ...news]]);
   renderTable(); renderStructure(); renderRanges(); drawFlame();
   markRanges(d.ranges, d.b_time_unit);
 }

@@ -98,7 +98,8 @@ export function changed(what) {
 
 export async function api(path, params = {}) {
   const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') q.set(k, v);
+  for (const [k, v] of Object.entries(params))  // an array: the parameter given once per value
+    for (const x of Array.isArray(v) ? v : [v]) if (x !== undefined && x !== null && x !== '') q.append(k, x);
   q.set('ticks', 'string');
   const url = '/api/' + path + (q.toString() ? '?' + q.toString().replace(/\+/g, '%20') : '');
   const r = await fetch(url);

@@ -144,6 +144,22 @@ await withBrowser(shots, async ({ page, errors, shot }) => {
     nth > 1 && +sa.align === wa && +sb.align === wb && sa.alignAt === picked && sb.alignAt === picked, JSON.stringify({ picked, sa, sb }));
   await shot('diffview-3b-picked');
 
+  // several runs per side: g1 and g3 against g2 and g4, the rows of traza diff --base g1 g3 --new g2 g4
+  if (process.env.DIFF_RUNS_ROWS) {
+    await compare(page, 'g2', 'g1');
+    await page.selectOption('[data-testid=diff-more-base]', ['g3']);
+    await page.waitForFunction(() => /one run per side, or at least two on each: now 2 and 1/.test(document.querySelector('[data-testid=diff-note]').textContent), null, { timeout: 60000 });
+    check('two base runs against one: the note asks for two on each side', true, '');
+    await page.selectOption('[data-testid=diff-more-new]', ['g4']);
+    await page.waitForFunction(() => document.querySelector('[data-testid=diff-table]').dataset.runs === JSON.stringify([['g1', 'g3'], ['g2', 'g4']]), null, { timeout: 60000 });
+    const rows = await page.$$eval('[data-testid=diff-row]', xs => xs.map(x => x.dataset.name).join(' '));
+    check(`two runs per side in the UI: the rows of traza diff --base g1 g3 --new g2 g4 (${rows})`, rows === process.env.DIFF_RUNS_ROWS,
+      `ui:  ${rows}\n  cli: ${process.env.DIFF_RUNS_ROWS}`);
+    const note = await page.$eval('[data-testid=diff-note]', x => x.textContent);
+    check(`the note says how many runs each side has (${note})`, note.includes('2 base runs against 2'), note);
+    await shot('diffview-runs');
+  }
+
   // further pairs: generated traces, then the uftrace sample against itself aligned at a function
   for (const item of others) {
     const [b0, o0 = b0] = item.split('+');
