@@ -2,6 +2,7 @@
  * and irregular slicing, and the ranking of probable causes of a series. */
 #include "traza/analysis.h"
 #include "analysis/progress.h"
+#include "tools/tool_filter.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -355,14 +356,7 @@ int traza_correlate_rank(traza_trace *t, const traza_series *target, const traza
         traza_err_set(err, TRAZA_E_NOMEM, "out of memory ranking over %zu events", nev);
         goto done;
     }
-    traza_filter f;
-    traza_filter_init(&f);
-    if (o.within) {
-        f = *o.within;
-        f.order = TRAZA_ORDER_TIME;
-        f.offset = f.limit = 0;
-        f.with_params = 0;
-    }
+    traza_filter f = tz_filter_all_of(o.within);
     traza_scan *c = traza_scan_open(t, &f, err);
     if (!c)
         goto done;

@@ -3,6 +3,7 @@
  * are the exceptions. */
 #include "traza/analysis.h"
 #include "analysis/progress.h"
+#include "tools/tool_filter.h"
 #include "util/util.h"
 
 #include <stdlib.h>
@@ -106,29 +107,24 @@ int traza_seqsearch(traza_trace *t, const traza_filter *within, const int32_t *t
                     int64_t max_gap, traza_seq_result *out, traza_err *err)
 {
     memset(out, 0, sizeof *out);
-    traza_filter f;
-    traza_filter_init(&f);
-    if (within) {
-        f = *within;
-        f.order = TRAZA_ORDER_TIME;
-        f.offset = f.limit = 0;
-        f.with_params = 0;
-    }
-    /* the pattern's types that the filter keeps (-1 when it keeps none: no events) */
-    int32_t kept[64] = {-1};
-    size_t nk = 0;
-    for (size_t i = 0; i < len && nk < 64; i++) {
-        int in = !within || !within->ntypes;
-        for (size_t j = 0; !in && j < within->ntypes; j++)
-            in = within->types[j] == types[i];
-        if (in)
-            kept[nk++] = types[i];
-    }
+    traza_filter f = tz_filter_all_of(within);
+    /* the pattern's types that the filter keeps (none kept: type -1, no events) */
+    int32_t *kept = malloc((len ? len : 1) * sizeof *kept);
+    if (!kept)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    size_t nk = len;
+    if (len)
+        memcpy(kept, types, len * sizeof *kept);
+    tz_ids_keep(kept, &nk, within ? within->types : NULL, within ? within->ntypes : 0);
+    if (!nk)
+        kept[0] = -1;
     f.types = kept;
     f.ntypes = nk ? nk : 1;
     int64_t cnt = traza_count(t, &f, err);
-    if (cnt < 0)
+    if (cnt < 0) {
+        free(kept);
         return -1;
+    }
     size_t m = cnt > 0 ? (size_t)cnt : 1;
     int64_t *id = malloc(m * sizeof *id), *ts = malloc(m * sizeof *ts);
     int32_t *ty = malloc(m * sizeof *ty), *pr = malloc(m * sizeof *pr);
@@ -162,6 +158,7 @@ int traza_seqsearch(traza_trace *t, const traza_filter *within, const int32_t *t
         goto done;
     rc = traza_seqsearch_arrays(id, ts, ty, pr, n, types, len, per_producer, max_gap, out, err);
 done:
+    free(kept);
     free(id);
     free(ts);
     free(ty);

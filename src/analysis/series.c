@@ -2,6 +2,7 @@
  * saved event set) into compact arrays. */
 #include "traza/analysis.h"
 #include "analysis/progress.h"
+#include "tools/tool_filter.h"
 #include "util/util.h"
 
 #include <stdio.h>
@@ -53,22 +54,6 @@ int traza_series_from(traza_series *s, const char *name, const int64_t *ts, cons
     return 0;
 }
 
-/* ids[0..n) that are also in within[0..nw) (both small), in place; *n updated. An
- * empty `within` keeps all. */
-static void intersect_ids(int32_t *ids, size_t *n, const int32_t *within, size_t nw)
-{
-    if (!within || !nw)
-        return;
-    size_t k = 0;
-    for (size_t i = 0; i < *n; i++)
-        for (size_t j = 0; j < nw; j++)
-            if (ids[i] == within[j]) {
-                ids[k++] = ids[i];
-                break;
-            }
-    *n = k;
-}
-
 int traza_series_load(traza_trace *t, const char *spec, int subtree, const traza_filter *within, const traza_stop *stop,
                       traza_partial *pi, traza_series *s, traza_err *err)
 {
@@ -78,18 +63,11 @@ int traza_series_load(traza_trace *t, const char *spec, int subtree, const traza
         pi = &pdummy;
     memset(pi, 0, sizeof *pi);
     pi->covered_to = INT64_MIN;
-    traza_filter f;
-    traza_filter_init(&f);
-    if (within) {
-        f = *within;
-        f.types = NULL;
-        f.ntypes = 0;
-        f.producers = NULL;
-        f.nproducers = 0;
-        f.order = TRAZA_ORDER_TIME;
-        f.offset = f.limit = 0;
-        f.with_params = 0;
-    }
+    traza_filter f = tz_filter_all_of(within);
+    f.types = NULL;
+    f.ntypes = 0;
+    f.producers = NULL;
+    f.nproducers = 0;
     int32_t type = -1;
     int32_t *prods = NULL;
     size_t nprods = 0;
@@ -145,7 +123,7 @@ int traza_series_load(traza_trace *t, const char *spec, int subtree, const traza
         f.types = &type;
         f.ntypes = 1;
         size_t nt = 1;
-        intersect_ids(&type, &nt, within ? within->types : NULL, within ? within->ntypes : 0);
+        tz_ids_keep(&type, &nt, within ? within->types : NULL, within ? within->ntypes : 0);
         if (!nt)
             f.types = &none;
     } else if (within && within->ntypes) {
@@ -154,7 +132,7 @@ int traza_series_load(traza_trace *t, const char *spec, int subtree, const traza
     }
     if (prods) {
         size_t before = nprods;
-        intersect_ids(prods, &nprods, within ? within->producers : NULL, within ? within->nproducers : 0);
+        tz_ids_keep(prods, &nprods, within ? within->producers : NULL, within ? within->nproducers : 0);
         if (before && !nprods) {
             f.types = &none;
             f.ntypes = 1;

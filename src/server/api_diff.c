@@ -69,9 +69,9 @@ static int structure_json(tz_buf *out, traza_trace *a, traza_trace *b, const tra
     return rc;
 }
 
-/* The runs of one side: the values of parameter `key` in order, each trace opened for
- * this request alone (the server's trace cache could close one while another opens),
- * after `first` when given (the open trace). 0, or -1 after an answer. */
+/* The runs of one side: the values of parameter `key` in order, each opened for this
+ * request alone (tz_req_trace_open), after `first` when given (the open trace). 0, or -1
+ * after an answer. */
 static int open_runs(tz_req *r, const char *key, traza_trace *first, traza_trace **runs, size_t *n, traza_trace **owned,
                      size_t *nowned)
 {
@@ -83,18 +83,9 @@ static int open_runs(tz_req *r, const char *key, traza_trace *first, traza_trace
             continue;
         if (*n == TZ_DIFF_MAX_RUNS)
             return tz_fail(r, 400, "at most %d runs per side (parameter '%s')", TZ_DIFF_MAX_RUNS, key);
-        traza_trace_info info;
-        memset(&info, 0, sizeof info);
-        traza_err err;
-        traza_err_clear(&err);
-        char id[32];
-        if (traza_workspace_find(r->api->ws, r->params->p[i].value, &info, &err) < 0)
-            return tz_fail_err(r, &err);
-        snprintf(id, sizeof id, "%lld", (long long)info.id);
-        traza_trace_info_clear(&info);
-        traza_trace *t = traza_trace_open(r->api->ws, id, TRAZA_OPEN_READ, &err);
+        traza_trace *t = tz_req_trace_open(r, r->params->p[i].value);
         if (!t)
-            return tz_fail_err(r, &err);
+            return -1;
         owned[(*nowned)++] = t;
         runs[(*n)++] = t;
     }

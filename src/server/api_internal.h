@@ -159,6 +159,9 @@ const char *tz_arg_str(tz_req *r, const char *key);
 traza_trace *tz_req_trace(tz_req *r);
 /* The trace named by the parameter key, cached as tz_req_trace. */
 traza_trace *tz_req_trace_of(tz_req *r, const char *key);
+/* Trace `name` opened for this request alone (the caller closes it: the cache could
+ * close a cached one while the request opens others), or NULL after an answer. */
+traza_trace *tz_req_trace_open(tz_req *r, const char *name);
 
 /* A filter from the common parameters: from, to, overlap, types (ids), producers
  * (ids), subtree, categories (names), set, re.COLUMN=PATTERN, nre.COLUMN=PATTERN. */

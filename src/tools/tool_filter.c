@@ -132,6 +132,20 @@ int tz_filter_only_category(traza_filter *f, traza_category category, const char
     return 0;
 }
 
+void tz_ids_keep(int32_t *ids, size_t *n, const int32_t *keep, size_t nkeep)
+{
+    if (!keep || !nkeep)
+        return;
+    size_t k = 0;
+    for (size_t i = 0; i < *n; i++)
+        for (size_t j = 0; j < nkeep; j++)
+            if (ids[i] == keep[j]) {
+                ids[k++] = ids[i];
+                break;
+            }
+    *n = k;
+}
+
 traza_filter tz_filter_all_of(const traza_filter *sel)
 {
     traza_filter f;

@@ -57,6 +57,10 @@ void tz_filter_args_free(tz_filter_args *tf);
  * without its offset, limit and order, for an analysis that reads them all. */
 traza_filter tz_filter_all_of(const traza_filter *sel);
 
+/* Keeps in ids[0..*n) those also in keep[0..nkeep) (short lists), in place; an empty
+ * `keep` keeps all. */
+void tz_ids_keep(int32_t *ids, size_t *n, const int32_t *keep, size_t nkeep);
+
 /* Restricts f to the events of one category, for an analysis that reads only those
  * (`what` names them in the error): -1 with TRAZA_E_USAGE when f's categories leave
  * that one out. */
