@@ -8,7 +8,7 @@
 
 const char cmd_import_usage[] =
     "usage: traza import FILE... [--format F] [--name N] [--map MAP] [--time-unit E] [--elf FILE]\n"
-    "                    [--symbols FILE] [--timestamp-hz HZ] [--strict] [--meta KEY=VAL]... [--json]\n"
+    "                    [--symbols FILE] [--timestamp-hz HZ] [--strict] [--replace] [--meta KEY=VAL]... [--json]\n"
     "\n"
     "Imports one or more files as one new trace. The format is detected from the\n"
     "content unless --format is given. Nothing changes in the workspace if the import\n"
@@ -16,6 +16,8 @@ const char cmd_import_usage[] =
     "\n"
     "  --format F      paje, kptrace, pc, csv (see 'traza tools' for all importers)\n"
     "  --name N        the trace's name (default: the first file's name without extension)\n"
+    "  --replace       a trace of that name is replaced (with its saved results) once the\n"
+    "                  import succeeded, in one step: readers see the old or the new one\n"
     "  --map MAP       csv: column map, e.g. ts=0,end=1,type=4,producer=5,cpu=7\n"
     "                  (keys: ts end type producer end_producer cpu value level category\n"
     "                  param:NAME[:int|double|string|hex]; a header name may replace a number)\n"
@@ -44,6 +46,7 @@ int cmd_import(traza_cli *cli, int argc, char **argv)
         {"time-unit", required_argument, NULL, 'u'},
         {"no-process", no_argument, NULL, 'P'},
         {"strict", no_argument, NULL, 'S'},
+        {"replace", no_argument, NULL, 'R'},
         {"meta", required_argument, NULL, 'M'},
         {"elf", required_argument, NULL, 'E'},
         {"symbols", required_argument, NULL, 'Y'},
@@ -61,6 +64,7 @@ int cmd_import(traza_cli *cli, int argc, char **argv)
         case 'n': o.name = optarg; break;
         case 'P': o.no_postprocess = 1; break;
         case 'S': o.strict = 1; break;
+        case 'R': o.replace = 1; break;
         case 'E': o.elf = optarg; break;
         case 'Y': o.symbols = optarg; break;
         case 'H': {

@@ -272,43 +272,51 @@ traza_trace *tz_req_trace(tz_req *r)
     return tz_req_trace_of(r, "trace");
 }
 
+/* The trace named `name` (its current version: a trace replaced in the store has a new
+ * id, so the caches keyed by id never serve the old one) from the request's cache, or
+ * opened into it. */
 traza_trace *tz_req_trace_of(tz_req *r, const char *key)
 {
     tz_api *api = r->api;
     const char *name = tz_arg_str(r, key);
     if (!name || !*name)
         return tz_fail(r, 400, "missing parameter '%s'", key), NULL;
-    traza_trace_info info;
-    memset(&info, 0, sizeof info);
     traza_err err;
     traza_err_clear(&err);
-    if (traza_workspace_find(api->ws, name, &info, &err) < 0)
-        return tz_fail_err(r, &err), NULL;
-    int64_t id = info.id;
-    traza_trace_info_clear(&info);
-    api->clock++;
-    size_t victim = 0;
-    for (size_t i = 0; i < TZ_API_TRACE_CACHE; i++) {
-        if (api->cache[i].t && api->cache[i].id == id) {
-            api->cache[i].used = api->clock;
-            return api->cache[i].t;
+    for (int tries = 0;; tries++) {
+        traza_trace_info info;
+        memset(&info, 0, sizeof info);
+        if (traza_workspace_find(api->ws, name, &info, &err) < 0)
+            return tz_fail_err(r, &err), NULL;
+        int64_t id = info.id;
+        traza_trace_info_clear(&info);
+        api->clock++;
+        size_t victim = 0;
+        for (size_t i = 0; i < TZ_API_TRACE_CACHE; i++) {
+            if (api->cache[i].t && api->cache[i].id == id) {
+                api->cache[i].used = api->clock;
+                return api->cache[i].t;
+            }
+            if (!api->cache[i].t || api->cache[i].used < api->cache[victim].used)
+                victim = i;
+            if (!api->cache[i].t)
+                break;
         }
-        if (!api->cache[i].t || api->cache[i].used < api->cache[victim].used)
-            victim = i;
-        if (!api->cache[i].t)
-            break;
+        char idtext[32];
+        snprintf(idtext, sizeof idtext, "%lld", (long long)id);
+        traza_trace *t = traza_trace_open(api->ws, idtext, TRAZA_OPEN_READ, &err);
+        if (!t) {
+            if (tries < 3 && err.code == TRAZA_E_NOTFOUND)
+                continue; /* replaced between the look-up and the open: look the name up again */
+            return tz_fail_err(r, &err), NULL;
+        }
+        if (api->cache[victim].t)
+            traza_trace_close(api->cache[victim].t);
+        api->cache[victim].t = t;
+        api->cache[victim].id = id;
+        api->cache[victim].used = api->clock;
+        return t;
     }
-    char idtext[32];
-    snprintf(idtext, sizeof idtext, "%lld", (long long)id);
-    traza_trace *t = traza_trace_open(api->ws, idtext, TRAZA_OPEN_READ, &err);
-    if (!t)
-        return tz_fail_err(r, &err), NULL;
-    if (api->cache[victim].t)
-        traza_trace_close(api->cache[victim].t);
-    api->cache[victim].t = t;
-    api->cache[victim].id = id;
-    api->cache[victim].used = api->clock;
-    return t;
 }
 
 /* "1,2,3" -> ids (each checked by `valid`). */
