@@ -36,7 +36,8 @@ typedef struct traza_import_opts {
     int replace;          /* a trace of that name is replaced (traza_writer_begin_replacing),
                              not an error */
     const traza_kv *params; /* parameters given to the trace besides the importer's (over
-                               those of the same key); nparams of them */
+                               those of the same key), in the commit that publishes it;
+                               checked as traza_meta_check does; nparams of them */
     size_t nparams;
 } traza_import_opts;
 

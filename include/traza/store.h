@@ -56,6 +56,8 @@ int traza_workspace_rename(traza_workspace *ws, const char *name_or_id, const ch
 int traza_workspace_set_meta(traza_workspace *ws, const char *name_or_id, const traza_kv *kv, size_t n, traza_err *err);
 /* Checks one metadata key: 0, or -1 with an error naming it. */
 int traza_meta_key_check(const char *key, traza_err *err);
+/* Checks the entries kv[0..n-1] as traza_workspace_set_meta does (keys, value sizes). */
+int traza_meta_check(const traza_kv *kv, size_t n, traza_err *err);
 
 /* ---- writing a new trace (importers) ------------------------------------ */
 

@@ -53,8 +53,8 @@ int cmd_import(traza_cli *cli, int argc, char **argv)
         {"timestamp-hz", required_argument, NULL, 'H'},
         {NULL, 0, NULL, 0},
     };
-    traza_kv meta[64];
-    size_t nmeta = 0;
+    traza_kv meta[64], params[64];
+    size_t nmeta = 0, nparams = 0;
     traza_import_opts o;
     memset(&o, 0, sizeof o);
     int c;
@@ -102,6 +102,18 @@ int cmd_import(traza_cli *cli, int argc, char **argv)
     }
     if (optind >= argc)
         return cli_usage_error("import", "no file given");
+    /* the entries other than the alias (a column of the catalogue) come with the trace,
+     * in the commit that publishes it */
+    size_t kept = 0;
+    for (size_t i = 0; i < nmeta; i++) {
+        if (strcmp(meta[i].key, "alias") == 0)
+            meta[kept++] = meta[i];
+        else
+            params[nparams++] = meta[i];
+    }
+    nmeta = kept;
+    o.params = params;
+    o.nparams = nparams;
     traza_workspace *ws = cli_ws(cli);
     if (!ws)
         return EXIT_FAIL;

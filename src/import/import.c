@@ -177,6 +177,8 @@ static int import_files(traza_workspace *ws, const char *const *paths, const cha
     if (opts->timestamp_hz < 0 || opts->timestamp_hz != opts->timestamp_hz)
         return traza_err_set(err, TRAZA_E_USAGE, "timestamp counter frequency %g: expected a positive number of hertz",
                              opts->timestamp_hz);
+    if (traza_meta_check(opts->params, opts->nparams, err) < 0)
+        return -1;
     char *name = opts->name ? tz_strdup(opts->name) : default_name(sources[0]);
     if (!name)
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
