@@ -172,11 +172,15 @@ uninstall-rt-cm3:
 install: install-rt-cm3
 uninstall: uninstall-rt-cm3
 .PHONY: install-rt-cm3 uninstall-rt-cm3
-# read live through QEMU's gdbstub (tests/rt/t_live.sh): paced, and a burst that wraps the ring
-$(CM_DIR)/live.elf $(CM_DIR)/live-burst.elf: $(CM_DIR)/live%.elf: rt/tests/cm3/live.c $(CM_DIR)/firmware.elf
+# read live through QEMU's gdbstub (tests/rt/t_live.sh): paced, a burst that wraps the
+# ring, and a slow one that keeps calling for as long as it runs (a trace that grows)
+LIVE_CFLAGS-burst := -DLIVE_BURST -DLIVE_CALLS=3000
+LIVE_CFLAGS-slow := -DLIVE_CALLS=100000000 -DLIVE_PAUSE=200000
+$(CM_DIR)/live.elf $(CM_DIR)/live-burst.elf $(CM_DIR)/live-slow.elf: $(CM_DIR)/live%.elf: rt/tests/cm3/live.c \
+                                                                    $(CM_DIR)/firmware.elf
 	$(CM_CC) $(CM_ARCH) -O1 -g -ffreestanding -fno-inline -finstrument-functions -Irt/include \
-	  $(if $*,-DLIVE_BURST -DLIVE_CALLS=3000) -c $< -o $(CM_DIR)/live$*.o
+	  $(LIVE_CFLAGS$*) -c $< -o $(CM_DIR)/live$*.o
 	$(CM_CC) $(CM_ARCH) -nostdlib -T rt/boards/mps2-an385/link.ld -Wl,--gc-sections -o $@ \
 	  $(CM_DIR)/startup.o $(CM_DIR)/live$*.o $(CM_DIR)/libtraza-rt-cm3.a -lgcc
-rt: $(CM_DIR)/live.elf $(CM_DIR)/live-burst.elf
+rt: $(CM_DIR)/live.elf $(CM_DIR)/live-burst.elf $(CM_DIR)/live-slow.elf
 endif

@@ -29,6 +29,8 @@ const char *traza_elf_func_at(const traza_elf *e, uint64_t addr, uint64_t *off);
 /* The address of the first defined symbol called name (any type; the Thumb bit of a
  * function cleared): 0, or -1 (err says the symbol is missing). */
 int traza_elf_symbol(const traza_elf *e, const char *name, uint64_t *addr, traza_err *err);
+/* As traza_elf_symbol, with the symbol's size in bytes (st_size; 0 when not given). */
+int traza_elf_symbol_sized(const traza_elf *e, const char *name, uint64_t *addr, uint64_t *size, traza_err *err);
 void traza_elf_close(traza_elf *e);
 
 #endif /* TRAZA_EXPERIMENTAL_API */

@@ -33,6 +33,12 @@ typedef struct traza_import_opts {
     double timestamp_hz;  /* etm: the frequency of the trace's timestamp counter; its
                              timestamps then become nanoseconds (time unit 10^-9 s).
                              0 = time stays in counter ticks */
+    int replace;          /* a trace of that name is replaced (traza_writer_begin_replacing),
+                             not an error */
+    const traza_kv *params; /* parameters given to the trace besides the importer's (over
+                               those of the same key), in the commit that publishes it;
+                               checked as traza_meta_check does; nparams of them */
+    size_t nparams;
 } traza_import_opts;
 
 typedef struct traza_importer {
@@ -52,7 +58,8 @@ const traza_importer *traza_importer_find(const char *name);
 /* Picks the importer by content; error lists what was tried. */
 const traza_importer *traza_importer_detect(const char *path, traza_err *err);
 
-/* Imports files as one new trace. On any failure the workspace is unchanged. After
+/* Imports files as one new trace (or, with opts->replace, the new version of a trace).
+ * On any failure the workspace is unchanged. After
  * the commit, formats with a post-import step (CTF) build their derived trace unless
  * opts->no_postprocess; a failure of that step is logged as a warning and leaves the
  * imported trace in place. */

@@ -56,12 +56,20 @@ int traza_workspace_rename(traza_workspace *ws, const char *name_or_id, const ch
 int traza_workspace_set_meta(traza_workspace *ws, const char *name_or_id, const traza_kv *kv, size_t n, traza_err *err);
 /* Checks one metadata key: 0, or -1 with an error naming it. */
 int traza_meta_key_check(const char *key, traza_err *err);
+/* Checks the entries kv[0..n-1] as traza_workspace_set_meta does (keys, value sizes). */
+int traza_meta_check(const traza_kv *kv, size_t n, traza_err *err);
 
 /* ---- writing a new trace (importers) ------------------------------------ */
 
 /* Starts a new trace. Nothing is visible in the workspace until commit: an abort, an
  * error or a crash leaves the catalogue and every other trace as they were. */
 traza_writer *traza_writer_begin(traza_workspace *ws, const char *name, const char *format, traza_err *err);
+/* As traza_writer_begin, but a trace of that name may exist: the commit replaces it
+ * (with its saved results) in the transaction that publishes the new one, so a reader
+ * of the workspace finds the old trace or the new one, never neither nor a part. The
+ * new trace gets a new id (greater than the old one's): a reader holding the old id
+ * sees that the trace changed. A reader that has the old trace open keeps reading it. */
+traza_writer *traza_writer_begin_replacing(traza_workspace *ws, const char *name, const char *format, traza_err *err);
 int traza_writer_set_time_unit(traza_writer *w, int exponent);
 int traza_writer_add_source(traza_writer *w, const char *path, traza_err *err);
 int traza_writer_set_param(traza_writer *w, const char *key, const char *value, traza_err *err);

@@ -216,11 +216,15 @@ void traza_rt_event(uint32_t id, int64_t value)
 
 static struct bm_task {
     const void *handle;
-    const char *name;
     uint32_t flags; /* TZR_TASK_ISR */
     tz_count switches;
     tz_task_stack saved;
 } bm_tasks[TZ_BM_TASKS + 1];
+/* The name of each slot (the kernel's, a pointer into its task control block; an
+ * interrupt handler's), by task id: a debugger reading the ring of a running target
+ * reads a task's name through it when the task first appears in the records (`traza
+ * record --target`, doc/tracer-live.md). */
+TZ_API const char *volatile traza_rt_task_names[TZ_BM_TASKS + 1] = {"main"};
 static uint32_t bm_ntasks = 1, bm_cur;
 static uint32_t bm_resume[TZ_BM_ISR_NEST], bm_nisr; /* the contexts the handlers interrupted */
 static uint32_t bm_task_of_isr; /* the task running under the handlers (bm_cur when none) */
@@ -233,10 +237,13 @@ static TZ_NOINSTR uint32_t bm_slot(const void *handle, const char *name, uint32_
     if (i == bm_ntasks) {
         if (bm_ntasks <= TZ_BM_TASKS)
             bm_ntasks++;
-        else if (t)
-            t->overflow++;
+        else { /* every slot taken: the last one is reused */
+            i = TZ_BM_TASKS;
+            if (t)
+                t->overflow++;
+        }
         bm_tasks[i].handle = handle;
-        bm_tasks[i].name = name;
+        traza_rt_task_names[i] = name;
         bm_tasks[i].flags = flags;
     }
     return i;
@@ -315,7 +322,7 @@ int tz_plat_task_chunks(tz_put_fn put, void *user)
 {
     int n = 0;
     for (uint32_t i = 0; i < bm_ntasks; i++) {
-        const char *name = i ? bm_tasks[i].name : "main";
+        const char *name = traza_rt_task_names[i];
         uint8_t c[TZR_TASK_FIXED + 32];
         size_t len = 0;
         while (name && name[len] && len < 32)

@@ -8,7 +8,7 @@
 
 const char cmd_import_usage[] =
     "usage: traza import FILE... [--format F] [--name N] [--map MAP] [--time-unit E] [--elf FILE]\n"
-    "                    [--symbols FILE] [--timestamp-hz HZ] [--strict] [--meta KEY=VAL]... [--json]\n"
+    "                    [--symbols FILE] [--timestamp-hz HZ] [--strict] [--replace] [--meta KEY=VAL]... [--json]\n"
     "\n"
     "Imports one or more files as one new trace. The format is detected from the\n"
     "content unless --format is given. Nothing changes in the workspace if the import\n"
@@ -16,6 +16,8 @@ const char cmd_import_usage[] =
     "\n"
     "  --format F      paje, kptrace, pc, csv (see 'traza tools' for all importers)\n"
     "  --name N        the trace's name (default: the first file's name without extension)\n"
+    "  --replace       a trace of that name is replaced (with its saved results) once the\n"
+    "                  import succeeded, in one step: readers see the old or the new one\n"
     "  --map MAP       csv: column map, e.g. ts=0,end=1,type=4,producer=5,cpu=7\n"
     "                  (keys: ts end type producer end_producer cpu value level category\n"
     "                  param:NAME[:int|double|string|hex]; a header name may replace a number)\n"
@@ -44,14 +46,15 @@ int cmd_import(traza_cli *cli, int argc, char **argv)
         {"time-unit", required_argument, NULL, 'u'},
         {"no-process", no_argument, NULL, 'P'},
         {"strict", no_argument, NULL, 'S'},
+        {"replace", no_argument, NULL, 'R'},
         {"meta", required_argument, NULL, 'M'},
         {"elf", required_argument, NULL, 'E'},
         {"symbols", required_argument, NULL, 'Y'},
         {"timestamp-hz", required_argument, NULL, 'H'},
         {NULL, 0, NULL, 0},
     };
-    traza_kv meta[64];
-    size_t nmeta = 0;
+    traza_kv meta[64], params[64];
+    size_t nmeta = 0, nparams = 0;
     traza_import_opts o;
     memset(&o, 0, sizeof o);
     int c;
@@ -61,6 +64,7 @@ int cmd_import(traza_cli *cli, int argc, char **argv)
         case 'n': o.name = optarg; break;
         case 'P': o.no_postprocess = 1; break;
         case 'S': o.strict = 1; break;
+        case 'R': o.replace = 1; break;
         case 'E': o.elf = optarg; break;
         case 'Y': o.symbols = optarg; break;
         case 'H': {
@@ -98,6 +102,18 @@ int cmd_import(traza_cli *cli, int argc, char **argv)
     }
     if (optind >= argc)
         return cli_usage_error("import", "no file given");
+    /* the entries other than the alias (a column of the catalogue) come with the trace,
+     * in the commit that publishes it */
+    size_t kept = 0;
+    for (size_t i = 0; i < nmeta; i++) {
+        if (strcmp(meta[i].key, "alias") == 0)
+            meta[kept++] = meta[i];
+        else
+            params[nparams++] = meta[i];
+    }
+    nmeta = kept;
+    o.params = params;
+    o.nparams = nparams;
     traza_workspace *ws = cli_ws(cli);
     if (!ws)
         return EXIT_FAIL;

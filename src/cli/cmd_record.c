@@ -1,7 +1,7 @@
 /* traza record [-o DUMP] [--mode ring|stream] [--buffer SIZE] [--import NAME] -- PROGRAM ARGS
  * traza record --target gdb://HOST:PORT --elf FW.elf [--name T] (a bare-metal target's ring) */
 #include "cli/cli.h"
-#include "traza/live.h"
+#include "cli/record_target.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -16,7 +16,8 @@
 
 const char cmd_record_usage[] =
     "usage: traza record [-o DUMP] [--mode ring|stream] [--buffer SIZE] [--import NAME] -- PROGRAM [ARGS]\n"
-    "       traza record --target gdb://HOST:PORT --elf FW.elf [--name T] [--duration S] [--interval MS] [-o DUMP]\n"
+    "       traza record --target gdb://HOST:PORT --elf FW.elf [--name T] [--duration S] [--interval MS]\n"
+    "                    [--refresh MS] [-o DUMP]\n"
     "\n"
     "Runs PROGRAM with the traza tracer runtime and writes its dump (.tzr, default\n"
     "traza-rt.tzr). PROGRAM must be compiled with `-pg -mfentry` (recommended) or\n"
@@ -34,6 +35,10 @@ const char cmd_record_usage[] =
     "  --name T            the trace name (default: the firmware's file name)\n"
     "  --duration S        stop after S seconds (default: when the target exits, or Ctrl-C)\n"
     "  --interval MS       milliseconds between polls (default 20)\n"
+    "  --refresh MS        while recording, the trace is imported so far every MS\n"
+    "                      milliseconds when new events arrived (traza serve follows it;\n"
+    "                      marked rt.recording=1 until the end); 0: at the end only\n"
+    "                      (default 1000)\n"
     "The runtime library is $TRAZA_RT_LIB, else libtraza-rt.so next to traza (build tree:\n"
     "rt/, installed: ../lib/). A program that dies of SIGSEGV, SIGBUS, SIGABRT, SIGFPE or\n"
     "SIGILL writes its dump first; a forked child writes its own, DUMP with .PID before\n"
@@ -53,124 +58,10 @@ static int find_rt(char *out, size_t size)
     return -1;
 }
 
-static volatile sig_atomic_t live_stop;
-static void on_sigint(int sig)
-{
-    (void)sig;
-    live_stop = 1;
-}
-
-/* gdb://HOST:PORT -> host, port (in buf) */
-static int parse_target(const char *url, char *buf, size_t size, const char **host, const char **port)
-{
-    if (strncmp(url, "gdb://", 6) != 0 || strlen(url + 6) >= size)
-        return -1;
-    snprintf(buf, size, "%s", url + 6);
-    char *colon = strrchr(buf, ':');
-    if (!colon || colon == buf || !colon[1])
-        return -1;
-    *colon = '\0';
-    *host = buf;
-    *port = colon + 1;
-    return 0;
-}
-
-static int import_dump(traza_cli *cli, const char *path, const char *name, traza_trace_info *info)
-{
-    traza_workspace *ws = cli_ws(cli);
-    if (!ws)
-        return -1;
-    traza_err err;
-    traza_err_clear(&err);
-    traza_import_opts o = {0};
-    o.format = "rtdump";
-    o.name = name;
-    const char *paths[1] = {path};
-    if (traza_import(ws, paths, 1, &o, info, &err) < 0) {
-        cli_fail(cli, &err);
-        return -1;
-    }
-    return 0;
-}
-
-static int record_target(traza_cli *cli, const char *target, const char *elf, const char *name, const char *out,
-                         double duration, long interval)
-{
-    char buf[512];
-    traza_live_opts o = {0};
-    if (parse_target(target, buf, sizeof buf, &o.host, &o.port) < 0)
-        return cli_usage_error("record", "--target is gdb://HOST:PORT, not '%s'", target);
-    if (!elf)
-        return cli_usage_error("record", "--target needs --elf FW.elf (the firmware the target runs)");
-    o.program = elf;
-    o.interval_ms = (int)interval;
-    o.duration_ms = (int)(duration * 1000);
-    o.stop = &live_stop;
-    o.timeout_ms = 5000;
-    struct sigaction sa, old;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
-    sigaction(SIGINT, &sa, &old);
-    unsigned char *dump = NULL;
-    size_t dumplen = 0;
-    traza_live_stats st;
-    traza_err err;
-    traza_err_clear(&err);
-    int rc = traza_live_record(&o, &dump, &dumplen, &st, &err);
-    sigaction(SIGINT, &old, NULL);
-    if (rc < 0) {
-        free(dump);
-        return cli_fail(cli, &err);
-    }
-    /* the dump file, then the import (which reads it) */
-    char tmpl[] = "/tmp/traza-live-XXXXXX";
-    int fd = out ? open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : mkstemp(tmpl);
-    const char *path = out ? out : tmpl;
-    int wrc = fd < 0 ? -1 : tz_write_all(fd, dump, dumplen);
-    if (fd >= 0 && close(fd) < 0)
-        wrc = -1;
-    if (wrc < 0) {
-        fprintf(stderr, "traza record: %s: %s\n", path, strerror(errno));
-        free(dump);
-        return EXIT_FAIL;
-    }
-    free(dump);
-    if (!cli->quiet)
-        fprintf(stderr, "traza record: %s: %llu polls, %llu bytes of events, target events %llu, "
-                        "%llu blocks overwritten before they were read%s\n",
-                target, (unsigned long long)st.polls, (unsigned long long)st.bytes, (unsigned long long)st.events,
-                (unsigned long long)st.lost_blocks,
-                st.target_exited ? " (the target exited: what it wrote after the last poll is not read)" : "");
-    if (!name) {
-        const char *b = strrchr(elf, '/');
-        name = b ? b + 1 : elf;
-    }
-    traza_trace_info info;
-    rc = import_dump(cli, path, name, &info);
-    if (!out)
-        unlink(tmpl);
-    if (rc < 0)
-        return EXIT_FAIL;
-    if (cli->json) {
-        tz_buf b;
-        tz_buf_init(&b);
-        tz_buf_puts(&b, "{\"trace\":");
-        tz_json_str(&b, info.name);
-        tz_buf_printf(&b, ",\"events\":%lld,\"target_events\":%llu,\"overwritten_blocks\":%llu,\"polls\":%llu}\n",
-                      (long long)info.events, (unsigned long long)st.events, (unsigned long long)st.lost_blocks,
-                      (unsigned long long)st.polls);
-        fputs(b.s ? b.s : "", stdout);
-        tz_buf_free(&b);
-    } else if (!cli->quiet)
-        printf("imported '%s': %lld events\n", info.name, (long long)info.events);
-    traza_trace_info_clear(&info);
-    return EXIT_OK;
-}
-
 int cmd_record(traza_cli *cli, int argc, char **argv)
 {
     enum { OPT_MODE = OPT_FIRST_FREE, OPT_BUFFER, OPT_IMPORT, OPT_TARGET, OPT_ELF, OPT_NAME, OPT_DURATION,
-           OPT_INTERVAL };
+           OPT_INTERVAL, OPT_REFRESH };
     static const struct option longopts[] = {CLI_COMMON_LONGOPTS,
                                              {"output", required_argument, NULL, 'o'},
                                              {"mode", required_argument, NULL, OPT_MODE},
@@ -181,12 +72,13 @@ int cmd_record(traza_cli *cli, int argc, char **argv)
                                              {"name", required_argument, NULL, OPT_NAME},
                                              {"duration", required_argument, NULL, OPT_DURATION},
                                              {"interval", required_argument, NULL, OPT_INTERVAL},
+                                             {"refresh", required_argument, NULL, OPT_REFRESH},
                                              {NULL, 0, NULL, 0}};
     const char *out = "traza-rt.tzr", *mode = "ring", *buffer = NULL, *import = NULL;
     const char *target = NULL, *elf = NULL, *name = NULL;
     int out_set = 0;
     double duration = 0;
-    long interval = 20;
+    long interval = 20, refresh = 1000;
     int c;
     while ((c = cli_getopt(cli, argc, argv, "+:hqw:o:", longopts)) != -1) {
         if (c == 'o') out = optarg, out_set = 1;
@@ -203,6 +95,11 @@ int cmd_record(traza_cli *cli, int argc, char **argv)
             interval = strtol(optarg, &end, 10);
             if (*end || interval < 1 || interval > 60000)
                 return cli_usage_error("record", "--interval is milliseconds in 1..60000, not '%s'", optarg);
+        } else if (c == OPT_REFRESH) {
+            char *end;
+            refresh = strtol(optarg, &end, 10);
+            if (!*optarg || *end || refresh < 0 || refresh > 3600000)
+                return cli_usage_error("record", "--refresh is milliseconds in 0..3600000, not '%s'", optarg);
         }
         else if (c == OPT_MODE) {
             mode = optarg;
@@ -219,7 +116,8 @@ int cmd_record(traza_cli *cli, int argc, char **argv)
     if (target) {
         if (optind < argc)
             return cli_usage_error("record", "--target records a target, not a program ('%s')", argv[optind]);
-        return record_target(cli, target, elf, name ? name : import, out_set ? out : NULL, duration, interval);
+        cli_record_target_opts ro = {target, elf, name ? name : import, out_set ? out : NULL, duration, interval, refresh};
+        return cli_record_target(cli, &ro);
     }
     if (optind >= argc)
         return cli_usage_error("record", "expected the program to run (after --)");

@@ -177,10 +177,13 @@ static int import_files(traza_workspace *ws, const char *const *paths, const cha
     if (opts->timestamp_hz < 0 || opts->timestamp_hz != opts->timestamp_hz)
         return traza_err_set(err, TRAZA_E_USAGE, "timestamp counter frequency %g: expected a positive number of hertz",
                              opts->timestamp_hz);
+    if (traza_meta_check(opts->params, opts->nparams, err) < 0)
+        return -1;
     char *name = opts->name ? tz_strdup(opts->name) : default_name(sources[0]);
     if (!name)
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-    traza_writer *w = traza_writer_begin(ws, name, imp->name, err);
+    traza_writer *w = opts->replace ? traza_writer_begin_replacing(ws, name, imp->name, err)
+                                    : traza_writer_begin(ws, name, imp->name, err);
     free(name);
     if (!w)
         return -1;
@@ -199,6 +202,11 @@ static int import_files(traza_workspace *ws, const char *const *paths, const cha
     }
     if (opts->has_time_unit)
         traza_writer_set_time_unit(w, opts->time_unit);
+    for (size_t i = 0; i < opts->nparams; i++)
+        if (traza_writer_set_param(w, opts->params[i].key, opts->params[i].value, err) < 0) {
+            traza_writer_abort(w);
+            return -1;
+        }
     traza_trace_info mine;
     memset(&mine, 0, sizeof mine);
     if (traza_writer_commit(w, &mine, err) < 0)

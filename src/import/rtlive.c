@@ -25,22 +25,43 @@ static int rsp_read(void *user, uint64_t addr, void *buf, size_t n, traza_err *e
 /* a stop reply that says the target is gone: W (exited) or X (killed) */
 static int exited(const tz_buf *reply) { return reply->len && (reply->s[0] == 'W' || reply->s[0] == 'X'); }
 
+static void take_counters(traza_live_stats *st, const tz_rtring *ring)
+{
+    st->events = ring->events;
+    st->lost_blocks = ring->lost_blocks;
+    st->overflow = ring->overflow;
+    st->tasks_named = tz_rtring_tasks_in(ring, TZ_RTTASK_NAMED);
+    st->tasks_unnamed = tz_rtring_tasks_in(ring, TZ_RTTASK_UNNAMED);
+}
+
+static void sleep_ms(int64_t ms)
+{
+    if (ms <= 0)
+        return;
+    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
 int tz_rtlive_record(const traza_live_opts *o, tz_buf *out, traza_live_stats *st, traza_err *err)
 {
     memset(st, 0, sizeof *st);
     traza_elf *elf = traza_elf_open(o->program, err);
     if (!elf)
         return -1;
-    uint64_t ctl_addr;
+    uint64_t ctl_addr, names = 0, names_size = 0;
     int rc = traza_elf_symbol(elf, "traza_rt_control", &ctl_addr, err);
+    /* the RTOS runtime's table of task names (a firmware without tasks has none) */
+    if (rc == 0 && traza_elf_symbol_sized(elf, "traza_rt_task_names", &names, &names_size, NULL) < 0)
+        names = names_size = 0;
     traza_elf_close(elf);
     if (rc < 0)
         return traza_err_prefix(err, "%s: ", o->program);
     tz_rsp rsp;
     if (tz_rsp_connect(&rsp, o->host, o->port, o->timeout_ms, err) < 0)
         return -1;
-    tz_buf reply;
+    tz_buf reply, snap;
     tz_buf_init(&reply);
+    tz_buf_init(&snap);
     tz_rtring ring;
     int have_ring = 0;
     uint8_t ctl[TZRC_SIZE];
@@ -48,7 +69,8 @@ int tz_rtlive_record(const traza_live_opts *o, tz_buf *out, traza_live_stats *st
     rc = tz_rsp_command(&rsp, "?", &reply, err);
     if (rc == 0 && exited(&reply))
         rc = traza_err_set(err, TRAZA_E_IO, "%s: the target has exited", rsp.peer);
-    int64_t start = now_ms();
+    int64_t start = now_ms(), last_dump = start;
+    int fresh = 0; /* events or task names taken since the last dump on_dump took */
     while (rc == 0) {
         uint64_t got = 0;
         if (!have_ring) {
@@ -66,19 +88,36 @@ int tz_rtlive_record(const traza_live_opts *o, tz_buf *out, traza_live_stats *st
                 have_ring = 1;
             }
         }
-        if (have_ring && tz_rtring_poll(&ring, rsp_read, &rsp, &got, err) < 0) {
-            rc = -1;
-            break;
+        if (have_ring) {
+            if (tz_rtring_poll(&ring, rsp_read, &rsp, &got, err) < 0) {
+                rc = -1;
+                break;
+            }
+            /* the names of the tasks that appeared, while the target is halted */
+            if (tz_rtring_read_names(&ring, rsp_read, &rsp, names, names_size / 4))
+                fresh = 1;
+            take_counters(st, &ring);
         }
         st->polls++;
         st->bytes += got;
+        fresh |= got > 0;
         int64_t t = now_ms();
         if ((o->stop && *o->stop) || (o->duration_ms > 0 && t - start >= o->duration_ms))
             break; /* the target stays stopped */
         if ((rc = tz_rsp_continue(&rsp, err)) < 0)
             break;
-        struct timespec ts = {o->interval_ms / 1000, (long)(o->interval_ms % 1000) * 1000000L};
-        nanosleep(&ts, NULL);
+        int64_t ran = now_ms(); /* the target runs from here for the interval */
+        if (o->on_dump && o->refresh_ms > 0 && fresh && have_ring && t - last_dump >= o->refresh_ms) {
+            tz_buf_reset(&snap);
+            if ((rc = tz_rtring_dump(&ring, o->program, &snap, err)) < 0)
+                break;
+            st->dumps++;
+            if ((rc = o->on_dump(o->user, (const unsigned char *)snap.s, snap.len, st, err)) < 0)
+                break;
+            fresh = 0;
+            last_dump = t;
+        }
+        sleep_ms(o->interval_ms - (now_ms() - ran));
         traza_err lost;
         traza_err_clear(&lost);
         if (tz_rsp_interrupt(&rsp, &reply, &lost) < 0 || exited(&reply)) {
@@ -90,13 +129,12 @@ int tz_rtlive_record(const traza_live_opts *o, tz_buf *out, traza_live_stats *st
         rc = traza_err_set(err, TRAZA_E_NOTFOUND, "%s: the control block traza_rt_control at 0x%08" PRIx64
                            " stayed zero (the firmware never started?)", rsp.peer, ctl_addr);
     if (rc == 0) {
-        st->events = ring.events;
-        st->lost_blocks = ring.lost_blocks;
-        st->overflow = ring.overflow;
+        take_counters(st, &ring);
         rc = tz_rtring_dump(&ring, o->program, out, err);
     }
     if (have_ring)
         tz_rtring_free(&ring);
+    tz_buf_free(&snap);
     tz_buf_free(&reply);
     tz_rsp_close(&rsp);
     return rc;

@@ -60,11 +60,9 @@ static int rd32(tz_rtring_read_fn rd, void *user, uint32_t addr, uint32_t *v, tr
     return 0;
 }
 
-/* pend (a block's header and its events taken) as a BLOCK chunk */
-static void emit_pend(tz_rtring *r)
+/* pend (a block's header and its events taken so far) as a BLOCK chunk into out */
+static void put_pend(tz_rtring *r, tz_buf *out)
 {
-    if (!r->pend.len)
-        return;
     uint8_t *b = (uint8_t *)r->pend.s;
     uint32_t used = (uint32_t)(r->pend.len - TZR_BLOCK_HEADER_SIZE);
     tz_put_le32(b + 20, used);
@@ -72,10 +70,19 @@ static void emit_pend(tz_rtring *r)
     tz_put_le32(h, TZR_CHUNK_BLOCK);
     tz_put_le32(h + 4, (uint32_t)r->pend.len);
     tz_put_le64(h + 8, tzr_sum64(b, r->pend.len));
-    tz_buf_put(&r->chunks, h, sizeof h);
-    tz_buf_put(&r->chunks, b, r->pend.len);
+    tz_buf_put(out, h, sizeof h);
+    tz_buf_put(out, b, r->pend.len);
+}
+
+/* pend, a block taken whole (or all that will be of it), among the finished chunks */
+static void emit_pend(tz_rtring *r)
+{
+    if (!r->pend.len)
+        return;
+    put_pend(r, &r->chunks);
     r->nchunks++;
     tz_buf_reset(&r->pend);
+    r->scanned = 0;
 }
 
 int tz_rtring_poll(tz_rtring *r, tz_rtring_read_fn rd, void *user, uint64_t *new_bytes, traza_err *err)
@@ -136,6 +143,8 @@ int tz_rtring_poll(tz_rtring *r, tz_rtring_read_fn rd, void *user, uint64_t *new
                 return -1;
             r->pend.len += used - have;
             taken += used - have;
+            if (tz_rtring_scan_tasks(r, err) < 0)
+                return -1;
         }
         if (s < cur) {
             emit_pend(r);
@@ -161,7 +170,6 @@ static void put_chunk(tz_buf *out, uint32_t type, const uint8_t *p, size_t n)
 
 int tz_rtring_dump(tz_rtring *r, const char *exe, tz_buf *out, traza_err *err)
 {
-    emit_pend(r); /* the block being written, as far as the target wrote it */
     uint8_t fh[TZR_FILE_HEADER_SIZE] = {0};
     memcpy(fh, TZR_MAGIC, 8);
     tz_put_le16(fh + 8, TZR_VERSION);
@@ -177,13 +185,29 @@ int tz_rtring_dump(tz_rtring *r, const char *exe, tz_buf *out, traza_err *err)
         memcpy(info + TZR_INFO_FIXED, exe, elen);
     put_chunk(out, TZR_CHUNK_INFO, info, TZR_INFO_FIXED + elen);
     tz_buf_put(out, r->chunks.s, r->chunks.len);
+    uint64_t n = 2 + r->nchunks;
+    if (r->pend.len) { /* the block being written, as far as it was taken */
+        put_pend(r, out);
+        n++;
+    }
+    for (size_t i = 0; i < r->ntasks; i++) {
+        const tz_rtring_task *t = &r->tasks[i];
+        if (t->state != TZ_RTTASK_NAMED)
+            continue;
+        uint8_t c[TZR_TASK_FIXED + TZ_RTRING_NAME_MAX] = {0};
+        size_t len = strlen(t->name);
+        tz_put_le32(c, t->id);
+        tz_put_le32(c + 4, t->isr ? TZR_TASK_ISR : 0);
+        memcpy(c + TZR_TASK_FIXED, t->name, len);
+        put_chunk(out, TZR_CHUNK_TASK, c, TZR_TASK_FIXED + len);
+        n++;
+    }
     uint8_t th[TZR_THREAD_SIZE] = {0};
     tz_put_le64(th + 8, r->events);
     tz_put_le64(th + 24, r->lost_blocks);
     tz_put_le64(th + 32, r->overflow);
     size_t th_at = out->len;
     put_chunk(out, TZR_CHUNK_THREAD, th, sizeof th);
-    uint64_t n = 2 + r->nchunks;
     if (r->w[TZRC_W_CLOCK_HZ]) {
         uint8_t c[TZR_CALIB_SIZE] = {0};
         tz_put_le64(c + 16, r->w[TZRC_W_CLOCK_HZ]);
@@ -212,4 +236,7 @@ void tz_rtring_free(tz_rtring *r)
 {
     tz_buf_free(&r->pend);
     tz_buf_free(&r->chunks);
+    free(r->tasks);
+    r->tasks = NULL;
+    r->ntasks = r->taskcap = 0;
 }

@@ -272,69 +272,66 @@ traza_trace *tz_req_trace(tz_req *r)
     return tz_req_trace_of(r, "trace");
 }
 
-/* The id of the trace `name` (a name or an id): 0, or -1 after an answer. */
-static int trace_id(tz_req *r, const char *name, int64_t *id)
+/* The trace named `name` in its current version, opened for reading; with `cache`, taken
+ * from the request's cache of open traces or opened into it. A trace replaced in the store
+ * has a new id, so a cache keyed by id never serves the old version; one replaced between
+ * the look-up and the open is looked up again. NULL after an answer. */
+static traza_trace *open_current(tz_req *r, const char *name, bool cache)
 {
-    traza_trace_info info;
-    memset(&info, 0, sizeof info);
+    tz_api *api = r->api;
     traza_err err;
     traza_err_clear(&err);
-    if (traza_workspace_find(r->api->ws, name, &info, &err) < 0)
-        return tz_fail_err(r, &err);
-    *id = info.id;
-    traza_trace_info_clear(&info);
-    return 0;
-}
-
-/* Trace `id` opened for reading, or NULL after an answer. */
-static traza_trace *open_id(tz_req *r, int64_t id)
-{
-    char idtext[32];
-    snprintf(idtext, sizeof idtext, "%lld", (long long)id);
-    traza_err err;
-    traza_err_clear(&err);
-    traza_trace *t = traza_trace_open(r->api->ws, idtext, TRAZA_OPEN_READ, &err);
-    if (!t)
-        tz_fail_err(r, &err);
-    return t;
+    for (int tries = 0;; tries++) {
+        traza_trace_info info;
+        memset(&info, 0, sizeof info);
+        if (traza_workspace_find(api->ws, name, &info, &err) < 0)
+            return tz_fail_err(r, &err), NULL;
+        int64_t id = info.id;
+        traza_trace_info_clear(&info);
+        size_t victim = 0;
+        if (cache) {
+            api->clock++;
+            for (size_t i = 0; i < TZ_API_TRACE_CACHE; i++) {
+                if (api->cache[i].t && api->cache[i].id == id) {
+                    api->cache[i].used = api->clock;
+                    return api->cache[i].t;
+                }
+                if (!api->cache[i].t || api->cache[i].used < api->cache[victim].used)
+                    victim = i;
+                if (!api->cache[i].t)
+                    break;
+            }
+        }
+        char idtext[32];
+        snprintf(idtext, sizeof idtext, "%lld", (long long)id);
+        traza_trace *t = traza_trace_open(api->ws, idtext, TRAZA_OPEN_READ, &err);
+        if (!t) {
+            if (tries < 3 && err.code == TRAZA_E_NOTFOUND)
+                continue;
+            return tz_fail_err(r, &err), NULL;
+        }
+        if (cache) {
+            if (api->cache[victim].t)
+                traza_trace_close(api->cache[victim].t);
+            api->cache[victim].t = t;
+            api->cache[victim].id = id;
+            api->cache[victim].used = api->clock;
+        }
+        return t;
+    }
 }
 
 traza_trace *tz_req_trace_open(tz_req *r, const char *name)
 {
-    int64_t id;
-    return trace_id(r, name, &id) < 0 ? NULL : open_id(r, id);
+    return open_current(r, name, false);
 }
 
 traza_trace *tz_req_trace_of(tz_req *r, const char *key)
 {
-    tz_api *api = r->api;
     const char *name = tz_arg_str(r, key);
     if (!name || !*name)
         return tz_fail(r, 400, "missing parameter '%s'", key), NULL;
-    int64_t id;
-    if (trace_id(r, name, &id) < 0)
-        return NULL;
-    api->clock++;
-    size_t victim = 0;
-    for (size_t i = 0; i < TZ_API_TRACE_CACHE; i++) {
-        if (api->cache[i].t && api->cache[i].id == id) {
-            api->cache[i].used = api->clock;
-            return api->cache[i].t;
-        }
-        if (!api->cache[i].t || api->cache[i].used < api->cache[victim].used)
-            victim = i;
-        if (!api->cache[i].t)
-            break;
-    }
-    traza_trace *t = open_id(r, id);
-    if (!t)
-        return NULL;
-    if (api->cache[victim].t)
-        traza_trace_close(api->cache[victim].t);
-    api->cache[victim].t = t;
-    api->cache[victim].id = id;
-    api->cache[victim].used = api->clock;
-    return t;
+    return open_current(r, name, true);
 }
 
 /* "1,2,3" -> ids (each checked by `valid`). */

@@ -86,8 +86,10 @@ typedef struct tz_backend_ops {
     int (*w_param_const)(tz_wstate *w, int32_t def, const traza_value *v, traza_err *err);
     /* Events arrive in any order; `seq` is the arrival number (0-based). */
     int (*w_event)(tz_wstate *w, const traza_event *ev, int64_t seq, traza_err *err);
-    /* Sorts by time if `sorted` is 0, builds indexes and publishes with `info`. */
-    int (*w_commit)(tz_wstate *w, int sorted, const traza_trace_info *info, int64_t *id, traza_err *err);
+    /* Sorts by time if `sorted` is 0, builds indexes and publishes with `info`; with
+     * `replace`, a trace of the same name is removed in the transaction that publishes
+     * this one (which gets a new id, greater than the one it replaces). */
+    int (*w_commit)(tz_wstate *w, int sorted, int replace, const traza_trace_info *info, int64_t *id, traza_err *err);
     void (*w_abort)(tz_wstate *w);
 
     int (*t_open)(tz_backend *b, int64_t id, int write, tz_tstate **out, traza_err *err);

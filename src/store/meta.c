@@ -24,7 +24,7 @@ int traza_meta_key_check(const char *key, traza_err *err)
     return 0;
 }
 
-int traza_workspace_set_meta(traza_workspace *ws, const char *name_or_id, const traza_kv *kv, size_t n, traza_err *err)
+int traza_meta_check(const traza_kv *kv, size_t n, traza_err *err)
 {
     for (size_t i = 0; i < n; i++) {
         if (traza_meta_key_check(kv[i].key, err) < 0)
@@ -33,6 +33,13 @@ int traza_workspace_set_meta(traza_workspace *ws, const char *name_or_id, const 
             return traza_err_set(err, TRAZA_E_USAGE, "the value of metadata key '%s' is %zu bytes long (at most %d)", kv[i].key,
                                  strlen(kv[i].value), META_VALUE_MAX);
     }
+    return 0;
+}
+
+int traza_workspace_set_meta(traza_workspace *ws, const char *name_or_id, const traza_kv *kv, size_t n, traza_err *err)
+{
+    if (traza_meta_check(kv, n, err) < 0)
+        return -1;
     traza_trace_info info;
     if (tz_ws_resolve(ws, name_or_id, &info, err) < 0)
         return -1;

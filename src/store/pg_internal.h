@@ -59,7 +59,7 @@ int tz_pg_w_event_type(tz_wstate *w, const traza_event_type *t, traza_err *err);
 int tz_pg_w_param_def(tz_wstate *w, const traza_param_def *d, traza_err *err);
 int tz_pg_w_param_const(tz_wstate *w, int32_t def, const traza_value *v, traza_err *err);
 int tz_pg_w_event(tz_wstate *w, const traza_event *ev, int64_t seq, traza_err *err);
-int tz_pg_w_commit(tz_wstate *w, int sorted, const traza_trace_info *info, int64_t *id, traza_err *err);
+int tz_pg_w_commit(tz_wstate *w, int sorted, int replace, const traza_trace_info *info, int64_t *id, traza_err *err);
 void tz_pg_w_abort(tz_wstate *w);
 
 int tz_pg_t_open(tz_backend *b, int64_t id, int write, tz_tstate **out, traza_err *err);

@@ -251,8 +251,34 @@ static int reorder(tz_wstate *w, traza_err *err)
                       "sorting events by time", err);
 }
 
-static int publish(tz_wstate *w, const traza_trace_info *info, int64_t *id, traza_err *err)
+/* With `replace`: the trace named info->name, if any, and its schema go in this
+ * transaction (the new row's serial id is above the old one's). */
+static int unlist_named(tz_wstate *w, const char *name, traza_err *err)
 {
+    const char *v[1] = {name};
+    PGresult *r = tz_pg_query(w->c, "SELECT id, file FROM traza.trace WHERE name=$1 FOR UPDATE", 1, v,
+                              "replacing a trace", err);
+    if (!r)
+        return -1;
+    if (PQntuples(r) == 0) {
+        PQclear(r);
+        return 0;
+    }
+    char *sql = tz_asprintf("DELETE FROM traza.trace_source WHERE trace=%1$s; DELETE FROM traza.trace_param WHERE trace=%1$s;"
+                            "DELETE FROM traza.trace WHERE id=%1$s; DROP SCHEMA IF EXISTS \"%2$s\" CASCADE;",
+                            PQgetvalue(r, 0, 0), PQgetvalue(r, 0, 1));
+    PQclear(r);
+    if (!sql)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    int rc = tz_pg_exec(w->c, sql, "replacing a trace", err);
+    free(sql);
+    return rc;
+}
+
+static int publish(tz_wstate *w, const traza_trace_info *info, int replace, int64_t *id, traza_err *err)
+{
+    if (replace && unlist_named(w, info->name, err) < 0)
+        return -1;
     char tu[16], nums[10][24];
     snprintf(tu, sizeof tu, "%d", info->time_unit);
     int64_t vals[10] = {info->min_ts, info->max_ts, info->events, info->producers, info->event_types,
@@ -296,7 +322,7 @@ static int publish(tz_wstate *w, const traza_trace_info *info, int64_t *id, traz
     return tz_pg_exec(w->c, "COMMIT", "publishing the trace", err);
 }
 
-int tz_pg_w_commit(tz_wstate *w, int sorted, const traza_trace_info *info, int64_t *id, traza_err *err)
+int tz_pg_w_commit(tz_wstate *w, int sorted, int replace, const traza_trace_info *info, int64_t *id, traza_err *err)
 {
     char meta[256];
     snprintf(meta, sizeof meta,
@@ -312,7 +338,7 @@ int tz_pg_w_commit(tz_wstate *w, int sorted, const traza_trace_info *info, int64
                    "CREATE INDEX param_value ON param(def, (coalesce(i::float8, d)), s);"
                    "ANALYZE event; ANALYZE param; ANALYZE producer; ANALYZE event_type; ANALYZE param_def;",
                    "indexing the trace", err) < 0 ||
-        publish(w, info, id, err) < 0) {
+        publish(w, info, replace, id, err) < 0) {
         wstate_free(w);
         return -1;
     }

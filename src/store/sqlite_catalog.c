@@ -261,31 +261,44 @@ static int sqlite_name_taken(tz_backend *b, const char *name, traza_err *err)
     return rc == SQLITE_ROW;
 }
 
-static int sqlite_remove(tz_backend *b, int64_t id, traza_err *err)
+int tz_sqlite_unlist(sqlite3 *cat, int64_t id, char **file, traza_err *err)
 {
-    tz_sqlite *s = (tz_sqlite *)b;
     sqlite3_stmt *st = NULL;
-    char *file = NULL;
-    if (tz_sqlite_writable(s, "remove a trace", err) < 0 ||
-        tz_sql_exec(s->cat, "BEGIN IMMEDIATE", "locking the catalogue", err) < 0)
+    char *f = NULL;
+    if (tz_sql_prepare(cat, "SELECT file FROM trace WHERE id=?", &st, err) < 0)
         return -1;
-    if (tz_sql_prepare(s->cat, "SELECT file FROM trace WHERE id=?", &st, err) < 0)
-        goto fail;
     sqlite3_bind_int64(st, 1, id);
-    if (sqlite3_step(st) == SQLITE_ROW)
-        file = col_str(st, 0);
-    sqlite3_finalize(st);
-    st = NULL;
-    if (!file) {
-        traza_err_set(err, TRAZA_E_NOTFOUND, "trace %lld does not exist", (long long)id);
-        goto fail;
+    if (sqlite3_step(st) == SQLITE_ROW && !(f = col_str(st, 0))) {
+        sqlite3_finalize(st);
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     }
+    sqlite3_finalize(st);
+    if (!f)
+        return traza_err_set(err, TRAZA_E_NOTFOUND, "trace %lld does not exist", (long long)id);
     char sql[256];
     snprintf(sql, sizeof sql,
              "DELETE FROM trace_source WHERE trace=%lld; DELETE FROM trace_param WHERE trace=%lld;"
              "DELETE FROM trace WHERE id=%lld;",
              (long long)id, (long long)id, (long long)id);
-    if (tz_sql_exec(s->cat, sql, "removing a trace", err) < 0 || tz_sql_exec(s->cat, "COMMIT", "removing a trace", err) < 0)
+    if (tz_sql_exec(cat, sql, "removing a trace", err) < 0) {
+        free(f);
+        return -1;
+    }
+    if (file)
+        *file = f;
+    else
+        free(f);
+    return 0;
+}
+
+static int sqlite_remove(tz_backend *b, int64_t id, traza_err *err)
+{
+    tz_sqlite *s = (tz_sqlite *)b;
+    char *file = NULL;
+    if (tz_sqlite_writable(s, "remove a trace", err) < 0 ||
+        tz_sql_exec(s->cat, "BEGIN IMMEDIATE", "locking the catalogue", err) < 0)
+        return -1;
+    if (tz_sqlite_unlist(s->cat, id, &file, err) < 0 || tz_sql_exec(s->cat, "COMMIT", "removing a trace", err) < 0)
         goto fail;
     char *path = tz_sqlite_trace_path(s, file);
     if (path)

@@ -42,6 +42,10 @@ struct tz_tstate {
 int tz_sql_exec(sqlite3 *db, const char *sql, const char *what, traza_err *err);
 int tz_sql_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st, traza_err *err);
 int tz_sql_fail(sqlite3 *db, const char *what, traza_err *err);
+/* Takes trace `id` out of the catalogue (its row, sources and parameters), inside the
+ * caller's transaction; *file (NULL-safe): its file name (malloc'd), to remove after the
+ * commit. 0, -1 (TRAZA_E_NOTFOUND when there is no such trace). */
+int tz_sqlite_unlist(sqlite3 *cat, int64_t id, char **file, traza_err *err);
 /* The trace store's path for a catalogue file name. */
 char *tz_sqlite_trace_path(const tz_sqlite *s, const char *file);
 /* Creates the trace store schema (tables only; indexes come after the load). */
@@ -55,7 +59,7 @@ int tz_sqlite_w_event_type(tz_wstate *w, const traza_event_type *t, traza_err *e
 int tz_sqlite_w_param_def(tz_wstate *w, const traza_param_def *d, traza_err *err);
 int tz_sqlite_w_param_const(tz_wstate *w, int32_t def, const traza_value *v, traza_err *err);
 int tz_sqlite_w_event(tz_wstate *w, const traza_event *ev, int64_t seq, traza_err *err);
-int tz_sqlite_w_commit(tz_wstate *w, int sorted, const traza_trace_info *info, int64_t *id, traza_err *err);
+int tz_sqlite_w_commit(tz_wstate *w, int sorted, int replace, const traza_trace_info *info, int64_t *id, traza_err *err);
 void tz_sqlite_w_abort(tz_wstate *w);
 
 int tz_sqlite_t_open(tz_backend *b, int64_t id, int write, tz_tstate **out, traza_err *err);

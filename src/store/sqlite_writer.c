@@ -828,36 +828,59 @@ static int fsync_path(const char *path, int dir)
     return rc;
 }
 
-static int publish(tz_wstate *w, const traza_trace_info *info, int64_t *id, traza_err *err)
+/* With `replace`: the trace named info->name, if any, leaves the catalogue in the
+ * transaction (its file is removed after the commit), and the new one takes an id
+ * above every id so far (the old one's included: a reader holding it sees a change). */
+static int publish(tz_wstate *w, const traza_trace_info *info, int replace, int64_t *id, traza_err *err)
 {
     sqlite3 *cat = w->ws->cat;
     sqlite3_stmt *st = NULL;
-    char *final = tz_sqlite_trace_path(w->ws, w->file);
+    char *final = tz_sqlite_trace_path(w->ws, w->file), *old_file = NULL;
     int renamed = 0;
+    int64_t new_id = -1;
     if (!final)
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     if (tz_sql_exec(cat, "BEGIN IMMEDIATE", "locking the catalogue", err) < 0) {
         free(final);
         return -1;
     }
+    if (replace) {
+        if (tz_sql_prepare(cat, "SELECT id, (SELECT max(id) FROM trace) FROM trace WHERE name=?", &st, err) < 0)
+            goto fail;
+        sqlite3_bind_text(st, 1, info->name, -1, SQLITE_STATIC);
+        int64_t old_id = -1;
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            old_id = sqlite3_column_int64(st, 0);
+            new_id = sqlite3_column_int64(st, 1) + 1;
+        }
+        sqlite3_finalize(st);
+        st = NULL;
+        if (old_id >= 0 && tz_sqlite_unlist(cat, old_id, &old_file, err) < 0)
+            goto fail;
+    }
     if (tz_sql_prepare(cat,
-                       "INSERT INTO trace(name, alias, format, file, time_unit, min_ts, max_ts, events, producers, event_types,"
-                       " n_punctual, n_state, n_link, n_variable, created) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                       "INSERT INTO trace(id, name, alias, format, file, time_unit, min_ts, max_ts, events, producers,"
+                       " event_types, n_punctual, n_state, n_link, n_variable, created)"
+                       " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                        &st, err) < 0)
         goto fail;
-    sqlite3_bind_text(st, 1, info->name, -1, SQLITE_STATIC);
-    bind_text_or_null(st, 2, info->alias);
-    bind_text_or_null(st, 3, info->format);
-    sqlite3_bind_text(st, 4, w->file, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 5, info->time_unit);
-    sqlite3_bind_int64(st, 6, info->min_ts);
-    sqlite3_bind_int64(st, 7, info->max_ts);
-    sqlite3_bind_int64(st, 8, info->events);
-    sqlite3_bind_int64(st, 9, info->producers);
-    sqlite3_bind_int64(st, 10, info->event_types);
+    if (new_id >= 0)
+        sqlite3_bind_int64(st, 1, new_id);
+    else
+        sqlite3_bind_null(st, 1); /* the next rowid */
+    sqlite3_bind_text(st, 2, info->name, -1, SQLITE_STATIC);
+    bind_text_or_null(st, 3, info->alias);
+    bind_text_or_null(st, 4, info->format);
+    sqlite3_bind_text(st, 5, w->file, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 6, info->time_unit);
+    sqlite3_bind_int64(st, 7, info->min_ts);
+    sqlite3_bind_int64(st, 8, info->max_ts);
+    sqlite3_bind_int64(st, 9, info->events);
+    sqlite3_bind_int64(st, 10, info->producers);
+    sqlite3_bind_int64(st, 11, info->event_types);
     for (int k = 0; k < 4; k++)
-        sqlite3_bind_int64(st, 11 + k, info->categories[k]);
-    sqlite3_bind_int64(st, 15, info->created);
+        sqlite3_bind_int64(st, 12 + k, info->categories[k]);
+    sqlite3_bind_int64(st, 16, info->created);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     st = NULL;
@@ -904,6 +927,14 @@ static int publish(tz_wstate *w, const traza_trace_info *info, int64_t *id, traz
     renamed = 1;
     if (tz_sql_exec(cat, "COMMIT", "publishing the trace", err) < 0)
         goto fail;
+    if (old_file) {
+        /* readers that opened it keep reading it; if this fails, the next open sweeps the orphan */
+        char *old = tz_sqlite_trace_path(w->ws, old_file);
+        if (old)
+            unlink(old);
+        free(old);
+        free(old_file);
+    }
     char *dir = tz_asprintf("%s/traces", w->ws->dir);
     if (dir)
         fsync_path(dir, 1);
@@ -916,10 +947,11 @@ fail:
     if (renamed)
         unlink(final);
     free(final);
+    free(old_file);
     return -1;
 }
 
-int tz_sqlite_w_commit(tz_wstate *w, int sorted, const traza_trace_info *info, int64_t *id, traza_err *err)
+int tz_sqlite_w_commit(tz_wstate *w, int sorted, int replace, const traza_trace_info *info, int64_t *id, traza_err *err)
 {
     (void)sorted; /* the backend tracks the order itself (w->mode) */
     if (w->mode == MODE_BUFFER && settle(w, err) < 0)
@@ -977,7 +1009,7 @@ int tz_sqlite_w_commit(tz_wstate *w, int sorted, const traza_trace_info *info, i
         traza_err_set(err, TRAZA_E_IO, "%s: cannot sync to disk: %s", w->tmp, strerror(errno));
         goto fail;
     }
-    if (publish(w, info, id, err) < 0)
+    if (publish(w, info, replace, id, err) < 0)
         goto fail;
     wstate_free(w, 0);
     return 0;

@@ -128,14 +128,27 @@ traza_trace *traza_trace_open(traza_workspace *ws, const char *name_or_id, int f
     t->writable = (flags & TRAZA_OPEN_WRITE) != 0;
     tz_map_init(&t->producer_by_path);
     tz_map_init(&t->type_by_name);
-    if (tz_ws_resolve(ws, name_or_id, &t->info, err) < 0) {
-        free(t);
-        return NULL;
-    }
-    if (ws->b->ops->t_open(ws->b, t->info.id, t->writable, &t->st, err) < 0) {
+    /* A trace replaced (traza_writer_begin_replacing) between the look-up of its name
+     * and the open is gone under its old id: the name is looked up again, a few times. */
+    for (int tries = 0;; tries++) {
+        if (tz_ws_resolve(ws, name_or_id, &t->info, err) < 0) {
+            free(t);
+            return NULL;
+        }
+        if (ws->b->ops->t_open(ws->b, t->info.id, t->writable, &t->st, err) == 0)
+            break;
+        int64_t was = t->info.id;
         traza_trace_info_clear(&t->info);
-        free(t);
-        return NULL;
+        traza_trace_info again;
+        traza_err e2;
+        traza_err_clear(&e2);
+        int replaced = tries < 3 && tz_ws_resolve(ws, name_or_id, &again, &e2) == 0 && again.id != was;
+        if (replaced)
+            traza_trace_info_clear(&again);
+        if (!replaced) {
+            free(t);
+            return NULL;
+        }
     }
     if (ws->b->ops->t_load_model(t->st, &t->model, err) < 0 || build_index(t, err) < 0) {
         traza_trace_close(t);

@@ -26,6 +26,7 @@ struct traza_writer {
     int64_t events, cat[TRAZA_NCATEGORIES];
     int64_t min_ts, max_ts, last_ts;
     int sorted;
+    int replace;        /* the commit replaces a trace of the same name, if any */
     char **sources;
     size_t nsources, capsources;
     traza_kv *params;
@@ -33,7 +34,8 @@ struct traza_writer {
     tz_buf key;
 };
 
-traza_writer *traza_writer_begin(traza_workspace *ws, const char *name, const char *format, traza_err *err)
+static traza_writer *writer_begin(traza_workspace *ws, const char *name, const char *format, int replace,
+                                  traza_err *err)
 {
     if (!name || !*name) {
         traza_err_set(err, TRAZA_E_USAGE, "a trace name cannot be empty");
@@ -43,7 +45,7 @@ traza_writer *traza_writer_begin(traza_workspace *ws, const char *name, const ch
         traza_err_set(err, TRAZA_E_USAGE, "the trace name is not valid UTF-8");
         return NULL;
     }
-    int taken = ws->b->ops->name_taken(ws->b, name, err);
+    int taken = replace ? 0 : ws->b->ops->name_taken(ws->b, name, err);
     if (taken < 0)
         return NULL;
     if (taken) {
@@ -58,6 +60,7 @@ traza_writer *traza_writer_begin(traza_workspace *ws, const char *name, const ch
         return NULL;
     }
     w->ws = ws;
+    w->replace = replace;
     w->time_unit = -9;
     w->sorted = 1;
     w->min_ts = INT64_MAX;
@@ -74,6 +77,16 @@ traza_writer *traza_writer_begin(traza_workspace *ws, const char *name, const ch
         return NULL;
     }
     return w;
+}
+
+traza_writer *traza_writer_begin(traza_workspace *ws, const char *name, const char *format, traza_err *err)
+{
+    return writer_begin(ws, name, format, 0, err);
+}
+
+traza_writer *traza_writer_begin_replacing(traza_workspace *ws, const char *name, const char *format, traza_err *err)
+{
+    return writer_begin(ws, name, format, 1, err);
 }
 
 static void writer_free(traza_writer *w)
@@ -339,7 +352,7 @@ int traza_writer_commit(traza_writer *w, traza_trace_info *out_info, traza_err *
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     }
     int64_t id = -1;
-    int rc = w->ws->b->ops->w_commit(w->st, w->sorted, &info, &id, err);
+    int rc = w->ws->b->ops->w_commit(w->st, w->sorted, w->replace, &info, &id, err);
     if (out_info) {
         copy.id = id;
         if (rc == 0)

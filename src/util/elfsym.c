@@ -185,13 +185,20 @@ const char *traza_elf_func_at(const traza_elf *e, uint64_t addr, uint64_t *off)
     return f->name;
 }
 
-int traza_elf_symbol(const traza_elf *e, const char *name, uint64_t *addr, traza_err *err)
+int traza_elf_symbol_sized(const traza_elf *e, const char *name, uint64_t *addr, uint64_t *size, traza_err *err)
 {
     const tz_elfsym *s = tz_elfsyms_find(&e->syms, name);
     if (!s)
         return traza_err_set(err, TRAZA_E_NOTFOUND, "no symbol %s in the program's symbol table", name);
     *addr = s->addr;
+    if (size)
+        *size = s->size;
     return 0;
+}
+
+int traza_elf_symbol(const traza_elf *e, const char *name, uint64_t *addr, traza_err *err)
+{
+    return traza_elf_symbol_sized(e, name, addr, NULL, err);
 }
 
 void traza_elf_close(traza_elf *e)

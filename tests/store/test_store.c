@@ -328,6 +328,93 @@ static void test_catalogue_and_abort(void **state)
     tu_ws_close(&w);
 }
 
+/* A trace of n punctual events "tick" at 0..n-1 on producer "p", begun with
+ * traza_writer_begin_replacing and committed unless `abort`; its new id, or -1. */
+static int64_t replacing_trace(tu_ws *w, const char *name, int n, int abort)
+{
+    traza_writer *wr = traza_writer_begin_replacing(w->ws, name, "test", &w->err);
+    assert_non_null(wr);
+    int32_t p = traza_writer_producer(wr, -1, "p", "Thread", &w->err);
+    int32_t ty = traza_writer_event_type(wr, "tick", TRAZA_PUNCTUAL, &w->err);
+    for (int i = 0; i < n; i++) {
+        traza_event e = {0};
+        e.ts = i;
+        e.type = ty;
+        e.producer = p;
+        assert_int_equal(traza_writer_event(wr, &e, &w->err), 0);
+    }
+    assert_int_equal(traza_writer_set_param(wr, "version", n > 10 ? "new" : "old", &w->err), 0);
+    if (abort) {
+        traza_writer_abort(wr);
+        return -1;
+    }
+    traza_trace_info info;
+    assert_int_equal(traza_writer_commit(wr, &info, &w->err), 0);
+    int64_t id = info.id;
+    traza_trace_info_clear(&info);
+    return id;
+}
+
+static int64_t events_of(traza_trace *t, traza_err *err)
+{
+    traza_filter f;
+    traza_filter_init(&f);
+    return traza_count(t, &f, err);
+}
+
+/* A trace replaced in the store: one name, the new events and parameters under a new
+ * id above the old one; a reader that had the old one open still reads it whole; the
+ * old id is gone; an aborted replacement changes nothing; replacing a name nobody
+ * has is a plain import. */
+static void test_replace(void **state)
+{
+    (void)state;
+    tu_ws w;
+    tu_ws_open(&w);
+    int sqlite = strcmp(traza_workspace_backend(w.ws), "sqlite") == 0;
+    int64_t old_id = replacing_trace(&w, "live", 5, 0); /* no such trace yet: created */
+    tu_sample_trace(&w, "other", 3);
+    traza_trace *old = traza_trace_open(w.ws, "live", TRAZA_OPEN_READ, &w.err);
+    assert_non_null(old);
+    assert_int_equal(replacing_trace(&w, "live", 40, 1), -1); /* aborted */
+    traza_trace_info info;
+    assert_int_equal(traza_workspace_find(w.ws, "live", &info, &w.err), 0);
+    assert_int_equal(info.id, old_id);
+    assert_int_equal(info.events, 5);
+    traza_trace_info_clear(&info);
+    int64_t new_id = replacing_trace(&w, "live", 40, 0);
+    assert_true(new_id > old_id);
+    traza_trace_info *all;
+    size_t n, named = 0;
+    assert_int_equal(traza_workspace_list(w.ws, &all, &n, &w.err), 0);
+    assert_int_equal(n, 2);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(all[i].name, "live") == 0) {
+            named++;
+            assert_int_equal(all[i].id, new_id);
+            assert_int_equal(all[i].events, 40);
+            assert_int_equal(all[i].nparams, 1);
+            assert_string_equal(all[i].params[0].value, "new");
+        }
+    assert_int_equal(named, 1);
+    traza_trace_info_array_free(all, n);
+    /* the reader of the old version reads it whole; a new open gets the new one */
+    assert_int_equal(events_of(old, &w.err), 5);
+    traza_trace_close(old);
+    traza_trace *now = traza_trace_open(w.ws, "live", TRAZA_OPEN_READ, &w.err);
+    assert_non_null(now);
+    assert_int_equal(events_of(now, &w.err), 40);
+    assert_int_equal(traza_trace_info_of(now)->id, new_id);
+    traza_trace_close(now);
+    char idtext[32];
+    snprintf(idtext, sizeof idtext, "%lld", (long long)old_id);
+    assert_null(traza_trace_open(w.ws, idtext, TRAZA_OPEN_READ, &w.err));
+    assert_int_equal(w.err.code, TRAZA_E_NOTFOUND);
+    if (sqlite)
+        assert_int_equal(count_files(w.dir), 2); /* the old version's file is removed */
+    tu_ws_close(&w);
+}
+
 /* A directory without a catalogue is no workspace until one is opened there; a
  * PostgreSQL URI always counts. */
 static void test_workspace_exists(void **state)
@@ -583,6 +670,7 @@ int main(void)
         cmocka_unit_test(test_filters),
         cmocka_unit_test(test_results),
         cmocka_unit_test(test_catalogue_and_abort),
+        cmocka_unit_test(test_replace),
         cmocka_unit_test(test_workspace_exists),
         cmocka_unit_test(test_time_parse),
         cmocka_unit_test(test_regex_limit_is_an_error),

@@ -487,6 +487,7 @@ int main(void)
         cmocka_unit_test(test_regex_stop_each_event),
         cmocka_unit_test(test_filter_boundaries),
         cmocka_unit_test(test_workspace_exists),
+        cmocka_unit_test(test_replace),
         cmocka_unit_test(test_pg_catalogue_and_abort),
         cmocka_unit_test(test_pg_publish_conflict),
         cmocka_unit_test(test_pg_killed_import),

@@ -328,6 +328,6 @@ const countNodes = n => 1 + [...n.kids.values()].reduce((s, k) => s + countNodes
 // Called by the views on every change while this tab is shown.
 export async function callstackChanged(what) {
   if (what.has('trace') || what.has('tab') || !document.getElementById('cs-threads')) build();
-  if (what.has('trace') || what.has('tab') || what.has('range') || what.has('result') || what.has('filter') || !cs) await load();
+  if (what.has('trace') || what.has('version') || what.has('tab') || what.has('range') || what.has('result') || what.has('filter') || !cs) await load();
   else if (what.has('timefmt')) { drawAll(); renderDetails(); renderProfile(); showPartial(); }
 }

@@ -209,6 +209,7 @@ export function setupDetails() {
   window.addEventListener('traza:hover', e => hover(e.detail));
   onChange(what => {
     if (what.has('trace')) { hoverCache.clear(); searchColumns(); hide(); inp.value = ''; search(); }
+    else if (what.has('version')) hoverCache.clear(); // event ids of a new version are its own
     if (what.has('timefmt')) render();
     if (what.has('filter') && hits.re) search(); // the hits are the whole trace's: a range change keeps them
   });

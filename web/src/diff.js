@@ -230,8 +230,12 @@ function hit(e) {
   return null;
 }
 
-let builtFor = null;  // the open trace the tab was built for
+let builtFor = null;  // the open trace the tab was built for: {name, id}
 export async function diffChanged(what) {
-  if (builtFor !== state.trace.info.id) { build(); builtFor = state.trace.info.id; }
-  else if (what.has('tab') && d) { drawFlame(); redrawSides(); }
+  const i = state.trace.info;
+  // a new version of a trace being recorded (live.js) keeps the tab; another trace rebuilds it
+  const same = builtFor && builtFor.name === i.name && (builtFor.id === i.id || what.has('version'));
+  if (!same) build();
+  builtFor = { name: i.name, id: i.id };
+  if (same && what.has('tab') && d) { drawFlame(); redrawSides(); }
 }

@@ -5,6 +5,7 @@ import { setupOverview } from './overview.js';
 import { setupViews } from './views.js';
 import { setupDetails } from './details.js';
 import { setupTools } from './tools.js';
+import { setupLive } from './live.js';
 
 async function openTrace(id) {
   const t = await api('trace', { trace: id });
@@ -13,9 +14,14 @@ async function openTrace(id) {
   setOrigin(t.info.min_ts);
   t.span = rel(t.info.max_ts);
   state.trace = t; state.range = null; state.folded = new Set(); state.result = null; state.during = null;
-  document.getElementById('trace-title').textContent = `${t.info.name} (${t.info.format}, ${t.info.events} events)`;
+  showTitle();
   renderExplorer();
   changed('trace');
+}
+
+function showTitle() {
+  const i = state.trace.info;
+  document.getElementById('trace-title').textContent = `${i.name} (${i.format}, ${i.events} events)`;
 }
 
 function renderExplorer() {
@@ -113,10 +119,12 @@ async function main() {
   });
   onChange(showRange);
   onChange(what => { if (what.has('results')) refreshResults().catch(e => console.error(e)); });
+  onChange(what => { if (what.has('version')) { showTitle(); renderExplorer(); } }); // a trace being recorded grew (live.js)
   setupOverview();
   setupViews();
   setupDetails();
   setupTools();
+  setupLive();
   const list = await api('traces');
   state.traces = list.traces;
   renderExplorer();

@@ -174,11 +174,11 @@ export function setupOverview() {
   onChange(async what => {
     if (!state.trace || !document.getElementById('tab-overview').classList.contains('on')) return;
     const jobs = [];
-    if (what.has('trace')) jobs.push(loadDensity());
+    if (what.has('trace') || what.has('version')) jobs.push(loadDensity());
     if (what.has('timefmt')) { drawDensity(); jobs.push(loadPage(true)); }
     if (what.has('selected')) markSelected();
-    if (what.has('range') || what.has('filter') || what.has('result') || what.has('trace') || what.has('tab')) {
-      if (!what.has('trace')) drawDensity();
+    if (what.has('range') || what.has('filter') || what.has('result') || what.has('trace') || what.has('version') || what.has('tab')) {
+      if (!what.has('trace') && !what.has('version')) drawDensity();
       if (what.has('tab') || what.has('result')) jobs.push(loadDensity());
       jobs.push(loadStats(), loadTable());
     }

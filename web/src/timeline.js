@@ -480,8 +480,9 @@ export function setupTimeline() {
   onChange(async what => {
     if (!state.trace || !$('tab-overview').classList.contains('on')) return;
     if (what.has('trace')) { tl = null; gotoAt = null; hovered = null; scroll.scrollTop = 0; buildRows(); }
+    else if (what.has('version')) { hovered = null; buildRows(); } // a new version of the trace: new producers, the rows kept
     drawTimeline(); // at once with the data in hand: the ruler and the tracks follow the view
-    if (what.has('range') || what.has('filter') || what.has('result') || what.has('trace') || what.has('tab')) {
+    if (what.has('range') || what.has('filter') || what.has('result') || what.has('trace') || what.has('version') || what.has('tab')) {
       try { await loadTimeline(); } catch (e) { console.error(e); $('timeline-info').textContent = 'error: ' + e.message; }
     }
   });

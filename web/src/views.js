@@ -189,7 +189,7 @@ export function setupViews() {
     const tab = document.querySelector('.tab.on').id;
     try {
       if (tab === 'tab-aggregate') { if (what.has('trace') || what.has('tab') || !document.getElementById('agg-slider')) aggregateTab(); await loadAggregate(); }
-      else if (tab === 'tab-anomaly') { if (what.has('trace') || what.has('tab')) anomalyTab(); if (what.has('trace') || what.has('tab') || what.has('range') || what.has('timefmt')) await loadAnomaly(); }
+      else if (tab === 'tab-anomaly') { if (what.has('trace') || what.has('tab')) anomalyTab(); if (what.has('trace') || what.has('version') || what.has('tab') || what.has('range') || what.has('timefmt')) await loadAnomaly(); }
       else if (tab === 'tab-grammar') { if (what.has('tab')) await grammarTab(); }
       else if (tab === 'tab-callstack') await callstackChanged(what);
       else if (tab === 'tab-diff') await diffChanged(what);
