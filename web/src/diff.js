@@ -40,7 +40,7 @@ function build() {
   for (const x of [base, by, metric, moreBase, moreNew]) x.addEventListener('change', () => load().catch(showErr));
   s.replaceChildren(
     el('div', { class: 'panel' },
-      el('h3', {}, 'Diff ', el('small', {}, `what changed from a base run to ${state.trace.info.name} (traza diff BASE ${state.trace.info.name})`)),
+      el('h3', {}, 'Diff ', el('small', { id: 'diff-cmd', 'data-testid': 'diff-cmd' }, `what changed from a base run to ${state.trace.info.name} (traza diff BASE ${state.trace.info.name})`)),
       el('div', { class: 'controls' }, el('label', {}, 'base ', base), el('label', {}, ' + runs ', moreBase),
         el('label', {}, ` ${state.trace.info.name} + runs `, moreNew), el('label', {}, ' rows by ', by),
         el('label', {}, ' flame colour by ', metric), el('span', { id: 'diff-note', 'data-testid': 'diff-note', class: 'hint' })),
@@ -88,6 +88,10 @@ async function load() {
   rootKids = [];
   if (d.tree) d.tree.frames.forEach((f, i) => (f[1] < 0 ? rootKids : kids[f[1]]).push(i));
   const several = bases.length > 1 || news.length;
+  const by = document.getElementById('diff-by').value;
+  document.getElementById('diff-cmd').textContent = `what changed from ${bases.join(', ')} to ${[trace, ...news].join(', ')} (` +
+    (several ? `traza diff --base ${bases.join(' ')} --new ${[trace, ...news].join(' ')}` : `traza diff ${base} ${trace}`) +
+    (by !== 'type' ? ` --by ${by}` : '') + ')';
   note.textContent = `${d.rows.length} rows · ${d.tests} tests, ${d.correction} correction, α ${d.alpha}` +
     (several ? ` · ${bases.length} base run${bases.length > 1 ? 's' : ''} against ${1 + news.length} (run-to-run variance in the tests; the structure, the flame graph and the side by side compare ${base} with ${trace})` : '');
   const tb = document.getElementById('diff-table');

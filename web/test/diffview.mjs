@@ -157,6 +157,8 @@ await withBrowser(shots, async ({ page, errors, shot }) => {
       `ui:  ${rows}\n  cli: ${process.env.DIFF_RUNS_ROWS}`);
     const note = await page.$eval('[data-testid=diff-note]', x => x.textContent);
     check(`the note says how many runs each side has (${note})`, note.includes('2 base runs against 2'), note);
+    const cmd = await page.$eval('[data-testid=diff-cmd]', x => x.textContent);
+    check(`the header names the command line of the comparison (${cmd})`, cmd.includes('(traza diff --base g1 g3 --new g2 g4)'), cmd);
     await shot('diffview-runs');
   }
 
