@@ -97,6 +97,9 @@ typedef struct ch_ctx {
     int64_t n_ignored[128];
     int64_t unmatched_e, unmatched_b, unmatched_f, unmatched_s, unmatched_async_end, unmatched_async_begin;
     int64_t bad_counter_values;
+    int64_t bad_snapshot_values; /* 'O' members that are not numbers */
+    int64_t bad_snapshots;       /* 'O' without args.snapshot */
+    int64_t snapshot_refs;       /* 'O' members referring to another object */
     int64_t skipped_sections;  /* top-level sections holding data that is not read */
     const json_t *frames;      /* "stackFrames", NULL when absent */
     tz_map used_frames;        /* frame ids on some stack */
@@ -684,58 +687,144 @@ static int do_async(ch_ctx *c, int begin, json_t *ev, int64_t ts, int32_t produc
     return emit_link(c, p, ts, producer, ev);
 }
 
+/* One sample of the variable `tname` (a number, or with `strings` a string holding
+ * one): 1 stored, 0 not a number, -1 error. */
+static int add_var(ch_ctx *c, const char *tname, const json_t *v, int strings, int64_t ts, int32_t producer)
+{
+    double d;
+    if (json_is_number(v))
+        d = json_number_value(v);
+    else if (!strings || !json_is_string(v) || tz_parse_double(json_string_value(v), json_string_length(v), &d) < 0)
+        return 0;
+    if (!isfinite(d))
+        return 0;
+    int32_t type = type_for(c, tname, TRAZA_VARIABLE);
+    if (type < 0)
+        return -1;
+    if (TZ_GROW(c->vars, c->capvars, c->nvars + 1) < 0)
+        return oom(c);
+    ch_var *cv = &c->vars[c->nvars];
+    cv->ts = ts;
+    cv->producer = producer;
+    cv->type = type;
+    cv->value = d;
+    cv->index = c->nvars++;
+    return 1;
+}
+
+/* The series name of a counter or an object: NAME, or NAME[ID] with an id. */
+static void series_base(const json_t *ev, const char *fallback, tz_buf *base)
+{
+    const char *name = ev_str(ev, "name");
+    tz_buf_puts(base, name && *name ? name : fallback);
+    const json_t *id = json_object_get(ev, "id");
+    if (id) {
+        tz_buf_putc(base, '[');
+        id_text(id, base);
+        tz_buf_putc(base, ']');
+    }
+}
+
 static int do_counter(ch_ctx *c, json_t *ev, int64_t ts, int32_t producer)
 {
     const json_t *args = json_object_get(ev, "args");
     if (!json_is_object(args))
         return 0;
-    const char *name = ev_str(ev, "name");
     tz_buf base;
     tz_buf_init(&base);
-    tz_buf_puts(&base, name && *name ? name : "counter");
-    const json_t *id = json_object_get(ev, "id");
-    if (id) {
-        tz_buf_putc(&base, '[');
-        id_text(id, &base);
-        tz_buf_putc(&base, ']');
-    }
+    series_base(ev, "counter", &base);
     const char *k;
     json_t *v;
     int rc = 0;
     json_object_foreach((json_t *)args, k, v) {
-        double d;
-        if (json_is_number(v))
-            d = json_number_value(v);
-        else if (json_is_string(v) && tz_parse_double(json_string_value(v), json_string_length(v), &d) == 0 && isfinite(d))
-            ;
-        else {
-            c->bad_counter_values++;
-            continue;
-        }
-        if (!isfinite(d)) {
-            c->bad_counter_values++;
-            continue;
-        }
         char *tname = tz_asprintf("%s.%s", base.s ? base.s : "", k);
         if (!tname || base.oom) {
             free(tname);
             rc = oom(c);
             break;
         }
-        int32_t type = type_for(c, tname, TRAZA_VARIABLE);
+        rc = add_var(c, tname, v, 1, ts, producer);
         free(tname);
-        if (type < 0 || TZ_GROW(c->vars, c->capvars, c->nvars + 1) < 0) {
-            rc = type < 0 ? -1 : oom(c);
+        if (rc < 0)
             break;
-        }
-        ch_var *cv = &c->vars[c->nvars];
-        cv->ts = ts;
-        cv->producer = producer;
-        cv->type = type;
-        cv->value = d;
-        cv->index = c->nvars++;
+        if (rc == 0)
+            c->bad_counter_values++;
+        rc = 0;
     }
     tz_buf_free(&base);
+    return rc;
+}
+
+/* The numbers of an object snapshot: every JSON number reached through objects
+ * (members joined by '.') is a sample of the variable BASE.PATH. Other values are
+ * counted: strings (in snapshots they are text: URLs, states, addresses), booleans,
+ * null, arrays, and references to other objects (an object with an `id_ref`, whose
+ * numbers are identities, not quantities). `path` holds BASE.PATH so far. */
+static int snapshot_values(ch_ctx *c, const json_t *obj, tz_buf *path, int64_t ts, int32_t producer, int depth)
+{
+    const char *k;
+    json_t *v;
+    size_t len = path->len;
+    json_object_foreach((json_t *)obj, k, v) {
+        path->len = len;
+        tz_buf_putc(path, '.');
+        tz_buf_puts(path, k);
+        if (path->oom)
+            return oom(c);
+        int rc;
+        if (json_is_object(v) && json_object_get(v, "id_ref"))
+            rc = 0, c->snapshot_refs++;
+        else if (json_is_object(v))
+            rc = depth < 32 ? snapshot_values(c, v, path, ts, producer, depth + 1) : (c->bad_snapshot_values++, 0);
+        else if ((rc = add_var(c, path->s, v, 0, ts, producer)) == 0)
+            c->bad_snapshot_values++;
+        if (rc < 0)
+            return -1;
+    }
+    path->len = len;
+    if (path->s)
+        path->s[len] = 0;
+    return 0;
+}
+
+/* 'O': the snapshot's numbers as variables of the object (NAME[ID].MEMBER...) on the
+ * snapshot's thread, each holding until the object's next snapshot. */
+static int do_snapshot(ch_ctx *c, json_t *ev, int64_t ts, int32_t producer)
+{
+    const json_t *args = json_object_get(ev, "args");
+    const json_t *snap = json_is_object(args) ? json_object_get(args, "snapshot") : NULL;
+    if (!json_is_object(snap)) {
+        c->bad_snapshots++;
+        return 0;
+    }
+    tz_buf path;
+    tz_buf_init(&path);
+    series_base(ev, "object", &path);
+    int rc = path.oom ? oom(c) : snapshot_values(c, snap, &path, ts, producer, 0);
+    tz_buf_free(&path);
+    return rc;
+}
+
+/* 'N' / 'D': a punctual "NAME created" / "NAME deleted" with the object's id. */
+static int do_object_life(ch_ctx *c, char ph, json_t *ev, int64_t ts, int32_t producer)
+{
+    const char *name = ev_str(ev, "name");
+    char *tname = tz_asprintf("%s %s", name && *name ? name : "object", ph == 'N' ? "created" : "deleted");
+    if (!tname)
+        return oom(c);
+    traza_event e = {0};
+    e.ts = ts;
+    e.producer = producer;
+    e.type = type_for(c, tname, TRAZA_PUNCTUAL);
+    free(tname);
+    if (e.type < 0)
+        return -1;
+    const json_t *id = json_object_get(ev, "id");
+    json_t *extra = id ? json_pack("{s:{s:O}}", "args", "id", (json_t *)id) : NULL;
+    if (id && !extra)
+        return oom(c);
+    int rc = emit(c, &e, ev, extra);
+    json_decref(extra);
     return rc;
 }
 
@@ -771,7 +860,7 @@ static int do_event(ch_ctx *c, json_t *ev, size_t idx)
         return 0; /* handled in the first pass */
     switch (ph) {
     case 'B': case 'E': case 'X': case 'i': case 'I': case 'R': case 'n': case 'T': case 'p': case 'P': case 'C':
-    case 's': case 't': case 'f': case 'S': case 'F': case 'b': case 'e':
+    case 's': case 't': case 'f': case 'S': case 'F': case 'b': case 'e': case 'O': case 'N': case 'D':
         break;
     default:
         c->n_ignored[(unsigned char)ph & 127]++;
@@ -785,7 +874,7 @@ static int do_event(ch_ctx *c, json_t *ev, size_t idx)
                              c->path, idx, ph, name ? name : "", tsv ? json_kind(tsv) : "nothing");
     }
     note_ts(c, ts);
-    int32_t prod = producer_for(c, ev, ph == 'C');
+    int32_t prod = producer_for(c, ev, ph == 'C' || ph == 'O' || ph == 'N' || ph == 'D'); /* counters and objects belong to the process */
     if (prod < 0)
         return -1;
     switch (ph) {
@@ -825,6 +914,10 @@ static int do_event(ch_ctx *c, json_t *ev, size_t idx)
     }
     case 'C':
         return do_counter(c, ev, ts, prod);
+    case 'O':
+        return do_snapshot(c, ev, ts, prod);
+    case 'N': case 'D':
+        return do_object_life(c, ph, ev, ts, prod);
     case 's': case 't': case 'f':
         return do_flow(c, ph, ev, ts, prod);
     case 'S': case 'b':
@@ -983,8 +1076,6 @@ static int var_cmp(const void *a, const void *b)
 static int report_skipped(ch_ctx *c)
 {
     static const struct { char ph; const char *key, *what; } names[] = {
-        {'O', "object_snapshots", "object snapshots ('O')"},
-        {'N', "object_creations", "object creations ('N')"}, {'D', "object_deletions", "object deletions ('D')"},
         {'c', "clock_syncs", "clock syncs ('c')"}, {'(', "context_enters", "context enters ('(')"},
         {')', "context_leaves", "context leaves (')')"}, {'v', "memory_dumps", "memory dumps ('v')"}, {'V', "memory_dumps_V", "memory dumps ('V')"},
     };
@@ -1011,6 +1102,9 @@ static int report_skipped(ch_ctx *c)
         {"unmatched_async_begin", "async begins without an end", c->unmatched_async_begin},
         {"unmatched_async_end", "async ends without a begin", c->unmatched_async_end},
         {"counter_values", "non-numeric counter values", c->bad_counter_values},
+        {"snapshot_values", "object snapshot values that are not numbers (strings, booleans, null, arrays)", c->bad_snapshot_values},
+        {"snapshot_refs", "references to other objects in object snapshots (id_ref)", c->snapshot_refs},
+        {"snapshots", "object snapshots without an args.snapshot object", c->bad_snapshots},
         {"sections", "sections other than traceEvents, samples and stackFrames (systemTraceEvents)", c->skipped_sections},
         {"stacks", "stacks naming an unknown frame (sf, stack)", c->bad_stacks},
         {"stack_frames", "stack frames on no stack", c->frames ? (int64_t)json_object_size(c->frames) - (int64_t)c->used_frames.count : 0},
