@@ -221,7 +221,9 @@ static traza_itf_reader *open_common(traza_itf_reader *r, traza_err *err)
     }
     r->model = h[6];
     r->dialect = h[7];
-    if (r->model > 1 || r->dialect > TRAZA_ITF_TEXT || h[8] > TRAZA_ITF_NONE || h[9] > 1) {
+    /* a block-model file is of the generated ITF, or from version 11 of the paper's */
+    int block_dialect = r->dialect == TRAZA_ITF_GEN || (r->dialect == TRAZA_ITF_PAPER && itf_has_paper_blocks(h[4]));
+    if (r->model > 1 || r->dialect > TRAZA_ITF_TEXT || h[8] > TRAZA_ITF_NONE || h[9] > 1 || (r->model == 0 && !block_dialect)) {
         traza_err_set(err, TRAZA_E_FORMAT, "tzi: bad header fields (model %u, dialect %u, backend %u)", h[6], h[7],
                       h[8]);
         goto fail;

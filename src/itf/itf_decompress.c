@@ -12,6 +12,8 @@ static int decode_payload(traza_itf_reader *r, size_t ci, const uint8_t *p, size
     uint8_t *sb[S_NSTREAMS] = {0};
     size_t sl[S_NSTREAMS] = {0};
     int rc = -1;
+    size_t from = es->ob.len;
+    es->paper = r->model == 0 && r->dialect == TRAZA_ITF_PAPER;
     if (r->model == 1) {
         if (itf_decode_lines(r, ci, p, n, es, err) < 0)
             goto out;
@@ -21,17 +23,8 @@ static int decode_payload(traza_itf_reader *r, size_t ci, const uint8_t *p, size
                itf_decode_blocks(r, ci, sb, sl, r->ix[ci].nlines, es, err) < 0) {
         goto out;
     }
-    if (es->ob.oom) {
-        traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+    if (es->hold ? paper_lines(es, from, err) < 0 : flush_out(es, err) < 0)
         goto out;
-    }
-    if (!es->hold) {
-        if (es->out && es->ob.len && tz_fwrite_all(es->out, es->ob.s, es->ob.len) < 0) {
-            traza_err_set(err, TRAZA_E_IO, "itf: write failed: %s", strerror(errno));
-            goto out;
-        }
-        tz_buf_reset(&es->ob);
-    }
     rc = 0;
 out:
     for (int k = 0; k < S_NSTREAMS; k++)
@@ -56,6 +49,7 @@ static int run(traza_itf_reader *r, emit_state *es, size_t first, traza_err *err
     for (size_t c = first; c < r->nix && !es->done && rc == 0; c++)
         rc = decode_chunk(r, c, es, err);
     tz_buf_free(&es->ob);
+    tz_buf_free(&es->ptmp);
     return rc;
 }
 
@@ -130,6 +124,7 @@ static void *mt_worker(void *arg)
             }
             rc = decode_payload(r, c, p, n, &es, &s->err);
             s->ob = es.ob;
+            tz_buf_free(&es.ptmp);
             free(p);
         }
         pthread_mutex_lock(&m->mu);

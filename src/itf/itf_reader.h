@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "itf/itf_internal.h"
+#include "itf/itf_paper.h"
 
 struct traza_itf_reader {
     FILE *f;
@@ -83,7 +84,9 @@ typedef struct emit_state {
     int hold;               /* keep the whole chunk's text in ob (threaded decompression) */
     int rthread;            /* the line model may render on a second thread */
     uint64_t rt_min;        /* from chunks of this many lines (traza_itf_set_render_min_lines) */
+    int paper;              /* ob holds the paper ITF's coded lines (itf_paper.c) */
     tz_buf ob;
+    tz_buf ptmp;            /* itf_paper_rewrite's scratch */
 } emit_state;
 
 /* Called with each line's record-start status; returns whether to emit it. */
@@ -120,10 +123,20 @@ static inline int chunk_err(traza_err *err, size_t ci, const char *what)
     return traza_err_set(err, TRAZA_E_FORMAT, "tzi: chunk %zu: %s", ci, what);
 }
 
-static inline int flush_out(emit_state *es, traza_err *err)
+/* Turns the coded lines of es->ob from `from` on into the paper ITF's, when it holds them. */
+static inline int paper_lines(emit_state *es, size_t from, traza_err *err)
 {
+    if (es->paper && !es->ob.oom && itf_paper_rewrite(&es->ob, from, &es->ptmp) < 0)
+        es->ob.oom = 1;
     if (es->ob.oom)
         return traza_err_set(err, TRAZA_E_NOMEM, "tzi: out of memory");
+    return 0;
+}
+
+static inline int flush_out(emit_state *es, traza_err *err)
+{
+    if (paper_lines(es, 0, err) < 0)
+        return -1;
     if (es->out && es->ob.len && tz_fwrite_all(es->out, es->ob.s, es->ob.len) < 0)
         return traza_err_set(err, TRAZA_E_IO, "itf: write failed: %s", strerror(errno));
     tz_buf_reset(&es->ob);

@@ -4,7 +4,7 @@
 #ifndef TRAZA_ITF_VERSION_H
 #define TRAZA_ITF_VERSION_H
 
-#define ITF_VERSION 10    /* the version the writer writes */
+#define ITF_VERSION 11    /* the version the writer writes */
 #define ITF_VERSION_MIN 2 /* the oldest version the reader accepts */
 
 /* 3: block-model chunks carry the interrupt stream (INT); a text's direct branch
@@ -40,5 +40,9 @@ static inline int itf_has_semantics(unsigned v) { return v >= 9; }
 
 /* 10: a right semantic prediction is coded 0 and leaves the candidates' costs. */
 static inline int itf_has_semantic_zero(unsigned v) { return v >= 10; }
+
+/* 11: the paper's text ITF may be coded in the block model, its lines in the coded form
+ * of itf_paper.c (older readers would print that form). */
+static inline int itf_has_paper_blocks(unsigned v) { return v >= 11; }
 
 #endif

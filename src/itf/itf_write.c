@@ -3,6 +3,7 @@
  * model) and hands each full chunk over (itf_write_thread.c); the other parts of the
  * writer are named in itf_writer.h. */
 #include <stdlib.h>
+#include "itf/itf_paper.h"
 #include "itf/itf_writer.h"
 #include "util/hex8.h"
 #include "util/input.h"
@@ -94,6 +95,40 @@ static int add_line_gen(wr *w, const char *s, size_t n)
     tz_buf_put(&w->pk->s[S_EXC], s, n);
     w->ps.exceptions++;
     return put_wline(w, NOPC, NOPC, 0, LF_EXC);
+}
+
+/* A line of the paper's ITF: its coded form (itf_paper.c) as a generated-ITF line. */
+static int add_line_paper(wr *w, const char *s, size_t n)
+{
+    tz_buf *c = &w->paper;
+    itf_paper_to_gen(s, n, c);
+    /* a condition failure without values, "0x.. TEXT CCFAIL", at a pc known with values:
+     * coded with the pc's text when the reader gets TEXT back from it (itf_paper.c) */
+    int64_t idx;
+    uint32_t pc;
+    if (!c->oom && c->len > 18 && !memcmp(c->s + c->len - 7, " CCFAIL", 7) && itf_gen_pc(c->s, c->len, &pc) == 0 &&
+        tz_imap_get(&w->pcmap, pc, &idx)) {
+        const char *known = w->texts + w->toff[idx], *text = c->s + 11;
+        size_t kl = w->tl[idx], tl = c->len - 18;
+        if ((kl != tl || memcmp(known, text, tl) != 0) && memchr(known, ITF_PAPER_SLOT, kl) && !memchr(text, ITF_PAPER_SLOT, tl)) {
+            tz_buf_reset(&w->scratch);
+            itf_paper_drop_values(known, kl, &w->scratch);
+            if (w->scratch.len == tl && !memcmp(w->scratch.s, text, tl)) {
+                c->len = 11;
+                tz_buf_put(c, known, kl);
+                tz_buf_put(c, " CCFAIL", 7);
+            }
+        }
+    }
+    if (c->oom || w->scratch.oom)
+        return oom(w);
+    return add_line_gen(w, c->s, c->len);
+}
+
+/* A line of the block model's dialects. */
+static int add_line_block(wr *w, const char *s, size_t n)
+{
+    return w->dialect == TRAZA_ITF_PAPER ? add_line_paper(w, s, n) : add_line_gen(w, s, n);
 }
 
 /* The fast path of a gen line whose instruction is in the parser's small cache and
@@ -250,6 +285,7 @@ static void wr_free(wr *w)
     free(w->ix);
     tz_buf_free(&w->scratch);
     tz_buf_free(&w->skel);
+    tz_buf_free(&w->paper);
 }
 
 
@@ -288,6 +324,7 @@ int traza_itf_compress(const char *inpath, const char *outpath, const traza_itf_
     w->threaded = w->o.threads > 1;
     tz_buf_init(&w->scratch);
     tz_buf_init(&w->skel);
+    tz_buf_init(&w->paper);
     itf_cache_init(&w->c_orig);
     itf_cache_init(&w->c_lossy);
     int rc = -1;
@@ -318,7 +355,8 @@ int traza_itf_compress(const char *inpath, const char *outpath, const traza_itf_
         end += (size_t)k;
     }
     w->dialect = w->o.dialect ? w->o.dialect : (int)traza_itf_detect(buf, end);
-    w->model = w->dialect == TRAZA_ITF_GEN ? 0 : 1;
+    /* the paper's ITF is coded as generated-ITF lines (itf_paper.c) */
+    w->model = w->dialect == TRAZA_ITF_GEN || w->dialect == TRAZA_ITF_PAPER ? 0 : 1;
     if (itf_np_dialect(&w->np, w->dialect) < 0) {
         oom(w);
         goto done;
@@ -363,7 +401,7 @@ int traza_itf_compress(const char *inpath, const char *outpath, const traza_itf_
             start = end; /* all of it: the loop below finds nothing more */
     }
     for (;;) {
-        if (w->model == 0) {
+        if (w->model == 0 && w->dialect == TRAZA_ITF_GEN) {
             long k = add_line_gen_fast(w, buf + start, end - start);
             if (k < 0)
                 goto done;
@@ -381,7 +419,7 @@ int traza_itf_compress(const char *inpath, const char *outpath, const traza_itf_
                     nl_missing = 1;
                     w->ps.lines++;
                     w->ps.original_size += end - start;
-                    if ((w->model == 0 ? add_line_gen(w, buf + start, end - start)
+                    if ((w->model == 0 ? add_line_block(w, buf + start, end - start)
                                        : add_line_text(w, buf + start, end - start)) < 0)
                         goto done;
                 }
@@ -417,7 +455,7 @@ int traza_itf_compress(const char *inpath, const char *outpath, const traza_itf_
         size_t n = (size_t)(nl - (buf + start));
         w->ps.lines++;
         w->ps.original_size += n + 1;
-        if ((w->model == 0 ? add_line_gen(w, buf + start, n) : add_line_text(w, buf + start, n)) < 0)
+        if ((w->model == 0 ? add_line_block(w, buf + start, n) : add_line_text(w, buf + start, n)) < 0)
             goto done;
         start += n + 1;
     }

@@ -203,12 +203,13 @@ for v in 7 8; do
   check_eq "version $v: extract from the last chunk" "$(sed -n '1001,1080p' "$(dirname "$0")/data/v4_blocks.itf")" \
     "$("$TRAZA" itf extract "$(dirname "$0")/data/v${v}_blocks.tzi" --from 1000 --count 200)"
 done
-# versions 9 and 10 changed the line model only: the block model writes version 8's
-# bytes but the version field (byte 5, octal 10 -> 12) and the header check (bytes 11-12,
-# zero in the sample, written before the check existed)
-check_eq "version 10: this writer's block-model bytes are version 8's" "5 10 12
-11 0 114
-12 0 30" \
+# versions 9 and 10 changed the line model only, version 11 the paper's ITF only: the
+# block model writes version 8's bytes for the generated ITF but the version field
+# (byte 5, octal 10 -> 13) and the header check (bytes 11-12, zero in the sample,
+# written before the check existed)
+check_eq "version 11: this writer's block-model bytes are version 8's" "5 10 13
+11 0 43
+12 0 124" \
   "$(cmp -l "$(dirname "$0")/data/v8_blocks.tzi" "$TMP/v5b.tzi" | tr -s ' ' | sed 's/^ //')"
 v7s=$(stat -c %s "$(dirname "$0")/data/v7_blocks.tzi"); v8s=$(stat -c %s "$(dirname "$0")/data/v8_blocks.tzi")
 [ "$v8s" -lt "$v7s" ] && pass "version 8: smaller than version 7 ($v7s -> $v8s bytes)" || fail "version 8 smaller than version 7" "$v7s -> $v8s"
@@ -447,7 +448,7 @@ js=$("$TRAZA" itf stats "$TMP/loop.tzi" --json)
 check_eq "stats: instructions" "15012" "$(printf '%s' "$js" | json_get instructions)"
 per=$(printf '%s' "$js" | json_get codecs.periodic)
 [ "$per" -gt 0 ] && pass "stats: periodic codec used" || fail "stats: periodic codec used" "$js"
-check_eq "stats: format version 10" "10" "$(printf '%s' "$js" | json_get version)"
+check_eq "stats: format version 11" "11" "$(printf '%s' "$js" | json_get version)"
 # the breakdown accounts for every byte; compress reports what stats reads back
 sum_is_size() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(c["bytes"] for c in d["components"].values()) == d["file_size"])'; }
 check_eq "stats: the components add up to the file (block model)" True "$(printf '%s' "$js" | sum_is_size)"
