@@ -142,9 +142,11 @@ traza_trace *traza_trace_open(traza_workspace *ws, const char *name_or_id, int f
         traza_trace_info again;
         traza_err e2;
         traza_err_clear(&e2);
-        int replaced = tries < 3 && tz_ws_resolve(ws, name_or_id, &again, &e2) == 0 && again.id != was;
-        if (replaced)
+        int replaced = 0;
+        if (tries < 3 && tz_ws_resolve(ws, name_or_id, &again, &e2) == 0) {
+            replaced = again.id != was;
             traza_trace_info_clear(&again);
+        }
         if (!replaced) {
             free(t);
             return NULL;
