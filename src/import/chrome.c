@@ -730,28 +730,27 @@ static int do_counter(ch_ctx *c, json_t *ev, int64_t ts, int32_t producer)
     const json_t *args = json_object_get(ev, "args");
     if (!json_is_object(args))
         return 0;
-    tz_buf base;
-    tz_buf_init(&base);
-    series_base(ev, "counter", &base);
+    tz_buf path; /* NAME[ID].KEY */
+    tz_buf_init(&path);
+    series_base(ev, "counter", &path);
+    size_t len = path.len;
     const char *k;
     json_t *v;
     int rc = 0;
     json_object_foreach((json_t *)args, k, v) {
-        char *tname = tz_asprintf("%s.%s", base.s ? base.s : "", k);
-        if (!tname || base.oom) {
-            free(tname);
+        path.len = len;
+        tz_buf_putc(&path, '.');
+        tz_buf_puts(&path, k);
+        if (path.oom) {
             rc = oom(c);
             break;
         }
-        rc = add_var(c, tname, v, 1, ts, producer);
-        free(tname);
-        if (rc < 0)
+        if ((rc = add_var(c, path.s, v, 1, ts, producer)) < 0)
             break;
-        if (rc == 0)
-            c->bad_counter_values++;
+        c->bad_counter_values += rc == 0;
         rc = 0;
     }
-    tz_buf_free(&base);
+    tz_buf_free(&path);
     return rc;
 }
 

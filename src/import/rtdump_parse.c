@@ -2,6 +2,7 @@
  * event encoding of the blocks. Rejects truncated or corrupted input with the byte
  * offset of the problem. */
 #include "import/rtdump.h"
+#include "util/le.h"
 #include "util/util.h"
 #include "../../rt/include/traza_rt_format.h"
 
@@ -62,23 +63,6 @@ typedef struct parse_st {
     long run_task; /* the task in its Running state */
     uint64_t last_tsc; /* of the last event read (the end of a run still going) */
 } parse_st;
-
-/* LEB128; returns 0, or -1 at the end of the data / on an overlong number. */
-static int uv(const uint8_t *p, size_t n, size_t *pos, uint64_t *out)
-{
-    uint64_t v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-        if (*pos >= n)
-            return -1;
-        uint8_t b = p[(*pos)++];
-        v |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) {
-            *out = v;
-            return 0;
-        }
-    }
-    return -1;
-}
 
 static int push_op(tz_rtd_thread *t, uint64_t tsc, uint8_t kind, uint64_t a, int64_t v)
 {
@@ -181,7 +165,7 @@ static int read_open(tz_rtd_thread *t, const uint8_t *e, size_t used, size_t *po
     }
     for (uint64_t i = 0; i < cnt; i++) {
         uint64_t a;
-        if (uv(e, used, pos, &a) < 0)
+        if (tz_get_uleb(e, used, pos, &a) < 0)
             return 1;
         if (snap)
             t->open[t->nopen++] = a;
@@ -219,13 +203,13 @@ static int parse_block(tz_rtdump *d, parse_st *ps, tz_rtd_thread *bt, const uint
     while (pos < used) {
         size_t at = pos;
         uint64_t h;
-        if (uv(e, used, &pos, &h) < 0)
+        if (tz_get_uleb(e, used, &pos, &h) < 0)
             goto bad;
         tsc += h >> 2;
         unsigned kind = (unsigned)(h & 3);
         if (kind == TZR_K_ENTRY) {
             uint64_t z;
-            if (uv(e, used, &pos, &z) < 0)
+            if (tz_get_uleb(e, used, &pos, &z) < 0)
                 goto bad;
             func += (uint64_t)tzr_unzigzag(z);
             if (d->ptr_size == 4)
@@ -237,7 +221,7 @@ static int parse_block(tz_rtdump *d, parse_st *ps, tz_rtd_thread *bt, const uint
                 goto nomem;
         } else if (kind == TZR_K_USER) {
             uint64_t id, z;
-            if (uv(e, used, &pos, &id) < 0 || uv(e, used, &pos, &z) < 0)
+            if (tz_get_uleb(e, used, &pos, &id) < 0 || tz_get_uleb(e, used, &pos, &z) < 0)
                 goto bad;
             if (push_op(t, tsc, TZR_K_USER, id, tzr_unzigzag(z)) < 0)
                 goto nomem;
@@ -247,7 +231,7 @@ static int parse_block(tz_rtdump *d, parse_st *ps, tz_rtd_thread *bt, const uint
             uint8_t sub = e[pos++];
             if (sub == TZR_EXT_STATE && d->version >= 3) {
                 uint64_t id, st;
-                if (uv(e, used, &pos, &id) < 0 || uv(e, used, &pos, &st) < 0)
+                if (tz_get_uleb(e, used, &pos, &id) < 0 || tz_get_uleb(e, used, &pos, &st) < 0)
                     goto bad;
                 if (st > TZR_STATE_SUSPENDED)
                     return traza_err_set(err, TRAZA_E_FORMAT, "%s: byte %llu: task state %llu, expected 0 to %d", name,
@@ -266,7 +250,7 @@ static int parse_block(tz_rtdump *d, parse_st *ps, tz_rtd_thread *bt, const uint
             if ((sub == TZR_EXT_TASK && d->version >= 2) ||
                 ((sub == TZR_EXT_ISR_ENTER || sub == TZR_EXT_ISR_EXIT) && d->version >= 3)) {
                 uint64_t id, cnt;
-                if (uv(e, used, &pos, &id) < 0 || uv(e, used, &pos, &cnt) < 0 || cnt > MAX_OPEN || cnt > used - pos)
+                if (tz_get_uleb(e, used, &pos, &id) < 0 || tz_get_uleb(e, used, &pos, &cnt) < 0 || cnt > MAX_OPEN || cnt > used - pos)
                     goto bad;
                 if (sub == TZR_EXT_ISR_EXIT && at == 0)
                     return traza_err_set(err, TRAZA_E_FORMAT, "%s: byte %llu: handler exit at the start of a block", name,
@@ -293,7 +277,7 @@ static int parse_block(tz_rtdump *d, parse_st *ps, tz_rtd_thread *bt, const uint
                                      "%s: byte %llu: stack record after the start of a block of thread %u", name,
                                      (unsigned long long)(base + TZR_BLOCK_HEADER_SIZE + at), bt->tid);
             uint64_t cnt;
-            if (uv(e, used, &pos, &cnt) < 0 || cnt > MAX_OPEN || cnt > used - pos) /* an address takes >= 1 byte */
+            if (tz_get_uleb(e, used, &pos, &cnt) < 0 || cnt > MAX_OPEN || cnt > used - pos) /* an address takes >= 1 byte */
                 goto bad;
             /* The snapshot that counts is the one of the block the operations start in,
              * and the one after a gap (lost or corrupt blocks). */

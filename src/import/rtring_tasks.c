@@ -9,22 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int uv(const uint8_t *e, size_t n, size_t *pos, uint64_t *v)
-{
-    uint64_t x = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-        if (*pos >= n)
-            return -1;
-        uint8_t b = e[(*pos)++];
-        x |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) {
-            *v = x;
-            return 0;
-        }
-    }
-    return -1;
-}
-
 /* Skips cnt varints (the addresses of a STACK or TASK record). */
 static int skip(const uint8_t *e, size_t n, size_t *pos, uint64_t cnt)
 {
@@ -32,7 +16,7 @@ static int skip(const uint8_t *e, size_t n, size_t *pos, uint64_t cnt)
     if (cnt > n - *pos) /* an address takes a byte at least */
         return -1;
     for (uint64_t i = 0; i < cnt; i++)
-        if (uv(e, n, pos, &a) < 0)
+        if (tz_get_uleb(e, n, pos, &a) < 0)
             return -1;
     return 0;
 }
@@ -65,27 +49,27 @@ int tz_rtring_scan_tasks(tz_rtring *r, traza_err *err)
     while (pos < n) {
         size_t at = pos;
         uint64_t h, a, b;
-        int ok = uv(e, n, &pos, &h) == 0;
+        int ok = tz_get_uleb(e, n, &pos, &h) == 0;
         unsigned kind = (unsigned)(h & 3);
         if (ok && kind == TZR_K_ENTRY)
-            ok = uv(e, n, &pos, &a) == 0;
+            ok = tz_get_uleb(e, n, &pos, &a) == 0;
         else if (ok && kind == TZR_K_USER)
-            ok = uv(e, n, &pos, &a) == 0 && uv(e, n, &pos, &b) == 0;
+            ok = tz_get_uleb(e, n, &pos, &a) == 0 && tz_get_uleb(e, n, &pos, &b) == 0;
         else if (ok && kind == TZR_K_EXT) {
             ok = pos < n;
             unsigned sub = ok ? e[pos++] : 0;
             if (!ok)
                 ;
             else if (sub == TZR_EXT_STATE) {
-                ok = uv(e, n, &pos, &a) == 0 && uv(e, n, &pos, &b) == 0;
+                ok = tz_get_uleb(e, n, &pos, &a) == 0 && tz_get_uleb(e, n, &pos, &b) == 0;
                 if (ok && add_task(r, a, 0) < 0)
                     goto nomem;
             } else if (sub == TZR_EXT_TASK || sub == TZR_EXT_ISR_ENTER || sub == TZR_EXT_ISR_EXIT) {
-                ok = uv(e, n, &pos, &a) == 0 && uv(e, n, &pos, &b) == 0 && skip(e, n, &pos, b) == 0;
+                ok = tz_get_uleb(e, n, &pos, &a) == 0 && tz_get_uleb(e, n, &pos, &b) == 0 && skip(e, n, &pos, b) == 0;
                 if (ok && add_task(r, a, sub == TZR_EXT_ISR_ENTER) < 0)
                     goto nomem;
             } else if (sub == TZR_EXT_STACK) {
-                ok = uv(e, n, &pos, &b) == 0 && skip(e, n, &pos, b) == 0;
+                ok = tz_get_uleb(e, n, &pos, &b) == 0 && skip(e, n, &pos, b) == 0;
             } else {
                 r->scan_off = 1;
                 return 0;

@@ -180,7 +180,7 @@ long itf_kmap_intern(itf_kmap *m, const void *key, size_t len, int *isnew)
 }
 
 /* ---------------- dialects ---------------- */
-static int hex8(const char *s, uint32_t *v)
+int itf_hex8(const char *s, uint32_t *v)
 {
 #ifdef TZ_HAVE_HEX8_WORD
     return tz_hex8_word(s, 0, v); /* lower case only: the text must come back as it was */
@@ -204,7 +204,7 @@ static int hex8(const char *s, uint32_t *v)
 }
 int itf_gen_pc(const char *line, size_t len, uint32_t *pc)
 {
-    if (len < 10 || line[0] != '0' || line[1] != 'x' || hex8(line + 2, pc) < 0)
+    if (len < 10 || line[0] != '0' || line[1] != 'x' || itf_hex8(line + 2, pc) < 0)
         return -1;
     return 0;
 }
@@ -221,7 +221,7 @@ int itf_gen_parse(const char *line, size_t len, itf_genline *g, uint32_t *mems, 
     size_t nm = 0;
     while (e >= 11 + 15 && memcmp(line + e - 15, " mem=0x", 7) == 0) {
         uint32_t a;
-        if (hex8(line + e - 8, &a) < 0)
+        if (itf_hex8(line + e - 8, &a) < 0)
             break;
         if (nm >= maxmem)
             return 0;
@@ -241,7 +241,7 @@ int itf_gen_parse(const char *line, size_t len, itf_genline *g, uint32_t *mems, 
     return 1;
 }
 static const char HEXD[] = "0123456789abcdef";
-static void put_hex8(char *o, uint32_t v)
+void itf_put_hex8(char *o, uint32_t v)
 {
     for (int i = 7; i >= 0; i--) {
         o[i] = HEXD[v & 15];
@@ -261,14 +261,14 @@ void itf_gen_render(tz_buf *b, uint32_t pc, const char *text, size_t textlen, co
     char *o = b->s + b->len;
     o[0] = '0';
     o[1] = 'x';
-    put_hex8(o + 2, pc);
+    itf_put_hex8(o + 2, pc);
     o[10] = ' ';
     o += 11;
     memcpy(o, text, textlen);
     o += textlen;
     for (size_t i = 0; i < nmem; i++) {
         memcpy(o, " mem=0x", 7);
-        put_hex8(o + 7, mems[i]);
+        itf_put_hex8(o + 7, mems[i]);
         o += 15;
     }
     if (ccfail) {

@@ -196,6 +196,11 @@ typedef struct itf_genline {
     size_t nmem;
 } itf_genline;
 int itf_gen_parse(const char *line, size_t len, itf_genline *g, uint32_t *mems, size_t maxmem);
+/* s[0..8) as 8 lower-case hex digits (the only form that comes back byte for byte):
+ * 0 with *v set, -1 otherwise. */
+int itf_hex8(const char *s, uint32_t *v);
+/* v as 8 lower-case hex digits at o[0..8). */
+void itf_put_hex8(char *o, uint32_t v);
 /* Just the leading 0x<8 hex> pc, or -1. */
 int itf_gen_pc(const char *line, size_t len, uint32_t *pc);
 /* Renders a gen line into b. */

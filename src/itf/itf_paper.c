@@ -22,36 +22,19 @@
 
 #include <string.h>
 
-static const char HEXD[] = "0123456789abcdef";
-
-static int lower_hex8(const char *s)
+/* "0x" + v as 8 lower-case hex digits. */
+static void put_value(tz_buf *out, uint32_t v)
 {
-    for (int i = 0; i < 8; i++)
-        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-            return 0;
-    return 1;
+    char h[10] = {'0', 'x'};
+    itf_put_hex8(h + 2, v);
+    tz_buf_put(out, h, 10);
 }
 
-static void put_hex8(tz_buf *out, uint32_t v)
+/* The value at s[i] of s[0..n) into *v: "0x" + 8 lowercase hex digits, then the end or
+ * a space. */
+static int value_at(const char *s, size_t n, size_t i, uint32_t *v)
 {
-    char h[8];
-    for (int i = 7; i >= 0; i--, v >>= 4)
-        h[i] = HEXD[v & 15];
-    tz_buf_put(out, h, 8);
-}
-
-static uint32_t hex8_value(const char *s)
-{
-    uint32_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v = v << 4 | (uint32_t)(s[i] <= '9' ? s[i] - '0' : s[i] - 'a' + 10);
-    return v;
-}
-
-/* A value at s[i] of s[0..n): "0x" + 8 lowercase hex digits, then the end or a space. */
-static int value_at(const char *s, size_t n, size_t i)
-{
-    return i + 10 <= n && s[i] == '0' && s[i + 1] == 'x' && lower_hex8(s + i + 2) && (i + 10 == n || s[i + 10] == ' ');
+    return i + 10 <= n && s[i] == '0' && s[i + 1] == 'x' && (i + 10 == n || s[i + 10] == ' ') && itf_hex8(s + i + 2, v) == 0;
 }
 
 static void escape(const char *s, size_t n, tz_buf *out)
@@ -63,7 +46,8 @@ static void escape(const char *s, size_t n, tz_buf *out)
 
 void itf_paper_to_gen(const char *s, size_t n, tz_buf *out)
 {
-    if (n < 12 || s[0] != '0' || s[1] != 'x' || !lower_hex8(s + 2) || s[10] != ' ' ||
+    uint32_t pc;
+    if (n < 12 || itf_gen_pc(s, n, &pc) < 0 || s[10] != ' ' ||
         memchr(s, ITF_PAPER_SLOT, n) || memchr(s, ITF_PAPER_ESC, n))
         return escape(s, n, out);
     const char *body = s + 11;
@@ -82,10 +66,11 @@ void itf_paper_to_gen(const char *s, size_t n, tz_buf *out)
             continue;
         }
         char prev = i == 0 ? ' ' : body[i - 1];
-        if ((prev == ' ' || prev == ':') && value_at(body, bn, i)) {
+        uint32_t v;
+        if ((prev == ' ' || prev == ':') && value_at(body, bn, i, &v)) {
             if (nv == ITF_PAPER_MAXVAL)
                 return escape(s, n, out);
-            vals[nv++] = hex8_value(body + i + 2);
+            vals[nv++] = v;
             tz_buf_putc(out, ITF_PAPER_SLOT);
             i += 10;
             continue;
@@ -97,8 +82,8 @@ void itf_paper_to_gen(const char *s, size_t n, tz_buf *out)
     if (tl == 0 || memmem(text, tl, " mem=0x", 7) || (tl >= 7 && memcmp(text + tl - 7, " CCFAIL", 7) == 0))
         return escape(s, n, out);
     for (size_t k = 0; k < nv; k++) {
-        tz_buf_put(out, " mem=0x", 7);
-        put_hex8(out, vals[k]);
+        tz_buf_put(out, " mem=", 5);
+        put_value(out, vals[k]);
     }
     if (noexec)
         tz_buf_put(out, " CCFAIL", 7);
@@ -113,8 +98,7 @@ static void put_filled(tz_buf *out, const char *t, size_t n, const uint32_t *val
         tz_buf_put(out, t, run);
         if (!slot)
             return;
-        tz_buf_put(out, "0x", 2);
-        put_hex8(out, vals[(*k)++]);
+        put_value(out, vals[(*k)++]);
         t += run + 1;
         n -= run + 1;
     }

@@ -370,6 +370,7 @@ int traza_itf_compress(const char *inpath, const char *outpath, const traza_itf_
     if (w->o.backend == TRAZA_ITF_AUTO) {
         w->o.backend = w->model == 1 ? TRAZA_ITF_ZSTD : TRAZA_ITF_XZ;
         w->zfast = w->model == 1;
+        w->exc_zstd = w->model == 0;
     }
     itf_wr_warm_start(w);
     /* a temporary renamed at the end: a failure leaves no partial file, an old file

@@ -188,12 +188,11 @@ void itf_wr_set_items(wr *w, pool_item *it, const tz_buf *bufs, size_t n, const 
 {
     for (size_t i = 0; i < n; i++) {
         int backend = w->o.backend | ((bzmask >> i) & 1 ? ITF_PACK_BZIP2 : 0) | (w->zfast ? ITF_PACK_ZFAST : 0);
-        /* The paper ITF's exceptions (itf_paper.c) are whole lines, megabytes of them
-         * repeating in a chunk of a long trace: LZMA2's match finder spent 76 % of the
-         * compression on them; from 1 MiB, zstd at level 7 codes them 20x faster for a
-         * few hundred bytes more per chunk. */
-        if (w->dialect == TRAZA_ITF_PAPER && comp[i] == TRAZA_ITF_C_EXCEPTIONS && w->o.backend == TRAZA_ITF_XZ &&
-            bufs[i].len >= ((size_t)1 << 20))
+        /* Exceptions are whole lines; megabytes of them repeat in a chunk of the paper
+         * ITF (itf_paper.c), where LZMA2's match finder spent 76 % of the compression on
+         * them. From 1 MiB, the default back end codes them with zstd at level 7: 20x
+         * faster, a few hundred bytes more per chunk. */
+        if (w->exc_zstd && comp[i] == TRAZA_ITF_C_EXCEPTIONS && bufs[i].len >= ((size_t)1 << 20))
             backend = TRAZA_ITF_ZSTD | ITF_PACK_ZFAST;
         it[i] = (pool_item){.in = &bufs[i], .comp = comp[i], .backend = backend,
                             .pre = pre ? &pre[i] : NULL, .form = forms ? &forms[i] : NULL};

@@ -161,6 +161,7 @@ typedef struct wr {
     itf_cache c_orig, c_lossy;
     tz_buf scratch, skel;
     tz_buf paper; /* a paper ITF line in its coded form (itf_paper.c) */
+    int exc_zstd; /* the default back end: large exception streams with zstd (itf_write_frames.c) */
     /* chunk 0's streams in packed form: the preset dictionaries of the later chunks */
     tz_buf pre[S_NSTREAMS];
     int have_pre;

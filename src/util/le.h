@@ -3,6 +3,7 @@
 #ifndef TZ_LE_H
 #define TZ_LE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 static inline void tz_put_le16(unsigned char *p, uint32_t v)
@@ -31,5 +32,23 @@ static inline uint32_t tz_get_le32(const unsigned char *p)
 }
 
 static inline uint64_t tz_get_le64(const unsigned char *p) { return (uint64_t)tz_get_le32(p) | (uint64_t)tz_get_le32(p + 4) << 32; }
+
+/* An unsigned LEB128 number at p[*pos] of p[0..n) into *out, *pos moved past it: 0, or
+ * -1 at the end of the data or on a number longer than 64 bits' worth of groups. */
+static inline int tz_get_uleb(const uint8_t *p, size_t n, size_t *pos, uint64_t *out)
+{
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+        if (*pos >= n)
+            return -1;
+        uint8_t b = p[(*pos)++];
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *out = v;
+            return 0;
+        }
+    }
+    return -1;
+}
 
 #endif

@@ -5,7 +5,7 @@
 // when it reached the end of the trace, moves with the end (it follows the end).
 // Panning away from the end stops following; the "follow the end" button, or the view
 // brought back to the end, resumes it. Shown in the header: "recording… (N events)".
-import { state, api, changed, onChange, setOrigin, rel, absTicks, setRange } from './state.js';
+import { state, api, changed, onChange, prepareTrace, rel, absTicks, setRange } from './state.js';
 
 const POLL_MS = 1000;
 let timer = null;
@@ -37,12 +37,8 @@ function schedule() {
 
 // The new version t of the open trace in its place; the view kept, or moved to the end.
 function replace(t) {
-  t.typeMap = new Map(t.types.map(x => [x.id, x]));
-  t.prodMap = new Map(t.producers.map(x => [x.id, x]));
   const keep = state.range ? { from: absTicks(state.range.from), to: absTicks(state.range.to) } : null;
-  setOrigin(t.info.min_ts);
-  t.span = rel(t.info.max_ts);
-  state.trace = t;
+  state.trace = prepareTrace(t);
   if (keep) {
     let from = rel(keep.from), to = rel(keep.to);
     if (following) { const w = to - from; to = t.span; from = to - w; }

@@ -1,6 +1,6 @@
 // traza web UI: the trace explorer, tabs, and the shared range shown in the header.
 import './style.css';
-import { state, api, post, changed, onChange, fmtTime, fmtAt, fmtAbs, countAxis, setOrigin, rel, absTicks, el } from './state.js';
+import { state, api, post, changed, onChange, fmtTime, fmtAt, fmtAbs, countAxis, prepareTrace, absTicks, el } from './state.js';
 import { setupOverview } from './overview.js';
 import { setupViews } from './views.js';
 import { setupDetails } from './details.js';
@@ -8,11 +8,7 @@ import { setupTools } from './tools.js';
 import { setupLive } from './live.js';
 
 async function openTrace(id) {
-  const t = await api('trace', { trace: id });
-  t.typeMap = new Map(t.types.map(x => [x.id, x]));
-  t.prodMap = new Map(t.producers.map(x => [x.id, x]));
-  setOrigin(t.info.min_ts);
-  t.span = rel(t.info.max_ts);
+  const t = prepareTrace(await api('trace', { trace: id }));
   state.trace = t; state.range = null; state.folded = new Set(); state.result = null; state.during = null;
   showTitle();
   renderExplorer();

@@ -171,6 +171,16 @@ export function fmtTime(ticks, unit) {
   return (s * 1e9).toFixed(1) + ' ns';
 }
 
+// A trace as /api/trace answers it, made ready to be the open one: its maps by id, the
+// time origin at its start, its span from there.
+export function prepareTrace(t) {
+  t.typeMap = new Map(t.types.map(x => [x.id, x]));
+  t.prodMap = new Map(t.producers.map(x => [x.id, x]));
+  setOrigin(t.info.min_ts);
+  t.span = rel(t.info.max_ts);
+  return t;
+}
+
 export function typeById(id) { return state.trace.typeMap.get(id); }
 export function prodById(id) { return state.trace.prodMap.get(id); }
 
