@@ -48,7 +48,7 @@ int tz_rtring_scan_tasks(tz_rtring *r, traza_err *err)
     size_t n = r->pend.len - TZR_BLOCK_HEADER_SIZE, pos = r->scanned;
     while (pos < n) {
         size_t at = pos;
-        uint64_t h, a, b;
+        uint64_t h = 0, a = 0, b = 0;
         int ok = tz_get_uleb(e, n, &pos, &h) == 0;
         unsigned kind = (unsigned)(h & 3);
         if (ok && kind == TZR_K_ENTRY)
