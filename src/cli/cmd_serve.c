@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 const char cmd_serve_usage[] =
-    "usage: traza serve [-w WORKSPACE] [--listen HOST:PORT] [--grammar FILE.tzg]... [--port-file FILE]\n"
-    "                   [--max-connections N] [--max-per-client N]\n"
+    "usage: traza serve [-w WORKSPACE] [--listen HOST:PORT] [--port PORT] [--grammar FILE.tzg]...\n"
+    "                   [--port-file FILE] [--max-connections N] [--max-per-client N]\n"
     "\n"
     "Serves the web UI and its JSON API (doc/api.md) over the workspace until SIGINT or\n"
     "SIGTERM (requests in progress are cancelled: it stops within a second). The UI is\n"
@@ -19,6 +19,8 @@ const char cmd_serve_usage[] =
     "concurrently; a request must arrive within 10 s of its connection (or of the\n"
     "previous answer), and a connection silent for 15 s is closed.\n"
     "  --listen HOST:PORT  address to bind (default 127.0.0.1:8080; port 0 = any free port)\n"
+    "  --port PORT         the port to bind (on --listen's host, default loopback;\n"
+    "                      over --listen's port)\n"
     "  --grammar FILE      a .tzg grammar to show in the grammar views (repeatable; the\n"
     "                      *.tzg files of the workspace directory are listed too)\n"
     "  --port-file FILE    write the port actually bound to FILE (for scripts)\n"
@@ -66,10 +68,11 @@ static int parse_listen(const char *s, char *host, size_t hsize, int *port)
 
 int cmd_serve(traza_cli *cli, int argc, char **argv)
 {
-    enum { O_LISTEN = OPT_FIRST_FREE, O_GRAMMAR, O_PORTFILE, O_MAXCONN, O_PERCLIENT };
+    enum { O_LISTEN = OPT_FIRST_FREE, O_PORT, O_GRAMMAR, O_PORTFILE, O_MAXCONN, O_PERCLIENT };
     static const struct option longopts[] = {
         CLI_COMMON_LONGOPTS,
         {"listen", required_argument, NULL, O_LISTEN},
+        {"port", required_argument, NULL, O_PORT},
         {"grammar", required_argument, NULL, O_GRAMMAR},
         {"port-file", required_argument, NULL, O_PORTFILE},
         {"max-connections", required_argument, NULL, O_MAXCONN},
@@ -77,7 +80,7 @@ int cmd_serve(traza_cli *cli, int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     char host[256] = "127.0.0.1";
-    int port = 8080;
+    int port = 8080, port_opt = -1;
     const char *grammars[64];
     size_t ng = 0;
     const char *port_file = NULL;
@@ -88,6 +91,16 @@ int cmd_serve(traza_cli *cli, int argc, char **argv)
         if (c == O_LISTEN) {
             if (parse_listen(optarg, host, sizeof host, &port) < 0)
                 return cli_usage_error("serve", "--listen expects HOST:PORT (e.g. 127.0.0.1:8080), got '%s'", optarg);
+            continue;
+        }
+        if (c == O_PORT) {
+            /* its own option: else getopt would take "--port" for "--port-file" */
+            char *end;
+            errno = 0;
+            long p = strtol(optarg, &end, 10);
+            if (errno || !*optarg || *end || p < 0 || p > 65535)
+                return cli_usage_error("serve", "--port expects a number from 0 to 65535, got '%s'", optarg);
+            port_opt = (int)p;
             continue;
         }
         if (c == O_GRAMMAR) {
@@ -111,6 +124,8 @@ int cmd_serve(traza_cli *cli, int argc, char **argv)
     }
     if (optind != argc)
         return cli_usage_error("serve", "unexpected argument '%s'", argv[optind]);
+    if (port_opt >= 0)
+        port = port_opt;
     traza_workspace *ws = cli_ws_existing(cli, NULL);
     if (!ws)
         return EXIT_FAIL;

@@ -192,3 +192,18 @@ check_eq "info --json: a leaf's path and depth" '{"count": 0, "depth": 1, "name"
   "$(printf '%s' "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin)["producer_list"][1]; d["count"]=0; print(json.dumps(d, sort_keys=True))')"
 check_rc "info --all --json" 0 "$TRAZA" info tree --all --json
 check_eq "info --all --json: none more" 0 "$(printf '%s' "$OUT" | json_get more_producers)"
+
+# serve --port: its own option (getopt would otherwise read "--port N" as "--port-file N")
+check_rc "serve --port takes a number" 2 "$TRAZA" -w "$NOWS" serve --port nine
+check_contains "serve --port says what it expects" "$OUT" "--port expects a number from 0 to 65535, got 'nine'"
+if has_feature serve; then
+  (cd "$TMP" && exec "$TRAZA" -w "$NOWS" serve --port 0 --port-file "$TMP/sp" >"$TMP/sp.out" 2>&1) &
+  SPID=$!
+  for _ in $(seq 1 100); do [ -s "$TMP/sp" ] && break; sleep 0.1; done
+  grep -q "http://127.0.0.1:$(cat "$TMP/sp" 2>/dev/null)/" "$TMP/sp.out" && pass "serve --port 0 binds a free port on loopback" ||
+    fail "serve --port 0 binds a free port on loopback" "$(cat "$TMP/sp.out")"
+  kill "$SPID"; wait "$SPID"
+  [ -e "$TMP/0" ] && fail "serve --port writes no port file" "a file named 0" || pass "serve --port writes no port file"
+else
+  skip "serve --port" "this traza was built without serve"
+fi

@@ -5,7 +5,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 # states nested 7 deep on cpu0 (one lane each, drawn in 6), one on cpu1 with two
-# markers, a link cpu0 -> cpu1, a variable and a state on cpu2
+# markers, a link cpu0 -> cpu1, two variables and a state on cpu2
 cat >"$TMP/nest.csv" <<'CSV'
 ts,end,type,producer,end_producer,value,category
 0,1000,outer,cpu0,,,state
@@ -24,6 +24,8 @@ ts,end,type,producer,end_producer,value,category
 200,,load,cpu2,,7,variable
 500,,load,cpu2,,1,variable
 700,,load,cpu2,,5,variable
+0,,mem,cpu2,,1000,variable
+400,900,mem,cpu2,,4000,variable
 100,600,run,cpu2,,,state
 CSV
 check_rc "import the nested trace" 0 "$TRAZA" import "$TMP/nest.csv" --name nest -q

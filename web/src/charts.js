@@ -18,8 +18,10 @@ export function pie(title, items, testid) {
   }
   const legend = el('ul', { class: 'legend' });
   for (const it of shown.slice(0, 12)) {
-    legend.append(el('li', {}, el('span', { class: 'sw', style: 'background:' + it.color }),
-      `${it.label} ${total ? (100 * it.value / total).toFixed(1) : 0}%`));
+    // a long name keeps its end, where names of one family differ (the whole in the title)
+    const label = it.label.length > 20 ? '…' + it.label.slice(-19) : it.label;
+    legend.append(el('li', { title: it.label }, el('span', { class: 'sw', style: 'background:' + it.color }),
+      `${label} ${total ? (100 * it.value / total).toFixed(1) : 0}%`));
   }
   if (shown.length > 12) legend.append(el('li', {}, `… ${shown.length - 12} more`));
   if (!shown.length) legend.append(el('li', {}, 'nothing in the selection'));

@@ -109,7 +109,10 @@ function fillTip(d, ev) {
   const ts = ev ? ev.ts : d.ts;
   const rows = [['type', type, 'tooltip-type'], ['producer', prod, 'tooltip-producer']];
   if (ts !== undefined && ts !== null) rows.push(['start', fmtAt(rel(ts), u), 'tooltip-start']);
-  if (ev && ev.duration !== undefined) rows.push(['duration', fmtDur(ev.duration), 'tooltip-duration']);
+  if (ev && ev.value !== undefined) rows.push(['value', String(ev.value), 'tooltip-value']);
+  // a variable's value holds for its duration (when it has one)
+  if (ev && ev.duration !== undefined && ev.category === 'variable') { if (Number(ev.duration)) rows.push(['held', fmtDur(ev.duration), 'tooltip-duration']); }
+  else if (ev && ev.duration !== undefined) rows.push(['duration', fmtDur(ev.duration), 'tooltip-duration']);
   else if (!ev && d.id !== undefined) rows.push(['duration', '…', 'tooltip-duration']);
   if (d.note) rows.push(['', d.note, 'tooltip-note']);
   tip.replaceChildren(...rows.map(([k, v, t]) => el('div', {}, el('span', { class: 'k' }, k), el('span', { 'data-testid': t }, v))));

@@ -63,7 +63,8 @@ async function loadStats() {
   const box = document.getElementById('pies'); box.replaceChildren();
   box.append(pie('Events per type', s.types.map(t => ({ label: t.name, value: t.count, color: t.color })), 'pie-types'));
   box.append(pie('Events per producer', s.producers.map(p => ({ label: p.name, value: p.count, color: p.color })), 'pie-producers'));
-  const d = s.types.filter(t => t.duration > 0);
+  // a variable's duration is the time its values held: not a state's or a link's
+  const d = s.types.filter(t => t.duration > 0 && (t.category === 'state' || t.category === 'link'));
   box.append(pie('State/link durations', d.map(t => ({ label: t.name, value: t.duration, color: t.color })), 'pie-durations'));
   document.getElementById('stats-note').textContent = `${s.total} events${state.range ? ' overlapping the range' : ''}${s.sampled ? ' (sampled)' : ''}${s.partial ? ` (partial: time budget reached, measured up to ${fmtAt(rel(s.covered_to), state.trace.info.time_unit)})` : ''}`;
 }

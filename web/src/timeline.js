@@ -1,6 +1,7 @@
 // The timeline: a time ruler over one track per producer (the producer tree, foldable),
 // virtualised vertically; in detail mode states nest in depth lanes, punctual events
-// are markers, variables a step chart, links arrows between tracks. Wheel zooms around
+// are markers, each variable a step chart in its own lane under its producer's states
+// (named in the label column, its value range on the right), links arrows between tracks. Wheel zooms around
 // the cursor, drag pans, shift-drag zooms to a range, W/S/A/D zoom (around the mouse
 // when it is over the tracks) and pan, a box goes to a time. Clicking or hovering an
 // event tells other views by window events:
@@ -12,7 +13,7 @@ import { state, api, onChange, selection, span, setRange, rel, absTicks, fmtAt, 
 const ROW_H = 18;        // a track without lanes
 const LANE_H = 14;       // one depth lane of states
 const MAX_LANES = 6;     // deeper nesting is drawn in the last lane
-const VAR_H = 26;        // the step chart of a track's variables
+const VAR_H = 26;        // the lane of one variable's step chart
 const VIEW_H = 480;      // the scrolled box of tracks
 const RULER_H = 26;
 const MIN_TICK_PX = 60;  // the least room between two ruler ticks
@@ -52,7 +53,7 @@ export function buildRows() {
 // row ends goes one lane down (a stack of open ends, as nested calls).
 function layoutRows() {
   const n = rows.length;
-  const lanes = new Array(n).fill(0), vars = new Array(n).fill(false);
+  const lanes = new Array(n).fill(0), vars = new Array(n).fill(0);
   const byRow = new Array(n), varsOf = new Array(n), links = [];
   if (tl && tl.mode === 'detail') {
     const open = new Map();
@@ -61,7 +62,6 @@ function layoutRows() {
       if (row === undefined || !ty) continue;
       if (ty.category === 'link') { if (rowOf.get(e[4]) !== undefined) links.push(e); continue; }
       if (ty.category === 'variable') {
-        vars[row] = true;
         const m = varsOf[row] || (varsOf[row] = new Map());
         if (!m.has(e[2])) m.set(e[2], []);
         m.get(e[2]).push(e); continue;
@@ -73,6 +73,14 @@ function layoutRows() {
       e.lane = st.length; st.push(e[1]);
       if (st.length > lanes[row]) lanes[row] = st.length;
     }
+  }
+  // a track's variables in the order of their names, one lane each
+  const varLanes = {};
+  for (let i = 0; i < n; i++) {
+    if (!varsOf[i]) continue;
+    varsOf[i] = new Map([...varsOf[i]].sort((a, b) => typeById(a[0]).name.localeCompare(typeById(b[0]).name)));
+    vars[i] = varsOf[i].size;
+    if (Object.keys(varLanes).length < 1000) varLanes[rows[i].name] = [...varsOf[i].keys()].map(t => typeById(t).name);
   }
   const top = new Float64Array(n + 1);
   for (let i = 0; i < n; i++) top[i + 1] = top[i] + rowHeight(lanes[i], vars[i]);
@@ -87,13 +95,13 @@ function layoutRows() {
   }
   cv.dataset.maxLanes = String(deepest);
   cv.dataset.lanes = JSON.stringify(named);
+  cv.dataset.varLanes = JSON.stringify(varLanes);
   $('tl-spacer').style.height = Math.max(0, top[n] - viewH()) + 'px';
 }
-// a track: its state lanes (one of ROW_H when they do not nest), then its variables' chart
-function rowHeight(lanes, hasVar) {
-  const h = lanes > 1 ? Math.min(MAX_LANES, lanes) * LANE_H + 4 : ROW_H;
-  return hasVar ? h + (lanes ? VAR_H : 12) : h;
-}
+// a track: its state lanes (one of ROW_H when they do not nest, holding its name), then
+// one lane per variable
+function stateBand(lanes) { return lanes > 1 ? Math.min(MAX_LANES, lanes) * LANE_H + 4 : ROW_H; }
+function rowHeight(lanes, nvars) { return stateBand(lanes) + nvars * VAR_H; }
 function viewH() { return Math.max(60, Math.min(VIEW_H, layout ? layout.top[rows.length] + 2 : VIEW_H)); }
 // the first row whose bottom is below y (binary search on the row tops)
 function rowAt(y) {
@@ -157,6 +165,15 @@ function draw() {
     const mark = r.hasKids ? (state.folded.has(r.id) ? '▸ ' : '▾ ') : '  ';
     const deep = layout.lanes[i] > MAX_LANES ? ` (${layout.lanes[i]} lanes)` : '';
     L.g.fillText(mark + r.name + deep, 10 + r.depth * 10, ly + 13, L.w - 12 - r.depth * 10);
+    let k = 0;
+    for (const type of (layout.varsOf[i] || new Map()).keys()) {
+      const vy = y + stateBand(layout.lanes[i]) + VAR_H * k++;
+      if (vy + VAR_H < 0 || vy > h) continue;
+      L.g.fillStyle = typeById(type).color; L.g.fillRect(14 + r.depth * 10, vy + VAR_H / 2 - 1, 8, 2);
+      L.g.fillStyle = '#444'; L.g.font = '10px sans-serif';
+      L.g.fillText(fitTail(L.g, typeById(type).name, L.w - 28 - r.depth * 10), 26 + r.depth * 10, vy + VAR_H / 2 + 3);
+      L.g.font = '11px sans-serif';
+    }
   }
   // what is shown, for tests and tools: the rows in view as [name, top, height] (css px)
   const shown = [];
@@ -198,14 +215,17 @@ function draw() {
         }
       }
     }
-    // variables: a step chart per (track, type) in the track's bottom band
+    // variables: a step chart per (track, type), each in its lane below the states
     for (let row = first; row <= last; row++) {
       let k = 0;
       for (const [type, pts] of layout.varsOf[row] || []) {
         const ty = typeById(type), vals = pts.map(p => p[6] ?? 0);
+        const laneTop = yOf(row) + stateBand(layout.lanes[row]) + VAR_H * k++;
+        if (laneTop + VAR_H < 0 || laneTop > h) continue;
         let lo = Infinity, hi = -Infinity;
         for (const x of vals) { if (x < lo) lo = x; if (x > hi) hi = x; }
-        const bottom = yOf(row + 1) - 3, band = VAR_H - 8;
+        const bottom = laneTop + VAR_H - 3, band = VAR_H - 8;
+        g.fillStyle = 'rgba(0,0,0,0.04)'; g.fillRect(0, laneTop, w, 1);
         const Y = x => bottom - band * (hi > lo ? (x - lo) / (hi - lo) : 0.5);
         g.strokeStyle = ty.color; g.lineWidth = 1.2; g.beginPath();
         pts.forEach((p, i) => {
@@ -217,7 +237,7 @@ function draw() {
         });
         g.stroke(); g.lineWidth = 1;
         g.font = '9px sans-serif';
-        const txt = `${ty.name} ${fmtNum(lo)} … ${fmtNum(hi)}`, tw = g.measureText(txt).width, ty0 = bottom - band + 6 + 10 * k++;
+        const txt = `${fmtNum(lo)} … ${fmtNum(hi)}`, tw = g.measureText(txt).width, ty0 = laneTop + 9;
         g.fillStyle = 'rgba(255,255,255,0.85)'; g.fillRect(w - tw - 6, ty0 - 8, tw + 4, 10);
         g.fillStyle = '#555'; g.fillText(txt, w - tw - 4, ty0);
       }
@@ -264,7 +284,18 @@ function draw() {
   cv.dataset.summaryRows = tl.rows ? 'exact' : 'sampled'; // summary mode: what its tracks show
   function add(row, it) { (items[row] || (items[row] = [])).push(Object.assign(it, { sy: y0 })); }
 }
-function fmtNum(x) { return Math.abs(x) >= 1e5 || (Math.abs(x) < 1e-2 && x !== 0) ? x.toExponential(2) : String(+x.toFixed(3)); }
+// a value of a variable's range: integers whole (digits grouped), others with 4 significant digits
+function fmtNum(x) {
+  if (Number.isInteger(x) && Math.abs(x) < 1e15) return x.toLocaleString('en-US').replace(/,/g, '\u2009');
+  return Math.abs(x) >= 1e5 || (Math.abs(x) < 1e-2 && x !== 0) ? x.toExponential(3) : String(+x.toPrecision(4));
+}
+// s, or its end after '…' that fits in w px (names of one family differ at their end)
+function fitTail(g, s, w) {
+  if (g.measureText(s).width <= w) return s;
+  let lo = 0, hi = s.length;
+  while (lo < hi) { const m = (lo + hi) >> 1; if (g.measureText('…' + s.slice(m)).width <= w) hi = m; else lo = m + 1; }
+  return '…' + s.slice(lo);
+}
 // Paints a summary answer of /api/timeline (the level of detail) on g. Its columns were
 // computed for the answer's window [tl.from, tl.to] (offsets, placed by X): the exact
 // rows (runs of columns where a producer has an event or a state, in their dominant
@@ -451,6 +482,9 @@ export function setupTimeline() {
     const i = rowAt(e.offsetY + scroll.scrollTop), r = rows[i];
     if (!r) { lc.title = ''; return; }
     const n = layout.lanes[i];
+    const k = Math.floor((e.offsetY + scroll.scrollTop - layout.top[i] - stateBand(n)) / VAR_H);
+    const v = k >= 0 && layout.varsOf[i] ? [...layout.varsOf[i].keys()][k] : undefined;
+    if (v !== undefined) { lc.title = `${typeById(v).name}: a variable of ${r.name}`; return; }
     lc.title = r.name + (n > MAX_LANES ? `: states nest ${n} deep; lanes below ${MAX_LANES} are drawn in lane ${MAX_LANES}` : n > 1 ? `: states nest ${n} deep` : '') +
       (r.hasKids ? ' (click to fold or unfold)' : '');
   });

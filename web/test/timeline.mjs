@@ -43,7 +43,32 @@ await withBrowser(shots, async ({ page, errors, shot }) => {
   check('the nesting depth of each producer is counted', lanes.cpu0 === 7 && lanes.cpu1 === 1 && lanes.cpu2 === 1, JSON.stringify(lanes));
   const rows = await visible(page);
   const h = Object.fromEntries(rows.map(([n, , hh]) => [n, hh]));
-  check('a track grows with its lanes, up to 6', h.cpu0 === 6 * 14 + 4 && h.cpu1 === 18 && h.cpu2 > 18, JSON.stringify(rows));
+  check('a track grows with its lanes, up to 6, and a lane per variable', h.cpu0 === 6 * 14 + 4 && h.cpu1 === 18 && h.cpu2 === 18 + 2 * 26, JSON.stringify(rows));
+  const pieSlices = await page.$eval('[data-testid=pie-durations]', p => +p.dataset.slices);
+  check('the duration pie holds the 9 state and link types, not the held time of a variable', pieSlices === 9, pieSlices + ' slices');
+  const varLanes = await page.$eval(TL, cv => JSON.parse(cv.dataset.varLanes));
+  check('each variable has its own lane, in the order of the names', JSON.stringify(varLanes) === '{"cpu2":["load","mem"]}', JSON.stringify(varLanes));
+  // hovering the second lane at +500 ns finds mem's point of +400 (4000), not load's
+  {
+    const bb = await page.$(TL).then(e => e.boundingBox()), c2 = rows.find(r => r[0] === 'cpu2');
+    const got = await page.evaluate(([x, y]) => new Promise(res => {
+      const on = e => { if (e.detail) { window.removeEventListener('traza:hover', on); res(e.detail); } };
+      window.addEventListener('traza:hover', on);
+      setTimeout(() => res(null), 3000);
+      const cv = document.querySelector('[data-testid=timeline]'), r = cv.getBoundingClientRect();
+      cv.dispatchEvent(new MouseEvent('mousemove', { clientX: r.left + x, clientY: r.top + y, bubbles: true }));
+    }), [bb.width * 0.5, c2[1] + 18 + 26 + 13]);
+    check('hovering the second variable lane finds that variable\'s value', got && got.typeName === 'mem', JSON.stringify(got));
+    await page.waitForFunction(() => { const v = document.querySelector('[data-testid=tooltip-value]'); return v && v.textContent; }, null, { timeout: 5000 }).catch(() => {});
+    const tv = await page.$eval('[data-testid=tooltip]', t => t.textContent);
+    check('the tooltip of a variable gives its value and how long it held', /value4000/.test(tv) && /held500 ns/.test(tv) && !/duration/.test(tv), tv);
+    const ltip = await page.evaluate(y => {
+      const lc = document.querySelector('[data-testid=timeline-labels]'), r = lc.getBoundingClientRect();
+      lc.dispatchEvent(new MouseEvent('mousemove', { clientX: r.left + 40, clientY: r.top + y, bubbles: true }));
+      return lc.title;
+    }, c2[1] + 18 + 26 + 13);
+    check('the label column names the variable of a lane', ltip === 'mem: a variable of cpu2', ltip);
+  }
   const tip = await page.evaluate(() => {
     const lc = document.querySelector('[data-testid=timeline-labels]'), r = lc.getBoundingClientRect();
     lc.dispatchEvent(new MouseEvent('mousemove', { clientX: r.left + 20, clientY: r.top + 10, bubbles: true }));
