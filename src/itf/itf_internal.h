@@ -478,6 +478,43 @@ typedef struct itf_np {
     itf_sem sem;            /* version 9, Tarmac: the semantic predictor (candidate 7) */
 } itf_np;
 /* A predictor for files of format `version` (the model changed at 3, 4 and 7). */
+/* the line model's cold paths (itf_npred.c), for its line steps (itf_npline.c) */
+itf_npl *itf_np_ctx_find(itf_np *np, uint64_t key);
+int itf_np_ctx_grow(itf_np *np, size_t need);
+int itf_np_mem_grow(itf_np *np, size_t more);
+int itf_np_slot_grow(itf_np *np, size_t need);
+/* The line model's small helpers, for its state (itf_npred.c) and its line steps
+ * (itf_npline.c). */
+static inline void itf_np_set_rpc(itf_np *np, uint64_t pc)
+{
+    np->rpc = pc;
+    np->rpch = tz_hash_u64(pc + 0x9E3779B97F4A7C15ull);
+}
+
+/* Room for `more` new line contexts, the index at a load of at most one half
+ * (itf_npl pointers do not survive it). Checked every line: the test inline. */
+static inline int itf_np_ctx_reserve(itf_np *np, size_t more)
+{
+    size_t need = np->tcount + more;
+    return need <= np->dcap && need * 2 <= np->tcap ? 0 : itf_np_ctx_grow(np, need);
+}
+
+/* Room for `more` slot entries in the arena (its offsets stay valid). */
+static inline int itf_np_slot_reserve(itf_np *np, size_t more)
+{
+    return np->nslot + more <= np->scap ? 0 : itf_np_slot_grow(np, np->nslot + more);
+}
+
+/* The entry of key (never 0): its own or the empty one where it would go. The keys
+ * are hashes already, so their bits place them. */
+static inline size_t itf_np_mem_find(const itf_np *np, uint64_t key)
+{
+    size_t m = np->mcap - 1, i = (size_t)(key >> 7) & m;
+    while (np->mtab[i].key && np->mtab[i].key != key)
+        i = (i + 1) & m;
+    return i;
+}
+
 void itf_np_init(itf_np *np, int version);
 /* The file's dialect, before the first skeleton: version 9 predicts Tarmac semantics.
  * -1 when out of memory. */
@@ -504,9 +541,9 @@ int itf_np_begin(itf_np *np, uint32_t id);
 uint64_t itf_np_predict(itf_np *np, uint32_t id, size_t k, const uint64_t *cur);
 void itf_np_update(itf_np *np, uint32_t id, size_t k, const uint64_t *cur);
 void itf_np_end(itf_np *np, uint32_t id, const uint64_t *cur);
-/* The numbers of a whole line (after itf_np_begin; itf_np_end included): residuals
- * written to out[min(k, 3)], or read from nu[min(k, 3)] into nums (-1 when a stream
- * ran out). */
+/* The numbers of a whole line, itf_np_end included: residuals written to out[min(k, 3)]
+ * (after itf_np_begin), or read from nu[min(k, 3)] into nums (the line begun first: -1
+ * when out of memory, -2 when a stream ran out). */
 void itf_np_encode_line(itf_np *np, uint32_t id, const uint64_t *nums, tz_buf *const out[4]);
 int itf_np_decode_line(itf_np *np, uint32_t id, uint64_t *nums, itf_zrun_reader *nu);
 /* Does the skeleton, rendered, start a record? (Numbers are digits only, so the

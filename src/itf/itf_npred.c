@@ -32,11 +32,12 @@
  * Tarmac dialects, makes candidate 7 the semantic model's prediction wherever it has
  * one (itf_sem.h: an instruction's effects, read from its text). Version 10 codes a
  * right semantic prediction as 0 without charging the candidates (np_semhit in
- * itf_npline.h). All state restarts at each chunk (random access). */
+ * itf_npline.c). All state restarts at each chunk (random access). */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include "itf/itf_npline.h"
+#include "itf/itf_internal.h"
+#include "itf/itf_sem.h"
 
 void itf_np_init(itf_np *np, int version)
 {
@@ -220,14 +221,14 @@ void itf_np_chunk(itf_np *np, uint64_t chunkno)
     if (np->mcount) /* a fresh table is already zero */
         memset(np->mtab, 0, np->mcap * sizeof *np->mtab);
     np->mcount = 0;
-    set_rpc(np, 0);
+    itf_np_set_rpc(np, 0);
     np->rline = 0;
     np->curl = NULL;
     itf_sem_chunk(&np->sem);
 }
 
 /* The context of key, a new one (nothing seen) if there is none: room for it was
- * reserved by ctx_reserve (itf_npline.h). The contexts themselves are dense, so a chunk touches only
+ * reserved by itf_np_ctx_reserve (itf_npline.c). The contexts themselves are dense, so a chunk touches only
  * the memory pages it fills; a table of the contexts, probed by their hash, would make
  * 50-70 pages of a Tarmac decode fault in at scattered places (each first touch costs
  * 1.5-7 us on a VM). */
@@ -243,7 +244,7 @@ itf_npl *itf_np_ctx_find(itf_np *np, uint64_t key)
     return L;
 }
 
-/* ctx_reserve's growth: room in the list, the index rebuilt at a larger size. */
+/* itf_np_ctx_reserve's growth: room in the list, the index rebuilt at a larger size. */
 int itf_np_ctx_grow(itf_np *np, size_t need)
 {
     if (need > UINT32_MAX / 2 || TZ_GROW(np->tab, np->dcap, need) < 0)
@@ -269,7 +270,7 @@ int itf_np_hint(itf_np *np, uint64_t lines)
      * room is only address space until it is used (the cap keeps a huge chunk from
      * reserving more than it is likely to use) */
     size_t n = (size_t)(lines < (1u << 22) ? lines : (1u << 22));
-    return np->v4 && (ctx_reserve(np, n / 4) < 0 || slot_reserve(np, n / 2) < 0) ? -1 : 0;
+    return np->v4 && (itf_np_ctx_reserve(np, n / 4) < 0 || itf_np_slot_reserve(np, n / 2) < 0) ? -1 : 0;
 }
 
 /* Room for `more` new keys in the memory map, at a load of at most one half (the
@@ -289,12 +290,12 @@ int itf_np_mem_grow(itf_np *np, size_t more)
     np->mcap = ncap;
     for (size_t i = 0; i < oc; i++)
         if (old[i].key)
-            nt[mem_find(np, old[i].key)] = old[i];
+            nt[itf_np_mem_find(np, old[i].key)] = old[i];
     free(old);
     return 0;
 }
 
-/* slot_reserve's growth. The arena is aligned to a cache line, so that no 32-byte
+/* itf_np_slot_reserve's growth. The arena is aligned to a cache line, so that no 32-byte
  * entry straddles two: from malloc (16 bytes past a line) half of them did. */
 int itf_np_slot_grow(itf_np *np, size_t need)
 {
@@ -314,52 +315,3 @@ int itf_np_slot_grow(itf_np *np, size_t need)
     np->scap = cap;
     return 0;
 }
-
-/* One number at a time (tests): the line's places taken again for each. */
-uint64_t itf_np_predict(itf_np *np, uint32_t id, size_t k, const uint64_t *cur)
-{
-    np_ln L;
-    ln_init(np, id, &L);
-    return np_predict(np, &L, k, cur, &np->st);
-}
-void itf_np_update(itf_np *np, uint32_t id, size_t k, const uint64_t *cur)
-{
-    np_ln L;
-    ln_init(np, id, &L);
-    np_update(np, &L, k, cur, &np->st);
-}
-
-void itf_np_end(itf_np *np, uint32_t id, const uint64_t *cur)
-{
-    np_ln L;
-    ln_init(np, id, &L);
-    np_end(np, &L, cur);
-}
-
-/* One line's numbers at a time, so that prediction and update are inlined into the
- * loop (they are most of the line model's time): number k goes to stream
- * out[min(k, 3)] as the zig-zag residual from its prediction. */
-void itf_np_encode_line(itf_np *np, uint32_t id, const uint64_t *nums, tz_buf *const out[4])
-{
-    np_ln L;
-    struct itf_npst st;
-    ln_init(np, id, &L);
-    for (size_t k = 0; k < L.nn; k++) {
-        tz_buf *o = out[k < 3 ? k : 3];
-        int sem = np->v10 && k < 32 && (L.semm >> k & 1);
-        if (sem && nums[k] == L.semv[k]) {
-            itf_put_uv(o, 0);
-            np_semhit(np, &L, k, nums, &st);
-            continue;
-        }
-        uint64_t p = np_predict(np, &L, k, nums, &st), z = itf_zz((int64_t)(nums[k] - p));
-        itf_put_uv(o, sem ? sem_miss_code(z, itf_zz((int64_t)(L.semv[k] - p))) : z);
-        np_update(np, &L, k, nums, &st);
-    }
-    np_end(np, &L, nums);
-}
-
-/* The per-line steps (itf_npline.h) for callers outside the reader's decode loop. */
-long itf_np_skel_predict(itf_np *np) { return np_skel_predict(np); }
-int itf_np_begin(itf_np *np, uint32_t id) { return np_begin(np, id); }
-int itf_np_decode_line(itf_np *np, uint32_t id, uint64_t *nums, itf_zrun_reader *nu) { return np_decode_line(np, id, nums, nu); }

@@ -3,7 +3,7 @@
  * dictionaries of chunk 0) and the lines predicted and rendered. */
 #include <stdlib.h>
 #include "itf/itf_reader.h"
-#include "itf/itf_npline.h"
+#include "itf/itf_internal.h"
 
 /* A one-thread line-model decode writes its text in pieces of this size: the buffer
  * touches 9 pages, not 17 (16, 32 and 64 KiB pieces are within 1 % of each other on
@@ -333,7 +333,7 @@ int itf_decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t n,
         }
         uint64_t id = itf_zrun_reader_get(&zr[0]);
         if (v4) { /* 0: the predicted skeleton, else id + 1 */
-            long pred = np_skel_predict(&r->np);
+            long pred = itf_np_skel_predict(&r->np);
             if (pred < 0) {
                 bad = 4;
                 break;
@@ -352,14 +352,11 @@ int itf_decode_lines(traza_itf_reader *r, size_t ci, const uint8_t *p, size_t n,
                 break;
             }
         }
-        if (np_begin(&r->np, (uint32_t)id) < 0) {
-            bad = 4;
-            break;
-        }
         if (rt)
             nums = itf_rthread_nums(rt);
-        if (np_decode_line(&r->np, (uint32_t)id, nums, &zr[1]) < 0) {
-            bad = 3;
+        int dl = itf_np_decode_line(&r->np, (uint32_t)id, nums, &zr[1]);
+        if (dl < 0) {
+            bad = dl == -1 ? 4 : 3;
             break;
         }
         if (rt) {

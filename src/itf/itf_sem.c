@@ -16,7 +16,6 @@
 #include <string.h>
 #include "itf/itf_internal.h"
 #include "itf/itf_sem.h"
-#include "itf/itf_semline.h"
 #include "traza/itf.h"
 
 #define ZR ITF_SEM_ZR
@@ -362,7 +361,7 @@ static __attribute__((noinline)) const itf_sem_op *decode_new(itf_sem *s, const 
     return d;
 }
 
-/* (itf_semline.h) */
+/* The record-start line (the other lines' steps: itf_npline.c). */
 void itf_sem_record(itf_sem *s, uint32_t id, const itf_sem_sk *k, const uint64_t *nums, size_t nn)
 {
     uint64_t pc = nums[k->slot];
@@ -570,14 +569,4 @@ void itf_sem_chunk(itf_sem *s)
     for (int i = 0; i < 5; i++)
         s->conf[i] = 256;
     s->nw = s->mi = 0;
-}
-
-
-/* The per-line steps for callers other than the reader's decode loop, which has them
- * inline (itf_semline.h). */
-uint32_t itf_sem_line(const itf_sem *s, uint32_t id, uint64_t *v, uint32_t *all) { return sem_pred(s, id, v, all); }
-
-void itf_sem_end(itf_sem *s, uint32_t id, const uint64_t *nums, size_t nn, uint32_t all, const uint64_t *v)
-{
-    sem_end(s, id, nums, nn, all, v);
 }

@@ -149,4 +149,15 @@ static inline uint64_t itf_sem_sext(uint64_t v, int bit)
     return (v ^ m) - m;
 }
 
+/* The kinds of skeleton (itf_sem_sk.kind) and of prediction, each with its hit rate
+ * (conf); the record-start line's step (itf_sem.c), the other lines' are in itf_npline.c. */
+enum { SK_NONE, SK_INSN, SK_REG, SK_MEM, SK_BR };
+/* the kinds of prediction, each with its hit rate (conf) */
+enum { C_CNT, C_PC, C_REG, C_ADDR, C_DATA };
+#define CONF_MIN 170 /* two thirds */
+
+/* The record-start line of skeleton k, its numbers known: decode (or find) its
+ * instruction and predict the rest of the record (itf_sem.c). */
+void itf_sem_record(itf_sem *s, uint32_t id, const itf_sem_sk *k, const uint64_t *nums, size_t nn);
+
 #endif

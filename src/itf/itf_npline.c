@@ -1,21 +1,118 @@
-/* The line model's per-line steps, inline: the reader's decode loop runs them for
- * every line, and as calls into another file they would cost it about 4 % of its
- * instructions (an ES decompression, callgrind: 18.7 M against 18.0 M inline). The writer calls
- * them through the wrappers in itf_npred.c, which also holds the model's state, its
- * cold paths and the one-number functions the tests use, and says what the model is. */
-#ifndef ITF_NPLINE_H
-#define ITF_NPLINE_H
-
+/* ITFComp line model, its per-line steps (the model and its state: itf_npred.c): a
+ * line's skeleton predicted, then each of its numbers predicted from the candidates
+ * and the candidates' costs updated, the semantic model's predictions (itf_sem.h) taken
+ * in. The writer codes a line with itf_np_encode_line, the reader decodes one with
+ * itf_np_decode_line; the steps are static here, inlined into those two loops. */
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include "itf/itf_internal.h"
-#include "itf/itf_semline.h"
+#include "itf/itf_sem.h"
 
-/* cold paths (itf_npred.c) */
-itf_npl *itf_np_ctx_find(itf_np *np, uint64_t key);
-int itf_np_ctx_grow(itf_np *np, size_t need);
-int itf_np_mem_grow(itf_np *np, size_t more);
-int itf_np_slot_grow(itf_np *np, size_t need);
+/* ---- the semantic model's steps for a line other than a record start ---- */
+/* The predictions of a line of skeleton k: their slots (mask), values in v. */
+static inline __attribute__((always_inline)) uint32_t sem_line(const itf_sem *s, const itf_sem_sk *k, uint64_t *v)
+{
+    uint32_t m = 0;
+    int sl = k->slot;
+    if (sl < 0 || sl >= 32)
+        return 0;
+    switch (k->kind) {
+    case SK_INSN: {
+        const struct itf_sem_cnt *c = &s->ctab[s->cslot];
+        for (int j = 0; j < 2 && j < sl; j++) {
+            v[j] = s->clast[j] + (uint64_t)(c->pc == s->cpc ? c->d[j] : s->cd[j]);
+            m |= 1u << j;
+        }
+    }
+        /* fall through */
+    case SK_BR:
+        if (s->npc_ok)
+            v[sl] = s->npc, m |= 1u << sl;
+        return m;
+    case SK_MEM:
+        if (!s->mok)
+            return 0;
+        v[sl] = (s->ma + (uint64_t)((int64_t)s->mi * s->mstep)) & s->mmask;
+        m = 1u << sl;
+        if (k->store && s->sok && k->dslot >= 0 && k->dslot + k->dn <= 32 && s->mi < 2) {
+            uint64_t d = s->sdata[s->mi];
+            if (k->dn == 2)
+                v[k->dslot] = d >> 32, v[k->dslot + 1] = d & 0xFFFFFFFFu, m |= 3u << k->dslot;
+            else
+                v[k->dslot] = d, m |= 1u << k->dslot;
+        }
+        return m;
+    case SK_REG:
+        for (int i = 0; i < s->nw; i++)
+            if (s->wreg[i] == k->reg) {
+                v[sl] = k->w32 ? s->wval[i] & 0xFFFFFFFFu : s->wval[i];
+                return 1u << sl;
+            }
+        return 0;
+    default:
+        return 0;
+    }
+}
 
+/* itf_sem_line (itf_sem.h): the predictions offered, those of a kind that missed
+ * lately held back. */
+static inline __attribute__((always_inline)) uint32_t sem_pred(const itf_sem *s, uint32_t id, uint64_t *v,
+                                                               uint32_t *all)
+{
+    const itf_sem_sk *k = &s->sk[id];
+    uint32_t m = k->kind ? sem_line(s, k, v) : 0;
+    *all = m;
+    if (!m)
+        return 0;
+    uint32_t held = (s->conf[k->ck[0]] < CONF_MIN ? k->cm[0] : 0) | (s->conf[k->ck[1]] < CONF_MIN ? k->cm[1] : 0);
+    return m & ~held;
+}
+
+/* itf_sem_end (itf_sem.h): the hit rates, then the state moves on. */
+static inline __attribute__((always_inline)) void sem_end(itf_sem *s, uint32_t id, const uint64_t *nums, size_t nn,
+                                                          uint32_t all, const uint64_t *v)
+{
+    const itf_sem_sk *k = &s->sk[id];
+    /* the kinds' hit rates, from every prediction made for this line (offered or not) */
+    for (int h = 0; h < 2 && all; h++) {
+        uint16_t *c = &s->conf[k->ck[h]];
+        for (uint32_t m = all & k->cm[h]; m; m &= m - 1) {
+            int j = __builtin_ctz(m);
+            *c = (uint16_t)(*c - (*c >> 4) + ((size_t)j < nn && v[j] == nums[j] ? 16 : 0));
+        }
+    }
+    switch (k->kind) {
+    case SK_INSN:
+        itf_sem_record(s, id, k, nums, nn);
+        break;
+    case SK_BR: /* ES: the branch's target, whatever was predicted */
+        s->npc = nums[k->slot];
+        s->npc_ok = 1;
+        break;
+    case SK_MEM:
+        s->mi += s->mi < 65536; /* (a record of more lines predicts no more of them right) */
+        break;
+    case SK_REG:
+        if (k->reg == ITF_SEM_FLAGS)
+            s->cpsr = nums[k->slot];
+        else
+            s->r[k->reg] = k->w32 ? nums[k->slot] & 0xFFFFFFFFu : nums[k->slot];
+        break;
+    default:
+        break;
+    }
+}
+
+/* The semantic model's line steps for its tests. */
+uint32_t itf_sem_line(const itf_sem *s, uint32_t id, uint64_t *v, uint32_t *all) { return sem_pred(s, id, v, all); }
+
+void itf_sem_end(itf_sem *s, uint32_t id, const uint64_t *nums, size_t nn, uint32_t all, const uint64_t *v)
+{
+    sem_end(s, id, nums, nn, all, v);
+}
+
+/* ---- the line model ---- */
 /* ---- version 4 context table ---- */
 /* Line context keys: the pc part mixed once per record, then with the line number
  * (a plain XOR of shifted parts would make different pcs and lines collide). Never 0,
@@ -23,11 +120,6 @@ int itf_np_slot_grow(itf_np *np, size_t need);
 static inline uint64_t ctx_key_h(uint64_t pch, uint64_t line)
 {
     return tz_hash_u64(pch ^ line) | 1;
-}
-static inline void set_rpc(itf_np *np, uint64_t pc)
-{
-    np->rpc = pc;
-    np->rpch = tz_hash_u64(pc + 0x9E3779B97F4A7C15ull);
 }
 
 /* The context of key, entered from context `from` (an index, or SIZE_MAX for none):
@@ -49,19 +141,7 @@ static inline itf_npl *ctx_step(itf_np *np, size_t from, uint64_t key)
     return L;
 }
 
-/* Room for `more` new line contexts, the index at a load of at most one half
- * (itf_npl pointers do not survive it). Checked every line: the test inline. */
-static inline int ctx_reserve(itf_np *np, size_t more)
-{
-    size_t need = np->tcount + more;
-    return need <= np->dcap && need * 2 <= np->tcap ? 0 : itf_np_ctx_grow(np, need);
-}
 
-/* Room for `more` slot entries in the arena (its offsets stay valid). */
-static inline int slot_reserve(itf_np *np, size_t more)
-{
-    return np->nslot + more <= np->scap ? 0 : itf_np_slot_grow(np, np->nslot + more);
-}
 
 /* Gives line context L room for n slots (from reserved arena space): a new range, the
  * old entries copied, the others unseen. */
@@ -79,22 +159,13 @@ static inline void slot_grow(itf_np *np, itf_npl *L, size_t n)
 }
 
 /* ---- v4 memory map ---- */
-/* The entry of key (never 0): its own or the empty one where it would go. The keys
- * are hashes already, so their bits place them. */
-static inline size_t mem_find(const itf_np *np, uint64_t key)
-{
-    size_t m = np->mcap - 1, i = (size_t)(key >> 7) & m;
-    while (np->mtab[i].key && np->mtab[i].key != key)
-        i = (i + 1) & m;
-    return i;
-}
 
 /* The skeleton predicted for the next line (UINT32_MAX: none), its context made current;
  * -1 when out of memory. */
 static inline long np_skel_predict(itf_np *np)
 {
     size_t from = np->curl ? (size_t)(np->curl - np->tab) : SIZE_MAX; /* (tab may move) */
-    if (ctx_reserve(np, 2) < 0) /* this line's context and, for a record start, the next */
+    if (itf_np_ctx_reserve(np, 2) < 0) /* this line's context and, for a record start, the next */
         return -1;
     itf_npl *L = ctx_step(np, from, ctx_key_h(np->rpch, np->rline));
     np->curl = L;
@@ -103,7 +174,7 @@ static inline long np_skel_predict(itf_np *np)
 
 /* Line of skeleton id: the state it needs made current (after np_skel_predict in
  * version 4); -1 when out of memory. */
-static inline int np_begin(itf_np *np, uint32_t id)
+static inline __attribute__((always_inline)) int np_begin(itf_np *np, uint32_t id)
 {
     itf_npk *K = &np->sk[id];
     if (K->gen != np->chunk) {
@@ -126,7 +197,7 @@ static inline int np_begin(itf_np *np, uint32_t id)
     size_t nn = K->nn;
     if (K->memslot >= 0 && (np->mcount + nn) * 2 > np->mcap && itf_np_mem_grow(np, nn) < 0)
         return -1;
-    if (slot_reserve(np, 2 * nn) < 0) /* this line's slots and, for a record start, the next context's */
+    if (itf_np_slot_reserve(np, 2 * nn) < 0) /* this line's slots and, for a record start, the next context's */
         return -1;
     if (K->rs && K->pcslot < 0) { /* a record without a pc: same pc, line 0 */
         np->rline = 0;
@@ -300,7 +371,7 @@ static inline __attribute__((always_inline)) uint64_t np_predict(const itf_np *n
     p[7] = sem ? L->semv[k] : p[0];
     st->sem = (int)sem;
     if ((st->mkey = mem_key(L, k, cur, st)) != 0) {
-        const struct itf_npm *m = &np->mtab[st->mslot = mem_find(np, st->mkey)];
+        const struct itf_npm *m = &np->mtab[st->mslot = itf_np_mem_find(np, st->mkey)];
         if (m->key && !sem) /* a store's data: the semantic model knows it */
             p[7] = m->val;
     }
@@ -333,7 +404,7 @@ static inline __attribute__((always_inline)) uint64_t np_predict(const itf_np *n
  * np_skel_predict and np_begin). */
 static inline __attribute__((always_inline)) void pc_known(itf_np *np, np_ln *L, uint64_t v)
 {
-    set_rpc(np, v);
+    itf_np_set_rpc(np, v);
     np->rline = 0;
     np->curl = ctx_step(np, (size_t)(np->curl - np->tab), ctx_key_h(np->rpch, 0));
     slot_grow(np, np->curl, L->nn);
@@ -438,7 +509,7 @@ static inline __attribute__((always_inline)) void np_semhit(itf_np *np, np_ln *L
     e->seen = 1;
     uint64_t key = mem_key(L, k, cur, st);
     if (key)
-        mem_store(np, mem_find(np, key), key, v);
+        mem_store(np, itf_np_mem_find(np, key), key, v);
     if ((int)k == L->pcs)
         pc_known(np, L, v);
 }
@@ -474,7 +545,7 @@ static inline __attribute__((always_inline)) void np_end(itf_np *np, const np_ln
 
 /* One line's numbers decoded from nu[0..3] (number k from nu[min(k, 3)]); -1 when a
  * stream is corrupt. */
-static inline int np_decode_line(itf_np *np, uint32_t id, uint64_t *nums, itf_zrun_reader *nu)
+static inline __attribute__((always_inline)) int np_decode_line(itf_np *np, uint32_t id, uint64_t *nums, itf_zrun_reader *nu)
 {
     np_ln L;
     struct itf_npst st;
@@ -500,4 +571,56 @@ static inline int np_decode_line(itf_np *np, uint32_t id, uint64_t *nums, itf_zr
     return nu[0].bad | nu[1].bad | nu[2].bad | nu[3].bad ? -1 : 0;
 }
 
-#endif
+/* One number at a time (tests): the line's places taken again for each. */
+uint64_t itf_np_predict(itf_np *np, uint32_t id, size_t k, const uint64_t *cur)
+{
+    np_ln L;
+    ln_init(np, id, &L);
+    return np_predict(np, &L, k, cur, &np->st);
+}
+void itf_np_update(itf_np *np, uint32_t id, size_t k, const uint64_t *cur)
+{
+    np_ln L;
+    ln_init(np, id, &L);
+    np_update(np, &L, k, cur, &np->st);
+}
+
+void itf_np_end(itf_np *np, uint32_t id, const uint64_t *cur)
+{
+    np_ln L;
+    ln_init(np, id, &L);
+    np_end(np, &L, cur);
+}
+
+/* One line's numbers at a time, so that prediction and update are inlined into the
+ * loop (they are most of the line model's time): number k goes to stream
+ * out[min(k, 3)] as the zig-zag residual from its prediction. */
+void itf_np_encode_line(itf_np *np, uint32_t id, const uint64_t *nums, tz_buf *const out[4])
+{
+    np_ln L;
+    struct itf_npst st;
+    ln_init(np, id, &L);
+    for (size_t k = 0; k < L.nn; k++) {
+        tz_buf *o = out[k < 3 ? k : 3];
+        int sem = np->v10 && k < 32 && (L.semm >> k & 1);
+        if (sem && nums[k] == L.semv[k]) {
+            itf_put_uv(o, 0);
+            np_semhit(np, &L, k, nums, &st);
+            continue;
+        }
+        uint64_t p = np_predict(np, &L, k, nums, &st), z = itf_zz((int64_t)(nums[k] - p));
+        itf_put_uv(o, sem ? sem_miss_code(z, itf_zz((int64_t)(L.semv[k] - p))) : z);
+        np_update(np, &L, k, nums, &st);
+    }
+    np_end(np, &L, nums);
+}
+
+/* The per-line steps, for the writer (itf_write.c) and the reader (itf_read_line.c). */
+long itf_np_skel_predict(itf_np *np) { return np_skel_predict(np); }
+int itf_np_begin(itf_np *np, uint32_t id) { return np_begin(np, id); }
+int itf_np_decode_line(itf_np *np, uint32_t id, uint64_t *nums, itf_zrun_reader *nu)
+{
+    if (np_begin(np, id) < 0)
+        return -1;
+    return np_decode_line(np, id, nums, nu) < 0 ? -2 : 0;
+}
