@@ -3,8 +3,9 @@
 // ../shared/data and two `traza gen` traces that differ, `traza serve` on it, then
 // doc/img/timeline.png (the timeline, its ruler, an event's tooltip and details),
 // doc/img/callstack.png (the uftrace sample's call stacks), doc/img/diff.png (the
-// Diff tab) and doc/img/diff-sides.png (its side-by-side timeline), each
-// in a 1280x720 viewport.
+// Diff tab), doc/img/diff-sides.png (its side-by-side timeline) and
+// doc/img/variables.png (catapult's ChromeOS system trace: a process's 37 counters,
+// one lane each), each in a 1280x720 viewport.
 // usage: node docshots.mjs TRAZA DATA_DIR OUT_DIR
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -19,9 +20,11 @@ const run = (...args) => execFileSync(traza, args, { env, encoding: 'utf8' });
 
 const lttng = join(data, 'babeltrace-ctf/lttng-tracefile-rotation/kernel');
 const uftrace = join(data, 'uftrace-redisgraph-aarch64');
-for (const p of [lttng, uftrace]) if (!existsSync(p)) { console.error(`docshots: ${p} is absent`); process.exit(1); }
+const chromeos = join(data, 'catapult/tracing-test_data/chromeos_system_trace.json');
+for (const p of [lttng, uftrace, chromeos]) if (!existsSync(p)) { console.error(`docshots: ${p} is absent`); process.exit(1); }
 run('import', lttng, '--name', 'lttng', '-q');
 run('import', uftrace, '--name', 'uftrace', '-q');
+run('import', chromeos, '--name', 'chromeos', '-q');
 // the same generator twice; the second's events come further apart, so its states last longer
 run('gen', '--name', 'before', '--events', '20000', '--seed', '1', '-q');
 run('gen', '--name', 'after', '--events', '20000', '--seed', '2', '--gap', '130', '-q');
@@ -101,4 +104,16 @@ await withBrowser(out, async ({ page }) => {
   await page.$eval('[data-testid=diff-timeline]', p => p.scrollIntoView());
   await page.waitForTimeout(500);
   await shot('diff-sides');
+
+  // counters: the system stats of ChromeOS's browser process, a lane per variable
+  await page.click('#tabs button[data-tab=overview]');
+  await openTrace(page, 'chromeos');
+  const tc = await page.$('[data-testid=timeline]');
+  await tc.scrollIntoViewIfNeeded();
+  await page.waitForTimeout(800);
+  const lanes = await page.$eval('[data-testid=timeline]', cv => JSON.parse(cv.dataset.varLanes || '{}'));
+  check('the ChromeOS trace\'s counters have their lanes', Object.values(lanes).some(v => v.length >= 30), JSON.stringify(lanes).slice(0, 200));
+  await page.$eval('[data-testid=timeline-scroll]', s => { s.scrollTop = 120; });
+  await page.waitForTimeout(500);
+  await shot('variables');
 }, { width: 1280, height: 720 });
