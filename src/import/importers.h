@@ -19,6 +19,7 @@ extern const traza_importer tz_importer_tracecmd;
 extern const traza_importer tz_importer_perfscript;
 extern const traza_importer tz_importer_ftrace;
 extern const traza_importer tz_importer_perfetto;
+extern const traza_importer tz_importer_tarmac;
 
 /* The readers of the formats that need an optional library: the library's own file,
  * or <feature>_missing.c in a build made without it (Makefile: FEATURES). */
@@ -47,6 +48,7 @@ static const traza_importer *const tz_importers[] = {
     &tz_importer_tracecmd,
     &tz_importer_perfscript,
     &tz_importer_ftrace,
+    &tz_importer_tarmac,
     NULL,
 };
 
