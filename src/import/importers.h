@@ -20,6 +20,7 @@ extern const traza_importer tz_importer_perfscript;
 extern const traza_importer tz_importer_ftrace;
 extern const traza_importer tz_importer_perfetto;
 extern const traza_importer tz_importer_tarmac;
+extern const traza_importer tz_importer_itf;
 
 /* The readers of the formats that need an optional library: the library's own file,
  * or <feature>_missing.c in a build made without it (Makefile: FEATURES). */
@@ -49,6 +50,7 @@ static const traza_importer *const tz_importers[] = {
     &tz_importer_perfscript,
     &tz_importer_ftrace,
     &tz_importer_tarmac,
+    &tz_importer_itf,
     NULL,
 };
 

@@ -290,6 +290,7 @@ static void fault_import_shared(const char *format, const char *rel)
 static void test_import_perfscript(void **state) { (void)state; fault_import("perf-script", "fuzz/corpus/perfscript/model.txt"); }
 static void test_import_perfetto(void **state) { (void)state; fault_import("perfetto", "fuzz/corpus/perfetto/demo.pftrace"); }
 static void test_import_tarmac(void **state) { (void)state; fault_import("tarmac", "fuzz/corpus/tarmac/es.tarmac"); }
+static void test_import_itf(void **state) { (void)state; fault_import("itf", "fuzz/corpus/itftext/gen.itf"); }
 static void test_import_perfetto_clocks(void **state) { (void)state; fault_import("perfetto", "fuzz/corpus/perfetto/clocks.pftrace"); }
 /* trace-cmd files are read through libtracecmd, whose allocations are left alone */
 static void test_import_tracecmd(void **state)
@@ -626,6 +627,7 @@ int main(void)
         cmocka_unit_test(test_import_ctf),    cmocka_unit_test(test_import_etm),
         cmocka_unit_test(test_import_perfscript), cmocka_unit_test(test_import_perfetto),
         cmocka_unit_test(test_import_perfetto_clocks), cmocka_unit_test(test_import_tarmac),
+        cmocka_unit_test(test_import_itf),
         cmocka_unit_test(test_import_tracecmd),
         cmocka_unit_test(test_result_save),   cmocka_unit_test(test_tzg_zstd),
         cmocka_unit_test(test_tzg_xz),        cmocka_unit_test(test_tzi),

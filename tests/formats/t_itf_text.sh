@@ -1,0 +1,66 @@
+#!/bin/bash
+# ITF text import (src/import/itf_text.c, doc/formats/itf-text.md): the generated ITF
+# and the ITFComp paper's form, every value of a line as a parameter, CCFAIL and
+# -noexec as instructions not executed, precise errors; then the ITF samples of
+# ../shared/data/gen, whose events equal the lines, CCFAIL lines and mem= tokens.
+. "$(dirname "$0")/../lib.sh"
+
+rows() { "$TRAZA" query "$1" --json --limit 0 | python3 -c '
+import json, sys
+for e in json.load(sys.stdin):
+    ps = " ".join("%s=%s" % kv for kv in sorted((e.get("params") or {}).items()))
+    print(e["ts"], e["type"], e["producer"], ps)'; }
+
+cp "$TRAZA_SRC/fuzz/corpus/itftext/gen.itf" "$TMP/gen.itf"
+check_rc "import the generated ITF" 0 "$TRAZA" import "$TMP/gen.itf" --name gen
+check_contains "detected as itf" "$OUT" "(itf)"
+check_eq "one event per line, its data addresses in order, CCFAIL not executed" \
+"0 instr core0 addr=0x1000 disasm=mov.w fp, #0
+1 instr core0 addr=0x1004 disasm=pop {r1} mem=0x20000ff0
+2 instr core0 addr=0x1006 disasm=push.w {r4, r5, lr} mem=0x20000fe4 mem2=0x20000fe8 mem3=0x20000fec
+3 instr not executed core0 addr=0x100a disasm=bne #0x1000
+4 instr core0 addr=0x100c disasm=ldrd r4, r1, [sp, #0x3c] mem=0x2000102c mem2=0x20001030" "$(rows gen)"
+check_rc "info gen" 0 "$TRAZA" info gen --json
+check_eq "the timestamps are instruction indices" instruction-index "$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["params"]["clock"])')"
+
+cp "$TRAZA_SRC/fuzz/corpus/itftext/paper.itf" "$TMP/paper.itf"
+check_rc "import the paper's form" 0 "$TRAZA" import "$TMP/paper.itf" --name paper
+check_eq "the paper's form: the text whole, -noexec not executed" \
+"0 instr core0 addr=0x10001014 disasm=ldr -res r3 -par r0:0xbe8f3940
+1 instr core0 addr=0x10001018 disasm=b -target 0x10001000
+2 instr not executed core0 addr=0x1000101c disasm=addeq -noexec -cond
+3 instr core0 addr=0x10001020 disasm=str -par r3:0x00000007 r1:0xbe8f3944" "$(rows paper)"
+
+printf '0x00001000 mov r0, r1\n0x00001004 ldr r0, [r1] mem=0xzz\n' >"$TMP/bad1.itf"
+check_rc "a bad data address fails" 1 "$TRAZA" import "$TMP/bad1.itf" --name bad --format itf
+check_contains "the error names the line and what was expected" "$OUT" "bad1.itf:2: expected a data address after mem=0x (1 to 16 hexadecimal digits), found '0x00001004 ldr r0, [r1] mem=0xzz'"
+printf '0x00001000 mov r0, r1\nmov r1, r2\n' >"$TMP/bad2.itf"
+check_rc "a line without its address fails" 1 "$TRAZA" import "$TMP/bad2.itf" --name bad --format itf
+check_contains "it says an address was expected" "$OUT" "bad2.itf:2: expected an instruction's address (0x and hexadecimal digits) and a space at the start of the line, found 'mov r1, r2'"
+check_rc "no bad trace was added" 1 "$TRAZA" info bad
+printf '0x00001000\n0x00001004\n' >"$TMP/pcs.txt"
+check_rc "addresses alone are a PC trace" 0 "$TRAZA" import "$TMP/pcs.txt" --name pcs
+check_contains "detected as pc" "$OUT" "(pc)"
+
+dir="$DATA/gen/samples"
+if [ ! -d "$dir" ]; then
+  skip "the ITF samples" "$dir is absent"; exit 0
+fi
+i=0
+for f in "$dir"/*.itf.*.txt; do
+  i=$((i + 1)); b=$(basename "$f")
+  check_rc "import $b" 0 "$TRAZA" import "$f" --name "s$i"
+  check_contains "$b: detected as itf" "$OUT" "(itf)"
+  want=$(python3 -c '
+import sys
+n = cc = mem = 0
+for l in open(sys.argv[1]):
+    if not l.strip(): continue
+    n += 1; cc += l.rstrip().endswith(" CCFAIL") or " -noexec" in l; mem += l.count(" mem=0x")
+print(n, cc, mem)' "$f")
+  got=$("$TRAZA" query "s$i" --json --limit 0 | python3 -c '
+import json, sys
+ev = json.load(sys.stdin)
+print(len(ev), sum(e["type"] == "instr not executed" for e in ev), sum(k.startswith("mem") for e in ev for k in (e.get("params") or {})))')
+  check_eq "$b: events, not executed, data addresses equal the file's lines, CCFAIL and mem=" "$want" "$got"
+done
