@@ -178,7 +178,7 @@ static int itf_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, s
             ps[1].def = d_text[k], ps[1].v.kind = TRAZA_PT_STRING, ps[1].v.s = text;
             for (size_t j = 0; j < nmem && ok; j++) {
                 if (d_mem[k][j] < 0) {
-                    char name[16];
+                    char name[32];
                     if (j == 0)
                         snprintf(name, sizeof name, "mem");
                     else
