@@ -31,15 +31,15 @@ enum { K_INSN, K_NOEXEC, K_REG, K_MREAD, K_MWRITE, K_BRANCH, K_EXC, K_SIGNAL, K_
 static const char *const kind_names[K_NKINDS] = {
     "instr", "instr not executed", "reg write", "mem read", "mem write", "branch", "exception", "signal", "simulator event",
 };
-/* the parameters, in the order of a record's values */
-enum { P_ADDR, P_OPCODE, P_ISA, P_MODE, P_DISASM, P_INDEX, P_REG, P_VALUE, P_PA, P_SIZE, P_TARGET, P_TEXT, P_ATTRS, P_N };
+/* the parameters, in the order an event shows them: what a reader looks at first */
+enum { P_ADDR, P_DISASM, P_REG, P_TARGET, P_TEXT, P_VALUE, P_OPCODE, P_ISA, P_MODE, P_INDEX, P_PA, P_SIZE, P_ATTRS, P_N };
 static const struct {
     const char *name;
     traza_ptype type;
 } pdefs[P_N] = {
-    {"addr", TRAZA_PT_HEX}, {"opcode", TRAZA_PT_HEX}, {"isa", TRAZA_PT_STRING}, {"mode", TRAZA_PT_STRING},
-    {"disasm", TRAZA_PT_STRING}, {"index", TRAZA_PT_INT}, {"reg", TRAZA_PT_STRING}, {"value", TRAZA_PT_STRING},
-    {"pa", TRAZA_PT_HEX}, {"size", TRAZA_PT_INT}, {"target", TRAZA_PT_HEX}, {"text", TRAZA_PT_STRING},
+    {"addr", TRAZA_PT_HEX}, {"disasm", TRAZA_PT_STRING}, {"reg", TRAZA_PT_STRING}, {"target", TRAZA_PT_HEX},
+    {"text", TRAZA_PT_STRING}, {"value", TRAZA_PT_STRING}, {"opcode", TRAZA_PT_HEX}, {"isa", TRAZA_PT_STRING},
+    {"mode", TRAZA_PT_STRING}, {"index", TRAZA_PT_INT}, {"pa", TRAZA_PT_HEX}, {"size", TRAZA_PT_INT},
     {"attrs", TRAZA_PT_STRING},
 };
 
