@@ -51,6 +51,21 @@ for k in sys.argv[1].split("."):
     d = d[int(k)] if isinstance(d, list) else d[k]
 print(d if not isinstance(d,(dict,list)) else json.dumps(d, sort_keys=True))' "$1"; }
 
+# trace_rows NAME: the trace's events, one per line: "TS TYPE PRODUCER k=v..." with
+# the parameters sorted by name (for exact comparisons of what an import wrote).
+trace_rows() { "$TRAZA" query "$1" --json --limit 0 | python3 -c '
+import json, sys
+for e in json.load(sys.stdin):
+    ps = " ".join("%s=%s" % kv for kv in sorted((e.get("params") or {}).items()))
+    print(e["ts"], e["type"], e["producer"], ps)'; }
+# import_fails NAME FILE-CONTENT EXPECTED [IMPORT OPTIONS...]: the content written to
+# $TMP/NAME fails to import, with EXPECTED in the message.
+import_fails() {
+  printf '%b' "$2" >"$TMP/$1"
+  check_rc "$1: the import fails" 1 "$TRAZA" import "$TMP/$1" --name bad "${@:4}"
+  check_contains "$1: the error says where and what was expected" "$OUT" "$3"
+}
+
 # start_server [SERVE OPTIONS...]: `traza serve` on an ephemeral loopback port in the
 # background -> $PID, $PORT (empty when it did not start; its output is $TMP/serve.out).
 start_server() {

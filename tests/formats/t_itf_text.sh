@@ -5,11 +5,6 @@
 # ../shared/data/gen, whose events equal the lines, CCFAIL lines and mem= tokens.
 . "$(dirname "$0")/../lib.sh"
 
-rows() { "$TRAZA" query "$1" --json --limit 0 | python3 -c '
-import json, sys
-for e in json.load(sys.stdin):
-    ps = " ".join("%s=%s" % kv for kv in sorted((e.get("params") or {}).items()))
-    print(e["ts"], e["type"], e["producer"], ps)'; }
 
 cp "$TRAZA_SRC/fuzz/corpus/itftext/gen.itf" "$TMP/gen.itf"
 check_rc "import the generated ITF" 0 "$TRAZA" import "$TMP/gen.itf" --name gen
@@ -19,7 +14,7 @@ check_eq "one event per line, its data addresses in order, CCFAIL not executed" 
 1 instr core0 addr=0x1004 disasm=pop {r1} mem=0x20000ff0
 2 instr core0 addr=0x1006 disasm=push.w {r4, r5, lr} mem=0x20000fe4 mem2=0x20000fe8 mem3=0x20000fec
 3 instr not executed core0 addr=0x100a disasm=bne #0x1000
-4 instr core0 addr=0x100c disasm=ldrd r4, r1, [sp, #0x3c] mem=0x2000102c mem2=0x20001030" "$(rows gen)"
+4 instr core0 addr=0x100c disasm=ldrd r4, r1, [sp, #0x3c] mem=0x2000102c mem2=0x20001030" "$(trace_rows gen)"
 check_rc "info gen" 0 "$TRAZA" info gen --json
 check_eq "the timestamps are instruction indices" instruction-index "$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["params"]["clock"])')"
 
@@ -29,14 +24,12 @@ check_eq "the paper's form: the text whole, -noexec not executed" \
 "0 instr core0 addr=0x10001014 disasm=ldr -res r3 -par r0:0xbe8f3940
 1 instr core0 addr=0x10001018 disasm=b -target 0x10001000
 2 instr not executed core0 addr=0x1000101c disasm=addeq -noexec -cond
-3 instr core0 addr=0x10001020 disasm=str -par r3:0x00000007 r1:0xbe8f3944" "$(rows paper)"
+3 instr core0 addr=0x10001020 disasm=str -par r3:0x00000007 r1:0xbe8f3944" "$(trace_rows paper)"
 
-printf '0x00001000 mov r0, r1\n0x00001004 ldr r0, [r1] mem=0xzz\n' >"$TMP/bad1.itf"
-check_rc "a bad data address fails" 1 "$TRAZA" import "$TMP/bad1.itf" --name bad --format itf
-check_contains "the error names the line and what was expected" "$OUT" "bad1.itf:2: expected a data address after mem=0x (1 to 16 hexadecimal digits), found '0x00001004 ldr r0, [r1] mem=0xzz'"
-printf '0x00001000 mov r0, r1\nmov r1, r2\n' >"$TMP/bad2.itf"
-check_rc "a line without its address fails" 1 "$TRAZA" import "$TMP/bad2.itf" --name bad --format itf
-check_contains "it says an address was expected" "$OUT" "bad2.itf:2: expected an instruction's address (0x and hexadecimal digits) and a space at the start of the line, found 'mov r1, r2'"
+import_fails bad1.itf '0x00001000 mov r0, r1\n0x00001004 ldr r0, [r1] mem=0xzz\n' \
+  "bad1.itf:2: expected a data address after mem=0x (1 to 16 hexadecimal digits), found '0x00001004 ldr r0, [r1] mem=0xzz'" --format itf
+import_fails bad2.itf '0x00001000 mov r0, r1\nmov r1, r2\n' \
+  "bad2.itf:2: expected an instruction's address (0x and hexadecimal digits) and a space at the start of the line, found 'mov r1, r2'" --format itf
 check_rc "no bad trace was added" 1 "$TRAZA" info bad
 printf '0x00001000\n0x00001004\n' >"$TMP/pcs.txt"
 check_rc "addresses alone are a PC trace" 0 "$TRAZA" import "$TMP/pcs.txt" --name pcs

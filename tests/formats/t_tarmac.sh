@@ -6,13 +6,6 @@
 # ../shared/data, whose counts per kind must equal a regex count of each file.
 . "$(dirname "$0")/../lib.sh"
 
-q() { "$TRAZA" query "$1" --json --limit 0 "${@:2}"; }
-# the events of a trace as "ts type key=value..." lines (parameters by name)
-rows() { q "$1" | python3 -c '
-import json, sys
-for e in json.load(sys.stdin):
-    ps = " ".join("%s=%s" % kv for kv in sorted((e.get("params") or {}).items()))
-    print(e["ts"], e["type"], e["producer"], ps)'; }
 
 cp "$TRAZA_SRC/fuzz/corpus/tarmac/es.tarmac" "$TMP/es.tarmac"
 check_rc "import the ES style" 0 "$TRAZA" import "$TMP/es.tarmac" --name es
@@ -26,7 +19,7 @@ check_eq "the ES style: every line an event, at its record's time" \
 2 mem write core addr=0xffff0 attrs=nGnRnE OSH pa=0xffff0 value=0002015c 00000000 ........ 00000000
 3 instr core addr=0x108 disasm=LDRB     r1,[r0,#0] isa=A mode=svc_s opcode=0xe5d01000
 3 mem read core addr=0x10120 attrs=nGnRnE OSH pa=0x10120 value=........ 3a...... ........ ........
-4 instr not executed core addr=0x10c disasm=BEQ      {pc}+0x20 ; 0x12c isa=A mode=svc_s opcode=0xa000006" "$(rows es)"
+4 instr not executed core addr=0x10c disasm=BEQ      {pc}+0x20 ; 0x12c isa=A mode=svc_s opcode=0xa000006" "$(trace_rows es)"
 check_rc "info es" 0 "$TRAZA" info es --json
 check_eq "cycles: the clock parameter" cycles "$(printf '%s' "$OUT" | json_get params.clock)"
 check_eq "the header kept" "Tarmac Text Rev 3t" "$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["params"]["tarmac.header"])')"
@@ -38,7 +31,7 @@ check_eq "gem5: one producer per cpu, 128-bit values kept whole" \
 0 reg write cpu0 reg=X0 value=0000000000100000
 250 instr cpu1 addr=0x2000 disasm=MOVZ   X0, #16, #16 index=1 isa=O mode=EL3h_s opcode=0xd2a00200
 500 instr cpu0 addr=0x2004 disasm=STP index=2 isa=O mode=EL3h_s opcode=0xa9be7bfd
-500 mem write cpu0 addr=0xfffe0 pa=0xfffe0 size=16 value=00000000000000000000000000002008" "$(rows g5)"
+500 mem write cpu0 addr=0xfffe0 pa=0xfffe0 size=16 value=00000000000000000000000000002008" "$(trace_rows g5)"
 
 cp "$TRAZA_SRC/fuzz/corpus/tarmac/fastmodel.tarmac" "$TMP/fm.tarmac"
 check_rc "import the Fast Models style" 0 "$TRAZA" import "$TMP/fm.tarmac" --name fm
@@ -53,7 +46,7 @@ check_eq "Fast Models: signals, exceptions, IS, simulator events" \
 3 mem write core addr=0x8010 pa=0x8010 size=8 value=0000000000000001
 4 instr core addr=0x100c disasm=LDR      w1,[sp,#24] index=4 isa=O mode=EL1h_n opcode=0xb9401be1
 4 mem read core addr=0x8018 pa=0x8018 size=4 value=0000002a
-9 simulator event core text=E simulation_stopped" "$(rows fm)"
+9 simulator event core text=E simulation_stopped" "$(trace_rows fm)"
 
 # a kind not known: skipped, counted, loud; strict fails and leaves nothing
 cp "$TRAZA_SRC/fuzz/corpus/tarmac/ns.tarmac" "$TMP/ns.tarmac"
@@ -70,18 +63,13 @@ check_rc "info g5us" 0 "$TRAZA" info g5us --json
 check_eq "--time-unit -6" -6 "$(printf '%s' "$OUT" | json_get time_unit)"
 
 # precise errors: file, line, what was expected, what was found
-printf '1 clk IT (1) 00001000 d2800020 O EL1h_n : MOV x0,#1\n2 clk IT (2) zz001004 d2800020 O EL1h_n : MOV x0,#1\n' >"$TMP/bad1.tarmac"
-check_rc "a bad address fails" 1 "$TRAZA" import "$TMP/bad1.tarmac" --name bad --format tarmac
-check_contains "the error names the line and what was expected" "$OUT" "bad1.tarmac:2: expected the instruction's address in hexadecimal, found '2 clk IT (2) zz001004"
-printf '          R R0 00000001\n1 clk R R0 2\n' >"$TMP/bad2.tarmac"
-check_rc "a continuation line before any time fails" 1 "$TRAZA" import "$TMP/bad2.tarmac" --name bad --format tarmac
-check_contains "it says a timed line was expected first" "$OUT" "bad2.tarmac:1: expected a line that starts with its time before this one"
-printf '1 clk R R0 1\n2 ns R R0 2\n' >"$TMP/bad3.tarmac"
-check_rc "two time units fail" 1 "$TRAZA" import "$TMP/bad3.tarmac" --name bad --format tarmac
-check_contains "it names the units" "$OUT" "bad3.tarmac:2: expected the time unit of the first timed line (cycles: clk, tic or cyc), found 'ns'"
-printf '1 clk MR4x 1000 2\n' >"$TMP/bad4.tarmac"
-check_rc "a bad access size fails" 1 "$TRAZA" import "$TMP/bad4.tarmac" --name bad --format tarmac
-check_contains "it says MR<bytes>" "$OUT" "bad4.tarmac:1: expected MR<bytes> or MW<bytes>, e.g. MR4"
+import_fails bad1.tarmac '1 clk IT (1) 00001000 d2800020 O EL1h_n : MOV x0,#1\n2 clk IT (2) zz001004 d2800020 O EL1h_n : MOV x0,#1\n' \
+  "bad1.tarmac:2: expected the instruction's address in hexadecimal, found '2 clk IT (2) zz001004" --format tarmac
+import_fails bad2.tarmac '          R R0 00000001\n1 clk R R0 2\n' \
+  "bad2.tarmac:1: expected a line that starts with its time before this one" --format tarmac
+import_fails bad3.tarmac '1 clk R R0 1\n2 ns R R0 2\n' \
+  "bad3.tarmac:2: expected the time unit of the first timed line (cycles: clk, tic or cyc), found 'ns'" --format tarmac
+import_fails bad4.tarmac '1 clk MR4x 1000 2\n' "bad4.tarmac:1: expected MR<bytes> or MW<bytes>, e.g. MR4" --format tarmac
 check_rc "no bad trace was added" 1 "$TRAZA" info bad
 
 # the samples of ../shared/data: counts per kind equal a regex count of the file
