@@ -6,7 +6,6 @@
 # ../shared/data, whose counts per kind must equal a regex count of each file.
 . "$(dirname "$0")/../lib.sh"
 
-
 cp "$TRAZA_SRC/fuzz/corpus/tarmac/es.tarmac" "$TMP/es.tarmac"
 check_rc "import the ES style" 0 "$TRAZA" import "$TMP/es.tarmac" --name es
 check_contains "detected as tarmac" "$OUT" "(tarmac)"
