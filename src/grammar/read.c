@@ -73,7 +73,11 @@ int traza_grammar_read(const char *path, int fmt, int (*fn)(void *, uint64_t), v
             continue;
         const char *tok = line + s;
         size_t tl = len - s;
-        const char *comma = memchr(tok, ',', tl);
+        const char *comma = memchr(tok, ',', tl), *space = memchr(tok, ' ', tl);
+        /* ITF, "0xaddr disasm": its first word an address, whatever commas the
+         * instruction's operands hold after it */
+        if (comma && space && space < comma && tl > 2 && tok[0] == '0' && (tok[1] == 'x' || tok[1] == 'X'))
+            comma = NULL;
         if (comma) { /* CSV: time,address[,...] */
             const char *a = comma + 1, *e = memchr(a, ',', (size_t)(tok + tl - a));
             tl = (size_t)((e ? e : tok + tl) - a);
@@ -84,10 +88,8 @@ int traza_grammar_read(const char *path, int fmt, int (*fn)(void *, uint64_t), v
                 tl--;
             if (tl >= 2 && tok[0] == '"' && tok[tl - 1] == '"')
                 tok++, tl -= 2;
-        } else {
-            const char *sp = memchr(tok, ' ', tl); /* ITF: "0xaddr disasm" */
-            if (sp)
-                tl = (size_t)(sp - tok);
+        } else if (space) {
+            tl = (size_t)(space - tok);
         }
         if (tz_parse_u64_hex(tok, tl, &v) < 0) {
             if (comma && lr.lineno == 1)

@@ -22,6 +22,14 @@ check_eq "extract" "0000000a 0000000d" "$($TRAZA grammar extract "$TMP/p.tzg" 13
 check_rc "at past the end" 2 $TRAZA grammar at "$TMP/p.tzg" 15
 check_contains "at past the end message" "$OUT" "past the end"
 
+# ITF text: the address of each line, whatever commas its operands hold (a comma once
+# made the line read as CSV: the first line was taken for a header, the next failed)
+printf '%s\n' '0x000103b8 mov.w fp, #0' '0x000103bc mov.w lr, #0' '0x000103c0 pop {r1} mem=0x408008d0' \
+  '0x000103c2 push.w {r7, fp, lr} mem=0x408008bc mem=0x408008c0' '0x000103b8 mov.w fp, #0' >"$TMP/t.itf"
+check_rc "compress ITF text" 0 $TRAZA grammar compress "$TMP/t.itf" -o "$TMP/itf.tzg" -q
+check_eq "ITF text: every line's address" "000103b8 000103bc 000103c0 000103c2 000103b8" \
+  "$($TRAZA grammar decompress "$TMP/itf.tzg" | tr '\n' ' ' | sed 's/ $//')"
+
 # a PC list with real-looking addresses: exact round trip, all algorithms, both back ends
 python3 - "$TMP/pcs.pc" <<'PY'
 import random, sys
