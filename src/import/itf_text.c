@@ -11,7 +11,8 @@
  * "instr", or "instr not executed" (CCFAIL, -noexec), with the parameters addr (hex),
  * disasm (the instruction's text without its mem= and CCFAIL) and mem, mem2, ...
  * (hex, the data addresses in order). The lines carry no time: the timestamp is the
- * instruction's index (trace parameter clock=instruction-index). */
+ * instruction's index (trace parameter time.axis = instructions: every view prints
+ * "N instr"). */
 #include "import/importers.h"
 #include "import/csvutil.h"
 #include "util/input.h"
@@ -128,7 +129,7 @@ static int itf_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, s
     if (core < 0)
         return -1;
     traza_writer_set_time_unit(w, -9);
-    if (traza_writer_set_param(w, "clock", "instruction-index", err) < 0)
+    if (traza_writer_set_param(w, TRAZA_TIME_AXIS_PARAM, "instructions", err) < 0)
         return -1;
     int32_t types[2] = {-1, -1}, d_addr[2] = {-1, -1}, d_text[2] = {-1, -1}, d_mem[2][MAX_MEM];
     for (int k = 0; k < 2; k++)

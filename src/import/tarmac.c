@@ -13,8 +13,9 @@
  *   TIME UNIT SIGNAL: TEXT / CADI TEXT                   a signal, a simulator event
  *
  * A line without its own time (indented) has the previous line's time and core.
- * UNIT: clk, tic and cyc are cycles (stored as ticks of 1 ns unless --time-unit, the
- * trace parameter clock=cycles says so); ns, ps, us, ms, s are times. Every record is
+ * UNIT: clk, tic and cyc are cycles: time counts them (trace parameter time.axis =
+ * cycles: every view prints "N cycles") unless --time-unit gives them a unit; ns, ps,
+ * us, ms, s are times. Every record is
  * a punctual event of its core ("cpuN", or "core" when the lines name none); a line
  * of another kind is skipped and counted (complete or loud). */
 #include "import/importers.h"
@@ -460,9 +461,9 @@ static int tarmac_read(traza_ctx *ctx, traza_writer *w, const char *const *paths
                 if (!unit_set) {
                     unit_set = 1;
                     unit = e;
-                    int exp = opts && opts->has_time_unit ? opts->time_unit : e == -1000 ? -9 : e;
-                    traza_writer_set_time_unit(w, exp);
-                    if (e == -1000 && traza_writer_set_param(w, "clock", "cycles", err) < 0) {
+                    int given = opts && opts->has_time_unit;
+                    traza_writer_set_time_unit(w, given ? opts->time_unit : e == -1000 ? -9 : e);
+                    if (e == -1000 && !given && traza_writer_set_param(w, TRAZA_TIME_AXIS_PARAM, "cycles", err) < 0) {
                         ok = 0;
                         break;
                     }

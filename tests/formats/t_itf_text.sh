@@ -16,7 +16,7 @@ check_eq "one event per line, its data addresses in order, CCFAIL not executed" 
 3 instr not executed core0 addr=0x100a disasm=bne #0x1000
 4 instr core0 addr=0x100c disasm=ldrd r4, r1, [sp, #0x3c] mem=0x2000102c mem2=0x20001030" "$(trace_rows gen)"
 check_rc "info gen" 0 "$TRAZA" info gen --json
-check_eq "the timestamps are instruction indices" instruction-index "$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["params"]["clock"])')"
+check_eq "the timestamps are instruction indices" instructions "$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["params"]["time.axis"])')"
 
 cp "$TRAZA_SRC/fuzz/corpus/itftext/paper.itf" "$TMP/paper.itf"
 check_rc "import the paper's form" 0 "$TRAZA" import "$TMP/paper.itf" --name paper

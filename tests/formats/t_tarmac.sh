@@ -20,7 +20,9 @@ check_eq "the ES style: every line an event, at its record's time" \
 3 mem read core addr=0x10120 attrs=nGnRnE OSH pa=0x10120 value=........ 3a...... ........ ........
 4 instr not executed core addr=0x10c disasm=BEQ      {pc}+0x20 ; 0x12c isa=A mode=svc_s opcode=0xa000006" "$(trace_rows es)"
 check_rc "info es" 0 "$TRAZA" info es --json
-check_eq "cycles: the clock parameter" cycles "$(printf '%s' "$OUT" | json_get params.clock)"
+check_eq "cycles: time counts them (time.axis)" cycles "$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["params"]["time.axis"])')"
+check_rc "info of es" 0 "$TRAZA" info es
+check_contains "the CLI prints cycles" "$OUT" "end:         4 (+4 cycles from the start)"
 check_eq "the header kept" "Tarmac Text Rev 3t" "$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["params"]["tarmac.header"])')"
 
 cp "$TRAZA_SRC/fuzz/corpus/tarmac/gem5.tarmac" "$TMP/gem5.tarmac"
@@ -54,12 +56,13 @@ check_contains "the skip is said with its count and the kind" "$OUT" "skipped 1 
 check_rc "info ns" 0 "$TRAZA" info ns --json
 check_eq "the skip is a trace parameter" 1 "$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["params"]["skipped.unknown_lines"])')"
 check_eq "times in ns: the unit is the file's" -9 "$(printf '%s' "$OUT" | json_get time_unit)"
-check_eq "times in ns: no clock parameter" None "$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["params"].get("clock"))')"
+check_eq "times in ns: no time axis parameter" None "$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["params"].get("time.axis"))')"
 check_rc "strict: the skip fails the import" 1 "$TRAZA" import "$TMP/ns.tarmac" --name ns2 --format tarmac --strict
 check_rc "strict: nothing was added" 1 "$TRAZA" info ns2
 check_rc "--time-unit gives the cycles a unit" 0 "$TRAZA" import "$TMP/gem5.tarmac" --name g5us --time-unit -6
 check_rc "info g5us" 0 "$TRAZA" info g5us --json
 check_eq "--time-unit -6" -6 "$(printf '%s' "$OUT" | json_get time_unit)"
+check_eq "--time-unit: times, not cycles" None "$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["params"].get("time.axis"))')"
 
 # precise errors: file, line, what was expected, what was found
 import_fails bad1.tarmac '1 clk IT (1) 00001000 d2800020 O EL1h_n : MOV x0,#1\n2 clk IT (2) zz001004 d2800020 O EL1h_n : MOV x0,#1\n' \
