@@ -21,9 +21,9 @@ check_eq "the ES style: every line an event, at its record's time" \
 4 instr not executed core addr=0x10c disasm=BEQ      {pc}+0x20 ; 0x12c isa=A mode=svc_s opcode=0xa000006" "$(trace_rows es)"
 check_rc "info es" 0 "$TRAZA" info es --json
 check_eq "cycles: time counts them (time.axis)" cycles "$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["params"]["time.axis"])')"
+check_eq "the header kept" "Tarmac Text Rev 3t" "$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["params"]["tarmac.header"])')"
 check_rc "info of es" 0 "$TRAZA" info es
 check_contains "the CLI prints cycles" "$OUT" "end:         4 (+4 cycles from the start)"
-check_eq "the header kept" "Tarmac Text Rev 3t" "$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["params"]["tarmac.header"])')"
 
 cp "$TRAZA_SRC/fuzz/corpus/tarmac/gem5.tarmac" "$TMP/gem5.tarmac"
 check_rc "import the gem5 style" 0 "$TRAZA" import "$TMP/gem5.tarmac" --name g5
