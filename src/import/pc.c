@@ -13,7 +13,8 @@
  * parameter "addr" and, when the file has it, a string parameter "disasm". A time
  * column in decimal seconds is stored exactly (unit ns, or ps if the file has more
  * than 9 decimals); integer times are ticks (ns unless --time-unit). Without a time
- * column the timestamp is the instruction index (trace param clock=instruction-index).
+ * column the timestamp is the instruction index (trace parameter time.axis =
+ * instructions: every view prints "N instr").
  * Time must not go backwards. The grammar compressor reads the addresses directly. */
 #include "import/csvutil.h"
 #include "import/importers.h"
@@ -243,7 +244,7 @@ static int pc_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, si
             else if (L.time_frac > 9)
                 unit = L.time_frac > 15 ? -18 : L.time_frac > 12 ? -15 : -12;
             traza_writer_set_time_unit(w, unit);
-            if (L.time_col < 0 && traza_writer_set_param(w, "clock", "instruction-index", err) < 0)
+            if (L.time_col < 0 && traza_writer_set_param(w, TRAZA_TIME_AXIS_PARAM, "instructions", err) < 0)
                 goto out;
         }
         if (L.dis_col >= 0 && d_dis < 0 && (d_dis = traza_writer_param_def(w, instr, "disasm", TRAZA_PT_STRING, err)) < 0)
