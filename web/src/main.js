@@ -42,7 +42,8 @@ function renderExplorer() {
     add('name', i.name); add('format', i.format); add('events', i.events); add('producers', i.producers);
     add('event types', i.event_types); add('span', fmtTime(state.trace.span, i.time_unit));
     add('start', fmtAbs(i.min_ts, i.time_unit));
-    add(countAxis() ? 'time axis' : 'time unit', countAxis() === 'instructions' ? 'executed instructions' : countAxis() ? 'timestamp counter ticks' : `10^${i.time_unit} s`);
+    const axisWords = { instructions: 'executed instructions', ticks: 'timestamp counter ticks' };
+    add(countAxis() ? 'time axis' : 'time unit', countAxis() ? axisWords[countAxis()] || countAxis() : `10^${i.time_unit} s`);
     for (const s of i.sources) add('source', s);
     for (const [k, v] of Object.entries(i.params)) add(k, v);
     box.append(el('h3', {}, 'Metadata'), meta);

@@ -8,7 +8,7 @@
 //   traza:event {id, ts, end, producer, type, producerName, typeName}
 //   traza:hover the same plus x, y (page coordinates), or null when leaving an event
 // (ts, end: exact absolute ticks as decimal strings; producer, type: the API's ids).
-import { state, api, onChange, selection, span, setRange, rel, absTicks, fmtAt, fmtTick, fmtTime, typeById, prodById, fitCanvas } from './state.js';
+import { state, api, onChange, selection, span, setRange, rel, absTicks, fmtAt, fmtTick, fmtTime, typeById, prodById, fitCanvas, countAxis } from './state.js';
 
 const ROW_H = 18;        // a track without lanes
 const LANE_H = 14;       // one depth lane of states
@@ -412,13 +412,16 @@ function pan(frac) {
 }
 
 // A time typed in the go-to box: an offset from the trace's start with a unit (1.5ms,
-// 20 us, 3s; a bare number is in ticks), or @TICKS, an absolute stored tick.
+// 20 us, 3s; a bare number is in ticks), or @TICKS, an absolute stored tick. On a
+// count axis (cycles, instructions: time.axis) a number is a count, and a time in
+// seconds means nothing (null).
 export function parseTime(txt) {
   const s = txt.trim().replace(/^\+/, '');
   if (s.startsWith('@')) { if (!/^@-?\d+$/.test(s)) return null; return rel(s.slice(1)); }
-  const m = /^(-?\d+(?:\.\d*)?(?:e-?\d+)?)\s*(s|ms|us|µs|ns|ps|fs|ticks?)?$/i.exec(s);
+  const m = /^(-?\d+(?:\.\d*)?(?:e-?\d+)?)\s*(s|ms|us|µs|ns|ps|fs|ticks?|cycles?|instr(?:uctions?)?)?$/i.exec(s);
   if (!m) return null;
   const exp = { s: 0, ms: -3, us: -6, 'µs': -6, ns: -9, ps: -12, fs: -15 }[(m[2] || '').toLowerCase()];
+  if (countAxis()) return exp === undefined ? parseFloat(m[1]) : null;
   if (exp === undefined) return parseFloat(m[1]);
   return parseFloat(m[1]) * 10 ** (exp - state.trace.info.time_unit);
 }
@@ -513,7 +516,11 @@ export function setupTimeline() {
   });
   onChange(async what => {
     if (!state.trace || !$('tab-overview').classList.contains('on')) return;
-    if (what.has('trace')) { tl = null; gotoAt = null; hovered = null; scroll.scrollTop = 0; buildRows(); }
+    if (what.has('trace')) {
+      tl = null; gotoAt = null; hovered = null; scroll.scrollTop = 0; buildRows();
+      const axis = countAxis();
+      go.placeholder = axis ? `go to 1000 ${axis === 'instructions' ? 'instr' : axis} or @ticks` : 'go to 1.5ms or @ticks';
+    }
     else if (what.has('version')) { hovered = null; buildRows(); } // a new version of the trace: new producers, the rows kept
     drawTimeline(); // at once with the data in hand: the ruler and the tracks follow the view
     if (what.has('range') || what.has('filter') || what.has('result') || what.has('trace') || what.has('version') || what.has('tab')) {
