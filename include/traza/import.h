@@ -26,7 +26,8 @@ typedef struct traza_import_opts {
     const char *elf;      /* etm: an ELF program naming the functions of the ranges
                              (at its link addresses); NULL = the snapshot's ELF images only;
                              ctf: naming the functions of cyg-profile calls (NULL = by
-                             address) */
+                             address); tarmac, itf: naming the functions of the calls
+                             found in the instructions (NULL = by address) */
     const char *symbols;  /* ctf: a symbol table in nm's output format ("ADDR TYPE NAME"
                              lines) naming the cyg-profile functions at those exact
                              addresses, before elf; NULL = none */

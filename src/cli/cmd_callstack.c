@@ -217,18 +217,18 @@ int cmd_callstack(traza_cli *cli, int argc, char **argv)
         }
         if (tree)
             goto out;
-        int tu = traza_trace_info_of(t)->time_unit;
+        const traza_trace_info *ti = traza_trace_info_of(t);
         char t1[64], t2[64];
         tz_buf_printf(&b, "%-32s %10s %14s %14s\n", "function", "calls", "inclusive", "exclusive");
         for (size_t i = 0; i < cp.nfuncs && (long)i < top; i++)
             tz_buf_printf(&b, "%-32s %10" PRId64 " %14s %14s\n", cp.funcs[i].name, cp.funcs[i].calls,
-                          traza_time_format(cp.funcs[i].inclusive, tu, t1, sizeof t1),
-                          traza_time_format(cp.funcs[i].exclusive, tu, t2, sizeof t2));
+                          traza_trace_time_format(ti, cp.funcs[i].inclusive, 0, t1, sizeof t1),
+                          traza_trace_time_format(ti, cp.funcs[i].exclusive, 0, t2, sizeof t2));
         tz_buf_printf(&b, "\ncall graph (caller -> callee: calls, time)\n");
         for (size_t i = 0; i < cp.nedges && (long)i < top; i++)
             tz_buf_printf(&b, "  %s -> %s: %" PRId64 ", %s\n",
                           cp.edges[i].caller < 0 ? "(root)" : tname(t, cp.edges[i].caller), tname(t, cp.edges[i].callee),
-                          cp.edges[i].calls, traza_time_format(cp.edges[i].time, tu, t1, sizeof t1));
+                          cp.edges[i].calls, traza_trace_time_format(ti, cp.edges[i].time, 0, t1, sizeof t1));
     }
 out:
     fputs(b.s ? b.s : "", stdout);

@@ -12,9 +12,10 @@
  * disasm (the instruction's text without its mem= and CCFAIL) and mem, mem2, ...
  * (hex, the data addresses in order). The lines carry no time: the timestamp is the
  * instruction's index (trace parameter time.axis = instructions: every view prints
- * "N instr"). */
+ * "N instr"). The function calls are found as in Tarmac (import/insn_calls.h). */
 #include "import/importers.h"
 #include "import/csvutil.h"
+#include "import/insn_calls.h"
 #include "util/input.h"
 #include "util/util.h"
 
@@ -121,13 +122,39 @@ static const char *parse_line(char *line, size_t len, uint64_t *pc, const char *
     return NULL;
 }
 
+static const char *const own_types[] = {"instr", "instr not executed", NULL};
+
+static int itf_read_calls(traza_ctx *ctx, traza_writer *w, const char *const *paths, size_t npaths, int32_t core,
+                          tz_insn_calls *calls, traza_err *err);
+
 static int itf_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, size_t npaths, const traza_import_opts *opts,
                     traza_err *err)
 {
-    (void)opts;
     int32_t core = traza_writer_producer(w, -1, "core0", "Core", err);
     if (core < 0)
         return -1;
+    tz_insn_calls calls;
+    int rc = tz_insn_calls_init(&calls, w, core, opts ? opts->elf : NULL, err);
+    calls.reserved = own_types;
+    if (rc == 0)
+        rc = itf_read_calls(ctx, w, paths, npaths, core, &calls, err);
+    if (rc == 0)
+        rc = tz_insn_calls_finish(&calls);
+    char num[32];
+    snprintf(num, sizeof num, "%lld", (long long)calls.ncalls);
+    if (rc == 0)
+        rc = traza_writer_set_param(w, "calls.found", num, err);
+    snprintf(num, sizeof num, "%lld", (long long)calls.open_at_end);
+    if (rc == 0 && calls.open_at_end)
+        rc = traza_writer_set_param(w, "calls.open_at_end", num, err);
+    tz_insn_calls_free(&calls);
+    return rc;
+}
+
+/* The lines, each an instruction (and a step of the calls' finder). */
+static int itf_read_calls(traza_ctx *ctx, traza_writer *w, const char *const *paths, size_t npaths, int32_t core,
+                          tz_insn_calls *calls, traza_err *err)
+{
     traza_writer_set_time_unit(w, -9);
     if (traza_writer_set_param(w, TRAZA_TIME_AXIS_PARAM, "instructions", err) < 0)
         return -1;
@@ -198,6 +225,10 @@ static int itf_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, s
             ev.nparams = 2 + nmem;
             if (!ok || tz_import_emit(ctx, w, &ev, lr.in, path, ln, &evno, err) < 0)
                 ok = 0;
+            else if (tz_insn_calls_step(calls, ev.ts, pc, !noexec && tz_insn_is_call(text, strcspn(text, " \t"))) < 0) {
+                traza_err_prefix(err, "%s:%ld: ", path, ln);
+                ok = 0;
+            }
         }
         tz_lines_close(&lr);
         if (got < 0 || !ok)

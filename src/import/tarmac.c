@@ -20,6 +20,7 @@
  * of another kind is skipped and counted (complete or loud). */
 #include "import/importers.h"
 #include "import/csvutil.h"
+#include "import/insn_calls.h"
 #include "import/skips.h"
 #include "util/input.h"
 #include "util/util.h"
@@ -29,8 +30,8 @@
 #include <string.h>
 
 enum { K_INSN, K_NOEXEC, K_REG, K_MREAD, K_MWRITE, K_BRANCH, K_EXC, K_SIGNAL, K_CADI, K_NKINDS };
-static const char *const kind_names[K_NKINDS] = {
-    "instr", "instr not executed", "reg write", "mem read", "mem write", "branch", "exception", "signal", "simulator event",
+static const char *const kind_names[K_NKINDS + 1] = {
+    "instr", "instr not executed", "reg write", "mem read", "mem write", "branch", "exception", "signal", "simulator event", NULL,
 };
 /* the parameters, in the order an event shows them: what a reader looks at first */
 enum { P_ADDR, P_DISASM, P_REG, P_TARGET, P_TEXT, P_VALUE, P_OPCODE, P_ISA, P_MODE, P_INDEX, P_PA, P_SIZE, P_ATTRS, P_N };
@@ -386,6 +387,9 @@ typedef struct tm_state {
     traza_writer *w;
     traza_err *err;
     tz_namecache prods;
+    tz_insn_calls *calls; /* per producer id: the calls of that core */
+    size_t ncalls;
+    const char *elf;
     int32_t types[K_NKINDS];
     int32_t defs[K_NKINDS][P_N];
 } tm_state;
@@ -404,6 +408,32 @@ static int32_t def_of(tm_state *s, int kind, int k)
     return s->defs[kind][k];
 }
 
+/* The call finder of core `p`, made at its first instruction. */
+static tz_insn_calls *calls_of(tm_state *s, int32_t p)
+{
+    if ((size_t)p >= s->ncalls) {
+        size_t n = (size_t)p + 1;
+        tz_insn_calls *v = realloc(s->calls, n * sizeof *v);
+        if (!v) {
+            traza_err_set(s->err, TRAZA_E_NOMEM, "out of memory");
+            return NULL;
+        }
+        for (size_t i = s->ncalls; i < n; i++)
+            v[i].w = NULL; /* not started */
+        s->calls = v, s->ncalls = n;
+    }
+    tz_insn_calls *c = &s->calls[p];
+    if (!c->w) {
+        if (tz_insn_calls_init(c, s->w, p, s->elf, s->err) < 0) {
+            tz_insn_calls_free(c);
+            c->w = NULL;
+            return NULL;
+        }
+        c->reserved = kind_names;
+    }
+    return c;
+}
+
 static int tarmac_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, size_t npaths, const traza_import_opts *opts,
                        traza_err *err)
 {
@@ -416,6 +446,7 @@ static int tarmac_read(traza_ctx *ctx, traza_writer *w, const char *const *paths
             s.defs[k][j] = -1;
     }
     tz_namecache_init(&s.prods);
+    s.elf = opts ? opts->elf : NULL;
     int rc = -1, unit = -2000, unit_set = 0;
     int64_t nev = 0, nunknown = 0, evno = 0;
     char first_unknown[64] = "";
@@ -519,18 +550,47 @@ static int tarmac_read(traza_ctx *ctx, traza_writer *w, const char *const *paths
                 break;
             }
             nev++;
+            if (r.kind == K_INSN || r.kind == K_NOEXEC) {
+                /* a condition failure moves the pc on too (it may be a return address) */
+                const char *d = r.has[P_DISASM] ? r.str[P_DISASM] : "";
+                tz_insn_calls *c = calls_of(&s, core);
+                if (!c || tz_insn_calls_step(c, time, (uint64_t)r.num[P_ADDR], r.kind == K_INSN && tz_insn_is_call(d, strcspn(d, " \t"))) < 0) {
+                    traza_err_prefix(err, "%s:%ld: ", path, ln);
+                    ok = 0;
+                    break;
+                }
+            }
         }
         tz_lines_close(&lr);
         if (got < 0 || !ok)
             goto out;
     }
     {
+        int64_t found = 0, open = 0;
+        for (size_t i = 0; i < s.ncalls; i++) {
+            if (!s.calls[i].w)
+                continue;
+            if (tz_insn_calls_finish(&s.calls[i]) < 0)
+                goto out;
+            found += s.calls[i].ncalls, open += s.calls[i].open_at_end;
+        }
+        char num[32];
+        snprintf(num, sizeof num, "%lld", (long long)found);
+        if (traza_writer_set_param(w, "calls.found", num, err) < 0)
+            goto out;
+        snprintf(num, sizeof num, "%lld", (long long)open);
+        if (open && traza_writer_set_param(w, "calls.open_at_end", num, err) < 0)
+            goto out;
         char what[160];
         snprintf(what, sizeof what, "lines of a kind this importer does not know (the first: '%s')", first_unknown);
         tz_skip_kind kinds[] = {{"unknown_lines", what, nunknown}};
         rc = tz_skips_report(ctx, w, npaths ? paths[0] : "", kinds, 1, tz_strict(opts), nev, err);
     }
 out:
+    for (size_t i = 0; i < s.ncalls; i++)
+        if (s.calls[i].w)
+            tz_insn_calls_free(&s.calls[i]);
+    free(s.calls);
     tz_namecache_free(&s.prods);
     return rc;
 }

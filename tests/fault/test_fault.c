@@ -289,8 +289,8 @@ static void fault_import_shared(const char *format, const char *rel)
 
 static void test_import_perfscript(void **state) { (void)state; fault_import("perf-script", "fuzz/corpus/perfscript/model.txt"); }
 static void test_import_perfetto(void **state) { (void)state; fault_import("perfetto", "fuzz/corpus/perfetto/demo.pftrace"); }
-static void test_import_tarmac(void **state) { (void)state; fault_import("tarmac", "fuzz/corpus/tarmac/es.tarmac"); }
-static void test_import_itf(void **state) { (void)state; fault_import("itf", "fuzz/corpus/itftext/gen.itf"); }
+static void test_import_tarmac(void **state) { (void)state; fault_import("tarmac", "fuzz/corpus/tarmac/calls.tarmac"); }
+static void test_import_itf(void **state) { (void)state; fault_import("itf", "fuzz/corpus/itftext/calls.itf"); }
 static void test_import_perfetto_clocks(void **state) { (void)state; fault_import("perfetto", "fuzz/corpus/perfetto/clocks.pftrace"); }
 /* trace-cmd files are read through libtracecmd, whose allocations are left alone */
 static void test_import_tracecmd(void **state)

@@ -26,6 +26,16 @@ check_eq "the paper's form: the text whole, -noexec not executed" \
 2 instr not executed core0 addr=0x1000101c disasm=addeq -noexec -cond
 3 instr core0 addr=0x10001020 disasm=str -par r3:0x00000007 r1:0xbe8f3944" "$(trace_rows paper)"
 
+# calls: a BL returns 4 bytes after it, a 16-bit BLX 2 bytes after it; bx lr and
+# pop {pc} alike; a conditional call not executed is none
+printf '%s\n' '0x00001000 bl #0x2000' '0x00002000 blx r3' '0x00003000 bx lr' '0x00002002 bleq #0x3000 CCFAIL' \
+  '0x00002006 pop {r4, pc} mem=0x20000ff8 mem=0x20000ffc' '0x00001004 nop' >"$TMP/calls.itf"
+check_rc "import ITF with calls" 0 "$TRAZA" import "$TMP/calls.itf" --name calls
+check_eq "the calls: nested, from the first instruction to the return" "1 5 0 0x2000
+2 3 1 0x3000" "$("$TRAZA" query calls --json --limit 0 --regex 'category~state' | python3 -c '
+import json, sys
+for e in json.load(sys.stdin): print(e["ts"], e["end_ts"], e["level"], e["type"])')"
+
 import_fails bad1.itf '0x00001000 mov r0, r1\n0x00001004 ldr r0, [r1] mem=0xzz\n' \
   "bad1.itf:2: expected a data address after mem=0x (1 to 16 hexadecimal digits), found '0x00001004 ldr r0, [r1] mem=0xzz'" --format itf
 import_fails bad2.itf '0x00001000 mov r0, r1\nmov r1, r2\n' \
@@ -53,7 +63,12 @@ for l in open(sys.argv[1]):
 print(n, cc, mem)' "$f")
   got=$("$TRAZA" query "s$i" --json --limit 0 | python3 -c '
 import json, sys
-ev = json.load(sys.stdin)
+ev = [e for e in json.load(sys.stdin) if e["category"] == "punctual"]
 print(len(ev), sum(e["type"] == "instr not executed" for e in ev), sum(k.startswith("mem") for e in ev for k in (e.get("params") or {})))')
   check_eq "$b: events, not executed, data addresses equal the file's lines, CCFAIL and mem=" "$want" "$got"
+  calls=$(python3 -c '
+import re, sys
+print(sum(1 for l in open(sys.argv[1]) if re.match(r"0x[0-9a-f]+ (bl|blx)(\.w|\.n)?( |$)", l) and not l.rstrip().endswith(" CCFAIL")))' "$f")
+  check_rc "info s$i" 0 "$TRAZA" info "s$i" --json
+  check_eq "$b: a call found per executed bl/blx ($calls)" "$calls" "$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["params"]["calls.found"])')"
 done

@@ -74,6 +74,56 @@ import_fails bad3.tarmac '1 clk R R0 1\n2 ns R R0 2\n' \
 import_fails bad4.tarmac '1 clk MR4x 1000 2\n' "bad4.tarmac:1: expected MR<bytes> or MW<bytes>, e.g. MR4" --format tarmac
 check_rc "no bad trace was added" 1 "$TRAZA" info bad
 
+# calls: main (0x1000) calls f (0x2000, BL) which calls g (0x3000, BLR) and recurses
+# into itself; g returns by RET, f by a POP {pc}; a BL whose condition failed is no
+# call; a 16-bit Thumb BLX returns 2 bytes after it; reaching the return address of a
+# frame further down (a longjmp) closes the frames above it
+cat >"$TMP/calls.tarmac" <<'T'
+1 clk IT (1) 00001000 94000400 O EL1h_n : BL       0x2000
+2 clk IT (2) 00002000 d63f0100 O EL1h_n : BLR      x8
+3 clk IT (3) 00003000 d65f03c0 O EL1h_n : RET
+4 clk IT (4) 00002004 97fffffe O EL1h_n : BL       0x2000
+5 clk IT (5) 00002000 d503201f O EL1h_n : NOP
+6 clk IS (6) 00002010 54000041 O EL1h_n : BL.EQ    0x3000
+7 clk IT (7) 00002014 e8bd8000 O EL1h_n : POP      {pc}
+8 clk IT (8) 00002008 e8bd8000 O EL1h_n : POP      {pc}
+9 clk IT (9) 00001004 d503201f O EL1h_n : NOP
+10 clk IT (10) 00004000 47a0 T EL1h_n : BLX      r4
+11 clk IT (11) 00005000 4770 T EL1h_n : BL       0x6000
+12 clk IT (12) 00006000 d503201f O EL1h_n : NOP
+13 clk IT (13) 00004002 d503201f O EL1h_n : NOP
+14 clk IT (14) 00007000 94000400 O EL1h_n : BL       0x8000
+15 clk IT (15) 00008000 d503201f O EL1h_n : NOP
+T
+check_rc "import a trace of calls" 0 "$TRAZA" import "$TMP/calls.tarmac" --name calls --format tarmac
+calls_of() { "$TRAZA" query "$1" --json --limit 0 --regex 'category~state' | python3 -c '
+import json, sys
+for e in json.load(sys.stdin):
+    print(e["ts"], e["end_ts"], e["level"], e["type"])'; }
+check_eq "calls: nested by level, each from its first instruction to its return" \
+"2 9 0 0x2000
+3 4 1 0x3000
+5 8 1 0x2000
+11 13 0 0x5000
+12 13 1 0x6000
+15 15 0 0x8000" "$(calls_of calls)"
+check_rc "info calls" 0 "$TRAZA" info calls --json
+check_eq "calls: found and still open at the end" "6 1" "$(printf '%s' "$OUT" | python3 -c 'import json,sys; p=json.load(sys.stdin)["params"]; print(p["calls.found"], p["calls.open_at_end"])')"
+
+# with --elf, the functions take their symbols' names
+if command -v gcc >/dev/null && command -v nm >/dev/null; then
+  printf 'int g(int x) { return x + 1; }\nint f(int x) { return g(x) * 2; }\nint main(void) { return f(1); }\n' >"$TMP/p.c"
+  gcc -O0 -g -o "$TMP/p.elf" "$TMP/p.c"
+  fa=$(nm "$TMP/p.elf" | awk '$3 == "f" { print $1 }'); ga=$(nm "$TMP/p.elf" | awk '$3 == "g" { print $1 }')
+  printf '1 clk IT (1) 00000100 94000400 O EL1h_n : BL 0x%s\n2 clk IT (2) %s 94000400 O EL1h_n : BL 0x%s\n3 clk IT (3) %s d65f03c0 O EL1h_n : RET\n4 clk IT (4) %x d65f03c0 O EL1h_n : RET\n5 clk IT (5) 00000104 d503201f O EL1h_n : NOP\n' \
+    "$fa" "$fa" "$ga" "$ga" $((0x$fa + 4)) >"$TMP/sym.tarmac"
+  check_rc "import with --elf" 0 "$TRAZA" import "$TMP/sym.tarmac" --name sym --format tarmac --elf "$TMP/p.elf"
+  check_eq "--elf: the calls named by their functions" "2 5 0 f
+3 4 1 g" "$(calls_of sym)"
+else
+  skip "--elf names the calls" "gcc or nm is missing"
+fi
+
 # the samples of ../shared/data: counts per kind equal a regex count of the file
 dir="$DATA/tarmac"
 if [ ! -d "$dir" ]; then
@@ -105,6 +155,21 @@ PY
 )
   got=$("$TRAZA" stats "s_$b" --json | python3 -c '
 import json, sys
-print(" ".join("%s:%d" % (t["name"], t["count"]) for t in sorted(json.load(sys.stdin)["types"], key=lambda t: t["name"])))')
+print(" ".join("%s:%d" % (t["name"], t["count"]) for t in sorted(json.load(sys.stdin)["types"], key=lambda t: t["name"]) if t["category"] == "punctual"))')
   check_eq "$b: events per kind equal the file's lines per kind" "$want" "$got"
+  # one call per executed BL/BLR/BLX (each returned, or open at the end)
+  calls=$(python3 - "$f" <<'PY'
+import re, sys
+n = 0
+for l in open(sys.argv[1]):
+    m = re.search(r'\bIT \(\d+\) \S+ \S+ \S+ \S+ :\s*(\S+)', l) or re.search(r'ES\s+\(\S+\) \S+ \S+:\s+(?!CCFAIL)(\S+)', l)
+    if m and re.fullmatch(r'BL|BLR|BLX|BLRA[AB]Z?|BLX?(EQ|NE|CS|HS|CC|LO|MI|PL|VS|VC|HI|LS|GE|LT|GT|LE|AL)', m.group(1).upper().split('.')[0]):
+        n += 1
+print(n)
+PY
+)
+  check_rc "info s_$b" 0 "$TRAZA" info "s_$b" --json
+  check_eq "$b: a call found per executed call instruction ($calls)" "$calls" "$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["params"]["calls.found"])')"
+  check_rc "callstack s_$b" 0 "$TRAZA" callstack "s_$b" --json
+  check_eq "$b: the call profile counts them" "$calls" "$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(sum(f["calls"] for f in json.load(sys.stdin)["profile"]))')"
 done
