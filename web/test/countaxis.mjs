@@ -50,5 +50,14 @@ await withBrowser(shots, async ({ page, errors, shot }) => {
       `${from}..${to} (min ${min}), centre ${mid}`);
     await shot(c.shot);
   }
+  // the calls found in a Tarmac trace's instructions: the Call stack tab's profile
+  await openTrace(page, 'calls');
+  await page.click('#tabs button[data-tab=callstack]');
+  await page.waitForSelector('[data-testid=cs-table] tr[data-name]', { timeout: 20000 });
+  const prof = await page.$$eval('[data-testid=cs-table] tr[data-name]', xs => xs.map(x => [x.dataset.name, x.children[1].textContent, +x.dataset.total]).sort());
+  check('calls: the profile lists the functions found, their calls and total cycles',
+    JSON.stringify(prof) === JSON.stringify([['0x2000', '2', 7], ['0x3000', '1', 1], ['0x5000', '1', 2], ['0x6000', '1', 1], ['0x8000', '1', 0]]), JSON.stringify(prof));
+  await shot('count-axis-calls');
+  await page.click('#tabs button[data-tab=overview]');
   check('no page errors', errors.length === 0, errors.join('\n'));
 });
