@@ -118,11 +118,13 @@ static int section(tz_buf *b, traza_trace *t, size_t slices, traza_err *err)
         qsort(rk, k, sizeof *rk, by_value_desc);
         if (k > 20)
             k = 20;
-        /* Durations in the largest of s, ms, us, ns that keeps the longest >= 1. */
+        /* Durations in the largest of s, ms, us, ns that keeps the longest >= 1; on a
+         * count axis (traza_time_axis), in its counts. */
         static const struct { int exp; const char *name; } units[] = {{0, "s"}, {-3, "ms"}, {-6, "us"}, {-9, "ns"}};
+        const char *axis = traza_time_axis(info);
         size_t u = 0;
         double scale = 1;
-        for (u = 0; u < 4; u++) {
+        for (u = 0; u < 4 && !axis; u++) {
             scale = 1;
             for (int e = info->time_unit; e < units[u].exp; e++) scale /= 10;
             for (int e = info->time_unit; e > units[u].exp; e--) scale *= 10;
@@ -135,7 +137,7 @@ static int section(tz_buf *b, traza_trace *t, size_t slices, traza_err *err)
             items[i].color = NULL;
         }
         char unit[32];
-        snprintf(unit, sizeof unit, "%s", units[u].name);
+        snprintf(unit, sizeof unit, "%s", !axis ? units[u].name : strcmp(axis, "instructions") == 0 ? "instr" : axis);
         if ((rc = add_svg(b, traza_svg_bars("Top states by total duration", items, k, unit))) < 0)
             goto oom;
     }

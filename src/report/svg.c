@@ -1,5 +1,6 @@
 /* Self-contained SVG charts: pie, histogram, horizontal bars. Text is escaped;
  * numbers are printed with fixed precision so output is byte-stable. */
+#include "traza/store.h"
 #include "traza/svg.h"
 #include "util/util.h"
 
@@ -155,6 +156,12 @@ char *traza_svg_density(const char *title, const uint64_t *counts, size_t n, int
                         const traza_trace_info *info)
 {
     static const struct { int exp; const char *name; } units[] = {{0, "s"}, {-3, "ms"}, {-6, "us"}, {-9, "ns"}, {-12, "ps"}};
+    const char *count = traza_time_axis(info);
+    if (count) { /* a count axis: its counts, unscaled */
+        char axis[64];
+        snprintf(axis, sizeof axis, "from the start (%s)", strcmp(count, "instructions") == 0 ? "instr" : count);
+        return traza_svg_histogram(title, counts, n, (double)(from - info->min_ts), (double)(to - info->min_ts), axis);
+    }
     /* seconds per tick, then the largest unit in which the span is at least 1 */
     double tick = pow(10.0, info->time_unit), span = (double)(to - info->min_ts) * tick;
     size_t u = 0;

@@ -110,6 +110,13 @@ check_eq "calls: nested by level, each from its first instruction to its return"
 check_rc "info calls" 0 "$TRAZA" info calls --json
 check_eq "calls: found and still open at the end" "6 1" "$(printf '%s' "$OUT" | python3 -c 'import json,sys; p=json.load(sys.stdin)["params"]; print(p["calls.found"], p["calls.open_at_end"])')"
 
+# the HTML report reads a cycle axis in cycles: the density's axis, the durations' bars
+check_rc "report of the calls" 0 "$TRAZA" report calls -o "$TMP/calls.html"
+check_contains "report: the density's axis in cycles" "$(cat "$TMP/calls.html")" "from the start (cycles)"
+check_contains "report: the durations in cycles" "$(cat "$TMP/calls.html")" ' cycles</text>'
+if grep -qE '[0-9] (s|ms|us|ns)</text>' "$TMP/calls.html"; then fail "report: no seconds on a cycle axis" "$(grep -oE '[^>]*[0-9] (s|ms|us|ns)</text>' "$TMP/calls.html" | head -3)"
+else pass "report: no seconds on a cycle axis"; fi
+
 # with --elf, the functions take their symbols' names
 if command -v gcc >/dev/null && command -v nm >/dev/null; then
   printf 'int g(int x) { return x + 1; }\nint f(int x) { return g(x) * 2; }\nint main(void) { return f(1); }\n' >"$TMP/p.c"
