@@ -145,6 +145,16 @@ int tz_insn_calls_step(tz_insn_calls *c, int64_t ts, uint64_t pc, int is_call)
     return 0;
 }
 
+int tz_insn_calls_report(traza_writer *w, int64_t found, int64_t open_at_end, traza_err *err)
+{
+    char num[32];
+    snprintf(num, sizeof num, "%lld", (long long)found);
+    if (traza_writer_set_param(w, "calls.found", num, err) < 0)
+        return -1;
+    snprintf(num, sizeof num, "%lld", (long long)open_at_end);
+    return open_at_end ? traza_writer_set_param(w, "calls.open_at_end", num, err) : 0;
+}
+
 int tz_insn_calls_finish(tz_insn_calls *c)
 {
     c->open_at_end += (int64_t)c->n;

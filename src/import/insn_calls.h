@@ -51,5 +51,7 @@ int tz_insn_calls_step(tz_insn_calls *c, int64_t ts, uint64_t pc, int is_call);
  * open_at_end). 0 or -1. */
 int tz_insn_calls_finish(tz_insn_calls *c);
 void tz_insn_calls_free(tz_insn_calls *c);
+/* The trace parameters calls.found and (when some are) calls.open_at_end. 0 or -1. */
+int tz_insn_calls_report(traza_writer *w, int64_t found, int64_t open_at_end, traza_err *err);
 
 #endif

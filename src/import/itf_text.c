@@ -124,7 +124,7 @@ static const char *parse_line(char *line, size_t len, uint64_t *pc, const char *
 
 static const char *const own_types[] = {"instr", "instr not executed", NULL};
 
-static int itf_read_calls(traza_ctx *ctx, traza_writer *w, const char *const *paths, size_t npaths, int32_t core,
+static int itf_read_lines(traza_ctx *ctx, traza_writer *w, const char *const *paths, size_t npaths, int32_t core,
                           tz_insn_calls *calls, traza_err *err);
 
 static int itf_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, size_t npaths, const traza_import_opts *opts,
@@ -137,22 +137,17 @@ static int itf_read(traza_ctx *ctx, traza_writer *w, const char *const *paths, s
     int rc = tz_insn_calls_init(&calls, w, core, opts ? opts->elf : NULL, err);
     calls.reserved = own_types;
     if (rc == 0)
-        rc = itf_read_calls(ctx, w, paths, npaths, core, &calls, err);
+        rc = itf_read_lines(ctx, w, paths, npaths, core, &calls, err);
     if (rc == 0)
         rc = tz_insn_calls_finish(&calls);
-    char num[32];
-    snprintf(num, sizeof num, "%lld", (long long)calls.ncalls);
     if (rc == 0)
-        rc = traza_writer_set_param(w, "calls.found", num, err);
-    snprintf(num, sizeof num, "%lld", (long long)calls.open_at_end);
-    if (rc == 0 && calls.open_at_end)
-        rc = traza_writer_set_param(w, "calls.open_at_end", num, err);
+        rc = tz_insn_calls_report(w, calls.ncalls, calls.open_at_end, err);
     tz_insn_calls_free(&calls);
     return rc;
 }
 
 /* The lines, each an instruction (and a step of the calls' finder). */
-static int itf_read_calls(traza_ctx *ctx, traza_writer *w, const char *const *paths, size_t npaths, int32_t core,
+static int itf_read_lines(traza_ctx *ctx, traza_writer *w, const char *const *paths, size_t npaths, int32_t core,
                           tz_insn_calls *calls, traza_err *err)
 {
     traza_writer_set_time_unit(w, -9);

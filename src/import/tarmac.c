@@ -574,12 +574,7 @@ static int tarmac_read(traza_ctx *ctx, traza_writer *w, const char *const *paths
                 goto out;
             found += s.calls[i].ncalls, open += s.calls[i].open_at_end;
         }
-        char num[32];
-        snprintf(num, sizeof num, "%lld", (long long)found);
-        if (traza_writer_set_param(w, "calls.found", num, err) < 0)
-            goto out;
-        snprintf(num, sizeof num, "%lld", (long long)open);
-        if (open && traza_writer_set_param(w, "calls.open_at_end", num, err) < 0)
+        if (tz_insn_calls_report(w, found, open, err) < 0)
             goto out;
         char what[160];
         snprintf(what, sizeof what, "lines of a kind this importer does not know (the first: '%s')", first_unknown);
