@@ -278,7 +278,7 @@ bench: all
 # The screenshots of doc/viewer.md: the web UI on the real traces of TRAZA_TEST_DATA (chromium
 # headless, web/test/docshots.mjs), quantised to 256 colours by pngquant.
 TRAZA_TEST_DATA ?= ../shared/data
-DOC_IMAGES := doc/img/timeline.png doc/img/callstack.png doc/img/diff.png doc/img/diff-sides.png doc/img/variables.png
+DOC_IMAGES := doc/img/timeline.png doc/img/callstack.png doc/img/diff.png doc/img/diff-sides.png doc/img/variables.png doc/img/tarmac-calls.png
 doc-images: all
 	cd web && node test/docshots.mjs $(abspath $(BUILD)/traza) $(abspath $(TRAZA_TEST_DATA)) $(abspath doc/img)
 	pngquant --force --ext .png --strip $(DOC_IMAGES)

@@ -5,7 +5,8 @@
 // doc/img/callstack.png (the uftrace sample's call stacks), doc/img/diff.png (the
 // Diff tab), doc/img/diff-sides.png (its side-by-side timeline) and
 // doc/img/variables.png (catapult's ChromeOS system trace: a process's 37 counters,
-// one lane each), each in a 1280x720 viewport.
+// one lane each) and doc/img/tarmac-calls.png (the calls found in the gem5 Tarmac
+// sample's instructions, as flame chart and profile), each in a 1280x720 viewport.
 // usage: node docshots.mjs TRAZA DATA_DIR OUT_DIR
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -21,10 +22,12 @@ const run = (...args) => execFileSync(traza, args, { env, encoding: 'utf8' });
 const lttng = join(data, 'babeltrace-ctf/lttng-tracefile-rotation/kernel');
 const uftrace = join(data, 'uftrace-redisgraph-aarch64');
 const chromeos = join(data, 'catapult/tracing-test_data/chromeos_system_trace.json');
-for (const p of [lttng, uftrace, chromeos]) if (!existsSync(p)) { console.error(`docshots: ${p} is absent`); process.exit(1); }
+const tarmac = join(data, 'tarmac/calculator-aarch64-gem5.tarmac');
+for (const p of [lttng, uftrace, chromeos, tarmac]) if (!existsSync(p)) { console.error(`docshots: ${p} is absent`); process.exit(1); }
 run('import', lttng, '--name', 'lttng', '-q');
 run('import', uftrace, '--name', 'uftrace', '-q');
 run('import', chromeos, '--name', 'chromeos', '-q');
+run('import', tarmac, '--name', 'calculator', '-q');
 // the same generator twice; the second's events come further apart, so its states last longer
 run('gen', '--name', 'before', '--events', '20000', '--seed', '1', '-q');
 run('gen', '--name', 'after', '--events', '20000', '--seed', '2', '--gap', '130', '-q');
@@ -116,4 +119,14 @@ await withBrowser(out, async ({ page }) => {
   await page.$eval('[data-testid=timeline-scroll]', s => { s.scrollTop = 120; });
   await page.waitForTimeout(500);
   await shot('variables');
+
+  // the calls found in a Tarmac trace's instructions: the Call stack tab
+  await openTrace(page, 'calculator');
+  await page.click('#tabs button[data-tab=callstack]');
+  await page.waitForSelector('[data-testid=cs-table] tr[data-name]', { timeout: 20000 });
+  const nfunc = await page.$$eval('[data-testid=cs-table] tr[data-name]', xs => xs.length);
+  check('the Tarmac trace\'s calls are profiled', nfunc >= 10, nfunc + ' functions');
+  await page.$eval('#main', m => { m.scrollTop = 0; });
+  await page.waitForTimeout(800);
+  await shot('tarmac-calls');
 }, { width: 1280, height: 720 });
