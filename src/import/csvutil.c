@@ -236,7 +236,7 @@ int tz_parse_value(traza_ptype t, const char *s, size_t n, traza_value *v)
 const char *tz_shorten(const char *s, size_t n, char *buf, size_t size)
 {
     size_t o = 0, i = 0;
-    const size_t keep = 40;
+    const size_t keep = TZ_SHORTEN_KEEP;
     for (; i < n && i < keep && o + 5 < size; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c >= 0x20 && c < 0x7f && c != '\'') {

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "util/input.h"
 #include "traza/store.h"
 #include "util/util.h"
@@ -41,8 +42,23 @@ int tz_parse_value(traza_ptype t, const char *s, size_t n, traza_value *v);
  * printable. name may be NULL. Returns -1. */
 int tz_field_err(traza_err *err, const char *path, long line, size_t col, const char *name, const char *expected,
                  const char *found, size_t foundlen);
-/* Copies a printable, shortened view of s into buf. */
+/* Copies a printable, shortened view of s into buf: its first TZ_SHORTEN_KEEP bytes,
+ * then "..." when s is longer. */
+#define TZ_SHORTEN_KEEP 40
 const char *tz_shorten(const char *s, size_t n, char *buf, size_t size);
+/* What tz_shorten needs of a line that parsing will modify in place: its first bytes
+ * (one more than it keeps, so it still knows to add "..."). */
+typedef struct {
+    char head[TZ_SHORTEN_KEEP + 1];
+    size_t n;
+} tz_line_head;
+static inline void tz_line_head_keep(tz_line_head *h, const char *line, size_t len)
+{
+    h->n = len < sizeof h->head ? len : sizeof h->head;
+    memcpy(h->head, line, h->n);
+}
+/* A space or a tab: the separators of the whitespace-separated text formats. */
+static inline int tz_is_blank(char c) { return c == ' ' || c == '\t'; }
 /* Checks a line is UTF-8 text without NUL bytes (a NUL would cut the field it is
  * in); the error names path:line and the byte column. */
 int tz_check_utf8(const char *line, size_t len, const char *path, long lineno, traza_err *err);

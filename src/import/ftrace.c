@@ -44,7 +44,6 @@ typedef struct ft_ctx {
     int64_t n_lost, n_markers, n_events;
 } ft_ctx;
 
-static int is_sp(char ch) { return ch == ' ' || ch == '\t'; }
 static int is_digit(char ch) { return ch >= '0' && ch <= '9'; }
 
 static int perr(ft_ctx *c, const char *expected, const char *found)
@@ -78,13 +77,13 @@ static int parse_time(const char *s, const char **end, int64_t *ns)
 static int parse_duration(const char *s, size_t n, int64_t *ns)
 {
     char buf[48];
-    while (n && is_sp(*s))
+    while (n && tz_is_blank(*s))
         s++, n--;
     if (n && strchr("+!#*@$", *s))
         s++, n--;
-    while (n && is_sp(*s))
+    while (n && tz_is_blank(*s))
         s++, n--;
-    while (n && is_sp(s[n - 1]))
+    while (n && tz_is_blank(s[n - 1]))
         n--;
     if (n < 4 || n >= sizeof buf || strncmp(s + n - 3, " us", 3) != 0)
         return -1;
@@ -150,22 +149,22 @@ static int parse_head(const char *line, ft_line *h, const char **why)
         const char *q = br + 1;
         while (is_digit(*q))
             q++;
-        if (q > br + 1 && *q == ']' && br > line && is_sp(br[-1]))
+        if (q > br + 1 && *q == ']' && br > line && tz_is_blank(br[-1]))
             break;
         br++;
     }
     const char *s = line;
-    while (is_sp(*s))
+    while (tz_is_blank(*s))
         s++;
     const char *te = br;
-    while (te > s && is_sp(te[-1]))
+    while (te > s && tz_is_blank(te[-1]))
         te--;
     if (te > s && te[-1] == ')') { /* the tgid column "(TGID)" */
         const char *o = te - 1;
         while (o > s && *o != '(')
             o--;
         te = o;
-        while (te > s && is_sp(te[-1]))
+        while (te > s && tz_is_blank(te[-1]))
             te--;
     }
     if (split_task(s, (size_t)(te - s), h->comm, sizeof h->comm, &h->pid) < 0) {
@@ -174,12 +173,12 @@ static int parse_head(const char *line, ft_line *h, const char **why)
     }
     h->cpu = (int)strtol(br + 1, NULL, 10);
     const char *p = strchr(br, ']') + 1;
-    while (is_sp(*p))
+    while (tz_is_blank(*p))
         p++;
     if (parse_time(p, &p, &h->ts) < 0) { /* a flags column first */
-        while (*p && !is_sp(*p))
+        while (*p && !tz_is_blank(*p))
             p++;
-        while (is_sp(*p))
+        while (tz_is_blank(*p))
             p++;
         if (parse_time(p, &p, &h->ts) < 0) {
             *why = "a timestamp 'SECONDS.FRACTION:' after the CPU";
@@ -191,15 +190,15 @@ static int parse_head(const char *line, ft_line *h, const char **why)
         return -1;
     }
     p++;
-    while (is_sp(*p))
+    while (tz_is_blank(*p))
         p++;
     const char *n = p;
-    while (*n && !is_sp(*n))
+    while (*n && !tz_is_blank(*n))
         n++;
     if (n > p && n[-1] == ':') {
         h->event = p;
         h->event_len = (size_t)(n - p - 1);
-        while (is_sp(*n))
+        while (tz_is_blank(*n))
             n++;
         h->body = n;
     } else {
@@ -219,10 +218,10 @@ static int field(const char *body, const char *key, char *out, size_t size)
 {
     size_t kl = strlen(key);
     for (const char *p = body; (p = strstr(p, key)); p++) {
-        if ((p == body || is_sp(p[-1])) && p[kl] == '=') {
+        if ((p == body || tz_is_blank(p[-1])) && p[kl] == '=') {
             p += kl + 1;
             size_t n = 0;
-            while (p[n] && !is_sp(p[n]))
+            while (p[n] && !tz_is_blank(p[n]))
                 n++;
             if (n >= size)
                 n = size - 1;
@@ -274,7 +273,7 @@ static int switch_side(const char *s, size_t n, char *comm, size_t csize, int64_
     if (!br)
         return -1;
     const char *te = br;
-    while (te > s && is_sp(te[-1]))
+    while (te > s && tz_is_blank(te[-1]))
         te--;
     const char *colon = te;
     while (colon > s && colon[-1] != ':')
@@ -292,10 +291,10 @@ static int switch_side(const char *s, size_t n, char *comm, size_t csize, int64_
     if (*e != ']')
         return -1;
     e++;
-    while (e < s + n && is_sp(*e))
+    while (e < s + n && tz_is_blank(*e))
         e++;
     size_t sl = (size_t)(s + n - e);
-    while (sl && is_sp(e[sl - 1]))
+    while (sl && tz_is_blank(e[sl - 1]))
         sl--;
     if (sl >= ssize)
         sl = ssize - 1;
@@ -389,10 +388,10 @@ static int on_generic(ft_ctx *c, const ft_line *h, const char *name, size_t nlen
         }
         *eq = 0;
         char *v = eq + 1, *e = v;
-        while (*e && !is_sp(*e))
+        while (*e && !tz_is_blank(*e))
             e++;
         char *next = e;
-        while (is_sp(*next))
+        while (tz_is_blank(*next))
             next++;
         *e = 0;
         int32_t d = traza_writer_param_def(c->m.w, type, q, TRAZA_PT_STRING, c->m.err);
@@ -428,7 +427,7 @@ static int on_function(ft_ctx *c, const ft_line *h, ftm_stack *th)
         return ftm_oom(&c->m);
     char *par = strstr(b, "<-");
     char *fe = par ? par : b + strlen(b);
-    while (fe > b && is_sp(fe[-1]))
+    while (fe > b && tz_is_blank(fe[-1]))
         fe--;
     *fe = 0;
     traza_param p[2];
@@ -436,7 +435,7 @@ static int on_function(ft_ctx *c, const ft_line *h, ftm_stack *th)
     p[np++] = (traza_param){df, {TRAZA_PT_STRING, 0, 0, b}};
     if (par) {
         par += 2;
-        while (*par == '-' || is_sp(*par))
+        while (*par == '-' || tz_is_blank(*par))
             par++;
         if ((dp = traza_writer_param_def(c->m.w, type, "parent", TRAZA_PT_STRING, c->m.err)) < 0) {
             free(b);
@@ -453,10 +452,10 @@ static int on_function(ft_ctx *c, const ft_line *h, ftm_stack *th)
  * with its duration dur (-1: none) on stack s. 0 or -1. */
 static int on_graph(ft_ctx *c, ftm_stack *s, const char *body, int64_t ts, int64_t dur)
 {
-    while (is_sp(*body))
+    while (tz_is_blank(*body))
         body++;
     size_t n = strlen(body);
-    while (n && is_sp(body[n - 1]))
+    while (n && tz_is_blank(body[n - 1]))
         n--;
     if (n && body[0] == '}') {
         ftm_frame *f = ftm_top(s, FTM_FUNC);
@@ -469,7 +468,7 @@ static int on_graph(ft_ctx *c, ftm_stack *s, const char *body, int64_t ts, int64
     char name[256];
     snprintf(name, sizeof name, "%.*s", (int)(paren - body < 255 ? paren - body : 255), body);
     const char *rest = body + n;
-    while (rest > paren && is_sp(rest[-1]))
+    while (rest > paren && tz_is_blank(rest[-1]))
         rest--;
     int leaf = n >= 2 && body[n - 1] == ';';
     int open = n >= 1 && body[n - 1] == '{';
@@ -499,19 +498,19 @@ static int64_t *graph_clock(ft_ctx *c, int cpu)
 static int graph_line(ft_ctx *c, const char *line)
 {
     const char *p = line;
-    while (is_sp(*p))
+    while (tz_is_blank(*p))
         p++;
     int64_t ts = -1;
     const char *q;
     int64_t t;
     if (parse_time(p, &q, &t) == 0) { /* an absolute time column */
-        while (is_sp(*q))
+        while (tz_is_blank(*q))
             q++;
         if (*q != '|')
             return 0;
         ts = t;
         p = q + 1;
-        while (is_sp(*p))
+        while (tz_is_blank(*p))
             p++;
     }
     if (!is_digit(*p))
@@ -525,10 +524,10 @@ static int graph_line(ft_ctx *c, const char *line)
     const char *arrow = strstr(p, "=>");
     if (arrow && !strchr(p, '|')) {
         const char *s = arrow + 2;
-        while (is_sp(*s))
+        while (tz_is_blank(*s))
             s++;
         size_t n = strlen(s);
-        while (n && is_sp(s[n - 1]))
+        while (n && tz_is_blank(s[n - 1]))
             n--;
         char comm[32];
         int64_t pid;
@@ -559,10 +558,10 @@ static int graph_line(ft_ctx *c, const char *line)
     size_t segn = (size_t)(bar - p);
     if (parse_duration(p, segn, &dur) < 0) {
         const char *s = p;
-        while (is_sp(*s))
+        while (tz_is_blank(*s))
             s++;
         size_t n = (size_t)(bar - s);
-        while (n && is_sp(s[n - 1]))
+        while (n && tz_is_blank(s[n - 1]))
             n--;
         if (n) { /* the task column */
             if (split_task(s, n, comm, sizeof comm, &pid) < 0)
@@ -576,7 +575,7 @@ static int graph_line(ft_ctx *c, const char *line)
     }
     /* a non-empty column that is no duration */
     for (const char *s = p; s < bar && dur < 0; s++)
-        if (!is_sp(*s) && !strchr("+!#*@$", *s))
+        if (!tz_is_blank(*s) && !strchr("+!#*@$", *s))
             return perr(c, "a duration 'N.NNN us' before '|'", line), -1;
     const char *body = bar + 1;
     if (strstr(body, "/*") && !strchr(body, '(') && !strchr(body, '}')) { /* a trace_printk comment */
@@ -616,7 +615,7 @@ static int graph_line(ft_ctx *c, const char *line)
 static int lost_line(ft_ctx *c, const char *line)
 {
     const char *p = line;
-    while (is_sp(*p))
+    while (tz_is_blank(*p))
         p++;
     if (strncmp(p, "CPU:", 4) != 0 || !strstr(p, "[LOST"))
         return 0;
@@ -703,12 +702,12 @@ static int event_line(ft_ctx *c, const ft_line *h)
 static int header_line(ft_ctx *c, const char *line)
 {
     const char *p = line + 1;
-    while (is_sp(*p))
+    while (tz_is_blank(*p))
         p++;
     if (strncmp(p, "tracer:", 7) != 0)
         return 0;
     p += 7;
-    while (is_sp(*p))
+    while (tz_is_blank(*p))
         p++;
     return traza_writer_set_param(c->m.w, "tracer", p, c->m.err) < 0 ? ftm_fail(&c->m) : 0;
 }
@@ -738,7 +737,7 @@ static int ftrace_read(traza_ctx *ctx, traza_writer *w, const char *const *paths
             break;
         }
         size_t k = 0;
-        while (k < len && is_sp(line[k]))
+        while (k < len && tz_is_blank(line[k]))
             k++;
         if (k == len || (len >= 3 && strspn(line + k, "-") == len - k)) /* blank, or a function_graph separator */
             continue;

@@ -25,7 +25,6 @@
 
 #define MAX_MEM 64
 
-static int is_sp(char c) { return c == ' ' || c == '\t'; }
 
 /* "0x" and 1-16 hex digits then a space: the digits' length, else 0. */
 static size_t pc_prefix(const char *s, size_t n)
@@ -35,7 +34,7 @@ static size_t pc_prefix(const char *s, size_t n)
     size_t k = 2;
     while (k < n && k < 19 && ((s[k] >= '0' && s[k] <= '9') || (s[k] >= 'a' && s[k] <= 'f') || (s[k] >= 'A' && s[k] <= 'F')))
         k++;
-    return k > 2 && k < n && is_sp(s[k]) ? k - 2 : 0;
+    return k > 2 && k < n && tz_is_blank(s[k]) ? k - 2 : 0;
 }
 
 static int itf_detect(const char *path, const unsigned char *head, size_t len)
@@ -50,7 +49,7 @@ static int itf_detect(const char *path, const unsigned char *head, size_t len)
             return 0;
         const char *t = ls[i] + 2 + d;
         size_t tn = ll[i] - 2 - d;
-        while (tn && is_sp(*t))
+        while (tn && tz_is_blank(*t))
             t++, tn--;
         if (!tn)
             return 0; /* an address alone: a PC trace */
@@ -70,7 +69,7 @@ static const char *parse_line(char *line, size_t len, uint64_t *pc, const char *
     if (tz_parse_u64_hex(line + 2, d, pc) < 0)
         return "an address of at most 16 hexadecimal digits";
     char *s = line + 2 + d, *end = line + len;
-    while (s < end && is_sp(*s))
+    while (s < end && tz_is_blank(*s))
         s++;
     if (s == end)
         return "the instruction's text after its address";
@@ -78,12 +77,12 @@ static const char *parse_line(char *line, size_t len, uint64_t *pc, const char *
     *nmem = 0;
     /* from the end: CCFAIL, then the mem= tokens (generated ITF) */
     char *e = end;
-    while (e > s && is_sp(e[-1]))
+    while (e > s && tz_is_blank(e[-1]))
         e--;
-    if (e - s > 7 && !memcmp(e - 6, "CCFAIL", 6) && is_sp(e[-7])) {
+    if (e - s > 7 && !memcmp(e - 6, "CCFAIL", 6) && tz_is_blank(e[-7])) {
         *noexec = 1;
         e -= 7;
-        while (e > s && is_sp(e[-1]))
+        while (e > s && tz_is_blank(e[-1]))
             e--;
     }
     char *first_mem = NULL;
@@ -92,7 +91,7 @@ static const char *parse_line(char *line, size_t len, uint64_t *pc, const char *
         if (!m)
             break;
         char *h = m + 7, *q = h;
-        while (q < e && !is_sp(*q))
+        while (q < e && !tz_is_blank(*q))
             q++;
         uint64_t a;
         if (q - h < 1 || q - h > 16 || tz_parse_u64_hex(h, (size_t)(q - h), &a) < 0)
@@ -106,17 +105,17 @@ static const char *parse_line(char *line, size_t len, uint64_t *pc, const char *
     }
     if (first_mem)
         e = first_mem;
-    while (e > s && is_sp(e[-1]))
+    while (e > s && tz_is_blank(e[-1]))
         e--;
     *e = '\0';
     /* the paper's form: -noexec right after the mnemonic */
     char *w = s;
-    while (*w && !is_sp(*w))
+    while (*w && !tz_is_blank(*w))
         w++;
     char *a = w;
-    while (is_sp(*a))
+    while (tz_is_blank(*a))
         a++;
-    if (!strncmp(a, "-noexec", 7) && (a[7] == '\0' || is_sp(a[7])))
+    if (!strncmp(a, "-noexec", 7) && (a[7] == '\0' || tz_is_blank(a[7])))
         *noexec = 1;
     *text = s;
     return NULL;
@@ -174,15 +173,17 @@ static int itf_read_lines(traza_ctx *ctx, traza_writer *w, const char *const *pa
                 ok = 0;
                 break;
             }
-            char shown[96];
-            tz_shorten(line, len, shown, sizeof shown);
+            tz_line_head head; /* parse_line cuts the line; the error shows it whole */
+            tz_line_head_keep(&head, line, len);
             uint64_t pc, mem[MAX_MEM];
             size_t nmem;
             int noexec;
             const char *text;
             const char *bad = parse_line(line, len, &pc, &text, mem, &nmem, &noexec);
             if (bad) {
-                traza_err_set(err, TRAZA_E_PARSE, "%s:%ld: expected %s, found '%s'", path, ln, bad, shown);
+                char shown[96];
+                traza_err_set(err, TRAZA_E_PARSE, "%s:%ld: expected %s, found '%s'", path, ln, bad,
+                              tz_shorten(head.head, head.n, shown, sizeof shown));
                 ok = 0;
                 break;
             }

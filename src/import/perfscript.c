@@ -51,7 +51,6 @@ static int is_digits(const char *s, size_t n)
     return 1;
 }
 
-static int is_sp(char c) { return c == ' ' || c == '\t'; }
 
 /* A sample line; 0, or -1 with *why the part expected. */
 static int parse_head(const char *line, size_t len, ps_head *h, const char **why)
@@ -63,12 +62,12 @@ static int parse_head(const char *line, size_t len, ps_head *h, const char **why
     size_t ts[MAXT], tl[MAXT];
     size_t nt = 0, i = 0;
     while (i < len && nt < MAXT) {
-        while (i < len && is_sp(line[i]))
+        while (i < len && tz_is_blank(line[i]))
             i++;
         if (i >= len)
             break;
         ts[nt] = i;
-        while (i < len && !is_sp(line[i]))
+        while (i < len && !tz_is_blank(line[i]))
             i++;
         tl[nt] = i - ts[nt];
         nt++;
@@ -149,18 +148,18 @@ static int parse_head(const char *line, size_t len, ps_head *h, const char **why
 /* "ADDR SYMBOL (DSO)" (leading blanks skipped); 0 or -1. */
 static int parse_frame(const char *s, size_t n, ps_frame *f)
 {
-    while (n && is_sp(*s))
+    while (n && tz_is_blank(*s))
         s++, n--;
-    while (n && is_sp(s[n - 1]))
+    while (n && tz_is_blank(s[n - 1]))
         n--;
     size_t a = 0;
-    while (a < n && !is_sp(s[a]))
+    while (a < n && !tz_is_blank(s[a]))
         a++;
     if (a == 0 || a > 16 || tz_parse_u64_hex(s, a, &f->addr) != 0)
         return -1;
     const char *r = s + a;
     size_t rn = n - a;
-    while (rn && is_sp(*r))
+    while (rn && tz_is_blank(*r))
         r++, rn--;
     f->dso = NULL;
     f->dso_len = 0;
@@ -171,11 +170,11 @@ static int parse_frame(const char *s, size_t n, ps_frame *f)
             depth += r[k] == ')' ? 1 : r[k] == '(' ? -1 : 0;
             if (depth != 0)
                 continue;
-            if (k == 0 || is_sp(r[k - 1])) { /* else: "f(int)", a symbol without DSO */
+            if (k == 0 || tz_is_blank(r[k - 1])) { /* else: "f(int)", a symbol without DSO */
                 f->dso = r + k + 1;
                 f->dso_len = rn - k - 2;
                 rn = k;
-                while (rn && is_sp(r[rn - 1]))
+                while (rn && tz_is_blank(r[rn - 1]))
                     rn--;
             }
             break;
@@ -400,7 +399,7 @@ static int header_line(ps_ctx *c, const char *line, size_t len)
     key[o] = 0;
     const char *v = colon + 3;
     size_t vl = (size_t)(line + len - v);
-    while (vl && is_sp(v[vl - 1]))
+    while (vl && tz_is_blank(v[vl - 1]))
         vl--;
     char *val = tz_strndup(v, vl);
     if (!val)
@@ -448,7 +447,7 @@ static int perfscript_read(traza_ctx *ctx, traza_writer *w, const char *const *p
             continue;
         }
         size_t k = 0;
-        while (k < len && is_sp(line[k]))
+        while (k < len && tz_is_blank(line[k]))
             k++;
         if (k == len) { /* blank: the sample ends */
             rc = flush(&c);
@@ -530,9 +529,9 @@ static int perfscript_detect(const char *path, const unsigned char *head, size_t
             continue;
         ps_head h;
         const char *why;
-        if (is_sp(starts[i][0]) || parse_head(starts[i], lens[i], &h, &why) < 0)
+        if (tz_is_blank(starts[i][0]) || parse_head(starts[i], lens[i], &h, &why) < 0)
             return 0;
-        if (i + 1 < n && lens[i + 1] && is_sp(starts[i + 1][0])) {
+        if (i + 1 < n && lens[i + 1] && tz_is_blank(starts[i + 1][0])) {
             ps_frame f;
             return parse_frame(starts[i + 1], lens[i + 1], &f) == 0 ? 70 : 0;
         }

@@ -62,21 +62,20 @@ typedef struct tm_rec {
     const char *str[P_N];
 } tm_rec;
 
-static int is_sp(char c) { return c == ' ' || c == '\t'; }
 static int is_dig(char c) { return c >= '0' && c <= '9'; }
 
 /* The next token of [*p, end): its start and length; *p after it and its spaces. */
 static size_t token(char **p, char *end, char **tok)
 {
     char *s = *p;
-    while (s < end && is_sp(*s))
+    while (s < end && tz_is_blank(*s))
         s++;
     char *t = s;
-    while (t < end && !is_sp(*t))
+    while (t < end && !tz_is_blank(*t))
         t++;
     *tok = s;
     size_t n = (size_t)(t - s);
-    while (t < end && is_sp(*t))
+    while (t < end && tz_is_blank(*t))
         t++;
     *p = t;
     return n;
@@ -85,37 +84,22 @@ static size_t token(char **p, char *end, char **tok)
 /* [s, e) trimmed of spaces, NUL-terminated in place (e < the line's end or at it). */
 static const char *trimmed(char *s, char *e)
 {
-    while (s < e && is_sp(*s))
+    while (s < e && tz_is_blank(*s))
         s++;
-    while (e > s && is_sp(e[-1]))
+    while (e > s && tz_is_blank(e[-1]))
         e--;
     *e = '\0';
     return s;
 }
 
-/* Decimal digits only, below 2^63: 0 or -1. */
-static int dec_tok(const char *s, size_t n, int64_t *v)
-{
-    uint64_t u = 0;
-    if (n == 0 || n > 19)
-        return -1;
-    for (size_t i = 0; i < n; i++) {
-        if (!is_dig(s[i]))
-            return -1;
-        u = u * 10 + (uint64_t)(s[i] - '0');
-    }
-    if (u > (uint64_t)INT64_MAX)
-        return -1;
-    *v = (int64_t)u;
-    return 0;
-}
+/* Decimal digits only (no sign), below 2^63: 0 or -1. */
+static int dec_tok(const char *s, size_t n, int64_t *v) { return n && s[0] != '-' && tz_parse_int(s, n, v) == 0 ? 0 : -1; }
 
+/* Hex digits, with or without 0x: 0 or -1. */
 static int hex_tok(const char *s, size_t n, int64_t *v)
 {
     uint64_t u;
-    if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-        s += 2, n -= 2;
-    if (n == 0 || tz_parse_u64_hex(s, n, &u) < 0)
+    if (tz_parse_u64_hex(s, n, &u) < 0)
         return -1;
     *v = (int64_t)u;
     return 0;
@@ -201,7 +185,7 @@ static const char *parse_es(tm_rec *r, char *p, char *end)
         n--;
     t[n] = '\0';
     set_str(r, P_MODE, t);
-    if ((size_t)(end - p) >= 6 && !memcmp(p, "CCFAIL", 6) && (p + 6 == end || is_sp(p[6]))) {
+    if ((size_t)(end - p) >= 6 && !memcmp(p, "CCFAIL", 6) && (p + 6 == end || tz_is_blank(p[6]))) {
         r->kind = K_NOEXEC;
         p += 6;
     }
@@ -262,7 +246,7 @@ static const char *parse_line(tm_rec *r, char *line, size_t len, int *blank)
     char *p = line, *end = line + len, *t;
     memset(r, 0, sizeof *r);
     r->kind = -1;
-    while (p < end && is_sp(*p))
+    while (p < end && tz_is_blank(*p))
         p++;
     *blank = p == end;
     if (*blank)
@@ -475,15 +459,17 @@ static int tarmac_read(traza_ctx *ctx, traza_writer *w, const char *const *paths
                 }
                 continue;
             }
+            tz_line_head head; /* parse_line cuts the line; the error shows it whole */
+            tz_line_head_keep(&head, line, len);
             char copy[96];
-            tz_shorten(line, len, copy, sizeof copy);
             tm_rec r;
             int blank;
             const char *bad = parse_line(&r, line, len, &blank);
             if (blank)
                 continue;
             if (bad) {
-                traza_err_set(err, TRAZA_E_PARSE, "%s:%ld: expected %s, found '%s'", path, ln, bad, copy);
+                traza_err_set(err, TRAZA_E_PARSE, "%s:%ld: expected %s, found '%s'", path, ln, bad,
+                              tz_shorten(head.head, head.n, copy, sizeof copy));
                 ok = 0;
                 break;
             }
@@ -512,7 +498,7 @@ static int tarmac_read(traza_ctx *ctx, traza_writer *w, const char *const *paths
                 }
             } else if (!has_time) {
                 traza_err_set(err, TRAZA_E_PARSE, "%s:%ld: expected a line that starts with its time before this one, found '%s'",
-                              path, ln, copy);
+                              path, ln, tz_shorten(head.head, head.n, copy, sizeof copy));
                 ok = 0;
                 break;
             }
