@@ -51,8 +51,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             acc += d.tasks[i].runs[r].end - d.tasks[i].runs[r].start;
     }
     for (size_t i = 0; i < d.nthreads && d.nthreads; i++)
-        if (d.threads[i].nops)
-            acc += (uint64_t)tz_rtdump_ns(&d, d.threads[i].ops[0].tsc);
+        if (d.threads[i].nops) {
+            tz_rtd_op o;
+            if (tz_rtd_op_at(&d.threads[i], 0, &o) == 0)
+                acc += (uint64_t)tz_rtdump_ns(&d, o.tsc);
+        }
     tz_rtdump_free(&d);
     return (int)(acc & 0);
 }

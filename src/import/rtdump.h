@@ -8,12 +8,16 @@
 #include "traza/error.h"
 #include "traza/import.h"
 #include "traza/store.h"
+#include "../../rt/include/traza_rt_format.h"
 
-/* A thread's operation: 16 bytes, its kind in the thread's kinds[] beside it (a dump
- * holds tens of millions of them). */
+/* A thread's operation, decoded. The thread keeps its operations encoded
+ * (rtdump_ops.c), 2 to 6 bytes each against 17 decoded: a dump holds tens of
+ * millions of them. */
 typedef struct tz_rtd_op {
     uint64_t tsc;
-    uint64_t a;      /* entry: function address (ELF vaddr); user: index in the thread's users[] */
+    uint64_t a;    /* entry: function address (ELF vaddr); user: index in the thread's users[];
+                    * TZ_RTD_SYNC: the number of frames; TZ_RTD_SYNC_FRAME: a function */
+    uint8_t kind;  /* TZR_K_ENTRY, TZR_K_EXIT, TZR_K_USER, TZ_RTD_SYNC, TZ_RTD_SYNC_FRAME */
 } tz_rtd_op;
 
 /* A user event's id and value. */
@@ -46,9 +50,9 @@ typedef struct tz_rtd_thread {
     uint64_t first_tsc;
     uint64_t *open;          /* functions open at the first block (outermost first) */
     size_t nopen;
-    tz_rtd_op *ops;
-    uint8_t *kinds;           /* of each op: TZR_K_ENTRY, TZR_K_EXIT, TZR_K_USER, TZ_RTD_SYNC, TZ_RTD_SYNC_FRAME */
-    size_t nops, cap, kcap;
+    uint8_t *ops;             /* the operations, encoded (tz_rtd_ops_put; read with a tz_rtd_cursor) */
+    size_t nops, ops_len, ops_cap;
+    uint64_t ops_tsc, ops_func; /* the last operation's tick and entry address (what the next is coded against) */
     tz_rtd_user *users;       /* the user events' ids and values */
     size_t nusers, ucap;
     size_t nsync;             /* ops that are TZ_RTD_SYNC or TZ_RTD_SYNC_FRAME (not events) */
@@ -71,6 +75,7 @@ typedef struct tz_rtdump {
     char *exe;
     int has_calib;
     uint64_t tsc_a, ns_a, tsc_b, ns_b;
+    double ns_per_tick;       /* of the calibration */
     tz_rtd_thread *threads;
     size_t nthreads;
     tz_rtd_thread *tasks;     /* RTOS tasks (TASK records), replayed like threads */
@@ -105,19 +110,77 @@ typedef struct tz_rtd_call {
 /* Nesting a replay follows at most; deeper entries are refused. */
 #define TZ_RTD_MAX_OPEN 4096
 
+/* Appends an operation to t's encoded operations. 0, or -1 out of memory. */
+int tz_rtd_ops_put(tz_rtd_thread *t, uint8_t kind, uint64_t tsc, uint64_t a);
+
+/* Reads a thread's operations in order. */
+typedef struct tz_rtd_cursor {
+    const uint8_t *p, *end;
+    uint64_t tsc, func;
+} tz_rtd_cursor;
+void tz_rtd_cursor_init(tz_rtd_cursor *c, const tz_rtd_thread *t);
+
+/* The codes of the encoding (rtdump_ops.c). */
+enum { TZ_RTD_OP_ENTRY, TZ_RTD_OP_EXIT, TZ_RTD_OP_USER, TZ_RTD_OP_SYNC, TZ_RTD_OP_SYNC_FRAME };
+
+/* A varint of the encoding: tz_rtd_ops_put writes whole operations only, so one that
+ * starts before the end finishes before it. */
+static inline uint64_t tz_rtd_uleb(const uint8_t **pp)
+{
+    const uint8_t *p = *pp;
+    uint64_t v = *p++;
+    if (v >= 0x80) {
+        v &= 0x7f;
+        for (unsigned s = 7; s < 64; s += 7) {
+            uint8_t b = *p++;
+            v |= (uint64_t)(b & 0x7f) << s;
+            if (!(b & 0x80))
+                break;
+        }
+    }
+    *pp = p;
+    return v;
+}
+
+/* The next operation in *o: 1, or 0 after the last. */
+static inline __attribute__((always_inline)) int tz_rtd_cursor_next(tz_rtd_cursor *c, tz_rtd_op *o)
+{
+    static const uint8_t kind_of[8] = {TZR_K_ENTRY, TZR_K_EXIT, TZR_K_USER, TZ_RTD_SYNC, TZ_RTD_SYNC_FRAME,
+                                       TZ_RTD_SYNC_FRAME, TZ_RTD_SYNC_FRAME, TZ_RTD_SYNC_FRAME};
+    if (c->p >= c->end)
+        return 0;
+    uint64_t h = tz_rtd_uleb(&c->p), a = 0;
+    unsigned code = (unsigned)(h >> 1 & 7);
+    uint64_t d = h & 1 ? tz_rtd_uleb(&c->p) : h >> 4;
+    c->tsc += (uint64_t)((int64_t)(d >> 1) ^ -(int64_t)(d & 1));
+    if (code != TZ_RTD_OP_EXIT) {
+        a = tz_rtd_uleb(&c->p);
+        if (code == TZ_RTD_OP_ENTRY)
+            a = c->func += (uint64_t)((int64_t)(a >> 1) ^ -(int64_t)(a & 1));
+    }
+    *o = (tz_rtd_op){c->tsc, a, kind_of[code]};
+    return 1;
+}
+
+/* The operation of index i (a walk from the first: for tests). 0, or -1 past the last. */
+int tz_rtd_op_at(const tz_rtd_thread *t, size_t i, tz_rtd_op *o);
+
 /* A thread's calls and user events in the order they start (rtdump_replay.c). */
 typedef struct tz_rtd_replay {
     const tz_rtd_thread *t;
-    uint64_t *ends;     /* by push order: the frame's end tick */
-    uint8_t *seen_end;  /* by push order: its exit was seen (else the end is the gap's or the window's) */
-    size_t nframes, cap_seen;
+    uint32_t *ends;     /* by push order: the frame's duration (bit 31: its exit was seen, else
+                         * the end is the gap's or the window's); TZ_RTD_LONG: in `far` */
+    struct tz_rtd_far { size_t frame; uint64_t end; } *far; /* the ends of long or backward frames, by frame */
+    size_t nframes, nfar, far_cap, far_pos;
     uint64_t *stack;    /* the addresses of the open frames */
-    size_t depth, next_frame, i;
-    const uint64_t *q_addr;   /* frames to push before the next op: addresses, or */
-    const tz_rtd_op *q_ops;   /* ... the ops of a snapshot */
+    uint64_t *snap;     /* the frames a snapshot (TZ_RTD_SYNC) lists */
+    size_t depth, next_frame;
+    tz_rtd_cursor cur;
+    const uint64_t *q_addr;   /* frames to push before the next op */
     size_t q_pos, q_n;
     uint64_t q_tsc;
 } tz_rtd_replay;
+#define TZ_RTD_LONG 0x7fffffffu
 
 /* Walks the thread's operations once to find every call's end (exits without an
  * entry in the window are counted in *unmatched). 0, or -1 (calls nested deeper than

@@ -17,7 +17,6 @@ static uint64_t rd64(const uint8_t *p) { return (uint64_t)rd32(p) | (uint64_t)rd
 static void thread_free(tz_rtd_thread *t)
 {
     free(t->ops);
-    free(t->kinds);
     free(t->users);
     free(t->open);
     free(t->name);
@@ -66,17 +65,13 @@ typedef struct parse_st {
 
 static int push_op(tz_rtd_thread *t, uint64_t tsc, uint8_t kind, uint64_t a, int64_t v)
 {
-    if (TZ_GROW(t->ops, t->cap, t->nops + 1) < 0 || TZ_GROW(t->kinds, t->kcap, t->nops + 1) < 0)
-        return -1;
     if (kind == TZR_K_USER) {
         if (TZ_GROW(t->users, t->ucap, t->nusers + 1) < 0)
             return -1;
         t->users[t->nusers] = (tz_rtd_user){tsc, a, v};
         a = t->nusers++;
     }
-    t->ops[t->nops] = (tz_rtd_op){tsc, a};
-    t->kinds[t->nops++] = kind;
-    return 0;
+    return tz_rtd_ops_put(t, kind, tsc, a);
 }
 
 /* Ends the task's current state span at `tsc` (if one is open) and starts a span of
@@ -431,6 +426,7 @@ int tz_rtdump_parse(tz_rtdump *d, const uint8_t *data, size_t len, const char *n
             d->tsc_b = rd64(p + 16);
             d->ns_b = rd64(p + 24);
             d->has_calib = d->tsc_b > d->tsc_a && d->ns_b > d->ns_a;
+            d->ns_per_tick = d->has_calib ? (double)(d->ns_b - d->ns_a) / (double)(d->tsc_b - d->tsc_a) : 1;
             break;
         case TZR_CHUNK_THREAD: {
             if (n < TZR_THREAD_SIZE)
@@ -510,8 +506,7 @@ int64_t tz_rtdump_ns(const tz_rtdump *d, uint64_t tsc)
 {
     if (!d->has_calib)
         return (int64_t)(tsc & INT64_MAX);
-    double r = (double)(d->ns_b - d->ns_a) / (double)(d->tsc_b - d->tsc_a);
-    double v = ((double)tsc - (double)d->tsc_a) * r;
+    double v = ((double)tsc - (double)d->tsc_a) * d->ns_per_tick;
     if (v > 9e18)
         v = 9e18;
     if (v < -9e18)

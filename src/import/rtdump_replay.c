@@ -8,7 +8,11 @@
  * call on as it is pushed. The frames are those of entries, of the functions already
  * open when the window starts, and of those a block's stack snapshot (TZ_RTD_SYNC)
  * adds after a gap; a snapshot also ends the frames it does not hold (their end is
- * unknown: the gap's start is taken). */
+ * unknown: the gap's start is taken).
+ *
+ * A frame's end is kept as its duration in 31 bits and whether its exit was seen in
+ * the 32nd: 4 bytes a call. The rare frame longer than 2^31 - 2 ticks, or ending before
+ * it starts (a crafted dump), has its end in a side list. */
 #include "import/rtdump.h"
 #include "util/util.h"
 #include "../../rt/include/traza_rt_format.h"
@@ -16,23 +20,48 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The addresses a sync op's snapshot lists (the ops after it), bounded by the ops left. */
-static size_t sync_frames(const tz_rtd_thread *t, size_t i)
+#define SEEN 0x80000000u
+
+/* Reads the frames that snapshot o lists (the operations after it) into r->snap: how
+ * many. The cursor moves past them. */
+static size_t read_snapshot(tz_rtd_replay *r, tz_rtd_cursor *c, const tz_rtd_op *o)
 {
-    uint64_t n = t->ops[i].a;
-    size_t left = t->nops - i - 1;
-    return n <= left ? (size_t)n : left;
+    size_t n = 0;
+    tz_rtd_op f;
+    while (n < o->a && n < TZ_RTD_MAX_OPEN && tz_rtd_cursor_next(c, &f))
+        r->snap[n++] = f.a;
+    return n;
 }
 
-/* Number of the frames at the bottom of stack `addr` (depth entries) that the sync op
- * at i keeps (its snapshot starts with the same functions). */
-static size_t sync_kept(const tz_rtd_thread *t, size_t i, const uint64_t *addr, size_t depth)
+/* Number of the frames at the bottom of the stack (depth entries) that a snapshot of
+ * n frames keeps (it starts with the same functions). */
+static size_t snapshot_kept(const tz_rtd_replay *r, size_t depth, size_t n)
 {
-    size_t n = sync_frames(t, i), k = 0;
-    const tz_rtd_op *f = &t->ops[i + 1];
-    while (k < n && k < depth && addr[k] == f[k].a)
+    size_t k = 0;
+    while (k < n && k < depth && r->stack[k] == r->snap[k])
         k++;
     return k;
+}
+
+static int far_cmp(const void *a, const void *b)
+{
+    size_t x = ((const struct tz_rtd_far *)a)->frame, y = ((const struct tz_rtd_far *)b)->frame;
+    return x < y ? -1 : x > y;
+}
+
+/* Records the end of frame f, which started at `start`. 0, or -1 out of memory. */
+static int set_end(tz_rtd_replay *r, size_t f, uint64_t start, uint64_t end, int seen)
+{
+    uint32_t s = seen ? SEEN : 0;
+    if (end >= start && end - start < TZ_RTD_LONG) {
+        r->ends[f] = (uint32_t)(end - start) | s;
+        return 0;
+    }
+    if (TZ_GROW(r->far, r->far_cap, r->nfar + 1) < 0)
+        return -1;
+    r->far[r->nfar++] = (struct tz_rtd_far){f, end};
+    r->ends[f] = TZ_RTD_LONG | s;
+    return 0;
 }
 
 /* First walk: the end of every frame, by push order. */
@@ -40,57 +69,66 @@ static int find_ends(tz_rtd_replay *r, uint64_t *unmatched, traza_err *err)
 {
     const tz_rtd_thread *t = r->t;
     size_t *seq = malloc(TZ_RTD_MAX_OPEN * sizeof *seq), depth = 0, cap = 0;
-    if (!seq)
-        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    uint64_t *start = malloc(TZ_RTD_MAX_OPEN * sizeof *start);
     int rc = 0;
-#define PUSH(addr_)                                                                                              \
-    do {                                                                                                         \
-        if (TZ_GROW(r->ends, cap, r->nframes + 1) < 0 || TZ_GROW(r->seen_end, r->cap_seen, r->nframes + 1) < 0) { \
-            rc = traza_err_set(err, TRAZA_E_NOMEM, "out of memory");                                             \
-            goto out;                                                                                            \
-        }                                                                                                        \
-        r->stack[depth] = (addr_);                                                                               \
-        seq[depth++] = r->nframes++;                                                                             \
+    if (!seq || !start) {
+        rc = traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+        goto out;
+    }
+#define PUSH(addr_, tsc_)                                                    \
+    do {                                                                     \
+        if (TZ_GROW(r->ends, cap, r->nframes + 1) < 0)                       \
+            goto nomem;                                                      \
+        r->stack[depth] = (addr_);                                           \
+        start[depth] = (tsc_);                                               \
+        seq[depth++] = r->nframes++;                                         \
     } while (0)
-#define POP(end_, seen_)                          \
-    do {                                          \
-        depth--;                                  \
-        r->ends[seq[depth]] = (end_);             \
-        r->seen_end[seq[depth]] = (uint8_t)(seen_); \
+#define POP(end_, seen_)                                                     \
+    do {                                                                     \
+        depth--;                                                             \
+        if (set_end(r, seq[depth], start[depth], (end_), (seen_)) < 0)       \
+            goto nomem;                                                      \
     } while (0)
     for (size_t i = 0; i < t->nopen && depth < TZ_RTD_MAX_OPEN; i++)
-        PUSH(t->open[i]);
+        PUSH(t->open[i], t->first_tsc);
     uint64_t last = t->first_tsc;
-    for (size_t i = 0; i < t->nops; i++) {
-        const tz_rtd_op *o = &t->ops[i];
-        uint8_t kind = t->kinds[i];
-        last = o->tsc;
-        if (kind == TZR_K_ENTRY) {
+    tz_rtd_cursor c;
+    tz_rtd_cursor_init(&c, t);
+    tz_rtd_op o;
+    while (tz_rtd_cursor_next(&c, &o)) {
+        last = o.tsc;
+        if (o.kind == TZR_K_ENTRY) {
             if (depth >= TZ_RTD_MAX_OPEN) {
                 rc = traza_err_set(err, TRAZA_E_FORMAT, "thread %u: calls nested deeper than %d", t->tid, TZ_RTD_MAX_OPEN);
                 goto out;
             }
-            PUSH(o->a);
-        } else if (kind == TZR_K_EXIT) {
+            PUSH(o.a, o.tsc);
+        } else if (o.kind == TZR_K_EXIT) {
             if (!depth)
                 (*unmatched)++;
             else
-                POP(o->tsc, 1);
-        } else if (kind == TZ_RTD_SYNC) {
-            size_t n = sync_frames(t, i), k = sync_kept(t, i, r->stack, depth);
+                POP(o.tsc, 1);
+        } else if (o.kind == TZ_RTD_SYNC) {
+            size_t n = read_snapshot(r, &c, &o), k = snapshot_kept(r, depth, n);
             while (depth > k)
-                POP(o->tsc, 0);
+                POP(o.tsc, 0);
             for (; k < n && depth < TZ_RTD_MAX_OPEN; k++)
-                PUSH(t->ops[i + 1 + k].a);
-            i += n;
+                PUSH(r->snap[k], o.tsc);
         }
     }
     while (depth) /* still running when the dump was written */
         POP(last, 0);
 #undef PUSH
 #undef POP
+    /* the second walk meets the far ends in push order */
+    if (r->nfar)
+        qsort(r->far, r->nfar, sizeof *r->far, far_cmp);
+    goto out;
+nomem:
+    rc = traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
 out:
     free(seq);
+    free(start);
     return rc;
 }
 
@@ -98,7 +136,7 @@ int tz_rtd_replay_open(tz_rtd_replay *r, const tz_rtd_thread *t, uint64_t *unmat
 {
     memset(r, 0, sizeof *r);
     r->t = t;
-    if (!(r->stack = malloc(TZ_RTD_MAX_OPEN * sizeof *r->stack))) {
+    if (!(r->stack = malloc(TZ_RTD_MAX_OPEN * sizeof *r->stack)) || !(r->snap = malloc(TZ_RTD_MAX_OPEN * sizeof *r->snap))) {
         tz_rtd_replay_close(r);
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     }
@@ -107,6 +145,7 @@ int tz_rtd_replay_open(tz_rtd_replay *r, const tz_rtd_thread *t, uint64_t *unmat
         return -1;
     }
     /* the second walk starts with the functions open at the window's start */
+    tz_rtd_cursor_init(&r->cur, t);
     r->q_addr = t->open;
     r->q_n = t->nopen;
     r->q_tsc = t->first_tsc;
@@ -116,8 +155,9 @@ int tz_rtd_replay_open(tz_rtd_replay *r, const tz_rtd_thread *t, uint64_t *unmat
 void tz_rtd_replay_close(tz_rtd_replay *r)
 {
     free(r->ends);
-    free(r->seen_end);
+    free(r->far);
     free(r->stack);
+    free(r->snap);
     memset(r, 0, sizeof *r);
 }
 
@@ -125,8 +165,12 @@ void tz_rtd_replay_close(tz_rtd_replay *r)
 static void push(tz_rtd_replay *r, uint64_t addr, uint64_t start, int open, tz_rtd_call *c)
 {
     size_t s = r->next_frame++;
+    uint32_t e = r->ends[s];
+    uint64_t end = start + (e & ~SEEN);
+    if ((e & ~SEEN) == TZ_RTD_LONG)
+        end = r->far_pos < r->nfar && r->far[r->far_pos].frame == s ? r->far[r->far_pos++].end : start;
     r->stack[r->depth] = addr;
-    *c = (tz_rtd_call){addr, start, r->ends[s], (int)r->depth, open, !r->seen_end[s]};
+    *c = (tz_rtd_call){addr, start, end, (int)r->depth, open, !(e & SEEN)};
     r->depth++;
 }
 
@@ -136,33 +180,29 @@ int tz_rtd_replay_next(tz_rtd_replay *r, tz_rtd_call *call, const tz_rtd_user **
     for (;;) {
         if (r->q_pos < r->q_n && r->depth < TZ_RTD_MAX_OPEN) {
             /* frames open from the start, or added by a snapshot */
-            size_t k = r->q_pos++;
-            push(r, r->q_ops ? r->q_ops[k].a : r->q_addr[k], r->q_tsc, 1, call);
+            push(r, r->q_addr[r->q_pos++], r->q_tsc, 1, call);
             return 1;
         }
         r->q_n = 0;
-        if (r->i >= t->nops)
+        tz_rtd_op o;
+        if (!tz_rtd_cursor_next(&r->cur, &o))
             return 0;
-        size_t i = r->i++;
-        const tz_rtd_op *o = &t->ops[i];
-        uint8_t kind = t->kinds[i];
-        if (kind == TZR_K_ENTRY) {
-            push(r, o->a, o->tsc, 0, call);
+        if (o.kind == TZR_K_ENTRY) {
+            push(r, o.a, o.tsc, 0, call);
             return 1;
         }
-        if (kind == TZR_K_EXIT) {
+        if (o.kind == TZR_K_EXIT) {
             if (r->depth)
                 r->depth--;
-        } else if (kind == TZ_RTD_SYNC) {
-            size_t n = sync_frames(t, i), k = sync_kept(t, i, r->stack, r->depth);
+        } else if (o.kind == TZ_RTD_SYNC) {
+            size_t n = read_snapshot(r, &r->cur, &o), k = snapshot_kept(r, r->depth, n);
             r->depth = k;
-            r->q_ops = &t->ops[i + 1 + k];
+            r->q_addr = r->snap + k;
             r->q_pos = 0;
             r->q_n = n - k;
-            r->q_tsc = o->tsc;
-            r->i += n;
-        } else if (kind == TZR_K_USER && o->a < t->nusers) {
-            *user = &t->users[o->a];
+            r->q_tsc = o.tsc;
+        } else if (o.kind == TZR_K_USER && o.a < t->nusers) {
+            *user = &t->users[o.a];
             return 2;
         }
     }

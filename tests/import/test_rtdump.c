@@ -4,6 +4,14 @@
 #include "import/rtdump.h"
 #include "../rt/include/traza_rt_format.h"
 
+/* Operation i of thread t (decoded from its compact form). */
+static tz_rtd_op op_at(const tz_rtd_thread *t, size_t i)
+{
+    tz_rtd_op o = {0, 0, 0};
+    assert_int_equal(tz_rtd_op_at(t, i, &o), 0);
+    return o;
+}
+
 /* The fuzz corpus file of a crafted dump: its block holds a second stack record, longer
  * than the first, which the parser wrote past the snapshot buffer of the first. Its
  * first byte is the harness's flag byte. */
@@ -108,7 +116,7 @@ static void test_snapshot_after_lost_block(void **state)
     assert_int_equal(d.threads[0].open[2], 0x40);
     assert_int_equal(d.threads[0].first_tsc, 200);
     assert_int_equal(d.threads[0].nops, 1);
-    assert_int_equal(d.threads[0].ops[0].tsc, 205);
+    assert_int_equal(op_at(&d.threads[0], 0).tsc, 205);
     tz_rtdump_free(&d);
 }
 
@@ -161,7 +169,7 @@ static void test_task_records(void **state)
     assert_int_equal(d.task_switches, 3);
     assert_int_equal(d.nthreads, 1);
     assert_int_equal(d.threads[0].nops, 1);
-    assert_int_equal(d.threads[0].ops[0].a, 0x10);
+    assert_int_equal(op_at(&d.threads[0], 0).a, 0x10);
     assert_int_equal(d.ntasks, 2);
     const tz_rtd_thread *t1 = &d.tasks[0], *t2 = &d.tasks[1];
     assert_int_equal(t1->tid, 1);
@@ -170,7 +178,7 @@ static void test_task_records(void **state)
     assert_int_equal(t1->open[0], 0x50);
     assert_int_equal(t1->first_tsc, 103);
     assert_int_equal(t1->nops, 1);
-    assert_int_equal(t1->ops[0].tsc, 106);
+    assert_int_equal(op_at(t1, 0).tsc, 106);
     /* Running, Ready from its switch out (no STATE record said otherwise), Running */
     assert_int_equal(t1->nruns, 3);
     assert_int_equal(t1->runs[0].state, TZ_RTD_RUNNING);
@@ -187,8 +195,8 @@ static void test_task_records(void **state)
     assert_null(t2->name);
     assert_int_equal(t2->nopen, 0);
     assert_int_equal(t2->nops, 2);
-    assert_int_equal(t2->ops[0].a, 0x60);
-    assert_int_equal(t2->ops[1].tsc, 305);
+    assert_int_equal(op_at(t2, 0).a, 0x60);
+    assert_int_equal(op_at(t2, 1).tsc, 305);
     assert_int_equal(t2->nruns, 2);
     assert_int_equal(t2->runs[0].start, 110);
     assert_int_equal(t2->runs[0].end, 306);
@@ -237,13 +245,13 @@ static void test_isr_and_state_records(void **state)
     assert_string_equal(h->name, "T0");
     assert_int_equal(h->entries, 1);
     assert_int_equal(h->nops, 2);
-    assert_int_equal(h->ops[0].a, 0x10);
-    assert_int_equal(h->ops[1].tsc, 105);
+    assert_int_equal(op_at(h, 0).a, 0x10);
+    assert_int_equal(op_at(h, 1).tsc, 105);
     assert_int_equal(h->nruns, 0);
     assert_false(t1->isr);
     assert_int_equal(t1->nops, 1);
-    assert_int_equal(t1->ops[0].a, 0x30);
-    assert_int_equal(t1->ops[0].tsc, 108);
+    assert_int_equal(op_at(t1, 0).a, 0x30);
+    assert_int_equal(op_at(t1, 0).tsc, 108);
     /* Running 100-110 through the handler, then Blocked */
     assert_int_equal(t1->nruns, 2);
     assert_int_equal(t1->runs[0].state, TZ_RTD_RUNNING);
@@ -284,8 +292,8 @@ static void test_isr_before_first_task(void **state)
     assert_int_equal(d.task_switches, 0);
     assert_int_equal(d.nthreads, 1);
     assert_int_equal(d.threads[0].nops, 1);
-    assert_int_equal(d.threads[0].ops[0].a, 0x30);
-    assert_int_equal(d.threads[0].ops[0].tsc, 105);
+    assert_int_equal(op_at(&d.threads[0], 0).a, 0x30);
+    assert_int_equal(op_at(&d.threads[0], 0).tsc, 105);
     assert_int_equal(d.ntasks, 2);
     assert_int_equal(d.tasks[0].tid, 3);
     assert_int_equal(d.tasks[0].nops, 2);
@@ -333,9 +341,68 @@ static void test_task_record_in_version_1(void **state)
     assert_string_equal(err.msg, "v4.tzr: dump version 4, this traza reads versions 1 to 3");
 }
 
+/* The operations read back as they were put: every kind, ticks going back and
+ * jumping by more than 2^59, addresses far apart, values of 64 bits; and the replay
+ * gives a frame longer than 2^31 ticks its end. */
+static void test_ops_round_trip(void **state)
+{
+    (void)state;
+    static const tz_rtd_op in[] = {
+        {100, 0x400000, TZR_K_ENTRY},
+        {90, 0, TZR_K_EXIT}, /* a tick going back */
+        {(uint64_t)1 << 62, 0x10, TZR_K_ENTRY},
+        {((uint64_t)1 << 62) + 1, UINT64_MAX, TZR_K_USER},
+        {UINT64_MAX, 3, TZ_RTD_SYNC},
+        {UINT64_MAX, 0xffffffffffffff00u, TZ_RTD_SYNC_FRAME},
+        {0, 0x400000, TZR_K_ENTRY},
+        {7, 0, TZR_K_EXIT},
+    };
+    const size_t n = sizeof in / sizeof in[0];
+    tz_rtd_thread t;
+    memset(&t, 0, sizeof t);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(tz_rtd_ops_put(&t, in[i].kind, in[i].tsc, in[i].a), 0);
+    assert_int_equal(t.nops, n);
+    tz_rtd_cursor c;
+    tz_rtd_cursor_init(&c, &t);
+    tz_rtd_op o;
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(tz_rtd_cursor_next(&c, &o), 1);
+        assert_int_equal(o.kind, in[i].kind);
+        assert_true(o.tsc == in[i].tsc);
+        assert_true(o.a == in[i].a);
+    }
+    assert_int_equal(tz_rtd_cursor_next(&c, &o), 0);
+    assert_int_equal(tz_rtd_op_at(&t, n, &o), -1);
+    free(t.ops);
+
+    /* f (10 .. 10 + 2^32) calls g (20 .. 30): the replay gives both their ends */
+    memset(&t, 0, sizeof t);
+    uint64_t far = 10 + ((uint64_t)1 << 32);
+    assert_int_equal(tz_rtd_ops_put(&t, TZR_K_ENTRY, 10, 0x100), 0);
+    assert_int_equal(tz_rtd_ops_put(&t, TZR_K_ENTRY, 20, 0x200), 0);
+    assert_int_equal(tz_rtd_ops_put(&t, TZR_K_EXIT, 30, 0), 0);
+    assert_int_equal(tz_rtd_ops_put(&t, TZR_K_EXIT, far, 0), 0);
+    tz_rtd_replay r;
+    uint64_t unmatched = 0;
+    traza_err err = {0};
+    assert_int_equal(tz_rtd_replay_open(&r, &t, &unmatched, &err), 0);
+    tz_rtd_call call;
+    const tz_rtd_user *user;
+    assert_int_equal(tz_rtd_replay_next(&r, &call, &user), 1);
+    assert_true(call.addr == 0x100 && call.start == 10 && call.end == far && call.level == 0 && !call.open_end);
+    assert_int_equal(tz_rtd_replay_next(&r, &call, &user), 1);
+    assert_true(call.addr == 0x200 && call.start == 20 && call.end == 30 && call.level == 1 && !call.open_end);
+    assert_int_equal(tz_rtd_replay_next(&r, &call, &user), 0);
+    assert_int_equal(unmatched, 0);
+    tz_rtd_replay_close(&r);
+    free(t.ops);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ops_round_trip),
         cmocka_unit_test(test_second_stack_record),
         cmocka_unit_test(test_snapshot_after_lost_block),
         cmocka_unit_test(test_stack_count_past_block),

@@ -12,6 +12,14 @@
 #include "import/rtring.h"
 #include "util/le.h"
 
+/* Operation i of thread t (decoded from its compact form). */
+static tz_rtd_op op_at(const tz_rtd_thread *t, size_t i)
+{
+    tz_rtd_op o = {0, 0, 0};
+    assert_int_equal(tz_rtd_op_at(t, i, &o), 0);
+    return o;
+}
+
 #define BASE 0x20000000u
 #define CTL 16u      /* offset of the control block in the image */
 #define RING 0x100u  /* offset of the ring */
@@ -72,7 +80,7 @@ static void test_current_block_to_write_position(void **state)
     to_dump(&d);
     assert_int_equal(d.nthreads, 1);
     assert_int_equal(d.threads[0].nops, 2);
-    assert_int_equal(d.threads[0].ops[0].a, 0x100);
+    assert_int_equal(op_at(&d.threads[0], 0).a, 0x100);
     assert_int_equal(d.threads[0].events, 2);
     assert_int_equal(d.threads[0].lost, 0);
     assert_int_equal(d.threads[0].overwritten, 0);
