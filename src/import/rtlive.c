@@ -3,7 +3,7 @@
 #include "import/rtring.h"
 #include "traza/elf.h"
 #include "util/le.h"
-#include "util/rsp.h"
+#include "util/gdb_remote.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -19,7 +19,7 @@ static int64_t now_ms(void)
 
 static int rsp_read(void *user, uint64_t addr, void *buf, size_t n, traza_err *err)
 {
-    return tz_rsp_read_mem(user, addr, buf, n, err);
+    return tz_gdb_remote_read_mem(user, addr, buf, n, err);
 }
 
 /* a stop reply that says the target is gone: W (exited) or X (killed) */
@@ -56,8 +56,8 @@ int tz_rtlive_record(const traza_live_opts *o, tz_buf *out, traza_live_stats *st
     traza_elf_close(elf);
     if (rc < 0)
         return traza_err_prefix(err, "%s: ", o->program);
-    tz_rsp rsp;
-    if (tz_rsp_connect(&rsp, o->host, o->port, o->timeout_ms, err) < 0)
+    tz_gdb_remote rsp;
+    if (tz_gdb_remote_connect(&rsp, o->host, o->port, o->timeout_ms, err) < 0)
         return -1;
     tz_buf reply, snap;
     tz_buf_init(&reply);
@@ -66,7 +66,7 @@ int tz_rtlive_record(const traza_live_opts *o, tz_buf *out, traza_live_stats *st
     int have_ring = 0;
     uint8_t ctl[TZRC_SIZE];
     /* the target is stopped once a debugger is attached (or started halted) */
-    rc = tz_rsp_command(&rsp, "?", &reply, err);
+    rc = tz_gdb_remote_command(&rsp, "?", &reply, err);
     if (rc == 0 && exited(&reply))
         rc = traza_err_set(err, TRAZA_E_IO, "%s: the target has exited", rsp.peer);
     int64_t start = now_ms(), last_dump = start;
@@ -76,7 +76,7 @@ int tz_rtlive_record(const traza_live_opts *o, tz_buf *out, traza_live_stats *st
         if (!have_ring) {
             /* before the start-up code copied .data (a target halted at reset), the
              * control block reads as zeros: it is looked at again at the next poll */
-            if ((rc = tz_rsp_read_mem(&rsp, ctl_addr, ctl, sizeof ctl, err)) < 0)
+            if ((rc = tz_gdb_remote_read_mem(&rsp, ctl_addr, ctl, sizeof ctl, err)) < 0)
                 break;
             if (tz_get_le32(ctl) != 0) {
                 char where[256];
@@ -104,7 +104,7 @@ int tz_rtlive_record(const traza_live_opts *o, tz_buf *out, traza_live_stats *st
         int64_t t = now_ms();
         if ((o->stop && *o->stop) || (o->duration_ms > 0 && t - start >= o->duration_ms))
             break; /* the target stays stopped */
-        if ((rc = tz_rsp_continue(&rsp, err)) < 0)
+        if ((rc = tz_gdb_remote_continue(&rsp, err)) < 0)
             break;
         int64_t ran = now_ms(); /* the target runs from here for the interval */
         if (o->on_dump && o->refresh_ms > 0 && fresh && have_ring && t - last_dump >= o->refresh_ms) {
@@ -120,7 +120,7 @@ int tz_rtlive_record(const traza_live_opts *o, tz_buf *out, traza_live_stats *st
         sleep_ms(o->interval_ms - (now_ms() - ran));
         traza_err lost;
         traza_err_clear(&lost);
-        if (tz_rsp_interrupt(&rsp, &reply, &lost) < 0 || exited(&reply)) {
+        if (tz_gdb_remote_interrupt(&rsp, &reply, &lost) < 0 || exited(&reply)) {
             st->target_exited = 1; /* the connection ends with the target (QEMU) */
             break;
         }
@@ -136,7 +136,7 @@ int tz_rtlive_record(const traza_live_opts *o, tz_buf *out, traza_live_stats *st
         tz_rtring_free(&ring);
     tz_buf_free(&snap);
     tz_buf_free(&reply);
-    tz_rsp_close(&rsp);
+    tz_gdb_remote_close(&rsp);
     return rc;
 }
 

@@ -1,5 +1,5 @@
 /* Internal: traza_live_record (include/traza/live.h) into a growable buffer, over the
- * GDB remote protocol of util/rsp.h. */
+ * GDB remote protocol of util/gdb_remote.h. */
 #ifndef TZ_RTLIVE_H
 #define TZ_RTLIVE_H
 

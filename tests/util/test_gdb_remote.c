@@ -1,4 +1,4 @@
-/* The GDB remote serial protocol client (src/util/rsp.c) and the live reader's first
+/* The GDB remote serial protocol client (src/util/gdb_remote.c) and the live reader's first
  * steps (src/import/rtlive.c): packets framed with their checksum and escapes,
  * replies unframed (escapes, run-length), a bad checksum refused with both sums and
  * asked for again, a memory read answered with an error naming the address, and the
@@ -12,17 +12,17 @@
 #include <unistd.h>
 
 #include "import/rtlive.h"
-#include "util/rsp.h"
+#include "util/gdb_remote.h"
 
 static void test_frame(void **state)
 {
     (void)state;
     tz_buf b;
     tz_buf_init(&b);
-    tz_rsp_frame(&b, "m20000000,4", 11);
+    tz_gdb_remote_frame(&b, "m20000000,4", 11);
     assert_string_equal(b.s, "$m20000000,4#4f");
     tz_buf_reset(&b);
-    tz_rsp_frame(&b, "a#b", 3); /* '#' goes as "}" then '#' ^ 0x20 = 0x03 */
+    tz_gdb_remote_frame(&b, "a#b", 3); /* '#' goes as "}" then '#' ^ 0x20 = 0x03 */
     assert_int_equal(b.len, 8);
     assert_memory_equal(b.s, "$a}\x03" "b#43", 8);
     tz_buf_free(&b);
@@ -34,18 +34,18 @@ static void test_unframe(void **state)
     tz_buf b;
     tz_buf_init(&b);
     traza_err err;
-    assert_int_equal(tz_rsp_unframe("$OK#9a", 6, &b, &err), 0);
+    assert_int_equal(tz_gdb_remote_unframe("$OK#9a", 6, &b, &err), 0);
     assert_string_equal(b.s, "OK");
     /* "0* ": '0' and 3 more (' ' = 32 = 29 + 3) */
-    assert_int_equal(tz_rsp_unframe("$0* #7a", 7, &b, &err), 0);
+    assert_int_equal(tz_gdb_remote_unframe("$0* #7a", 7, &b, &err), 0);
     assert_string_equal(b.s, "0000");
-    assert_int_equal(tz_rsp_unframe("$a}\x03" "b#43", 8, &b, &err), 0);
+    assert_int_equal(tz_gdb_remote_unframe("$a}\x03" "b#43", 8, &b, &err), 0);
     assert_string_equal(b.s, "a#b");
-    assert_int_equal(tz_rsp_unframe("$OK#00", 6, &b, &err), -1);
+    assert_int_equal(tz_gdb_remote_unframe("$OK#00", 6, &b, &err), -1);
     assert_string_equal(err.msg, "packet checksum: expected 9a, found 00");
-    assert_int_equal(tz_rsp_unframe("$OK#9z", 6, &b, &err), -1);
+    assert_int_equal(tz_gdb_remote_unframe("$OK#9z", 6, &b, &err), -1);
     assert_string_equal(err.msg, "packet: expected two hex digits of checksum, found \"9z\"");
-    assert_int_equal(tz_rsp_unframe("OK#9a", 5, &b, &err), -1);
+    assert_int_equal(tz_gdb_remote_unframe("OK#9a", 5, &b, &err), -1);
     assert_string_equal(err.msg, "packet: expected \"$payload#xx\", found 5 bytes starting with 0x4f");
     tz_buf_free(&b);
 }
@@ -109,17 +109,17 @@ static void test_fake_gdb_session(void **state)
     pthread_create(&th, NULL, fake_gdb_main, &s);
     char ps[16];
     snprintf(ps, sizeof ps, "%d", port);
-    tz_rsp r;
+    tz_gdb_remote r;
     traza_err err;
-    if (tz_rsp_connect(&r, "127.0.0.1", ps, 5000, &err) < 0)
+    if (tz_gdb_remote_connect(&r, "127.0.0.1", ps, 5000, &err) < 0)
         fail_msg("%s", err.msg);
     assert_int_equal(r.max_packet, 0x100);
     uint8_t buf[4];
-    assert_int_equal(tz_rsp_read_mem(&r, 0x20000000, buf, 4, &err), -1);
+    assert_int_equal(tz_gdb_remote_read_mem(&r, 0x20000000, buf, 4, &err), -1);
     char want[128];
     snprintf(want, sizeof want, "127.0.0.1:%d: reading 4 bytes at 0x20000000: expected 8 hex digits, found \"E14\"", port);
     assert_string_equal(err.msg, want);
-    tz_rsp_close(&r);
+    tz_gdb_remote_close(&r);
     pthread_join(th, NULL);
     close(s.lfd);
     s.got[s.ngot] = '\0';
@@ -136,9 +136,9 @@ static void test_connection_refused(void **state)
     close(s); /* nothing listens there now */
     char ps[16];
     snprintf(ps, sizeof ps, "%d", port);
-    tz_rsp r;
+    tz_gdb_remote r;
     traza_err err;
-    assert_int_equal(tz_rsp_connect(&r, "127.0.0.1", ps, 1000, &err), -1);
+    assert_int_equal(tz_gdb_remote_connect(&r, "127.0.0.1", ps, 1000, &err), -1);
     char want[128];
     snprintf(want, sizeof want, "127.0.0.1:%d: cannot connect to the GDB server: Connection refused", port);
     assert_string_equal(err.msg, want);

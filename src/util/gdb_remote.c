@@ -1,5 +1,5 @@
-/* GDB remote serial protocol client (rsp.h). */
-#include "util/rsp.h"
+/* GDB remote serial protocol client (gdb_remote.h). */
+#include "util/gdb_remote.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -26,7 +26,7 @@ static int hexval(int c)
     return -1;
 }
 
-void tz_rsp_frame(tz_buf *out, const char *payload, size_t n)
+void tz_gdb_remote_frame(tz_buf *out, const char *payload, size_t n)
 {
     unsigned sum = 0;
     tz_buf_putc(out, '$');
@@ -44,7 +44,7 @@ void tz_rsp_frame(tz_buf *out, const char *payload, size_t n)
     tz_buf_put(out, t, 3);
 }
 
-int tz_rsp_unframe(const char *p, size_t n, tz_buf *out, traza_err *err)
+int tz_gdb_remote_unframe(const char *p, size_t n, tz_buf *out, traza_err *err)
 {
     if (n < 4 || p[0] != '$' || p[n - 3] != '#')
         return traza_err_set(err, TRAZA_E_PARSE, "packet: expected \"$payload#xx\", found %zu bytes starting with 0x%02x",
@@ -81,7 +81,7 @@ int tz_rsp_unframe(const char *p, size_t n, tz_buf *out, traza_err *err)
     return out->oom ? traza_err_set(err, TRAZA_E_NOMEM, "out of memory") : 0;
 }
 
-int tz_rsp_connect(tz_rsp *r, const char *host, const char *port, int timeout_ms, traza_err *err)
+int tz_gdb_remote_connect(tz_gdb_remote *r, const char *host, const char *port, int timeout_ms, traza_err *err)
 {
     memset(r, 0, sizeof *r);
     r->fd = -1;
@@ -119,7 +119,7 @@ int tz_rsp_connect(tz_rsp *r, const char *host, const char *port, int timeout_ms
         return traza_err_set(err, TRAZA_E_IO, "%s: cannot connect to the GDB server: %s", r->peer, strerror(e));
     tz_buf reply;
     tz_buf_init(&reply);
-    int rc = tz_rsp_command(r, "qSupported:swbreak+;hwbreak+", &reply, err);
+    int rc = tz_gdb_remote_command(r, "qSupported:swbreak+;hwbreak+", &reply, err);
     if (rc == 0) {
         const char *ps = strstr(reply.s, "PacketSize=");
         if (ps) {
@@ -130,11 +130,11 @@ int tz_rsp_connect(tz_rsp *r, const char *host, const char *port, int timeout_ms
     }
     tz_buf_free(&reply);
     if (rc < 0)
-        tz_rsp_close(r);
+        tz_gdb_remote_close(r);
     return rc;
 }
 
-void tz_rsp_close(tz_rsp *r)
+void tz_gdb_remote_close(tz_gdb_remote *r)
 {
     if (r->fd >= 0)
         close(r->fd);
@@ -142,7 +142,7 @@ void tz_rsp_close(tz_rsp *r)
     tz_buf_free(&r->in);
 }
 
-static int send_all(tz_rsp *r, const char *p, size_t n, traza_err *err)
+static int send_all(tz_gdb_remote *r, const char *p, size_t n, traza_err *err)
 {
     while (n) {
         ssize_t k = send(r->fd, p, n, MSG_NOSIGNAL);
@@ -157,7 +157,7 @@ static int send_all(tz_rsp *r, const char *p, size_t n, traza_err *err)
 }
 
 /* more bytes into r->in, waiting at most the timeout */
-static int fill(tz_rsp *r, traza_err *err)
+static int fill(tz_gdb_remote *r, traza_err *err)
 {
     struct pollfd pf = {r->fd, POLLIN, 0};
     int k;
@@ -179,7 +179,7 @@ static int fill(tz_rsp *r, traza_err *err)
     return r->in.oom ? traza_err_set(err, TRAZA_E_NOMEM, "out of memory") : 0;
 }
 
-static void consume(tz_rsp *r, size_t n)
+static void consume(tz_gdb_remote *r, size_t n)
 {
     memmove(r->in.s, r->in.s + n, r->in.len - n);
     r->in.len -= n;
@@ -187,7 +187,7 @@ static void consume(tz_rsp *r, size_t n)
 }
 
 /* The next packet (acks before it skipped), acknowledged; a bad one is asked again. */
-static int read_packet(tz_rsp *r, tz_buf *payload, traza_err *err)
+static int read_packet(tz_gdb_remote *r, tz_buf *payload, traza_err *err)
 {
     for (int tries = 0;;) {
         size_t start = 0;
@@ -200,7 +200,7 @@ static int read_packet(tz_rsp *r, tz_buf *payload, traza_err *err)
             continue;
         }
         size_t end = (size_t)(hash - r->in.s) + 3;
-        int rc = tz_rsp_unframe(r->in.s + start, end - start, payload, err);
+        int rc = tz_gdb_remote_unframe(r->in.s + start, end - start, payload, err);
         consume(r, end);
         if (rc == 0)
             return send_all(r, "+", 1, err);
@@ -211,11 +211,11 @@ static int read_packet(tz_rsp *r, tz_buf *payload, traza_err *err)
     }
 }
 
-static int send_packet(tz_rsp *r, const char *cmd, traza_err *err)
+static int send_packet(tz_gdb_remote *r, const char *cmd, traza_err *err)
 {
     tz_buf f;
     tz_buf_init(&f);
-    tz_rsp_frame(&f, cmd, strlen(cmd));
+    tz_gdb_remote_frame(&f, cmd, strlen(cmd));
     int rc = f.oom ? traza_err_set(err, TRAZA_E_NOMEM, "out of memory") : 0;
     /* '+' acknowledges; '-' asks for the packet again */
     for (int tries = 0; rc == 0; tries++) {
@@ -243,23 +243,23 @@ static int send_packet(tz_rsp *r, const char *cmd, traza_err *err)
     return rc;
 }
 
-int tz_rsp_command(tz_rsp *r, const char *cmd, tz_buf *reply, traza_err *err)
+int tz_gdb_remote_command(tz_gdb_remote *r, const char *cmd, tz_buf *reply, traza_err *err)
 {
     if (send_packet(r, cmd, err) < 0)
         return -1;
     return read_packet(r, reply, err);
 }
 
-int tz_rsp_continue(tz_rsp *r, traza_err *err) { return send_packet(r, "c", err); }
+int tz_gdb_remote_continue(tz_gdb_remote *r, traza_err *err) { return send_packet(r, "c", err); }
 
-int tz_rsp_interrupt(tz_rsp *r, tz_buf *reply, traza_err *err)
+int tz_gdb_remote_interrupt(tz_gdb_remote *r, tz_buf *reply, traza_err *err)
 {
     if (send_all(r, "\x03", 1, err) < 0)
         return -1;
     return read_packet(r, reply, err);
 }
 
-int tz_rsp_read_mem(tz_rsp *r, uint64_t addr, void *buf, size_t n, traza_err *err)
+int tz_gdb_remote_read_mem(tz_gdb_remote *r, uint64_t addr, void *buf, size_t n, traza_err *err)
 {
     uint8_t *out = buf;
     size_t chunk = (r->max_packet - 8) / 2;
@@ -270,7 +270,7 @@ int tz_rsp_read_mem(tz_rsp *r, uint64_t addr, void *buf, size_t n, traza_err *er
         size_t k = n < chunk ? n : chunk;
         char cmd[64];
         snprintf(cmd, sizeof cmd, "m%" PRIx64 ",%zx", addr, k);
-        if ((rc = tz_rsp_command(r, cmd, &reply, err)) < 0)
+        if ((rc = tz_gdb_remote_command(r, cmd, &reply, err)) < 0)
             break;
         if (reply.len != 2 * k) {
             rc = traza_err_set(err, TRAZA_E_IO, "%s: reading %zu bytes at 0x%08" PRIx64 ": expected %zu hex digits, "
