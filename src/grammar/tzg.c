@@ -20,14 +20,8 @@ static const unsigned char TZG_MAGIC[8] = {0x89, 'T', 'Z', 'G', '\r', '\n', 0x1a
 
 static void put_var(tz_buf *b, uint64_t v)
 {
-    unsigned char t[10];
-    size_t n = 0;
-    while (v >= 0x80) {
-        t[n++] = (unsigned char)(v | 0x80);
-        v >>= 7;
-    }
-    t[n++] = (unsigned char)v;
-    tz_buf_put(b, t, n);
+    uint8_t t[10];
+    tz_buf_put(b, t, tz_put_uleb(t, v));
 }
 
 static uint32_t crc(const unsigned char *p, size_t n)

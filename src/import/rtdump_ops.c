@@ -11,21 +11,11 @@
  * an exit takes 1 to 3 bytes and an entry 3 to 6, where a decoded operation takes 17:
  * for a dump of 23 M calls, some 250 MB instead of 800. */
 #include "import/rtdump.h"
+#include "util/le.h"
 #include "util/util.h"
 #include "../../rt/include/traza_rt_format.h"
 
 #define OP_MAX_BYTES 30 /* three varints */
-
-static size_t uleb_put(uint8_t *p, uint64_t v)
-{
-    size_t n = 0;
-    while (v >= 0x80) {
-        p[n++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    p[n++] = (uint8_t)v;
-    return n;
-}
 
 static int code_of(uint8_t kind)
 {
@@ -47,14 +37,14 @@ int tz_rtd_ops_put(tz_rtd_thread *t, uint8_t kind, uint64_t tsc, uint64_t a)
     uint64_t d = tzr_zigzag((int64_t)(tsc - t->ops_tsc));
     size_t n;
     if (d >> 59)
-        n = uleb_put(p, code << 1 | 1), n += uleb_put(p + n, d);
+        n = tz_put_uleb(p, code << 1 | 1), n += tz_put_uleb(p + n, d);
     else
-        n = uleb_put(p, d << 4 | code << 1);
+        n = tz_put_uleb(p, d << 4 | code << 1);
     if (code == TZ_RTD_OP_ENTRY) {
-        n += uleb_put(p + n, tzr_zigzag((int64_t)(a - t->ops_func)));
+        n += tz_put_uleb(p + n, tzr_zigzag((int64_t)(a - t->ops_func)));
         t->ops_func = a;
     } else if (code != TZ_RTD_OP_EXIT) {
-        n += uleb_put(p + n, a);
+        n += tz_put_uleb(p + n, a);
     }
     t->ops_len += n;
     t->ops_tsc = tsc;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <zlib.h>
 #include "itf/itf_internal.h"
+#include "util/le.h"
 #include "util/hex8.h"
 
 uint16_t itf_header_check(const uint8_t *h)
@@ -16,16 +17,7 @@ uint16_t itf_header_check(const uint8_t *h)
 }
 
 /* ---------------- varints ---------------- */
-size_t itf_put_uv_at(uint8_t *o, uint64_t v)
-{
-    size_t k = 0;
-    while (v >= 0x80) {
-        o[k++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    o[k++] = (uint8_t)v;
-    return k;
-}
+size_t itf_put_uv_at(uint8_t *o, uint64_t v) { return tz_put_uleb(o, v); }
 void itf_put_uv(tz_buf *b, uint64_t v)
 {
     uint8_t t[10];

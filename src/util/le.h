@@ -33,6 +33,18 @@ static inline uint32_t tz_get_le32(const unsigned char *p)
 
 static inline uint64_t tz_get_le64(const unsigned char *p) { return (uint64_t)tz_get_le32(p) | (uint64_t)tz_get_le32(p + 4) << 32; }
 
+/* Writes v as an unsigned LEB128 number at p (room for 10 bytes): its length. */
+static inline size_t tz_put_uleb(uint8_t *p, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        p[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+
 /* An unsigned LEB128 number at p[*pos] of p[0..n) into *out, *pos moved past it: 0, or
  * -1 at the end of the data or on a number longer than 64 bits' worth of groups. */
 static inline int tz_get_uleb(const uint8_t *p, size_t n, size_t *pos, uint64_t *out)
