@@ -96,17 +96,35 @@ static size_t varint_len(uint64_t v)
     return v >> 56 ? 9 : n;
 }
 
+/* A record written in place: the header's serial types at hdr, the bodies at body.
+ * Every serial type here takes one byte (NULL, integers, floats), so the body starts
+ * right after the header of the known number of columns. */
 typedef struct rec {
-    unsigned char hdr[16];
-    unsigned char body[TZ_BT_MAXREC];
+    unsigned char *hdr, *body;
     size_t nh, nb;
     int schema4;
 } rec;
 
+/* A record of ncols columns at out (header length, then the header). */
+static void rec_start(rec *r, unsigned char *out, size_t ncols, int schema4)
+{
+    r->hdr = out + 1;
+    r->body = out + 1 + ncols;
+    r->nh = r->nb = 0;
+    r->schema4 = schema4;
+}
+
 static void put_be(unsigned char *p, uint64_t v, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        p[i] = (unsigned char)(v >> (8 * (n - 1 - i)));
+    switch (n) { /* unrolled: this runs for every column of every row */
+    case 8: p[n - 8] = (unsigned char)(v >> 56); p[n - 7] = (unsigned char)(v >> 48); /* fall through */
+    case 6: p[n - 6] = (unsigned char)(v >> 40); p[n - 5] = (unsigned char)(v >> 32); /* fall through */
+    case 4: p[n - 4] = (unsigned char)(v >> 24); /* fall through */
+    case 3: p[n - 3] = (unsigned char)(v >> 16); /* fall through */
+    case 2: p[n - 2] = (unsigned char)(v >> 8); /* fall through */
+    case 1: p[n - 1] = (unsigned char)v; /* fall through */
+    default: break;
+    }
 }
 
 static void rec_null(rec *r) { r->hdr[r->nh++] = 0; }
@@ -149,26 +167,23 @@ static void rec_double(rec *r, double d)
     r->nb += 8;
 }
 
-/* Header length varint (the header is under 127 bytes: one byte), header, body. */
-static size_t rec_finish(const rec *r, unsigned char *out)
+/* The header length (under 127 bytes: one byte) before the header; the record's length. */
+static size_t rec_finish(const rec *r)
 {
-    out[0] = (unsigned char)(r->nh + 1);
-    memcpy(out + 1, r->hdr, r->nh);
-    memcpy(out + 1 + r->nh, r->body, r->nb);
+    r->hdr[-1] = (unsigned char)(r->nh + 1);
     return 1 + r->nh + r->nb;
 }
 
 size_t tz_bt_event_record(const traza_event *ev, int schema4, unsigned char *out)
 {
-    rec r;
-    r.nh = r.nb = 0;
-    r.schema4 = schema4;
     /* id, ts, type, producer, end_ts, end_producer, level, value, cpu */
     unsigned last = 0; /* optional columns present: up to which one */
     static const uint32_t bit[5] = {TRAZA_HAS_END, TRAZA_HAS_END_PRODUCER, TRAZA_HAS_LEVEL, TRAZA_HAS_VALUE, TRAZA_HAS_CPU};
     for (unsigned i = 0; i < 5; i++)
         if (ev->has & bit[i])
             last = i + 1;
+    rec r;
+    rec_start(&r, out, 4 + last, schema4);
     rec_null(&r);
     rec_int(&r, ev->ts);
     rec_int(&r, ev->type);
@@ -186,18 +201,17 @@ size_t tz_bt_event_record(const traza_event *ev, int schema4, unsigned char *out
         default: rec_int(&r, ev->cpu); break;
         }
     }
-    return rec_finish(&r, out);
+    return rec_finish(&r);
 }
 
 size_t tz_bt_tp_record(int32_t type, int32_t producer, int64_t rowid, int schema4, unsigned char *out)
 {
     rec r;
-    r.nh = r.nb = 0;
-    r.schema4 = schema4;
+    rec_start(&r, out, 3, schema4);
     rec_int(&r, type);
     rec_int(&r, producer);
     rec_int(&r, rowid);
-    return rec_finish(&r, out);
+    return rec_finish(&r);
 }
 
 /* One value of a record: *null set for NULL; integers in *i, floats in *d. */
@@ -282,13 +296,12 @@ int tz_bt_event_decode(const unsigned char *recb, size_t n, traza_event *ev)
 void tz_bt_record(const tz_bt_col *cols, size_t n, int schema4, tz_buf *out)
 {
     /* the header first (serial types), then each column's body in column order */
-    unsigned char hdr[1 + 8 * 9];
+    unsigned char hdr[1 + 8 * 9], scratch[1 + 1 + 8];
     size_t nh = 1;
     rec one;
     for (size_t c = 0; c < n && c < 8; c++) {
         const tz_bt_col *x = &cols[c];
-        one.nh = one.nb = 0;
-        one.schema4 = schema4;
+        rec_start(&one, scratch, 1, schema4);
         switch (x->kind) {
         case TZ_BT_NULL: rec_null(&one); break;
         case TZ_BT_INT: rec_int(&one, x->i); break;
@@ -306,8 +319,7 @@ void tz_bt_record(const tz_bt_col *cols, size_t n, int schema4, tz_buf *out)
             tz_buf_put(out, x->s, x->slen);
             continue;
         }
-        one.nh = one.nb = 0;
-        one.schema4 = schema4;
+        rec_start(&one, scratch, 1, schema4);
         if (x->kind == TZ_BT_INT)
             rec_int(&one, x->i);
         else if (x->kind == TZ_BT_REAL)
@@ -413,13 +425,19 @@ static void page_reset(page *p, int type)
 
 static int page_fits(const page *p, size_t len) { return p->hdr + 2 * (p->ncell + 1) + (p->size - p->content) + len <= p->size; }
 
-static void page_add(page *p, const unsigned char *cell, size_t len)
+/* Room for a cell of len bytes (it must fit): where to write it. */
+static unsigned char *page_reserve(page *p, size_t len)
 {
     p->content -= (uint32_t)len;
-    memcpy(p->b + p->content, cell, len);
     put16(p->b + p->hdr + 2 * p->ncell, p->content);
     p->ncell++;
     p->last_len = (uint32_t)len;
+    return p->b + p->content;
+}
+
+static void page_add(page *p, const unsigned char *cell, size_t len)
+{
+    memcpy(page_reserve(p, len), cell, len);
 }
 
 /* Removes the cell added last (it sits at the start of the content area). */
@@ -522,14 +540,13 @@ int tz_table_writer_add(tz_table_writer *t, int64_t rowid, int64_t ts, const uns
 {
     if (rowid <= t->prev_rowid)
         return traza_err_set(err, TRAZA_E_USAGE, "page writer: rowid %lld after %lld", (long long)rowid, (long long)t->prev_rowid);
-    unsigned char cell[TZ_BT_MAXREC + 18];
-    size_t len = varint_put(cell, n);
-    len += varint_put(cell + len, (uint64_t)rowid);
-    memcpy(cell + len, recb, n);
-    len += n;
+    size_t head = varint_len(n) + varint_len((uint64_t)rowid), len = head + n;
     if (!page_fits(&t->cur, len) && btw_push(t, err) < 0)
         return -1;
-    page_add(&t->cur, cell, len);
+    unsigned char *cell = page_reserve(&t->cur, len);
+    size_t k = varint_put(cell, n);
+    varint_put(cell + k, (uint64_t)rowid);
+    memcpy(cell + head, recb, n);
     t->cur_last = rowid;
     t->cur_last_ts = ts;
     t->prev_rowid = rowid;
