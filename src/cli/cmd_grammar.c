@@ -46,7 +46,7 @@ const char cmd_grammar_usage[] =
 
 enum { O_ALGO = OPT_FIRST_FREE, O_LH, O_RAW32, O_RAW64, O_TRACE, O_PRODUCER, O_ELF, O_SVG, O_XZ, O_ZSTD, O_TOP, O_FROM_ETM };
 
-int grammar_cli_parse(traza_cli *cli, const char *verb, int argc, char **argv, gopts *o)
+int grammar_cli_parse(traza_cli *cli, const char *verb, int argc, char **argv, grammar_opts *o)
 {
     static const struct option longopts[] = {
         CLI_COMMON_LONGOPTS,
@@ -213,7 +213,7 @@ int grammar_cli_auto_loop_header(const traza_grammar *g, int addresses, int quie
     return 0;
 }
 
-int grammar_cli_loop_header(const traza_grammar *g, const gopts *o, uint64_t *loop_header)
+int grammar_cli_loop_header(const traza_grammar *g, const grammar_opts *o, uint64_t *loop_header)
 {
     if (o->loop_header && strcmp(o->loop_header, "auto") == 0)
         return grammar_cli_auto_loop_header(g, g->nnames == 0, o->quiet, loop_header) == 0 ? 0 : -1;
@@ -264,7 +264,7 @@ static void tnames_free(tnames *tn)
     memset(tn, 0, sizeof *tn);
 }
 
-static int read_trace(traza_cli *cli, const gopts *o, vec64 *v, tnames *tn)
+static int read_trace(traza_cli *cli, const grammar_opts *o, vec64 *v, tnames *tn)
 {
     traza_trace *t = cli_trace(cli, o->trace, TRAZA_OPEN_READ);
     if (!t)
@@ -372,7 +372,7 @@ static int push_builder(void *u, uint64_t sym)
     return traza_gbuilder_push(p->b, sym, p->err) < 0;
 }
 
-static int finish_compress(traza_cli *cli, traza_grammar *g, const gopts *o)
+static int finish_compress(traza_cli *cli, traza_grammar *g, const grammar_opts *o)
 {
     traza_err err;
     traza_err_clear(&err);
@@ -426,7 +426,7 @@ static traza_grammar *with_auto_loop_header(traza_cli *cli, traza_grammar *g, tr
 
 static int do_compress(traza_cli *cli, int argc, char **argv)
 {
-    gopts o;
+    grammar_opts o;
     int i = grammar_cli_parse(cli, "compress", argc, argv, &o);
     if (i < 0)
         return i == -1 ? EXIT_OK : EXIT_USAGE;
@@ -580,7 +580,7 @@ static int expand_to(const traza_grammar *g, uint64_t i, uint64_t j, const char 
 
 static int do_decompress(traza_cli *cli, int argc, char **argv)
 {
-    gopts o;
+    grammar_opts o;
     int i = grammar_cli_parse(cli, "decompress", argc, argv, &o);
     if (i < 0)
         return i == -1 ? EXIT_OK : EXIT_USAGE;
@@ -598,7 +598,7 @@ static int do_decompress(traza_cli *cli, int argc, char **argv)
 
 static int do_stats(traza_cli *cli, int argc, char **argv)
 {
-    gopts o;
+    grammar_opts o;
     int i = grammar_cli_parse(cli, "stats", argc, argv, &o);
     if (i < 0)
         return i == -1 ? EXIT_OK : EXIT_USAGE;
@@ -649,7 +649,7 @@ void grammar_cli_sym_text(const traza_grammar *g, const traza_gsym *s, const tra
 
 static int do_show(traza_cli *cli, int argc, char **argv)
 {
-    gopts o;
+    grammar_opts o;
     int i = grammar_cli_parse(cli, "show", argc, argv, &o);
     if (i < 0)
         return i == -1 ? EXIT_OK : EXIT_USAGE;
@@ -708,7 +708,7 @@ static int do_show(traza_cli *cli, int argc, char **argv)
 
 static int do_at(traza_cli *cli, int argc, char **argv, int range)
 {
-    gopts o;
+    grammar_opts o;
     const char *verb = range ? "extract" : "at";
     int i = grammar_cli_parse(cli, verb, argc, argv, &o);
     if (i < 0)

@@ -63,18 +63,18 @@ static void addr_text(tz_buf *b, const traza_grammar *g, const traza_elf *elf, u
  * B's; B's is A's carried by function + offset when both programs are given, else B's
  * stored one when there is no --loop-header, else A's. */
 static int loop_headers(const traza_grammar *a, const traza_grammar *b, const char *given, traza_elf *const elf[2],
-                        const char *const elfpath[2], uint64_t *lh_a, uint64_t *lh_b)
+                        const char *const elfpath[2], uint64_t *head_a, uint64_t *head_b)
 {
-    gopts go;
+    grammar_opts go;
     memset(&go, 0, sizeof go);
     go.loop_header = given;
-    if (grammar_cli_loop_header(a->has_loop_header || given ? a : b, &go, lh_a) != 0)
+    if (grammar_cli_loop_header(a->has_loop_header || given ? a : b, &go, head_a) != 0)
         return -1;
-    *lh_b = !given && b->has_loop_header && !elf[0] ? b->loop_header : *lh_a;
+    *head_b = !given && b->has_loop_header && !elf[0] ? b->loop_header : *head_a;
     if (!elf[0])
         return 0;
     uint64_t off;
-    const char *fn = traza_elf_func_at(elf[0], *lh_a, &off);
+    const char *fn = traza_elf_func_at(elf[0], *head_a, &off);
     if (!fn)
         return 0; /* outside every function: the same address on both sides */
     traza_err err;
@@ -82,10 +82,10 @@ static int loop_headers(const traza_grammar *a, const traza_grammar *b, const ch
     uint64_t at;
     if (traza_elf_symbol(elf[1], fn, &at, &err) < 0) {
         fprintf(stderr, "traza diff: the loop header 0x%llx is %s+0x%llx in %s, and %s has no %s\n",
-                (unsigned long long)*lh_a, fn, (unsigned long long)off, elfpath[0], elfpath[1], fn);
+                (unsigned long long)*head_a, fn, (unsigned long long)off, elfpath[0], elfpath[1], fn);
         return -1;
     }
-    *lh_b = at + off;
+    *head_b = at + off;
     return 0;
 }
 
@@ -95,7 +95,7 @@ int diff_grammars(traza_cli *cli, const char *pa, const char *pb, const char *lo
     traza_grammar *a = grammar_cli_load(pa), *b = a ? grammar_cli_load(pb) : NULL;
     traza_elf *elf[2] = {NULL, NULL};
     int rc = EXIT_FAIL;
-    uint64_t lh, lhb;
+    uint64_t loop_head_a, loop_head_b;
     traza_err err;
     traza_err_clear(&err);
     if (!a || !b)
@@ -105,12 +105,12 @@ int diff_grammars(traza_cli *cli, const char *pa, const char *pb, const char *lo
             rc = cli_fail(cli, &err);
             goto done;
         }
-    if (loop_headers(a, b, loop_header, elf, elfpath, &lh, &lhb) < 0) {
+    if (loop_headers(a, b, loop_header, elf, elfpath, &loop_head_a, &loop_head_b) < 0) {
         rc = EXIT_USAGE;
         goto done;
     }
     traza_diff_counts c;
-    if (traza_diff_grammar_cycles_elf(a, elf[0], lh, b, elf[1], lhb, o->correction, o->alpha, &c, &err) < 0) {
+    if (traza_diff_grammar_cycles_elf(a, elf[0], loop_head_a, b, elf[1], loop_head_b, o->correction, o->alpha, &c, &err) < 0) {
         rc = cli_fail(cli, &err);
         goto done;
     }
@@ -123,16 +123,16 @@ int diff_grammars(traza_cli *cli, const char *pa, const char *pb, const char *lo
         tz_json_str(&out, pb);
         tz_buf_printf(&out, ",\"loop_header\":\"0x%llx\",\"loop_header_b\":\"0x%llx\",\"by_function\":%s,\"cycles_a\":%.0f,"
                             "\"cycles_b\":%.0f,\"changed\":%zu,\"cycle_types\":",
-                      (unsigned long long)lh, (unsigned long long)lhb, elf[0] ? "true" : "false", c.exposure_a, c.exposure_b,
+                      (unsigned long long)loop_head_a, (unsigned long long)loop_head_b, elf[0] ? "true" : "false", c.exposure_a, c.exposure_b,
                       c.changed);
         tz_diff_json_counts(&out, &c);
         tz_buf_puts(&out, "}\n");
     } else {
         tz_buf_printf(&out, "A: %s (%.0f cycles)  B: %s (%.0f cycles)  loop header ", pa, c.exposure_a, pb, c.exposure_b);
-        addr_text(&out, a, elf[0], lh);
-        if (lhb != lh || elf[0]) {
+        addr_text(&out, a, elf[0], loop_head_a);
+        if (loop_head_b != loop_head_a || elf[0]) {
             tz_buf_puts(&out, " in A, ");
-            addr_text(&out, b, elf[1], lhb);
+            addr_text(&out, b, elf[1], loop_head_b);
             tz_buf_puts(&out, " in B");
         }
         tz_buf_printf(&out, "\n%s%s-corrected p < %g is a change of frequency; a type on one side only is new or gone\n",

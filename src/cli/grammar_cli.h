@@ -8,7 +8,7 @@
 #include "util/util.h"
 
 /* Options common to the grammar sub-verbs. */
-typedef struct gopts {
+typedef struct grammar_opts {
     const char *out;
     const char *algo;
     const char *loop_header;      /* address, or "auto" */
@@ -22,18 +22,18 @@ typedef struct gopts {
     int quiet;
     long top;
     const char *from_etm; /* compress: a CoreSight snapshot directory */
-} gopts;
+} grammar_opts;
 
 /* Parses options; returns the index of the first positional argument, or -1
  * (EXIT_OK: help printed) / -2 (usage error). */
-int grammar_cli_parse(traza_cli *cli, const char *verb, int argc, char **argv, gopts *o);
+int grammar_cli_parse(traza_cli *cli, const char *verb, int argc, char **argv, grammar_opts *o);
 traza_grammar *grammar_cli_load(const char *path);
 /* The best loop header of g's expansion (traza_grammar_rank_loop_headers), the first
  * candidates printed on stderr unless quiet. 0, or the exit status (error printed). */
 int grammar_cli_auto_loop_header(const traza_grammar *g, int addresses, int quiet, uint64_t *loop_header);
 /* The loop header to analyse with: --loop-header (auto: chosen on g), else the one
  * stored in the file. */
-int grammar_cli_loop_header(const traza_grammar *g, const gopts *o, uint64_t *loop_header);
+int grammar_cli_loop_header(const traza_grammar *g, const grammar_opts *o, uint64_t *loop_header);
 int grammar_cli_parse_u64(const char *s, uint64_t *v);
 /* A grammar symbol as text: R<n> for a rule; a terminal by its stored name, else its
  * function and offset in elf (may be NULL), else in hex; ^rep when repeated. */

@@ -15,7 +15,7 @@ typedef struct gload {
 } gload;
 
 /* Loads FILE, resolves the loop header and computes the cycle table. */
-static int load_cycles(traza_cli *cli, const char *path, const gopts *o, gload *L)
+static int load_cycles(traza_cli *cli, const char *path, const grammar_opts *o, gload *L)
 {
     memset(L, 0, sizeof *L);
     if (!(L->g = grammar_cli_load(path)))
@@ -65,7 +65,7 @@ static const char *const PALETTE[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2"
 
 int grammar_cmd_cycles(traza_cli *cli, int argc, char **argv)
 {
-    gopts o;
+    grammar_opts o;
     int i = grammar_cli_parse(cli, "cycles", argc, argv, &o);
     if (i < 0)
         return i == -1 ? EXIT_OK : EXIT_USAGE;
@@ -157,7 +157,7 @@ int grammar_cmd_cycles(traza_cli *cli, int argc, char **argv)
 
 int grammar_cmd_cycle_time(traza_cli *cli, int argc, char **argv)
 {
-    gopts o;
+    grammar_opts o;
     int i = grammar_cli_parse(cli, "cycle-time", argc, argv, &o);
     if (i < 0)
         return i == -1 ? EXIT_OK : EXIT_USAGE;
@@ -236,7 +236,7 @@ static void edit_text(const traza_grammar *g, const traza_gedit *e, const traza_
 
 int grammar_cmd_compare(traza_cli *cli, int argc, char **argv)
 {
-    gopts o;
+    grammar_opts o;
     int i = grammar_cli_parse(cli, "compare", argc, argv, &o);
     if (i < 0)
         return i == -1 ? EXIT_OK : EXIT_USAGE;
@@ -329,7 +329,7 @@ static int list_cycle(void *u, uint64_t c)
 
 int grammar_cmd_anomalies(traza_cli *cli, int argc, char **argv)
 {
-    gopts o;
+    grammar_opts o;
     int i = grammar_cli_parse(cli, "anomalies", argc, argv, &o);
     if (i < 0)
         return i == -1 ? EXIT_OK : EXIT_USAGE;
