@@ -114,17 +114,14 @@ static void rec_start(rec *r, unsigned char *out, size_t ncols, int schema4)
     r->schema4 = schema4;
 }
 
-static void put_be(unsigned char *p, uint64_t v, size_t n)
+/* The n low bytes of v, big-endian, at p; writes 8 bytes (the last 8 - n are
+ * overwritten by the next column or lie past the record): a record's buffer has 8
+ * bytes to spare past its end. One shift and an 8-byte store instead of a loop of n. */
+static inline void put_be(unsigned char *p, uint64_t v, size_t n)
 {
-    switch (n) { /* unrolled: this runs for every column of every row */
-    case 8: p[n - 8] = (unsigned char)(v >> 56); p[n - 7] = (unsigned char)(v >> 48); /* fall through */
-    case 6: p[n - 6] = (unsigned char)(v >> 40); p[n - 5] = (unsigned char)(v >> 32); /* fall through */
-    case 4: p[n - 4] = (unsigned char)(v >> 24); /* fall through */
-    case 3: p[n - 3] = (unsigned char)(v >> 16); /* fall through */
-    case 2: p[n - 2] = (unsigned char)(v >> 8); /* fall through */
-    case 1: p[n - 1] = (unsigned char)v; /* fall through */
-    default: break;
-    }
+    uint64_t x = v << (8 * (8 - n)); /* n >= 1 */
+    for (int i = 0; i < 8; i++)
+        p[i] = (unsigned char)(x >> (56 - 8 * i));
 }
 
 static void rec_null(rec *r) { r->hdr[r->nh++] = 0; }
@@ -400,8 +397,18 @@ int tz_bt_param_decode(const unsigned char *recb, size_t n, int64_t *event, int3
 
 /* ---- pages ---------------------------------------------------------------------- */
 
-static void put16(unsigned char *p, uint32_t v) { put_be(p, v, 2); }
-static void put32(unsigned char *p, uint32_t v) { put_be(p, v, 4); }
+static void put16(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)(v >> 8);
+    p[1] = (unsigned char)v;
+}
+static void put32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)(v >> 24);
+    p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8);
+    p[3] = (unsigned char)v;
+}
 static uint32_t get16(const unsigned char *p) { return (uint32_t)p[0] << 8 | p[1]; }
 static uint32_t get32(const unsigned char *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
 

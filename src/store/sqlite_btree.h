@@ -10,7 +10,8 @@
 #include "util/util.h"
 
 /* Largest record the writers accept (event rows and index entries are far smaller:
- * no record needs overflow pages). */
+ * no record needs overflow pages), and the size of the buffers records are written
+ * into: the writer stores 8 bytes at a time, past a record's end too. */
 #define TZ_BT_MAXREC 128
 
 /* ---- records ---------------------------------------------------------------- */
