@@ -3,7 +3,7 @@
 #include "cli/cli.h"
 #include "patch/patch_budget.h"
 #include "patch/patch_elf.h"
-#include "tools/callprofile.h"
+#include "traza/callprofile.h"
 #include "util/util.h"
 
 #include <inttypes.h>
@@ -142,8 +142,8 @@ int cmd_patch(traza_cli *cli, int argc, char **argv)
             tz_sites_free(&s);
             return EXIT_FAIL;
         }
-        tz_callprofile cp;
-        if (tz_callprofile_build(t, &cp, NULL, NULL, NULL, &err) < 0) {
+        traza_callprofile cp;
+        if (traza_callprofile_build(t, &cp, NULL, NULL, NULL, &err) < 0) {
             traza_trace_close(t);
             tz_sites_free(&s);
             return cli_fail(cli, &err);
@@ -185,7 +185,7 @@ int cmd_patch(traza_cli *cli, int argc, char **argv)
         free(off);
         if (brc < 0) {
             tz_buf_free(&b);
-            tz_callprofile_free(&cp);
+            traza_callprofile_free(&cp);
             traza_trace_close(t);
             tz_sites_free(&s);
             if (err.code != TRAZA_E_USAGE)
@@ -193,7 +193,7 @@ int cmd_patch(traza_cli *cli, int argc, char **argv)
             fprintf(stderr, "traza: %s (give a lower --cost)\n", err.msg);
             return EXIT_USAGE;
         }
-        tz_callprofile_free(&cp);
+        traza_callprofile_free(&cp);
         traza_trace_close(t);
     }
     int rc = EXIT_OK;
