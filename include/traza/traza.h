@@ -24,5 +24,6 @@
 #include "traza/elf.h"
 #include "traza/live.h"
 #include "traza/callprofile.h"
+#include "traza/patch.h"
 #include "traza/sql.h"
 #endif
