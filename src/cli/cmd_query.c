@@ -84,12 +84,11 @@ int cmd_query(traza_cli *cli, int argc, char **argv)
     }
     tz_buf b;
     tz_buf_init(&b);
-    traza_event_text *w = traza_event_text_open(t, cli->json ? TRAZA_TEXT_JSON : csv ? TRAZA_TEXT_CSV : TRAZA_TEXT_TABLE, tz_buf_sink, &b);
-    int k = w ? 0 : traza_err_set(&err, TRAZA_E_NOMEM, "out of memory");
+    traza_text_format fmt = cli->json ? TRAZA_TEXT_JSON : csv ? TRAZA_TEXT_CSV : TRAZA_TEXT_TABLE;
+    traza_event_text *w = traza_event_text_open(t, fmt, tz_buf_sink, &b);
+    int k = !w || traza_event_text_header(w) != 0 ? traza_err_set(&err, TRAZA_E_NOMEM, "out of memory") : 1;
     const traza_event *ev;
-    if (w)
-        traza_event_text_header(w);
-    while (w && (k = traza_cursor_next(cur, &ev, &err)) > 0) {
+    while (k > 0 && (k = traza_cursor_next(cur, &ev, &err)) > 0) {
         if (traza_event_text_row(w, ev) != 0) {
             k = traza_err_set(&err, TRAZA_E_NOMEM, "out of memory");
             break;
