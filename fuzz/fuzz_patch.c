@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "patch/patch_elf.h"
+#include "traza/patch.h"
 #include "fuzz_tmp.h"
 #include "util/util.h"
 
@@ -17,19 +17,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char in[FZ_TMP], out[FZ_TMP];
     if (fz_tmp_input("patch", ".out", data, size, in, out) < 0)
         return 0;
-    tz_sites s;
+    traza_patch_sites s;
     traza_err err;
     memset(&s, 0, sizeof s);
-    if (tz_sites_find(in, &s, &err) == 0) {
+    if (traza_patch_sites_find(in, &s, &err) == 0) {
         for (size_t i = 0; i < s.n; i++)
             s.v[i].want = !s.v[i].enabled;
-        if (s.n && tz_sites_write(in, out, &s, &err) == 0) {
-            tz_sites again;
+        if (s.n && traza_patch_write(in, out, &s, &err) == 0) {
+            traza_patch_sites again;
             memset(&again, 0, sizeof again);
-            if (tz_sites_find(out, &again, &err) == 0)
-                tz_sites_free(&again);
+            if (traza_patch_sites_find(out, &again, &err) == 0)
+                traza_patch_sites_free(&again);
         }
-        tz_sites_free(&s);
+        traza_patch_sites_free(&s);
     }
     fz_tmp_done(in, out);
     return 0;

@@ -12,6 +12,7 @@
 #include "traza/store.h"
 #include "traza/grammar.h"
 #include "traza/elf.h"
+#include "traza/export.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -250,6 +251,51 @@ int traza_diff_grammar_cycles_elf(const traza_grammar *a, const traza_elf *ea, u
 int traza_diff_patterns(traza_trace *a, traza_trace *b, const char *const *patterns, size_t npatterns, size_t top, int per_producer, traza_diff_correction correction, double alpha,
                         traza_diff_counts *out, traza_err *err);
 void traza_diff_counts_free(traza_diff_counts *c);
+
+/* ---- a diff as JSON: the same for `traza diff --json` and the server's /api/diff ---- */
+
+/* Slices of B searched for the time ranges of a change. */
+#define TRAZA_DIFF_RANGE_SLICES 20
+/* Pairs of consecutive event types tried per side when no sequence pattern is given. */
+#define TRAZA_DIFF_AUTO_PAIRS 20
+
+/* Each writes its JSON to fn (traza/export.h) in one call. */
+
+/* The fields "a", "b", "by", "correction", "alpha", "span_a", "span_b", "tests",
+ * "rows" (every field of every row) and "failed" (the names of the rows with
+ * failed[i] set; failed may be NULL), without the enclosing braces. 0, -1 when out of
+ * memory, or fn's nonzero return. */
+int traza_diff_json_fields(traza_write_fn fn, void *arg, traza_trace *const *ta, traza_trace *const *tb, const traza_diff *d,
+                           const unsigned char *failed);
+
+/* Calls each for each slower or faster row of durations (not a call path) and each
+ * run of B (run -1 when B is one trace) with its time ranges (of traza_diff_ranges
+ * over TRAZA_DIFF_RANGE_SLICES slices, median +- 3 MAD, A's runs pooled) and A's
+ * interval [lo, hi]. -1 with err set. */
+typedef void (*traza_diff_ranges_fn)(void *ctx, const traza_diff_row *r, int run, const traza_diff_range *g, size_t n,
+                                     double lo, double hi);
+int traza_diff_each_ranges(traza_trace *const *a, size_t na, traza_trace *const *b, size_t nb, const traza_diff *d,
+                           traza_diff_ranges_fn each, void *ctx, traza_err *err);
+
+/* Where in time each such row shows, as JSON [{"row", "kind", ["run",] "lo", "hi",
+ * "ranges": [{from, to, events, median, direction}]}] (seconds from the first
+ * timestamp of B, or of B's run "run"). -1 with err set (fn's nonzero return: TRAZA_E_IO). */
+int traza_diff_json_ranges(traza_write_fn fn, void *arg, traza_trace *const *a, size_t na, traza_trace *const *b, size_t nb,
+                           const traza_diff *d, traza_err *err);
+
+/* The rows of traza_diff_counts as a JSON array: a pattern's "pattern", "length",
+ * "rate_a", "rate_b", or a cycle type's "cycle_a", "cycle_b", "hash", "length",
+ * "share_a", "share_b"; then "count_a", "count_b", "p", "p_adj", "verdict". 0, -1 when
+ * out of memory, or fn's nonzero return. */
+int traza_diff_json_counts(traza_write_fn fn, void *arg, const traza_diff_counts *c);
+
+/* What changed in the structure of A and B, the object {"paths": [{"path", "side"
+ * ("base" or "new"), "calls"}], "patterns": traza_diff_json_counts of the most frequent
+ * pairs of consecutive event types (per producer), "patterns_changed"}. The paths are
+ * the rows of kind TRAZA_DIFF_PATH of by_fn, a diff of A and B by function, in its
+ * order. -1 with err set (fn's nonzero return: TRAZA_E_IO). */
+int traza_diff_json_structure(traza_write_fn fn, void *arg, traza_trace *a, traza_trace *b, const traza_diff *by_fn,
+                              traza_err *err);
 
 /* ---- the statistics, for reuse and tests ---------------------------------------- */
 

@@ -23,5 +23,7 @@
 #include "traza/diff.h"
 #include "traza/elf.h"
 #include "traza/live.h"
+#include "traza/callprofile.h"
+#include "traza/patch.h"
 #include "traza/sql.h"
 #endif

@@ -1,7 +1,7 @@
 /* The merged call tree of two call-stack traces: per call path, the calls and the
  * total and self times of each side (the call model of `traza diff --by function`). */
 #include "traza/diff.h"
-#include "tools/callprofile.h"
+#include "traza/callprofile.h"
 #include "util/util.h"
 
 #include <math.h>
@@ -47,14 +47,14 @@ static int64_t node_of(build *bd, size_t parent, const char *name, int depth, tr
 
 static int scan(build *bd, traza_trace *t, int side, traza_err *err)
 {
-    tz_callprofile cp;
-    if (tz_callprofile_build(t, &cp, NULL, NULL, NULL, err) < 0)
+    traza_callprofile cp;
+    if (traza_callprofile_build(t, &cp, NULL, NULL, NULL, err) < 0)
         return -1;
     size_t n = cp.ncalls;
     int64_t *parent = malloc((n ? n : 1) * sizeof *parent), *nid = malloc((n ? n : 1) * sizeof *nid);
-    int rc = parent && nid && tz_callprofile_parents(&cp, parent) == 0 ? 0 : traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    int rc = parent && nid && traza_callprofile_parents(&cp, parent) == 0 ? 0 : traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     for (size_t i = 0; rc == 0 && i < n; i++) { /* a caller comes before its calls */
-        const tz_cp_call *c = &cp.calls[i];
+        const traza_cp_call *c = &cp.calls[i];
         const traza_event_type *et = traza_trace_event_type(t, c->type);
         size_t up = parent[i] >= 0 ? (size_t)nid[parent[i]] : SIZE_MAX;
         int64_t id = node_of(bd, up, et ? et->name : "?", up == SIZE_MAX ? 0 : bd->nodes[up].depth + 1, err);
@@ -71,7 +71,7 @@ static int scan(build *bd, traza_trace *t, int side, traza_err *err)
     }
     free(parent);
     free(nid);
-    tz_callprofile_free(&cp);
+    traza_callprofile_free(&cp);
     return rc;
 }
 

@@ -1,6 +1,6 @@
 /* traza callstack TRACE [FILTERS] [--tree] [--svg FILE] [--json] [--top N] */
 #include "cli/cli.h"
-#include "tools/callprofile.h"
+#include "traza/callprofile.h"
 #include "util/util.h"
 
 #include <inttypes.h>
@@ -42,7 +42,7 @@ static void svg_text(tz_buf *b, const char *s)
     }
 }
 
-static void write_svg(tz_buf *b, traza_trace *t, const tz_callprofile *cp)
+static void write_svg(tz_buf *b, traza_trace *t, const traza_callprofile *cp)
 {
     const double W = 1200, row = 16, lane_gap = 24, left = 120;
     /* lanes: one per producer, height by its deepest level */
@@ -70,7 +70,7 @@ static void write_svg(tz_buf *b, traza_trace *t, const tz_callprofile *cp)
     li = 0;
     char path[512];
     for (size_t i = 0; lmax && i < cp->ncalls; i++) {
-        const tz_cp_call *c = &cp->calls[i];
+        const traza_cp_call *c = &cp->calls[i];
         if (i == 0 || c->producer != cp->calls[i - 1].producer) {
             if (i > 0) {
                 y += (lmax[li] + 1) * row + lane_gap;
@@ -103,7 +103,7 @@ static void write_svg(tz_buf *b, traza_trace *t, const tz_callprofile *cp)
 /* The profile of the calls the filter selects; --from/--to (cf's window) restrict
  * what is counted, not the calls read: each call overlapping the window counts for
  * its part inside. EXIT_OK with *cp built, or the exit code. */
-static int build_profile(traza_cli *cli, cli_filter *cf, traza_trace *t, tz_callprofile *cp)
+static int build_profile(traza_cli *cli, cli_filter *cf, traza_trace *t, traza_callprofile *cp)
 {
     traza_err err;
     traza_err_clear(&err);
@@ -113,13 +113,13 @@ static int build_profile(traza_cli *cli, cli_filter *cf, traza_trace *t, tz_call
     traza_filter f = cf->f;
     if (cf->from_s || cf->to_s)
         f.has_from = f.has_to = 0;
-    if (tz_callprofile_build(t, cp, &f, NULL, NULL, &err) < 0)
+    if (traza_callprofile_build(t, cp, &f, NULL, NULL, &err) < 0)
         return cli_fail(cli, &err);
     if (!cf->from_s && !cf->to_s)
         return EXIT_OK;
     int64_t from = cf->from_s ? cf->f.from : cp->min_ts, to = cf->to_s ? cf->f.to : cp->max_ts;
-    if (tz_callprofile_range(t, cp, from, to) < 0) {
-        tz_callprofile_free(cp);
+    if (traza_callprofile_range(t, cp, from, to) < 0) {
+        traza_callprofile_free(cp);
         traza_err_set(&err, TRAZA_E_NOMEM, "out of memory");
         return cli_fail(cli, &err);
     }
@@ -169,7 +169,7 @@ int cmd_callstack(traza_cli *cli, int argc, char **argv)
         cli_filter_free(&cf);
         return EXIT_FAIL;
     }
-    tz_callprofile cp;
+    traza_callprofile cp;
     int brc = build_profile(cli, &cf, t, &cp);
     cli_filter_free(&cf);
     if (brc != EXIT_OK) {
@@ -209,7 +209,7 @@ int cmd_callstack(traza_cli *cli, int argc, char **argv)
         if (tree) {
             char path[512];
             for (size_t i = 0; i < cp.ncalls; i++) {
-                const tz_cp_call *k = &cp.calls[i];
+                const traza_cp_call *k = &cp.calls[i];
                 if (i == 0 || k->producer != cp.calls[i - 1].producer)
                     tz_buf_printf(&b, "%s:\n", traza_trace_producer_path(t, k->producer, path, sizeof path));
                 tz_buf_printf(&b, "%*s%s\n", 2 + 2 * k->level, "", tname(t, k->type));
@@ -233,7 +233,7 @@ int cmd_callstack(traza_cli *cli, int argc, char **argv)
 out:
     fputs(b.s ? b.s : "", stdout);
     tz_buf_free(&b);
-    tz_callprofile_free(&cp);
+    traza_callprofile_free(&cp);
     traza_trace_close(t);
     return rc;
 }

@@ -4,7 +4,6 @@
  *   traza diff A.tzg B.tzg [--grammar] [--loop-header ADDR|auto] [--elf A.elf --elf B.elf] */
 #include "cli/cli.h"
 #include "util/util.h"
-#include "report/diff_json.h"
 #include "cli/diff_structure.h"
 
 #include <ctype.h>
@@ -222,7 +221,8 @@ static void print_json(tz_buf *b, traza_trace *const *ta, traza_trace *const *tb
                        const char *ranges, const char *patterns)
 {
     tz_buf_putc(b, '{');
-    tz_diff_json_fields(b, ta, tb, d, failed);
+    if (traza_diff_json_fields(tz_buf_sink, b, ta, tb, d, failed) != 0)
+        b->oom = 1;
     if (ranges)
         tz_buf_printf(b, ",\"ranges\":%s", ranges);
     if (patterns)
@@ -299,7 +299,7 @@ static void text_row_ranges(void *ctx, const traza_diff_row *r, int run, const t
 }
 
 /* Where in time each slower or faster row of durations shows (--ranges): as
- * the JSON of tz_diff_json_ranges when json, else text lines. NULL when out of memory
+ * the JSON of traza_diff_json_ranges when json, else text lines. NULL when out of memory
  * or err set. */
 static char *where_in_time(traza_trace *const *a, size_t na, traza_trace *const *b, size_t nb, const traza_diff *d, int json,
                            traza_err *err)
@@ -308,11 +308,11 @@ static char *where_in_time(traza_trace *const *a, size_t na, traza_trace *const 
     tz_buf_init(&o);
     int rc;
     if (json) {
-        rc = tz_diff_json_ranges(&o, a, na, b, nb, d, err);
+        rc = traza_diff_json_ranges(tz_buf_sink, &o, a, na, b, nb, d, err);
     } else {
         tz_buf_printf(&o, "\nwhere in time (B's slices of 1/%d of its span whose median is outside A's interval, median +- 3 MAD%s):\n",
-                      TZ_DIFF_RANGE_SLICES, na > 1 ? ", A's runs pooled" : "");
-        rc = tz_diff_each_ranges(a, na, b, nb, d, text_row_ranges, &o, err);
+                      TRAZA_DIFF_RANGE_SLICES, na > 1 ? ", A's runs pooled" : "");
+        rc = traza_diff_each_ranges(a, na, b, nb, d, text_row_ranges, &o, err);
     }
     char *s = rc < 0 ? NULL : tz_buf_take(&o);
     if (rc < 0)

@@ -1,9 +1,8 @@
 /* traza patch BINARY -o OUT [--only RE,..] [--disable-all] [--enable RE,..] [--disable RE,..]
  *             [--budget P% --from TRACE [--cost NS]] [--list] */
 #include "cli/cli.h"
-#include "patch/patch_budget.h"
-#include "patch/patch_elf.h"
-#include "tools/callprofile.h"
+#include "traza/patch.h"
+#include "traza/callprofile.h"
 #include "util/util.h"
 
 #include <inttypes.h>
@@ -114,13 +113,13 @@ int cmd_patch(traza_cli *cli, int argc, char **argv)
     const char *bin = argv[optind];
     traza_err err;
     traza_err_clear(&err);
-    tz_sites s;
-    if (tz_sites_find(bin, &s, &err) < 0)
+    traza_patch_sites s;
+    if (traza_patch_sites_find(bin, &s, &err) < 0)
         return cli_fail(cli, &err);
     int bad = 0;
     const char *badre = NULL;
     for (size_t i = 0; i < s.n; i++) {
-        tz_site *st = &s.v[i];
+        traza_patch_site *st = &s.v[i];
         if (only)
             st->want = match_list(only, st->name, &bad, &badre);
         if (disall)
@@ -131,7 +130,7 @@ int cmd_patch(traza_cli *cli, int argc, char **argv)
             st->want = 0;
     }
     if (bad) {
-        tz_sites_free(&s);
+        traza_patch_sites_free(&s);
         return cli_usage_error("patch", "bad regular expression in '%s'", badre);
     }
     tz_buf b;
@@ -139,13 +138,13 @@ int cmd_patch(traza_cli *cli, int argc, char **argv)
     if (from) {
         traza_trace *t = cli_trace(cli, from, TRAZA_OPEN_READ);
         if (!t) {
-            tz_sites_free(&s);
+            traza_patch_sites_free(&s);
             return EXIT_FAIL;
         }
-        tz_callprofile cp;
-        if (tz_callprofile_build(t, &cp, NULL, NULL, NULL, &err) < 0) {
+        traza_callprofile cp;
+        if (traza_callprofile_build(t, &cp, NULL, NULL, NULL, &err) < 0) {
             traza_trace_close(t);
-            tz_sites_free(&s);
+            traza_patch_sites_free(&s);
             return cli_fail(cli, &err);
         }
         double unit = 1;
@@ -168,9 +167,9 @@ int cmd_patch(traza_cli *cli, int argc, char **argv)
                     break;
                 }
         }
-        tz_budget est;
+        traza_patch_estimate est;
         int brc = !calls || !site || !off ? traza_err_set(&err, TRAZA_E_NOMEM, "out of memory")
-                                          : tz_patch_budget(calls, nc, recorded, run_ns, cost, budget, off, &est, &err);
+                                          : traza_patch_budget(calls, nc, recorded, run_ns, cost, budget, off, &est, &err);
         for (size_t i = 0; brc == 0 && i < nc; i++)
             if (off[i]) {
                 s.v[site[i]].want = 0;
@@ -185,19 +184,19 @@ int cmd_patch(traza_cli *cli, int argc, char **argv)
         free(off);
         if (brc < 0) {
             tz_buf_free(&b);
-            tz_callprofile_free(&cp);
+            traza_callprofile_free(&cp);
             traza_trace_close(t);
-            tz_sites_free(&s);
+            traza_patch_sites_free(&s);
             if (err.code != TRAZA_E_USAGE)
                 return cli_fail(cli, &err);
             fprintf(stderr, "traza: %s (give a lower --cost)\n", err.msg);
             return EXIT_USAGE;
         }
-        tz_callprofile_free(&cp);
+        traza_callprofile_free(&cp);
         traza_trace_close(t);
     }
     int rc = EXIT_OK;
-    if (out && tz_sites_write(bin, out, &s, &err) < 0)
+    if (out && traza_patch_write(bin, out, &s, &err) < 0)
         rc = cli_fail(cli, &err);
     size_t on = 0;
     for (size_t i = 0; i < s.n; i++)
@@ -220,6 +219,6 @@ int cmd_patch(traza_cli *cli, int argc, char **argv)
     }
     fputs(b.s ? b.s : "", stdout);
     tz_buf_free(&b);
-    tz_sites_free(&s);
+    traza_patch_sites_free(&s);
     return rc;
 }

@@ -1,6 +1,5 @@
 /* traza query TRACE [filters] [--limit N --offset N] [--desc] [--csv|--json] */
 #include "cli/cli.h"
-#include "export/event_text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -83,15 +82,17 @@ int cmd_query(traza_cli *cli, int argc, char **argv)
         traza_trace_close(t);
         goto out;
     }
-    tz_out_format fmt = cli->json ? OUT_JSON : csv ? OUT_CSV : OUT_TABLE;
     tz_buf b;
     tz_buf_init(&b);
-    tz_event_header(&b, fmt);
+    traza_text_format fmt = cli->json ? TRAZA_TEXT_JSON : csv ? TRAZA_TEXT_CSV : TRAZA_TEXT_TABLE;
+    traza_event_text *w = traza_event_text_open(t, fmt, tz_buf_sink, &b);
+    int k = !w || traza_event_text_header(w) != 0 ? traza_err_set(&err, TRAZA_E_NOMEM, "out of memory") : 1;
     const traza_event *ev;
-    int first = 1, k;
-    while ((k = traza_cursor_next(cur, &ev, &err)) > 0) {
-        tz_event_row(&b, fmt, t, ev, first);
-        first = 0;
+    while (k > 0 && (k = traza_cursor_next(cur, &ev, &err)) > 0) {
+        if (traza_event_text_row(w, ev) != 0) {
+            k = traza_err_set(&err, TRAZA_E_NOMEM, "out of memory");
+            break;
+        }
         if (b.len > (1u << 16)) {
             fwrite(b.s, 1, b.len, stdout);
             tz_buf_reset(&b);
@@ -100,11 +101,12 @@ int cmd_query(traza_cli *cli, int argc, char **argv)
     if (k < 0) {
         rc = cli_fail(cli, &err);
     } else {
-        tz_event_footer(&b, fmt);
+        traza_event_text_footer(w);
         fwrite(b.s ? b.s : "", 1, b.len, stdout);
         if (fflush(stdout) != 0)
             rc = EXIT_FAIL;
     }
+    traza_event_text_close(w);
     tz_buf_free(&b);
     traza_cursor_free(cur);
     traza_trace_close(t);

@@ -1,6 +1,6 @@
 /* traza tools [TOOL] [--json] */
 #include "cli/cli.h"
-#include "tools/tool_json.h"
+#include "server/tool_json.h"
 #include "util/util.h"
 
 #include <string.h>

@@ -2,7 +2,6 @@
  * traces, as text or JSON. */
 #include "cli/diff_structure.h"
 #include "cli/grammar_cli.h"
-#include "report/diff_json.h"
 #include "util/util.h"
 
 #include <math.h>
@@ -125,7 +124,8 @@ int diff_grammars(traza_cli *cli, const char *pa, const char *pb, const char *lo
                             "\"cycles_b\":%.0f,\"changed\":%zu,\"cycle_types\":",
                       (unsigned long long)loop_head_a, (unsigned long long)loop_head_b, elf[0] ? "true" : "false", c.exposure_a, c.exposure_b,
                       c.changed);
-        tz_diff_json_counts(&out, &c);
+        if (traza_diff_json_counts(tz_buf_sink, &out, &c) != 0)
+            out.oom = 1;
         tz_buf_puts(&out, "}\n");
     } else {
         tz_buf_printf(&out, "A: %s (%.0f cycles)  B: %s (%.0f cycles)  loop header ", pa, c.exposure_a, pb, c.exposure_b);
@@ -156,12 +156,13 @@ char *diff_patterns_section(traza_trace *a, traza_trace *b, const char *const *p
                             const traza_diff_opts *o, int json, long top, traza_err *err)
 {
     traza_diff_counts c;
-    if (traza_diff_patterns(a, b, patterns, npatterns, TZ_DIFF_AUTO_PAIRS, 1, o->correction, o->alpha, &c, err) < 0)
+    if (traza_diff_patterns(a, b, patterns, npatterns, TRAZA_DIFF_AUTO_PAIRS, 1, o->correction, o->alpha, &c, err) < 0)
         return NULL;
     tz_buf out;
     tz_buf_init(&out);
     if (json) {
-        tz_diff_json_counts(&out, &c);
+        if (traza_diff_json_counts(tz_buf_sink, &out, &c) != 0)
+            out.oom = 1;
     } else {
         tz_buf_printf(&out, "\nsequence patterns (%s, per producer; a rate test on the instance counts, corrected over the "
                             "patterns):\n",

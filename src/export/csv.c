@@ -18,11 +18,11 @@ static int write_csv(traza_trace *t, const traza_filter *f, FILE *out, traza_err
         return -1;
     tz_buf b;
     tz_buf_init(&b);
-    tz_event_header(&b, OUT_CSV);
+    tz_event_header(&b, TRAZA_TEXT_CSV);
     const traza_event *ev;
     int rc;
     while ((rc = traza_cursor_next(c, &ev, err)) > 0) {
-        tz_event_row(&b, OUT_CSV, t, ev, 0);
+        tz_event_row(&b, TRAZA_TEXT_CSV, t, ev, 0);
         if (b.len > (1u << 20)) {
             if (b.oom || fwrite(b.s, 1, b.len, out) != b.len)
                 break;

@@ -1,6 +1,6 @@
 /* The weighted call stacks (export/stacks.h). */
 #include "export/stacks.h"
-#include "tools/callprofile.h"
+#include "traza/callprofile.h"
 #include "util/util.h"
 
 #include <stdlib.h>
@@ -17,8 +17,8 @@ int tz_stacks_build(traza_trace *t, tz_stack **out, size_t *nout, traza_err *err
 {
     *out = NULL;
     *nout = 0;
-    tz_callprofile cp;
-    if (tz_callprofile_build(t, &cp, NULL, NULL, NULL, err) < 0)
+    traza_callprofile cp;
+    if (traza_callprofile_build(t, &cp, NULL, NULL, NULL, err) < 0)
         return -1;
     size_t *open = malloc(((size_t)cp.max_level + 1) * sizeof *open); /* the call open at each level */
     int64_t *self = malloc((cp.ncalls ? cp.ncalls : 1) * sizeof *self);
@@ -34,7 +34,7 @@ int tz_stacks_build(traza_trace *t, tz_stack **out, size_t *nout, traza_err *err
     int32_t prod = -1;
     int depth = 0;
     for (size_t i = 0; rc == 0 && i < cp.ncalls; i++) {
-        const tz_cp_call *c = &cp.calls[i];
+        const traza_cp_call *c = &cp.calls[i];
         if (c->producer != prod) {
             prod = c->producer;
             depth = 0;
@@ -51,7 +51,7 @@ int tz_stacks_build(traza_trace *t, tz_stack **out, size_t *nout, traza_err *err
     prod = -1;
     depth = 0;
     for (size_t i = 0; rc == 0 && i < cp.ncalls; i++) {
-        const tz_cp_call *c = &cp.calls[i];
+        const traza_cp_call *c = &cp.calls[i];
         if (c->producer != prod) {
             prod = c->producer;
             depth = 0;
@@ -91,7 +91,7 @@ int tz_stacks_build(traza_trace *t, tz_stack **out, size_t *nout, traza_err *err
     free(frames);
     tz_map_free(&idx);
     tz_buf_free(&key);
-    tz_callprofile_free(&cp);
+    traza_callprofile_free(&cp);
     if (rc < 0) {
         tz_stacks_free(lines, nlines);
         return -1;

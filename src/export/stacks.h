@@ -1,4 +1,4 @@
-/* The call stacks of a trace's call-stack model (tools/callprofile.h), summed: a
+/* The call stacks of a trace's call-stack model (traza/callprofile.h), summed: a
  * stack per distinct sequence of frames (event types, outermost first; -1 for a level
  * the trace lacks), weighted by the self (exclusive) time of its last frame over its
  * calls, in ticks of the trace's time unit. Stacks of every producer are merged. The

@@ -175,19 +175,19 @@ int tz_arm_is_mprofile(const uint8_t *a, size_t n)
     return 0;
 }
 
-static int add_site(tz_sites *s, size_t *cap, uint64_t **targets, size_t *tcap, const char *name, uint64_t addr,
+static int add_site(traza_patch_sites *s, size_t *cap, uint64_t **targets, size_t *tcap, const char *name, uint64_t addr,
                     uint64_t off, int thumb, int form, int enabled, uint64_t target)
 {
     if (TZ_GROW(s->v, *cap, s->n + 1) < 0 || TZ_GROW(*targets, *tcap, s->n + 1) < 0)
         return -1;
-    tz_site *st = &s->v[s->n];
+    traza_patch_site *st = &s->v[s->n];
     memset(st, 0, sizeof *st);
     st->name = tz_strdup(name);
     if (!st->name)
         return -1;
     st->addr = addr;
     st->off = off;
-    st->isa = thumb ? TZ_ISA_THUMB : TZ_ISA_ARM;
+    st->isa = thumb ? TRAZA_PATCH_ISA_THUMB : TRAZA_PATCH_ISA_ARM;
     st->form = form;
     st->len = thumb ? 6 : 8;
     st->enabled = st->want = enabled;
@@ -195,7 +195,7 @@ static int add_site(tz_sites *s, size_t *cap, uint64_t **targets, size_t *tcap, 
     return 0;
 }
 
-int tz_arm_sites_find(Elf *e, const tz_elfsyms *syms, const char *path, tz_sites *s, traza_err *err)
+int tz_arm_sites_find(Elf *e, const tz_elfsyms *syms, const char *path, traza_patch_sites *s, traza_err *err)
 {
     GElf_Ehdr eh;
     size_t shstrndx;
@@ -258,7 +258,7 @@ int tz_arm_sites_find(Elf *e, const tz_elfsyms *syms, const char *path, tz_sites
                 en = 1;
             else
                 continue;
-            if (add_site(s, &cap, &targets, &tcap, sn, fa, off, thumb, TZ_FORM_PFE, en, target) < 0)
+            if (add_site(s, &cap, &targets, &tcap, sn, fa, off, thumb, TRAZA_PATCH_FORM_PFE, en, target) < 0)
                 goto nomem;
             continue;
         }
@@ -295,7 +295,7 @@ int tz_arm_sites_find(Elf *e, const tz_elfsyms *syms, const char *path, tz_sites
                     continue;
                 }
             }
-            if (add_site(s, &cap, &targets, &tcap, sn, fa + o, off + o, thumb, TZ_FORM_PG, en, target) < 0)
+            if (add_site(s, &cap, &targets, &tcap, sn, fa + o, off + o, thumb, TRAZA_PATCH_FORM_PG, en, target) < 0)
                 goto nomem;
             break;
         }
@@ -346,15 +346,15 @@ nomem:
 out:
     free(targets);
     if (rc < 0)
-        tz_sites_free(s);
+        traza_patch_sites_free(s);
     return rc;
 }
 
-int tz_arm_site_put(uint8_t *p, const tz_site *st, const tz_sites *s, const char *in, traza_err *err)
+int tz_arm_site_put(uint8_t *p, const traza_patch_site *st, const traza_patch_sites *s, const char *in, traza_err *err)
 {
-    int thumb = st->isa == TZ_ISA_THUMB;
+    int thumb = st->isa == TRAZA_PATCH_ISA_THUMB;
     if (!st->want) {
-        if (st->form == TZ_FORM_PFE) {
+        if (st->form == TRAZA_PATCH_FORM_PFE) {
             for (int i = 0; i < (thumb ? 3 : 2); i++) {
                 if (thumb)
                     wr16(p + 2 * i, T_NOP);
@@ -371,7 +371,7 @@ int tz_arm_site_put(uint8_t *p, const tz_site *st, const tz_sites *s, const char
     }
     if (!s->target)
         return traza_err_set(err, TRAZA_E_UNSUPPORTED,
-                             st->form == TZ_FORM_PFE
+                             st->form == TRAZA_PATCH_FORM_PFE
                                  ? "%s: cannot turn the NOPs of %s into a hook call: tz_pfe_entry is not linked in "
                                    "(link the runtime with -Wl,-u,tz_pfe_entry)"
                                  : "%s: cannot turn the site of %s back into a hook call (hook unknown): patch the original program",

@@ -1,10 +1,10 @@
-/* The overhead budget of `traza patch` (see budget.h). */
-#include "patch/patch_budget.h"
+/* The overhead budget of `traza patch` (traza/patch.h). */
+#include "traza/patch.h"
 
 #include <string.h>
 
-int tz_patch_budget(const int64_t *calls, size_t n, double recorded_calls, double run_ns, double cost_ns,
-                    double budget_pct, unsigned char *off, tz_budget *est, traza_err *err)
+int traza_patch_budget(const int64_t *calls, size_t n, double recorded_calls, double run_ns, double cost_ns,
+                       double budget_pct, unsigned char *off, traza_patch_estimate *est, traza_err *err)
 {
     double base = run_ns - recorded_calls * cost_ns;
     if (!(base > 0))

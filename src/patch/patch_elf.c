@@ -154,7 +154,7 @@ static int is_hook_call(uint64_t t, uint64_t fentry, uint64_t plt, const uint64_
     return a && (a == fentry || a == plt);
 }
 
-void tz_sites_free(tz_sites *s)
+void traza_patch_sites_free(traza_patch_sites *s)
 {
     for (size_t i = 0; i < s->n; i++)
         free(s->v[i].name);
@@ -164,7 +164,7 @@ void tz_sites_free(tz_sites *s)
 
 typedef struct cand { uint64_t target; size_t count; } cand;
 
-int tz_sites_find(const char *path, tz_sites *s, traza_err *err)
+int traza_patch_sites_find(const char *path, traza_patch_sites *s, traza_err *err)
 {
     memset(s, 0, sizeof *s);
     if (elf_version(EV_CURRENT) == EV_NONE)
@@ -248,14 +248,14 @@ int tz_sites_find(const char *path, tz_sites *s, traza_err *err)
             traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
             goto out;
         }
-        tz_site *st = &s->v[s->n];
+        traza_patch_site *st = &s->v[s->n];
         st->name = tz_strdup(sym->name);
         if (!st->name) {
             traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
             goto out;
         }
         st->addr = addr;
-        st->isa = TZ_ISA_X86_64;
+        st->isa = TRAZA_PATCH_ISA_X86_64;
         st->form = 0;
         st->len = len;
         st->off = sh.sh_offset + o;
@@ -324,18 +324,18 @@ out:
         elf_end(e);
     close(fd);
     if (rc < 0)
-        tz_sites_free(s);
+        traza_patch_sites_free(s);
     return rc;
 }
 
-int tz_sites_write(const char *in, const char *out, const tz_sites *s, traza_err *err)
+int traza_patch_write(const char *in, const char *out, const traza_patch_sites *s, traza_err *err)
 {
     char *data = NULL;
     size_t len = 0;
     if (tz_read_file(in, &data, &len, err) < 0)
         return -1;
     for (size_t i = 0; i < s->n; i++) {
-        const tz_site *st = &s->v[i];
+        const traza_patch_site *st = &s->v[i];
         if (st->off + (uint64_t)st->len > len) {
             free(data);
             return traza_err_set(err, TRAZA_E_FORMAT, "%s: site of %s beyond the end of the file", in, st->name);
@@ -343,7 +343,7 @@ int tz_sites_write(const char *in, const char *out, const tz_sites *s, traza_err
         uint8_t *p = (uint8_t *)data + st->off;
         if (st->want == st->enabled)
             continue;
-        if (st->isa != TZ_ISA_X86_64) {
+        if (st->isa != TRAZA_PATCH_ISA_X86_64) {
             if (tz_arm_site_put(p, st, s, in, err) < 0) {
                 free(data);
                 return -1;

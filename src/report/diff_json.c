@@ -1,6 +1,7 @@
 /* A diff as JSON: the rows with every statistic, and the time ranges of changes. */
-#include "report/diff_json.h"
 #include "traza/analysis.h"
+#include "traza/diff.h"
+#include "util/util.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -37,9 +38,29 @@ static void json_names(tz_buf *b, traza_trace *const *t, size_t n)
     tz_buf_putc(b, ']');
 }
 
-void tz_diff_json_fields(tz_buf *b, traza_trace *const *ta, traza_trace *const *tb, const traza_diff *d,
-                         const unsigned char *failed)
+/* Passes what o holds to fn and frees o: 0, -1 when out of memory, or fn's nonzero return. */
+static int pass(tz_buf *o, traza_write_fn fn, void *arg)
 {
+    int rc = o->oom ? -1 : fn(arg, o->s ? o->s : "", o->len);
+    tz_buf_free(o);
+    return rc;
+}
+
+/* pass, with err set when it fails. */
+static int pass_err(tz_buf *o, traza_write_fn fn, void *arg, traza_err *err)
+{
+    int oom = o->oom;
+    if (pass(o, fn, arg) == 0)
+        return 0;
+    return oom ? traza_err_set(err, TRAZA_E_NOMEM, "out of memory") : traza_err_set(err, TRAZA_E_IO, "writing the JSON failed");
+}
+
+int traza_diff_json_fields(traza_write_fn fn, void *arg, traza_trace *const *ta, traza_trace *const *tb, const traza_diff *d,
+                           const unsigned char *failed)
+{
+    tz_buf o;
+    tz_buf_init(&o);
+    tz_buf *b = &o;
     tz_buf_puts(b, "\"a\":");
     json_names(b, ta, d->runs_a);
     tz_buf_puts(b, ",\"b\":");
@@ -89,10 +110,11 @@ void tz_diff_json_fields(tz_buf *b, traza_trace *const *ta, traza_trace *const *
             tz_json_str(b, d->rows[i].name);
         }
     tz_buf_putc(b, ']');
+    return pass(&o, fn, arg);
 }
 
-int tz_diff_each_ranges(traza_trace *const *a, size_t na, traza_trace *const *b, size_t nb, const traza_diff *d, tz_diff_ranges_fn fn,
-                        void *ctx, traza_err *err)
+int traza_diff_each_ranges(traza_trace *const *a, size_t na, traza_trace *const *b, size_t nb, const traza_diff *d,
+                           traza_diff_ranges_fn each, void *ctx, traza_err *err)
 {
     /* the slower and faster rows of durations, each run of B read once for all */
     traza_diff_range_row *rows = malloc((d->nrows ? d->nrows : 1) * sizeof *rows);
@@ -109,11 +131,11 @@ int tz_diff_each_ranges(traza_trace *const *a, size_t na, traza_trace *const *b,
     if (rc == 0 && n && !(got = calloc(n * nb, sizeof *got)))
         rc = traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     for (size_t run = 0; rc == 0 && n && run < nb; run++)
-        rc = traza_diff_ranges_rows(a, na, b[run], d->opts.by, rows, n, TZ_DIFF_RANGE_SLICES, TRAZA_RULE_MAD, 3, got + run * n, err);
+        rc = traza_diff_ranges_rows(a, na, b[run], d->opts.by, rows, n, TRAZA_DIFF_RANGE_SLICES, TRAZA_RULE_MAD, 3, got + run * n, err);
     for (size_t k = 0; rc == 0 && k < n; k++) /* by row, then by run */
         for (size_t run = 0; run < nb; run++) {
             const traza_diff_ranges_of *g = &got[run * n + k];
-            fn(ctx, &d->rows[idx[k]], nb > 1 ? (int)run : -1, g->ranges, g->n, g->lo, g->hi);
+            each(ctx, &d->rows[idx[k]], nb > 1 ? (int)run : -1, g->ranges, g->n, g->lo, g->hi);
         }
     for (size_t i = 0; got && i < n * nb; i++)
         free(got[i].ranges);
@@ -151,18 +173,22 @@ static void json_row_ranges(void *ctx, const traza_diff_row *r, int run, const t
     tz_buf_puts(o, "]}");
 }
 
-int tz_diff_json_ranges(tz_buf *o, traza_trace *const *a, size_t na, traza_trace *const *b, size_t nb, const traza_diff *d,
-                        traza_err *err)
+int traza_diff_json_ranges(traza_write_fn fn, void *arg, traza_trace *const *a, size_t na, traza_trace *const *b, size_t nb,
+                           const traza_diff *d, traza_err *err)
 {
-    struct json_ctx c = {o, 0};
-    tz_buf_putc(o, '[');
-    if (tz_diff_each_ranges(a, na, b, nb, d, json_row_ranges, &c, err) < 0)
+    tz_buf o;
+    tz_buf_init(&o);
+    struct json_ctx c = {&o, 0};
+    tz_buf_putc(&o, '[');
+    if (traza_diff_each_ranges(a, na, b, nb, d, json_row_ranges, &c, err) < 0) {
+        tz_buf_free(&o);
         return -1;
-    tz_buf_putc(o, ']');
-    return 0;
+    }
+    tz_buf_putc(&o, ']');
+    return pass_err(&o, fn, arg, err);
 }
 
-void tz_diff_json_counts(tz_buf *b, const traza_diff_counts *c)
+static void json_counts(tz_buf *b, const traza_diff_counts *c)
 {
     tz_buf_putc(b, '[');
     for (size_t i = 0; i < c->nrows; i++) {
@@ -185,14 +211,26 @@ void tz_diff_json_counts(tz_buf *b, const traza_diff_counts *c)
     tz_buf_putc(b, ']');
 }
 
-int tz_diff_json_structure(tz_buf *o, traza_trace *a, traza_trace *b, const traza_diff *fn, traza_err *err)
+int traza_diff_json_counts(traza_write_fn fn, void *arg, const traza_diff_counts *c)
+{
+    tz_buf o;
+    tz_buf_init(&o);
+    json_counts(&o, c);
+    return pass(&o, fn, arg);
+}
+
+int traza_diff_json_structure(traza_write_fn fn, void *arg, traza_trace *a, traza_trace *b, const traza_diff *by_fn,
+                              traza_err *err)
 {
     traza_diff_counts c;
-    if (traza_diff_patterns(a, b, NULL, 0, TZ_DIFF_AUTO_PAIRS, 1, fn->opts.correction, fn->opts.alpha, &c, err) < 0)
+    if (traza_diff_patterns(a, b, NULL, 0, TRAZA_DIFF_AUTO_PAIRS, 1, by_fn->opts.correction, by_fn->opts.alpha, &c, err) < 0)
         return -1;
+    tz_buf out;
+    tz_buf_init(&out);
+    tz_buf *o = &out;
     tz_buf_puts(o, "{\"paths\":[");
-    for (size_t i = 0, k = 0; i < fn->nrows; i++) {
-        const traza_diff_row *r = &fn->rows[i];
+    for (size_t i = 0, k = 0; i < by_fn->nrows; i++) {
+        const traza_diff_row *r = &by_fn->rows[i];
         if (r->kind != TRAZA_DIFF_PATH)
             continue;
         tz_buf_puts(o, k++ ? ",{\"path\":" : "{\"path\":");
@@ -201,8 +239,8 @@ int tz_diff_json_structure(tz_buf *o, traza_trace *a, traza_trace *b, const traz
                       (long long)(r->a.count ? r->a.count : r->b.count));
     }
     tz_buf_puts(o, "],\"patterns\":");
-    tz_diff_json_counts(o, &c);
+    json_counts(o, &c);
     tz_buf_printf(o, ",\"patterns_changed\":%zu}", c.changed);
     traza_diff_counts_free(&c);
-    return 0;
+    return pass_err(&out, fn, arg, err);
 }

@@ -3,7 +3,6 @@
  * structure: the call paths of one run only and the sequence patterns whose counts
  * changed. */
 #include "report/html_diff.h"
-#include "report/diff_json.h"
 #include "traza/diff.h"
 
 #include <math.h>
@@ -84,11 +83,11 @@ static int structure(tz_buf *b, traza_trace *a, traza_trace *tb, const traza_dif
     traza_diff_opts o;
     traza_diff_opts_init(&o);
     traza_diff_counts c;
-    if (traza_diff_patterns(a, tb, NULL, 0, TZ_DIFF_AUTO_PAIRS, 1, o.correction, o.alpha, &c, err) < 0)
+    if (traza_diff_patterns(a, tb, NULL, 0, TRAZA_DIFF_AUTO_PAIRS, 1, o.correction, o.alpha, &c, err) < 0)
         return -1;
     tz_buf_printf(b, "<p>Sequence patterns: the %d most frequent pairs of consecutive event types of each run, per producer, "
                      "counted in both (a rate test per pattern, Holm-corrected over the %zu patterns): %zu changed.</p>\n",
-                  TZ_DIFF_AUTO_PAIRS, c.nrows, c.changed);
+                  TRAZA_DIFF_AUTO_PAIRS, c.nrows, c.changed);
     if (c.changed) {
         tz_buf_puts(b, "<table class=\"diff\" data-testid=\"diff-structure-patterns\"><tr><th>pattern</th><th>count A</th>"
                        "<th>count B</th><th>rate A/s</th><th>rate B/s</th><th>p adj</th><th>verdict</th></tr>\n");

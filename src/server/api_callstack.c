@@ -7,14 +7,14 @@
  * more fall in it (a call shorter than a pixel is invisible anyway), with the
  * window's threads and flat profile. */
 #include "server/api_internal.h"
-#include "tools/callprofile.h"
+#include "traza/callprofile.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* A complete call profile, shared by the requests reading it. */
 struct tz_cp_entry {
-    tz_callprofile cp;
+    traza_callprofile cp;
     int64_t trace_id;
     char *key;  /* the filter's parameters ("" for none) */
     int refs; /* the cache's (while in it) and each reading request's (under sh->mu) */
@@ -23,7 +23,7 @@ struct tz_cp_entry {
 static void cp_unref(struct tz_cp_entry *e)
 {
     if (e && --e->refs == 0) {
-        tz_callprofile_free(&e->cp);
+        traza_callprofile_free(&e->cp);
         free(e->key);
         free(e);
     }
@@ -116,7 +116,7 @@ static int64_t kth_largest(int64_t *v, size_t n, size_t k)
  * are sorted by producer, so a thread is one run of them. */
 /* Every thread with calls: its deepest level in the window (in the whole trace when
  * it has none there) and its calls in the window. */
-static void json_threads(tz_buf *b, traza_trace *t, const tz_callprofile *cp, int64_t from, int64_t to)
+static void json_threads(tz_buf *b, traza_trace *t, const traza_callprofile *cp, int64_t from, int64_t to)
 {
     char path[512];
     size_t nt = 0;
@@ -215,7 +215,7 @@ static int callstack_answer(tz_req *r, traza_trace *t, const traza_trace_info *i
         traza_stop stop;
         tz_budget_stop bs;
         tz_budget_stop_init(&bs, &stop, r);
-        if (tz_callprofile_build(t, &e->cp, sel_filter, &stop, &pi, &r->err) < 0) {
+        if (traza_callprofile_build(t, &e->cp, sel_filter, &stop, &pi, &r->err) < 0) {
             free(e->key);
             free(e);
             return tz_fail_err(r, &r->err);
@@ -224,19 +224,19 @@ static int callstack_answer(tz_req *r, traza_trace *t, const traza_trace_info *i
             cp_put(sh, e);
     }
     /* the profile of the window: the shared calls, funcs and edges of its own */
-    tz_callprofile win = e->cp;
+    traza_callprofile win = e->cp;
     win.funcs = NULL;
     win.edges = NULL;
     if (rg) {
-        win.ranges = (traza_time_range *)rg; /* read only: tz_callprofile_range clips a copy */
+        win.ranges = (traza_time_range *)rg; /* read only: traza_callprofile_range clips a copy */
         win.nranges = nrg;
     }
-    if (tz_callprofile_range(t, &win, from, to) < 0) {
+    if (traza_callprofile_range(t, &win, from, to) < 0) {
         cp_release(sh, e);
         return tz_fail(r, 500, "out of memory");
     }
-    const tz_callprofile *cp = &e->cp;
-    const tz_cp_call **sel = malloc((cp->ncalls ? cp->ncalls : 1) * sizeof *sel);
+    const traza_callprofile *cp = &e->cp;
+    const traza_cp_call **sel = malloc((cp->ncalls ? cp->ncalls : 1) * sizeof *sel);
     if (!sel) {
         free(win.funcs);
         free(win.edges);
@@ -299,7 +299,7 @@ static int callstack_answer(tz_req *r, traza_trace *t, const traza_trace_info *i
     /* the flat profile of the window: each call counted for its part inside it */
     tz_buf_puts(&b, "],\"profile\":[");
     for (size_t i = 0; i < win.nfuncs && i < (size_t)top; i++) {
-        const tz_cp_func *f = &win.funcs[i];
+        const traza_cp_func *f = &win.funcs[i];
         const traza_event_type *et = traza_trace_event_type(t, f->type);
         tz_buf_printf(&b, "%s{\"type\":%d,\"name\":", i ? "," : "", f->type);
         tz_json_str(&b, f->name ? f->name : "?");

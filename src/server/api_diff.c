@@ -4,10 +4,9 @@
  * each slower or faster row shows), with the merged call tree of the two (the
  * differential flame graph) when they hold calls and, with structure=1, what changed
  * in their structure (the call paths of one side only, the sequence patterns whose
- * counts changed: tz_diff_json_structure). The diff reads both traces whole:
+ * counts changed: traza_diff_json_structure). The diff reads both traces whole:
  * it is not cut by the request's budget. */
 #include "server/api_internal.h"
-#include "report/diff_json.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -58,13 +57,13 @@ static void json_tree(tz_buf *b, const traza_diff_tree *t, traza_diff_metric m, 
 static int structure_json(tz_buf *out, traza_trace *a, traza_trace *b, const traza_diff *d, traza_err *err)
 {
     if (d->opts.by == TRAZA_DIFF_BY_FUNCTION)
-        return tz_diff_json_structure(out, a, b, d, err);
+        return traza_diff_json_structure(tz_buf_sink, out, a, b, d, err);
     traza_diff_opts o = d->opts;
     o.by = TRAZA_DIFF_BY_FUNCTION;
     traza_diff fn;
     if (traza_diff_compute(a, b, &o, &fn, err) < 0)
         return -1;
-    int rc = tz_diff_json_structure(out, a, b, &fn, err);
+    int rc = traza_diff_json_structure(tz_buf_sink, out, a, b, &fn, err);
     traza_diff_free(&fn);
     return rc;
 }
@@ -144,13 +143,14 @@ static int diff_answer(tz_req *r, traza_trace *const *ta, size_t na, traza_trace
     tz_buf out;
     tz_buf_init(&out);
     tz_buf_putc(&out, '{');
-    tz_diff_json_fields(&out, ta, tb, &d, NULL);
+    if (traza_diff_json_fields(tz_buf_sink, &out, ta, tb, &d, NULL) != 0)
+        out.oom = 1;
     /* B's first timestamp and time unit: the ranges' seconds are from it */
     const traza_trace_info *ib = traza_trace_info_of(b);
     tz_buf_puts(&out, ",\"b_min_ts\":");
     tz_json_tick(r, &out, ib->min_ts);
     tz_buf_printf(&out, ",\"b_time_unit\":%d,\"ranges\":", ib->time_unit);
-    int rc = tz_diff_json_ranges(&out, ta, na, tb, nb, &d, &r->err);
+    int rc = traza_diff_json_ranges(tz_buf_sink, &out, ta, na, tb, nb, &d, &r->err);
     if (rc == 0 && structure) {
         tz_buf_puts(&out, ",\"structure\":");
         rc = structure_json(&out, a, b, &d, &r->err);

@@ -1,6 +1,5 @@
 /* /api/event: every field and parameter of one event (the details panel). */
 #include "server/api_internal.h"
-#include "export/event_text.h"
 #include "traza/result.h"
 
 #include <stdlib.h>
@@ -96,7 +95,10 @@ int tz_api_event(tz_req *r)
     tz_buf b;
     tz_buf_init(&b);
     /* the fields as /api/events and 'traza query --json' write them */
-    tz_event_row(&b, r->ticks_str ? OUT_JSON_TICKS : OUT_JSON, t, ev, 1);
+    traza_event_text *w = traza_event_text_open(t, r->ticks_str ? TRAZA_TEXT_JSON_TICKS : TRAZA_TEXT_JSON, tz_buf_sink, &b);
+    if (!w || traza_event_text_row(w, ev) != 0)
+        b.oom = 1;
+    traza_event_text_close(w);
     if (!b.oom && b.len)
         b.len--; /* reopen the object */
     const traza_producer *p = traza_trace_producer(t, ev->producer);

@@ -1,6 +1,5 @@
 /* /api/events (one page of the event table) and /api/events.csv (the selection). */
 #include "server/api_internal.h"
-#include "export/event_text.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -60,20 +59,29 @@ int tz_api_events(tz_req *r, int csv)
     }
     tz_buf b;
     tz_buf_init(&b);
-    if (csv)
-        tz_event_header(&b, OUT_CSV);
+    traza_event_text *w =
+        traza_event_text_open(t, csv ? TRAZA_TEXT_CSV : r->ticks_str ? TRAZA_TEXT_JSON_TICKS : TRAZA_TEXT_JSON, tz_buf_sink, &b);
+    if (!w) {
+        traza_cursor_free(c);
+        tz_req_filter_free(&rf);
+        return tz_fail(r, 500, "out of memory");
+    }
+    if (csv && traza_event_text_header(w) != 0)
+        b.oom = 1;
     const traza_event *ev;
     int rc = 0;
     int64_t n = 0;
     while (!empty && (rc = traza_cursor_next(c, &ev, &r->err)) > 0) {
-        tz_event_row(&b, csv ? OUT_CSV : r->ticks_str ? OUT_JSON_TICKS : OUT_JSON, t, ev, n == 0);
+        if (traza_event_text_row(w, ev) != 0)
+            b.oom = 1;
         if (!csv) {
             /* ids the client needs for colours and links */
-            if (!b.oom && b.len) b.len--; /* reopen the object written by tz_event_row */
+            if (!b.oom && b.len) b.len--; /* reopen the object the row ends with */
             tz_buf_printf(&b, ",\"type_id\":%d,\"producer_id\":%d}", ev->type, ev->producer);
         }
         n++;
     }
+    traza_event_text_close(w);
     traza_cursor_free(c);
     int page_cut = 0;
     if (rc < 0 && !csv && r->err.code == TRAZA_E_CANCELLED) {

@@ -10,7 +10,7 @@
  * the options that name a file (tz_tool_option_names_file) are refused. */
 #include "server/api_internal.h"
 #include "server/transport.h"
-#include "tools/tool_json.h"
+#include "server/tool_json.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -9,7 +9,7 @@
 
 static int cmp_call(const void *a, const void *b)
 {
-    const tz_cp_call *x = a, *y = b;
+    const traza_cp_call *x = a, *y = b;
     if (x->producer != y->producer)
         return x->producer < y->producer ? -1 : 1;
     if (x->ts != y->ts)
@@ -19,13 +19,13 @@ static int cmp_call(const void *a, const void *b)
 
 static int cmp_func(const void *a, const void *b)
 {
-    const tz_cp_func *x = a, *y = b;
+    const traza_cp_func *x = a, *y = b;
     if (x->exclusive != y->exclusive)
         return x->exclusive > y->exclusive ? -1 : 1;
     return (x->type > y->type) - (x->type < y->type);
 }
 
-void tz_callprofile_free(tz_callprofile *cp)
+void traza_callprofile_free(traza_callprofile *cp)
 {
     free(cp->calls);
     free(cp->funcs);
@@ -34,14 +34,14 @@ void tz_callprofile_free(tz_callprofile *cp)
     memset(cp, 0, sizeof *cp);
 }
 
-static tz_cp_func *func_of(tz_callprofile *cp, tz_imap *idx, size_t *cap, traza_trace *t, int32_t type)
+static traza_cp_func *func_of(traza_callprofile *cp, tz_imap *idx, size_t *cap, traza_trace *t, int32_t type)
 {
     int64_t i;
     if (tz_imap_get(idx, type, &i))
         return &cp->funcs[i];
     if (TZ_GROW(cp->funcs, *cap, cp->nfuncs + 1) < 0 || tz_imap_put(idx, type, (int64_t)cp->nfuncs) < 0)
         return NULL;
-    tz_cp_func *f = &cp->funcs[cp->nfuncs++];
+    traza_cp_func *f = &cp->funcs[cp->nfuncs++];
     memset(f, 0, sizeof *f);
     f->type = type;
     const traza_event_type *et = traza_trace_event_type(t, type);
@@ -49,14 +49,14 @@ static tz_cp_func *func_of(tz_callprofile *cp, tz_imap *idx, size_t *cap, traza_
     return f;
 }
 
-static tz_cp_edge *edge_of(tz_callprofile *cp, tz_imap *idx, size_t *cap, int32_t caller, int32_t callee)
+static traza_cp_edge *edge_of(traza_callprofile *cp, tz_imap *idx, size_t *cap, int32_t caller, int32_t callee)
 {
     int64_t key = (int64_t)((uint64_t)(uint32_t)caller << 32 | (uint32_t)callee), i;
     if (tz_imap_get(idx, key, &i))
         return &cp->edges[i];
     if (TZ_GROW(cp->edges, *cap, cp->nedges + 1) < 0 || tz_imap_put(idx, key, (int64_t)cp->nedges) < 0)
         return NULL;
-    tz_cp_edge *e = &cp->edges[cp->nedges++];
+    traza_cp_edge *e = &cp->edges[cp->nedges++];
     memset(e, 0, sizeof *e);
     e->caller = caller;
     e->callee = callee;
@@ -66,7 +66,7 @@ static tz_cp_edge *edge_of(tz_callprofile *cp, tz_imap *idx, size_t *cap, int32_
 /* Orders calls by (producer, ts, level) in O(n): the store gives them in time order,
  * so a counting sort by producer keeps each thread's calls in time order and only
  * the calls of one tick may need their levels put in order. */
-static int sort_calls(tz_callprofile *cp)
+static int sort_calls(traza_callprofile *cp)
 {
     size_t n = cp->ncalls;
     if (n < 2)
@@ -82,7 +82,7 @@ static int sort_calls(tz_callprofile *cp)
         return 0;
     }
     size_t *pos = calloc(np + 1, sizeof *pos);
-    tz_cp_call *out = malloc(n * sizeof *out);
+    traza_cp_call *out = malloc(n * sizeof *out);
     if (!pos || !out) {
         free(pos);
         free(out);
@@ -98,7 +98,7 @@ static int sort_calls(tz_callprofile *cp)
     free(cp->calls);
     cp->calls = out;
     for (size_t i = 1; i < n; i++) { /* insertion: moves only within a run of one tick */
-        tz_cp_call c = out[i];
+        traza_cp_call c = out[i];
         size_t j = i;
         while (j > 0 && cmp_call(&out[j - 1], &c) > 0) {
             out[j] = out[j - 1];
@@ -109,7 +109,7 @@ static int sort_calls(tz_callprofile *cp)
     return 0;
 }
 
-int tz_callprofile_build(traza_trace *t, tz_callprofile *cp, const traza_filter *sel, const traza_stop *stop, traza_partial *pi,
+int traza_callprofile_build(traza_trace *t, traza_callprofile *cp, const traza_filter *sel, const traza_stop *stop, traza_partial *pi,
                          traza_err *err)
 {
     memset(cp, 0, sizeof *cp);
@@ -132,7 +132,7 @@ int tz_callprofile_build(traza_trace *t, tz_callprofile *cp, const traza_filter 
     while ((rc = traza_cursor_next(cur, &ev, err)) == 1) {
         if (TZ_GROW(cp->calls, cap, cp->ncalls + 1) < 0) {
             traza_cursor_free(cur);
-            tz_callprofile_free(cp);
+            traza_callprofile_free(cp);
             return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
         }
         cp->calls[cp->ncalls++] = tz_cp_call_of(ev);
@@ -151,17 +151,17 @@ int tz_callprofile_build(traza_trace *t, tz_callprofile *cp, const traza_filter 
         rc = 0;
     }
     if (rc < 0) {
-        tz_callprofile_free(cp);
+        traza_callprofile_free(cp);
         return -1;
     }
     if (sort_calls(cp) < 0) {
-        tz_callprofile_free(cp);
+        traza_callprofile_free(cp);
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     }
     cp->min_ts = cp->ncalls ? cp->calls[0].ts : 0;
     cp->max_ts = cp->min_ts;
     for (size_t i = 0; i < cp->ncalls; i++) {
-        const tz_cp_call *c = &cp->calls[i];
+        const traza_cp_call *c = &cp->calls[i];
         if (c->ts < cp->min_ts)
             cp->min_ts = c->ts;
         if (c->end > cp->max_ts)
@@ -170,17 +170,17 @@ int tz_callprofile_build(traza_trace *t, tz_callprofile *cp, const traza_filter 
             cp->max_level = c->level;
     }
     if (f.during && traza_result_time_ranges(t, f.during, &cp->ranges, &cp->nranges, err) < 0) {
-        tz_callprofile_free(cp);
+        traza_callprofile_free(cp);
         return -1;
     }
-    if (tz_callprofile_range(t, cp, cp->min_ts, cp->max_ts) < 0) {
-        tz_callprofile_free(cp);
+    if (traza_callprofile_range(t, cp, cp->min_ts, cp->max_ts) < 0) {
+        traza_callprofile_free(cp);
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     }
     return 0;
 }
 
-int tz_callprofile_parents(const tz_callprofile *cp, int64_t *parent)
+int traza_callprofile_parents(const traza_callprofile *cp, int64_t *parent)
 {
     int64_t *open = malloc(TZ_CP_MAX_DEPTH * sizeof *open); /* the call open at each level */
     if (!open)
@@ -188,7 +188,7 @@ int tz_callprofile_parents(const tz_callprofile *cp, int64_t *parent)
     int32_t prod = -1;
     int depth = 0;
     for (size_t i = 0; i < cp->ncalls; i++) {
-        const tz_cp_call *c = &cp->calls[i];
+        const traza_cp_call *c = &cp->calls[i];
         if (c->producer != prod) {
             prod = c->producer;
             depth = 0;
@@ -203,11 +203,11 @@ int tz_callprofile_parents(const tz_callprofile *cp, int64_t *parent)
     return 0;
 }
 
-int tz_callprofile_range(traza_trace *t, tz_callprofile *cp, int64_t from, int64_t to)
+int traza_callprofile_range(traza_trace *t, traza_callprofile *cp, int64_t from, int64_t to)
 {
     if (!cp->ranges) {
         traza_time_range r = {from, to};
-        return tz_callprofile_ranges(t, cp, &r, from > to ? 0 : 1);
+        return traza_callprofile_ranges(t, cp, &r, from > to ? 0 : 1);
     }
     traza_time_range *r = malloc((cp->nranges ? cp->nranges : 1) * sizeof *r); /* the ranges clipped to [from, to] */
     if (!r)
@@ -216,7 +216,7 @@ int tz_callprofile_range(traza_trace *t, tz_callprofile *cp, int64_t from, int64
     for (size_t i = 0; i < cp->nranges; i++)
         if (cp->ranges[i].to >= from && cp->ranges[i].from <= to)
             r[n++] = (traza_time_range){cp->ranges[i].from > from ? cp->ranges[i].from : from, cp->ranges[i].to < to ? cp->ranges[i].to : to};
-    int rc = tz_callprofile_ranges(t, cp, r, n);
+    int rc = traza_callprofile_ranges(t, cp, r, n);
     free(r);
     return rc;
 }
@@ -234,7 +234,7 @@ static int64_t time_inside(const traza_time_range *r, size_t nr, int64_t a, int6
     return in;
 }
 
-int tz_callprofile_ranges(traza_trace *t, tz_callprofile *cp, const traza_time_range *r, size_t nr)
+int traza_callprofile_ranges(traza_trace *t, traza_callprofile *cp, const traza_time_range *r, size_t nr)
 {
     free(cp->funcs);
     free(cp->edges);
@@ -250,12 +250,12 @@ int tz_callprofile_ranges(traza_trace *t, tz_callprofile *cp, const traza_time_r
     int32_t prod = -1;
     int depth = 0;
     for (size_t i = 0; ok && i < cp->ncalls; i++) {
-        const tz_cp_call *c = &cp->calls[i];
+        const traza_cp_call *c = &cp->calls[i];
         if (c->producer != prod) {
             prod = c->producer;
             depth = 0;
         }
-        for (int k = depth; k < c->level; k++) /* as in tz_callprofile_parents */
+        for (int k = depth; k < c->level; k++) /* as in traza_callprofile_parents */
             stack[k] = -1;
         int32_t parent = c->level > 0 ? stack[c->level - 1] : -1;
         int recursive = 0;
@@ -268,9 +268,9 @@ int tz_callprofile_ranges(traza_trace *t, tz_callprofile *cp, const traza_time_r
         int64_t dur = time_inside(r, nr, c->ts, c->end, &inside);
         if (!inside)
             continue; /* outside the ranges: only its place on the stack counts */
-        tz_cp_func *fn = func_of(cp, &fidx, &fcap, t, c->type);
-        tz_cp_func *pf = parent >= 0 ? func_of(cp, &fidx, &fcap, t, parent) : NULL;
-        tz_cp_edge *e = edge_of(cp, &eidx, &ecap, parent, c->type);
+        traza_cp_func *fn = func_of(cp, &fidx, &fcap, t, c->type);
+        traza_cp_func *pf = parent >= 0 ? func_of(cp, &fidx, &fcap, t, parent) : NULL;
+        traza_cp_edge *e = edge_of(cp, &eidx, &ecap, parent, c->type);
         if (!fn || (parent >= 0 && !pf) || !e) {
             ok = 0;
             break;

@@ -1,6 +1,6 @@
 /* One pass over the calls of a trace with a stack per producer (see callwalk.h). The
  * store gives calls in time order; the calls of one tick are put in (producer, level)
- * order first, as tz_callprofile_build's sort does. */
+ * order first, as traza_callprofile_build's sort does. */
 #include "tools/callwalk.h"
 #include "util/util.h"
 
@@ -20,7 +20,7 @@ typedef struct cw {
     tz_imap prod; /* producer -> stack index */
     cw_stack *st;
     size_t nst, stcap;
-    tz_cp_call *tick; /* the calls of the current tick */
+    traza_cp_call *tick; /* the calls of the current tick */
     size_t ntick, tickcap;
 } cw;
 
@@ -37,7 +37,7 @@ static int close_down(cw *w, cw_stack *s, int level, traza_err *err)
     return 0;
 }
 
-static int visit(cw *w, const tz_cp_call *c, traza_err *err)
+static int visit(cw *w, const traza_cp_call *c, traza_err *err)
 {
     int64_t si;
     if (!tz_imap_get(&w->prod, c->producer, &si)) {
@@ -65,7 +65,7 @@ static int visit(cw *w, const tz_cp_call *c, traza_err *err)
 
 static int cmp_tick(const void *a, const void *b)
 {
-    const tz_cp_call *x = a, *y = b;
+    const traza_cp_call *x = a, *y = b;
     if (x->producer != y->producer)
         return x->producer < y->producer ? -1 : 1;
     return (x->level > y->level) - (x->level < y->level);
@@ -75,7 +75,7 @@ static int flush_tick(cw *w, traza_err *err)
 {
     if (w->ntick > 1) /* the store's order within a tick is kept for equal keys (ends differ) */
         for (size_t i = 1; i < w->ntick; i++) {
-            tz_cp_call c = w->tick[i];
+            traza_cp_call c = w->tick[i];
             size_t j = i;
             while (j > 0 && cmp_tick(&w->tick[j - 1], &c) > 0) {
                 w->tick[j] = w->tick[j - 1];

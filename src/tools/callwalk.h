@@ -1,6 +1,6 @@
 /* Internal: the calls of a trace's nested states walked in one pass, in memory
  * bounded by the producers' stack depths rather than by the number of calls (what
- * tz_callprofile_build keeps whole). The nesting rule is tz_callprofile_parents':
+ * traza_callprofile_build keeps whole). The nesting rule is traza_callprofile_parents':
  * a call's caller is the call open one level up on its producer when it starts. */
 #ifndef TZ_CALLWALK_H
 #define TZ_CALLWALK_H
@@ -12,7 +12,7 @@
  * made (its self time is end - ts - child_time once it is closed); user is the
  * caller's to fill in open. */
 typedef struct tz_cw_frame {
-    tz_cp_call c;
+    traza_cp_call c;
     int64_t child_time;
     int64_t user;
     int present;
@@ -26,7 +26,7 @@ typedef struct tz_callwalk_fns {
     int (*close)(void *ctx, const tz_cw_frame *f, traza_err *err);
 } tz_callwalk_fns;
 
-/* Calls open in the order of tz_callprofile_build's calls within each producer
+/* Calls open in the order of traza_callprofile_build's calls within each producer
  * (producers interleaved by time); a callback's -1 ends the walk with its error. */
 int tz_callwalk(traza_trace *t, const tz_callwalk_fns *fns, void *ctx, traza_err *err);
 

@@ -90,6 +90,13 @@ void tz_buf_put_grow(tz_buf *b, const void *data, size_t n)
 
 void tz_buf_puts(tz_buf *b, const char *s) { tz_buf_put(b, s, strlen(s)); }
 
+int tz_buf_sink(void *arg, const char *data, size_t len)
+{
+    tz_buf *b = arg;
+    tz_buf_put(b, data, len);
+    return b->oom ? -1 : 0;
+}
+
 void tz_buf_vprintf(tz_buf *b, const char *fmt, va_list ap)
 {
     va_list ap2;

@@ -72,6 +72,9 @@ void tz_buf_printf(tz_buf *b, const char *fmt, ...) __attribute__((format(printf
 void tz_buf_vprintf(tz_buf *b, const char *fmt, va_list ap);
 /* Takes the string (NUL-terminated, "" if empty); the buffer is reset. NULL on oom. */
 char *tz_buf_take(tz_buf *b);
+/* A traza_write_fn (traza/export.h) appending to the tz_buf arg: 0, or -1 once it is
+ * out of memory. */
+int tz_buf_sink(void *arg, const char *data, size_t len);
 
 /* s between two q characters, each q inside doubled: a CSV field ("), an SQL
  * identifier (") or string literal ('). */

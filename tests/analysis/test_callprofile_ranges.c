@@ -1,10 +1,10 @@
 /* A call-stack profile over several time ranges: the ranges of a saved annotations
  * result are sorted and merged (traza_result_time_ranges), and each call counts for its time
- * inside all of them (tz_callprofile_ranges); a call outside them keeps only its place
+ * inside all of them (traza_callprofile_ranges); a call outside them keeps only its place
  * on the stack. */
 #include "testutil.h"
 #include "traza/gen.h"
-#include "tools/callprofile.h"
+#include "traza/callprofile.h"
 
 static traza_trace *open_gen(tu_ws *w)
 {
@@ -22,7 +22,7 @@ static traza_trace *open_gen(tu_ws *w)
     return t;
 }
 
-static const tz_cp_func *func(const tz_callprofile *cp, int32_t type)
+static const traza_cp_func *func(const traza_callprofile *cp, int32_t type)
 {
     for (size_t i = 0; i < cp->nfuncs; i++)
         if (cp->funcs[i].type == type)
@@ -30,7 +30,7 @@ static const tz_cp_func *func(const tz_callprofile *cp, int32_t type)
     return NULL;
 }
 
-static int64_t edge_time(const tz_callprofile *cp, int32_t caller, int32_t callee)
+static int64_t edge_time(const traza_callprofile *cp, int32_t caller, int32_t callee)
 {
     for (size_t i = 0; i < cp->nedges; i++)
         if (cp->edges[i].caller == caller && cp->edges[i].callee == callee)
@@ -62,12 +62,12 @@ static void test_ranges_merged(void **state)
     assert_int_equal(r[1].to, 55);
 
     /* A [0,100] > B [10,40] > D [20,30], and A > C [50,60] */
-    tz_cp_call calls[] = {{0, 100, 1, 0, 0}, {10, 40, 2, 0, 1}, {20, 30, 4, 0, 2}, {50, 60, 3, 0, 1}};
-    tz_callprofile cp;
+    traza_cp_call calls[] = {{0, 100, 1, 0, 0}, {10, 40, 2, 0, 1}, {20, 30, 4, 0, 2}, {50, 60, 3, 0, 1}};
+    traza_callprofile cp;
     memset(&cp, 0, sizeof cp);
     cp.calls = calls;
     cp.ncalls = 4;
-    assert_int_equal(tz_callprofile_ranges(t, &cp, r, n), 0);
+    assert_int_equal(traza_callprofile_ranges(t, &cp, r, n), 0);
     assert_int_equal(cp.nfuncs, 3); /* D lies between the ranges */
     assert_null(func(&cp, 4));
     assert_int_equal(func(&cp, 1)->inclusive, 10 + 20);

@@ -1,6 +1,6 @@
 /* The one-pass call walk (tools/callwalk) finds, for every call, the caller and self
- * time that the whole-trace call profile finds (tz_callprofile_build with
- * tz_callprofile_parents): on random call trees of three threads interleaved in
+ * time that the whole-trace call profile finds (traza_callprofile_build with
+ * traza_callprofile_parents): on random call trees of three threads interleaved in
  * time, with calls that start on their caller's tick (stored callee first) and a
  * thread first seen deep in its stack. */
 #include "testutil.h"
@@ -14,7 +14,7 @@ typedef struct rec {
 } rec;
 
 typedef struct gen {
-    tz_cp_call *c;
+    traza_cp_call *c;
     size_t n, limit; /* calls so far, and the current thread's last */
     uint64_t s;
 } gen;
@@ -29,8 +29,8 @@ static uint64_t rnd(gen *g)
  * caller's tick. */
 static void tree(gen *g, int32_t prod, int level, int64_t ts, int64_t end, int ntypes)
 {
-    tz_cp_call *c = &g->c[g->n++];
-    *c = (tz_cp_call){ts, end, (int32_t)(rnd(g) % (uint64_t)ntypes), prod, level};
+    traza_cp_call *c = &g->c[g->n++];
+    *c = (traza_cp_call){ts, end, (int32_t)(rnd(g) % (uint64_t)ntypes), prod, level};
     int64_t t = ts + (int64_t)(rnd(g) % 2);
     while (level < 6 && g->n < g->limit && end - t > 4 && rnd(g) % 4) {
         int64_t len = 1 + (int64_t)(rnd(g) % (uint64_t)((end - t) / 2));
@@ -41,7 +41,7 @@ static void tree(gen *g, int32_t prod, int level, int64_t ts, int64_t end, int n
 
 static int cmp_call_ts(const void *a, const void *b)
 {
-    const tz_cp_call *x = a, *y = b;
+    const traza_cp_call *x = a, *y = b;
     if (x->ts != y->ts)
         return x->ts < y->ts ? -1 : 1;
     /* a callee before its caller on one tick: the walk must put them in order */
@@ -121,16 +121,16 @@ static void test_walk_matches_profile(void **state)
     traza_trace *t = traza_trace_open(w.ws, "calls", 0, &w.err);
     assert_non_null(t);
 
-    tz_callprofile cp;
-    assert_int_equal(tz_callprofile_build(t, &cp, NULL, NULL, NULL, &w.err), 0);
+    traza_callprofile cp;
+    assert_int_equal(traza_callprofile_build(t, &cp, NULL, NULL, NULL, &w.err), 0);
     assert_int_equal(cp.ncalls, g.n);
     int64_t *parent = malloc(cp.ncalls * sizeof *parent);
     rec *want = calloc(cp.ncalls, sizeof *want);
     assert_non_null(parent);
     assert_non_null(want);
-    assert_int_equal(tz_callprofile_parents(&cp, parent), 0);
+    assert_int_equal(traza_callprofile_parents(&cp, parent), 0);
     for (size_t i = 0; i < cp.ncalls; i++) {
-        const tz_cp_call *c = &cp.calls[i];
+        const traza_cp_call *c = &cp.calls[i];
         want[i] = (rec){c->producer, c->level, c->type, c->ts, c->end, -1, -1, c->end - c->ts};
         if (parent[i] >= 0) {
             want[i].parent_ts = cp.calls[parent[i]].ts;
@@ -158,7 +158,7 @@ static void test_walk_matches_profile(void **state)
     free(want);
     free(parent);
     free(g.c);
-    tz_callprofile_free(&cp);
+    traza_callprofile_free(&cp);
     traza_trace_close(t);
     tu_ws_close(&w);
 }

@@ -565,13 +565,43 @@ static void test_aa_patterns(void **state)
     tu_ws_close(&w);
 }
 
+/* ---- the JSON writers (traza_diff_json_*): one call of the sink, its return kept ---- */
+
+typedef struct sink {
+    char text[512];
+    int calls, ret;
+} sink;
+
+static int put(void *arg, const char *data, size_t len)
+{
+    sink *s = arg;
+    s->calls++;
+    snprintf(s->text, sizeof s->text, "%.*s", (int)len, data);
+    return s->ret;
+}
+
+static void test_json_sink(void **state)
+{
+    (void)state;
+    traza_diff_count row = {.name = "a > b", .length = 2, .count_a = 3, .count_b = 9, .share_a = 1.5, .share_b = 4.5,
+                            .p = 0.25, .p_adj = NAN, .verdict = TRAZA_DIFF_MORE};
+    traza_diff_counts c = {.rows = &row, .nrows = 1, .changed = 1};
+    sink s = {0};
+    assert_int_equal(traza_diff_json_counts(put, &s, &c), 0);
+    assert_int_equal(s.calls, 1);
+    assert_string_equal(s.text, "[{\"pattern\":\"a > b\",\"length\":2,\"rate_a\":1.5,\"rate_b\":4.5,\"count_a\":3,"
+                                "\"count_b\":9,\"p\":0.25,\"p_adj\":null,\"verdict\":\"more\"}]");
+    sink refuse = {.ret = 5};
+    assert_int_equal(traza_diff_json_counts(put, &refuse, &c), 5);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mann_whitney), cmocka_unit_test(test_hodges_lehmann), cmocka_unit_test(test_corrections),
         cmocka_unit_test(test_rate),         cmocka_unit_test(test_welch),          cmocka_unit_test(test_injected),
         cmocka_unit_test(test_runs),         cmocka_unit_test(test_aa),             cmocka_unit_test(test_grammar_cycles),
-        cmocka_unit_test(test_patterns),     cmocka_unit_test(test_aa_patterns),
+        cmocka_unit_test(test_patterns),     cmocka_unit_test(test_aa_patterns),    cmocka_unit_test(test_json_sink),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,7 +5,7 @@
 #include "testutil.h"
 #include "traza/analysis.h"
 #include "traza/gen.h"
-#include "tools/callprofile.h"
+#include "traza/callprofile.h"
 
 typedef struct counter {
     int stage;     /* the stage that may stop */
@@ -170,22 +170,22 @@ static void test_callprofile_stop(void **state)
     tu_ws w;
     tu_ws_open(&w);
     traza_trace *t = open_gen(&w);
-    tz_callprofile full, part;
+    traza_callprofile full, part;
     traza_partial pi;
-    assert_int_equal(tz_callprofile_build(t, &full, NULL, NULL, &pi, &w.err), 0);
+    assert_int_equal(traza_callprofile_build(t, &full, NULL, NULL, &pi, &w.err), 0);
     assert_int_equal(pi.partial, 0);
     assert_true(full.ncalls > 4096);
     counter c = {TRAZA_STAGE_READ, 1, {0, 0}};
     traza_stop st = {count_stop, &c};
-    assert_int_equal(tz_callprofile_build(t, &part, NULL, &st, &pi, &w.err), 0);
+    assert_int_equal(traza_callprofile_build(t, &part, NULL, &st, &pi, &w.err), 0);
     assert_int_equal(pi.partial, 1);
     /* the store consults the stop while it looks for the next call: the build stops
      * before its own check after the first 4096 calls */
     assert_true(part.ncalls < 4096);
     assert_true(c.calls[TRAZA_STAGE_READ] >= 1);
     assert_true(pi.covered_to < full.max_ts);
-    tz_callprofile_free(&part);
-    tz_callprofile_free(&full);
+    traza_callprofile_free(&part);
+    traza_callprofile_free(&full);
     traza_trace_close(t);
     tu_ws_close(&w);
 }

@@ -13,9 +13,9 @@ static const uint8_t NOPS[6] = {0x00, 0xbf, 0x00, 0xbf, 0x00, 0xbf};
 /* a Thumb patchable-entry site at addr written to `want`, the hook at target */
 static int put(uint8_t *p, uint64_t addr, int want, uint64_t target, int thumb_only, traza_err *err)
 {
-    tz_site st = {.name = "f", .addr = addr, .len = 6, .enabled = !want, .want = want,
-                  .isa = TZ_ISA_THUMB, .form = TZ_FORM_PFE};
-    tz_sites s = {.v = &st, .n = 1, .target = target, .thumb_only = thumb_only};
+    traza_patch_site st = {.name = "f", .addr = addr, .len = 6, .enabled = !want, .want = want,
+                  .isa = TRAZA_PATCH_ISA_THUMB, .form = TRAZA_PATCH_FORM_PFE};
+    traza_patch_sites s = {.v = &st, .n = 1, .target = target, .thumb_only = thumb_only};
     traza_err_clear(err);
     return tz_arm_site_put(p, &st, &s, "fw.elf", err);
 }
@@ -54,8 +54,8 @@ static void test_disable(void **state)
     assert_memory_equal(p, NOPS, 6);
     /* -pg: push {lr}; bl __gnu_mcount_nc -> push {lr}; ldr.w lr, [sp], #4 */
     uint8_t g[6] = {0x00, 0xb5, 0x00, 0xf0, 0xe1, 0xf8};
-    tz_site st = {.name = "g", .addr = 0x1cc, .len = 6, .enabled = 1, .want = 0, .isa = TZ_ISA_THUMB, .form = TZ_FORM_PG};
-    tz_sites s = {.v = &st, .n = 1, .target = 0x395};
+    traza_patch_site st = {.name = "g", .addr = 0x1cc, .len = 6, .enabled = 1, .want = 0, .isa = TRAZA_PATCH_ISA_THUMB, .form = TRAZA_PATCH_FORM_PG};
+    traza_patch_sites s = {.v = &st, .n = 1, .target = 0x395};
     assert_int_equal(tz_arm_site_put(g, &st, &s, "fw.elf", &err), 0);
     static const uint8_t pop[6] = {0x00, 0xb5, 0x5d, 0xf8, 0x04, 0xeb};
     assert_memory_equal(g, pop, 6);

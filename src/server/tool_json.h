@@ -1,5 +1,6 @@
-/* Internal: a registered tool described as JSON, for `traza tools --json` and the
- * server's /api/tools (one description, written once). */
+/* Front-end code the CLI shares with the server: a registered tool described as
+ * JSON, for `traza tools --json` and the server's /api/tools (one description,
+ * written once). */
 #ifndef TZ_TOOL_JSON_H
 #define TZ_TOOL_JSON_H
 

@@ -1,5 +1,5 @@
-/* A registered tool as JSON (tools/tool_json.h). */
-#include "tools/tool_json.h"
+/* A registered tool as JSON (server/tool_json.h). */
+#include "server/tool_json.h"
 
 #include <string.h>
 
