@@ -61,7 +61,7 @@ best() { local b=999999 v; for i in 1 2 3; do v=$(cpu $NORAND "$@"); b=$(awk -v 
 NORAND="setarch $(uname -m) -R"
 run() { # name, then the program's arguments after its binary
   local name=$1 bin=$W/$1; shift
-  local base nop tz uf tzb ufb tzc ufc sb ev imp
+  local base nop tz uf tzb ufb tzc ufc sb ev imp v rss
   base=$(best "$bin.plain" "$@")
   "$TRAZA" patch "$bin.pg" -o "$bin.nop" --disable-all -q
   nop=$(best "$bin.nop" "$@")
@@ -70,25 +70,27 @@ run() { # name, then the program's arguments after its binary
   uf=$(best "$UFTRACE" record --no-libcall -d "$W/$name.uft" "$bin.pg" "$@")
   ufb=$(du -sb "$W/$name.uft" | cut -f1)
   export TRAZA_WORKSPACE=$W/ws-$name
-  # The import's wall time, best of 3 into a fresh workspace, each after a sync: the
+  # The import's wall time, best of 5 into a fresh workspace, each after a sync: the
   # recordings just written (uftrace's is 32 B a call) would otherwise be flushed to
-  # disk while the import runs, and charged to it.
+  # disk while the import runs, and charged to it (a virtual machine's disk may
+  # go on flushing for seconds after a sync). Also the import's peak memory.
   imp=999999
-  for i in 1 2 3; do
+  for i in 1 2 3 4 5; do
     rm -rf "$TRAZA_WORKSPACE"
     sync
-    v=$(python3 -c 'import subprocess,sys,time
-t=time.monotonic(); subprocess.run(sys.argv[1:],check=True,stdout=subprocess.DEVNULL); print("%.3f"%(time.monotonic()-t))' "$TRAZA" import "$W/$name.tzr" --name "$name" -q)
+    read -r v rss < <(python3 -c 'import resource,subprocess,sys,time
+t=time.monotonic(); subprocess.run(sys.argv[1:],check=True,stdout=subprocess.DEVNULL)
+print("%.3f %d"%(time.monotonic()-t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))' "$TRAZA" import "$W/$name.tzr" --name "$name" -q)
     imp=$(awk -v a="$imp" -v c="$v" 'BEGIN{print (c<a)?c:a}')
   done
   tzc=$("$TRAZA" callstack "$name" --json | python3 -c 'import json,sys; print(sum(f["calls"] for f in json.load(sys.stdin)["profile"]))')
   ev=$("$TRAZA" info "$name" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"])')
   sb=$(du -bc "$TRAZA_WORKSPACE"/traces/*.db | tail -1 | cut -f1)
   ufc=$("$UFTRACE" report -d "$W/$name.uft" -f call --no-pager 2>/dev/null | awk 'NR>2 && $NF !~ /^\(/ {s+=$1} END {print s}')
-  awk -v n="$name" -v base="$base" -v nop="$nop" -v tz="$tz" -v uf="$uf" -v tzb="$tzb" -v ufb="$ufb" -v tzc="$tzc" -v ufc="$ufc" -v sb="$sb" -v ev="$ev" -v imp="$imp" 'BEGIN{
+  awk -v n="$name" -v base="$base" -v nop="$nop" -v tz="$tz" -v uf="$uf" -v tzb="$tzb" -v ufb="$ufb" -v tzc="$tzc" -v ufc="$ufc" -v sb="$sb" -v ev="$ev" -v imp="$imp" -v rss="$rss" 'BEGIN{
     printf "%s: %d calls recorded by traza, %d by uftrace (%s)\n", n, tzc, ufc, tzc == ufc ? "equal" : "DIFFERENT";
     printf "  uninstrumented %.3f s; traza %.1f ns/call, %.2f B/call; uftrace %.1f ns/call, %.2f B/call\n", base, (tz-base)*1e9/tzc, tzb/tzc, (uf-base)*1e9/ufc, ufb/ufc;
-    printf "  traza/uftrace: cost %.2fx, bytes %.2fx; store after import: %.1f B/event (%d events), import %.2f s (%.2f M events/s)\n", (tz-base)/(uf-base), tzb/ufb, sb/ev, ev, imp, ev/imp/1e6;
+    printf "  traza/uftrace: cost %.2fx, bytes %.2fx; store after import: %.1f B/event (%d events), import %.2f s (%.2f M events/s, peak %.0f MB)\n", (tz-base)/(uf-base), tzb/ufb, sb/ev, ev, imp, ev/imp/1e6, rss/1024;
     printf "  every hook NOP-patched (traza patch --disable-all): %.3f s, %.3fx the uninstrumented build\n", nop, nop/base;
   }'
 }
