@@ -305,6 +305,33 @@ int traza_seqsearch_arrays(const int64_t *id, const int64_t *ts, const int32_t *
                            traza_err *err);
 void traza_seq_result_free(traza_seq_result *r);
 
+/* Experimental API: it may change between minor versions; its declarations are seen
+ * only with TRAZA_EXPERIMENTAL_API defined (doc/architecture.md, "Stable and
+ * experimental API"). */
+#ifdef TRAZA_EXPERIMENTAL_API
+
+/* The micro model built event by event, for a caller that reads the events itself
+ * (the server samples a big window within its time budget). traza_agg_micro_build
+ * reads the trace into one. */
+typedef struct traza_agg_acc traza_agg_acc;
+/* The slices of [t0, t1] (t1 <= t0 is taken as t0 + 1) for the series of t's types
+ * and producers. NULL with err set (out of memory, a slice count outside 1..100000). */
+traza_agg_acc *traza_agg_acc_open(traza_trace *t, int64_t t0, int64_t t1, size_t nslices, traza_agg_model model,
+                                  traza_err *err);
+/* Adds the event [a, b] (b == a: an instant) of (type, producer) with value val (read
+ * by the avg-value model), its contribution times weight (1 for an event read; a
+ * sample's events stand for more). An event of a category the model does not read,
+ * or outside the slices, adds nothing. 0, or -1 (out of memory). */
+int traza_agg_acc_add(traza_agg_acc *A, int64_t a, int64_t b, int32_t type, int32_t producer, double val, double weight,
+                      traza_err *err);
+/* The model of what was added (the averages taken) into m; frees A. -1 when nothing
+ * was added ("no events to aggregate…", TRAZA_E_USAGE). */
+int traza_agg_acc_finish(traza_agg_acc *A, traza_agg_micro *m, traza_err *err);
+/* Frees A unfinished. */
+void traza_agg_acc_free(traza_agg_acc *A);
+
+#endif /* TRAZA_EXPERIMENTAL_API */
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

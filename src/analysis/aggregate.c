@@ -88,104 +88,154 @@ static int64_t slice_at(int64_t t0, int64_t t1, size_t n, size_t k)
     return t0 + (int64_t)floor(((double)t1 - (double)t0) * (double)k / (double)n);
 }
 
-/* Grows the value (and weight) rows to hold `need` series of n slices. */
-static int grow_series(double **v, double **w, size_t *cap, size_t need, size_t n)
-{
-    if (need <= *cap)
-        return 0;
-    size_t nc = *cap ? *cap * 2 : 64;
-    while (nc < need)
-        nc *= 2;
-    if (nc > SIZE_MAX / sizeof(double) / n)
-        return -1;
-    double *nv = realloc(*v, nc * n * sizeof *nv);
-    if (!nv)
-        return -1;
-    *v = nv;
-    if (w) {
-        double *nw = realloc(*w, nc * n * sizeof *nw);
-        if (!nw)
-            return -1;
-        *w = nw;
-    }
-    *cap = nc;
-    return 0;
-}
-
-static int grow_ids(int32_t **a, int32_t **b, size_t *cap, size_t need)
-{
-    size_t c2 = *cap;
-    if (TZ_GROW(*a, c2, need) < 0)
-        return -1;
-    if (TZ_GROW(*b, *cap, need) < 0)
-        return -1;
-    return 0;
-}
-
-/* Accumulation state of traza_agg_micro_build. */
-typedef struct agg_acc {
+/* Accumulation state of a micro model (traza_agg_acc_*). */
+struct traza_agg_acc {
     traza_agg_model model;
     int64_t t0, t1;
     size_t nslices;
     double span, fn;
     int32_t maxt, maxp;
-    int32_t *sidx;
-    double **v, **w;
-    size_t *cap, *ns;
-    int32_t **stype, **sprod;
-    size_t *capt;
+    int32_t *sidx;         /* (type, producer) -> series, -1 */
+    unsigned char *cat;    /* of each type */
+    double *v, *w;         /* values, weights (the average models) */
+    size_t cap, ns;
+    int32_t *stype, *sprod;
+    size_t capt;
     int avg;
-    const int64_t *bound; /* nslices + 1 slice starts (slice_at) */
-} agg_acc;
+    int64_t *bound;        /* nslices + 1 slice starts (slice_at) */
+};
 
-/* Adds one event [a, b] (b == a: instant) of (type, producer) with value val. */
-static int acc_event(agg_acc *A, int64_t a, int64_t b, int32_t type, int32_t producer, double val)
+void traza_agg_acc_free(traza_agg_acc *A)
+{
+    if (!A)
+        return;
+    free(A->sidx);
+    free(A->cat);
+    free(A->v);
+    free(A->w);
+    free(A->stype);
+    free(A->sprod);
+    free(A->bound);
+    free(A);
+}
+
+traza_agg_acc *traza_agg_acc_open(traza_trace *t, int64_t t0, int64_t t1, size_t nslices, traza_agg_model model,
+                                  traza_err *err)
+{
+    if (nslices == 0 || nslices > 100000) {
+        traza_err_set(err, TRAZA_E_USAGE, "the slice count must be between 1 and 100000 (got %zu)", nslices);
+        return NULL;
+    }
+    if (t1 <= t0)
+        t1 = t0 + 1;
+    traza_agg_acc *A = calloc(1, sizeof *A);
+    if (!A)
+        goto nomem;
+    const traza_producer *prods;
+    const traza_event_type *types;
+    size_t np = traza_trace_producers(t, &prods), nt = traza_trace_event_types(t, &types);
+    for (size_t i = 0; i < np; i++)
+        if (prods[i].id > A->maxp) A->maxp = prods[i].id;
+    for (size_t i = 0; i < nt; i++)
+        if (types[i].id > A->maxt) A->maxt = types[i].id;
+    size_t nkeys = ((size_t)A->maxt + 1) * ((size_t)A->maxp + 1);
+    A->sidx = malloc(nkeys * sizeof *A->sidx);
+    A->cat = calloc((size_t)A->maxt + 1, 1);
+    A->bound = malloc((nslices + 1) * sizeof *A->bound);
+    if (!A->sidx || !A->cat || !A->bound)
+        goto nomem;
+    for (size_t i = 0; i < nkeys; i++)
+        A->sidx[i] = -1;
+    for (size_t i = 0; i < nt; i++)
+        if (types[i].id >= 0)
+            A->cat[types[i].id] = (unsigned char)types[i].category;
+    for (size_t k = 0; k <= nslices; k++)
+        A->bound[k] = slice_at(t0, t1, nslices, k);
+    A->model = model;
+    A->t0 = t0;
+    A->t1 = t1;
+    A->nslices = nslices;
+    A->span = (double)t1 - (double)t0;
+    A->fn = (double)nslices;
+    A->avg = model == TRAZA_AGG_STATE_AVG || model == TRAZA_AGG_VARIABLE_AVG;
+    return A;
+nomem:
+    traza_agg_acc_free(A);
+    traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    return NULL;
+}
+
+/* The series of (type, producer), added if new: its index, or -1 out of memory. */
+static int32_t series_of(traza_agg_acc *A, int32_t type, int32_t producer)
+{
+    size_t key = (size_t)type * ((size_t)A->maxp + 1) + (size_t)producer;
+    if (A->sidx[key] >= 0)
+        return A->sidx[key];
+    size_t ns = A->ns, n = A->nslices;
+    if (ns + 1 > A->cap) {
+        size_t nc = A->cap ? A->cap * 2 : 64;
+        if (nc > SIZE_MAX / sizeof(double) / n)
+            return -1;
+        double *nv = realloc(A->v, nc * n * sizeof *nv);
+        if (!nv)
+            return -1;
+        A->v = nv;
+        if (A->avg) {
+            double *nw = realloc(A->w, nc * n * sizeof *nw);
+            if (!nw)
+                return -1;
+            A->w = nw;
+        }
+        A->cap = nc;
+    }
+    size_t c2 = A->capt;
+    if (TZ_GROW(A->stype, c2, ns + 1) < 0 || TZ_GROW(A->sprod, A->capt, ns + 1) < 0)
+        return -1;
+    memset(A->v + ns * n, 0, n * sizeof *A->v);
+    if (A->avg)
+        memset(A->w + ns * n, 0, n * sizeof *A->w);
+    A->stype[ns] = type;
+    A->sprod[ns] = producer;
+    A->sidx[key] = (int32_t)ns;
+    A->ns = ns + 1;
+    return (int32_t)ns;
+}
+
+int traza_agg_acc_add(traza_agg_acc *A, int64_t a, int64_t b, int32_t type, int32_t producer, double val, double weight,
+                      traza_err *err)
 {
     if (type < 0 || type > A->maxt || producer < 0 || producer > A->maxp)
         return 0;
+    traza_agg_model model = A->model;
+    int cat = A->cat[type];
+    if (model == TRAZA_AGG_VARIABLE_AVG ? cat != TRAZA_VARIABLE : model != TRAZA_AGG_OCCURRENCES && cat != TRAZA_STATE)
+        return 0;
     size_t nslices = A->nslices;
     int64_t t0 = A->t0, t1 = A->t1;
-    size_t key = (size_t)type * ((size_t)A->maxp + 1) + (size_t)producer;
-    int32_t s = A->sidx[key];
-    if (s < 0) {
-        size_t ns = *A->ns;
-        if (grow_series(A->v, A->avg ? A->w : NULL, A->cap, ns + 1, nslices) < 0 || grow_ids(A->stype, A->sprod, A->capt, ns + 1) < 0)
-            return -1;
-        memset(*A->v + ns * nslices, 0, nslices * sizeof **A->v);
-        if (A->avg)
-            memset(*A->w + ns * nslices, 0, nslices * sizeof **A->w);
-        s = (int32_t)ns;
-        *A->ns = ns + 1;
-        A->sidx[key] = s;
-        (*A->stype)[s] = type;
-        (*A->sprod)[s] = producer;
-    }
-    double *row = *A->v + (size_t)s * nslices;
-    double *wrow = A->avg ? *A->w + (size_t)s * nslices : NULL;
-    traza_agg_model model = A->model;
+    if (model == TRAZA_AGG_OCCURRENCES ? a < t0 || a > t1 : b < t0 || a > t1)
+        return 0;
+    int32_t s = series_of(A, type, producer);
+    if (s < 0)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory for %zu series", A->ns + 1);
+    double *row = A->v + (size_t)s * nslices;
+    double *wrow = A->avg ? A->w + (size_t)s * nslices : NULL;
     if (model == TRAZA_AGG_OCCURRENCES) {
-        if (a < t0 || a > t1)
-            return 0;
         size_t k = (size_t)(((double)a - (double)t0) * A->fn / A->span);
-        if (k >= nslices)
-            k = nslices - 1;
-        row[k] += 1;
+        row[k < nslices ? k : nslices - 1] += weight;
         return 0;
     }
     if (model != TRAZA_AGG_VARIABLE_AVG)
         val = 0;
-    if (b < t0 || a > t1)
-        return 0;
     int64_t ca = a < t0 ? t0 : a, cb = b > t1 ? t1 : b;
     size_t k = (size_t)(((double)ca - (double)t0) * A->fn / A->span);
     if (k >= nslices)
         k = nslices - 1;
     if (cb == ca) { /* instant: counts with weight 1 */
         if (model == TRAZA_AGG_VARIABLE_AVG) {
-            row[k] += val;
-            wrow[k] += 1;
+            row[k] += val * weight;
+            wrow[k] += weight;
         } else if (model == TRAZA_AGG_STATE_AVG) {
-            wrow[k] += 1;
+            wrow[k] += weight;
         }
         return 0;
     }
@@ -196,17 +246,56 @@ static int acc_event(agg_acc *A, int64_t a, int64_t b, int32_t type, int32_t pro
         int64_t oa = ca > sa ? ca : sa, ob = cb < sb ? cb : sb;
         if (ob <= oa)
             continue;
-        double ov = (double)(ob - oa);
+        double ov = (double)(ob - oa) * weight;
         if (model == TRAZA_AGG_STATE_DURATION) {
             row[k] += ov;
         } else if (model == TRAZA_AGG_STATE_AVG) {
             row[k] += ov;
-            wrow[k] += 1;
+            wrow[k] += weight;
         } else {
             row[k] += val * ov;
             wrow[k] += ov;
         }
     }
+    return 0;
+}
+
+int traza_agg_acc_finish(traza_agg_acc *A, traza_agg_micro *m, traza_err *err)
+{
+    memset(m, 0, sizeof *m);
+    size_t ns = A->ns, nslices = A->nslices;
+    if (ns == 0) {
+        traza_err_set(err, TRAZA_E_USAGE, "no events to aggregate with the %s model in the window", traza_agg_model_name(A->model));
+        traza_agg_acc_free(A);
+        return -1;
+    }
+    double *v = A->v, *w = A->w;
+    if (A->avg)
+        for (size_t i = 0; i < ns * nslices; i++)
+            v[i] = w[i] > 0 ? v[i] / w[i] : 0;
+    if (A->model == TRAZA_AGG_VARIABLE_AVG)
+        for (size_t s = 0; s < ns; s++) {
+            /* gain and loss are entropies of non-negative quantities: a variable with
+             * negative values is measured from its minimum */
+            double mn = 0;
+            for (size_t k = 0; k < nslices; k++)
+                if (w[s * nslices + k] > 0 && v[s * nslices + k] < mn)
+                    mn = v[s * nslices + k];
+            if (mn < 0)
+                for (size_t k = 0; k < nslices; k++)
+                    if (w[s * nslices + k] > 0)
+                        v[s * nslices + k] -= mn;
+        }
+    m->v = v;
+    m->type = A->stype;
+    m->producer = A->sprod;
+    m->nseries = ns;
+    m->nslices = nslices;
+    m->t0 = A->t0;
+    m->t1 = A->t1;
+    A->v = NULL;
+    A->stype = A->sprod = NULL;
+    traza_agg_acc_free(A);
     return 0;
 }
 
@@ -222,67 +311,27 @@ int traza_agg_micro_build(traza_trace *t, const traza_filter *sel, size_t nslice
     if (model == TRAZA_AGG_VARIABLE_AVG && tz_filter_only_category(&f, TRAZA_VARIABLE, "the avg-value model", err) < 0)
         return -1;
     int64_t t0 = f.has_from ? f.from : info->min_ts, t1 = f.has_to ? f.to : info->max_ts;
-    if (nslices == 0 || nslices > 100000)
-        return traza_err_set(err, TRAZA_E_USAGE, "the slice count must be between 1 and 100000 (got %zu)", nslices);
-    if (t1 <= t0)
-        t1 = t0 + 1;
-    const traza_producer *prods;
-    const traza_event_type *types;
-    size_t np = traza_trace_producers(t, &prods), nt = traza_trace_event_types(t, &types);
-    int32_t maxp = 0, maxt = 0;
-    for (size_t i = 0; i < np; i++)
-        if (prods[i].id > maxp) maxp = prods[i].id;
-    for (size_t i = 0; i < nt; i++)
-        if (types[i].id > maxt) maxt = types[i].id;
-    size_t nkeys = ((size_t)maxt + 1) * ((size_t)maxp + 1);
-    int32_t *sidx = malloc(nkeys * sizeof *sidx);
-    unsigned char *cat = calloc((size_t)maxt + 1, 1);
-    size_t cap = 0, ns = 0;
-    double *v = NULL, *w = NULL; /* values, weights (averages) */
-    int32_t *stype = NULL, *sprod = NULL;
-    int64_t *bound = NULL;
-    size_t capt = 0;
-    if (!sidx || !cat) {
-        free(sidx);
-        free(cat);
-        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-    }
-    for (size_t i = 0; i < nkeys; i++)
-        sidx[i] = -1;
-    for (size_t i = 0; i < nt; i++)
-        if (types[i].id >= 0)
-            cat[types[i].id] = (unsigned char)types[i].category;
+    traza_agg_acc *A = traza_agg_acc_open(t, t0, t1, nslices, model, err);
+    if (!A)
+        return -1;
     f.has_from = f.has_to = 1;
-    f.from = t0;
-    f.to = t1;
+    f.from = A->t0;
+    f.to = A->t1;
     f.overlap = model != TRAZA_AGG_OCCURRENCES;
-    int avg = model == TRAZA_AGG_STATE_AVG || model == TRAZA_AGG_VARIABLE_AVG;
-    agg_acc A = {model, t0, t1, nslices, (double)t1 - (double)t0, (double)nslices, maxt, maxp, sidx, &v, &w, &cap, &ns,
-                 &stype, &sprod, &capt, avg, NULL};
-    bound = malloc((nslices + 1) * sizeof *bound);
-    if (!bound) {
-        traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
-        goto fail;
-    }
-    for (size_t k = 0; k <= nslices; k++)
-        bound[k] = slice_at(t0, t1, nslices, k);
-    A.bound = bound;
     int rc;
     size_t nread = 0;
     if (model == TRAZA_AGG_VARIABLE_AVG) {
         /* Only this model needs the value column: the full cursor. */
         traza_cursor *c = traza_query(t, &f, err);
-        if (!c)
-            goto fail;
+        if (!c) {
+            traza_agg_acc_free(A);
+            return -1;
+        }
         const traza_event *ev;
         while ((rc = traza_cursor_next(c, &ev, err)) == 1) {
             int64_t b = (ev->has & TRAZA_HAS_END) ? ev->end_ts : ev->ts;
-            if (acc_event(&A, ev->ts, b, ev->type, ev->producer, ev->value) < 0) {
-                traza_cursor_free(c);
-                traza_err_set(err, TRAZA_E_NOMEM, "out of memory for %zu series", ns + 1);
-                goto fail;
-            }
-            if ((++nread & 0xfff) == 0 && tz_progress_step(t, "aggregating", tz_progress_time(t0, t1, ev->ts), 10000, err) < 0) {
+            if (traza_agg_acc_add(A, ev->ts, b, ev->type, ev->producer, ev->value, 1, err) < 0 ||
+                ((++nread & 0xfff) == 0 && tz_progress_step(t, "aggregating", tz_progress_time(A->t0, A->t1, ev->ts), 10000, err) < 0)) {
                 rc = -1;
                 break;
             }
@@ -290,71 +339,29 @@ int traza_agg_micro_build(traza_trace *t, const traza_filter *sel, size_t nslice
         traza_cursor_free(c);
     } else {
         traza_scan *sc = traza_scan_open(t, &f, err);
-        if (!sc)
-            goto fail;
+        if (!sc) {
+            traza_agg_acc_free(A);
+            return -1;
+        }
         traza_scan_batch bt;
         while ((rc = traza_scan_next(sc, &bt, err)) == 1) {
-            for (size_t i = 0; i < bt.n; i++)
-                if (acc_event(&A, bt.ts[i], bt.end_ts[i], bt.type[i], bt.producer[i], 0) < 0) {
-                    traza_scan_free(sc);
-                    traza_err_set(err, TRAZA_E_NOMEM, "out of memory for %zu series", ns + 1);
-                    goto fail;
-                }
-            if (bt.n && tz_progress_step(t, "aggregating", tz_progress_time(t0, t1, bt.ts[bt.n - 1]), 10000, err) < 0) {
+            for (size_t i = 0; i < bt.n && rc == 1; i++)
+                if (traza_agg_acc_add(A, bt.ts[i], bt.end_ts[i], bt.type[i], bt.producer[i], 0, 1, err) < 0)
+                    rc = -1;
+            if (rc == 1 && bt.n && tz_progress_step(t, "aggregating", tz_progress_time(A->t0, A->t1, bt.ts[bt.n - 1]), 10000, err) < 0)
                 rc = -1;
+            if (rc < 0)
                 break;
-            }
         }
         traza_scan_free(sc);
     }
-    free(bound);
-    bound = NULL;
     if (rc == 0 && tz_progress_step(t, "aggregating", 10000, 10000, err) < 0)
         rc = -1;
-    if (rc < 0)
-        goto fail;
-    if (avg)
-        for (size_t i = 0; i < ns * nslices; i++)
-            v[i] = w[i] > 0 ? v[i] / w[i] : 0;
-    if (model == TRAZA_AGG_VARIABLE_AVG)
-        for (size_t s = 0; s < ns; s++) {
-            /* gain and loss are entropies of non-negative quantities: a variable with
-             * negative values is measured from its minimum */
-            double mn = 0;
-            for (size_t k = 0; k < nslices; k++)
-                if (w[s * nslices + k] > 0 && v[s * nslices + k] < mn)
-                    mn = v[s * nslices + k];
-            if (mn < 0)
-                for (size_t k = 0; k < nslices; k++)
-                    if (w[s * nslices + k] > 0)
-                        v[s * nslices + k] -= mn;
-        }
-    free(w);
-    free(sidx);
-    free(cat);
-    if (ns == 0) {
-        free(v);
-        free(stype);
-        free(sprod);
-        return traza_err_set(err, TRAZA_E_USAGE, "no events to aggregate with the %s model in the window", traza_agg_model_name(model));
+    if (rc < 0) {
+        traza_agg_acc_free(A);
+        return -1;
     }
-    m->v = v;
-    m->type = stype;
-    m->producer = sprod;
-    m->nseries = ns;
-    m->nslices = nslices;
-    m->t0 = t0;
-    m->t1 = t1;
-    return 0;
-fail:
-    free(bound);
-    free(v);
-    free(w);
-    free(stype);
-    free(sprod);
-    free(sidx);
-    free(cat);
-    return -1;
+    return traza_agg_acc_finish(A, m, err);
 }
 
 void traza_agg_quality_free(traza_agg_quality *q)

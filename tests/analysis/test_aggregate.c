@@ -226,12 +226,117 @@ static void test_spatial_random(void **state)
     }
 }
 
+/* The accumulator the server's sampling shares with traza_agg_micro_build: events
+ * added by hand give the build's model; an event of weight 2 counts as two (so the
+ * averages do not move); an event of a category the model does not read adds
+ * nothing; a variable with negative values is measured from its minimum. */
+static void test_acc_weights(void **state)
+{
+    (void)state;
+    tu_ws w;
+    tu_ws_open(&w);
+    traza_writer *wr = traza_writer_begin(w.ws, "acc", "gen", &w.err);
+    assert_non_null(wr);
+    int32_t p = traza_writer_producer(wr, -1, "P", "Thread", &w.err);
+    int32_t run = traza_writer_event_type(wr, "run", TRAZA_STATE, &w.err);
+    int32_t tick = traza_writer_event_type(wr, "tick", TRAZA_PUNCTUAL, &w.err);
+    int32_t temp = traza_writer_event_type(wr, "temp", TRAZA_VARIABLE, &w.err);
+    assert_true(p >= 0 && run >= 0 && tick >= 0 && temp >= 0);
+    /* states [0,25) [30,70) [90,100], ticks at 5 15 95, temp -4 at 10, 6 at 60 */
+    static const int64_t st[3][2] = {{0, 25}, {30, 70}, {90, 100}};
+    traza_event e;
+    for (int i = 0; i < 3; i++) {
+        memset(&e, 0, sizeof e);
+        e.ts = st[i][0], e.end_ts = st[i][1], e.has = TRAZA_HAS_END, e.type = run, e.producer = p;
+        assert_int_equal(traza_writer_event(wr, &e, &w.err), 0);
+    }
+    static const int64_t tk[3] = {5, 15, 95};
+    for (int i = 0; i < 3; i++) {
+        memset(&e, 0, sizeof e);
+        e.ts = tk[i], e.type = tick, e.producer = p;
+        assert_int_equal(traza_writer_event(wr, &e, &w.err), 0);
+    }
+    static const int64_t vt[2][2] = {{10, 60}, {60, 100}};
+    static const double vv[2] = {-4, 6};
+    for (int i = 0; i < 2; i++) {
+        memset(&e, 0, sizeof e);
+        e.ts = vt[i][0], e.end_ts = vt[i][1], e.has = TRAZA_HAS_END | TRAZA_HAS_VALUE, e.type = temp, e.producer = p, e.value = vv[i];
+        assert_int_equal(traza_writer_event(wr, &e, &w.err), 0);
+    }
+    if (traza_writer_commit(wr, NULL, &w.err) < 0)
+        fail_msg("commit: %s", w.err.msg);
+    traza_trace *t = traza_trace_open(w.ws, "acc", TRAZA_OPEN_READ, &w.err);
+    assert_non_null(t);
+    traza_filter f;
+    traza_filter_init(&f);
+    f.has_from = f.has_to = 1, f.from = 0, f.to = 100;
+    for (int model = TRAZA_AGG_OCCURRENCES; model <= TRAZA_AGG_VARIABLE_AVG; model++) {
+        traza_agg_micro built, once, twice;
+        if (traza_agg_micro_build(t, &f, 4, (traza_agg_model)model, &built, &w.err) < 0)
+            fail_msg("build %d: %s", model, w.err.msg);
+        traza_agg_acc *a1 = traza_agg_acc_open(t, 0, 100, 4, (traza_agg_model)model, &w.err);
+        traza_agg_acc *a2 = traza_agg_acc_open(t, 0, 100, 4, (traza_agg_model)model, &w.err);
+        assert_non_null(a1);
+        assert_non_null(a2);
+        /* every event, all categories: the model keeps its own */
+        for (int i = 0; i < 3; i++) {
+            assert_int_equal(traza_agg_acc_add(a1, st[i][0], st[i][1], run, p, 0, 1, &w.err), 0);
+            assert_int_equal(traza_agg_acc_add(a2, st[i][0], st[i][1], run, p, 0, 2, &w.err), 0);
+            assert_int_equal(traza_agg_acc_add(a1, tk[i], tk[i], tick, p, 0, 1, &w.err), 0);
+            assert_int_equal(traza_agg_acc_add(a2, tk[i], tk[i], tick, p, 0, 2, &w.err), 0);
+        }
+        for (int i = 0; i < 2; i++) {
+            assert_int_equal(traza_agg_acc_add(a1, vt[i][0], vt[i][1], temp, p, vv[i], 1, &w.err), 0);
+            assert_int_equal(traza_agg_acc_add(a2, vt[i][0], vt[i][1], temp, p, vv[i], 2, &w.err), 0);
+        }
+        assert_int_equal(traza_agg_acc_finish(a1, &once, &w.err), 0);
+        assert_int_equal(traza_agg_acc_finish(a2, &twice, &w.err), 0);
+        assert_int_equal(once.nseries, built.nseries);
+        int avg = model == TRAZA_AGG_STATE_AVG || model == TRAZA_AGG_VARIABLE_AVG;
+        for (size_t i = 0; i < built.nseries * 4; i++) {
+            assert_true(once.type[i / 4] == built.type[i / 4]);
+            assert_true(fabs(once.v[i] - built.v[i]) < 1e-9);
+            assert_true(fabs(twice.v[i] - (avg ? 1 : 2) * once.v[i]) < 1e-9);
+        }
+        /* by hand: occurrences count all three categories' starts per 25 ticks */
+        if (model == TRAZA_AGG_OCCURRENCES)
+            assert_int_equal(once.nseries, 3);
+        if (model == TRAZA_AGG_STATE_DURATION) {
+            assert_int_equal(once.nseries, 1);
+            static const double want[4] = {25, 20, 20, 10};
+            for (int k = 0; k < 4; k++)
+                assert_true(fabs(once.v[k] - want[k]) < 1e-9);
+        }
+        if (model == TRAZA_AGG_VARIABLE_AVG) {
+            /* slice averages -4, -4, (-4 x 10 + 6 x 15) / 25 = 2, 6; measured from -4 */
+            assert_int_equal(once.nseries, 1);
+            static const double want[4] = {0, 0, 6, 10};
+            for (int k = 0; k < 4; k++)
+                assert_true(fabs(once.v[k] - want[k]) < 1e-9);
+        }
+        traza_agg_micro_free(&built);
+        traza_agg_micro_free(&once);
+        traza_agg_micro_free(&twice);
+    }
+    /* nothing added: the library's message */
+    traza_agg_acc *a = traza_agg_acc_open(t, 0, 100, 4, TRAZA_AGG_VARIABLE_AVG, &w.err);
+    assert_int_equal(traza_agg_acc_add(a, 0, 10, run, p, 0, 1, &w.err), 0);
+    traza_agg_micro m;
+    assert_int_equal(traza_agg_acc_finish(a, &m, &w.err), -1);
+    assert_string_equal(w.err.msg, "no events to aggregate with the avg-value model in the window");
+    assert_null(traza_agg_acc_open(t, 0, 100, 0, TRAZA_AGG_OCCURRENCES, &w.err));
+    assert_string_equal(w.err.msg, "the slice count must be between 1 and 100000 (got 0)");
+    traza_trace_close(t);
+    tu_ws_close(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_quality_random),
         cmocka_unit_test(test_quality_units),
         cmocka_unit_test(test_spatial_random),
+        cmocka_unit_test(test_acc_weights),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -58,22 +58,24 @@ check_contains "... and the compiler says which" "$(cat "$TMP/err")" "traza_gen_
 rm -f "$TMP/x.o"
 cc -std=c11 -Werror -DTRAZA_EXPERIMENTAL_API -Iinclude -c "$TMP/x.c" -o "$TMP/x.o" 2>"$TMP/err"
 check_eq "it is seen with TRAZA_EXPERIMENTAL_API" 0 "$([ -s "$TMP/x.o" ] && echo 0 || echo 1)"
-# The same for the call profile, the patcher and the event text writer of traza/export.h
-# (the experimental part of a stable header).
+# The same for the call profile, the patcher, the aggregation accumulator of
+# traza/analysis.h and the event text writer of traza/export.h (the experimental
+# parts of stable headers).
 cat >"$TMP/y.c" <<'C'
 #include "traza/traza.h"
 int main(void)
 {
     traza_callprofile_free(NULL);
     traza_patch_sites_free(NULL);
+    traza_agg_acc_free(NULL);
     return traza_event_text_open(NULL, TRAZA_TEXT_CSV, NULL, NULL) != NULL;
 }
 C
 rm -f "$TMP/y.o"
 cc -std=c11 -Werror=implicit-function-declaration -Iinclude -c "$TMP/y.c" -o "$TMP/y.o" 2>"$TMP/err"
-check_eq "traza_callprofile_*, traza_patch_* and traza_event_text_* are hidden without TRAZA_EXPERIMENTAL_API" 1 \
+check_eq "traza_callprofile_*, traza_patch_*, traza_agg_acc_* and traza_event_text_* are hidden without TRAZA_EXPERIMENTAL_API" 1 \
   "$([ -s "$TMP/y.o" ] && echo 0 || echo 1)"
-for f in traza_callprofile_free traza_patch_sites_free traza_event_text_open; do
+for f in traza_callprofile_free traza_patch_sites_free traza_agg_acc_free traza_event_text_open; do
   check_contains "... the compiler names $f" "$(cat "$TMP/err")" "$f"
 done
 cc -std=c11 -Werror -DTRAZA_EXPERIMENTAL_API -Iinclude -c "$TMP/y.c" -o "$TMP/y.o" 2>"$TMP/err"

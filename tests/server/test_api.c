@@ -708,12 +708,18 @@ static void test_aggregate_bounded(void **state)
     agg_same(ix, e);
     json_decref(ix);
     json_decref(e);
-    e = get_json(f, "/api/aggregate?trace=gen&slices=20&model=duration", 200);
-    json_t *sm = get_json(f, "/api/aggregate?trace=gen&slices=20&model=duration&exact=1", 200);
-    assert_true(json_is_true(json_object_get(sm, "sampled")));
-    agg_same(sm, e);
-    json_decref(sm);
-    json_decref(e);
+    static const char *const models[] = {"duration", "avg-duration", "avg-value"};
+    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+        char a[128], b[128];
+        snprintf(a, sizeof a, "/api/aggregate?trace=gen&slices=20&model=%s", models[i]);
+        snprintf(b, sizeof b, "/api/aggregate?trace=gen&slices=20&model=%s&exact=1", models[i]);
+        e = get_json(f, a, 200);
+        json_t *sm = get_json(f, b, 200);
+        assert_true(json_is_true(json_object_get(sm, "sampled")));
+        agg_same(sm, e);
+        json_decref(sm);
+        json_decref(e);
+    }
     json_decref(get_json(f, "/api/aggregate?trace=gen&exact=0", 400));
 }
 
