@@ -63,48 +63,65 @@ static traza_cp_edge *edge_of(traza_callprofile *cp, tz_imap *idx, size_t *cap, 
     return e;
 }
 
-/* Orders calls by (producer, ts, level) in O(n): the store gives them in time order,
- * so a counting sort by producer keeps each thread's calls in time order and only
- * the calls of one tick may need their levels put in order. */
+/* Orders calls by (producer, ts, level) in O(n) and in place: the store gives them in
+ * time order, so a stable counting sort by producer keeps each thread's calls in time
+ * order (skipped when they are grouped already, as a one-thread recording's are), and
+ * only the calls of one tick may need their levels put in order. The counting sort
+ * computes each call's place (4 bytes a call) and moves the calls there along the
+ * permutation's cycles, rather than copying them (32 bytes a call) into a second array. */
 static int sort_calls(traza_callprofile *cp)
 {
     size_t n = cp->ncalls;
     if (n < 2)
         return 0;
     int32_t pmin = cp->calls[0].producer, pmax = pmin;
+    int grouped = 1;
     for (size_t i = 1; i < n; i++) {
-        if (cp->calls[i].producer < pmin) pmin = cp->calls[i].producer;
-        if (cp->calls[i].producer > pmax) pmax = cp->calls[i].producer;
+        int32_t p = cp->calls[i].producer;
+        grouped &= p >= cp->calls[i - 1].producer;
+        if (p < pmin) pmin = p;
+        if (p > pmax) pmax = p;
     }
     size_t np = (size_t)((int64_t)pmax - pmin) + 1;
-    if (np > n) { /* sparse producer ids: a comparison sort costs less than the buckets */
-        qsort(cp->calls, n, sizeof *cp->calls, cmp_call);
+    traza_cp_call *c = cp->calls;
+    if (!grouped && (np > n || n > UINT32_MAX)) { /* sparse producer ids: a comparison sort costs less than the buckets */
+        qsort(c, n, sizeof *c, cmp_call);
         return 0;
     }
-    size_t *pos = calloc(np + 1, sizeof *pos);
-    traza_cp_call *out = malloc(n * sizeof *out);
-    if (!pos || !out) {
+    if (!grouped) {
+        size_t *pos = calloc(np + 1, sizeof *pos);
+        uint32_t *dest = malloc(n * sizeof *dest);
+        if (!pos || !dest) {
+            free(pos);
+            free(dest);
+            return -1;
+        }
+        for (size_t i = 0; i < n; i++)
+            pos[(size_t)(c[i].producer - pmin) + 1]++;
+        for (size_t k = 1; k <= np; k++)
+            pos[k] += pos[k - 1];
+        for (size_t i = 0; i < n; i++)
+            dest[i] = (uint32_t)pos[(size_t)(c[i].producer - pmin)]++;
         free(pos);
-        free(out);
-        return -1;
+        for (size_t i = 0; i < n; i++)
+            while (dest[i] != i) { /* each swap puts one call in its place */
+                uint32_t j = dest[i];
+                traza_cp_call x = c[i];
+                c[i] = c[j];
+                c[j] = x;
+                dest[i] = dest[j];
+                dest[j] = j;
+            }
+        free(dest);
     }
-    for (size_t i = 0; i < n; i++)
-        pos[(size_t)(cp->calls[i].producer - pmin) + 1]++;
-    for (size_t k = 1; k <= np; k++)
-        pos[k] += pos[k - 1];
-    for (size_t i = 0; i < n; i++)
-        out[pos[(size_t)(cp->calls[i].producer - pmin)]++] = cp->calls[i];
-    free(pos);
-    free(cp->calls);
-    cp->calls = out;
     for (size_t i = 1; i < n; i++) { /* insertion: moves only within a run of one tick */
-        traza_cp_call c = out[i];
+        traza_cp_call x = c[i];
         size_t j = i;
-        while (j > 0 && cmp_call(&out[j - 1], &c) > 0) {
-            out[j] = out[j - 1];
+        while (j > 0 && cmp_call(&c[j - 1], &x) > 0) {
+            c[j] = c[j - 1];
             j--;
         }
-        out[j] = c;
+        c[j] = x;
     }
     return 0;
 }
@@ -122,11 +139,26 @@ int traza_callprofile_build(traza_trace *t, traza_callprofile *cp, const traza_f
     f.with_params = f.nregexes > 0 || f.nconds > 0;
     if (tz_filter_only_category(&f, TRAZA_STATE, "call profiles", err) < 0)
         return -1;
+    /* the calls' array sized once when counting is a look-up (no regex or condition to
+     * evaluate, and so nothing to stop): a doubling array would hold up to twice their
+     * 32 bytes each */
+    size_t cap = 0;
+    if (f.nregexes == 0 && f.nconds == 0) {
+        int64_t n = traza_count(t, &f, err);
+        if (n < 0)
+            return -1;
+        if (n > 0 && (uint64_t)n <= SIZE_MAX / sizeof *cp->calls) {
+            if (!(cp->calls = malloc((size_t)n * sizeof *cp->calls)))
+                return traza_err_set(err, TRAZA_E_NOMEM, "out of memory for %lld calls", (long long)n);
+            cap = (size_t)n;
+        }
+    }
     f.stop = stop; /* a step of the store may pass over millions of other events */
     traza_cursor *cur = traza_query(t, &f, err);
-    if (!cur)
+    if (!cur) {
+        traza_callprofile_free(cp);
         return -1;
-    size_t cap = 0;
+    }
     const traza_event *ev;
     int rc;
     while ((rc = traza_cursor_next(cur, &ev, err)) == 1) {

@@ -124,6 +124,26 @@ static void test_walk_matches_profile(void **state)
     traza_callprofile cp;
     assert_int_equal(traza_callprofile_build(t, &cp, NULL, NULL, NULL, &w.err), 0);
     assert_int_equal(cp.ncalls, g.n);
+    /* the threads, stored interleaved, come out sorted by (producer, ts, level), every
+     * call once: the same sums of times and levels per thread as generated */
+    int64_t sum_want[3] = {0, 0, 0}, sum_got[3] = {0, 0, 0};
+    for (size_t i = 0; i < g.n; i++)
+        for (int p = 0; p < 3; p++)
+            if (g.c[i].producer == prod[p])
+                sum_want[p] += g.c[i].ts * 7 + g.c[i].end * 3 + g.c[i].level;
+    for (size_t i = 0; i < cp.ncalls; i++) {
+        const traza_cp_call *c = &cp.calls[i];
+        if (i > 0) {
+            const traza_cp_call *b = &cp.calls[i - 1];
+            assert_true(b->producer < c->producer ||
+                        (b->producer == c->producer && (b->ts < c->ts || (b->ts == c->ts && b->level <= c->level))));
+        }
+        for (int p = 0; p < 3; p++)
+            if (c->producer == prod[p])
+                sum_got[p] += c->ts * 7 + c->end * 3 + c->level;
+    }
+    for (int p = 0; p < 3; p++)
+        assert_true(sum_got[p] == sum_want[p]);
     int64_t *parent = malloc(cp.ncalls * sizeof *parent);
     rec *want = calloc(cp.ncalls, sizeof *want);
     assert_non_null(parent);
