@@ -78,9 +78,15 @@ int cmd_filter(traza_cli *cli, int argc, char **argv)
         const char *kind = (activity || producers) ? "producer_set" : "event_set";
         if (rid < 0)
             rc = cli_fail_saved(cli, &err, "--name");
-        else if (cli->json)
-            printf("{\"result\":\"%s\",\"id\":%lld,\"kind\":\"%s\",\"size\":%lld}\n", name, (long long)rid, kind, (long long)count);
-        else
+        else if (cli->json) {
+            tz_buf b; /* the name is the user's: escaped */
+            tz_buf_init(&b);
+            tz_buf_puts(&b, "{\"result\":");
+            tz_json_str(&b, name);
+            tz_buf_printf(&b, ",\"id\":%lld,\"kind\":\"%s\",\"size\":%lld}\n", (long long)rid, kind, (long long)count);
+            fputs(b.s ? b.s : "", stdout);
+            tz_buf_free(&b);
+        } else
             printf("saved %s '%s': %lld members\n", kind, name, (long long)count);
     }
     traza_trace_close(t);

@@ -159,9 +159,17 @@ int cmd_serve(traza_cli *cli, int argc, char **argv)
             return EXIT_FAIL;
         }
     }
-    if (cli->json)
-        printf("{\"url\":\"http://%s:%d/\",\"port\":%d}\n", host, bound, bound);
-    else
+    if (cli->json) {
+        char url[300];
+        snprintf(url, sizeof url, "http://%s:%d/", host, bound);
+        tz_buf b;
+        tz_buf_init(&b);
+        tz_buf_puts(&b, "{\"url\":");
+        tz_json_str(&b, url);
+        tz_buf_printf(&b, ",\"port\":%d}\n", bound);
+        fputs(b.s ? b.s : "", stdout);
+        tz_buf_free(&b);
+    } else
         printf("traza: serving %s on http://%s:%d/ (Ctrl-C stops)\n", traza_workspace_location(ws), host, bound);
     fflush(stdout);
     int sig = 0;

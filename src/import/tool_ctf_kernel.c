@@ -1,6 +1,7 @@
 /* The "ctf-kernel" tool: (re)builds the processed trace of an imported CTF trace. */
 #include "tools/builtin_list.h"
 #include "traza/ctf.h"
+#include "util/util.h"
 
 #include <stdlib.h>
 
@@ -23,10 +24,15 @@ static int run_ctf_kernel(const traza_tool *tool, const traza_tool_call *call, t
             traza_tool_printf(call, "'%s' has no kernel or provider events: nothing to process\n", call->trace);
         return 0;
     }
-    if (call->json)
-        traza_tool_printf(call, "{\"processed\":\"%s\",\"events\":%lld,\"producers\":%lld}\n", info.name, (long long)info.events,
-                          (long long)info.producers);
-    else
+    if (call->json) {
+        tz_buf b; /* the trace's name is the user's: escaped */
+        tz_buf_init(&b);
+        tz_buf_puts(&b, "{\"processed\":");
+        tz_json_str(&b, info.name);
+        tz_buf_printf(&b, ",\"events\":%lld,\"producers\":%lld}\n", (long long)info.events, (long long)info.producers);
+        traza_tool_printf(call, "%s", b.oom ? "" : b.s);
+        tz_buf_free(&b);
+    } else
         traza_tool_printf(call, "processed trace '%s': %lld events, %lld producers\n", info.name, (long long)info.events,
                           (long long)info.producers);
     traza_trace_info_clear(&info);

@@ -174,10 +174,17 @@ static char *args_text(const traza_tool_call *call)
 
 static void report(const traza_tool *tool, const traza_tool_call *call, const char *name, const char *kind, int64_t rid, int64_t n)
 {
-    if (call->json)
-        traza_tool_printf(call, "{\"tool\":\"%s\",\"result\":\"%s\",\"id\":%lld,\"kind\":\"%s\",\"size\":%lld}\n", tool->name, name,
-                          (long long)rid, kind, (long long)n);
-    else
+    if (call->json) {
+        tz_buf b; /* the result's name is the user's: escaped */
+        tz_buf_init(&b);
+        tz_buf_puts(&b, "{\"tool\":");
+        tz_json_str(&b, tool->name);
+        tz_buf_puts(&b, ",\"result\":");
+        tz_json_str(&b, name);
+        tz_buf_printf(&b, ",\"id\":%lld,\"kind\":\"%s\",\"size\":%lld}\n", (long long)rid, kind, (long long)n);
+        traza_tool_printf(call, "%s", b.oom ? "" : b.s);
+        tz_buf_free(&b);
+    } else
         traza_tool_printf(call, "saved %s '%s' (%lld members)\n", kind, name, (long long)n);
 }
 

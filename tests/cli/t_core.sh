@@ -125,6 +125,14 @@ check_rc "run filter tool" 0 "$TRAZA" run filter small --name via-run --type run
 check_eq "run filter result" 3 "$(printf '%s' "$OUT" | json_get size)"
 check_rc "run with a bad option" 2 "$TRAZA" run filter small --bogus 1
 check_contains "bad option message" "$OUT" "unknown option '--bogus'"
+# A result's name is the user's: the JSON that names it escapes it.
+odd='q"uote\back'
+check_rc "filter: a name with a quote and a backslash" 0 "$TRAZA" filter small --type run --name "$odd" --json
+check_eq "... its JSON gives the name back" "$odd" "$(printf '%s' "$OUT" | json_get result)"
+check_rc "... removed" 0 "$TRAZA" results small rm "$odd"
+check_rc "run filter: the same name" 0 "$TRAZA" run filter small --type run --name "$odd" --json
+check_eq "... its JSON gives the name back" "$odd" "$(printf '%s' "$OUT" | json_get result)"
+check_rc "... removed" 0 "$TRAZA" results small rm "$odd"
 result_names() { "$TRAZA" results small --json | python3 -c 'import json,sys; print(" ".join(sorted(r["name"] for r in json.load(sys.stdin) if r["name"] != "category-count")))'; }
 check_eq "results before rm" "busy late-irqs via-run" "$(result_names)"
 check_rc "results rm" 0 "$TRAZA" results small rm via-run
