@@ -326,22 +326,22 @@ static int read_trace(traza_cli *cli, const grammar_opts *o, vec64 *v, tnames *t
 static void print_stats(const traza_grammar *g, const traza_gstats *st, int json, FILE *out)
 {
     if (json) {
-        fprintf(out,
-                "{\"algo\": \"%s\", \"size\": %llu, \"comp\": %.6g, \"length\": %llu, \"rules\": %llu, "
-                "\"depth\": %u, \"cycles\": %llu, \"distinct_cycles\": %llu",
-                traza_galgo_name(g->algo), (unsigned long long)st->size, st->comp, (unsigned long long)st->length,
-                (unsigned long long)st->rules, st->depth, (unsigned long long)st->cycles,
-                (unsigned long long)st->distinct_cycles);
+        tz_buf b;
+        tz_buf_init(&b);
+        tz_buf_printf(&b, "{\"algo\": \"%s\", \"size\": %llu, \"comp\": ", traza_galgo_name(g->algo), (unsigned long long)st->size);
+        tz_json_num(&b, st->comp); /* NaN (an empty grammar) as null */
+        tz_buf_printf(&b, ", \"length\": %llu, \"rules\": %llu, \"depth\": %u, \"cycles\": %llu, \"distinct_cycles\": %llu",
+                      (unsigned long long)st->length, (unsigned long long)st->rules, st->depth, (unsigned long long)st->cycles,
+                      (unsigned long long)st->distinct_cycles);
         if (g->has_loop_header)
-            fprintf(out, ", \"loop_header\": \"0x%llx\"", (unsigned long long)g->loop_header);
+            tz_buf_printf(&b, ", \"loop_header\": \"0x%llx\"", (unsigned long long)g->loop_header);
         if (g->has_loop_header && traza_grammar_name(g, g->loop_header)) {
-            tz_buf nb;
-            tz_buf_init(&nb);
-            tz_json_str(&nb, traza_grammar_name(g, g->loop_header));
-            fprintf(out, ", \"loop_header_name\": %s", nb.s ? nb.s : "null");
-            tz_buf_free(&nb);
+            tz_buf_puts(&b, ", \"loop_header_name\": ");
+            tz_json_str(&b, traza_grammar_name(g, g->loop_header));
         }
-        fprintf(out, "}\n");
+        tz_buf_puts(&b, "}\n");
+        fputs(b.s ? b.s : "", out);
+        tz_buf_free(&b);
         return;
     }
     fprintf(out, "algorithm   %s\n", traza_galgo_name(g->algo));
