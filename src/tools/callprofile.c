@@ -147,11 +147,10 @@ int traza_callprofile_build(traza_trace *t, traza_callprofile *cp, const traza_f
         int64_t n = traza_count(t, &f, err);
         if (n < 0)
             return -1;
-        if (n > 0 && (uint64_t)n <= SIZE_MAX / sizeof *cp->calls) {
-            if (!(cp->calls = malloc((size_t)n * sizeof *cp->calls)))
-                return traza_err_set(err, TRAZA_E_NOMEM, "out of memory for %lld calls", (long long)n);
+        /* (a failure leaves the array to grow as the calls come: a build stopped early
+         * may need far fewer) */
+        if (n > 0 && (uint64_t)n <= SIZE_MAX / sizeof *cp->calls && (cp->calls = malloc((size_t)n * sizeof *cp->calls)))
             cap = (size_t)n;
-        }
     }
     f.stop = stop; /* a step of the store may pass over millions of other events */
     traza_cursor *cur = traza_query(t, &f, err);
