@@ -324,6 +324,10 @@ traza_agg_acc *traza_agg_acc_open(traza_trace *t, int64_t t0, int64_t t1, size_t
  * or outside the slices, adds nothing. 0, or -1 (out of memory). */
 int traza_agg_acc_add(traza_agg_acc *A, int64_t a, int64_t b, int32_t type, int32_t producer, double val, double weight,
                       traza_err *err);
+/* The first tick of slice k (0 <= k < nslices): slice k holds the ticks from its
+ * start to the next slice's start (excluded); the last one ends at t1 (included).
+ * k >= nslices gives t1. */
+int64_t traza_agg_acc_slice_start(const traza_agg_acc *A, size_t k);
 /* The model of what was added (the averages taken) into m; frees A. -1 when nothing
  * was added ("no events to aggregate…", TRAZA_E_USAGE). */
 int traza_agg_acc_finish(traza_agg_acc *A, traza_agg_micro *m, traza_err *err);

@@ -80,12 +80,14 @@ void traza_agg_micro_normalize(traza_agg_micro *m)
     }
 }
 
-/* Slice start k of the window. */
+/* Slice start k of the window, exact: t0 + floor((t1 - t0) * k / n). The one
+ * formula of the slices' bounds; the server's sampler asks for them
+ * (traza_agg_acc_slice_start) rather than computing its own. */
 static int64_t slice_at(int64_t t0, int64_t t1, size_t n, size_t k)
 {
     if (k >= n)
         return t1;
-    return t0 + (int64_t)floor(((double)t1 - (double)t0) * (double)k / (double)n);
+    return t0 + (int64_t)((unsigned __int128)((uint64_t)t1 - (uint64_t)t0) * k / n);
 }
 
 /* Accumulation state of a micro model (traza_agg_acc_*). */
@@ -201,6 +203,26 @@ static int32_t series_of(traza_agg_acc *A, int32_t type, int32_t producer)
     return (int32_t)ns;
 }
 
+/* The slice holding tick x of [t0, t1]: the last k with bound[k] <= x (t1 is in the
+ * last slice). Estimated in doubles, then settled against the exact bounds so that
+ * an event on a boundary tick is counted where the bounds put it. */
+static size_t slice_of(const traza_agg_acc *A, int64_t x)
+{
+    size_t n = A->nslices;
+    double e = ((double)x - (double)A->t0) * A->fn / A->span;
+    size_t k = e <= 0 ? 0 : e >= (double)n ? n - 1 : (size_t)e;
+    while (k + 1 < n && A->bound[k + 1] <= x)
+        k++;
+    while (k > 0 && A->bound[k] > x)
+        k--;
+    return k;
+}
+
+int64_t traza_agg_acc_slice_start(const traza_agg_acc *A, size_t k)
+{
+    return A->bound[k < A->nslices ? k : A->nslices];
+}
+
 int traza_agg_acc_add(traza_agg_acc *A, int64_t a, int64_t b, int32_t type, int32_t producer, double val, double weight,
                       traza_err *err)
 {
@@ -220,16 +242,13 @@ int traza_agg_acc_add(traza_agg_acc *A, int64_t a, int64_t b, int32_t type, int3
     double *row = A->v + (size_t)s * nslices;
     double *wrow = A->avg ? A->w + (size_t)s * nslices : NULL;
     if (model == TRAZA_AGG_OCCURRENCES) {
-        size_t k = (size_t)(((double)a - (double)t0) * A->fn / A->span);
-        row[k < nslices ? k : nslices - 1] += weight;
+        row[slice_of(A, a)] += weight;
         return 0;
     }
     if (model != TRAZA_AGG_VARIABLE_AVG)
         val = 0;
     int64_t ca = a < t0 ? t0 : a, cb = b > t1 ? t1 : b;
-    size_t k = (size_t)(((double)ca - (double)t0) * A->fn / A->span);
-    if (k >= nslices)
-        k = nslices - 1;
+    size_t k = slice_of(A, ca);
     if (cb == ca) { /* instant: counts with weight 1 */
         if (model == TRAZA_AGG_VARIABLE_AVG) {
             row[k] += val * weight;

@@ -20,11 +20,6 @@
 #define TZ_AGG_EXACT 500000
 #define TZ_AGG_SCAN 400000
 
-static int64_t slice_at(int64_t t0, int64_t t1, size_t n, size_t k)
-{
-    return t0 + (int64_t)(((__int128)t1 - t0) * (__int128)k / (__int128)n);
-}
-
 /* An event of a slice's sample, kept until the sample's weight is known. */
 typedef struct sampled_ev {
     int64_t a, b;
@@ -34,8 +29,8 @@ typedef struct sampled_ev {
 
 /* Sampled: in each slice, the first `per` events that start in it, each weighing
  * (events starting in the slice) / (events read). */
-static int add_sampled(tz_req *r, traza_trace *t, const traza_filter *f, const tz_tindex *ix, traza_agg_acc *A, int64_t t0,
-                       int64_t t1, size_t nslices, int *partial)
+static int add_sampled(tz_req *r, traza_trace *t, const traza_filter *f, const tz_tindex *ix, traza_agg_acc *A,
+                       size_t nslices, int *partial)
 {
     int64_t per = TZ_AGG_SCAN / (int64_t)nslices;
     if (per < 16)
@@ -50,8 +45,8 @@ static int add_sampled(tz_req *r, traza_trace *t, const traza_filter *f, const t
             break;
         }
         traza_filter sf = *f;
-        sf.from = slice_at(t0, t1, nslices, k);
-        sf.to = k + 1 == nslices ? t1 : slice_at(t0, t1, nslices, k + 1) - 1;
+        sf.from = traza_agg_acc_slice_start(A, k);
+        sf.to = k + 1 == nslices ? traza_agg_acc_slice_start(A, nslices) : traza_agg_acc_slice_start(A, k + 1) - 1;
         if (sf.to < sf.from)
             continue;
         int64_t cnt = ix ? (int64_t)(tz_tindex_first_gt(ix, sf.to) - tz_tindex_first_ge(ix, sf.from)) : traza_count(t, &sf, &r->err);
@@ -137,7 +132,7 @@ int tz_agg_micro_bounded(tz_req *r, traza_trace *t, int64_t t0, int64_t t1, size
         }
     } else {
         *sampled = 1;
-        rc = add_sampled(r, t, &f, ix, A, t0, t1, nslices, partial);
+        rc = add_sampled(r, t, &f, ix, A, nslices, partial);
     }
     if (rc < 0) {
         traza_agg_acc_free(A);

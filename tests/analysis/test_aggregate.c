@@ -330,6 +330,53 @@ static void test_acc_weights(void **state)
     tu_ws_close(&w);
 }
 
+/* The slices' bounds are exact integers (t0 + floor(span * k / n)) even where
+ * doubles cannot hold the span, and an event on a bound's tick counts in the slice
+ * that starts there, its tick before in the slice before: the server's sampler
+ * cuts its windows at traza_agg_acc_slice_start and must find each event where the
+ * accumulator counts it. */
+static void test_acc_bounds(void **state)
+{
+    (void)state;
+    tu_ws w;
+    tu_ws_open(&w);
+    traza_writer *wr = traza_writer_begin(w.ws, "bounds", "gen", &w.err);
+    assert_non_null(wr);
+    int32_t p = traza_writer_producer(wr, -1, "P", "Thread", &w.err);
+    int32_t tick = traza_writer_event_type(wr, "tick", TRAZA_PUNCTUAL, &w.err);
+    traza_event e;
+    memset(&e, 0, sizeof e);
+    e.ts = 1, e.type = tick, e.producer = p;
+    assert_int_equal(traza_writer_event(wr, &e, &w.err), 0);
+    if (traza_writer_commit(wr, NULL, &w.err) < 0)
+        fail_msg("commit: %s", w.err.msg);
+    traza_trace *t = traza_trace_open(w.ws, "bounds", TRAZA_OPEN_READ, &w.err);
+    assert_non_null(t);
+    const int64_t t0 = 5, span = ((int64_t)1 << 60) + 3, t1 = t0 + span;
+    const size_t n = 3;
+    traza_agg_acc *a = traza_agg_acc_open(t, t0, t1, n, TRAZA_AGG_OCCURRENCES, &w.err);
+    assert_non_null(a);
+    /* floor((2^60 + 3) k / 3) = 2^60 k / 3 rounded down, plus k */
+    const int64_t b1 = t0 + (((int64_t)1 << 60) / 3) + 1, b2 = t0 + (((int64_t)1 << 61) / 3) + 2;
+    assert_true(traza_agg_acc_slice_start(a, 0) == t0);
+    assert_true(traza_agg_acc_slice_start(a, 1) == b1);
+    assert_true(traza_agg_acc_slice_start(a, 2) == b2);
+    assert_true(traza_agg_acc_slice_start(a, 3) == t1);
+    assert_true(traza_agg_acc_slice_start(a, 99) == t1);
+    /* one event on each side of each bound, weights 1 2 4 8 16 32 */
+    static const double wt[6] = {1, 2, 4, 8, 16, 32};
+    const int64_t at[6] = {t0, b1 - 1, b1, b2 - 1, b2, t1};
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(traza_agg_acc_add(a, at[i], at[i], tick, p, 0, wt[i], &w.err), 0);
+    traza_agg_micro m;
+    assert_int_equal(traza_agg_acc_finish(a, &m, &w.err), 0);
+    assert_int_equal(m.nseries, 1);
+    assert_true(m.v[0] == 3 && m.v[1] == 12 && m.v[2] == 48);
+    traza_agg_micro_free(&m);
+    traza_trace_close(t);
+    tu_ws_close(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -337,6 +384,7 @@ int main(void)
         cmocka_unit_test(test_quality_units),
         cmocka_unit_test(test_spatial_random),
         cmocka_unit_test(test_acc_weights),
+        cmocka_unit_test(test_acc_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
