@@ -310,6 +310,8 @@ int tz_rtdump_import(traza_ctx *ctx, traza_writer *w, const uint8_t *data, size_
     memset(&c, 0, sizeof c);
     c.w = w;
     c.d = &d;
+    /* a function trace at the dump's scale: about 9 bytes an event packed, 35 in rows */
+    traza_writer_pack_events(w);
     for (size_t i = 0; i < 64; i++)
         c.user_types[i] = -1;
     c.user_generic = -1;

@@ -91,6 +91,8 @@ typedef struct tz_backend_ops {
      * this one (which gets a new id, greater than the one it replaces). */
     int (*w_commit)(tz_wstate *w, int sorted, int replace, const traza_trace_info *info, int64_t *id, traza_err *err);
     void (*w_abort)(tz_wstate *w);
+    /* Optional: store the events packed (traza_writer_pack_events). */
+    void (*w_pack)(tz_wstate *w);
 
     int (*t_open)(tz_backend *b, int64_t id, int write, tz_tstate **out, traza_err *err);
     void (*t_close)(tz_tstate *t);

@@ -303,6 +303,7 @@ void tz_bt_record(const tz_bt_col *cols, size_t n, int schema4, tz_buf *out)
         case TZ_BT_NULL: rec_null(&one); break;
         case TZ_BT_INT: rec_int(&one, x->i); break;
         case TZ_BT_REAL: rec_double(&one, x->d); break;
+        case TZ_BT_BLOB: one.nh = varint_put(one.hdr, 12 + 2 * (uint64_t)x->slen); break;
         default: one.nh = varint_put(one.hdr, 13 + 2 * (uint64_t)x->slen); break; /* text */
         }
         memcpy(hdr + nh, one.hdr, one.nh);
@@ -312,7 +313,7 @@ void tz_bt_record(const tz_bt_col *cols, size_t n, int schema4, tz_buf *out)
     tz_buf_put(out, hdr, nh);
     for (size_t c = 0; c < n && c < 8; c++) {
         const tz_bt_col *x = &cols[c];
-        if (x->kind == TZ_BT_TEXT) {
+        if (x->kind == TZ_BT_TEXT || x->kind == TZ_BT_BLOB) {
             tz_buf_put(out, x->s, x->slen);
             continue;
         }
@@ -323,6 +324,27 @@ void tz_bt_record(const tz_bt_col *cols, size_t n, int schema4, tz_buf *out)
             rec_double(&one, x->d);
         tz_buf_put(out, one.body, one.nb);
     }
+}
+
+int tz_bt_last_blob(const unsigned char *recb, size_t n, const unsigned char **blob, size_t *len)
+{
+    uint64_t hsz, t = 0;
+    size_t pos = varint_get(recb, n, &hsz);
+    if (!pos || hsz > n || hsz < pos)
+        return -1;
+    while (pos < hsz) {
+        size_t m = varint_get(recb + pos, hsz - pos, &t);
+        if (!m)
+            return -1;
+        pos += m;
+        if (pos < hsz && t != 0)
+            return -1; /* a column before the last that is not NULL */
+    }
+    if (t < 12 || t % 2 || (t - 12) / 2 != n - hsz)
+        return -1;
+    *blob = recb + hsz;
+    *len = n - hsz;
+    return 0;
 }
 
 void tz_bt_param_record(int64_t event, int32_t def, const traza_value *v, int schema4, tz_buf *out)
@@ -714,12 +736,16 @@ int tz_table_writer_take_from(tz_table_writer *t, int64_t from, tz_table_writer_
             const unsigned char *r;
             size_t n;
             traza_event ev;
-            if (leaf_cell(keep, t->psize, k, &rid, &r, &n) < 0 || tz_bt_event_decode(r, n, &ev) < 0) {
+            if (leaf_cell(keep, t->psize, k, &rid, &r, &n) < 0) {
                 rc = traza_err_set(err, TRAZA_E_FORMAT, "%s: unreadable row", t->path);
                 break;
             }
             if (rid >= from)
                 break;
+            if (tz_bt_event_decode(r, n, &ev) < 0) { /* rows kept are event rows (their time) */
+                rc = traza_err_set(err, TRAZA_E_FORMAT, "%s: unreadable row", t->path);
+                break;
+            }
             rc = tz_table_writer_add(t, rid, ev.ts, r, n, err);
         }
         t->rows = rows; /* the kept rows were counted in rows already */

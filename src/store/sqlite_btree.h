@@ -28,15 +28,19 @@ int tz_bt_event_decode(const unsigned char *rec, size_t n, traza_event *ev);
 size_t tz_bt_tp_record(int32_t type, int32_t producer, int64_t rowid, int schema4, unsigned char *out);
 
 /* A record of up to 8 columns, appended to out. */
-enum { TZ_BT_NULL, TZ_BT_INT, TZ_BT_REAL, TZ_BT_TEXT };
+enum { TZ_BT_NULL, TZ_BT_INT, TZ_BT_REAL, TZ_BT_TEXT, TZ_BT_BLOB };
 typedef struct tz_bt_col {
     int kind; /* TZ_BT_* */
     int64_t i;
     double d; /* a NaN is stored as NULL, as SQLite does */
-    const char *s;
+    const char *s; /* text or blob */
     size_t slen;
 } tz_bt_col;
 void tz_bt_record(const tz_bt_col *cols, size_t n, int schema4, tz_buf *out);
+
+/* The blob of a record whose other columns are NULL (an event_pack row): 0 with
+ * *blob and *len set, or -1 when the record is not of that shape. */
+int tz_bt_last_blob(const unsigned char *rec, size_t n, const unsigned char **blob, size_t *len);
 
 /* The record of a `param` row (event, def, value), a WITHOUT ROWID table whose key is
  * (event, def): appended to out. */
@@ -75,7 +79,9 @@ int64_t tz_table_writer_rows(const tz_table_writer *t);
 /* The first rowid whose ts is > m, assuming rows were added in time order
  * (last rowid + 1 when none). */
 int tz_table_writer_first_after(tz_table_writer *t, int64_t m, int64_t *rowid, traza_err *err);
-/* Hands the rows with rowid >= from to cb, in rowid order, then removes them.
+/* Hands the rows with rowid >= from to cb, in rowid order, then removes them. Rows
+ * below `from` on the same page are event rows (their time is read back); any
+ * record is taken from 1.
  * cb returns 0, or -1 to stop (its error is then in err). */
 typedef int (*tz_table_writer_row_cb)(void *ctx, int64_t rowid, const unsigned char *rec, size_t n, traza_err *err);
 int tz_table_writer_take_from(tz_table_writer *t, int64_t from, tz_table_writer_row_cb cb, void *ctx, traza_err *err);

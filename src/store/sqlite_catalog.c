@@ -391,6 +391,7 @@ static const tz_backend_ops sqlite_ops = {
     .w_event = tz_sqlite_w_event,
     .w_commit = tz_sqlite_w_commit,
     .w_abort = tz_sqlite_w_abort,
+    .w_pack = tz_sqlite_w_pack,
     .t_open = tz_sqlite_t_open,
     .t_close = tz_sqlite_t_close,
     .t_load_model = tz_sqlite_t_load_model,

@@ -61,6 +61,12 @@ int tz_sqlite_w_param_const(tz_wstate *w, int32_t def, const traza_value *v, tra
 int tz_sqlite_w_event(tz_wstate *w, const traza_event *ev, int64_t seq, traza_err *err);
 int tz_sqlite_w_commit(tz_wstate *w, int sorted, int replace, const traza_trace_info *info, int64_t *id, traza_err *err);
 void tz_sqlite_w_abort(tz_wstate *w);
+void tz_sqlite_w_pack(tz_wstate *w);
+/* On a packed store (meta event_layout = 'packed'), creates the connection's
+ * temp.event virtual table over event_pack and event_tp (sqlite_packed.c), which
+ * every statement then reads as `event`; *packed says whether it did. A store
+ * without the key has rows. */
+int tz_sqlite_packed_attach(sqlite3 *db, int *packed, traza_err *err);
 
 int tz_sqlite_t_open(tz_backend *b, int64_t id, int write, tz_tstate **out, traza_err *err);
 void tz_sqlite_t_close(tz_tstate *t);

@@ -98,6 +98,13 @@ int tz_sqlite_t_open(tz_backend *b, int64_t id, int write, tz_tstate **out, traz
     if (sqlite3_step(m) == SQLITE_ROW)
         t->max_duration = sqlite3_column_int64(m, 0);
     sqlite3_finalize(m);
+    int packed;
+    if (tz_sqlite_packed_attach(t->db, &packed, err) < 0) {
+        traza_err_prefix(err, "%s: ", path);
+        free(path);
+        tz_sqlite_t_close(t);
+        return -1;
+    }
     free(path);
     if (tz_sql_prepare(t->db, "SELECT ts, type, producer FROM event WHERE id=?", &t->row_at, err) < 0) {
         tz_sqlite_t_close(t);

@@ -7,6 +7,7 @@
  * once into a fresh file in time order at commit. */
 #include "store/sqlite_internal.h"
 #include "store/sqlite_btree.h"
+#include "store/event_pack.h"
 #include "store/sqlite_pvindex.h"
 
 #include <errno.h>
@@ -79,6 +80,14 @@ struct tz_wstate {
     tz_rec_spool *ps;        /* param records, (event, def) order */
     tz_buf prec;       /* one param record being built */
     uint32_t root_event, root_tp, root_param, root_pv;
+    /* packed events (tz_sqlite_w_pack; doc/store.md, "Packed events"): asked for, and
+     * then done when the import ends in order with its id lists */
+    int pack_asked, pack;
+    int direct_pack;         /* packing as the events come (packer.c's blocks in pk) */
+    uint32_t root_pack, root_ptp;
+    tz_table_writer *pk;     /* the blocks' pages */
+    struct packer *pkr;      /* the block being filled */
+    tz_pack_block *unpk;     /* unpack_rows' block */
     uint64_t pstr_bytes; /* text in parameter values, for the param_value sort budget */
     int pv_pages;        /* param_value written by the page writer (else CREATE INDEX) */
     int mode;
@@ -165,6 +174,8 @@ static void finalize_all(tz_wstate *w)
     w->ins_producer = w->ins_type = w->ins_def = w->ins_const = NULL;
 }
 
+static void packer_free(tz_wstate *w);
+
 static void wstate_free(tz_wstate *w, int unlink_tmp)
 {
     finalize_all(w);
@@ -173,6 +184,7 @@ static void wstate_free(tz_wstate *w, int unlink_tmp)
     if (unlink_tmp && w->tmp)
         unlink(w->tmp);
     tz_table_writer_free(w->bt);
+    packer_free(w);
     tz_rec_spool_free(w->ps);
     tz_buf_free(&w->prec);
     lists_free(w);
@@ -273,6 +285,10 @@ int tz_sqlite_w_begin(tz_backend *b, const char *name, tz_wstate **out, traza_er
         if (*end == '\0')
             w->sort_mem = (size_t)v;
     }
+    /* TRAZA_STORE_LAYOUT=packed packs every import that can be (the suite runs
+     * with it to read every store through the packed table); =rows packs none */
+    const char *layout = getenv("TRAZA_STORE_LAYOUT");
+    w->pack_asked = layout && strcmp(layout, "packed") == 0 ? 1 : layout && strcmp(layout, "rows") == 0 ? -1 : 0;
     w->file = random_file_name();
     w->name = tz_strdup(name);
     if (w->file)
@@ -456,6 +472,172 @@ static int tp_next(void *ctx, const unsigned char **rec, size_t *n, traza_err *e
     return 1;
 }
 
+/* ---- packed events ------------------------------------------------------------- */
+
+/* Events packed into blocks of consecutive ids, each block a row of event_pack.
+ * An import that asked for packing before its first event packs as the events come
+ * while they come in time order (no row is written); one that goes back in time has
+ * its blocks turned into rows (unpack_rows) and takes the row path, whose rows are
+ * packed at commit (pack_events) once they are in order. */
+typedef struct packer {
+    tz_table_writer *out;
+    unsigned char buf[TZ_PACK_BYTES + TZ_PACK_MAXEV];
+    size_t len, n;
+    int64_t first;
+    traza_event prev;
+    tz_buf rec;
+} packer;
+
+static int pack_flush(packer *p, traza_err *err)
+{
+    if (!p->n)
+        return 0;
+    tz_bt_col c[2];
+    memset(c, 0, sizeof c);
+    c[0].kind = TZ_BT_NULL; /* the id column: the rowid */
+    c[1].kind = TZ_BT_BLOB;
+    c[1].s = (const char *)p->buf;
+    c[1].slen = p->len;
+    tz_buf_reset(&p->rec);
+    tz_bt_record(c, 2, 1, &p->rec);
+    if (p->rec.oom)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    /* the block's last time stamp: what tz_table_writer_first_after reads */
+    int rc = tz_table_writer_add(p->out, p->first, p->prev.ts, (const unsigned char *)p->rec.s, p->rec.len, err);
+    p->n = p->len = 0;
+    return rc;
+}
+
+static int pack_add(packer *p, const traza_event *ev, int64_t id, traza_err *err)
+{
+    if (p->n && (id != p->first + (int64_t)p->n || p->n == TZ_PACK_BLOCK || p->len + TZ_PACK_MAXEV > TZ_PACK_BYTES) &&
+        pack_flush(p, err) < 0)
+        return -1;
+    if (!p->n)
+        p->first = id;
+    p->len += tz_pack_put(p->n ? &p->prev : NULL, ev, p->buf + p->len);
+    p->prev = *ev;
+    p->n++;
+    return 0;
+}
+
+static void packer_free(tz_wstate *w)
+{
+    if (w->pkr)
+        tz_buf_free(&w->pkr->rec);
+    free(w->pkr);
+    w->pkr = NULL;
+    tz_table_writer_free(w->pk);
+    w->pk = NULL;
+}
+
+/* Opens the block spool and the packer. */
+static int packer_open(tz_wstate *w, traza_err *err)
+{
+    char *spool = tz_asprintf("%s.packs", w->tmp);
+    w->pkr = calloc(1, sizeof *w->pkr);
+    if (!spool || !w->pkr) {
+        free(spool);
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    }
+    tz_buf_init(&w->pkr->rec);
+    int rc = tz_table_writer_open(&w->pk, spool, (uint32_t)atoi(TZ_PAGE_SIZE), err);
+    free(spool);
+    w->pkr->out = w->pk;
+    return rc;
+}
+
+static int pack_row(void *ctx, int64_t id, const unsigned char *rec, size_t n, traza_err *err)
+{
+    traza_event ev;
+    if (tz_bt_event_decode(rec, n, &ev) < 0)
+        return traza_err_set(err, TRAZA_E_FORMAT, "packing events: unreadable row %lld", (long long)id);
+    return pack_add(ctx, &ev, id, err);
+}
+
+/* At commit, the rows of the page spool (now in time order), packed into w->pk. */
+static int pack_events(tz_wstate *w, traza_err *err)
+{
+    int rc = packer_open(w, err);
+    if (rc == 0)
+        rc = tz_table_writer_take_from(w->bt, 1, pack_row, w->pkr, err);
+    return rc == 0 ? pack_flush(w->pkr, err) : -1;
+}
+
+static int unpack_block(void *ctx, int64_t first, const unsigned char *rec, size_t n, traza_err *err)
+{
+    tz_wstate *w = ctx;
+    const unsigned char *b;
+    size_t len;
+    if (tz_bt_last_blob(rec, n, &b, &len) < 0 || tz_pack_decode(b, len, first, w->unpk) < 0)
+        return traza_err_set(err, TRAZA_E_FORMAT, "%s: block %lld: unreadable in the spool", w->tmp, (long long)first);
+    for (size_t i = 0; i < w->unpk->n; i++) {
+        traza_event ev;
+        tz_pack_event(w->unpk, i, &ev);
+        unsigned char r[TZ_BT_MAXREC];
+        size_t rn = tz_bt_event_record(&ev, 1, r);
+        if (tz_table_writer_add(w->bt, ev.id, ev.ts, r, rn, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The blocks packed so far, turned into rows of the page spool. */
+static int unpack_rows(tz_wstate *w, traza_err *err)
+{
+    w->direct_pack = 0;
+    w->unpk = malloc(sizeof *w->unpk);
+    int rc = w->unpk ? pack_flush(w->pkr, err) : traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    if (rc == 0)
+        rc = tz_table_writer_take_from(w->pk, 1, unpack_block, w, err);
+    free(w->unpk);
+    w->unpk = NULL;
+    packer_free(w);
+    return rc;
+}
+
+/* The posting lists of event_tp in key order: (type, producer, first id, gaps) for
+ * each TZ_PACK_IDS ids of a (type, producer) pair. */
+typedef struct ptp_iter {
+    tz_wstate *w;
+    size_t k, i;
+    tz_buf rec, ids;
+} ptp_iter;
+
+static int ptp_next(void *ctx, const unsigned char **rec, size_t *n, traza_err *err)
+{
+    ptp_iter *it = ctx;
+    const tz_wstate *w = it->w;
+    while (it->k < w->nklist && it->i == w->klist[it->k].n) {
+        it->k++;
+        it->i = 0;
+    }
+    if (it->k == w->nklist)
+        return 0;
+    const tz_keylist *l = &w->klist[it->k];
+    size_t end = it->i + TZ_PACK_IDS < l->n ? it->i + TZ_PACK_IDS : l->n;
+    tz_buf_reset(&it->ids);
+    for (size_t j = it->i + 1; j < end; j++)
+        tz_pack_put_id(&it->ids, l->ids[j - 1], l->ids[j]);
+    tz_bt_col c[4];
+    memset(c, 0, sizeof c);
+    c[0].kind = c[1].kind = c[2].kind = TZ_BT_INT;
+    c[0].i = (int32_t)(uint32_t)(l->key >> 32);
+    c[1].i = (int32_t)(uint32_t)l->key;
+    c[2].i = l->ids[it->i];
+    c[3].kind = TZ_BT_BLOB;
+    c[3].s = it->ids.s ? it->ids.s : "";
+    c[3].slen = it->ids.len;
+    tz_buf_reset(&it->rec);
+    tz_bt_record(c, 4, 1, &it->rec);
+    if (it->rec.oom || it->ids.oom)
+        return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
+    it->i = end;
+    *rec = (const unsigned char *)it->rec.s;
+    *n = it->rec.len;
+    return 1;
+}
+
 /* With SQLite closed: writes the event table from the spooled pages, the param table
  * from its spool and, unless the id lists were given up, the (type, producer) index. */
 static int write_pages(tz_wstate *w, traza_err *err)
@@ -466,8 +648,13 @@ static int write_pages(tz_wstate *w, traza_err *err)
     int rc = 0;
     if (!f.schema4 || f.page_size != (uint32_t)atoi(TZ_PAGE_SIZE))
         rc = traza_err_set(err, TRAZA_E_FORMAT, "%s: unexpected page size %u or schema format", w->tmp, f.page_size);
-    if (rc == 0)
+    if (rc == 0 && w->pack) {
+        rc = w->direct_pack ? pack_flush(w->pkr, err) : pack_events(w, err);
+        if (rc == 0)
+            rc = tz_dbfile_put_table(&f, w->root_pack, w->pk, err);
+    } else if (rc == 0) {
         rc = tz_dbfile_put_table(&f, w->root_event, w->bt, err);
+    }
     if (rc == 0)
         rc = tz_rec_spool_rewind(w->ps, err);
     if (rc == 0)
@@ -482,9 +669,16 @@ static int write_pages(tz_wstate *w, traza_err *err)
         w->kslot = NULL;
         w->kcap = 0;
         for (size_t k = 0; k < w->nklist; k++)
-            count += w->klist[k].n;
-        tp_iter it = {w, 0, 0, {0}};
-        rc = tz_dbfile_put_index(&f, w->root_tp, count, tp_next, &it, err);
+            count += w->pack ? (w->klist[k].n + TZ_PACK_IDS - 1) / TZ_PACK_IDS : w->klist[k].n;
+        if (w->pack) {
+            ptp_iter it = {w, 0, 0, {0}, {0}};
+            rc = tz_dbfile_put_index(&f, w->root_ptp, count, ptp_next, &it, err);
+            tz_buf_free(&it.rec);
+            tz_buf_free(&it.ids);
+        } else {
+            tp_iter it = {w, 0, 0, {0}};
+            rc = tz_dbfile_put_index(&f, w->root_tp, count, tp_next, &it, err);
+        }
     }
     if (rc == 0)
         return tz_dbfile_close(&f, err);
@@ -535,10 +729,20 @@ static int put_row(tz_wstate *w, const traza_event *ev, int64_t id, traza_err *e
 {
     if ((ev->has & TRAZA_HAS_END) && ev->end_ts - ev->ts > w->max_duration)
         w->max_duration = ev->end_ts - ev->ts;
-    unsigned char rec[TZ_BT_MAXREC];
-    size_t n = tz_bt_event_record(ev, 1, rec);
-    if (tz_table_writer_add(w->bt, id, ev->ts, rec, n, err) < 0)
-        return -1;
+    if (id == 1 && w->pack_asked > 0 && w->mode == MODE_DIRECT && !w->pkr) {
+        if (packer_open(w, err) < 0)
+            return -1;
+        w->direct_pack = 1;
+    }
+    if (w->direct_pack) {
+        if (pack_add(w->pkr, ev, id, err) < 0)
+            return -1;
+    } else {
+        unsigned char rec[TZ_BT_MAXREC];
+        size_t n = tz_bt_event_record(ev, 1, rec);
+        if (tz_table_writer_add(w->bt, id, ev->ts, rec, n, err) < 0)
+            return -1;
+    }
     if (put_params(w, ev->params, ev->nparams, id, err) < 0)
         return -1;
     return key_add(w, ev->type, ev->producer, id, err);
@@ -757,6 +961,8 @@ int tz_sqlite_w_event(tz_wstate *w, const traza_event *ev, int64_t seq, traza_er
             w->ndb++;
             return put_row(w, ev, seq + 1, err);
         }
+        if (w->direct_pack && unpack_rows(w, err) < 0) /* sorting takes rows back */
+            return -1;
         w->mode = MODE_BUFFER;
     }
     if (w->mode == MODE_BUFFER) {
@@ -968,6 +1174,21 @@ int tz_sqlite_w_commit(tz_wstate *w, int sorted, int replace, const traza_trace_
      * are in (for a spilled import, in the copy that reorder() makes). */
     if (w->lists_off && tz_sql_exec(w->db, "DROP INDEX event_type_producer", "indexing the trace", err) < 0)
         goto fail;
+    /* Packed: the event table and its index give way to event_pack and event_tp,
+     * written by the page writer (they need the id lists, and the rows in order). */
+    if (w->direct_pack && w->lists_off && unpack_rows(w, err) < 0) /* posting lists need the id lists */
+        goto fail;
+    w->pack = w->pack_asked > 0 && !spilled && !w->lists_off;
+    if (w->pack &&
+        (tz_sql_exec(w->db,
+                     "DROP INDEX event_type_producer; DROP TABLE event;"
+                     "CREATE TABLE event_pack(id INTEGER PRIMARY KEY, data BLOB NOT NULL);"
+                     "CREATE TABLE event_tp(type INTEGER NOT NULL, producer INTEGER NOT NULL, first INTEGER NOT NULL,"
+                     " ids BLOB NOT NULL, PRIMARY KEY(type, producer, first)) WITHOUT ROWID;"
+                     "INSERT INTO meta VALUES('event_layout', 'packed');",
+                     "packing the events", err) < 0 ||
+         root_page(w->db, "event_pack", &w->root_pack, err) < 0 || root_page(w->db, "event_tp", &w->root_ptp, err) < 0))
+        goto fail;
     /* param_value is sorted in memory within the sort budget, else by CREATE INDEX */
     w->pv_pages = !spilled && tz_pv_bytes(tz_rec_spool_count(w->ps), w->pstr_bytes) <= w->sort_mem;
     if (!w->pv_pages && tz_sql_exec(w->db, "DROP INDEX param_value", "indexing the trace", err) < 0)
@@ -980,11 +1201,14 @@ int tz_sqlite_w_commit(tz_wstate *w, int sorted, int replace, const traza_trace_
     if (write_pages(w, err) < 0)
         goto fail;
     tz_table_writer_free(w->bt);
+    packer_free(w);
     tz_rec_spool_free(w->ps);
     w->bt = NULL;
     w->ps = NULL;
     lists_free(w);
-    if (open_bulk_db(w->tmp, &w->db, err) < 0 || tz_sql_exec(w->db, "BEGIN", "finishing the import", err) < 0)
+    int packed;
+    if (open_bulk_db(w->tmp, &w->db, err) < 0 || tz_sqlite_packed_attach(w->db, &packed, err) < 0 ||
+        tz_sql_exec(w->db, "BEGIN", "finishing the import", err) < 0)
         goto fail;
     if (spilled) {
         if (reorder(w, err) < 0 || tz_sqlite_create_indexes(w->db, err) < 0)
@@ -1019,3 +1243,9 @@ fail:
 }
 
 void tz_sqlite_w_abort(tz_wstate *w) { wstate_free(w, 1); }
+
+void tz_sqlite_w_pack(tz_wstate *w)
+{
+    if (w->pack_asked == 0)
+        w->pack_asked = 1;
+}

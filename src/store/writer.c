@@ -112,6 +112,12 @@ static void writer_free(traza_writer *w)
     free(w);
 }
 
+void traza_writer_pack_events(traza_writer *w)
+{
+    if (w && w->ws->b->ops->w_pack)
+        w->ws->b->ops->w_pack(w->st);
+}
+
 void traza_writer_abort(traza_writer *w)
 {
     if (!w)
