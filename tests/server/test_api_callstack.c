@@ -189,6 +189,43 @@ static void test_switch_mid_build(void **state)
     tu_api_ws_close(&w);
 }
 
+/* A filter the build refuses (no state events to read) is answered with the
+ * library's error, once the worker has tried: the answers before it are partial. */
+static void test_refused_filter(void **state)
+{
+    (void)state;
+    tu_api_ws w;
+    tu_api_ws_open(&w, 300000, 0);
+    for (int tries = 0;; tries++) {
+        assert_true(tries < MAX_TRIES);
+        tz_params ps;
+        tz_params_init(&ps);
+        assert_int_equal(tz_params_parse(&ps, "trace=gen&categories=punctual&budget=10"), 0);
+        tz_resp r;
+        tz_api_handle(w.api, "GET", "/api/callstack", &ps, &r);
+        tz_params_free(&ps);
+        json_error_t je;
+        json_t *j = json_loadb(r.body, r.len, 0, &je);
+        assert_non_null(j);
+        int st = r.status;
+        tz_resp_free(&r);
+        if (st == 200) {
+            assert_true(json_is_true(json_object_get(j, "partial")));
+            assert_int_equal(answer_calls(j), 0);
+            json_decref(j);
+            struct timespec pause = {0, 20000000};
+            nanosleep(&pause, NULL);
+            continue;
+        }
+        assert_int_equal(st, 400);
+        assert_string_equal(json_string_value(json_object_get(j, "error")),
+                            "call profiles read state events, which the filter's categories leave out");
+        json_decref(j);
+        break;
+    }
+    tu_api_ws_close(&w);
+}
+
 /* A build under way when the server's API is freed stops and is joined (no leak,
  * no thread left: ASan and TSan check). */
 static void test_freed_mid_build(void **state)
@@ -207,6 +244,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fills_in_across_requests),
         cmocka_unit_test(test_switch_mid_build),
+        cmocka_unit_test(test_refused_filter),
         cmocka_unit_test(test_freed_mid_build),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
