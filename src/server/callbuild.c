@@ -253,8 +253,10 @@ static void run_job(tz_api *api, unsigned gen, int64_t trace_id, const char *key
     f.has_from = f.has_to = f.overlap = 0;
     f.during = 0;
     const traza_trace_info *info = traza_trace_info_of(t);
-    if (info->id != trace_id) /* replaced meanwhile: the requests ask for the new version */
-        goto done;
+    if (info->id != trace_id) { /* "trace" named another trace than the id */
+        tz_fail(&r, 404, "trace %lld not found", (long long)trace_id);
+        goto failed;
+    }
     uint64_t span = (uint64_t)info->max_ts - (uint64_t)info->min_ts;
     uint64_t len = span / TZ_CP_FIRST_CHUNK + 1;
     /* the chunk's calls start in [from, to] (from INT64_MIN: the first; to INT64_MAX: the last) */
@@ -279,7 +281,7 @@ static void run_job(tz_api *api, unsigned gen, int64_t trace_id, const char *key
             traza_callprofile_free(&ch);
             goto done;
         }
-        if (ch.ncalls == 0 && !last) { /* nothing new to show */
+        if (ch.ncalls == 0 && !last && acc) { /* nothing new to show (a copy saved) */
             traza_callprofile_free(&ch);
             continue;
         }
