@@ -1,90 +1,18 @@
 /* /api/callstack: flame chart over time and flat profile of a function trace
- * (nested states). The calls of the last trace asked for are kept between
- * requests, and those of the last filter asked for on it (the view's filter:
- * result=, re.COLUMN=, nre.COLUMN=, types=, producers=, categories=, set=: the calls
- * are the states it keeps, as `traza callstack` with the same filter reads them);
+ * (nested states). The calls are read by the server's call-profile worker, which
+ * keeps those of the last trace asked for between requests, and those of the last
+ * filter asked for on it; while it reads, the answers cover the part read so far
+ * (callbuild.c). The view's filter (result=, re.COLUMN=, nre.COLUMN=, types=,
+ * producers=, categories=, set=) chooses the calls: the states it keeps, as
+ * `traza callstack` with the same filter reads them;
  * calls are answered for a window, at most `max` of them, the longest first when
  * more fall in it (a call shorter than a pixel is invisible anyway), with the
  * window's threads and flat profile. */
 #include "server/api_internal.h"
-#include "traza/callprofile.h"
+#include "server/callbuild.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* A complete call profile, shared by the requests reading it. */
-struct tz_cp_entry {
-    traza_callprofile cp;
-    int64_t trace_id;
-    char *key;  /* the filter's parameters ("" for none) */
-    int refs; /* the cache's (while in it) and each reading request's (under sh->mu) */
-};
-
-static void cp_unref(struct tz_cp_entry *e)
-{
-    if (e && --e->refs == 0) {
-        traza_callprofile_free(&e->cp);
-        free(e->key);
-        free(e);
-    }
-}
-
-void tz_api_callstack_free(tz_shared *sh)
-{
-    cp_unref(sh->cp);
-    cp_unref(sh->cp_filtered);
-    sh->cp = sh->cp_filtered = NULL;
-}
-
-/* The cache slot of a profile: the unfiltered one, or the last filtered one. */
-static struct tz_cp_entry **cp_slot(tz_shared *sh, const char *key) { return *key ? &sh->cp_filtered : &sh->cp; }
-
-/* The cached profile of the trace and filter with a reference for the caller, or NULL. */
-static struct tz_cp_entry *cp_get(tz_shared *sh, int64_t trace_id, const char *key)
-{
-    pthread_mutex_lock(&sh->mu);
-    struct tz_cp_entry *e = *cp_slot(sh, key);
-    if (e && (e->trace_id != trace_id || strcmp(e->key, key) != 0))
-        e = NULL;
-    if (e)
-        e->refs++;
-    pthread_mutex_unlock(&sh->mu);
-    return e;
-}
-
-/* Makes e the cached profile of its slot (the caller keeps its reference). */
-static void cp_put(tz_shared *sh, struct tz_cp_entry *e)
-{
-    pthread_mutex_lock(&sh->mu);
-    struct tz_cp_entry **slot = cp_slot(sh, e->key);
-    cp_unref(*slot);
-    e->refs++;
-    *slot = e;
-    pthread_mutex_unlock(&sh->mu);
-}
-
-/* The request's parameters that choose the calls read, as one key ("" when none). */
-static int filter_key(tz_req *r, tz_buf *key)
-{
-    static const char *const names[] = {"types", "producers", "subtree", "set", "result", "categories"};
-    for (size_t i = 0; i < r->params->n; i++) {
-        const char *k = r->params->p[i].key, *v = r->params->p[i].value;
-        int take = !strncmp(k, "re.", 3) || !strncmp(k, "nre.", 4);
-        for (size_t j = 0; j < sizeof names / sizeof *names && !take; j++)
-            take = !strcmp(k, names[j]);
-        if (take && v && *v)
-            tz_buf_printf(key, "%s=%s&", k, v);
-    }
-    tz_buf_putc(key, '\0');
-    return key->oom ? tz_fail(r, 500, "out of memory") : 0;
-}
-
-static void cp_release(tz_shared *sh, struct tz_cp_entry *e)
-{
-    pthread_mutex_lock(&sh->mu);
-    cp_unref(e);
-    pthread_mutex_unlock(&sh->mu);
-}
 
 /* The k-th largest of v[0..n) (1 <= k <= n), v reordered: quickselect, O(n) on
  * average, so that choosing the longest calls costs no sort of every call. */
@@ -141,7 +69,7 @@ static void json_threads(tz_buf *b, traza_trace *t, const traza_callprofile *cp,
 }
 
 static int callstack_answer(tz_req *r, traza_trace *t, const traza_trace_info *info, int64_t from, int64_t to, int64_t max,
-                            int64_t top, const traza_time_range *rg, size_t nrg, const char *key, const traza_filter *sel_filter);
+                            int64_t top, const traza_time_range *rg, size_t nrg, const char *key);
 
 int tz_api_callstack(tz_req *r)
 {
@@ -172,21 +100,20 @@ int tz_api_callstack(tz_req *r)
             return tz_fail_err(r, &r->err);
     }
     /* the view's filter: the calls read are the states it keeps, over the whole trace
-     * (the window and during= choose what is counted and drawn, as above) */
+     * (the window and during= choose what is counted and drawn, as above); parsed
+     * here so that a bad one is answered at once, read by the build (callbuild.c) */
     tz_buf key;
     tz_buf_init(&key);
     tz_req_filter rf;
     int have_rf = 0, rc = -1;
-    if (filter_key(r, &key) < 0)
+    if (tz_cp_filter_key(r, &key) < 0)
         goto out;
     if (key.s[0]) {
         if (tz_req_filter_parse(r, t, &rf) < 0)
             goto out;
         have_rf = 1;
-        rf.f.has_from = rf.f.has_to = rf.f.overlap = 0;
-        rf.f.during = 0;
     }
-    rc = callstack_answer(r, t, info, from, to, max, top, rg, nrg, key.s, have_rf ? &rf.f : NULL);
+    rc = callstack_answer(r, t, info, from, to, max, top, rg, nrg, key.s);
 out:
     if (have_rf)
         tz_req_filter_free(&rf);
@@ -197,34 +124,22 @@ out:
 
 /* The answer over [from, to], within the ranges rg when given. */
 static int callstack_answer(tz_req *r, traza_trace *t, const traza_trace_info *info, int64_t from, int64_t to, int64_t max,
-                            int64_t top, const traza_time_range *rg, size_t nrg, const char *key, const traza_filter *sel_filter)
+                            int64_t top, const traza_time_range *rg, size_t nrg, const char *key)
 {
-    /* The profile is built within the request's budget; only a complete one is kept
-     * for the next requests (a partial one is answered, flagged, then dropped). */
-    traza_partial pi;
-    memset(&pi, 0, sizeof pi);
+    /* the whole profile, or while the background build reads it the part read so
+     * far (none at first) */
     tz_shared *sh = r->api->sh;
-    struct tz_cp_entry *e = cp_get(sh, info->id, key);
+    struct tz_cp_entry *e, none;
+    if (tz_cp_profile(r, info->id, key, &e) < 0)
+        return -1;
     if (!e) {
-        if (!(e = calloc(1, sizeof *e)) || !(e->key = tz_strdup(key))) {
-            free(e);
-            return tz_fail(r, 500, "out of memory");
-        }
-        e->trace_id = info->id;
-        e->refs = 1;
-        traza_stop stop;
-        tz_budget_stop bs;
-        tz_budget_stop_init(&bs, &stop, r);
-        if (traza_callprofile_build(t, &e->cp, sel_filter, &stop, &pi, &r->err) < 0) {
-            free(e->key);
-            free(e);
-            return tz_fail_err(r, &r->err);
-        }
-        if (!pi.partial)
-            cp_put(sh, e);
+        memset(&none, 0, sizeof none);
+        none.partial = 1;
+        none.covered_to = INT64_MIN;
     }
+    const struct tz_cp_entry *pe = e ? e : &none;
     /* the profile of the window: the shared calls, funcs and edges of its own */
-    traza_callprofile win = e->cp;
+    traza_callprofile win = pe->cp;
     win.funcs = NULL;
     win.edges = NULL;
     if (rg) {
@@ -232,15 +147,15 @@ static int callstack_answer(tz_req *r, traza_trace *t, const traza_trace_info *i
         win.nranges = nrg;
     }
     if (traza_callprofile_range(t, &win, from, to) < 0) {
-        cp_release(sh, e);
+        tz_cp_release(sh, e);
         return tz_fail(r, 500, "out of memory");
     }
-    const traza_callprofile *cp = &e->cp;
+    const traza_callprofile *cp = &pe->cp;
     const traza_cp_call **sel = malloc((cp->ncalls ? cp->ncalls : 1) * sizeof *sel);
     if (!sel) {
         free(win.funcs);
         free(win.edges);
-        cp_release(sh, e);
+        tz_cp_release(sh, e);
         return tz_fail(r, 500, "out of memory");
     }
     size_t ns = 0;
@@ -254,7 +169,7 @@ static int callstack_answer(tz_req *r, traza_trace *t, const traza_trace_info *i
             free(sel);
             free(win.funcs);
             free(win.edges);
-            cp_release(sh, e);
+            tz_cp_release(sh, e);
             return tz_fail(r, 500, "out of memory");
         }
         for (size_t i = 0; i < ns; i++)
@@ -274,12 +189,18 @@ static int callstack_answer(tz_req *r, traza_trace *t, const traza_trace_info *i
     }
     tz_buf b;
     tz_buf_init(&b);
-    /* partial: the budget ran out while reading the calls; the answer covers the
-     * calls that start up to covered_to */
-    tz_buf_printf(&b, "{\"partial\":%s,", pi.partial ? "true" : "false");
+    /* partial: the profile is being built; the answer covers the calls that start up
+     * to covered_to, progress (0..1) is how far covered_to is into the trace */
+    tz_buf_printf(&b, "{\"partial\":%s,", pe->partial ? "true" : "false");
+    if (pe->partial) {
+        double done = pe->covered_to == INT64_MIN || info->max_ts <= info->min_ts
+                          ? 0
+                          : ((double)pe->covered_to - (double)info->min_ts) / ((double)info->max_ts - (double)info->min_ts);
+        tz_buf_printf(&b, "\"building\":true,\"progress\":%.4f,", done < 0 ? 0 : done > 0.9999 ? 0.9999 : done);
+    }
     const char *tick_key[] = {"covered_to", "from", "to", "min_ts", "max_ts"};
-    const int64_t tick_val[] = {pi.covered_to, from, to, cp->min_ts, cp->max_ts};
-    for (size_t i = pi.partial && pi.covered_to != INT64_MIN ? 0 : 1; i < 5; i++) {
+    const int64_t tick_val[] = {pe->covered_to, from, to, cp->min_ts, cp->max_ts};
+    for (size_t i = pe->partial && pe->covered_to != INT64_MIN ? 0 : 1; i < 5; i++) {
         tz_buf_printf(&b, "\"%s\":", tick_key[i]);
         tz_json_tick(r, &b, tick_val[i]);
         tz_buf_putc(&b, ',');
@@ -311,6 +232,6 @@ static int callstack_answer(tz_req *r, traza_trace *t, const traza_trace_info *i
     tz_buf_printf(&b, "],\"functions\":%zu}", win.nfuncs);
     free(win.funcs);
     free(win.edges);
-    cp_release(sh, e);
+    tz_cp_release(sh, e);
     return tz_send_json(r, &b);
 }

@@ -73,7 +73,8 @@ typedef struct tz_shared {
     uint64_t clock;               /* LRU clock of the caches (under mu) */
     tz_tindex *tix[TZ_TINDEX_CACHE];
     struct tz_cp_entry *cp;       /* the call profile of the last trace asked for */
-    struct tz_cp_entry *cp_filtered; /* ... and of the last filter asked for on it (api_callstack.c) */
+    struct tz_cp_entry *cp_filtered; /* ... and of the last filter asked for on it (callbuild.c) */
+    struct tz_cpb *cpb;           /* the call-profile worker and its build (callbuild.c), NULL until needed */
     atomic_int stopping;          /* set by tz_api_cancel: every request stops */
     struct tz_runs *runs;         /* the tool jobs (api_tools.c; under mu) */
     traza_registry *reg;          /* the tools: the registry of the workspace's context */
@@ -234,6 +235,7 @@ int tz_api_correlate(tz_req *r);
 int tz_api_grammars(tz_req *r);
 int tz_api_grammar(tz_req *r);
 int tz_api_callstack(tz_req *r);
+/* Stops and joins the call-profile worker, frees the call profiles (callbuild.c). */
 void tz_api_callstack_free(tz_shared *sh);
 int tz_api_diff(tz_req *r);
 int tz_api_tools(tz_req *r);

@@ -13,6 +13,11 @@ let view = [0, 1];        // the shown time window (offsets)
 let picked = null;        // the clicked call
 let sortKey = 'exclusive', sortDesc = true;
 let settle = 0;
+// While the server builds the profile in the background (a partial answer with
+// building), the tab asks again this often, so that the view fills in by itself.
+const POLL_MS = 1000;
+let poll = 0;
+let seq = 0;              // loads started: an answer to an older one is dropped
 
 const unit = () => state.trace.info.time_unit;
 const fname = c => { const t = typeById(c.type); return t ? t.name : String(c.type); };
@@ -38,11 +43,17 @@ function build() {
 }
 
 async function load() {
+  clearTimeout(poll);
+  const my = ++seq, at = state.trace;
   const [from, to] = span();
   // the view's filter (its saved set, the table's column filters, during=) chooses the calls
   const c = await api('callstack', selection({ from: absTicks(from), to: absTicks(to), max: 20000, top: 500, budget: budget() }));
+  if (my !== seq || at !== state.trace) return; // another load started meanwhile
   c.calls = c.calls.map(([ts, end, type, producer, level]) => ({ ts: rel(ts), end: rel(end), type, producer, level }));
-  cs = c; view = [from, to]; picked = null;
+  // the clicked call stays picked when a refill (same range) still has it
+  const was = picked && view[0] === from && view[1] === to ? picked : null;
+  cs = c; view = [from, to];
+  picked = was && c.calls.find(k => k.ts === was.ts && k.end === was.end && k.producer === was.producer && k.level === was.level) || null;
   const by = new Map();
   // the threads with calls in the range: one without would be an empty band
   threads = c.threads.filter(t => t.calls > 0).map(t => { const x = { id: t.producer, name: t.name, maxLevel: t.max_level, n: t.calls, levels: [] }; by.set(t.producer, x); return x; });
@@ -53,6 +64,15 @@ async function load() {
   }
   for (const t of threads) for (const l of t.levels) if (l) l.sort((x, y) => x.ts - y.ts);
   renderThreads(); showPartial(); drawAll(); renderProfile(); drawGraph(); renderDetails();
+  if (c.partial && c.building) poll = setTimeout(refill, POLL_MS);
+}
+
+// Asks again while the profile is being built: only with this tab shown and no drag
+// under way (a reload would move the view under the mouse); else later.
+function refill() {
+  if (!document.getElementById('cs-threads') || document.querySelector('.tab.on')?.id !== 'tab-callstack') return;
+  if (drag) { poll = setTimeout(refill, POLL_MS); return; }
+  load().catch(e => { console.error(e); });
 }
 
 function showPartial() {
@@ -61,13 +81,15 @@ function showPartial() {
   if (state.result) f.push(`set ${state.result}`);
   document.getElementById('cs-info').textContent = `${cs.calls.length} calls drawn${cs.truncated ? ' (the longest ones in the range)' : ''} · ${cs.functions} functions · ${threads.length} threads${idle ? ` (${idle} more without calls in the range)` : ''}${f.length ? ' · filtered: ' + f.join(', ') : ''}`;
   const p = document.getElementById('cs-partial');
-  if (!cs.partial) { p.hidden = true; p.textContent = ''; delete p.dataset.coveredTo; return; }
+  if (!cs.partial) { p.hidden = true; p.textContent = ''; delete p.dataset.coveredTo; delete p.dataset.progress; return; }
   const u = unit();
   p.hidden = false;
   p.dataset.coveredTo = cs.covered_to || '';
+  p.dataset.progress = String(cs.progress ?? '');
+  const pct = `${Math.floor((cs.progress || 0) * 100)} % of the recording`;
   p.textContent = cs.covered_to
-    ? `Partial answer: the server's time budget ran out after reading the calls that start up to ${fmtAt(rel(cs.covered_to), u)} (the range ends at ${fmtAt(span()[1], u)}); the profile and the charts cover those calls only.`
-    : 'Partial answer: the server\'s time budget ran out before any call was read.';
+    ? `Partial answer, filling in: the server reads the calls in the background and has those that start up to ${fmtAt(rel(cs.covered_to), u)} so far (${pct}; the range ends at ${fmtAt(span()[1], u)}); the profile and the charts cover those calls only, and are asked for again every second until they are complete.`
+    : 'Partial answer, filling in: the server has started reading the calls in the background; the tab asks again every second until they are complete.';
 }
 
 function renderThreads() {

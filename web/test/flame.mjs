@@ -176,15 +176,26 @@ await withBrowser(shots, async ({ page, errors, shot }) => {
     await shot('flame-filtered');
   }
 
-  // a tiny budget on a big trace: the answer is partial and the tab says up to when
+  // a tiny budget on a big trace: the answer is partial and the tab says up to when,
+  // then fills in by itself (the server reads on in the background, the tab asks
+  // again) until it is the whole profile, that of `traza callstack`
   await page.goto(url + '?budget=10');
   await page.waitForSelector('[data-testid=trace-item]', { timeout: 10000 });
   await openTrace(page, partialTrace);
   await page.click('#tabs button[data-tab=callstack]');
-  await page.waitForFunction(() => { const p = document.querySelector('[data-testid=callstack-partial]'); return p && !p.hidden; }, null, { timeout: 20000 });
-  const p = await page.$eval('[data-testid=callstack-partial]', x => ({ text: x.textContent, to: x.dataset.coveredTo, h: x.getBoundingClientRect().height }));
-  check('a partial answer shows a visible notice with the time it covers', p.h > 10 && /Partial answer/.test(p.text) && /up to \+[0-9]/.test(p.text) && p.to,
-    JSON.stringify(p));
+  await page.waitForFunction(() => { const p = document.querySelector('[data-testid=callstack-partial]'); return p && !p.hidden && p.dataset.coveredTo; }, null, { timeout: 20000 });
+  const p = await page.$eval('[data-testid=callstack-partial]', x => ({ text: x.textContent, to: x.dataset.coveredTo, progress: x.dataset.progress, h: x.getBoundingClientRect().height }));
+  check('a partial answer shows a visible notice with the time it covers and the progress', p.h > 10 && /Partial answer/.test(p.text) && /up to \+[0-9]/.test(p.text) && p.to &&
+    /[0-9]+ % of the recording/.test(p.text) && Number(p.progress) >= 0 && Number(p.progress) < 1, JSON.stringify(p));
   await shot('flame-partial');
+  const filled = await page.waitForFunction(() => document.querySelector('[data-testid=callstack-partial]').hidden, null, { timeout: 180000 }).then(() => true, () => false);
+  check('the partial view fills in by itself until complete: the notice goes', filled, 'still partial after 180 s');
+  const whole = cli(partialTrace);
+  const got = await page.$$eval('[data-testid=cs-table] tr[data-name]', xs => xs.map(x => [x.dataset.name, Number(x.dataset.self), Number(x.dataset.total)]));
+  const wantRows = whole.profile.slice(0, got.length).map(f => [f.name, f.exclusive, f.inclusive]);
+  const key = r => r.join(' ');
+  check(`once complete the flat profile is that of traza callstack ${partialTrace}`, got.length === Math.min(500, whole.profile.length) &&
+    JSON.stringify(got.map(key).sort()) === JSON.stringify(wantRows.map(key).sort()), `ui: ${JSON.stringify(got)}\n  cli: ${JSON.stringify(wantRows)}`);
+  await shot('flame-filled');
   check('no page errors', errors.length === 0, errors.join('\n'));
 });
