@@ -160,8 +160,10 @@ static int merge_calls(const traza_callprofile *a, traza_callprofile *b, traza_c
         size_t i = 0, j = 0, k = 0;
         while (i < na && j < nb)
             dst->calls[k++] = call_cmp(&b->calls[j], &a->calls[i]) < 0 ? b->calls[j++] : a->calls[i++];
-        memcpy(dst->calls + k, a->calls + i, (na - i) * sizeof *dst->calls);
-        memcpy(dst->calls + k + (na - i), b->calls + j, (nb - j) * sizeof *dst->calls);
+        if (na > i)
+            memcpy(dst->calls + k, a->calls + i, (na - i) * sizeof *dst->calls);
+        if (nb > j) /* b->calls is NULL for an empty chunk */
+            memcpy(dst->calls + k + (na - i), b->calls + j, (nb - j) * sizeof *dst->calls);
     }
     dst->ncalls = na + nb;
     dst->min_ts = dst->ncalls ? dst->calls[0].ts : 0;
