@@ -455,18 +455,25 @@ typedef struct tp_iter {
     unsigned char rec[TZ_BT_MAXREC];
 } tp_iter;
 
+/* The key list holding the next index entry (*k, *i moved past the lists used up), or
+ * NULL at the end: the (type, producer) index and the posting lists read the sorted
+ * id lists this way. */
+static const tz_keylist *klist_at(const tz_wstate *w, size_t *k, size_t *i)
+{
+    while (*k < w->nklist && *i == w->klist[*k].n) {
+        ++*k;
+        *i = 0;
+    }
+    return *k < w->nklist ? &w->klist[*k] : NULL;
+}
+
 static int tp_next(void *ctx, const unsigned char **rec, size_t *n, traza_err *err)
 {
     (void)err;
     tp_iter *it = ctx;
-    const tz_wstate *w = it->w;
-    while (it->k < w->nklist && it->i == w->klist[it->k].n) {
-        it->k++;
-        it->i = 0;
-    }
-    if (it->k == w->nklist)
+    const tz_keylist *l = klist_at(it->w, &it->k, &it->i);
+    if (!l)
         return 0;
-    const tz_keylist *l = &w->klist[it->k];
     *n = tz_bt_tp_record((int32_t)(uint32_t)(l->key >> 32), (int32_t)(uint32_t)l->key, l->ids[it->i++], 1, it->rec);
     *rec = it->rec;
     return 1;
@@ -607,14 +614,9 @@ typedef struct ptp_iter {
 static int ptp_next(void *ctx, const unsigned char **rec, size_t *n, traza_err *err)
 {
     ptp_iter *it = ctx;
-    const tz_wstate *w = it->w;
-    while (it->k < w->nklist && it->i == w->klist[it->k].n) {
-        it->k++;
-        it->i = 0;
-    }
-    if (it->k == w->nklist)
+    const tz_keylist *l = klist_at(it->w, &it->k, &it->i);
+    if (!l)
         return 0;
-    const tz_keylist *l = &w->klist[it->k];
     size_t end = it->i + TZ_PACK_IDS < l->n ? it->i + TZ_PACK_IDS : l->n;
     tz_buf_reset(&it->ids);
     for (size_t j = it->i + 1; j < end; j++)
