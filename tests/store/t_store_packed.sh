@@ -32,6 +32,10 @@ same "a parameter condition" q --csv --limit 0 --where 'p0 > 500000'
 same "a regex" q --csv --limit 0 --regex 'type~^var'
 same "a page far in" q --json --offset 40000 --limit 50
 same "counts" q --count --type punctual2
+"$TRAZA" filter Rtr --type state1 --from 1ms --name s1 -q >/dev/null
+"$TRAZA" filter Ptr --type state1 --from 1ms --name s1 -q >/dev/null
+same "a saved set, newest first" q --csv --limit 0 --set s1 --desc
+same "a saved set, a page" q --csv --limit 40 --offset 300 --set s1
 st() { "$TRAZA" stats "$1"; }
 same "statistics" st
 sq() { "$TRAZA" sql "$1" "SELECT type, category, count(*), sum(duration), min(producer_path) FROM events GROUP BY type ORDER BY type"; }
