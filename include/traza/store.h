@@ -94,7 +94,7 @@ int traza_writer_event(traza_writer *w, const traza_event *ev, traza_err *err);
 /* Number of events added so far. */
 int64_t traza_writer_count(const traza_writer *w);
 /* Asks for the events to be stored packed, many to a row (doc/store.md, "Packed
- * events"): about a quarter of the bytes of a function trace's rows. Readers see the
+ * events"): about a fifth of the bytes of a function trace's rows. Readers see the
  * same events, ids and order through the library and the SQL views. A hint: the
  * PostgreSQL backend, and an import too large to sort in memory, store rows. */
 void traza_writer_pack_events(traza_writer *w);

@@ -188,6 +188,16 @@ int traza_diff_json_ranges(traza_write_fn fn, void *arg, traza_trace *const *a, 
     return pass_err(&o, fn, arg, err);
 }
 
+/* A share with 9 significant digits, null when it is not finite (JSON has no NaN). */
+static void share(tz_buf *b, const char *key, double v)
+{
+    tz_buf_printf(b, ",\"%s\":", key);
+    if (isfinite(v))
+        tz_buf_printf(b, "%.9g", v);
+    else
+        tz_buf_puts(b, "null");
+}
+
 static void json_counts(tz_buf *b, const traza_diff_counts *c)
 {
     tz_buf_putc(b, '[');
@@ -197,15 +207,18 @@ static void json_counts(tz_buf *b, const traza_diff_counts *c)
         if (r->name) {
             tz_buf_puts(b, "\"pattern\":");
             tz_json_str(b, r->name);
-            tz_buf_printf(b, ",\"length\":%llu,\"rate_a\":%.9g,\"rate_b\":%.9g", (unsigned long long)r->length, r->share_a, r->share_b);
+            tz_buf_printf(b, ",\"length\":%llu", (unsigned long long)r->length);
+            share(b, "rate_a", r->share_a);
+            share(b, "rate_b", r->share_b);
         } else {
-            tz_buf_printf(b, "\"cycle_a\":%zu,\"cycle_b\":%zu,\"hash\":\"%016llx\",\"length\":%llu,\"share_a\":%.9g,\"share_b\":%.9g",
-                          r->index_a, r->index_b, (unsigned long long)r->hash, (unsigned long long)r->length, r->share_a,
-                          r->share_b);
+            tz_buf_printf(b, "\"cycle_a\":%zu,\"cycle_b\":%zu,\"hash\":\"%016llx\",\"length\":%llu", r->index_a, r->index_b,
+                          (unsigned long long)r->hash, (unsigned long long)r->length);
+            share(b, "share_a", r->share_a);
+            share(b, "share_b", r->share_b);
         }
         tz_buf_printf(b, ",\"count_a\":%lld,\"count_b\":%lld,", (long long)r->count_a, (long long)r->count_b);
-        tz_buf_printf(b, isnan(r->p) ? "\"p\":null," : "\"p\":%.6g,", r->p);
-        tz_buf_printf(b, isnan(r->p_adj) ? "\"p_adj\":null," : "\"p_adj\":%.6g,", r->p_adj);
+        tz_buf_printf(b, !isfinite(r->p) ? "\"p\":null," : "\"p\":%.6g,", r->p);
+        tz_buf_printf(b, !isfinite(r->p_adj) ? "\"p_adj\":null," : "\"p_adj\":%.6g,", r->p_adj);
         tz_buf_printf(b, "\"verdict\":\"%s\"}", traza_diff_verdict_name(r->verdict));
     }
     tz_buf_putc(b, ']');

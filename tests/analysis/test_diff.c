@@ -593,6 +593,14 @@ static void test_json_sink(void **state)
                                 "\"count_b\":9,\"p\":0.25,\"p_adj\":null,\"verdict\":\"more\"}]");
     sink refuse = {.ret = 5};
     assert_int_equal(traza_diff_json_counts(put, &refuse, &c), 5);
+    /* numbers JSON cannot hold are null: a cycle's share, an infinite p */
+    traza_diff_count cyc = {.hash = 0xab, .length = 4, .count_a = 1, .count_b = 0, .share_a = INFINITY, .share_b = NAN,
+                            .index_a = 2, .p = -INFINITY, .p_adj = 1, .verdict = TRAZA_DIFF_GONE};
+    traza_diff_counts cc = {.rows = &cyc, .nrows = 1, .changed = 1};
+    sink t = {0};
+    assert_int_equal(traza_diff_json_counts(put, &t, &cc), 0);
+    assert_string_equal(t.text, "[{\"cycle_a\":2,\"cycle_b\":0,\"hash\":\"00000000000000ab\",\"length\":4,\"share_a\":null,"
+                                "\"share_b\":null,\"count_a\":1,\"count_b\":0,\"p\":null,\"p_adj\":1,\"verdict\":\"gone\"}]");
 }
 
 int main(void)
