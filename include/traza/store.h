@@ -104,6 +104,13 @@ void traza_writer_abort(traza_writer *w);
 
 /* ---- reading a trace ----------------------------------------------------- */
 
+/* What a trace's events take in its workspace. */
+typedef struct traza_trace_storage {
+    int64_t bytes; /* its store (SQLite: the trace's file); -1 when the backend does not say (PostgreSQL) */
+    int packed;    /* 1: its events are packed many to a row (traza_writer_pack_events) */
+} traza_trace_storage;
+int traza_trace_storage_of(traza_trace *t, traza_trace_storage *out, traza_err *err);
+
 enum { TRAZA_OPEN_READ = 0, TRAZA_OPEN_WRITE = 1 /* to save results */ };
 
 traza_trace *traza_trace_open(traza_workspace *ws, const char *name_or_id, int flags, traza_err *err);

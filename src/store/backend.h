@@ -97,6 +97,8 @@ typedef struct tz_backend_ops {
     int (*t_open)(tz_backend *b, int64_t id, int write, tz_tstate **out, traza_err *err);
     void (*t_close)(tz_tstate *t);
     int (*t_load_model)(tz_tstate *t, tz_model *m, traza_err *err);
+    /* Optional: what the trace takes (traza_trace_storage_of). */
+    int (*t_storage)(tz_tstate *t, traza_trace_storage *out, traza_err *err);
     /* The longest interval (end_ts - ts) of the trace, for overlap queries. */
     int64_t (*t_max_duration)(tz_tstate *t);
 

@@ -396,6 +396,7 @@ static const tz_backend_ops sqlite_ops = {
     .t_close = tz_sqlite_t_close,
     .t_load_model = tz_sqlite_t_load_model,
     .t_max_duration = tz_sqlite_t_max_duration,
+    .t_storage = tz_sqlite_t_storage,
     .q_open = tz_sqlite_q_open,
     .q_next = tz_sqlite_q_next,
     .q_close = tz_sqlite_q_close,

@@ -33,6 +33,7 @@ struct tz_tstate {
     int64_t id;
     int64_t nevents;
     int64_t max_duration;
+    int packed;            /* event_layout 'packed' (sqlite_packed.c) */
     sqlite3_stmt *row_at;  /* SELECT ts, type, producer FROM event WHERE id=? */
     tz_overview ov;
     int ov_state;          /* see sqlite_overview.c */
@@ -62,6 +63,7 @@ int tz_sqlite_w_event(tz_wstate *w, const traza_event *ev, int64_t seq, traza_er
 int tz_sqlite_w_commit(tz_wstate *w, int sorted, int replace, const traza_trace_info *info, int64_t *id, traza_err *err);
 void tz_sqlite_w_abort(tz_wstate *w);
 void tz_sqlite_w_pack(tz_wstate *w);
+int tz_sqlite_t_storage(tz_tstate *t, traza_trace_storage *out, traza_err *err);
 /* On a packed store (meta event_layout = 'packed'), creates the connection's
  * temp.event virtual table over event_pack and event_tp (sqlite_packed.c), which
  * every statement then reads as `event`; *packed says whether it did. A store

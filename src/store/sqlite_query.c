@@ -98,8 +98,7 @@ int tz_sqlite_t_open(tz_backend *b, int64_t id, int write, tz_tstate **out, traz
     if (sqlite3_step(m) == SQLITE_ROW)
         t->max_duration = sqlite3_column_int64(m, 0);
     sqlite3_finalize(m);
-    int packed;
-    if (tz_sqlite_packed_attach(t->db, &packed, err) < 0) {
+    if (tz_sqlite_packed_attach(t->db, &t->packed, err) < 0) {
         traza_err_prefix(err, "%s: ", path);
         free(path);
         tz_sqlite_t_close(t);
@@ -125,6 +124,18 @@ void tz_sqlite_t_close(tz_tstate *t)
 }
 
 int64_t tz_sqlite_t_max_duration(tz_tstate *t) { return t->max_duration; }
+
+int tz_sqlite_t_storage(tz_tstate *t, traza_trace_storage *out, traza_err *err)
+{
+    sqlite3_stmt *st;
+    if (tz_sql_prepare(t->db, "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()", &st, err) < 0)
+        return -1;
+    int rc = sqlite3_step(st);
+    out->bytes = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+    sqlite3_finalize(st);
+    out->packed = t->packed;
+    return rc == SQLITE_ROW ? 0 : tz_sql_fail(t->db, "reading the store's size", err);
+}
 
 int tz_sqlite_t_load_model(tz_tstate *t, tz_model *m, traza_err *err)
 {

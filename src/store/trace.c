@@ -175,6 +175,13 @@ void traza_trace_close(traza_trace *t)
 }
 
 const traza_trace_info *traza_trace_info_of(const traza_trace *t) { return &t->info; }
+
+int traza_trace_storage_of(traza_trace *t, traza_trace_storage *out, traza_err *err)
+{
+    out->bytes = -1;
+    out->packed = 0;
+    return t->ws->b->ops->t_storage ? t->ws->b->ops->t_storage(t->st, out, err) : 0;
+}
 traza_workspace *traza_trace_workspace(traza_trace *t) { return t->ws; }
 
 size_t traza_trace_producers(const traza_trace *t, const traza_producer **out)

@@ -46,6 +46,9 @@ ex() { "$TRAZA" export "$1" --format chrome -o - | md5sum; }
 same "a Chrome export" ex
 
 sr=$(stat -c %s "$fr"); sp=$(stat -c %s "$fp")
+check_eq "info says what the packed trace takes" "$sp true" "$("$TRAZA" info Ptr --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["store_bytes"], str(d["store_packed"]).lower())')"
+check_contains "... and in text" "$("$TRAZA" info Ptr)" "store:       $(python3 -c "print('%.1f MB, %.1f bytes an event (events packed)' % ($sp / 1e6, $sp / 50000))")"
+check_contains "... and of the one in rows" "$("$TRAZA" info Rtr)" "(events in rows)"
 if [ "$sp" -lt "$sr" ]; then pass "packed is smaller ($sp against $sr bytes)"; else fail "packed is smaller" "$sp >= $sr"; fi
 
 # a damaged block: the statement fails with where, and nothing else is touched
