@@ -40,6 +40,9 @@ typedef struct traza_import_opts {
                                those of the same key), in the commit that publishes it;
                                checked as traza_meta_check does; nparams of them */
     size_t nparams;
+    int layout;           /* traza_layout (traza/store.h): how the events are stored;
+                             TRAZA_LAYOUT_AUTO = the importer's choice (packed for the
+                             function traces of the tracer and uftrace, else rows) */
 } traza_import_opts;
 
 typedef struct traza_importer {

@@ -93,11 +93,19 @@ int traza_writer_param_const(traza_writer *w, int32_t def, const traza_value *v,
 int traza_writer_event(traza_writer *w, const traza_event *ev, traza_err *err);
 /* Number of events added so far. */
 int64_t traza_writer_count(const traza_writer *w);
-/* Asks for the events to be stored packed, many to a row (doc/store.md, "Packed
- * events"): about a fifth of the bytes of a function trace's rows. Readers see the
- * same events, ids and order through the library and the SQL views. A hint: the
- * PostgreSQL backend, and an import too large to sort in memory, store rows. */
+/* How the events are stored (doc/store.md, "Packed events"). Packed, many to a row:
+ * about a fifth of the bytes of a function trace's rows, read by traza only (the
+ * library and the SQL views see the same events, ids and order). Rows: an SQLite
+ * table any tool reads. The PostgreSQL backend, and an import too large to sort in
+ * memory, store rows whatever is asked. */
+typedef enum traza_layout { TRAZA_LAYOUT_AUTO = 0, TRAZA_LAYOUT_ROWS = 1, TRAZA_LAYOUT_PACKED = 2 } traza_layout;
+/* The layout chosen for this trace (the user's choice): it stands over the importer's. */
+void traza_writer_set_layout(traza_writer *w, traza_layout layout);
+/* The importer's default: packed, unless a layout was chosen (traza_writer_set_layout). */
 void traza_writer_pack_events(traza_writer *w);
+const char *traza_layout_name(traza_layout layout);
+/* "rows", "packed" (or "auto"): the layout, or -1. */
+int traza_layout_parse(const char *s);
 /* Builds indexes, publishes the trace in the catalogue. The writer is freed either way. */
 int traza_writer_commit(traza_writer *w, traza_trace_info *out_info, traza_err *err);
 void traza_writer_abort(traza_writer *w);

@@ -8,7 +8,8 @@
 
 const char cmd_import_usage[] =
     "usage: traza import FILE... [--format F] [--name N] [--map MAP] [--time-unit E] [--elf FILE]\n"
-    "                    [--symbols FILE] [--timestamp-hz HZ] [--strict] [--replace] [--meta KEY=VAL]... [--json]\n"
+    "                    [--symbols FILE] [--timestamp-hz HZ] [--strict] [--replace] [--meta KEY=VAL]...\n"
+    "                    [--layout rows|packed] [--json]\n"
     "\n"
     "Imports one or more files as one new trace. The format is detected from the\n"
     "content unless --format is given. Nothing changes in the workspace if the import\n"
@@ -35,6 +36,10 @@ const char cmd_import_usage[] =
     "                  what is skipped is counted on stderr and in 'traza info'\n"
     "  --meta KEY=VAL  set a descriptive metadata entry: board=stm32f4, os=FreeRTOS,\n"
     "                  application, description, alias or any key (see 'traza meta')\n"
+    "  --layout L      how the events are stored: packed (many to a row, about a fifth of\n"
+    "                  the bytes of a function trace; read through traza only) or rows (a\n"
+    "                  table any SQLite tool reads). Default: packed for the tracer's dumps\n"
+    "                  and uftrace recordings, rows otherwise ('traza info' says which)\n"
     "  --json          print the new trace's metadata as JSON\n";
 
 int cmd_import(traza_cli *cli, int argc, char **argv)
@@ -52,6 +57,7 @@ int cmd_import(traza_cli *cli, int argc, char **argv)
         {"elf", required_argument, NULL, 'E'},
         {"symbols", required_argument, NULL, 'Y'},
         {"timestamp-hz", required_argument, NULL, 'H'},
+        {"layout", required_argument, NULL, 'L'},
         {NULL, 0, NULL, 0},
     };
     traza_kv meta[64], params[64];
@@ -68,6 +74,13 @@ int cmd_import(traza_cli *cli, int argc, char **argv)
         case 'R': o.replace = 1; break;
         case 'E': o.elf = optarg; break;
         case 'Y': o.symbols = optarg; break;
+        case 'L': {
+            int l = traza_layout_parse(optarg);
+            if (l < 0)
+                return cli_usage_error("import", "--layout expects rows or packed, got '%s'", optarg);
+            o.layout = l;
+            break;
+        }
         case 'H': {
             double v;
             if (cli_parse_scaled(optarg, &v) < 0 || !(v > 0) || v > 1e15)

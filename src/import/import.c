@@ -187,6 +187,7 @@ static int import_files(traza_workspace *ws, const char *const *paths, const cha
     free(name);
     if (!w)
         return -1;
+    traza_writer_set_layout(w, (traza_layout)opts->layout);
     for (size_t i = 0; i < npaths; i++) {
         char *real = sources[i] == paths[i] ? realpath(paths[i], NULL) : NULL;
         int rc = traza_writer_add_source(w, real ? real : sources[i], err);

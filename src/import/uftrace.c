@@ -748,6 +748,7 @@ static int uftrace_read(traza_ctx *ctx, traza_writer *w, const char *const *path
     c.ctx = ctx;
     c.w = w;
     c.err = err;
+    traza_writer_pack_events(w); /* a function trace: packed (doc/store.md) */
     tz_imap_init(&c.procs);
     tz_imap_init(&c.threads);
     tz_imap_init(&c.parent_of);

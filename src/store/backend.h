@@ -91,8 +91,9 @@ typedef struct tz_backend_ops {
      * this one (which gets a new id, greater than the one it replaces). */
     int (*w_commit)(tz_wstate *w, int sorted, int replace, const traza_trace_info *info, int64_t *id, traza_err *err);
     void (*w_abort)(tz_wstate *w);
-    /* Optional: store the events packed (traza_writer_pack_events). */
-    void (*w_pack)(tz_wstate *w);
+    /* Optional: store the events packed (1) or in rows (0); strong: the user's choice
+     * (traza_writer_set_layout), else the importer's default (traza_writer_pack_events). */
+    void (*w_layout)(tz_wstate *w, int packed, int strong);
 
     int (*t_open)(tz_backend *b, int64_t id, int write, tz_tstate **out, traza_err *err);
     void (*t_close)(tz_tstate *t);

@@ -62,7 +62,7 @@ int tz_sqlite_w_param_const(tz_wstate *w, int32_t def, const traza_value *v, tra
 int tz_sqlite_w_event(tz_wstate *w, const traza_event *ev, int64_t seq, traza_err *err);
 int tz_sqlite_w_commit(tz_wstate *w, int sorted, int replace, const traza_trace_info *info, int64_t *id, traza_err *err);
 void tz_sqlite_w_abort(tz_wstate *w);
-void tz_sqlite_w_pack(tz_wstate *w);
+void tz_sqlite_w_layout(tz_wstate *w, int packed, int strong);
 int tz_sqlite_t_storage(tz_tstate *t, traza_trace_storage *out, traza_err *err);
 /* On a packed store (meta event_layout = 'packed'), creates the connection's
  * temp.event virtual table over event_pack and event_tp (sqlite_packed.c), which

@@ -80,7 +80,7 @@ struct tz_wstate {
     tz_rec_spool *ps;        /* param records, (event, def) order */
     tz_buf prec;       /* one param record being built */
     uint32_t root_event, root_tp, root_param, root_pv;
-    /* packed events (tz_sqlite_w_pack; doc/store.md, "Packed events"): asked for, and
+    /* packed events (tz_sqlite_w_layout; doc/store.md, "Packed events"): asked for, and
      * then done when the import ends in order with its id lists */
     int pack_asked, pack;
     int direct_pack;         /* packing as the events come (packer.c's blocks in pk) */
@@ -1246,8 +1246,12 @@ fail:
 
 void tz_sqlite_w_abort(tz_wstate *w) { wstate_free(w, 1); }
 
-void tz_sqlite_w_pack(tz_wstate *w)
+/* pack_asked: > 0 packed, < 0 rows; +-1 the importer's default or the environment,
+ * +-2 the user's choice (which stands). */
+void tz_sqlite_w_layout(tz_wstate *w, int packed, int strong)
 {
-    if (w->pack_asked == 0)
-        w->pack_asked = 1;
+    if (strong)
+        w->pack_asked = packed ? 2 : -2;
+    else if (w->pack_asked == 0)
+        w->pack_asked = packed ? 1 : -1;
 }

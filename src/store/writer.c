@@ -112,10 +112,31 @@ static void writer_free(traza_writer *w)
     free(w);
 }
 
+void traza_writer_set_layout(traza_writer *w, traza_layout layout)
+{
+    if (w && w->ws->b->ops->w_layout && layout != TRAZA_LAYOUT_AUTO)
+        w->ws->b->ops->w_layout(w->st, layout == TRAZA_LAYOUT_PACKED, 1);
+}
+
 void traza_writer_pack_events(traza_writer *w)
 {
-    if (w && w->ws->b->ops->w_pack)
-        w->ws->b->ops->w_pack(w->st);
+    if (w && w->ws->b->ops->w_layout)
+        w->ws->b->ops->w_layout(w->st, 1, 0);
+}
+
+static const char *const layout_names[] = {"auto", "rows", "packed"};
+
+const char *traza_layout_name(traza_layout layout)
+{
+    return (unsigned)layout < 3 ? layout_names[layout] : "?";
+}
+
+int traza_layout_parse(const char *s)
+{
+    for (int i = 0; i < 3; i++)
+        if (s && strcmp(s, layout_names[i]) == 0)
+            return i;
+    return -1;
 }
 
 void traza_writer_abort(traza_writer *w)

@@ -4,6 +4,7 @@
 # an SQLite file whose blocks and posting lists are checked as they are read.
 . "$(dirname "$0")/../lib.sh"
 if [ "${TRAZA_TEST_BACKEND:-sqlite}" != sqlite ]; then skip "packed events" "the SQLite backend only"; exit 0; fi
+root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$TMP"
 TRAZA_STORE_LAYOUT=rows check_rc "generate in rows" 0 "$TRAZA" gen --name Rtr --events 50k --params 1 --seed 7
 TRAZA_STORE_LAYOUT=packed check_rc "generate packed" 0 "$TRAZA" gen --name Ptr --events 50k --params 1 --seed 7
@@ -50,6 +51,28 @@ check_eq "info says what the packed trace takes" "$sp true" "$("$TRAZA" info Ptr
 check_contains "... and in text" "$("$TRAZA" info Ptr)" "store:       $(python3 -c "print('%.1f MB, %.1f bytes an event (events packed)' % ($sp / 1e6, $sp / 50000))")"
 check_contains "... and of the one in rows" "$("$TRAZA" info Rtr)" "(events in rows)"
 if [ "$sp" -lt "$sr" ]; then pass "packed is smaller ($sp against $sr bytes)"; else fail "packed is smaller" "$sp >= $sr"; fi
+
+# the layout an import takes: the importer's (packed for function traces), or --layout
+layout() { "$TRAZA" info "$1" --json | python3 -c 'import json,sys; print("packed" if json.load(sys.stdin)["store_packed"] else "rows")'; }
+"$TRAZA" import "$root/examples/demo.paje" --name paje_default -q >/dev/null
+check_eq "a Paje trace is stored in rows" rows "$(layout paje_default)"
+check_rc "--layout packed" 0 "$TRAZA" import "$root/examples/demo.paje" --name paje_packed --layout packed -q
+check_eq "... packs it" packed "$(layout paje_packed)"
+same2() { a=$("$TRAZA" query paje_default --csv --limit 0); b=$("$TRAZA" query paje_packed --csv --limit 0); check_eq "$1" "$a" "$b"; }
+same2 "... with the same events (an import that goes back in time)"
+check_rc "--layout takes rows or packed" 2 "$TRAZA" import "$root/examples/demo.paje" --layout columns
+check_contains "... and says so" "$OUT" "--layout expects rows or packed, got 'columns'"
+U=$DATA/uftrace-redisgraph-aarch64/uftrace.data
+if [ -d "$U" ]; then
+  "$TRAZA" import "$U" --name uft -q >/dev/null 2>&1
+  check_eq "a uftrace recording is packed" packed "$(layout uft)"
+  TRAZA_STORE_LAYOUT=packed "$TRAZA" import "$U" --name uft_rows --layout rows -q >/dev/null 2>&1
+  check_eq "... unless --layout rows (which stands over the environment)" rows "$(layout uft_rows)"
+  a=$("$TRAZA" query uft --csv --limit 0 | md5sum); b=$("$TRAZA" query uft_rows --csv --limit 0 | md5sum)
+  check_eq "... the same events either way" "$a" "$b"
+else
+  skip "uftrace recordings packed" "$U absent"
+fi
 
 # a damaged block: the statement fails with where, and nothing else is touched
 cp "$fp" damaged.db
