@@ -285,8 +285,9 @@ int tz_sqlite_w_begin(tz_backend *b, const char *name, tz_wstate **out, traza_er
         if (*end == '\0')
             w->sort_mem = (size_t)v;
     }
-    /* TRAZA_STORE_LAYOUT=packed packs every import that can be (the suite runs
-     * with it to read every store through the packed table); =rows packs none */
+    /* TRAZA_STORE_LAYOUT=packed or =rows: the default of every import, over the
+     * importer's (the suite runs with it to read every store packed); a layout the
+     * user chose (traza_writer_set_layout) stands over it */
     const char *layout = getenv("TRAZA_STORE_LAYOUT");
     w->pack_asked = layout && strcmp(layout, "packed") == 0 ? 1 : layout && strcmp(layout, "rows") == 0 ? -1 : 0;
     w->file = random_file_name();
