@@ -68,6 +68,10 @@ typedef struct traza_callprofile {
  * that started up to pi->covered_to (pi->partial = 1). */
 int traza_callprofile_build(traza_trace *t, traza_callprofile *cp, const traza_filter *f, const traza_stop *stop,
                             traza_partial *pi, traza_err *err);
+/* Sets min_ts (the first call's start), max_ts (the latest end) and max_level from
+ * the calls, as traza_callprofile_build does: for a caller that merged calls built
+ * apart (the server builds a big trace's profile a piece at a time). */
+void traza_callprofile_bounds(traza_callprofile *cp);
 /* Replaces funcs and edges by those of the calls overlapping [from, to], each call
  * counted for its part inside the range (the whole trace's profile is the range
  * [min_ts, max_ts]); built with during, inside [from, to] and the ranges. -1 when out

@@ -166,17 +166,7 @@ static int merge_calls(const traza_callprofile *a, traza_callprofile *b, traza_c
             memcpy(dst->calls + k + (na - i), b->calls + j, (nb - j) * sizeof *dst->calls);
     }
     dst->ncalls = na + nb;
-    dst->min_ts = dst->ncalls ? dst->calls[0].ts : 0;
-    dst->max_ts = dst->min_ts;
-    for (size_t i = 0; i < dst->ncalls; i++) {
-        const traza_cp_call *c = &dst->calls[i];
-        if (c->ts < dst->min_ts)
-            dst->min_ts = c->ts;
-        if (c->end > dst->max_ts)
-            dst->max_ts = c->end;
-        if (c->level > dst->max_level)
-            dst->max_level = c->level;
-    }
+    traza_callprofile_bounds(dst);
     return 0;
 }
 

@@ -126,6 +126,22 @@ static int sort_calls(traza_callprofile *cp)
     return 0;
 }
 
+void traza_callprofile_bounds(traza_callprofile *cp)
+{
+    cp->min_ts = cp->ncalls ? cp->calls[0].ts : 0;
+    cp->max_ts = cp->min_ts;
+    cp->max_level = 0;
+    for (size_t i = 0; i < cp->ncalls; i++) {
+        const traza_cp_call *c = &cp->calls[i];
+        if (c->ts < cp->min_ts)
+            cp->min_ts = c->ts;
+        if (c->end > cp->max_ts)
+            cp->max_ts = c->end;
+        if (c->level > cp->max_level)
+            cp->max_level = c->level;
+    }
+}
+
 int traza_callprofile_build(traza_trace *t, traza_callprofile *cp, const traza_filter *sel, const traza_stop *stop, traza_partial *pi,
                          traza_err *err)
 {
@@ -189,17 +205,7 @@ int traza_callprofile_build(traza_trace *t, traza_callprofile *cp, const traza_f
         traza_callprofile_free(cp);
         return traza_err_set(err, TRAZA_E_NOMEM, "out of memory");
     }
-    cp->min_ts = cp->ncalls ? cp->calls[0].ts : 0;
-    cp->max_ts = cp->min_ts;
-    for (size_t i = 0; i < cp->ncalls; i++) {
-        const traza_cp_call *c = &cp->calls[i];
-        if (c->ts < cp->min_ts)
-            cp->min_ts = c->ts;
-        if (c->end > cp->max_ts)
-            cp->max_ts = c->end;
-        if (c->level > cp->max_level)
-            cp->max_level = c->level;
-    }
+    traza_callprofile_bounds(cp);
     if (f.during && traza_result_time_ranges(t, f.during, &cp->ranges, &cp->nranges, err) < 0) {
         traza_callprofile_free(cp);
         return -1;
