@@ -14,9 +14,11 @@ let picked = null;        // the clicked call
 let sortKey = 'exclusive', sortDesc = true;
 let settle = 0;
 // While the server builds the profile in the background (a partial answer with
-// building), the tab asks again this often, so that the view fills in by itself.
-const POLL_MS = 1000;
-let poll = 0;
+// building), the tab asks again, so that the view fills in by itself: soon at first
+// (the first pieces come within milliseconds; a build of a few million calls may end
+// within a second), then at most every POLL_MS.
+const POLL_MS = 1000, POLL_FIRST_MS = 100;
+let poll = 0, pollMs = POLL_FIRST_MS;
 let seq = 0;              // loads started: an answer to an older one is dropped
 
 const unit = () => state.trace.info.time_unit;
@@ -42,8 +44,9 @@ function build() {
     el('canvas', { id: 'cs-graph', 'data-testid': 'cs-graph' })));
 }
 
-async function load() {
+async function load(again = false) {
   clearTimeout(poll);
+  pollMs = again ? Math.min(POLL_MS, pollMs * 2) : POLL_FIRST_MS;
   const my = ++seq, at = state.trace;
   const [from, to] = span();
   // the view's filter (its saved set, the table's column filters, during=) chooses the calls
@@ -64,15 +67,15 @@ async function load() {
   }
   for (const t of threads) for (const l of t.levels) if (l) l.sort((x, y) => x.ts - y.ts);
   renderThreads(); showPartial(); drawAll(); renderProfile(); drawGraph(); renderDetails();
-  if (c.partial && c.building) poll = setTimeout(refill, POLL_MS);
+  if (c.partial && c.building) poll = setTimeout(refill, pollMs);
 }
 
 // Asks again while the profile is being built: only with this tab shown and no drag
 // under way (a reload would move the view under the mouse); else later.
 function refill() {
   if (!document.getElementById('cs-threads') || document.querySelector('.tab.on')?.id !== 'tab-callstack') return;
-  if (drag) { poll = setTimeout(refill, POLL_MS); return; }
-  load().catch(e => { console.error(e); });
+  if (drag) { poll = setTimeout(refill, pollMs); return; }
+  load(true).catch(e => { console.error(e); });
 }
 
 function showPartial() {
@@ -88,8 +91,8 @@ function showPartial() {
   p.dataset.progress = String(cs.progress ?? '');
   const pct = `${Math.floor((cs.progress || 0) * 100)} % of the recording`;
   p.textContent = cs.covered_to
-    ? `Partial answer, filling in: the server reads the calls in the background and has those that start up to ${fmtAt(rel(cs.covered_to), u)} so far (${pct}; the range ends at ${fmtAt(span()[1], u)}); the profile and the charts cover those calls only, and are asked for again every second until they are complete.`
-    : 'Partial answer, filling in: the server has started reading the calls in the background; the tab asks again every second until they are complete.';
+    ? `Partial answer, filling in: the server reads the calls in the background and has those that start up to ${fmtAt(rel(cs.covered_to), u)} so far (${pct}; the range ends at ${fmtAt(span()[1], u)}); the profile and the charts cover those calls only, and are asked for again until they are complete.`
+    : 'Partial answer, filling in: the server has started reading the calls in the background; the tab asks again until they are complete.';
 }
 
 function renderThreads() {
